@@ -1,0 +1,68 @@
+package engine
+
+import "github.com/gpureplay/replay/trace"
+
+// Fault is what went wrong with one lane's access. The replay goes on.
+type Fault uint8
+
+const (
+	FaultNone        Fault = iota
+	FaultMisaligned        // SASS/PTX: address not a multiple of the access size
+	FaultOutOfRange        // SASS/PTX: outside every declared region of the space
+	FaultInvalidSpace      // SASS: ATOM outside the global window
+	FaultOutOfBounds       // vISA/LSC: outside every region; read as zero, write dropped
+)
+
+var faultNames = [...]string{"", "misaligned", "out_of_range", "invalid_space", "out_of_bounds"}
+
+// String is the name the results table uses: empty for no fault.
+func (f Fault) String() string {
+	if int(f) < len(faultNames) {
+		return faultNames[f]
+	}
+	return "fault?"
+}
+
+// Result is what one lane (and element) of one instruction got back.
+type Result struct {
+	Seq     uint64
+	Lane    uint32
+	Elem    uint32
+	Addr    uint64
+	Value   uint64 // low 64 bits of the returned bit pattern
+	ValueHi uint64 // high 64 bits of a 128-bit value
+	Fault   Fault
+}
+
+// InstStat is the per-instruction statistics row.
+type InstStat struct {
+	Seq         uint64
+	Static      *trace.Static
+	Group, Warp int64
+	Lanes       uint32 // lanes that ran
+	Addresses   uint32 // distinct effective addresses among them
+	MaxConflict uint32 // most lanes that hit one address
+	Faults      uint32 // lanes that faulted or were dropped
+}
+
+// Word is one aligned 4-byte word of final memory.
+type Word struct {
+	Space trace.Space
+	Group int64 // -1 for spaces that are not per group
+	Addr  uint64
+	Value uint32
+}
+
+// Sink receives a replay's output, in order. Results and InstStats arrive in
+// trace order (seq, then lane, then element). Memory is called at the end,
+// one or more times, with every touched word sorted by (space, group, addr)
+// across all calls. The slices are
+// only valid during the call. A sink writes nothing visible until Commit;
+// Abort discards everything written so far.
+type Sink interface {
+	Results(rs []Result) error
+	Instructions(st []InstStat) error
+	Memory(ws []Word) error
+	Commit() error
+	Abort() error
+}

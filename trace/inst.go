@@ -1,0 +1,151 @@
+package trace
+
+// Role says what an input operand is used for.
+type Role uint8
+
+const (
+	RoleAddr Role = iota + 1 // address base register (Ra, a, Element_offset, Src0Addrs)
+	RoleSrcB                 // first source (b, Rb, Src0, Src1Data)
+	RoleSrcC                 // second source (c, Rc, Src1, Src2Data)
+	RolePred                 // predicate, bound to a lane mask
+)
+
+// Input is one register or symbol an instruction reads. Its values are
+// bound per lane in the text form and stored as a [Vector].
+type Input struct {
+	Name string
+	Role Role
+	// Bits is the width of the bound value: 32 or 64 for addresses and
+	// integers, the type's width for data, 128 for b128, 32 for predicates.
+	Bits int
+	// Type encodes literals bound to this input (floats are rounded into it).
+	Type Type
+}
+
+// Src is one source value of one element: an input's per-lane value or an
+// immediate written in the instruction text.
+type Src struct {
+	In  int    // index into Static.Inputs, or -1 for an immediate
+	Imm uint64 // the immediate's bit pattern (low 64 bits)
+	Hi  uint64 // high 64 bits of a 128-bit immediate
+}
+
+// Static is one distinct instruction text, parsed. It holds everything the
+// text fixes; per-lane values come with each [Inst].
+type Static struct {
+	Text     string // the instruction text as written, comment and ';' removed
+	Dialect  Dialect
+	Op       Op
+	Type     Type
+	Space    Space
+	ExecSize int // lanes: 32 for PTX and SASS, from the text for vISA and LSC
+
+	// Sem, Scope and Hints keep qualifiers that do not change a replay's
+	// result (memory order, scope, cache hints), for the statistics.
+	Sem, Scope string
+
+	Inputs []Input // the registers and symbols the instruction reads
+
+	Addr     int    // index into Inputs of the address base, or -1 (absolute)
+	AddrImm  int64  // immediate offset added to the base
+	AddrBits int    // width of the address arithmetic: 32 or 64
+	Elems    int    // elements per lane: the vector width, 1 for scalar
+	B, C     []Src  // per element: the first and second source (C only for cas)
+	Pred     int    // index into Inputs of the predicate, or -1
+	PredNeg  bool   // @!p
+	HasDst   bool   // false when the destination is _, RZ, V0, null, %null
+	Dst      string // destination as written
+	Flags    Flags
+}
+
+// Flags are per-instruction modifiers that change semantics.
+type Flags uint16
+
+const (
+	FlagFTZ   Flags = 1 << iota // flush subnormals (SASS .FTZ)
+	FlagNoFTZ                   // PTX .noftz
+)
+
+// Inst is one executed instruction: a Static and the values its inputs held.
+type Inst struct {
+	Seq    uint64 // index in the trace, from 0
+	Line   int    // line in the source text, 0 when read from a binary trace
+	Static *Static
+	Group  int64
+	Warp   int64
+	// Mask is the active-lane mask (the reserved binding mask=); lanes at or
+	// above Static.ExecSize are never active.
+	Mask uint32
+	Vals []Vector // one per Static.Inputs
+}
+
+// ExecMask is the mask of lanes that exist for the instruction's execution size.
+func (s *Static) ExecMask() uint32 {
+	if s.ExecSize >= 32 {
+		return ^uint32(0)
+	}
+	return uint32(1)<<uint(s.ExecSize) - 1
+}
+
+// Active is the mask of lanes that run: active, within the execution size,
+// and passing the predicate.
+func (in *Inst) Active() uint32 {
+	s := in.Static
+	m := in.Mask & s.ExecMask()
+	if s.Pred >= 0 {
+		p := uint32(in.Vals[s.Pred].Lo(0))
+		if s.PredNeg {
+			p = ^p
+		}
+		m &= p
+	}
+	return m
+}
+
+// Value returns the low and high 64 bits of a source for one lane.
+func (in *Inst) Value(src Src, lane int) (lo, hi uint64) {
+	if src.In < 0 {
+		return src.Imm, src.Hi
+	}
+	v := &in.Vals[src.In]
+	return v.Lo(lane), v.Hi(lane)
+}
+
+// VecKind is how a Vector stores its per-lane values.
+type VecKind uint8
+
+const (
+	VecBroadcast VecKind = iota // every lane holds Base
+	VecStride                   // lane i holds Base + i*Stride
+	VecList                     // lane i holds List[i]
+)
+
+// Vector is the per-lane values of one input, in the compact form tracers
+// produce. For 128-bit inputs the high halves are in BaseHi or ListHi.
+type Vector struct {
+	Kind   VecKind
+	Base   uint64
+	Stride uint64 // two's complement; lane i is Base + uint64(i)*Stride
+	List   []uint64
+	BaseHi uint64
+	ListHi []uint64
+}
+
+// Lo returns lane i's value (the low 64 bits of a 128-bit value).
+func (v *Vector) Lo(i int) uint64 {
+	switch v.Kind {
+	case VecStride:
+		return v.Base + uint64(i)*v.Stride
+	case VecList:
+		return v.List[i]
+	}
+	return v.Base
+}
+
+// Hi returns the high 64 bits of lane i's 128-bit value, 0 otherwise.
+func (v *Vector) Hi(i int) uint64 {
+	if v.Kind == VecList && v.ListHi != nil {
+		return v.ListHi[i]
+	}
+	return v.BaseHi
+}

@@ -1,0 +1,217 @@
+package trace
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// MaxLanes is the widest execution size any dialect has (PTX and SASS warps,
+// LSC SIMD32).
+const MaxLanes = 32
+
+// Dialect is the instruction set a line belongs to.
+type Dialect uint8
+
+const (
+	DialectInvalid Dialect = iota
+	DialectPTX             // NVIDIA PTX atom
+	DialectSASS            // NVIDIA SASS ATOM
+	DialectVISA            // Intel vISA DWORD_ATOMIC
+	DialectLSC             // Intel vISA LSC_UNTYPED
+)
+
+var dialectNames = [...]string{"invalid", "ptx", "sass", "visa", "lsc"}
+
+func (d Dialect) String() string {
+	if int(d) < len(dialectNames) {
+		return dialectNames[d]
+	}
+	return "Dialect(" + strconv.Itoa(int(d)) + ")"
+}
+
+// Op is the canonical operation, shared by every dialect that has it.
+// Signedness lives in the Type, not the Op: vISA IMIN is OpMin on s32.
+type Op uint8
+
+const (
+	OpInvalid Op = iota
+	OpAdd
+	OpSub
+	OpExch
+	OpCAS
+	OpMin
+	OpMax
+	OpInc // bounded (PTX/SASS: (old >= b) ? 0 : old+1) or plain +1 (vISA/LSC); the dialect decides
+	OpDec
+	OpAnd
+	OpOr
+	OpXor
+	OpPreDec // vISA PREDEC: old-1, returns the new value
+	OpLoad
+	OpStore
+	numOps
+)
+
+var opNames = [...]string{"invalid", "add", "sub", "exch", "cas", "min", "max", "inc", "dec",
+	"and", "or", "xor", "predec", "load", "store"}
+
+func (o Op) String() string {
+	if int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return "Op(" + strconv.Itoa(int(o)) + ")"
+}
+
+// Type is the data type an operation works on.
+type Type uint8
+
+const (
+	TypeInvalid Type = iota
+	TypeB16
+	TypeB32
+	TypeB64
+	TypeB128
+	TypeU16
+	TypeS16
+	TypeU32
+	TypeS32
+	TypeU64
+	TypeS64
+	TypeF16
+	TypeBF16
+	TypeF16x2
+	TypeBF16x2
+	TypeF32
+	TypeF64
+	TypeU8
+	numTypes
+)
+
+var typeNames = [...]string{"invalid", "b16", "b32", "b64", "b128", "u16", "s16", "u32", "s32",
+	"u64", "s64", "f16", "bf16", "f16x2", "bf16x2", "f32", "f64", "u8"}
+
+var typeSizes = [...]uint8{0, 2, 4, 8, 16, 2, 2, 4, 4, 8, 8, 2, 2, 4, 4, 4, 8, 1}
+
+func (t Type) String() string {
+	if int(t) < len(typeNames) {
+		return typeNames[t]
+	}
+	return "Type(" + strconv.Itoa(int(t)) + ")"
+}
+
+// Size is the size of one element in bytes.
+func (t Type) Size() int {
+	if int(t) < len(typeSizes) {
+		return int(typeSizes[t])
+	}
+	return 0
+}
+
+// Signed reports whether the type is a signed integer.
+func (t Type) Signed() bool { return t == TypeS16 || t == TypeS32 || t == TypeS64 }
+
+// Float reports whether the type is a (possibly packed) floating-point type.
+func (t Type) Float() bool {
+	switch t {
+	case TypeF16, TypeBF16, TypeF16x2, TypeBF16x2, TypeF32, TypeF64:
+		return true
+	}
+	return false
+}
+
+// ParseType reads a type name as `.init` and the output tables write it.
+func ParseType(s string) (Type, bool) {
+	for i, n := range typeNames {
+		if i > 0 && n == s {
+			return Type(i), true
+		}
+	}
+	return TypeInvalid, false
+}
+
+// SpaceKind is the kind of memory an access goes to.
+type SpaceKind uint8
+
+const (
+	SpaceInvalid SpaceKind = iota
+	SpaceGlobal            // PTX .global, SASS generic/global, vISA T255, LSC .ugm/.ugml flat
+	SpaceShared            // PTX .shared{::cta}, SASS shared window, vISA T0, LSC .slm; per group
+	SpaceSurface           // a binding-table surface, bti(N)
+)
+
+// Space is a memory space: a kind and, for surfaces, the binding-table index.
+type Space struct {
+	Kind    SpaceKind
+	Surface uint32
+}
+
+var (
+	Global = Space{Kind: SpaceGlobal}
+	Shared = Space{Kind: SpaceShared}
+)
+
+// String gives the name used in `.tasm` directives and the output tables.
+func (s Space) String() string {
+	switch s.Kind {
+	case SpaceGlobal:
+		return "global"
+	case SpaceShared:
+		return "shared"
+	case SpaceSurface:
+		return fmt.Sprintf("bti(0x%x)", s.Surface)
+	}
+	return "invalid"
+}
+
+// PerGroup reports whether each group (CTA, work-group) has its own copy of
+// the space.
+func (s Space) PerGroup() bool { return s.Kind == SpaceShared }
+
+// ParseSpace reads a space as a `.region`/`.init` directive writes it.
+func ParseSpace(s string) (Space, bool) {
+	switch s {
+	case "global":
+		return Global, true
+	case "shared":
+		return Shared, true
+	}
+	var n uint32
+	if len(s) > 5 && s[:4] == "bti(" && s[len(s)-1] == ')' {
+		v, err := strconv.ParseUint(s[4:len(s)-1], 0, 32)
+		if err != nil {
+			return Space{}, false
+		}
+		n = uint32(v)
+		return Space{Kind: SpaceSurface, Surface: n}, true
+	}
+	return Space{}, false
+}
+
+// Region is a declared allocation: with at least one region in a space, an
+// access outside every region of that space is out of bounds.
+type Region struct {
+	Space Space
+	Base  uint64
+	Size  uint64
+}
+
+// Contains reports whether [addr, addr+n) lies inside the region.
+func (r Region) Contains(addr, n uint64) bool {
+	return addr >= r.Base && n <= r.Size && addr-r.Base <= r.Size-n
+}
+
+// Init is initial memory contents set by `.init`.
+type Init struct {
+	Space Space
+	Group int64 // the .group context for per-group spaces; -1 otherwise
+	Addr  uint64
+	Type  Type
+	Data  []byte // little-endian, len is a multiple of Type.Size()
+	Text  string // the values as written, for disasm
+}
+
+// Header is what a trace declares before its first instruction.
+type Header struct {
+	Regions []Region
+	Inits   []Init
+}
