@@ -6,11 +6,11 @@ import "github.com/gpureplay/replay/trace"
 type Fault uint8
 
 const (
-	FaultNone        Fault = iota
-	FaultMisaligned        // SASS/PTX: address not a multiple of the access size
-	FaultOutOfRange        // SASS/PTX: outside every declared region of the space
-	FaultInvalidSpace      // SASS: ATOM outside the global window
-	FaultOutOfBounds       // vISA/LSC: outside every region; read as zero, write dropped
+	FaultNone         Fault = iota
+	FaultMisaligned         // SASS/PTX: address not a multiple of the access size
+	FaultOutOfRange         // SASS/PTX: outside every declared region of the space
+	FaultInvalidSpace       // SASS: ATOM outside the global window
+	FaultOutOfBounds        // vISA/LSC: outside every region; read as zero, write dropped
 )
 
 var faultNames = [...]string{"", "misaligned", "out_of_range", "invalid_space", "out_of_bounds"}
