@@ -1,0 +1,285 @@
+package engine
+
+import (
+	"math/bits"
+
+	"github.com/gpureplay/replay/shard"
+	"github.com/gpureplay/replay/trace"
+)
+
+// binst is one instruction copied into a batch.
+type binst struct {
+	trace.Inst
+	plan   *plan
+	mem    uint32 // memory id of (space, group)
+	active uint32
+	slot   uint32 // first result slot
+}
+
+// access is one lane-element's access to memory, routed to a shard owner.
+type access struct {
+	addr  uint64
+	h     uint64
+	b, c  uint64
+	slot  uint32
+	mem   uint32
+	shard uint32
+	kind  kind
+	size  uint8
+	flags uint8 // accRetNew
+}
+
+const (
+	accRetNew = 1 << iota // the lane gets the new value (vISA PREDEC)
+	accNoDst              // the destination is _, RZ, V0, null: nothing returns
+)
+
+// batch is the unit the pipeline moves: instructions, their result slots,
+// statistics, and the accesses routed per (range, owner).
+type batch struct {
+	insts      []binst
+	arena      []uint64 // backing store for copied vector lists
+	results    []Result
+	bhi        []uint64 // per slot: high half of a 128-bit first source
+	chi        []uint64 // per slot: high half of a 128-bit second source
+	stats      []InstStat
+	routed     [][][]access // [range][owner]
+	ranges     []int        // instruction index where each range starts; len = ranges+1
+	nslots     int
+	lanes      uint64
+	faults     uint64
+	err        error
+	firstFault []int // per range: slot of the first fault, or -1
+}
+
+func (b *batch) reset(workers int) {
+	b.insts = b.insts[:0]
+	b.arena = b.arena[:0]
+	b.nslots = 0
+	b.lanes, b.faults = 0, 0
+	b.err = nil
+	if len(b.routed) != workers {
+		b.routed = make([][][]access, workers)
+		for r := range b.routed {
+			b.routed[r] = make([][]access, workers)
+		}
+		b.firstFault = make([]int, workers)
+	}
+	for r := range b.routed {
+		for o := range b.routed[r] {
+			b.routed[r][o] = b.routed[r][o][:0]
+		}
+	}
+}
+
+// add copies in into the batch. The Source owns in; nothing of it is kept.
+func (b *batch) add(in *trace.Inst, p *plan, mem uint32) {
+	n := len(b.insts)
+	if n < cap(b.insts) {
+		b.insts = b.insts[:n+1]
+	} else {
+		b.insts = append(b.insts, binst{})
+	}
+	bi := &b.insts[n]
+	vals := bi.Vals[:0]
+	bi.Inst = *in
+	for _, v := range in.Vals {
+		if v.Kind == trace.VecList {
+			start := len(b.arena)
+			b.arena = append(b.arena, v.List...)
+			v.List = b.arena[start:len(b.arena):len(b.arena)]
+			if v.ListHi != nil {
+				start = len(b.arena)
+				b.arena = append(b.arena, v.ListHi...)
+				v.ListHi = b.arena[start:len(b.arena):len(b.arena)]
+			}
+		}
+		vals = append(vals, v)
+	}
+	bi.Vals = vals
+	bi.plan = p
+	bi.mem = mem
+	bi.active = in.Active()
+	bi.slot = uint32(b.nslots)
+	b.nslots += bits.OnesCount32(bi.active) * in.Static.Elems
+}
+
+// finishAdd sizes the per-slot arrays once every instruction is in.
+// Lists copied before the arena grew keep pointing at the old backing
+// array, which stays alive and unchanged: values were copied, not aliased.
+func (b *batch) finishAdd() {
+	if cap(b.results) < b.nslots {
+		b.results = make([]Result, b.nslots, b.nslots+b.nslots/4)
+		b.bhi = make([]uint64, b.nslots, cap(b.results))
+		b.chi = make([]uint64, b.nslots, cap(b.results))
+	}
+	b.results = b.results[:b.nslots]
+	b.bhi = b.bhi[:b.nslots]
+	b.chi = b.chi[:b.nslots]
+	if cap(b.stats) < len(b.insts) {
+		b.stats = make([]InstStat, len(b.insts), cap(b.insts))
+	}
+	b.stats = b.stats[:len(b.insts)]
+}
+
+// expand turns instructions [lo, hi) into accesses, routed to owners, and
+// fills their result slots' address and fault, and their statistics.
+func (b *batch) expand(r, lo, hi int, mem *shard.Memory, owners int) {
+	routed := b.routed[r]
+	b.firstFault[r] = -1
+	var addrs [trace.MaxLanes * 8]uint64
+	for ii := lo; ii < hi; ii++ {
+		bi := &b.insts[ii]
+		p := bi.plan
+		st := bi.Static
+		slot := bi.slot
+		n := 0
+		var faults uint32
+		size := uint64(p.size)
+		for m := bi.active; m != 0; m &= m - 1 {
+			lane := bits.TrailingZeros32(m)
+			base := uint64(st.AddrImm)
+			if st.Addr >= 0 {
+				base += bi.Vals[st.Addr].Lo(lane)
+			}
+			for e := 0; e < st.Elems; e++ {
+				addr := base + uint64(e)*size
+				res := &b.results[slot]
+				*res = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
+				f := p.check(addr)
+				if f != FaultNone {
+					res.Fault = f
+					faults++
+					if b.firstFault[r] < 0 {
+						b.firstFault[r] = int(slot)
+					}
+				}
+				if f == FaultNone {
+					bv, bh := bi.Value(st.B[e], lane)
+					var cv, ch uint64
+					if st.C != nil {
+						cv, ch = bi.Value(st.C[e], lane)
+					}
+					if p.size == 16 {
+						b.bhi[slot], b.chi[slot] = bh, ch
+					}
+					h := shard.Hash(bi.mem, addr)
+					s := mem.ShardIndex(h)
+					o := s % owners
+					fl := uint8(0)
+					if p.retNew {
+						fl |= accRetNew
+					}
+					if !st.HasDst {
+						fl |= accNoDst
+					}
+					routed[o] = append(routed[o], access{addr: addr, h: h, b: bv, c: cv, slot: slot,
+						mem: bi.mem, shard: uint32(s), kind: p.kind, size: p.size, flags: fl})
+				}
+				addrs[n] = addr
+				n++
+				slot++
+			}
+		}
+		distinct, maxc := conflicts(addrs[:n])
+		b.stats[ii] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
+			Lanes: uint32(bits.OnesCount32(bi.active)), Addresses: distinct, MaxConflict: maxc, Faults: faults}
+	}
+}
+
+// conflicts counts distinct addresses and the largest number of accesses to
+// one of them. It sorts a in place (insertion sort: n <= 256, mostly sorted).
+func conflicts(a []uint64) (distinct, maxc uint32) {
+	for i := 1; i < len(a); i++ {
+		v := a[i]
+		j := i - 1
+		for j >= 0 && a[j] > v {
+			a[j+1] = a[j]
+			j--
+		}
+		a[j+1] = v
+	}
+	run := uint32(0)
+	for i := range a {
+		if i == 0 || a[i] != a[i-1] {
+			distinct++
+			run = 0
+		}
+		run++
+		maxc = max(maxc, run)
+	}
+	return distinct, maxc
+}
+
+// apply performs, in order, every access routed to owner o.
+func (b *batch) apply(o int, mem *shard.Memory) {
+	for r := range b.routed {
+		acc := b.routed[r][o]
+		for i := range acc {
+			a := &acc[i]
+			blk := mem.Shard(int(a.shard)).Block(a.mem, a.addr, a.h)
+			wi := (a.addr & (shard.GranuleBytes - 1)) >> 2
+			var ret, retHi uint64
+			switch a.size {
+			case 4:
+				p := &blk.Words[wi]
+				old := *p
+				nw := op32(a.kind, old, uint32(a.b), uint32(a.c))
+				*p = nw
+				blk.Touched |= 1 << wi
+				ret = uint64(old)
+				if a.flags&accRetNew != 0 {
+					ret = uint64(nw)
+				}
+			case 8:
+				old := uint64(blk.Words[wi]) | uint64(blk.Words[wi+1])<<32
+				nw := op64(a.kind, old, a.b, a.c)
+				blk.Words[wi], blk.Words[wi+1] = uint32(nw), uint32(nw>>32)
+				blk.Touched |= 3 << wi
+				ret = old
+				if a.flags&accRetNew != 0 {
+					ret = nw
+				}
+			case 2:
+				sh := (a.addr & 2) * 8
+				p := &blk.Words[wi]
+				old := uint16(*p >> sh)
+				nw := op16(a.kind, old, uint16(a.b), uint16(a.c))
+				*p = *p&^(0xffff<<sh) | uint32(nw)<<sh
+				blk.Touched |= 1 << wi
+				ret = uint64(old)
+				if a.flags&accRetNew != 0 {
+					ret = uint64(nw)
+				}
+			case 16:
+				w := blk.Words[wi : wi+4 : wi+4]
+				oldLo := uint64(w[0]) | uint64(w[1])<<32
+				oldHi := uint64(w[2]) | uint64(w[3])<<32
+				nlo, nhi := op128(a.kind, oldLo, oldHi, a.b, b.bhi[a.slot], a.c, b.chi[a.slot])
+				w[0], w[1], w[2], w[3] = uint32(nlo), uint32(nlo>>32), uint32(nhi), uint32(nhi>>32)
+				blk.Touched |= 0xf << wi
+				ret, retHi = oldLo, oldHi
+			}
+			if a.flags&accNoDst == 0 {
+				res := &b.results[a.slot]
+				res.Value, res.ValueHi = ret, retHi
+			}
+		}
+	}
+}
+
+// op128 is the new value of a 128-bit atomic: only cas and exch exist
+// (PTX atom.cas.b128, atom.exch.b128).
+func op128(k kind, oldLo, oldHi, bLo, bHi, cLo, cHi uint64) (uint64, uint64) {
+	switch k {
+	case kExch:
+		return bLo, bHi
+	case kCAS:
+		if oldLo == bLo && oldHi == bHi {
+			return cLo, cHi
+		}
+	}
+	return oldLo, oldHi
+}
+
+func trailingZeros64(x uint64) int { return bits.TrailingZeros64(x) }

@@ -1,0 +1,38 @@
+// Package engine replays a trace: what each instruction does to memory and
+// returns, the dispatcher that cuts each instruction's lanes into per-shard
+// work, the statistics, and a plain reference interpreter that the fast
+// engine is tested against.
+//
+// # Pipeline
+//
+// A replay runs in batches of instructions through three stages that overlap:
+//
+//  1. read: one goroutine pulls instructions from the trace.Source, copies
+//     them into a batch, and resolves each distinct Static to a plan (which
+//     semantics, access size, fault rules) and each (space, group) to a
+//     memory id.
+//  2. compute: the batch is cut into one contiguous instruction range per
+//     worker; each worker expands its lanes into accesses (effective
+//     address, fault checks, statistics) and routes every access to the
+//     worker that owns its shard (shard index modulo the worker count).
+//     After a barrier each worker applies, in range order, the accesses
+//     routed to it. Results land in per-lane slots fixed before the batch
+//     started, so no two workers write the same slot.
+//  3. emit: a goroutine hands results and statistics to the Sink in trace
+//     order while the next batch computes.
+//
+// # Invariants
+//
+//  1. Accesses to one address are applied in trace order, then lane order,
+//     then element order: an address lives in one shard, a shard has one
+//     owner per batch, and the owner applies ranges in order and each
+//     range's accesses in the order they were expanded. So results are
+//     bit-identical for any shard count and any worker count.
+//  2. A shard is touched only by its owner while a batch computes; batches
+//     are separated by a barrier, so shards need no lock on the hot path.
+//  3. engine never imports Arrow: output goes through the Sink interface.
+//  4. A replay that fails (bad trace, --strict fault) calls Sink.Abort and
+//     leaves nothing behind.
+//  5. The reference interpreter (reference.go) shares no memory code with
+//     the sharded engine: it keeps memory as a map of bytes.
+package engine

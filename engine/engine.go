@@ -1,0 +1,375 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/gpureplay/replay/shard"
+	"github.com/gpureplay/replay/trace"
+)
+
+// Summary is what a replay did.
+type Summary struct {
+	Instructions uint64
+	Lanes        uint64 // lanes that ran
+	LaneOps      uint64 // lane-element accesses (lanes times vector elements)
+	Faults       uint64 // lane-elements that faulted or were dropped
+	Words        uint64 // words of final memory written out
+	Elapsed      time.Duration
+}
+
+// memKey names one memory instance: a space, and the group for per-group spaces.
+type memKey struct {
+	space trace.Space
+	group int64
+}
+
+// Engine replays one trace. It is used once: New, then Run.
+type Engine struct {
+	opts    options
+	mem     *shard.Memory
+	regions map[trace.Space][]trace.Region
+	plans   map[*trace.Static]*plan
+	memIDs  map[memKey]uint32
+	memKeys []memKey
+	ran     bool
+}
+
+// New makes an engine for a trace with header h: its regions, and its
+// initial memory written in.
+func New(h *trace.Header, opts ...Option) (*Engine, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	mem, err := shard.New(shard.WithShards(o.shards))
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{opts: o, mem: mem, regions: map[trace.Space][]trace.Region{},
+		plans: map[*trace.Static]*plan{}, memIDs: map[memKey]uint32{}}
+	for _, r := range h.Regions {
+		e.regions[r.Space] = append(e.regions[r.Space], r)
+	}
+	for _, in := range h.Inits {
+		g := in.Group
+		if !in.Space.PerGroup() {
+			g = -1
+		}
+		id := e.memID(memKey{in.Space, g})
+		for i, by := range in.Data {
+			addr := in.Addr + uint64(i)
+			hh := shard.Hash(id, addr)
+			blk := mem.Shard(mem.ShardIndex(hh)).Block(id, addr, hh)
+			wi := (addr & (shard.GranuleBytes - 1)) >> 2
+			sh := (addr & 3) * 8
+			blk.Words[wi] = blk.Words[wi]&^(0xff<<sh) | uint32(by)<<sh
+			blk.Touched |= 1 << wi
+		}
+	}
+	return e, nil
+}
+
+func (e *Engine) memID(k memKey) uint32 {
+	id, ok := e.memIDs[k]
+	if !ok {
+		id = uint32(len(e.memKeys))
+		e.memIDs[k] = id
+		e.memKeys = append(e.memKeys, k)
+	}
+	return id
+}
+
+// InstError is a replay error tied to one instruction of the trace.
+type InstError struct {
+	Seq  uint64
+	Line int // 0 when the trace is binary
+	Text string
+	Err  error
+}
+
+func (e *InstError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d (instruction %d, %s): %v", e.Line, e.Seq, e.Text, e.Err)
+	}
+	return fmt.Sprintf("instruction %d (%s): %v", e.Seq, e.Text, e.Err)
+}
+
+func (e *InstError) Unwrap() error { return e.Err }
+
+// Replay reads src to the end, replays it, and writes the output to sink:
+// committed on success, aborted on any error.
+func Replay(src trace.Source, sink Sink, opts ...Option) (Summary, error) {
+	e, err := New(src.Header(), opts...)
+	if err == nil {
+		var sum Summary
+		sum, err = e.Run(src, sink)
+		if err == nil {
+			if err = sink.Commit(); err == nil {
+				return sum, nil
+			}
+		}
+	}
+	if aerr := sink.Abort(); aerr != nil {
+		err = errors.Join(err, aerr)
+	}
+	return Summary{}, err
+}
+
+// Run replays src and hands every result, statistic and the final memory
+// to sink. It neither commits nor aborts the sink.
+func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
+	if e.ran {
+		return Summary{}, errors.New("engine: Run called twice")
+	}
+	e.ran = true
+	start := time.Now()
+	workers := e.opts.workerCount()
+
+	const inFlight = 3 // one reading, one computing, one emitting
+	pool := make(chan *batch, inFlight)
+	for i := 0; i < inFlight; i++ {
+		pool <- &batch{}
+	}
+	toCompute := make(chan *batch, 1)
+	toEmit := make(chan *batch, 1)
+	stop := make(chan struct{})
+	var stopOnce sync.Once
+	halt := func() { stopOnce.Do(func() { close(stop) }) }
+
+	// Stage 1: read.
+	go func() {
+		defer close(toCompute)
+		for {
+			var b *batch
+			select {
+			case b = <-pool:
+			case <-stop:
+				return
+			}
+			b.reset(workers)
+			eof := e.fill(b, src)
+			select {
+			case toCompute <- b:
+			case <-stop:
+				return
+			}
+			if eof || b.err != nil {
+				return
+			}
+		}
+	}()
+
+	// Stage 3: emit.
+	var sum Summary
+	var emitErr error
+	emitted := make(chan struct{})
+	go func() {
+		defer close(emitted)
+		for b := range toEmit {
+			if emitErr == nil {
+				emitErr = sink.Instructions(b.stats)
+				if emitErr == nil {
+					emitErr = sink.Results(b.results)
+				}
+				if emitErr != nil {
+					halt()
+				}
+				for i := range b.stats {
+					sum.Lanes += uint64(b.stats[i].Lanes)
+					sum.Faults += uint64(b.stats[i].Faults)
+				}
+				sum.Instructions += uint64(len(b.stats))
+				sum.LaneOps += uint64(len(b.results))
+				if e.opts.progress != nil {
+					s := sum
+					s.Elapsed = time.Since(start)
+					e.opts.progress(s)
+				}
+			}
+			pool <- b
+		}
+	}()
+
+	// Stage 2: compute, here.
+	var runErr error
+	for b := range toCompute {
+		if runErr == nil && b.err == nil {
+			e.compute(b, workers)
+			if e.opts.strict {
+				if err := b.strictError(); err != nil {
+					b.err = err
+				}
+			}
+		}
+		if b.err != nil && runErr == nil {
+			runErr = b.err
+			halt()
+		}
+		if runErr != nil {
+			pool <- b
+			continue
+		}
+		toEmit <- b
+	}
+	close(toEmit)
+	<-emitted
+	if runErr == nil {
+		runErr = emitErr
+	}
+	if runErr != nil {
+		return Summary{}, runErr
+	}
+	words, err := e.emitMemory(sink)
+	if err != nil {
+		return Summary{}, err
+	}
+	sum.Words = words
+	sum.Elapsed = time.Since(start)
+	return sum, nil
+}
+
+// fill reads up to a batch of instructions; it reports whether src ended.
+func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
+	for len(b.insts) < e.opts.batchInsts {
+		in, err := src.Next()
+		if err == io.EOF {
+			eof = true
+			break
+		}
+		if err != nil {
+			b.err = err
+			break
+		}
+		p := e.plans[in.Static]
+		if p == nil {
+			p, err = newPlan(in.Static, e.regions)
+			if err != nil {
+				b.err = &InstError{Seq: in.Seq, Line: in.Line, Text: in.Static.Text, Err: err}
+				break
+			}
+			e.plans[in.Static] = p
+		}
+		g := in.Group
+		if !in.Static.Space.PerGroup() {
+			g = -1
+		}
+		b.add(in, p, e.memID(memKey{in.Static.Space, g}))
+	}
+	b.finishAdd()
+	return eof
+}
+
+// compute expands and applies one batch with the given number of workers.
+func (e *Engine) compute(b *batch, workers int) {
+	n := len(b.insts)
+	b.ranges = b.ranges[:0]
+	// Cut ranges of about equal lane counts.
+	per := (b.nslots + workers - 1) / max(workers, 1)
+	b.ranges = append(b.ranges, 0)
+	for i := 0; i < n && len(b.ranges) < workers; i++ {
+		if int(b.insts[i].slot) >= per*len(b.ranges) {
+			b.ranges = append(b.ranges, i)
+		}
+	}
+	for len(b.ranges) <= workers {
+		b.ranges = append(b.ranges, n)
+	}
+	if workers == 1 {
+		b.expand(0, 0, n, e.mem, 1)
+		b.apply(0, e.mem)
+		return
+	}
+	var wg sync.WaitGroup
+	for r := 0; r < workers; r++ {
+		wg.Add(1)
+		go func(r int) {
+			defer wg.Done()
+			b.expand(r, b.ranges[r], b.ranges[r+1], e.mem, workers)
+		}(r)
+	}
+	wg.Wait()
+	for o := 0; o < workers; o++ {
+		wg.Add(1)
+		go func(o int) {
+			defer wg.Done()
+			b.apply(o, e.mem)
+		}(o)
+	}
+	wg.Wait()
+}
+
+// strictError names the first faulting lane of the batch, in trace order.
+func (b *batch) strictError() error {
+	for _, s := range b.firstFault {
+		if s < 0 {
+			continue
+		}
+		res := &b.results[s]
+		for i := range b.insts {
+			bi := &b.insts[i]
+			if bi.Seq == res.Seq {
+				return &InstError{Seq: bi.Seq, Line: bi.Line, Text: bi.Static.Text,
+					Err: fmt.Errorf("lane %d: %s access at 0x%x (--strict stops at the first fault)", res.Lane, res.Fault, res.Addr)}
+			}
+		}
+	}
+	return nil
+}
+
+// emitMemory hands every touched word to the sink, sorted by (space, group, addr).
+func (e *Engine) emitMemory(sink Sink) (uint64, error) {
+	blocks := e.mem.Blocks()
+	rank := make([]int, len(e.memKeys))
+	order := make([]int, len(e.memKeys))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(i, j int) bool {
+		a, b := e.memKeys[order[i]], e.memKeys[order[j]]
+		if a.space.String() != b.space.String() {
+			return a.space.String() < b.space.String()
+		}
+		return a.group < b.group
+	})
+	for r, id := range order {
+		rank[id] = r
+	}
+	sort.Slice(blocks, func(i, j int) bool {
+		ri, rj := rank[blocks[i].Mem], rank[blocks[j].Mem]
+		if ri != rj {
+			return ri < rj
+		}
+		return blocks[i].Base < blocks[j].Base
+	})
+	const chunk = 1 << 16
+	ws := make([]Word, 0, chunk)
+	var total uint64
+	for _, br := range blocks {
+		k := e.memKeys[br.Mem]
+		for t := br.Block.Touched; t != 0; t &= t - 1 {
+			wi := uint64(trailingZeros64(t))
+			ws = append(ws, Word{Space: k.space, Group: k.group, Addr: br.Base + wi*4, Value: br.Block.Words[wi]})
+			if len(ws) == chunk {
+				if err := sink.Memory(ws); err != nil {
+					return 0, err
+				}
+				total += uint64(len(ws))
+				ws = ws[:0]
+			}
+		}
+	}
+	if len(ws) > 0 || total == 0 {
+		if err := sink.Memory(ws); err != nil {
+			return 0, err
+		}
+		total += uint64(len(ws))
+	}
+	return total, nil
+}

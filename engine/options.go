@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"fmt"
+	"runtime"
+)
+
+type options struct {
+	shards     int
+	workers    int
+	strict     bool
+	batchInsts int
+	progress   func(Summary)
+}
+
+func defaultOptions() options {
+	return options{shards: 64, workers: 0, batchInsts: 4096}
+}
+
+// Option configures a replay.
+type Option func(*options) error
+
+// WithShards sets the number of memory shards, 1..65536. Default 64. The
+// result does not depend on it.
+func WithShards(n int) Option {
+	return func(o *options) error {
+		if n < 1 || n > 1<<16 {
+			return fmt.Errorf("shards: %d is outside 1..65536", n)
+		}
+		o.shards = n
+		return nil
+	}
+}
+
+// WithWorkers sets the number of goroutines that expand and apply, 0..1024;
+// 0 (the default) means GOMAXPROCS. The result does not depend on it.
+func WithWorkers(n int) Option {
+	return func(o *options) error {
+		if n < 0 || n > 1024 {
+			return fmt.Errorf("workers: %d is outside 0..1024", n)
+		}
+		o.workers = n
+		return nil
+	}
+}
+
+// WithStrict stops the replay at the first faulting lane, with an error
+// naming the instruction, line, lane and address. Default false: faults are
+// recorded per lane and the replay goes on.
+func WithStrict(strict bool) Option {
+	return func(o *options) error { o.strict = strict; return nil }
+}
+
+// WithBatchInsts sets how many instructions a batch holds, 1..1<<20.
+// Default 4096. Memory use is proportional to it, never to trace length.
+func WithBatchInsts(n int) Option {
+	return func(o *options) error {
+		if n < 1 || n > 1<<20 {
+			return fmt.Errorf("batch: %d instructions is outside 1..1048576", n)
+		}
+		o.batchInsts = n
+		return nil
+	}
+}
+
+// WithProgress calls fn from the emitting goroutine after each batch with
+// the running totals.
+func WithProgress(fn func(Summary)) Option {
+	return func(o *options) error { o.progress = fn; return nil }
+}
+
+func (o *options) workerCount() int {
+	w := o.workers
+	if w == 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	return w
+}

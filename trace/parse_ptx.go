@@ -1,0 +1,315 @@
+package trace
+
+import (
+	"strconv"
+	"strings"
+)
+
+// PTX atom, per ../shared/seeds/ptx-atom.md:
+//
+//	atom{.sem}{.scope}{.space}.op{.level::cache_hint}.type d, [a], b{, cache-policy};
+//	atom{.sem}{.scope}{.space}.op.type d, [a], b, c;
+//	atom{.sem}{.scope}{.global}.op{.noftz}{.level::cache_hint}.vec.type d, [a], b{, cache-policy};
+//
+// Qualifiers may come in any order (the seed's own examples write
+// atom.global.v8.f16.max.noftz and atom.shared.b128.cas).
+
+var ptxOps = map[string]Op{
+	"and": OpAnd, "or": OpOr, "xor": OpXor, "cas": OpCAS, "exch": OpExch,
+	"add": OpAdd, "inc": OpInc, "dec": OpDec, "min": OpMin, "max": OpMax,
+}
+
+var ptxTypes = map[string]Type{
+	"b16": TypeB16, "b32": TypeB32, "b64": TypeB64, "b128": TypeB128,
+	"u32": TypeU32, "u64": TypeU64, "s32": TypeS32, "s64": TypeS64,
+	"f32": TypeF32, "f64": TypeF64, "f16": TypeF16, "bf16": TypeBF16,
+	"f16x2": TypeF16x2, "bf16x2": TypeBF16x2,
+}
+
+// ptxScalarTypes lists, per operation, the scalar types the seed allows:
+// bit-size operations on .b types (.cas also .b16 and .b128, .exch .b128),
+// integer operations on .u/.s types, .add also on floats (f16 and bf16
+// forms require .noftz). .inc and .dec are unsigned: the seed defines them
+// by the unsigned comparisons r >= s and r > s, and the PTX ISA lists only
+// .u32 for them (PTX ISA 8.x, "atom", restrictions on .inc/.dec).
+var ptxScalarTypes = map[Op][]Type{
+	OpAnd:  {TypeB32, TypeB64},
+	OpOr:   {TypeB32, TypeB64},
+	OpXor:  {TypeB32, TypeB64},
+	OpExch: {TypeB32, TypeB64, TypeB128},
+	OpCAS:  {TypeB16, TypeB32, TypeB64, TypeB128},
+	OpAdd:  {TypeU32, TypeS32, TypeU64, TypeS64, TypeF32, TypeF64, TypeF16, TypeBF16, TypeF16x2, TypeBF16x2},
+	OpInc:  {TypeU32},
+	OpDec:  {TypeU32},
+	OpMin:  {TypeU32, TypeS32, TypeU64, TypeS64},
+	OpMax:  {TypeU32, TypeS32, TypeU64, TypeS64},
+}
+
+func parsePTX(lx *lexer, opcode string, opStart int, pred *predRef) (*Static, error) {
+	b := newBuilder(DialectPTX)
+	st := b.st
+	st.ExecSize = 32
+	st.AddrBits = 64
+	var haveOp, haveType, haveSpace, cacheHint, noftz bool
+	vec := 0
+	off := opStart + len("atom")
+	quals := strings.Split(opcode, ".")[1:]
+	seen := map[string]bool{}
+	for _, q := range quals {
+		qoff := off + 1
+		off += 1 + len(q)
+		if q == "" {
+			return nil, errAt(qoff, "empty qualifier")
+		}
+		if seen[q] {
+			return nil, errAt(qoff, "qualifier .%s given twice", q)
+		}
+		seen[q] = true
+		dup := func(have bool, what string) error {
+			if have {
+				return errAt(qoff, "two %s qualifiers (.%s)", what, q)
+			}
+			return nil
+		}
+		switch q {
+		case "relaxed", "acquire", "release", "acq_rel":
+			if err := dup(st.Sem != "", "memory-order"); err != nil {
+				return nil, err
+			}
+			st.Sem = q
+		case "cta", "cluster", "gpu", "sys":
+			if err := dup(st.Scope != "", "scope"); err != nil {
+				return nil, err
+			}
+			st.Scope = q
+		case "global", "shared", "shared::cta", "shared::cluster":
+			if err := dup(haveSpace, "state-space"); err != nil {
+				return nil, err
+			}
+			haveSpace = true
+			if q == "global" {
+				st.Space = Global
+			} else {
+				// .shared::cluster reaches the shared memory of any CTA of
+				// the cluster; a trace records the executing CTA's window, so
+				// it replays on the group's own shared memory.
+				st.Space = Shared
+			}
+		case "L2::cache_hint":
+			cacheHint = true
+		case "noftz":
+			noftz = true
+		case "v2", "v4", "v8":
+			if vec != 0 {
+				return nil, errAt(qoff, "two vector qualifiers")
+			}
+			vec = int(q[1] - '0')
+		default:
+			if op, ok := ptxOps[q]; ok {
+				if err := dup(haveOp, "operation"); err != nil {
+					return nil, err
+				}
+				haveOp = true
+				st.Op = op
+			} else if t, ok := ptxTypes[q]; ok {
+				if err := dup(haveType, "type"); err != nil {
+					return nil, err
+				}
+				haveType = true
+				st.Type = t
+			} else {
+				return nil, errAt(qoff, "unknown PTX atom qualifier .%s", q)
+			}
+		}
+	}
+	if !haveOp {
+		return nil, errAt(opStart, "atom needs an operation (.add, .cas, .exch, …)")
+	}
+	if !haveType {
+		return nil, errAt(opStart, "atom needs a type (.u32, .b64, .f32, …)")
+	}
+	if !haveSpace {
+		// Generic addressing: the address points to .global or .shared; a
+		// trace of generic atoms records global addresses.
+		st.Space = Global
+	}
+	if noftz {
+		st.Flags |= FlagNoFTZ
+	}
+	half := st.Type == TypeF16 || st.Type == TypeBF16 || st.Type == TypeF16x2 || st.Type == TypeBF16x2
+	if half && !noftz {
+		return nil, errAt(opStart, "atom.%s.%s requires .noftz", st.Op, st.Type)
+	}
+	if noftz && !half {
+		return nil, errAt(opStart, ".noftz applies only to f16, bf16, f16x2 and bf16x2")
+	}
+	if cacheHint && st.Space != Global {
+		return nil, errAt(opStart, ".L2::cache_hint is only supported for .global")
+	}
+	if vec != 0 {
+		if err := checkPTXVector(st, vec, opStart); err != nil {
+			return nil, err
+		}
+		st.Elems = vec
+	} else if !typeIn(st.Type, ptxScalarTypes[st.Op]) {
+		return nil, errAt(opStart, "atom.%s does not take .%s", st.Op, st.Type)
+	}
+
+	lx.skipSpace()
+	ops, err := splitOperands(lx.src[lx.pos:], lx.pos)
+	if err != nil {
+		return nil, err
+	}
+	want := 3
+	if st.Op == OpCAS {
+		want = 4
+	}
+	if cacheHint {
+		want++ // the 64-bit cache-policy operand: a hint, it never changes a result
+	}
+	if len(ops) != want {
+		return nil, errAt(lx.pos, "atom.%s takes %d operands, got %d", st.Op, want, len(ops))
+	}
+	bits := st.Type.Size() * 8
+	// Destination.
+	d := ops[0]
+	st.Dst = d.text
+	st.HasDst = d.text != "_" && d.text != "%null"
+	if vec != 0 {
+		els, err := vectorList(d)
+		if err != nil {
+			return nil, err
+		}
+		if len(els) != vec {
+			return nil, errAt(d.off, "a .v%d destination has %d elements, got %d", vec, vec, len(els))
+		}
+	} else if d.text[0] == '{' {
+		return nil, errAt(d.off, "a vector destination needs a .v2/.v4/.v8 qualifier")
+	}
+	// Address: [reg], [reg+imm], [reg-imm], [imm], or a bare name.
+	if err := parseAddr(b, ops[1]); err != nil {
+		return nil, err
+	}
+	// Sources.
+	if vec != 0 {
+		els, err := vectorList(ops[2])
+		if err != nil {
+			return nil, err
+		}
+		if len(els) != vec {
+			return nil, errAt(ops[2].off, "a .v%d source has %d elements, got %d", vec, vec, len(els))
+		}
+		for _, e := range els {
+			s, err := b.src(e, bits, st.Type, RoleSrcB)
+			if err != nil {
+				return nil, err
+			}
+			st.B = append(st.B, s)
+		}
+	} else {
+		s, err := b.src(ops[2], bits, st.Type, RoleSrcB)
+		if err != nil {
+			return nil, err
+		}
+		st.B = []Src{s}
+		if st.Op == OpCAS {
+			c, err := b.src(ops[3], bits, st.Type, RoleSrcC)
+			if err != nil {
+				return nil, err
+			}
+			st.C = []Src{c}
+		}
+	}
+	if pred != nil {
+		st.Pred = b.input(pred.name, RolePred, 32, TypeU32)
+		st.PredNeg = pred.neg
+	}
+	return st, nil
+}
+
+func typeIn(t Type, ts []Type) bool {
+	for _, x := range ts {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// checkPTXVector applies the seed's vector table: .v2/.v4 .f32 add;
+// .v2/.v4/.v8 of .f16/.bf16 and .v2/.v4 of .f16x2/.bf16x2 with add, min, max
+// and .noftz; global space only.
+func checkPTXVector(st *Static, vec int, off int) error {
+	if st.Space != Global {
+		return errAt(off, "atom with a vector type may be used only with .global")
+	}
+	switch st.Type {
+	case TypeF32:
+		if st.Op != OpAdd || vec == 8 {
+			return errAt(off, "atom.v%d.f32 supports only .add on .v2 and .v4", vec)
+		}
+	case TypeF16, TypeBF16:
+		if st.Op != OpAdd && st.Op != OpMin && st.Op != OpMax {
+			return errAt(off, "atom.v%d.%s supports .add, .min and .max", vec, st.Type)
+		}
+	case TypeF16x2, TypeBF16x2:
+		if st.Op != OpAdd && st.Op != OpMin && st.Op != OpMax || vec == 8 {
+			return errAt(off, "atom.v%d.%s supports .add, .min and .max on .v2 and .v4", vec, st.Type)
+		}
+	default:
+		return errAt(off, "atom.v%d does not take .%s", vec, st.Type)
+	}
+	return nil
+}
+
+// parseAddr reads a PTX address operand into the builder.
+func parseAddr(b *builder, o operand) error {
+	t := o.text
+	inner, ioff := t, o.off
+	if strings.HasPrefix(t, "[") {
+		if !strings.HasSuffix(t, "]") {
+			return errAt(o.off, "unclosed [ in address %q", t)
+		}
+		inner, ioff = t[1:len(t)-1], o.off+1
+	}
+	lead := len(inner) - len(strings.TrimLeft(inner, " \t"))
+	inner, ioff = strings.TrimSpace(inner), ioff+lead
+	if inner == "" {
+		return errAt(o.off, "empty address")
+	}
+	st := b.st
+	// Split reg [+|- imm].
+	name, rest := inner, ""
+	for i := 1; i < len(inner); i++ {
+		if inner[i] == '+' || inner[i] == '-' {
+			name, rest = strings.TrimSpace(inner[:i]), inner[i:]
+			break
+		}
+	}
+	if isIdentByte(name[0], true) {
+		for i := 1; i < len(name); i++ {
+			if !isIdentByte(name[i], false) {
+				return errAt(ioff+i, "unexpected %q in address %q", name[i], t)
+			}
+		}
+		st.Addr = b.input(name, RoleAddr, st.AddrBits, TypeU64)
+	} else {
+		rest = inner // an absolute address
+	}
+	if rest != "" {
+		r := strings.ReplaceAll(rest, " ", "")
+		if st.Addr >= 0 {
+			r = strings.TrimPrefix(r, "+")
+		}
+		v, err := strconv.ParseInt(r, 0, 64)
+		if err != nil {
+			u, uerr := strconv.ParseUint(r, 0, 64)
+			if uerr != nil || st.Addr >= 0 {
+				return errAt(ioff, "bad address offset %q", rest)
+			}
+			v = int64(u)
+		}
+		st.AddrImm = v
+	}
+	return nil
+}

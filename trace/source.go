@@ -1,0 +1,18 @@
+package trace
+
+// Source is a stream of executed instructions: the text reader and the
+// binary reader both are one. Next returns io.EOF after the last
+// instruction. The returned *Inst, its Vals and their Lists are owned by the
+// Source and valid only until the next call to Next; a Source reuses them so
+// that reading allocates nothing per instruction in the steady state.
+type Source interface {
+	Header() *Header
+	Next() (*Inst, error)
+}
+
+// InstWriter is where instructions go: the binary writer is one. Write copies
+// what it needs before returning.
+type InstWriter interface {
+	Write(in *Inst) error
+	Close() error
+}
