@@ -156,7 +156,7 @@ func simpleAtomicsGold(t *testing.T, g [11]uint32) {
 	}
 }
 
-const simpleAtomicsFile = "testdata/simpleAtomicIntrinsics.tasm"
+const simpleAtomicsFile = "../examples/simpleAtomicIntrinsics.tasm"
 
 func replaySimpleAtomics(t *testing.T, opts ...Option) *Collector {
 	t.Helper()
