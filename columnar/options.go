@@ -1,0 +1,128 @@
+package columnar
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Format is which file formats a [Writer] writes. It is a bit set:
+// [FormatBoth] is [FormatParquet] | [FormatArrow].
+type Format uint8
+
+const (
+	FormatParquet Format = 1 << iota // <table>.parquet
+	FormatArrow                      // <table>.arrow: Arrow IPC file format (Feather v2), uncompressed
+	FormatBoth    = FormatParquet | FormatArrow
+)
+
+// String returns the name [ParseFormat] accepts.
+func (f Format) String() string {
+	switch f {
+	case FormatParquet:
+		return "parquet"
+	case FormatArrow:
+		return "arrow"
+	case FormatBoth:
+		return "both"
+	}
+	return fmt.Sprintf("Format(%d)", uint8(f))
+}
+
+// ParseFormat reads a format name as the --format flag gives it:
+// "parquet", "arrow" or "both".
+func ParseFormat(s string) (Format, error) {
+	switch s {
+	case "parquet":
+		return FormatParquet, nil
+	case "arrow":
+		return FormatArrow, nil
+	case "both":
+		return FormatBoth, nil
+	}
+	return 0, fmt.Errorf("columnar: unknown format %q (want parquet, arrow or both)", s)
+}
+
+// DefaultBatchRows is the default number of rows per record batch.
+const DefaultBatchRows = 64 << 10
+
+// MaxBatchRows is the largest batch size [WithBatchRows] accepts.
+const MaxBatchRows = 1 << 24
+
+type options struct {
+	format    Format
+	batchRows int
+	tables    [numTables]bool
+	mem       memory.Allocator
+}
+
+func defaultOptions() options {
+	o := options{format: FormatParquet, batchRows: DefaultBatchRows, mem: memory.DefaultAllocator}
+	for i := range o.tables {
+		o.tables[i] = true
+	}
+	return o
+}
+
+// Option configures a [Writer]. An Option that is given an invalid argument
+// makes [New] fail.
+type Option func(*options) error
+
+// WithFormat selects the file formats to write. The default is [FormatParquet].
+func WithFormat(f Format) Option {
+	return func(o *options) error {
+		if f != FormatParquet && f != FormatArrow && f != FormatBoth {
+			return fmt.Errorf("columnar: invalid format %v", f)
+		}
+		o.format = f
+		return nil
+	}
+}
+
+// WithBatchRows sets how many rows are buffered per table before they are
+// written out as one record batch (one Parquet row group, one Arrow IPC
+// record batch). The default is [DefaultBatchRows]; n must be in
+// [1, [MaxBatchRows]]. Memory use per table is proportional to n.
+func WithBatchRows(n int) Option {
+	return func(o *options) error {
+		if n < 1 || n > MaxBatchRows {
+			return fmt.Errorf("columnar: batch rows %d out of range [1, %d]", n, MaxBatchRows)
+		}
+		o.batchRows = n
+		return nil
+	}
+}
+
+// WithTables restricts the output to the named tables (see [TableNames]).
+// The default is every table. Rows for a table that is not selected are
+// accepted and dropped.
+func WithTables(names ...string) Option {
+	return func(o *options) error {
+		if len(names) == 0 {
+			return fmt.Errorf("columnar: WithTables needs at least one table")
+		}
+		var sel [numTables]bool
+		for _, n := range names {
+			id, ok := tableByName(n)
+			if !ok {
+				return fmt.Errorf("columnar: unknown table %q (want one of %v)", n, TableNames())
+			}
+			sel[id] = true
+		}
+		o.tables = sel
+		return nil
+	}
+}
+
+// WithAllocator sets the allocator for Arrow builders and writers. The
+// default is [memory.DefaultAllocator]; tests pass a
+// [memory.CheckedAllocator] to prove that nothing leaks.
+func WithAllocator(mem memory.Allocator) Option {
+	return func(o *options) error {
+		if mem == nil {
+			return fmt.Errorf("columnar: nil allocator")
+		}
+		o.mem = mem
+		return nil
+	}
+}

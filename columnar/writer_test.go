@@ -1,0 +1,426 @@
+package columnar
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/gpureplay/replay/engine"
+	"github.com/gpureplay/replay/trace"
+)
+
+func finalNames(tables []string, f Format) []string {
+	var names []string
+	for _, t := range tables {
+		if f&FormatArrow != 0 {
+			names = append(names, t+".arrow")
+		}
+		if f&FormatParquet != 0 {
+			names = append(names, t+".parquet")
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+func TestRoundTrip(t *testing.T) {
+	tests := []struct {
+		name   string
+		format Format
+		batch  int // 0: default
+		rows   int
+		chunk  int // rows per Sink call
+		tables []string
+	}{
+		{"parquet/several-batches", FormatParquet, 7, 50, 9, nil},
+		{"arrow/several-batches", FormatArrow, 7, 50, 9, nil},
+		{"both/several-batches", FormatBoth, 16, 100, 100, nil},
+		{"parquet/one-row-batches", FormatParquet, 1, 10, 3, nil},
+		{"both/default-batch", FormatBoth, 0, 300, 64, nil},
+		{"parquet/exact-multiple", FormatParquet, 10, 40, 10, nil},
+		{"both/empty", FormatBoth, 0, 0, 1, nil},
+		{"parquet/subset", FormatParquet, 8, 30, 5, []string{"results", "ops"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out", "nested") // New creates it
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			opts := []Option{WithFormat(tc.format), WithAllocator(mem)}
+			batch := DefaultBatchRows
+			if tc.batch > 0 {
+				batch = tc.batch
+				opts = append(opts, WithBatchRows(tc.batch))
+			}
+			tables := TableNames()
+			if tc.tables != nil {
+				tables = tc.tables
+				opts = append(opts, WithTables(tc.tables...))
+			}
+			w, err := New(dir, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fx := newFixture(tc.rows)
+			fx.feed(t, w, tc.chunk)
+			if got := dirNames(t, dir); len(got) != len(finalNames(tables, tc.format)) || slices.ContainsFunc(got, func(n string) bool { return n[0] != '.' }) {
+				t.Errorf("before Commit the directory holds %v, want only one temporary file per table file", got)
+			}
+			if err := w.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			mem.AssertSize(t, 0)
+			if got, want := dirNames(t, dir), finalNames(tables, tc.format); !reflect.DeepEqual(got, want) {
+				t.Fatalf("directory holds %v, want %v", got, want)
+			}
+			want := fx.want()
+			for _, name := range finalNames(tables, tc.format) {
+				table := name[:len(name)-len(filepath.Ext(name))]
+				rb := readTable(t, filepath.Join(dir, name))
+				if got := fieldsString(rb.schema); got != wantFields[table] {
+					t.Errorf("%s: schema\n got  %s\n want %s", name, got, wantFields[table])
+				}
+				checkRows(t, name, rb.rows, want[table])
+				if n := len(want[table]); n > 0 {
+					if wantBatches := (n + batch - 1) / batch; rb.batches != wantBatches {
+						t.Errorf("%s: %d batches, want %d (%d rows, %d per batch)", name, rb.batches, wantBatches, n, batch)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestOps checks the ops aggregation against totals worked out by hand.
+func TestOps(t *testing.T) {
+	bti4 := trace.Space{Kind: trace.SpaceSurface, Surface: 4}
+	bti16 := trace.Space{Kind: trace.SpaceSurface, Surface: 16}
+	st := func(d trace.Dialect, op trace.Op, ty trace.Type, sp trace.Space) *trace.Static {
+		return &trace.Static{Text: "x", Dialect: d, Op: op, Type: ty, Space: sp}
+	}
+	a := st(trace.DialectPTX, trace.OpAdd, trace.TypeU32, trace.Global)
+	a2 := st(trace.DialectPTX, trace.OpAdd, trace.TypeU32, trace.Global) // same key, other Static
+	b := st(trace.DialectPTX, trace.OpAdd, trace.TypeU32, trace.Shared)
+	c := st(trace.DialectLSC, trace.OpInc, trace.TypeU32, bti4)
+	d := st(trace.DialectLSC, trace.OpInc, trace.TypeU32, bti16)
+	e := st(trace.DialectPTX, trace.OpCAS, trace.TypeB128, trace.Global)
+	in := []engine.InstStat{
+		{Seq: 0, Static: a, Lanes: 32, MaxConflict: 32, Faults: 0},
+		{Seq: 1, Static: c, Lanes: 16, MaxConflict: 1, Faults: 16},
+		{Seq: 2, Static: a2, Lanes: 5, MaxConflict: 2, Faults: 1},
+		{Seq: 3, Static: b, Lanes: 1, MaxConflict: 1},
+		{Seq: 4, Static: d, Lanes: 8, MaxConflict: 8, Faults: 3},
+		{Seq: 5, Static: e, Lanes: 32, MaxConflict: 4},
+		{Seq: 6, Static: a, Lanes: 7, MaxConflict: 7, Faults: 2},
+	}
+	want := [][]any{
+		// dialect, op, type, space, instructions, lanes, faults, max_conflict, conflict_sum
+		{"lsc", "inc", "u32", "bti(0x10)", uint64(1), uint64(8), uint64(3), uint32(8), uint64(8)},
+		{"lsc", "inc", "u32", "bti(0x4)", uint64(1), uint64(16), uint64(16), uint32(1), uint64(1)},
+		{"ptx", "add", "u32", "global", uint64(3), uint64(44), uint64(3), uint32(32), uint64(41)},
+		{"ptx", "add", "u32", "shared", uint64(1), uint64(1), uint64(0), uint32(1), uint64(1)},
+		{"ptx", "cas", "b128", "global", uint64(1), uint64(32), uint64(0), uint32(4), uint64(4)},
+	}
+	for _, tables := range [][]string{nil, {"ops"}} { // with and without the instructions table
+		dir := t.TempDir()
+		opts := []Option{WithBatchRows(2)}
+		if tables != nil {
+			opts = append(opts, WithTables(tables...))
+		}
+		w, err := New(dir, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range in {
+			if err := w.Instructions(in[i : i+1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		rb := readParquet(t, filepath.Join(dir, "ops.parquet"))
+		checkRows(t, "ops", rb.rows, want)
+		if rb.batches != 3 {
+			t.Errorf("ops: %d row groups, want 3", rb.batches)
+		}
+	}
+}
+
+func TestAbort(t *testing.T) {
+	for _, f := range []Format{FormatParquet, FormatArrow, FormatBoth} {
+		t.Run(f.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			w, err := New(dir, WithFormat(f), WithBatchRows(5), WithAllocator(mem))
+			if err != nil {
+				t.Fatal(err)
+			}
+			newFixture(23).feed(t, w, 4)
+			if err := w.Abort(); err != nil {
+				t.Fatal(err)
+			}
+			mem.AssertSize(t, 0)
+			if got := dirNames(t, dir); len(got) != 0 {
+				t.Errorf("after Abort the directory holds %v", got)
+			}
+			fx := newFixture(1)
+			for name, call := range map[string]func() error{
+				"Results":      func() error { return w.Results(fx.results) },
+				"Instructions": func() error { return w.Instructions(fx.insts) },
+				"Memory":       func() error { return w.Memory(fx.words) },
+				"Commit":       w.Commit,
+			} {
+				if err := call(); !errors.Is(err, ErrClosed) {
+					t.Errorf("%s after Abort: err = %v, want ErrClosed", name, err)
+				}
+			}
+			if err := w.Abort(); err != nil {
+				t.Errorf("second Abort: %v", err)
+			}
+			if got := dirNames(t, dir); len(got) != 0 {
+				t.Errorf("the directory holds %v", got)
+			}
+		})
+	}
+}
+
+func TestCommitTwice(t *testing.T) {
+	dir := t.TempDir()
+	w, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); !errors.Is(err, ErrClosed) {
+		t.Errorf("second Commit: err = %v, want ErrClosed", err)
+	}
+	if err := w.Abort(); !errors.Is(err, ErrClosed) {
+		t.Errorf("Abort after Commit: err = %v, want ErrClosed", err)
+	}
+	if got, want := dirNames(t, dir), finalNames(TableNames(), FormatParquet); !reflect.DeepEqual(got, want) {
+		t.Errorf("directory holds %v, want %v", got, want)
+	}
+}
+
+// TestEarlierRun: Abort leaves an earlier run's files byte for byte;
+// Commit replaces them.
+func TestEarlierRun(t *testing.T) {
+	dir := t.TempDir()
+	run := func(n int, commit bool) {
+		t.Helper()
+		w, err := New(dir, WithFormat(FormatBoth), WithBatchRows(4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		newFixture(n).feed(t, w, 3)
+		if commit {
+			err = w.Commit()
+		} else {
+			err = w.Abort()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	snapshot := func() map[string][]byte {
+		m := map[string][]byte{}
+		for _, n := range dirNames(t, dir) {
+			b, err := os.ReadFile(filepath.Join(dir, n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m[n] = b
+		}
+		return m
+	}
+	run(10, true)
+	first := snapshot()
+	run(20, false)
+	if got := snapshot(); !reflect.DeepEqual(got, first) {
+		t.Errorf("Abort changed the earlier run's files")
+	}
+	run(30, true)
+	after := snapshot()
+	if len(after) != len(first) {
+		t.Fatalf("directory holds %d files, want %d", len(after), len(first))
+	}
+	for name := range after {
+		if bytes.Equal(after[name], first[name]) {
+			t.Errorf("%s was not replaced", name)
+		}
+	}
+	rb := readTable(t, filepath.Join(dir, "results.arrow"))
+	checkRows(t, "results.arrow", rb.rows, newFixture(30).want()["results"])
+}
+
+// TestFailure: a failure at any point leaves neither a temporary nor a
+// final file of the writer, and the writer stays failed.
+func TestFailure(t *testing.T) {
+	fx := newFixture(20)
+	tests := []struct {
+		name string
+		// run does something that makes the writer fail and returns the
+		// directory to check afterwards and the error.
+		run func(t *testing.T, dir string, w *Writer) error
+	}{
+		{"unknown fault", func(t *testing.T, dir string, w *Writer) error {
+			return w.Results([]engine.Result{{Seq: 1}, {Seq: 2, Fault: engine.FaultOutOfBounds + 1}})
+		}},
+		{"nil Static", func(t *testing.T, dir string, w *Writer) error {
+			return w.Instructions([]engine.InstStat{{Seq: 3}})
+		}},
+		{"dir removed", func(t *testing.T, dir string, w *Writer) error {
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			return w.Commit()
+		}},
+		{"dir replaced", func(t *testing.T, dir string, w *Writer) error {
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(dir, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			return w.Commit()
+		}},
+		{"rename fails part-way", func(t *testing.T, dir string, w *Writer) error {
+			// memory.parquet is renamed first; instructions.parquet
+			// cannot be (a directory is in the way), so memory.parquet
+			// must be taken back.
+			if err := os.MkdirAll(filepath.Join(dir, "instructions.parquet", "x"), 0o777); err != nil {
+				t.Fatal(err)
+			}
+			return w.Commit()
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			w, err := New(dir, WithBatchRows(6), WithAllocator(mem))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fx.feed(t, w, 7)
+			if err := tc.run(t, dir, w); err == nil {
+				t.Fatal("no error")
+			} else {
+				t.Logf("error: %v", err)
+			}
+			mem.AssertSize(t, 0)
+			for _, n := range dirNames(t, dir) {
+				if n != "instructions.parquet" { // the obstacle of "rename fails part-way"
+					t.Errorf("after the failure the directory holds %s", n)
+				}
+			}
+			if err := w.Results(fx.results); !errors.Is(err, ErrClosed) {
+				t.Errorf("Results after failure: err = %v, want ErrClosed", err)
+			}
+			if err := w.Commit(); !errors.Is(err, ErrClosed) {
+				t.Errorf("Commit after failure: err = %v, want ErrClosed", err)
+			}
+			if err := w.Abort(); err != nil {
+				t.Errorf("Abort after failure: %v", err)
+			}
+		})
+	}
+}
+
+func TestNewFails(t *testing.T) {
+	dir := t.TempDir()
+	notDir := filepath.Join(dir, "file")
+	if err := os.WriteFile(notDir, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(filepath.Join(notDir, "sub")); err == nil {
+		t.Error("New under a regular file: no error")
+	}
+	if got := dirNames(t, dir); !reflect.DeepEqual(got, []string{"file"}) {
+		t.Errorf("directory holds %v", got)
+	}
+}
+
+func TestOptions(t *testing.T) {
+	for _, s := range []string{"parquet", "arrow", "both"} {
+		f, err := ParseFormat(s)
+		if err != nil || f.String() != s {
+			t.Errorf("ParseFormat(%q) = %v, %v", s, f, err)
+		}
+	}
+	if _, err := ParseFormat("csv"); err == nil {
+		t.Error("ParseFormat(csv): no error")
+	}
+	bad := map[string]Option{
+		"batch 0":         WithBatchRows(0),
+		"batch -1":        WithBatchRows(-1),
+		"batch too large": WithBatchRows(MaxBatchRows + 1),
+		"format 0":        WithFormat(0),
+		"format 4":        WithFormat(4),
+		"unknown table":   WithTables("results", "addresses"),
+		"no tables":       WithTables(),
+		"nil allocator":   WithAllocator(nil),
+	}
+	for name, opt := range bad {
+		dir := filepath.Join(t.TempDir(), "out")
+		if w, err := New(dir, opt); err == nil {
+			t.Errorf("%s: no error", name)
+			w.Abort()
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("%s: New created the directory despite the error", name)
+		}
+	}
+	for _, n := range []int{1, MaxBatchRows} {
+		w, err := New(t.TempDir(), WithBatchRows(n))
+		if err != nil {
+			t.Errorf("WithBatchRows(%d): %v", n, err)
+			continue
+		}
+		w.Abort()
+	}
+}
+
+// TestMemoryBounded: the memory held does not grow with the number of
+// rows once the first batches are written.
+func TestMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	const batch, chunk = 1000, 500
+	w, err := New(t.TempDir(), WithFormat(FormatBoth), WithBatchRows(batch), WithAllocator(mem))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := newFixture(chunk)
+	var warm, peak int
+	for i := range 200 { // 100k rows per table, 100 batches
+		if err := w.Results(fx.results); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Instructions(fx.insts); err != nil {
+			t.Fatal(err)
+		}
+		peak = max(peak, mem.CurrentAlloc())
+		if i == 10 {
+			warm = peak
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	mem.AssertSize(t, 0)
+	t.Logf("peak Arrow memory: %d bytes after 5k rows, %d after 100k", warm, peak)
+	if peak > warm*3/2 {
+		t.Errorf("Arrow memory grew from %d to %d bytes", warm, peak)
+	}
+}
