@@ -135,15 +135,10 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, owners int) {
 		slot := bi.slot
 		n := 0
 		var faults uint32
-		size := uint64(p.size)
 		for m := bi.active; m != 0; m &= m - 1 {
 			lane := bits.TrailingZeros32(m)
-			base := uint64(st.AddrImm)
-			if st.Addr >= 0 {
-				base += bi.Vals[st.Addr].Lo(lane)
-			}
 			for e := 0; e < st.Elems; e++ {
-				addr := base + uint64(e)*size
+				addr := p.addr(bi, lane, e)
 				res := &b.results[slot]
 				*res = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
 				f := p.check(addr)
@@ -155,10 +150,12 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, owners int) {
 					}
 				}
 				if f == FaultNone {
-					bv, bh := bi.Value(st.B[e], lane)
-					var cv, ch uint64
-					if st.C != nil {
-						cv, ch = bi.Value(st.C[e], lane)
+					var bv, bh, cv, ch uint64
+					if p.b != nil {
+						bv, bh = bi.Value(p.b[e], lane)
+					}
+					if p.c != nil {
+						cv, ch = bi.Value(p.c[e], lane)
 					}
 					if p.size == 16 {
 						b.bhi[slot], b.chi[slot] = bh, ch
@@ -170,7 +167,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, owners int) {
 					if p.retNew {
 						fl |= accRetNew
 					}
-					if !st.HasDst {
+					if !st.HasDst || p.noRet {
 						fl |= accNoDst
 					}
 					routed[o] = append(routed[o], access{addr: addr, h: h, b: bv, c: cv, slot: slot,
@@ -251,6 +248,14 @@ func (b *batch) apply(o int, mem *shard.Memory) {
 				if a.flags&accRetNew != 0 {
 					ret = uint64(nw)
 				}
+			case 1:
+				sh := (a.addr & 3) * 8
+				p := &blk.Words[wi]
+				old := uint8(*p >> sh)
+				nw := uint8(op16(a.kind, uint16(old), uint16(a.b), uint16(a.c)))
+				*p = *p&^(0xff<<sh) | uint32(nw)<<sh
+				blk.Touched |= 1 << wi
+				ret = uint64(old)
 			case 16:
 				w := blk.Words[wi : wi+4 : wi+4]
 				oldLo := uint64(w[0]) | uint64(w[1])<<32

@@ -31,6 +31,7 @@ type memKey struct {
 // Engine replays one trace. It is used once: New, then Run.
 type Engine struct {
 	opts    options
+	hdr     *trace.Header
 	mem     *shard.Memory
 	regions map[trace.Space][]trace.Region
 	plans   map[*trace.Static]*plan
@@ -52,7 +53,7 @@ func New(h *trace.Header, opts ...Option) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: o, mem: mem, regions: map[trace.Space][]trace.Region{},
+	e := &Engine{opts: o, hdr: h, mem: mem, regions: map[trace.Space][]trace.Region{},
 		plans: map[*trace.Static]*plan{}, memIDs: map[memKey]uint32{}}
 	for _, r := range h.Regions {
 		e.regions[r.Space] = append(e.regions[r.Space], r)
@@ -249,7 +250,7 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 		}
 		p := e.plans[in.Static]
 		if p == nil {
-			p, err = newPlan(in.Static, e.regions)
+			p, err = newPlan(in.Static, e.hdr, e.regions)
 			if err != nil {
 				b.err = &InstError{Seq: in.Seq, Line: in.Line, Text: in.Static.Text, Err: err}
 				break

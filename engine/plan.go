@@ -6,100 +6,99 @@ import (
 	"github.com/gpureplay/replay/trace"
 )
 
-// plan is what the engine needs to know of one Static, worked out once.
+// plan is what the engine needs to know of one Static, worked out once by
+// the dialect's planner (ptx.go, sass.go, visa.go, lsc.go).
 type plan struct {
-	st     *trace.Static
-	kind   kind
-	size   uint8 // bytes per element access: 2, 4, 8 or 16
-	retNew bool  // the lane gets the new value (vISA PREDEC), not the old
+	st   *trace.Static
+	kind kind
+	size uint8 // bytes per element access: 1, 2, 4, 8 or 16
+	// b and c are, per element, the sources that the kind's formula calls b
+	// and c (for CAS kinds: b is the compare value, c the new value). The
+	// dialect maps its operand roles onto them: vISA CMPXCHG compares with
+	// src1 and writes src0, so its b is src1.
+	b, c   []trace.Src
+	retNew bool // the lane gets the new value (vISA PREDEC), not the old
+	noRet  bool // nothing comes back (stores)
 	// dropOOB: an access outside every region reads zero and drops its
-	// write (vISA, LSC); otherwise it is an out_of_range fault (PTX, SASS).
+	// write (vISA, LSC: "Out-of-bound Access: On read: zeros are returned.
+	// On write: data is dropped."); otherwise it is an out_of_range fault
+	// (PTX, SASS: "An address outside an allocated memory region causes an
+	// address out-of-range error").
 	dropOOB bool
-	// alignFault: a misaligned address faults (PTX, SASS).
-	alignFault bool
-	regions    []trace.Region // regions of the space; none means unbounded
+	regions []trace.Region // regions of the space; none means unbounded
+	// elemAddr, when set, computes an element's address instead of the
+	// Static's linear formula (LSC block2d).
+	elemAddr func(bi *binst, lane, e int) uint64
+	// window, when set, classifies an address before the region check
+	// (SASS: an ATOM into the shared or local window faults invalid_space).
+	window func(addr uint64) Fault
 }
 
-// ptxKinds maps a PTX (op, type) to its semantics.
-func ptxKind(op trace.Op, t trace.Type) (kind, bool) {
-	signed := t.Signed()
-	switch op {
-	case trace.OpAdd:
-		if t.Float() {
-			return 0, false
-		}
-		return kAdd, true
-	case trace.OpExch:
-		return kExch, true
-	case trace.OpCAS:
-		return kCAS, true
-	case trace.OpMin:
-		if t.Float() {
-			return 0, false
-		}
-		if signed {
-			return kMinS, true
-		}
-		return kMinU, true
-	case trace.OpMax:
-		if t.Float() {
-			return 0, false
-		}
-		if signed {
-			return kMaxS, true
-		}
-		return kMaxU, true
-	case trace.OpInc:
-		return kIncBounded, true
-	case trace.OpDec:
-		return kDecBounded, true
-	case trace.OpAnd:
-		return kAnd, true
-	case trace.OpOr:
-		return kOr, true
-	case trace.OpXor:
-		return kXor, true
-	}
-	return 0, false
-}
-
-func newPlan(st *trace.Static, regions map[trace.Space][]trace.Region) (*plan, error) {
-	p := &plan{st: st, regions: regions[st.Space]}
+func newPlan(st *trace.Static, h *trace.Header, regions map[trace.Space][]trace.Region) (*plan, error) {
+	p := &plan{st: st, regions: regions[st.Space], b: st.B, c: st.C}
+	var err error
 	switch st.Dialect {
 	case trace.DialectPTX:
-		k, ok := ptxKind(st.Op, st.Type)
-		if !ok || st.Elems != 1 {
-			return nil, fmt.Errorf("%s: %s.%s is not replayed yet", st.Text, st.Op, st.Type)
-		}
-		p.kind = k
-		p.alignFault = true
+		err = planPTX(p)
 	default:
-		return nil, fmt.Errorf("%s: the %s dialect is not replayed yet", st.Text, st.Dialect)
+		err = fmt.Errorf("the %s dialect is not replayed yet", st.Dialect)
 	}
-	p.size = uint8(st.Type.Size())
+	if err != nil {
+		return nil, err
+	}
+	if p.size == 0 {
+		p.size = uint8(st.Type.Size())
+	}
 	switch p.size {
-	case 2, 4, 8, 16:
+	case 1, 2, 4, 8, 16:
 	default:
-		return nil, fmt.Errorf("%s: %d-byte accesses are not replayed", st.Text, p.size)
+		return nil, fmt.Errorf("%d-byte accesses are not replayed", p.size)
 	}
 	if p.size == 16 && p.kind != kCAS && p.kind != kExch {
-		return nil, fmt.Errorf("%s: 128-bit %s is not an atomic any document defines", st.Text, st.Op)
+		return nil, fmt.Errorf("128-bit %s is not an atomic any document defines", st.Op)
+	}
+	if len(p.b) != st.Elems && p.kind != kLoad && p.kind != kInc && p.kind != kDec {
+		return nil, fmt.Errorf("%d sources for %d elements", len(p.b), st.Elems)
 	}
 	return p, nil
 }
 
+// addr is the effective address of a lane's element, per the Static's formula.
+func (p *plan) addr(bi *binst, lane, e int) uint64 {
+	if p.elemAddr != nil {
+		return p.elemAddr(bi, lane, e)
+	}
+	st := p.st
+	var base uint64
+	if st.Addr >= 0 {
+		l := lane
+		if st.AddrUniform {
+			l = 0
+		}
+		base = bi.Vals[st.Addr].Lo(l)
+	}
+	a := uint64(st.AddrScale)*base + uint64(st.AddrImm) + uint64(lane)*uint64(st.LanePitch) + uint64(st.ElemOff(e))
+	return a & st.AddrMask()
+}
+
 // check returns the fault of an access of p.size bytes at addr, if any.
+// Every dialect requires natural alignment (PTX "Addresses as Operands",
+// SASS "Memory addresses must be naturally aligned", vISA "must be
+// word-aligned" for 16-bit atomics); a misaligned lane faults and the
+// replay goes on, so no access ever spans two granules.
 func (p *plan) check(addr uint64) Fault {
 	size := uint64(p.size)
-	if p.alignFault && addr&(size-1) != 0 {
+	if addr&(size-1) != 0 {
 		return FaultMisaligned
+	}
+	if p.window != nil {
+		if f := p.window(addr); f != FaultNone {
+			return f
+		}
 	}
 	if len(p.regions) == 0 {
 		if addr+size-1 < addr { // wraps past the top of the address space
-			if p.dropOOB {
-				return FaultOutOfBounds
-			}
-			return FaultOutOfRange
+			return p.oob()
 		}
 		return FaultNone
 	}
@@ -108,6 +107,10 @@ func (p *plan) check(addr uint64) Fault {
 			return FaultNone
 		}
 	}
+	return p.oob()
+}
+
+func (p *plan) oob() Fault {
 	if p.dropOOB {
 		return FaultOutOfBounds
 	}

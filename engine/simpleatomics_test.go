@@ -275,3 +275,8 @@ func TestShardAndWorkerCountsAgree(t *testing.T) {
 		}
 	}
 }
+
+func readFile(name string) (string, error) {
+	b, err := os.ReadFile(name)
+	return string(b), err
+}

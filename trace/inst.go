@@ -20,14 +20,30 @@ type Input struct {
 	Bits int
 	// Type encodes literals bound to this input (floats are rounded into it).
 	Type Type
+	// Elems is how many values each lane holds: 1 for a plain register;
+	// more for an LSC data register of a vector access (d32x4 holds 4
+	// values per lane). A list then holds ExecSize*Elems values, in the
+	// register's order: element-major (SIMT: element v of lane n is at
+	// v*ExecSize+n) unless Transposed (lane-major: n*Elems+v).
+	Elems      int
+	Transposed bool
+}
+
+// Count is the number of values a list binding of this input holds.
+func (in *Input) Count(execSize int) int {
+	if in.Elems > 1 {
+		return execSize * in.Elems
+	}
+	return execSize
 }
 
 // Src is one source value of one element: an input's per-lane value or an
 // immediate written in the instruction text.
 type Src struct {
-	In  int    // index into Static.Inputs, or -1 for an immediate
-	Imm uint64 // the immediate's bit pattern (low 64 bits)
-	Hi  uint64 // high 64 bits of a 128-bit immediate
+	In   int    // index into Static.Inputs, or -1 for an immediate
+	Imm  uint64 // the immediate's bit pattern (low 64 bits)
+	Hi   uint64 // high 64 bits of a 128-bit immediate
+	Elem int    // which of the input's per-lane values (Input.Elems > 1)
 }
 
 // Static is one distinct instruction text, parsed. It holds everything the
@@ -46,16 +62,27 @@ type Static struct {
 
 	Inputs []Input // the registers and symbols the instruction reads
 
-	Addr     int    // index into Inputs of the address base, or -1 (absolute)
-	AddrImm  int64  // immediate offset added to the base
-	AddrBits int    // width of the address arithmetic: 32 or 64
-	Elems    int    // elements per lane: the vector width, 1 for scalar
-	B, C     []Src  // per element: the first and second source (C only for cas)
-	Pred     int    // index into Inputs of the predicate, or -1
-	PredNeg  bool   // @!p
-	HasDst   bool   // false when the destination is _, RZ, V0, null, %null
-	Dst      string // destination as written
-	Flags    Flags
+	// The effective address of lane n, element e is
+	//   (AddrScale*base(n) + AddrImm + n*LanePitch + ElemOff(e)) mod 2^AddrBits
+	// where base(n) is the address input's value in lane n (lane 0's for
+	// every lane when AddrUniform), or 0 when Addr is -1 (absolute).
+	Addr        int   // index into Inputs of the address base, or -1 (absolute)
+	AddrImm     int64 // immediate offset added to the base
+	AddrScale   int64 // LSC AddrScale; 1 elsewhere
+	AddrBits    int   // width the address wraps at: 16, 32 or 64
+	AddrUniform bool  // one base for all lanes (LSC strided)
+	LanePitch   int64 // LSC strided: bytes between successive lanes
+	Elems       int   // elements per lane: the vector width, 1 for scalar
+	// ElemOffsets gives each element's byte offset from the lane's address
+	// when they are not consecutive (LSC quad channel masks); nil means
+	// element e is at e*Type.Size().
+	ElemOffsets []int64
+	B, C        []Src  // per element: the first and second source (C only for cas)
+	Pred        int    // index into Inputs of the predicate, or -1
+	PredNeg     bool   // @!p
+	HasDst      bool   // false when the destination is _, RZ, V0, null, %null
+	Dst         string // destination as written
+	Flags       Flags
 }
 
 // Flags are per-instruction modifiers that change semantics.
@@ -108,7 +135,31 @@ func (in *Inst) Value(src Src, lane int) (lo, hi uint64) {
 		return src.Imm, src.Hi
 	}
 	v := &in.Vals[src.In]
-	return v.Lo(lane), v.Hi(lane)
+	i := lane
+	if inp := &in.Static.Inputs[src.In]; inp.Elems > 1 {
+		if inp.Transposed {
+			i = lane*inp.Elems + src.Elem
+		} else {
+			i = src.Elem*in.Static.ExecSize + lane
+		}
+	}
+	return v.Lo(i), v.Hi(i)
+}
+
+// ElemOff is the byte offset of element e from its lane's address.
+func (s *Static) ElemOff(e int) int64 {
+	if s.ElemOffsets != nil {
+		return s.ElemOffsets[e]
+	}
+	return int64(e) * int64(s.Type.Size())
+}
+
+// AddrMask is the mask the address arithmetic wraps at.
+func (s *Static) AddrMask() uint64 {
+	if s.AddrBits >= 64 || s.AddrBits <= 0 {
+		return ^uint64(0)
+	}
+	return uint64(1)<<uint(s.AddrBits) - 1
 }
 
 // VecKind is how a Vector stores its per-lane values.

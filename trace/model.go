@@ -137,6 +137,7 @@ const (
 	SpaceGlobal            // PTX .global, SASS generic/global, vISA T255, LSC .ugm/.ugml flat
 	SpaceShared            // PTX .shared{::cta}, SASS shared window, vISA T0, LSC .slm; per group
 	SpaceSurface           // a binding-table surface, bti(N)
+	SpaceCounter           // the append counter of surface N, apndctr(N): LSC lsc_apndctr_atomic_*
 )
 
 // Space is a memory space: a kind and, for surfaces, the binding-table index.
@@ -159,6 +160,8 @@ func (s Space) String() string {
 		return "shared"
 	case SpaceSurface:
 		return fmt.Sprintf("bti(0x%x)", s.Surface)
+	case SpaceCounter:
+		return fmt.Sprintf("apndctr(0x%x)", s.Surface)
 	}
 	return "invalid"
 }
@@ -175,14 +178,17 @@ func ParseSpace(s string) (Space, bool) {
 	case "shared":
 		return Shared, true
 	}
-	var n uint32
-	if len(s) > 5 && s[:4] == "bti(" && s[len(s)-1] == ')' {
-		v, err := strconv.ParseUint(s[4:len(s)-1], 0, 32)
-		if err != nil {
-			return Space{}, false
+	for _, k := range []struct {
+		prefix string
+		kind   SpaceKind
+	}{{"bti(", SpaceSurface}, {"apndctr(", SpaceCounter}} {
+		if len(s) > len(k.prefix)+1 && s[:len(k.prefix)] == k.prefix && s[len(s)-1] == ')' {
+			v, err := strconv.ParseUint(s[len(k.prefix):len(s)-1], 0, 32)
+			if err != nil {
+				return Space{}, false
+			}
+			return Space{Kind: k.kind, Surface: uint32(v)}, true
 		}
-		n = uint32(v)
-		return Space{Kind: SpaceSurface, Surface: n}, true
 	}
 	return Space{}, false
 }

@@ -213,7 +213,7 @@ type builder struct {
 }
 
 func newBuilder(d Dialect) *builder {
-	return &builder{st: &Static{Dialect: d, Addr: -1, Pred: -1, Elems: 1}}
+	return &builder{st: &Static{Dialect: d, Addr: -1, Pred: -1, Elems: 1, AddrScale: 1, AddrBits: 64}}
 }
 
 // input registers name as an input of the given role and width, returning
@@ -224,7 +224,7 @@ func (b *builder) input(name string, role Role, bits int, typ Type) int {
 			return i
 		}
 	}
-	b.st.Inputs = append(b.st.Inputs, Input{Name: name, Role: role, Bits: bits, Type: typ})
+	b.st.Inputs = append(b.st.Inputs, Input{Name: name, Role: role, Bits: bits, Type: typ, Elems: 1})
 	return len(b.st.Inputs) - 1
 }
 

@@ -307,7 +307,7 @@ func (tr *TextReader) instruction(text string) (*Inst, error) {
 		if !ok {
 			return nil, tr.errf(0, "%s reads %s, which is bound nowhere in group %d warp %d", st.Text, inp.Name, tr.group, tr.warp)
 		}
-		v, err := parseVector(b.text, inp, st.ExecSize)
+		v, err := parseVector(b.text, inp, inp.Count(st.ExecSize))
 		if err != nil {
 			if b.line == tr.line {
 				return nil, tr.errf(b.col, "%s=%s: %v", inp.Name, b.text, err)
@@ -328,6 +328,9 @@ func parseVector(s string, inp Input, lanes int) (Vector, error) {
 		}
 		parts := strings.Split(s[1:len(s)-1], ",")
 		if len(parts) != lanes {
+			if inp.Elems > 1 {
+				return Vector{}, fmt.Errorf("the list has %d values; %s holds %d (%d per lane)", len(parts), inp.Name, lanes, inp.Elems)
+			}
 			return Vector{}, fmt.Errorf("the list has %d values; the execution size is %d lanes", len(parts), lanes)
 		}
 		v := Vector{Kind: VecList, List: make([]uint64, lanes)}

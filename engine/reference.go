@@ -1,0 +1,200 @@
+package engine
+
+import (
+	"encoding/binary"
+	"io"
+	"math/bits"
+	"sort"
+
+	"github.com/gpureplay/replay/trace"
+)
+
+// Reference replays src the plain way: one instruction at a time, lanes in
+// ascending order, memory as a map from byte address to byte. It shares no
+// memory code with the sharded engine (package shard is not used) and is
+// the oracle the engine's tests compare against. It writes to sink what
+// Replay writes, and commits or aborts it the same way.
+func Reference(src trace.Source, sink Sink) (Summary, error) {
+	sum, err := reference(src, sink)
+	if err != nil {
+		sink.Abort()
+		return Summary{}, err
+	}
+	return sum, sink.Commit()
+}
+
+type refAddr struct {
+	space trace.Space
+	group int64
+	addr  uint64
+}
+
+func reference(src trace.Source, sink Sink) (Summary, error) {
+	h := src.Header()
+	regions := map[trace.Space][]trace.Region{}
+	for _, r := range h.Regions {
+		regions[r.Space] = append(regions[r.Space], r)
+	}
+	mem := map[refAddr]byte{}
+	touched := map[refAddr]bool{} // word addresses
+	for _, in := range h.Inits {
+		g := in.Group
+		if !in.Space.PerGroup() {
+			g = -1
+		}
+		for i, by := range in.Data {
+			a := refAddr{in.Space, g, in.Addr + uint64(i)}
+			mem[a] = by
+			touched[refAddr{a.space, a.group, a.addr &^ 3}] = true
+		}
+	}
+	plans := map[*trace.Static]*plan{}
+	var sum Summary
+	for {
+		in, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return Summary{}, err
+		}
+		st := in.Static
+		p := plans[st]
+		if p == nil {
+			p, err = newPlan(st, h, regions)
+			if err != nil {
+				return Summary{}, &InstError{Seq: in.Seq, Line: in.Line, Text: st.Text, Err: err}
+			}
+			plans[st] = p
+		}
+		g := in.Group
+		if !st.Space.PerGroup() {
+			g = -1
+		}
+		bi := &binst{Inst: *in}
+		active := in.Active()
+		var results []Result
+		hits := map[uint64]uint32{}
+		var faults uint32
+		for lane := 0; lane < trace.MaxLanes; lane++ {
+			if active&(1<<lane) == 0 {
+				continue
+			}
+			for e := 0; e < st.Elems; e++ {
+				addr := refElemAddr(p, bi, lane, e)
+				hits[addr]++
+				r := Result{Seq: in.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
+				if f := p.check(addr); f != FaultNone {
+					r.Fault = f
+					faults++
+					results = append(results, r)
+					continue
+				}
+				var bv, bh, cv, ch uint64
+				if p.b != nil {
+					bv, bh = in.Value(p.b[e], lane)
+				}
+				if p.c != nil {
+					cv, ch = in.Value(p.c[e], lane)
+				}
+				// Read the old value, little-endian.
+				var buf [16]byte
+				for i := 0; i < int(p.size); i++ {
+					buf[i] = mem[refAddr{st.Space, g, addr + uint64(i)}]
+				}
+				oldLo := binary.LittleEndian.Uint64(buf[:8])
+				oldHi := binary.LittleEndian.Uint64(buf[8:])
+				var newLo, newHi uint64
+				switch p.size {
+				case 1:
+					newLo = uint64(uint8(op16(p.kind, uint16(oldLo), uint16(bv), uint16(cv))))
+				case 2:
+					newLo = uint64(op16(p.kind, uint16(oldLo), uint16(bv), uint16(cv)))
+				case 4:
+					newLo = uint64(op32(p.kind, uint32(oldLo), uint32(bv), uint32(cv)))
+				case 8:
+					newLo = op64(p.kind, oldLo, bv, cv)
+				case 16:
+					newLo, newHi = op128(p.kind, oldLo, oldHi, bv, bh, cv, ch)
+				}
+				binary.LittleEndian.PutUint64(buf[:8], newLo)
+				binary.LittleEndian.PutUint64(buf[8:], newHi)
+				for i := 0; i < int(p.size); i++ {
+					a := refAddr{st.Space, g, addr + uint64(i)}
+					mem[a] = buf[i]
+					touched[refAddr{a.space, a.group, a.addr &^ 3}] = true
+				}
+				switch {
+				case !st.HasDst || p.noRet:
+				case p.retNew:
+					r.Value, r.ValueHi = newLo, newHi
+				default:
+					r.Value, r.ValueHi = oldLo, oldHi
+				}
+				results = append(results, r)
+			}
+		}
+		maxc := uint32(0)
+		for _, n := range hits {
+			maxc = max(maxc, n)
+		}
+		stat := InstStat{Seq: in.Seq, Static: st, Group: in.Group, Warp: in.Warp,
+			Lanes: uint32(bits.OnesCount32(active)), Addresses: uint32(len(hits)), MaxConflict: maxc, Faults: faults}
+		if err := sink.Instructions([]InstStat{stat}); err != nil {
+			return Summary{}, err
+		}
+		if err := sink.Results(results); err != nil {
+			return Summary{}, err
+		}
+		sum.Instructions++
+		sum.Lanes += uint64(stat.Lanes)
+		sum.LaneOps += uint64(len(results))
+		sum.Faults += uint64(faults)
+	}
+	words := make([]refAddr, 0, len(touched))
+	for w := range touched {
+		words = append(words, w)
+	}
+	sort.Slice(words, func(i, j int) bool {
+		a, b := words[i], words[j]
+		if a.space.String() != b.space.String() {
+			return a.space.String() < b.space.String()
+		}
+		if a.group != b.group {
+			return a.group < b.group
+		}
+		return a.addr < b.addr
+	})
+	out := make([]Word, len(words))
+	for i, w := range words {
+		var v uint32
+		for j := uint64(0); j < 4; j++ {
+			v |= uint32(mem[refAddr{w.space, w.group, w.addr + j}]) << (8 * j)
+		}
+		out[i] = Word{Space: w.space, Group: w.group, Addr: w.addr, Value: v}
+	}
+	sum.Words = uint64(len(out))
+	return sum, sink.Memory(out)
+}
+
+// refElemAddr is the Static's address formula, written out again:
+// (scale*base + imm + lane*pitch + elemOff) wrapped to the address width.
+func refElemAddr(p *plan, bi *binst, lane, e int) uint64 {
+	if p.elemAddr != nil {
+		return p.elemAddr(bi, lane, e)
+	}
+	st := p.st
+	base := uint64(0)
+	if st.Addr >= 0 {
+		if st.AddrUniform {
+			base = bi.Vals[st.Addr].Lo(0)
+		} else {
+			base = bi.Vals[st.Addr].Lo(lane)
+		}
+	}
+	a := base*uint64(st.AddrScale) + uint64(st.AddrImm) + uint64(int64(lane)*st.LanePitch) + uint64(st.ElemOff(e))
+	if st.AddrBits < 64 {
+		a %= uint64(1) << uint(st.AddrBits)
+	}
+	return a
+}

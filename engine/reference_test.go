@@ -1,0 +1,222 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gpureplay/replay/trace"
+)
+
+// outcome is a replay's whole output in comparable form.
+type outcome struct {
+	Res   []Result
+	Stats []string
+	Words []Word
+}
+
+func collect(c *Collector) outcome {
+	o := outcome{Res: c.Res, Words: c.Words}
+	if o.Res == nil {
+		o.Res = []Result{}
+	}
+	if o.Words == nil {
+		o.Words = []Word{}
+	}
+	for _, s := range c.Stats {
+		o.Stats = append(o.Stats, fmt.Sprintf("%d %q g%d w%d lanes=%d addrs=%d maxc=%d faults=%d",
+			s.Seq, s.Static.Text, s.Group, s.Warp, s.Lanes, s.Addresses, s.MaxConflict, s.Faults))
+	}
+	return o
+}
+
+func textSource(t testing.TB, src string) trace.Source {
+	t.Helper()
+	tr, err := trace.NewTextReader(strings.NewReader(src), "gen.tasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// equalToReference replays src with the engine under each option set and
+// with the reference interpreter, and reports the first difference.
+func equalToReference(t *testing.T, src string, optSets ...[]Option) {
+	t.Helper()
+	var ref Collector
+	if _, err := Reference(textSource(t, src), &ref); err != nil {
+		t.Fatalf("reference: %v", err)
+	}
+	want := collect(&ref)
+	for _, opts := range optSets {
+		var c Collector
+		if _, err := Replay(textSource(t, src), &c, opts...); err != nil {
+			t.Fatalf("engine: %v", err)
+		}
+		got := collect(&c)
+		if !reflect.DeepEqual(got, want) {
+			describeDiff(t, got, want)
+			t.Fatalf("engine differs from the reference for trace:\n%s", src)
+		}
+	}
+}
+
+func describeDiff(t *testing.T, got, want outcome) {
+	t.Helper()
+	if len(got.Res) != len(want.Res) {
+		t.Errorf("%d results, reference %d", len(got.Res), len(want.Res))
+	}
+	for i := 0; i < min(len(got.Res), len(want.Res)); i++ {
+		if got.Res[i] != want.Res[i] {
+			t.Errorf("result %d: %+v, reference %+v", i, got.Res[i], want.Res[i])
+			break
+		}
+	}
+	for i := 0; i < min(len(got.Stats), len(want.Stats)); i++ {
+		if got.Stats[i] != want.Stats[i] {
+			t.Errorf("stat %d: %s, reference %s", i, got.Stats[i], want.Stats[i])
+			break
+		}
+	}
+	if len(got.Words) != len(want.Words) {
+		t.Errorf("%d words, reference %d", len(got.Words), len(want.Words))
+	}
+	for i := 0; i < min(len(got.Words), len(want.Words)); i++ {
+		if got.Words[i] != want.Words[i] {
+			t.Errorf("word %d: %+v, reference %+v", i, got.Words[i], want.Words[i])
+			break
+		}
+	}
+}
+
+var engineOptSets = [][]Option{
+	{WithShards(1), WithWorkers(1)},
+	{WithShards(3), WithWorkers(2), WithBatchInsts(5)},
+	{WithShards(64), WithWorkers(2), WithBatchInsts(1)},
+	{WithShards(7), WithWorkers(3), WithBatchInsts(64)},
+}
+
+// randomPTX writes a random PTX atom trace: few distinct addresses so lanes
+// conflict, some misaligned or outside the regions, masks, predicates,
+// several groups and warps, every value form.
+func randomPTX(r *rand.Rand, n int) string {
+	var b strings.Builder
+	b.WriteString(".region global 0x1000 0x80\n.region shared 0x0 0x40\n")
+	fmt.Fprintf(&b, ".init global 0x1000 u32 %d %d %d\n", r.Uint32(), r.Uint32(), r.Uint32())
+	type form struct {
+		op, typ string
+		bits    int
+	}
+	forms := []form{
+		{"add", "u32", 32}, {"add", "s32", 32}, {"add", "u64", 64}, {"exch", "b32", 32}, {"exch", "b64", 64},
+		{"cas", "b32", 32}, {"cas", "b64", 64}, {"cas", "b16", 16}, {"min", "u32", 32}, {"min", "s32", 32},
+		{"min", "u64", 64}, {"min", "s64", 64}, {"max", "u32", 32}, {"max", "s32", 32}, {"max", "s64", 64},
+		{"inc", "u32", 32}, {"dec", "u32", 32}, {"and", "b32", 32}, {"or", "b64", 64}, {"xor", "b32", 32},
+		{"cas", "b128", 128}, {"exch", "b128", 128},
+	}
+	val := func(bits int) string {
+		switch r.IntN(4) {
+		case 0:
+			return fmt.Sprint(r.IntN(5))
+		case 1:
+			if bits == 128 {
+				return fmt.Sprintf("0x%x%016x", r.Uint64(), r.Uint64())
+			}
+			return fmt.Sprintf("0x%x", r.Uint64()>>(64-min(bits, 64)))
+		case 2:
+			if bits == 128 {
+				return "1"
+			}
+			return fmt.Sprintf("%d:%d", r.IntN(4), r.IntN(3)-1)
+		}
+		vs := make([]string, 32)
+		for i := range vs {
+			vs[i] = fmt.Sprint(r.IntN(3))
+		}
+		return "[" + strings.Join(vs, ",") + "]"
+	}
+	for i := 0; i < n; i++ {
+		if r.IntN(8) == 0 {
+			fmt.Fprintf(&b, ".group %d\n", r.IntN(3))
+		}
+		if r.IntN(8) == 0 {
+			fmt.Fprintf(&b, ".warp %d\n", r.IntN(2))
+		}
+		f := forms[r.IntN(len(forms))]
+		space := "global"
+		base := uint64(0x1000)
+		if r.IntN(3) == 0 {
+			space, base = "shared", 0
+		}
+		size := uint64(max(f.bits/8, 2))
+		// Mostly aligned addresses inside the region; sometimes misaligned
+		// or past its end.
+		addr := fmt.Sprintf("0x%x", base+uint64(r.IntN(8))*size)
+		switch r.IntN(10) {
+		case 0:
+			addr = fmt.Sprintf("0x%x", base+uint64(r.IntN(8))*size+1)
+		case 1:
+			addr = fmt.Sprintf("0x%x", base+0x78)
+		case 2:
+			addr = fmt.Sprintf("0x%x:%d", base, size)
+		case 3:
+			addr = fmt.Sprintf("0x%x:%d", base, size*uint64(r.IntN(2)))
+		}
+		dst := "d"
+		if r.IntN(6) == 0 {
+			dst = "_"
+		}
+		pred, binds := "", ""
+		if r.IntN(4) == 0 {
+			pred = "@p "
+			if r.IntN(2) == 0 {
+				pred = "@!p "
+			}
+			binds += fmt.Sprintf(" p=0x%x", r.Uint32())
+		}
+		if r.IntN(4) == 0 {
+			binds += fmt.Sprintf(" mask=0x%x", r.Uint32())
+		}
+		srcs := "b"
+		binds += " b=" + val(f.bits)
+		if f.op == "cas" {
+			srcs += ", c"
+			binds += " c=" + val(f.bits)
+		}
+		aop := "[a]"
+		if f.bits == 128 {
+			aop = "a"
+		}
+		fmt.Fprintf(&b, "%satom.%s.%s.%s %s, %s, %s; | a=%s%s\n", pred, space, f.op, f.typ, dst, aop, srcs, addr, binds)
+	}
+	return b.String()
+}
+
+func TestEngineEqualsReferenceOnRandomPTX(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		src := randomPTX(r, 60)
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			equalToReference(t, src, engineOptSets...)
+		})
+	}
+}
+
+func TestEngineEqualsReferenceOnSimpleAtomics(t *testing.T) {
+	src, err := readFile(simpleAtomicsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalToReference(t, src, engineOptSets[:2]...)
+}
+
+func FuzzEngineEqualsReference(f *testing.F) {
+	f.Add(uint64(1), uint8(20))
+	f.Add(uint64(99), uint8(200))
+	f.Fuzz(func(t *testing.T, seed uint64, n uint8) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		equalToReference(t, randomPTX(r, int(n)), engineOptSets...)
+	})
+}
