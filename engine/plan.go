@@ -40,6 +40,12 @@ func newPlan(st *trace.Static, h *trace.Header, regions map[trace.Space][]trace.
 	switch st.Dialect {
 	case trace.DialectPTX:
 		err = planPTX(p)
+	case trace.DialectSASS:
+		err = planSASS(p)
+	case trace.DialectVISA:
+		err = planVISA(p)
+	case trace.DialectLSC:
+		err = planLSC(p)
 	default:
 		err = fmt.Errorf("the %s dialect is not replayed yet", st.Dialect)
 	}

@@ -27,7 +27,7 @@
 //     returned *Block, must happen with the shard's lock held (or with the
 //     shard otherwise confined to one goroutine). [Memory.Blocks] takes
 //     each shard's lock in turn.
-//  4. No allocation on a hit: [Hash], [Memory.ShardIndex], and
+//  4. No allocation on a hit: [Hash], [Hasher.Hash], [Memory.ShardIndex], and
 //     [Shard.Block] or [Shard.Lookup] on a block that exists allocate
 //     nothing. Creating a block allocates only when a chunk fills or the
 //     table grows, which is amortised over many blocks.
@@ -39,5 +39,7 @@
 // [Hash] is xxhash64 (seed 0, as github.com/cespare/xxhash/v2 computes it)
 // of a 16-byte key: uint64(mem) then addr>>GranuleShift, each little
 // endian. It is written out inline for the fixed key length; a test checks
-// it against xxhash.Sum64.
+// it against xxhash.Sum64. A [Hasher] memoises it for runs of accesses
+// to one granule, so a dispatcher routing coalesced lanes hashes once a
+// granule rather than once a lane.
 package shard

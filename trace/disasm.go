@@ -24,6 +24,9 @@ func NewTextWriter(w io.Writer, h *Header) (*TextWriter, error) {
 	for _, r := range h.Regions {
 		fmt.Fprintf(tw.w, ".region %s 0x%x 0x%x\n", r.Space, r.Base, r.Size)
 	}
+	for _, w := range h.Windows {
+		fmt.Fprintf(tw.w, ".window %s 0x%x 0x%x\n", w.Kind, w.Base, w.Size)
+	}
 	for _, in := range h.Inits {
 		if in.Space.PerGroup() && in.Group != tw.group {
 			fmt.Fprintf(tw.w, ".group %d\n", in.Group)

@@ -216,8 +216,23 @@ type Init struct {
 	Text  string // the values as written, for disasm
 }
 
+// Window is a range of the generic (flat) address space that maps to a
+// space other than global: NVIDIA's shared and local windows. A SASS ATOM
+// into one faults with invalid_space (sass-ATOM.txt: "An ATOM instruction
+// must address global memory, otherwise it generates an invalid address
+// space error"). Declared with `.window shared|local BASE SIZE`.
+type Window struct {
+	Kind string // "shared" or "local"
+	Base uint64
+	Size uint64
+}
+
+// Contains reports whether addr lies in the window.
+func (w Window) Contains(addr uint64) bool { return addr >= w.Base && addr-w.Base < w.Size }
+
 // Header is what a trace declares before its first instruction.
 type Header struct {
 	Regions []Region
 	Inits   []Init
+	Windows []Window
 }

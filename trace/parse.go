@@ -66,6 +66,26 @@ func parseStatic(text string) (*Static, error) {
 	t = strings.TrimRight(t, " \t")
 	lx := &lexer{src: t}
 	lx.skipSpace()
+	// Intel predicates come first in parentheses: (P1) or (!P1).
+	if lx.peek() == '(' {
+		end := strings.IndexByte(t[lx.pos:], ')')
+		if end < 0 {
+			return nil, errAt(lx.pos, "unclosed ( in a predicate")
+		}
+		save := lx.pos
+		lx.pos += end + 1
+		lx.skipSpace()
+		opStart := lx.pos
+		opcode := lx.word()
+		lx.pos = save
+		switch {
+		case strings.HasPrefix(opcode, "DWORD_ATOMIC"):
+			return finishStatic(parseVISA(lx, opcode, opStart))(t)
+		case strings.HasPrefix(opcode, "lsc_"):
+			return finishStatic(parseLSC(lx, opcode, opStart))(t)
+		}
+		return nil, errAt(save, "a (P) predicate must precede a DWORD_ATOMIC or lsc_ instruction")
+	}
 	var pred *predRef
 	if lx.peek() == '@' {
 		start := lx.pos
@@ -93,11 +113,15 @@ func parseStatic(text string) (*Static, error) {
 	case opcode == "atom" || strings.HasPrefix(opcode, "atom."):
 		st, err = parsePTX(lx, opcode, opStart, pred)
 	case opcode == "ATOM" || strings.HasPrefix(opcode, "ATOM."):
-		err = errAt(opStart, "SASS ATOM is not supported yet")
+		st, err = parseSASS(lx, opcode, opStart, pred)
+	case pred != nil && (strings.HasPrefix(opcode, "DWORD_ATOMIC") || strings.HasPrefix(opcode, "lsc_")):
+		err = errAt(pred.off, "vISA and LSC predicates are written (P1), not @P1")
 	case strings.HasPrefix(opcode, "DWORD_ATOMIC"):
-		err = errAt(opStart, "vISA DWORD_ATOMIC is not supported yet")
+		lx.pos = opStart
+		st, err = parseVISA(lx, opcode, opStart)
 	case strings.HasPrefix(opcode, "lsc_"):
-		err = errAt(opStart, "LSC %s is not supported yet", opcode)
+		lx.pos = opStart
+		st, err = parseLSC(lx, opcode, opStart)
 	default:
 		err = errAt(opStart, "unknown opcode %q (atom… is PTX, ATOM… SASS, DWORD_ATOMIC… vISA, lsc_… LSC)", opcode)
 	}
@@ -106,6 +130,17 @@ func parseStatic(text string) (*Static, error) {
 	}
 	st.Text = strings.TrimSpace(t)
 	return st, nil
+}
+
+// finishStatic sets the text of a parsed Static.
+func finishStatic(st *Static, err error) func(string) (*Static, error) {
+	return func(t string) (*Static, error) {
+		if err != nil {
+			return nil, err
+		}
+		st.Text = strings.TrimSpace(t)
+		return st, nil
+	}
 }
 
 type predRef struct {

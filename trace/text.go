@@ -169,12 +169,29 @@ func (tr *TextReader) directive(text string) error {
 			tr.warp = n
 		}
 		return nil
+	case ".window":
+		if tr.started {
+			return tr.errf(col(0), ".window must come before the first instruction")
+		}
+		if len(ws) != 4 || (ws[1] != "shared" && ws[1] != "local") {
+			return tr.errf(col(0), ".window takes shared|local BASE SIZE")
+		}
+		base, err := strconv.ParseUint(ws[2], 0, 64)
+		if err != nil {
+			return tr.errf(col(2), "bad window base %q", ws[2])
+		}
+		size, err := strconv.ParseUint(ws[3], 0, 64)
+		if err != nil || size == 0 || base+size-1 < base {
+			return tr.errf(col(3), "bad window size %q (must be >0 and end below 2^64)", ws[3])
+		}
+		tr.hdr.Windows = append(tr.hdr.Windows, Window{Kind: ws[1], Base: base, Size: size})
+		return nil
 	case ".region", ".init":
 		if tr.started {
 			return tr.errf(col(0), "%s must come before the first instruction", ws[0])
 		}
 	default:
-		return tr.errf(col(0), "unknown directive %s (.region, .init, .group, .warp)", ws[0])
+		return tr.errf(col(0), "unknown directive %s (.region, .init, .window, .group, .warp)", ws[0])
 	}
 	if len(ws) < 2 {
 		return tr.errf(col(0), "%s needs a space", ws[0])
