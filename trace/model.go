@@ -213,7 +213,6 @@ type Init struct {
 	Addr  uint64
 	Type  Type
 	Data  []byte // little-endian, len is a multiple of Type.Size()
-	Text  string // the values as written, for disasm
 }
 
 // Window is a range of the generic (flat) address space that maps to a

@@ -246,8 +246,7 @@ func (tr *TextReader) directive(text string) error {
 	if sp.PerGroup() {
 		g = tr.group
 	}
-	tr.hdr.Inits = append(tr.hdr.Inits, Init{Space: sp, Group: g, Addr: addr, Type: typ, Data: data,
-		Text: strings.Join(ws[4:], " ")})
+	tr.hdr.Inits = append(tr.hdr.Inits, Init{Space: sp, Group: g, Addr: addr, Type: typ, Data: data})
 	return nil
 }
 

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pkg/profile"
+
+	"github.com/gpureplay/replay/columnar"
+	"github.com/gpureplay/replay/engine"
+	"github.com/gpureplay/replay/examples"
+	"github.com/gpureplay/replay/trace"
+)
+
+func cmdReplay(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	out := fs.String("o", "", "output directory")
+	format := fs.String("format", "parquet", "parquet, arrow or both")
+	tables := fs.String("tables", "", "comma-separated tables")
+	shards := fs.Int("shards", 64, "memory shards")
+	workers := fs.Int("workers", 0, "workers, 0 = GOMAXPROCS")
+	batch := fs.Int("batch", 4096, "instructions per batch")
+	strict := fs.Bool("strict", false, "stop at the first fault")
+	prof := fs.String("profile", "", "cpu, mem, allocs, block, mutex, trace, goroutine")
+	profDir := fs.String("profile-dir", "profiles", "profile directory")
+	quiet := fs.Bool("q", false, "quiet")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usagef("replay takes one trace, got %d: %s", len(pos), strings.Join(pos, " "))
+	}
+
+	var copts []columnar.Option
+	f, err := columnar.ParseFormat(*format)
+	if err != nil {
+		return usagef("-format: %v", err)
+	}
+	copts = append(copts, columnar.WithFormat(f))
+	if *tables != "" {
+		copts = append(copts, columnar.WithTables(strings.Split(*tables, ",")...))
+	}
+	eopts := []engine.Option{engine.WithShards(*shards), engine.WithWorkers(*workers),
+		engine.WithBatchInsts(*batch), engine.WithStrict(*strict)}
+	// Validate every option before touching the trace or the output.
+	if _, err := engine.New(&trace.Header{}, eopts...); err != nil {
+		return usagef("%v", err)
+	}
+	if *prof != "" {
+		stop, err := startProfile(*prof, *profDir)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+
+	name, src, closeSrc, err := openTrace(pos)
+	if err != nil {
+		return err
+	}
+	defer closeSrc()
+	dir := *out
+	if dir == "" {
+		dir = defaultOutDir(name)
+	}
+	sink, err := columnar.New(dir, copts...)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer cancel()
+	sum, err := engine.Replay(&cancelSource{Source: src, ctx: ctx}, sink, eopts...)
+	if err != nil {
+		return fmt.Errorf("%s: %w (no tables written)", name, err)
+	}
+	if !*quiet {
+		printSummary(stdout, name, dir, f, *tables, sum)
+	}
+	return nil
+}
+
+// openTrace opens the trace named by pos (none: the embedded demo; "-":
+// standard input), recognising binary traces by their zstd magic.
+func openTrace(pos []string) (name string, src trace.Source, closeFn func(), err error) {
+	closeFn = func() {}
+	var r io.Reader
+	switch {
+	case len(pos) == 0:
+		name = "demo"
+		r = bytes.NewReader(examples.SimpleAtomicIntrinsics())
+	case pos[0] == "-":
+		name = "stdin"
+		r = os.Stdin
+	default:
+		name = pos[0]
+		f, err := os.Open(pos[0])
+		if err != nil {
+			return "", nil, closeFn, err
+		}
+		closeFn = func() { f.Close() }
+		r = f
+	}
+	br := bufio.NewReaderSize(r, 1<<20)
+	head, _ := br.Peek(4)
+	if trace.IsBinary(head) {
+		src, err = trace.NewBinaryReader(br, trace.WithName(filepath.Base(name)))
+	} else {
+		src, err = trace.NewTextReader(br, filepath.Base(name))
+	}
+	if err != nil {
+		closeFn()
+		return "", nil, func() {}, err
+	}
+	if len(pos) == 0 {
+		name = "demo (" + examples.SimpleAtomicIntrinsicsName + ", embedded)"
+	}
+	return name, src, closeFn, nil
+}
+
+// defaultOutDir is ./NAME.tables for a trace NAME.ext…, ./demo.tables for the demo.
+func defaultOutDir(name string) string {
+	if strings.HasPrefix(name, "demo") {
+		return "demo.tables"
+	}
+	if name == "stdin" {
+		return "stdin.tables"
+	}
+	base := filepath.Base(name)
+	if i := strings.IndexByte(base, '.'); i > 0 {
+		base = base[:i]
+	}
+	return base + ".tables"
+}
+
+// cancelSource stops a replay when ctx is cancelled (Ctrl-C): the engine
+// then aborts the sink and no table is left behind.
+type cancelSource struct {
+	trace.Source
+	ctx context.Context
+	n   uint32
+}
+
+func (s *cancelSource) Next() (*trace.Inst, error) {
+	s.n++
+	if s.n&1023 == 0 {
+		if err := s.ctx.Err(); err != nil {
+			return nil, fmt.Errorf("interrupted")
+		}
+	}
+	return s.Source.Next()
+}
+
+func startProfile(kind, dir string) (func(), error) {
+	modes := map[string]func(*profile.Profile){
+		"cpu": profile.CPUProfile, "mem": profile.MemProfile, "allocs": profile.MemProfileAllocs,
+		"block": profile.BlockProfile, "mutex": profile.MutexProfile, "trace": profile.TraceProfile,
+		"goroutine": profile.GoroutineProfile,
+	}
+	mode, ok := modes[kind]
+	if !ok {
+		return nil, usagef("-profile: unknown kind %q (cpu, mem, allocs, block, mutex, trace, goroutine)", kind)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	p := profile.Start(mode, profile.ProfilePath(dir), profile.NoShutdownHook)
+	return p.Stop, nil
+}
+
+func printSummary(w io.Writer, name, dir string, f columnar.Format, tables string, s engine.Summary) {
+	secs := s.Elapsed.Seconds()
+	rate := 0.0
+	if secs > 0 {
+		rate = float64(s.LaneOps) / secs
+	}
+	fmt.Fprintf(w, "replayed %s\n", name)
+	fmt.Fprintf(w, "  instructions  %d\n", s.Instructions)
+	fmt.Fprintf(w, "  lanes         %d (%d lane-ops)\n", s.Lanes, s.LaneOps)
+	fmt.Fprintf(w, "  faults        %d\n", s.Faults)
+	fmt.Fprintf(w, "  memory words  %d\n", s.Words)
+	fmt.Fprintf(w, "  time          %s (%s lane-ops/s)\n", s.Elapsed.Round(time.Microsecond), humanRate(rate))
+	names := columnar.TableNames()
+	if tables != "" {
+		names = strings.Split(tables, ",")
+	}
+	var files []string
+	for _, n := range names {
+		switch f {
+		case columnar.FormatArrow:
+			files = append(files, n+".arrow")
+		case columnar.FormatBoth:
+			files = append(files, n+".parquet", n+".arrow")
+		default:
+			files = append(files, n+".parquet")
+		}
+	}
+	fmt.Fprintf(w, "  wrote         %s/{%s}\n", dir, strings.Join(files, ","))
+}
+
+func humanRate(r float64) string {
+	switch {
+	case r >= 1e9:
+		return fmt.Sprintf("%.2f G", r/1e9)
+	case r >= 1e6:
+		return fmt.Sprintf("%.2f M", r/1e6)
+	case r >= 1e3:
+		return fmt.Sprintf("%.2f k", r/1e3)
+	}
+	return fmt.Sprintf("%.0f", r)
+}

@@ -1,0 +1,94 @@
+package trace
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+)
+
+// FuzzBinaryReader feeds arbitrary bytes to the stream reader and the
+// index: they must return an error or io.EOF, never panic or hang. Seeds
+// are small valid traces; the fake parser gives any text a static, so
+// mutated static tables reach the instruction decoder.
+func FuzzBinaryReader(f *testing.F) {
+	insts := testInsts()
+	f.Add(writeTrace(f, testHeader, insts, WithChunkInsts(3)))
+	f.Add(writeTrace(f, nil, insts[:4], WithChunkInsts(1)))
+	f.Add(writeTrace(f, &Header{}, nil))
+	// A chunk whose static comes from the synthetic parser.
+	syn, _ := fakeParse("abc")
+	f.Add(writeTrace(f, nil, []*Inst{{Static: syn, Mask: 3, Vals: []Vector{{Kind: VecStride, Base: 1, Stride: 2}, {Kind: VecBroadcast, Base: 7}, {Kind: VecBroadcast, Base: 7, BaseHi: 8}}}}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := NewBinaryReader(bytes.NewReader(data), WithStaticParser(fakeParse))
+		if err == nil {
+			n := 0
+			for {
+				in, err := r.Next()
+				if err != nil {
+					checkFuzzErr(t, err)
+					break
+				}
+				if len(in.Vals) != len(in.Static.Inputs) {
+					t.Fatalf("instruction %d: %d values for %d inputs", n, len(in.Vals), len(in.Static.Inputs))
+				}
+				n++
+			}
+		} else {
+			checkFuzzErr(t, err)
+		}
+		x, err := OpenBinaryIndex(bytes.NewReader(data), int64(len(data)), WithStaticParser(fakeParse))
+		if err != nil {
+			checkFuzzErr(t, err)
+			return
+		}
+		for i := x.NumChunks() - 1; i >= 0; i-- {
+			cr, err := x.Reader(i, i+1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for {
+				if _, err := cr.Next(); err != nil {
+					checkFuzzErr(t, err)
+					break
+				}
+			}
+		}
+	})
+}
+
+func checkFuzzErr(t *testing.T, err error) {
+	var be *BinaryError
+	if err != io.EOF && !errors.As(err, &be) {
+		t.Fatalf("error %v (%T) is not a *BinaryError", err, err)
+	}
+}
+
+// FuzzBinaryChunk fuzzes one chunk's payload (static table and
+// instructions) behind a valid header, valid checksums and a valid seek
+// table, so mutations reach the instruction decoder instead of stopping at
+// a checksum.
+func FuzzBinaryChunk(f *testing.F) {
+	good := writeTrace(f, testHeader, testInsts(), WithChunkInsts(3))
+	fs := splitFrames(f, good)
+	for _, fr := range fs[1 : len(fs)-1] {
+		raw := fr.raw
+		f.Add(uint32(3), raw[chunkFixedLen:])
+	}
+	hdr := fs[0].raw
+	f.Fuzz(func(t *testing.T, count uint32, payload []byte) {
+		rec := chunkRecord(0, 0, count, 0, nil, nil)[:chunkFixedLen]
+		rec = reseal(fixLen(append(rec, payload...)))
+		data := joinFrames(t, [][]byte{hdr, rec})
+		r, err := NewBinaryReader(bytes.NewReader(data), WithStaticParser(fakeParse))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if _, err := r.Next(); err != nil {
+				checkFuzzErr(t, err)
+				return
+			}
+		}
+	})
+}

@@ -1,0 +1,791 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Test statics, built directly so these tests do not depend on the text
+// parser; fakeParse maps their texts back.
+var (
+	stAdd = &Static{Text: "atom.global.add.s32 d,[a],1", Dialect: DialectPTX, Op: OpAdd, Type: TypeS32, Space: Global,
+		ExecSize: 32, Inputs: []Input{{Name: "a", Role: RoleAddr, Bits: 64, Type: TypeU64}},
+		Addr: 0, AddrBits: 64, Elems: 1, B: []Src{{In: -1, Imm: 1}}, Pred: -1, HasDst: true, Dst: "d"}
+	stCAS = &Static{Text: "@p atom.global.cas.b32 d,[q],x,y", Dialect: DialectPTX, Op: OpCAS, Type: TypeB32, Space: Global,
+		ExecSize: 32, Inputs: []Input{{Name: "q", Role: RoleAddr, Bits: 64, Type: TypeU64}, {Name: "x", Role: RoleSrcB, Bits: 32, Type: TypeB32},
+			{Name: "y", Role: RoleSrcC, Bits: 32, Type: TypeB32}, {Name: "p", Role: RolePred, Bits: 32, Type: TypeU32}},
+		Addr: 0, AddrBits: 64, Elems: 1, B: []Src{{In: 1}}, C: []Src{{In: 2}}, Pred: 3, HasDst: true, Dst: "d"}
+	stExch128 = &Static{Text: "atom.global.exch.b128 d,[a],b", Dialect: DialectPTX, Op: OpExch, Type: TypeB128, Space: Global,
+		ExecSize: 32, Inputs: []Input{{Name: "a", Role: RoleAddr, Bits: 64, Type: TypeU64}, {Name: "b", Role: RoleSrcB, Bits: 128, Type: TypeB128}},
+		Addr: 0, AddrBits: 64, Elems: 1, B: []Src{{In: 1}}, Pred: -1, HasDst: true, Dst: "d"}
+	stLSC = &Static{Text: "lsc_atomic_iadd.ugm (M1,16) V13:d32 bti(0x4)[V12]:a32 V14", Dialect: DialectLSC, Op: OpAdd, Type: TypeU32,
+		Space: Space{Kind: SpaceSurface, Surface: 4}, ExecSize: 16,
+		Inputs:   []Input{{Name: "V12", Role: RoleAddr, Bits: 32, Type: TypeU32}, {Name: "V14", Role: RoleSrcB, Bits: 32, Type: TypeU32}},
+		AddrBits: 32, Elems: 1, B: []Src{{In: 1}}, Pred: -1, HasDst: true, Dst: "V13"}
+	stVec = &Static{Text: "atom.shared.v2.f32.add d,[x+4],{1.0,2.0}", Dialect: DialectPTX, Op: OpAdd, Type: TypeF32, Space: Shared,
+		ExecSize: 32, Inputs: []Input{{Name: "x", Role: RoleAddr, Bits: 32, Type: TypeU32}},
+		Addr: 0, AddrImm: 4, AddrBits: 32, Elems: 2, B: []Src{{In: -1, Imm: 0x3f800000}, {In: -1, Imm: 0x40000000}}, Pred: -1, HasDst: true, Dst: "d"}
+
+	testStatics = []*Static{stAdd, stCAS, stExch128, stLSC, stVec}
+)
+
+// fakeParse stands in for ParseStatic: the test statics by text; any other
+// text gets a synthetic static derived from its bytes, so fuzzed chunks
+// exercise every decoding path.
+func fakeParse(text string) (*Static, error) {
+	for _, s := range testStatics {
+		if s.Text == text {
+			return s, nil
+		}
+	}
+	if len(text) < 3 || text[0] == '!' {
+		return nil, fmt.Errorf("fake parser: cannot parse %q", text)
+	}
+	s := &Static{Text: text, Dialect: DialectLSC, Op: OpAdd, Type: TypeU32, Space: Global,
+		ExecSize: 1 + int(text[0])%MaxLanes, Elems: 1 + int(text[1])%4, Pred: -1}
+	for i := 0; i < int(text[2])%4; i++ {
+		s.Inputs = append(s.Inputs, Input{Name: fmt.Sprint("V", i), Bits: []int{32, 64, 128}[(int(text[2])+i)%3]})
+	}
+	return s, nil
+}
+
+var testHeader = &Header{
+	Regions: []Region{
+		{Space: Global, Base: 0x1000, Size: 0x10000},
+		{Space: Shared, Base: 0, Size: 0xc000},
+		{Space: Space{Kind: SpaceSurface, Surface: 4}, Base: 0, Size: 1 << 20},
+	},
+	Inits: []Init{
+		{Space: Global, Group: -1, Addr: 0x1000, Type: TypeU32, Data: []byte{1, 0, 0, 0, 2, 0, 0, 0}},
+		{Space: Shared, Group: 3, Addr: 0x40, Type: TypeF32, Data: []byte{0, 0, 0xc0, 0x3f}},
+		{Space: Space{Kind: SpaceSurface, Surface: 4}, Group: -1, Addr: 8, Type: TypeB128, Data: bytes.Repeat([]byte{0xab}, 16)},
+		{Space: Space{Kind: SpaceCounter, Surface: 0xa0}, Group: -1, Addr: 0, Type: TypeU32, Data: []byte{7, 0, 0, 0}},
+	},
+	Windows: []Window{{Kind: "shared", Base: 0x1000000, Size: 0x10000}, {Kind: "local", Base: 0x2000000, Size: 0x1000}},
+}
+
+func lanes(n int, f func(i int) uint64) []uint64 {
+	l := make([]uint64, n)
+	for i := range l {
+		l[i] = f(i)
+	}
+	return l
+}
+
+// testInsts covers every vector kind, negative strides, 128-bit values with
+// high halves, masks, predicates, and groups and warps going both ways.
+func testInsts() []*Inst {
+	return []*Inst{
+		{Static: stAdd, Group: 0, Warp: 0, Mask: 0xffffffff, Vals: []Vector{{Kind: VecStride, Base: 0x1000, Stride: 4}}},
+		{Static: stAdd, Group: 5, Warp: 3, Mask: 0x0000ffff, Vals: []Vector{{Kind: VecStride, Base: 0x2000, Stride: uint64(^uint64(0) - 7)}}}, // stride -8
+		{Static: stCAS, Group: 5, Warp: 1, Mask: 0xffffffff, Vals: []Vector{
+			{Kind: VecBroadcast, Base: 0x3000},
+			{Kind: VecList, List: lanes(32, func(i int) uint64 { return uint64(31-i) * 1000 })},
+			{Kind: VecStride, Base: 7, Stride: 1},
+			{Kind: VecBroadcast, Base: 0xf0f0f0f0}}},
+		{Static: stExch128, Group: 2, Warp: 7, Mask: 0x80000001, Vals: []Vector{
+			{Kind: VecStride, Base: 0x4000, Stride: 16},
+			{Kind: VecBroadcast, Base: 0x1111, BaseHi: 0xdeadbeef00000000}}},
+		{Static: stExch128, Group: -9, Warp: 0, Mask: 0xffffffff, Vals: []Vector{
+			{Kind: VecList, List: lanes(32, func(i int) uint64 { return 0x8000 - uint64(i)*16 })},
+			{Kind: VecList, List: lanes(32, func(i int) uint64 { return ^uint64(i) }), ListHi: lanes(32, func(i int) uint64 { return uint64(i) << 60 })}}},
+		{Static: stExch128, Group: 1 << 40, Warp: -1, Mask: 0x1, Vals: []Vector{
+			{Kind: VecBroadcast, Base: 0x5000},
+			{Kind: VecStride, Base: ^uint64(0), Stride: ^uint64(0), BaseHi: 1}}},
+		{Static: stExch128, Group: 1, Warp: 1, Mask: 0x3, Vals: []Vector{
+			{Kind: VecBroadcast, Base: 0x5000},
+			{Kind: VecList, List: lanes(32, func(i int) uint64 { return uint64(i) }), BaseHi: 42}}},
+		{Static: stLSC, Group: 0, Warp: 2, Mask: 0xffff, Vals: []Vector{
+			{Kind: VecStride, Base: 0, Stride: 4},
+			{Kind: VecList, List: lanes(16, func(i int) uint64 { return uint64(i * i) })}}},
+		{Static: stVec, Group: 3, Warp: 0, Mask: 0x0f0f0f0f, Vals: []Vector{{Kind: VecBroadcast, Base: 0x40}}},
+		{Static: stAdd, Group: 0, Warp: 0, Mask: 0, Vals: []Vector{{Kind: VecBroadcast, Base: 0}}},
+	}
+}
+
+func writeTrace(t testing.TB, h *Header, insts []*Inst, opts ...WriterOption) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := NewBinaryWriter(&buf, h, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range insts {
+		if err := w.Write(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// cloneInst deep-copies an instruction a reader is about to reuse.
+func cloneInst(in *Inst) *Inst {
+	c := *in
+	c.Vals = slices.Clone(in.Vals)
+	for i := range c.Vals {
+		c.Vals[i].List = slices.Clone(c.Vals[i].List)
+		c.Vals[i].ListHi = slices.Clone(c.Vals[i].ListHi)
+	}
+	return &c
+}
+
+func readTrace(data []byte, opts ...ReaderOption) (*Header, []*Inst, error) {
+	r, err := NewBinaryReader(bytes.NewReader(data), append([]ReaderOption{WithStaticParser(fakeParse)}, opts...)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []*Inst
+	for {
+		in, err := r.Next()
+		if err == io.EOF {
+			return r.Header(), out, nil
+		}
+		if err != nil {
+			return r.Header(), out, err
+		}
+		out = append(out, cloneInst(in))
+	}
+}
+
+// wantInsts is what reading back insts gives: Seq from 0, Line 0.
+func wantInsts(insts []*Inst) []*Inst {
+	var want []*Inst
+	for i, in := range insts {
+		c := cloneInst(in)
+		c.Seq, c.Line = uint64(i), 0
+		want = append(want, c)
+	}
+	return want
+}
+
+func TestBinaryRoundTrip(t *testing.T) {
+	insts := testInsts()
+	// The writer ignores Seq and Line.
+	insts[0].Seq, insts[0].Line = 99, 12
+	for _, tc := range []struct {
+		name   string
+		hdr    *Header
+		insts  []*Inst
+		opts   []WriterOption
+		chunks int
+	}{
+		{"chunks of 3", testHeader, insts, []WriterOption{WithChunkInsts(3)}, 4},
+		{"chunks of 1", testHeader, insts, []WriterOption{WithChunkInsts(1), WithEncoderLevel(zstd.SpeedFastest)}, 10},
+		{"one chunk", testHeader, insts, []WriterOption{WithEncoderLevel(zstd.SpeedBestCompression)}, 1},
+		{"no instructions", testHeader, nil, nil, 0},
+		{"empty header", &Header{}, insts[:2], nil, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := writeTrace(t, tc.hdr, tc.insts, tc.opts...)
+			if !IsBinary(data) {
+				t.Fatalf("IsBinary(% x) = false", data[:4])
+			}
+			h, got, err := readTrace(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(h, tc.hdr) {
+				t.Errorf("header:\n got %+v\nwant %+v", h, tc.hdr)
+			}
+			want := wantInsts(tc.insts)
+			if len(got) != len(want) {
+				t.Fatalf("read %d instructions, wrote %d", len(got), len(want))
+			}
+			for i := range want {
+				if !reflect.DeepEqual(got[i], want[i]) {
+					t.Errorf("instruction %d:\n got %+v\nwant %+v", i, got[i], want[i])
+				}
+				if got[i].Static != want[i].Static {
+					t.Errorf("instruction %d: Static %p, want the parser's %p", i, got[i].Static, want[i].Static)
+				}
+			}
+			x, err := OpenBinaryIndex(bytes.NewReader(data), int64(len(data)), WithStaticParser(fakeParse))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x.NumChunks() != tc.chunks {
+				t.Errorf("%d chunks, want %d", x.NumChunks(), tc.chunks)
+			}
+		})
+	}
+}
+
+// TestBinaryDropsMeaningless pins what the format does not store: fields
+// a vector's kind and width give no meaning.
+func TestBinaryDropsMeaningless(t *testing.T) {
+	in := &Inst{Static: stExch128, Mask: 1, Vals: []Vector{
+		// A 64-bit input: Stride, List and BaseHi are dropped.
+		{Kind: VecBroadcast, Base: 1, Stride: 5, List: []uint64{1}, BaseHi: 9},
+		// BaseHi beside ListHi is dropped.
+		{Kind: VecList, List: lanes(32, func(int) uint64 { return 3 }), BaseHi: 7, ListHi: lanes(32, func(int) uint64 { return 4 })},
+	}}
+	_, got, err := readTrace(writeTrace(t, nil, []*Inst{in}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Vector{
+		{Kind: VecBroadcast, Base: 1},
+		{Kind: VecList, List: in.Vals[1].List, ListHi: in.Vals[1].ListHi},
+	}
+	if !reflect.DeepEqual(got[0].Vals, want) {
+		t.Errorf("got %+v\nwant %+v", got[0].Vals, want)
+	}
+	for lane := range 32 {
+		for i := range want {
+			if a, b := got[0].Vals[i].Lo(lane), in.Vals[i].Lo(lane); a != b {
+				t.Errorf("input %d lane %d: Lo %#x, want %#x", i, lane, a, b)
+			}
+		}
+		if a, b := got[0].Vals[1].Hi(lane), in.Vals[1].Hi(lane); a != b {
+			t.Errorf("lane %d: Hi %#x, want %#x", lane, a, b)
+		}
+	}
+}
+
+func TestBinaryWriterRejects(t *testing.T) {
+	noText := *stAdd
+	noText.Text = ""
+	wide := *stAdd
+	wide.ExecSize = 33
+	for _, tc := range []struct {
+		name string
+		in   *Inst
+		want string
+	}{
+		{"nil static", &Inst{}, "no Static"},
+		{"values", &Inst{Static: stCAS, Vals: []Vector{{}}}, "1 values for 4 inputs"},
+		{"list length", &Inst{Static: stAdd, Vals: []Vector{{Kind: VecList, List: []uint64{1, 2}}}}, "input a has 2 values, want 32"},
+		{"high list length", &Inst{Static: stExch128, Vals: []Vector{{}, {Kind: VecList, List: make([]uint64, 32), ListHi: make([]uint64, 3)}}}, "3 high values"},
+		{"kind", &Inst{Static: stAdd, Vals: []Vector{{Kind: 9}}}, "unknown vector kind 9"},
+		{"no text", &Inst{Static: &noText, Vals: []Vector{{}}}, "no text"},
+		{"exec size", &Inst{Static: &wide, Vals: []Vector{{}}}, "execution size 33"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			w, err := NewBinaryWriter(&buf, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = w.Write(tc.in)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Write: %v, want an error with %q", err, tc.want)
+			}
+			// A rejected instruction leaves the writer usable.
+			if err := w.Write(testInsts()[0]); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if _, got, err := readTrace(buf.Bytes()); err != nil || len(got) != 1 {
+				t.Fatalf("read %d instructions, %v", len(got), err)
+			}
+		})
+	}
+	for _, opt := range []WriterOption{WithChunkInsts(0), WithChunkInsts(MaxChunkInsts + 1), WithEncoderLevel(0)} {
+		if _, err := NewBinaryWriter(io.Discard, nil, opt); err == nil {
+			t.Error("NewBinaryWriter accepted a bad option")
+		}
+	}
+	if _, err := NewBinaryWriter(io.Discard, &Header{Inits: []Init{{Space: Global, Type: TypeU32, Data: []byte{1}}}}); err == nil ||
+		!strings.Contains(err.Error(), "1 data bytes is not a whole number of u32") {
+		t.Errorf("bad init: %v", err)
+	}
+}
+
+// TestBinaryZstdCompatible checks that a binary trace is a plain zstd file:
+// both the zstd CLI and klauspost's stream decoder read it, and give the
+// records back to back.
+func TestBinaryZstdCompatible(t *testing.T) {
+	data := writeTrace(t, testHeader, testInsts(), WithChunkInsts(3))
+	var records []byte
+	for _, f := range splitFrames(t, data) {
+		records = append(records, f.raw...)
+	}
+	if !bytes.HasPrefix(records, []byte("RPLTRACE")) {
+		t.Fatal("first record is not the header")
+	}
+	t.Run("klauspost", func(t *testing.T) {
+		d, err := zstd.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		got, err := io.ReadAll(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, records) {
+			t.Errorf("decoded %d bytes, want the %d bytes of the records", len(got), len(records))
+		}
+	})
+	t.Run("cli", func(t *testing.T) {
+		if _, err := exec.LookPath("zstd"); err != nil {
+			t.Skip("zstd not in PATH")
+		}
+		cmd := exec.Command("zstd", "-d", "-c")
+		cmd.Stdin = bytes.NewReader(data)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		got, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("zstd -d -c: %v: %s", err, stderr.Bytes())
+		}
+		if !bytes.Equal(got, records) {
+			t.Errorf("zstd -d gave %d bytes, want the %d bytes of the records", len(got), len(records))
+		}
+	})
+}
+
+// frame is one frame of a binary trace: its bytes and, for zstd frames,
+// its decompressed content.
+type frame struct {
+	z, raw []byte
+}
+
+type frames []frame
+
+// entries are the seek table entries of zstd frames fs.
+func (fs frames) entries() []seekEntry {
+	var es []seekEntry
+	for _, f := range fs {
+		es = append(es, seekEntry{csize: uint32(len(f.z)), dsize: uint32(len(f.raw)), check: uint32(xxhash.Sum64(f.raw))})
+	}
+	return es
+}
+
+// splitFrames cuts a good binary trace into its frames with the seek table;
+// the seek table is the last frame, raw nil.
+func splitFrames(t testing.TB, data []byte) frames {
+	t.Helper()
+	n := int(binary.LittleEndian.Uint32(data[len(data)-9:]))
+	tlen := 8 + n*12 + 9
+	entries, _, err := parseSeekTable(data[len(data)-tlen:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := zstd.NewReader(nil)
+	defer d.Close()
+	var fs frames
+	off := 0
+	for _, e := range entries {
+		z := data[off : off+int(e.csize)]
+		raw, err := d.DecodeAll(z, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs = append(fs, frame{z: slices.Clone(z), raw: raw})
+		off += int(e.csize)
+	}
+	return append(fs, frame{z: slices.Clone(data[off:])})
+}
+
+var testEncoder = sync.OnceValue(func() *zstd.Encoder {
+	e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest))
+	if err != nil {
+		panic(err)
+	}
+	return e
+})
+
+// joinFrames compresses each record and appends a fresh seek table.
+func joinFrames(t testing.TB, records [][]byte) []byte {
+	t.Helper()
+	e := testEncoder()
+	var out []byte
+	var entries []seekEntry
+	for _, r := range records {
+		z := e.EncodeAll(r, nil)
+		out = append(out, z...)
+		entries = append(entries, seekEntry{csize: uint32(len(z)), dsize: uint32(len(r)), check: uint32(xxhash.Sum64(r))})
+	}
+	return appendSeekTable(out, entries)
+}
+
+// reseal recomputes a record's checksum after a test patched it.
+func reseal(rec []byte) []byte {
+	fixed := chunkFixedLen
+	if bytes.HasPrefix(rec, []byte(headerMagic)) {
+		fixed = headerFixedLen
+	}
+	d := xxhash.New()
+	d.Write(rec[:fixed-8])
+	d.Write(rec[fixed:])
+	binary.LittleEndian.PutUint64(rec[fixed-8:], d.Sum64())
+	return rec
+}
+
+// fixLen sets a record's payload length after a test changed its size.
+func fixLen(rec []byte) []byte {
+	if bytes.HasPrefix(rec, []byte(headerMagic)) {
+		binary.LittleEndian.PutUint32(rec[12:], uint32(len(rec)-headerFixedLen))
+	} else {
+		binary.LittleEndian.PutUint32(rec[28:], uint32(len(rec)-chunkFixedLen))
+	}
+	return rec
+}
+
+// chunkRecord builds a sealed chunk record by hand.
+func chunkRecord(index uint32, first uint64, count uint32, laneOps uint64, texts []string, insts []byte) []byte {
+	b := []byte(chunkMagic)
+	b = binary.LittleEndian.AppendUint32(b, index)
+	b = binary.LittleEndian.AppendUint64(b, first)
+	b = binary.LittleEndian.AppendUint32(b, count)
+	b = binary.LittleEndian.AppendUint64(b, laneOps)
+	b = binary.LittleEndian.AppendUint32(b, 0)
+	b = binary.LittleEndian.AppendUint64(b, 0)
+	b = binary.AppendUvarint(b, uint64(len(texts)))
+	for _, s := range texts {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = append(b, insts...)
+	binary.LittleEndian.PutUint32(b[28:], uint32(len(b)-chunkFixedLen))
+	return reseal(b)
+}
+
+func TestBinaryBadInput(t *testing.T) {
+	good := writeTrace(t, testHeader, testInsts(), WithChunkInsts(3)) // header, 4 chunks, seek table
+	fs := splitFrames(t, good)
+	if len(fs) != 6 {
+		t.Fatalf("%d frames, want 6", len(fs))
+	}
+	off := func(i int) int64 { // offset of frame i
+		var o int64
+		for _, f := range fs[:i] {
+			o += int64(len(f.z))
+		}
+		return o
+	}
+	records := func() [][]byte {
+		var rs [][]byte
+		for _, f := range fs[:len(fs)-1] {
+			rs = append(rs, slices.Clone(f.raw))
+		}
+		return rs
+	}
+	patched := func(frame int, patch func([]byte) []byte) []byte {
+		rs := records()
+		rs[frame] = patch(rs[frame])
+		return joinFrames(t, rs)
+	}
+	// A one-instruction chunk 0 of stAdd (mask 1: one lane op), insts given.
+	inst0 := func(insts []byte, count uint32, ops uint64) []byte {
+		return joinFrames(t, [][]byte{fs[0].raw, chunkRecord(0, 0, count, ops, []string{stAdd.Text}, insts)})
+	}
+	flipped := slices.Clone(good)
+	flipped[off(2)+int64(len(fs[2].z)/2)] ^= 0x10
+	hugeFCS := append(slices.Clone(good[:off(1)]), 0x28, 0xb5, 0x2f, 0xfd, 0xc0|0x20, 0, 0, 0, 0, 0, 1, 0, 0) // FCS 2^40
+	swapped := records()
+	swapped[2], swapped[3] = swapped[3], swapped[2]
+	badSeek := slices.Clone(good)
+	badSeek[len(badSeek)-9-12+8] ^= 1                                                  // checksum of the last chunk's entry
+	midSkip := append(slices.Clone(good[:off(2)]), 0x50, 0x2a, 0x4d, 0x18, 0, 0, 0, 0) // an empty skippable frame
+	midSkip = append(midSkip, good[off(2):]...)
+
+	for _, tc := range []struct {
+		name   string
+		data   []byte
+		chunk  int
+		offset int64 // -1: not checked
+		want   string
+	}{
+		{"empty", nil, BinaryChunkHeader, 0, "empty input"},
+		{"text", []byte("atom.global.add.s32 d,[a],1; | a=0\n"), BinaryChunkHeader, 0, "not a binary trace"},
+		{"truncated in magic", good[:3], BinaryChunkHeader, 0, "truncated"},
+		{"truncated in header", good[:off(1)-5], BinaryChunkHeader, 0, "truncated"},
+		{"truncated after header", good[:off(1)], 0, off(1), "ends without a seek table after 0 chunks"},
+		{"truncated in chunk 1", good[:off(2)+7], 1, off(2), "truncated: the file ends 7 bytes into the frame"},
+		{"truncated before seek table", good[:off(5)], 4, off(5), "ends without a seek table after 4 chunks"},
+		{"truncated in seek table", good[:len(good)-1], BinaryChunkSeekTable, off(5), "truncated"},
+		{"flipped bit in chunk 1", flipped, 1, off(2), "chunk 1 at offset"},
+		{"flipped payload bit in chunk 2", patched(3, func(r []byte) []byte { r[len(r)-3] ^= 4; return r }), 2, -1, "checksum mismatch"},
+		{"flipped header bit", patched(0, func(r []byte) []byte { r[30] ^= 1; return r }), BinaryChunkHeader, 0, "checksum mismatch"},
+		{"header magic", patched(0, func(r []byte) []byte { r[0] = 'X'; return r }), BinaryChunkHeader, 0, `bad magic "XPLTRACE"`},
+		{"version", patched(0, func(r []byte) []byte { r[8] = 2; return r }), BinaryChunkHeader, 0, "unsupported format version 2"},
+		{"header flags", patched(0, func(r []byte) []byte { r[10] = 1; return reseal(r) }), BinaryChunkHeader, 0, "unknown header flags 0x0001"},
+		{"header payload length", patched(0, func(r []byte) []byte { r[15] = 0x80; return reseal(r) }), BinaryChunkHeader, 0, "payload length 2147483"},
+		{"region count", patched(0, func(r []byte) []byte {
+			return reseal(fixLen(slices.Concat(r[:headerFixedLen], binary.AppendUvarint(nil, 1<<40), r[headerFixedLen+1:])))
+		}), BinaryChunkHeader, 0, "1099511627776 regions cannot fit"},
+		{"huge instruction count", patched(2, func(r []byte) []byte { binary.LittleEndian.PutUint32(r[16:], 1<<31); return reseal(r) }), 1, -1, "declares 2147483648 instructions, want 1..1048576"},
+		{"count over payload", patched(2, func(r []byte) []byte { binary.LittleEndian.PutUint32(r[16:], 1<<20); return reseal(r) }), 1, -1, "1048576 instructions cannot fit"},
+		{"chunk payload length", patched(2, func(r []byte) []byte { binary.LittleEndian.PutUint32(r[28:], 1<<30); return reseal(r) }), 1, -1, "payload length 1073741824"},
+		{"chunk magic", patched(1, func(r []byte) []byte { r[3] = 'X'; return r }), 0, -1, `bad chunk magic "RPLX"`},
+		{"second header", joinFrames(t, [][]byte{fs[0].raw, fs[0].raw}), 0, -1, "a second header"},
+		{"swapped chunks", joinFrames(t, swapped), 1, -1, "chunk 2 where chunk 1 was expected"},
+		{"seq gap", patched(2, func(r []byte) []byte { r[8]++; return reseal(r) }), 1, -1, "the chunk starts at seq 4, want 3"},
+		{"lane ops", patched(2, func(r []byte) []byte { r[20]++; return reseal(r) }), 1, -1, "lane ops"},
+		{"huge frame content size", hugeFCS, 0, off(1), "frame declares 1099511627776 decompressed bytes, over the limit"},
+		{"static index", inst0([]byte{5, 0, 0, 1, 0, 0}, 1, 1), 0, -1, "instruction 0 (seq 0) at payload byte 0: static index 5 out of range (the table has 1)"},
+		{"vector kind", inst0([]byte{0, 0, 0, 1, 7, 0}, 1, 1), 0, -1, "input a: unknown vector kind 7"},
+		{"short list", inst0([]byte{0, 0, 0, 1, 2, 0, 0, 0}, 1, 1), 0, -1, "input a: list ends after 3 of 32 lanes"},
+		{"list128 on 64-bit", inst0([]byte{0, 0, 0, 1, 3, 0}, 1, 1), 0, -1, "vector kind 3 (list with high halves) on a 64-bit input"},
+		{"bytes after last", inst0([]byte{0, 0, 0, 1, 0, 0, 9}, 1, 1), 0, -1, "1 bytes after the chunk's last instruction"},
+		{"bad mask", inst0([]byte{0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x7f, 0, 0}, 1, 1), 0, -1, "bad mask"},
+		{"static table", joinFrames(t, [][]byte{fs[0].raw, chunkRecord(0, 0, 1, 1, []string{stAdd.Text, stCAS.Text}, []byte{0, 0, 0, 1, 0, 0})}), 0, -1, "static table of 2 texts for 1 instructions"},
+		{"unparsable static", joinFrames(t, [][]byte{fs[0].raw, chunkRecord(0, 0, 1, 1, []string{"!bad"}, []byte{0, 0, 0, 1, 0, 0})}), 0, -1, `static 0 "!bad": fake parser: cannot parse`},
+		{"swapped seek table", badSeek, BinaryChunkSeekTable, off(5), "entry 4"},
+		{"skippable in the middle", midSkip, 1, off(2), "unexpected skippable frame (magic 0x184d2a50) where chunk 1 was expected"},
+		{"seek table in the middle", append(append(slices.Clone(good[:off(2)]), appendSeekTable(nil, fs[:2].entries())...), good[off(2):]...), BinaryChunkSeekTable, -1, "trailing data after the seek table"},
+		{"trailing garbage", append(slices.Clone(good), 0), BinaryChunkSeekTable, int64(len(good)), "trailing data after the seek table"},
+		{"trailing frame", append(slices.Clone(good), fs[1].z...), BinaryChunkSeekTable, int64(len(good)), "trailing data after the seek table"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := readTrace(tc.data, WithName("trace.zst"))
+			var be *BinaryError
+			if !errors.As(err, &be) {
+				t.Fatalf("error %v (%T), want a *BinaryError", err, err)
+			}
+			if be.Chunk != tc.chunk || (tc.offset >= 0 && be.Offset != tc.offset) || !strings.Contains(be.Error(), tc.want) {
+				t.Errorf("error %q\n(chunk %d, offset 0x%x), want chunk %d, offset 0x%x, containing %q", be, be.Chunk, be.Offset, tc.chunk, tc.offset, tc.want)
+			}
+			t.Log(be)
+			if !strings.HasPrefix(be.Error(), "trace.zst: ") {
+				t.Errorf("error %q does not start with the name", be)
+			}
+		})
+	}
+}
+
+func TestBinaryErrorMessage(t *testing.T) {
+	for _, tc := range []struct {
+		e    BinaryError
+		want string
+	}{
+		{BinaryError{Name: "trace.zst", Chunk: 3, Offset: 0x1a2b, Err: errors.New("checksum mismatch")}, "trace.zst: chunk 3 at offset 0x1a2b: checksum mismatch"},
+		{BinaryError{Chunk: BinaryChunkHeader, Err: errors.New("x")}, "header at offset 0x0: x"},
+		{BinaryError{Chunk: BinaryChunkSeekTable, Offset: 16, Err: errors.New("y")}, "seek table at offset 0x10: y"},
+	} {
+		if got := tc.e.Error(); got != tc.want {
+			t.Errorf("Error() = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+func TestBinaryIndex(t *testing.T) {
+	insts := testInsts()
+	data := writeTrace(t, testHeader, insts, WithChunkInsts(2))
+	want := wantInsts(insts)
+	x, err := OpenBinaryIndex(bytes.NewReader(data), int64(len(data)), WithStaticParser(fakeParse))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(x.Header(), testHeader) {
+		t.Errorf("header %+v", x.Header())
+	}
+	if x.NumChunks() != 5 {
+		t.Fatalf("%d chunks, want 5", x.NumChunks())
+	}
+	readRange := func(from, to int) ([]*Inst, error) {
+		r, err := x.Reader(from, to)
+		if err != nil {
+			return nil, err
+		}
+		var out []*Inst
+		for {
+			in, err := r.Next()
+			if err == io.EOF {
+				return out, nil
+			}
+			if err != nil {
+				return out, err
+			}
+			out = append(out, cloneInst(in))
+		}
+	}
+	// Each chunk alone, in parallel and in reverse order.
+	got := make([][]*Inst, x.NumChunks())
+	errs := make([]error, x.NumChunks())
+	var wg sync.WaitGroup
+	for i := x.NumChunks() - 1; i >= 0; i-- {
+		wg.Go(func() { got[i], errs[i] = readRange(i, i+1) })
+	}
+	wg.Wait()
+	var all []*Inst
+	for i := range got {
+		if errs[i] != nil {
+			t.Fatalf("chunk %d: %v", i, errs[i])
+		}
+		all = append(all, got[i]...)
+	}
+	if !reflect.DeepEqual(all, want) {
+		t.Errorf("chunks read apart differ from what was written")
+	}
+	mid, err := readRange(1, 4)
+	if err != nil || !reflect.DeepEqual(mid, want[2:8]) {
+		t.Errorf("chunks [1,4): %v", err)
+	}
+	if off, size := x.ChunkOffset(0); off <= 0 || size <= 0 {
+		t.Errorf("ChunkOffset(0) = %d, %d", off, size)
+	}
+
+	// Bad seek tables.
+	for _, tc := range []struct {
+		name  string
+		data  []byte
+		chunk int
+		want  string
+	}{
+		{"no seek table", data[:len(data)-1], BinaryChunkSeekTable, "no seek table"},
+		{"frame count", func() []byte {
+			d := slices.Clone(data)
+			binary.LittleEndian.PutUint32(d[len(d)-9:], 1<<30)
+			return d
+		}(), BinaryChunkSeekTable, "declares 1073741824 frames"},
+		{"sizes", func() []byte {
+			d := slices.Clone(data)
+			d[len(d)-9-12*6]++ // header frame's compressed size
+			return d
+		}(), BinaryChunkSeekTable, "the frames add up to"},
+		{"header checksum", func() []byte {
+			d := slices.Clone(data)
+			d[len(d)-9-12*6+8]++ // header frame's checksum
+			return d
+		}(), BinaryChunkHeader, "checksum mismatch (seek table checksum)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := OpenBinaryIndex(bytes.NewReader(tc.data), int64(len(tc.data)), WithStaticParser(fakeParse))
+			var be *BinaryError
+			if !errors.As(err, &be) || be.Chunk != tc.chunk || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want a chunk %d error containing %q", err, tc.chunk, tc.want)
+			}
+		})
+	}
+}
+
+// TestBinaryParseStatic round-trips through the real text parser, the
+// reader's default.
+func TestBinaryParseStatic(t *testing.T) {
+	st, err := ParseStatic("atom.global.add.s32 d,[a],1")
+	if err != nil {
+		t.Skipf("ParseStatic: %v", err)
+	}
+	in := &Inst{Static: st, Mask: 0xff, Vals: []Vector{{Kind: VecStride, Base: 0x1000, Stride: 4}}}
+	data := writeTrace(t, nil, []*Inst{in, in})
+	r, err := NewBinaryReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		got, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.Static, st) || got.Seq != uint64(i) || !reflect.DeepEqual(got.Vals, in.Vals) {
+			t.Errorf("instruction %d: %+v", i, got)
+		}
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Errorf("Next at the end: %v", err)
+	}
+}
+
+func TestIsBinary(t *testing.T) {
+	for _, tc := range []struct {
+		in   []byte
+		want bool
+	}{
+		{[]byte{0x28, 0xb5, 0x2f, 0xfd, 0}, true},
+		{[]byte{0x28, 0xb5, 0x2f}, false},
+		{[]byte(".region global 0 16\n"), false},
+		{nil, false},
+	} {
+		if got := IsBinary(tc.in); got != tc.want {
+			t.Errorf("IsBinary(%q) = %v", tc.in, got)
+		}
+	}
+}
+
+// benchTrace is ~1M instructions of broadcast and stride vectors.
+func benchTrace(b *testing.B) ([]byte, int) {
+	const n = 1 << 20
+	var buf bytes.Buffer
+	w, err := NewBinaryWriter(&buf, testHeader)
+	if err != nil {
+		b.Fatal(err)
+	}
+	add := &Inst{Static: stAdd, Mask: 0xffffffff, Vals: []Vector{{Kind: VecStride, Stride: 4}}}
+	cas := &Inst{Static: stCAS, Mask: 0xffffffff, Vals: []Vector{{Kind: VecStride, Stride: 8}, {Kind: VecBroadcast}, {Kind: VecBroadcast, Base: 1}, {Kind: VecBroadcast, Base: 0xffff}}}
+	for i := range n {
+		in := add
+		if i%4 == 3 {
+			in = cas
+		}
+		in.Group, in.Warp = int64(i/256), int64(i%8)
+		in.Vals[0].Base = 0x10000 + uint64(i%4096)*128
+		if in == cas {
+			in.Vals[1].Base = uint64(i)
+		}
+		if err := w.Write(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return buf.Bytes(), n
+}
+
+func BenchmarkBinaryReader(b *testing.B) {
+	data, n := benchTrace(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := NewBinaryReader(bytes.NewReader(data), WithStaticParser(fakeParse))
+		if err != nil {
+			b.Fatal(err)
+		}
+		got := 0
+		for {
+			_, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			got++
+		}
+		if got != n {
+			b.Fatalf("read %d instructions, want %d", got, n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/inst")
+	b.ReportMetric(float64(len(data))/float64(n), "bytes/inst")
+}
+
+func BenchmarkBinaryWriter(b *testing.B) {
+	insts := testInsts()
+	b.ReportAllocs()
+	for b.Loop() {
+		w, err := NewBinaryWriter(io.Discard, testHeader)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range 1 << 16 {
+			if err := w.Write(insts[i%len(insts)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,384 @@
+package trace
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/klauspost/compress/zstd"
+)
+
+type writerOptions struct {
+	chunkInsts int
+	level      zstd.EncoderLevel
+}
+
+// WriterOption configures a BinaryWriter.
+type WriterOption func(*writerOptions) error
+
+// WithChunkInsts sets the most instructions a chunk holds, 1..MaxChunkInsts.
+// Default DefaultChunkInsts (65536). A chunk also ends early once its
+// payload reaches 4 MiB.
+func WithChunkInsts(n int) WriterOption {
+	return func(o *writerOptions) error {
+		if n < 1 || n > MaxChunkInsts {
+			return fmt.Errorf("trace: chunk size %d instructions out of 1..%d", n, MaxChunkInsts)
+		}
+		o.chunkInsts = n
+		return nil
+	}
+}
+
+// WithEncoderLevel sets the zstd compression level. Default zstd.SpeedDefault.
+func WithEncoderLevel(l zstd.EncoderLevel) WriterOption {
+	return func(o *writerOptions) error {
+		if l < zstd.SpeedFastest || l > zstd.SpeedBestCompression {
+			return fmt.Errorf("trace: unknown zstd encoder level %d", l)
+		}
+		o.level = l
+		return nil
+	}
+}
+
+// BinaryWriter writes the binary trace form of docs/FORMAT.md: a header
+// frame, one zstd frame per chunk of instructions, and a seek table. It is
+// an InstWriter.
+type BinaryWriter struct {
+	w   io.Writer
+	o   writerOptions
+	enc *zstd.Encoder
+	dig *xxhash.Digest
+
+	entries []seekEntry // one per frame written
+	chunk   int         // index of the chunk being filled
+	seq     uint64      // seq of the next instruction
+	first   uint64      // seq of the chunk's first instruction
+
+	insts   []byte             // the chunk's encoded instructions
+	n       int                // instructions in the chunk
+	laneOps uint64             // the chunk's lane-op count
+	group   int64              // previous instruction's group and warp in the chunk
+	warp    int64              //
+	index   map[*Static]uint64 // static table index by pointer
+	byText  map[string]uint64  // and by text, for distinct pointers with one text
+	texts   []string           // the chunk's static table
+	last    *Static            // memo of the previous instruction's static
+	lastIdx uint64
+
+	rec  []byte // record being framed
+	zbuf []byte // compressed frame
+	err  error  // sticky
+	done bool
+}
+
+// NewBinaryWriter writes the header frame for h (nil: an empty header) to w
+// and returns a writer for the instructions. Close writes the rest.
+func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWriter, error) {
+	o := writerOptions{chunkInsts: DefaultChunkInsts, level: zstd.SpeedDefault}
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(o.level), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(true))
+	if err != nil {
+		return nil, err
+	}
+	bw := &BinaryWriter{
+		w: w, o: o, enc: enc, dig: xxhash.New(),
+		index: map[*Static]uint64{}, byText: map[string]uint64{},
+	}
+	if h == nil {
+		h = &Header{}
+	}
+	rec, err := appendHeaderRecord(bw.rec[:0], h)
+	if err != nil {
+		return nil, err
+	}
+	bw.rec = rec
+	bw.sealRecord(headerFixedLen)
+	if err := bw.writeFrame(); err != nil {
+		return nil, err
+	}
+	return bw, nil
+}
+
+// appendHeaderRecord appends the header record with its checksum left zero.
+func appendHeaderRecord(b []byte, h *Header) ([]byte, error) {
+	b = append(b, headerMagic...)
+	b = binary.LittleEndian.AppendUint16(b, formatVersion)
+	b = binary.LittleEndian.AppendUint16(b, 0) // flags
+	b = binary.LittleEndian.AppendUint32(b, 0) // payload length, set below
+	b = binary.LittleEndian.AppendUint64(b, 0) // checksum, set by sealRecord
+	b = binary.AppendUvarint(b, uint64(len(h.Regions)))
+	for i, r := range h.Regions {
+		if err := validSpace(r.Space); err != nil {
+			return nil, fmt.Errorf("trace: header region %d: %v", i, err)
+		}
+		b = appendSpace(b, r.Space)
+		b = binary.AppendUvarint(b, r.Base)
+		b = binary.AppendUvarint(b, r.Size)
+	}
+	b = binary.AppendUvarint(b, uint64(len(h.Inits)))
+	for i := range h.Inits {
+		in := &h.Inits[i]
+		if err := validInit(in); err != nil {
+			return nil, fmt.Errorf("trace: header init %d: %v", i, err)
+		}
+		b = appendSpace(b, in.Space)
+		b = binary.AppendUvarint(b, zigzag(in.Group))
+		b = binary.AppendUvarint(b, in.Addr)
+		b = append(b, byte(in.Type))
+		b = binary.AppendUvarint(b, uint64(len(in.Data)))
+		b = append(b, in.Data...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(h.Windows)))
+	for i, win := range h.Windows {
+		k, ok := windowCode(win.Kind)
+		if !ok || win.Size == 0 {
+			return nil, fmt.Errorf("trace: header window %d: kind %q size %d", i, win.Kind, win.Size)
+		}
+		b = append(b, k)
+		b = binary.AppendUvarint(b, win.Base)
+		b = binary.AppendUvarint(b, win.Size)
+	}
+	n := len(b) - headerFixedLen
+	if n > MaxRecordPayload {
+		return nil, fmt.Errorf("trace: header payload of %d bytes is over the limit of %d", n, MaxRecordPayload)
+	}
+	binary.LittleEndian.PutUint32(b[12:], uint32(n))
+	return b, nil
+}
+
+func appendSpace(b []byte, s Space) []byte {
+	b = append(b, byte(s.Kind))
+	if s.Kind == SpaceSurface || s.Kind == SpaceCounter {
+		b = binary.AppendUvarint(b, uint64(s.Surface))
+	}
+	return b
+}
+
+// sealRecord stores the checksum of w.rec, the XXH64 of the fixed header
+// before the checksum field followed by the payload.
+func (w *BinaryWriter) sealRecord(fixed int) {
+	w.dig.Reset()
+	_, _ = w.dig.Write(w.rec[:fixed-8])
+	_, _ = w.dig.Write(w.rec[fixed:])
+	binary.LittleEndian.PutUint64(w.rec[fixed-8:], w.dig.Sum64())
+}
+
+// writeFrame compresses w.rec into one zstd frame, writes it and records
+// its seek table entry.
+func (w *BinaryWriter) writeFrame() error {
+	w.zbuf = w.enc.EncodeAll(w.rec, w.zbuf[:0])
+	if _, err := w.w.Write(w.zbuf); err != nil {
+		return err
+	}
+	w.entries = append(w.entries, seekEntry{
+		csize: uint32(len(w.zbuf)),
+		dsize: uint32(len(w.rec)),
+		check: uint32(xxhash.Sum64(w.rec)),
+	})
+	return nil
+}
+
+// Write appends one instruction. Its Seq and Line are not stored: read back,
+// Seq counts from 0 and Line is 0. Fields a vector's kind and its input's
+// width give no meaning are not stored either (see docs/FORMAT.md).
+func (w *BinaryWriter) Write(in *Inst) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.done {
+		return errors.New("trace: binary writer: Write after Close")
+	}
+	if err := w.encode(in); err != nil {
+		return err // the instruction is rejected; the writer stays usable
+	}
+	w.n++
+	w.seq++
+	if w.n >= w.o.chunkInsts || len(w.insts) >= chunkTargetBytes {
+		if err := w.flush(); err != nil {
+			w.err = err
+			return err
+		}
+	}
+	return nil
+}
+
+// encode validates in and appends it to the chunk.
+func (w *BinaryWriter) encode(in *Inst) error {
+	if in == nil || in.Static == nil {
+		return fmt.Errorf("trace: binary writer: instruction %d has no Static", w.seq)
+	}
+	s := in.Static
+	if len(in.Vals) != len(s.Inputs) {
+		return fmt.Errorf("trace: binary writer: instruction %d (%s): %d values for %d inputs", w.seq, s.Text, len(in.Vals), len(s.Inputs))
+	}
+	for i := range in.Vals {
+		v := &in.Vals[i]
+		switch v.Kind {
+		case VecBroadcast, VecStride:
+		case VecList:
+			want := s.Inputs[i].Count(s.ExecSize)
+			if len(v.List) != want {
+				return fmt.Errorf("trace: binary writer: instruction %d (%s): input %s has %d values, want %d", w.seq, s.Text, s.Inputs[i].Name, len(v.List), want)
+			}
+			if s.Inputs[i].Bits == 128 && v.ListHi != nil && len(v.ListHi) != want {
+				return fmt.Errorf("trace: binary writer: instruction %d (%s): input %s has %d high values, want %d", w.seq, s.Text, s.Inputs[i].Name, len(v.ListHi), want)
+			}
+		default:
+			return fmt.Errorf("trace: binary writer: instruction %d (%s): input %s has unknown vector kind %d", w.seq, s.Text, s.Inputs[i].Name, v.Kind)
+		}
+	}
+
+	idx, err := w.staticIndex(s)
+	if err != nil {
+		return fmt.Errorf("trace: binary writer: instruction %d: %v", w.seq, err)
+	}
+	// Valid: nothing below can fail.
+	if w.n == 0 {
+		w.first = w.seq
+	}
+	b := w.insts
+	b = binary.AppendUvarint(b, idx)
+	b = binary.AppendUvarint(b, zigzag(in.Group-w.group))
+	b = binary.AppendUvarint(b, zigzag(in.Warp-w.warp))
+	b = binary.AppendUvarint(b, uint64(in.Mask^s.ExecMask()))
+	w.group, w.warp = in.Group, in.Warp
+	for i := range in.Vals {
+		b = appendVector(b, &in.Vals[i], s.Inputs[i].Bits == 128)
+	}
+	w.insts = b
+	w.laneOps += uint64(bits.OnesCount32(in.Active())) * uint64(max(s.Elems, 1))
+	return nil
+}
+
+func appendVector(b []byte, v *Vector, wide bool) []byte {
+	switch v.Kind {
+	case VecBroadcast:
+		b = append(b, vecKindBroadcast)
+		b = binary.AppendUvarint(b, v.Base)
+	case VecStride:
+		b = append(b, vecKindStride)
+		b = binary.AppendUvarint(b, v.Base)
+		b = binary.AppendUvarint(b, zigzag(int64(v.Stride)))
+	case VecList:
+		if wide && v.ListHi != nil {
+			b = append(b, vecKindList128)
+			b = appendDeltas(b, v.List)
+			return appendDeltas(b, v.ListHi)
+		}
+		b = append(b, vecKindList)
+		b = appendDeltas(b, v.List)
+	}
+	if wide {
+		b = binary.AppendUvarint(b, v.BaseHi)
+	}
+	return b
+}
+
+// appendDeltas stores each value as the zigzag of its difference to the
+// previous one (the first to 0).
+func appendDeltas(b []byte, vs []uint64) []byte {
+	var prev uint64
+	for _, x := range vs {
+		b = binary.AppendUvarint(b, zigzag(int64(x-prev)))
+		prev = x
+	}
+	return b
+}
+
+// Stored vector kinds.
+const (
+	vecKindBroadcast = 0 // Base [BaseHi]
+	vecKindStride    = 1 // Base, Stride [BaseHi]
+	vecKindList      = 2 // ExecSize deltas [BaseHi]
+	vecKindList128   = 3 // ExecSize deltas, ExecSize high deltas; 128-bit inputs only
+)
+
+// staticIndex returns s's index in the chunk's static table, adding it.
+func (w *BinaryWriter) staticIndex(s *Static) (uint64, error) {
+	if s == w.last {
+		return w.lastIdx, nil
+	}
+	idx, ok := w.index[s]
+	if !ok {
+		if err := validStatic(s); err != nil {
+			return 0, err
+		}
+		idx, ok = w.byText[s.Text]
+		if !ok {
+			idx = uint64(len(w.texts))
+			w.texts = append(w.texts, s.Text)
+			w.byText[s.Text] = idx
+		}
+		w.index[s] = idx
+	}
+	w.last, w.lastIdx = s, idx
+	return idx, nil
+}
+
+// flush writes the chunk being filled as one frame and starts the next.
+func (w *BinaryWriter) flush() error {
+	if w.n == 0 {
+		return nil
+	}
+	b := w.rec[:0]
+	b = append(b, chunkMagic...)
+	b = binary.LittleEndian.AppendUint32(b, uint32(w.chunk))
+	b = binary.LittleEndian.AppendUint64(b, w.first)
+	b = binary.LittleEndian.AppendUint32(b, uint32(w.n))
+	b = binary.LittleEndian.AppendUint64(b, w.laneOps)
+	b = binary.LittleEndian.AppendUint32(b, 0) // payload length
+	b = binary.LittleEndian.AppendUint64(b, 0) // checksum
+	b = binary.AppendUvarint(b, uint64(len(w.texts)))
+	for _, t := range w.texts {
+		b = binary.AppendUvarint(b, uint64(len(t)))
+		b = append(b, t...)
+	}
+	b = append(b, w.insts...)
+	n := len(b) - chunkFixedLen
+	if n > MaxRecordPayload {
+		return fmt.Errorf("trace: binary writer: chunk %d payload of %d bytes is over the limit of %d", w.chunk, n, MaxRecordPayload)
+	}
+	binary.LittleEndian.PutUint32(b[28:], uint32(n))
+	w.rec = b
+	w.sealRecord(chunkFixedLen)
+	if err := w.writeFrame(); err != nil {
+		return err
+	}
+	w.chunk++
+	w.insts = w.insts[:0]
+	w.n, w.laneOps, w.group, w.warp = 0, 0, 0, 0
+	clear(w.index)
+	clear(w.byText)
+	w.texts = w.texts[:0]
+	w.last = nil
+	return nil
+}
+
+// Close writes the last chunk and the seek table. It does not close the
+// underlying writer.
+func (w *BinaryWriter) Close() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.done {
+		return nil
+	}
+	w.done = true
+	if err := w.flush(); err != nil {
+		w.err = err
+		return err
+	}
+	w.zbuf = appendSeekTable(w.zbuf[:0], w.entries)
+	if _, err := w.w.Write(w.zbuf); err != nil {
+		w.err = err
+		return err
+	}
+	return nil
+}
