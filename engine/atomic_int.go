@@ -42,6 +42,9 @@ const (
 
 // op32 is the new memory value of a 32-bit atomic.
 func op32(k kind, old, b, c uint32) uint32 {
+	if k >= kFloatBase {
+		return fop32(k, old, b, c)
+	}
 	switch k {
 	case kAdd:
 		return old + b
@@ -88,6 +91,9 @@ func op32(k kind, old, b, c uint32) uint32 {
 
 // op64 is the new memory value of a 64-bit atomic.
 func op64(k kind, old, b, c uint64) uint64 {
+	if k >= kFloatBase {
+		return fop64(k, old, b, c)
+	}
 	switch k {
 	case kAdd:
 		return old + b
@@ -134,6 +140,9 @@ func op64(k kind, old, b, c uint64) uint64 {
 
 // op16 is the new memory value of a 16-bit atomic (PTX cas.b16, vISA .16).
 func op16(k kind, old, b, c uint16) uint16 {
+	if k >= kFloatBase {
+		return fop16(k, old, b, c)
+	}
 	switch k {
 	case kMinS:
 		return uint16(min(int16(old), int16(b)))

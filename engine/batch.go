@@ -16,17 +16,16 @@ type binst struct {
 	slot   uint32 // first result slot
 }
 
-// access is one lane-element's access to memory, routed to a shard owner.
+// access is one lane-element's access to memory, routed to its shard.
 type access struct {
 	addr  uint64
 	h     uint64
 	b, c  uint64
 	slot  uint32
 	mem   uint32
-	shard uint32
 	kind  kind
 	size  uint8
-	flags uint8 // accRetNew
+	flags uint8 // accRetNew, accNoDst
 }
 
 const (
@@ -35,15 +34,19 @@ const (
 )
 
 // batch is the unit the pipeline moves: instructions, their result slots,
-// statistics, and the accesses routed per (range, owner).
+// statistics, and the accesses routed per (range, shard).
 type batch struct {
-	insts      []binst
-	arena      []uint64 // backing store for copied vector lists
-	results    []Result
-	bhi        []uint64 // per slot: high half of a 128-bit first source
-	chi        []uint64 // per slot: high half of a 128-bit second source
-	stats      []InstStat
-	routed     [][][]access // [range][owner]
+	insts   []binst
+	arena   []uint64 // backing store for copied vector lists
+	results []Result
+	bhi     []uint64 // per slot: high half of a 128-bit first source
+	chi     []uint64 // per slot: high half of a 128-bit second source
+	stats   []InstStat
+	// routed holds, per instruction range and shard, the accesses in trace
+	// order. Partitioning by shard (not just by owner) keeps one shard's
+	// table and blocks hot in cache while its run is applied.
+	routed     [][][]access // [range][shard]
+	used       [][]int32    // [range]: the shards with accesses, for reset
 	ranges     []int        // instruction index where each range starts; len = ranges+1
 	nslots     int
 	lanes      uint64
@@ -52,23 +55,25 @@ type batch struct {
 	firstFault []int // per range: slot of the first fault, or -1
 }
 
-func (b *batch) reset(workers int) {
+func (b *batch) reset(workers, shards int) {
 	b.insts = b.insts[:0]
 	b.arena = b.arena[:0]
 	b.nslots = 0
 	b.lanes, b.faults = 0, 0
 	b.err = nil
-	if len(b.routed) != workers {
+	if len(b.routed) != workers || len(b.routed[0]) != shards {
 		b.routed = make([][][]access, workers)
+		b.used = make([][]int32, workers)
 		for r := range b.routed {
-			b.routed[r] = make([][]access, workers)
+			b.routed[r] = make([][]access, shards)
 		}
 		b.firstFault = make([]int, workers)
 	}
 	for r := range b.routed {
-		for o := range b.routed[r] {
-			b.routed[r][o] = b.routed[r][o][:0]
+		for _, s := range b.used[r] {
+			b.routed[r][s] = b.routed[r][s][:0]
 		}
+		b.used[r] = b.used[r][:0]
 	}
 }
 
@@ -122,10 +127,12 @@ func (b *batch) finishAdd() {
 	b.stats = b.stats[:len(b.insts)]
 }
 
-// expand turns instructions [lo, hi) into accesses, routed to owners, and
+// expand turns instructions [lo, hi) into accesses, routed to shards, and
 // fills their result slots' address and fault, and their statistics.
-func (b *batch) expand(r, lo, hi int, mem *shard.Memory, owners int) {
+func (b *batch) expand(r, lo, hi int, mem *shard.Memory) {
 	routed := b.routed[r]
+	used := b.used[r]
+	var hasher shard.Hasher
 	b.firstFault[r] = -1
 	var addrs [trace.MaxLanes * 8]uint64
 	for ii := lo; ii < hi; ii++ {
@@ -141,7 +148,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, owners int) {
 				addr := p.addr(bi, lane, e)
 				res := &b.results[slot]
 				*res = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
-				f := p.check(addr)
+				f := p.checkElem(addr, e)
 				if f != FaultNone {
 					res.Fault = f
 					faults++
@@ -160,9 +167,8 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, owners int) {
 					if p.size == 16 {
 						b.bhi[slot], b.chi[slot] = bh, ch
 					}
-					h := shard.Hash(bi.mem, addr)
+					h := hasher.Hash(bi.mem, addr)
 					s := mem.ShardIndex(h)
-					o := s % owners
 					fl := uint8(0)
 					if p.retNew {
 						fl |= accRetNew
@@ -170,8 +176,11 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, owners int) {
 					if !st.HasDst || p.noRet {
 						fl |= accNoDst
 					}
-					routed[o] = append(routed[o], access{addr: addr, h: h, b: bv, c: cv, slot: slot,
-						mem: bi.mem, shard: uint32(s), kind: p.kind, size: p.size, flags: fl})
+					if len(routed[s]) == 0 {
+						used = append(used, int32(s))
+					}
+					routed[s] = append(routed[s], access{addr: addr, h: h, b: bv, c: cv, slot: slot,
+						mem: bi.mem, kind: p.kind, size: p.size, flags: fl})
 				}
 				addrs[n] = addr
 				n++
@@ -182,6 +191,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, owners int) {
 		b.stats[ii] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
 			Lanes: uint32(bits.OnesCount32(bi.active)), Addresses: distinct, MaxConflict: maxc, Faults: faults}
 	}
+	b.used[r] = used
 }
 
 // conflicts counts distinct addresses and the largest number of accesses to
@@ -208,13 +218,26 @@ func conflicts(a []uint64) (distinct, maxc uint32) {
 	return distinct, maxc
 }
 
-// apply performs, in order, every access routed to owner o.
-func (b *batch) apply(o int, mem *shard.Memory) {
-	for r := range b.routed {
-		acc := b.routed[r][o]
+// apply performs every access of the shards worker o owns (shard index
+// modulo owners): shard by shard, and within a shard range by range, each
+// range's accesses in the order expand made them, which is trace order.
+func (b *batch) apply(o, owners int, mem *shard.Memory) {
+	for s := o; s < mem.Shards(); s += owners {
+		sh := mem.Shard(s)
+		for r := range b.routed {
+			if acc := b.routed[r][s]; len(acc) > 0 {
+				b.applyRun(sh, acc)
+			}
+		}
+	}
+}
+
+// applyRun performs accesses that all belong to shard sh, in order.
+func (b *batch) applyRun(sh *shard.Shard, acc []access) {
+	{
 		for i := range acc {
 			a := &acc[i]
-			blk := mem.Shard(int(a.shard)).Block(a.mem, a.addr, a.h)
+			blk := sh.Block(a.mem, a.addr, a.h)
 			wi := (a.addr & (shard.GranuleBytes - 1)) >> 2
 			var ret, retHi uint64
 			switch a.size {

@@ -154,7 +154,7 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 			case <-stop:
 				return
 			}
-			b.reset(workers)
+			b.reset(workers, e.mem.Shards())
 			eof := e.fill(b, src)
 			select {
 			case toCompute <- b:
@@ -283,8 +283,8 @@ func (e *Engine) compute(b *batch, workers int) {
 		b.ranges = append(b.ranges, n)
 	}
 	if workers == 1 {
-		b.expand(0, 0, n, e.mem, 1)
-		b.apply(0, e.mem)
+		b.expand(0, 0, n, e.mem)
+		b.apply(0, 1, e.mem)
 		return
 	}
 	var wg sync.WaitGroup
@@ -292,7 +292,7 @@ func (e *Engine) compute(b *batch, workers int) {
 		wg.Add(1)
 		go func(r int) {
 			defer wg.Done()
-			b.expand(r, b.ranges[r], b.ranges[r+1], e.mem, workers)
+			b.expand(r, b.ranges[r], b.ranges[r+1], e.mem)
 		}(r)
 	}
 	wg.Wait()
@@ -300,7 +300,7 @@ func (e *Engine) compute(b *batch, workers int) {
 		wg.Add(1)
 		go func(o int) {
 			defer wg.Done()
-			b.apply(o, e.mem)
+			b.apply(o, workers, e.mem)
 		}(o)
 	}
 	wg.Wait()

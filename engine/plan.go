@@ -29,6 +29,10 @@ type plan struct {
 	// elemAddr, when set, computes an element's address instead of the
 	// Static's linear formula (LSC block2d).
 	elemAddr func(bi *binst, lane, e int) uint64
+	// vecAlign, when set, is the alignment a lane's whole vector needs
+	// (PTX .v2/.v4/.v8): element e of a lane at addr starts at
+	// addr - e*size, which must be a multiple of vecAlign.
+	vecAlign uint64
 	// window, when set, classifies an address before the region check
 	// (SASS: an ATOM into the shared or local window faults invalid_space).
 	window func(addr uint64) Fault
@@ -85,6 +89,14 @@ func (p *plan) addr(bi *binst, lane, e int) uint64 {
 	}
 	a := uint64(st.AddrScale)*base + uint64(st.AddrImm) + uint64(lane)*uint64(st.LanePitch) + uint64(st.ElemOff(e))
 	return a & st.AddrMask()
+}
+
+// checkElem is check for element e of a lane, with the vector alignment.
+func (p *plan) checkElem(addr uint64, e int) Fault {
+	if p.vecAlign != 0 && (addr-uint64(e)*uint64(p.size))%p.vecAlign != 0 {
+		return FaultMisaligned
+	}
+	return p.check(addr)
 }
 
 // check returns the fault of an access of p.size bytes at addr, if any.

@@ -84,7 +84,7 @@ func reference(src trace.Source, sink Sink) (Summary, error) {
 				addr := refElemAddr(p, bi, lane, e)
 				hits[addr]++
 				r := Result{Seq: in.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
-				if f := p.check(addr); f != FaultNone {
+				if f := p.checkElem(addr, e); f != FaultNone {
 					r.Fault = f
 					faults++
 					results = append(results, r)
