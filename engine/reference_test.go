@@ -115,6 +115,7 @@ func randomPTX(r *rand.Rand, n int) string {
 		{"min", "u64", 64}, {"min", "s64", 64}, {"max", "u32", 32}, {"max", "s32", 32}, {"max", "s64", 64},
 		{"inc", "u32", 32}, {"dec", "u32", 32}, {"and", "b32", 32}, {"or", "b64", 64}, {"xor", "b32", 32},
 		{"cas", "b128", 128}, {"exch", "b128", 128},
+		{"add", "f32", 32}, {"add", "f64", 64}, {"add.noftz", "f16", 16}, {"add.noftz", "bf16x2", 32},
 	}
 	val := func(bits int) string {
 		switch r.IntN(4) {
