@@ -183,6 +183,10 @@ func (w *Writer) spaceName(s trace.Space) string {
 }
 
 // Results appends rows to the results table.
+// WantsResults reports whether the results table is being written; the
+// engine skips building per-lane rows nobody reads (engine.ResultsWanter).
+func (w *Writer) WantsResults() bool { return w.tables[tResults] != nil }
+
 func (w *Writer) Results(rs []engine.Result) error {
 	if err := w.check(); err != nil {
 		return err

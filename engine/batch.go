@@ -45,10 +45,13 @@ type batch struct {
 	// routed holds, per instruction range and shard, the accesses in trace
 	// order. Partitioning by shard (not just by owner) keeps one shard's
 	// table and blocks hot in cache while its run is applied.
-	routed     [][][]access // [range][shard]
-	used       [][]int32    // [range]: the shards with accesses, for reset
-	ranges     []int        // instruction index where each range starts; len = ranges+1
-	nslots     int
+	routed [][][]access // [range][shard]
+	used   [][]int32    // [range]: the shards with accesses, for reset
+	ranges []int        // instruction index where each range starts; len = ranges+1
+	nslots int
+	// noResults: the sink reads no per-lane rows; only faulting lanes'
+	// slots are filled (for --strict), and apply writes no values.
+	noResults  bool
 	lanes      uint64
 	faults     uint64
 	err        error
@@ -146,11 +149,11 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory) {
 			lane := bits.TrailingZeros32(m)
 			for e := 0; e < st.Elems; e++ {
 				addr := p.addr(bi, lane, e)
-				res := &b.results[slot]
-				*res = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
 				f := p.checkElem(addr, e)
+				if !b.noResults || f != FaultNone {
+					b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr, Fault: f}
+				}
 				if f != FaultNone {
-					res.Fault = f
 					faults++
 					if b.firstFault[r] < 0 {
 						b.firstFault[r] = int(slot)
@@ -173,7 +176,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory) {
 					if p.retNew {
 						fl |= accRetNew
 					}
-					if !st.HasDst || p.noRet {
+					if !st.HasDst || p.noRet || b.noResults {
 						fl |= accNoDst
 					}
 					if len(routed[s]) == 0 {

@@ -132,6 +132,10 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 	e.ran = true
 	start := time.Now()
 	workers := e.opts.workerCount()
+	noResults := false
+	if rw, ok := sink.(ResultsWanter); ok {
+		noResults = !rw.WantsResults()
+	}
 
 	const inFlight = 3 // one reading, one computing, one emitting
 	pool := make(chan *batch, inFlight)
@@ -155,6 +159,7 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 				return
 			}
 			b.reset(workers, e.mem.Shards())
+			b.noResults = noResults
 			eof := e.fill(b, src)
 			select {
 			case toCompute <- b:
@@ -176,7 +181,7 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 		for b := range toEmit {
 			if emitErr == nil {
 				emitErr = sink.Instructions(b.stats)
-				if emitErr == nil {
+				if emitErr == nil && !noResults {
 					emitErr = sink.Results(b.results)
 				}
 				if emitErr != nil {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -220,4 +221,42 @@ func FuzzEngineEqualsReference(f *testing.F) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		equalToReference(t, randomPTX(r, int(n)), engineOptSets...)
 	})
+}
+
+// statsOnly is a Collector that reads no per-lane results.
+type statsOnly struct{ Collector }
+
+func (*statsOnly) WantsResults() bool { return false }
+
+// TestNoResultsSameMemoryAndStats: a sink that wants no results gets none,
+// and the memory and statistics are those of a full replay.
+func TestNoResultsSameMemoryAndStats(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 7))
+	src := randomPTX(r, 200)
+	var full Collector
+	if _, err := Replay(textSource(t, src), &full, WithWorkers(2), WithBatchInsts(16)); err != nil {
+		t.Fatal(err)
+	}
+	var lean statsOnly
+	sum, err := Replay(textSource(t, src), &lean, WithWorkers(2), WithBatchInsts(16))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lean.Res) != 0 {
+		t.Errorf("%d result rows sent to a sink that wants none", len(lean.Res))
+	}
+	if sum.LaneOps != uint64(len(full.Res)) {
+		t.Errorf("summary counts %d lane-ops, full replay has %d rows", sum.LaneOps, len(full.Res))
+	}
+	a, b := collect(&full), collect(&lean.Collector)
+	if !reflect.DeepEqual(a.Words, b.Words) || !reflect.DeepEqual(a.Stats, b.Stats) {
+		t.Errorf("memory or statistics differ without results")
+	}
+	// --strict still names the first fault.
+	var strict statsOnly
+	_, err = Replay(textSource(t, src), &strict, WithStrict(true))
+	var ie *InstError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "--strict stops at the first fault") {
+		t.Errorf("strict without results: %v", err)
+	}
 }

@@ -53,6 +53,13 @@ type Word struct {
 	Value uint32
 }
 
+// ResultsWanter is an optional Sink method: a sink whose WantsResults
+// returns false gets no Results calls, and the engine skips building the
+// per-lane rows (faulting lanes still count in the statistics).
+type ResultsWanter interface {
+	WantsResults() bool
+}
+
 // Sink receives a replay's output, in order. Results and InstStats arrive in
 // trace order (seq, then lane, then element). Memory is called at the end,
 // one or more times, with every touched word sorted by (space, group, addr)

@@ -331,3 +331,33 @@ func TestAsmDisasmRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestStrictStopsAtFirstFault: without -strict a misaligned lane is
+// recorded and the replay goes on; with it, the replay stops with the
+// instruction, line, lane and address, and writes no table.
+func TestStrictStopsAtFirstFault(t *testing.T) {
+	t.Chdir(t.TempDir())
+	src := ".region global 0x1000 0x100\n" +
+		"atom.global.add.u32 d, [a], 1; | a=0x1000:4\n" +
+		"atom.global.add.u32 d, [a], 1; | a=0x1000:4 mask=0x6\n" +
+		"atom.global.add.u32 d, [a], 1; | a=[" + strings.Repeat("0x1000,", 5) + "0x1002" + strings.Repeat(",0x1000", 26) + "]\n"
+	if err := os.WriteFile("f.tasm", []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := replayCmd(t, "-o", "lenient", "f.tasm")
+	if code != 0 || !strings.Contains(out, "faults        1") {
+		t.Fatalf("lenient: exit %d, %s %s", code, out, errOut)
+	}
+	code, _, errOut = replayCmd(t, "-strict", "-o", "strict", "f.tasm")
+	if code != 1 {
+		t.Fatalf("strict: exit %d, want 1", code)
+	}
+	for _, want := range []string{"line 4", "instruction 2", "lane 5", "misaligned access at 0x1002"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("strict error %q lacks %q", errOut, want)
+		}
+	}
+	if ents, _ := os.ReadDir("strict"); len(ents) != 0 {
+		t.Errorf("strict left %d files", len(ents))
+	}
+}
