@@ -1,7 +1,288 @@
 package trace
 
+import (
+	"strconv"
+	"strings"
+)
+
+// vISA DWORD_ATOMIC, per ../shared/seeds/visa-DWORD_ATOMIC.md (Text):
+//
+//	[(<P>)] DWORD_ATOMIC.<Op>[.16] (<Exec_size>) <Surface> <Element_offset> <Src0> <Src1> <Dst>
+//
+// Exec_size is written (16) or with its execution mask, (M1, 16) or
+// (M5_NM, 8). Surface is T0 (shared local memory) or T255 (stateless). The
+// operands are raw operands: variables, V0 being the null variable.
+
+// visaOp is one row of the seed's DWORD_ATOMIC_OP table.
+type visaOp struct {
+	op    Op
+	class visaClass
+	src0  bool // Src0 is read (INC, DEC, PREDEC: "it must be V0")
+	src1  bool // Src1 is read (CMPXCHG, FCMPWR; "For all other operations it must be V0")
+}
+
+// visaClass is the operand type the seed's Notes give an operation:
+// "IMIN, IMAX: type D, FMAX, FMIN, FCMPWR: type F, Other operations: type UD".
+type visaClass uint8
+
+const (
+	visaUD visaClass = iota
+	visaD
+	visaF
+)
+
+var visaOps = map[string]visaOp{
+	"ADD":     {OpAdd, visaUD, true, false},
+	"SUB":     {OpSub, visaUD, true, false},
+	"INC":     {OpInc, visaUD, false, false},
+	"DEC":     {OpDec, visaUD, false, false},
+	"MIN":     {OpMin, visaUD, true, false},
+	"MAX":     {OpMax, visaUD, true, false},
+	"XCHG":    {OpExch, visaUD, true, false},
+	"CMPXCHG": {OpCAS, visaUD, true, true},
+	"AND":     {OpAnd, visaUD, true, false},
+	"OR":      {OpOr, visaUD, true, false},
+	"XOR":     {OpXor, visaUD, true, false},
+	"IMIN":    {OpMin, visaD, true, false},
+	"IMAX":    {OpMax, visaD, true, false},
+	// PREDEC: new = old - 1, like DEC it has no source. The seed names
+	// only INC and DEC in Src0's "must be V0" rule, but PREDEC's formula
+	// reads no src0 either, so it takes the same rule.
+	"PREDEC": {OpPreDec, visaUD, false, false},
+	"FMAX":   {OpMax, visaF, true, false},
+	"FMIN":   {OpMin, visaF, true, false},
+	"FCMPWR": {OpCAS, visaF, true, true},
+}
+
+// visaType is the data type of an operation class, 32-bit or with .16
+// ("lower 16 bits of each dword will be reinterpreted as its 16 bit
+// counterpart").
+func visaType(c visaClass, half bool) Type {
+	switch {
+	case c == visaD && half:
+		return TypeS16
+	case c == visaD:
+		return TypeS32
+	case c == visaF && half:
+		return TypeF16
+	case c == visaF:
+		return TypeF32
+	case half:
+		return TypeU16
+	}
+	return TypeU32
+}
+
+// visaNull is the null variable: "Dst is permitted to be V0, in which case
+// no value will be returned".
+const visaNull = "V0"
+
 // parseVISA parses a vISA DWORD_ATOMIC (../shared/seeds/visa-DWORD_ATOMIC.md).
 // The text starts at the opcode or at a (P) predicate.
 func parseVISA(lx *lexer, opcode string, opStart int) (*Static, error) {
-	return nil, errAt(opStart, "vISA DWORD_ATOMIC is not supported yet")
+	b := newBuilder(DialectVISA)
+	st := b.st
+	st.AddrBits = 32 // Element_offset "Must have type UD": offsets wrap at 32 bits
+
+	// Predicate: (P1) or (!P1).
+	var pred *predRef
+	if lx.peek() == '(' {
+		p, err := parseVISAPred(lx)
+		if err != nil {
+			return nil, err
+		}
+		pred = p
+		lx.skipSpace()
+	}
+
+	// Opcode: DWORD_ATOMIC.<Op>[.16], ending at a blank or at the '(' of
+	// the execution size.
+	lx.pos = opStart
+	for lx.pos < len(lx.src) && lx.src[lx.pos] != ' ' && lx.src[lx.pos] != '\t' && lx.src[lx.pos] != '(' {
+		lx.pos++
+	}
+	word := lx.src[opStart:lx.pos]
+	parts := strings.Split(word, ".")
+	if parts[0] != "DWORD_ATOMIC" {
+		return nil, errAt(opStart, "unknown opcode %q (vISA writes DWORD_ATOMIC.<Op>)", word)
+	}
+	if len(parts) < 2 {
+		return nil, errAt(opStart, "DWORD_ATOMIC needs an operation (.ADD, .CMPXCHG, …)")
+	}
+	off := opStart + len(parts[0]) + 1
+	opName := parts[1]
+	def, ok := visaOps[strings.ToUpper(opName)]
+	if !ok {
+		return nil, errAt(off, "unknown DWORD_ATOMIC operation .%s (ADD SUB INC DEC MIN MAX XCHG CMPXCHG AND OR XOR IMIN IMAX PREDEC FMAX FMIN FCMPWR)", opName)
+	}
+	opName = strings.ToUpper(opName)
+	off += len(parts[1]) + 1
+	half := false
+	for _, q := range parts[2:] {
+		switch {
+		case q == "16" && !half:
+			half = true
+		case q == "16":
+			return nil, errAt(off, "qualifier .16 given twice")
+		case q == "":
+			return nil, errAt(off, "empty qualifier")
+		default:
+			return nil, errAt(off, "unknown DWORD_ATOMIC qualifier .%s (only .16)", q)
+		}
+		off += len(q) + 1
+	}
+	st.Op = def.op
+	st.Type = visaType(def.class, half)
+
+	// Execution size.
+	lx.skipSpace()
+	n, err := parseVISAExecSize(lx)
+	if err != nil {
+		return nil, err
+	}
+	st.ExecSize = n
+
+	// Surface Element_offset Src0 Src1 Dst, separated by blanks.
+	lx.skipSpace()
+	ws, offs := fields(lx.src[lx.pos:])
+	if len(ws) != 5 {
+		at := lx.pos
+		if len(ws) > 5 {
+			at += offs[5]
+		}
+		return nil, errAt(at, "DWORD_ATOMIC takes 5 operands (Surface Element_offset Src0 Src1 Dst), got %d", len(ws))
+	}
+	ops := make([]operand, 5)
+	for i := range ws {
+		ops[i] = operand{text: ws[i], off: lx.pos + offs[i]}
+	}
+	surf, eoff, src0, src1, dst := ops[0], ops[1], ops[2], ops[3], ops[4]
+
+	switch surf.text {
+	case "T0":
+		st.Space = Shared
+	case "T255":
+		st.Space = Global
+	default:
+		return nil, errAt(surf.off, "surface %s: DWORD_ATOMIC accesses T0 (shared local memory) or T255 (stateless); the seed's valid values are 0: T0, 5: T255", surf.text)
+	}
+
+	for _, o := range []operand{eoff, src0, src1, dst} {
+		if err := checkVISAVar(o); err != nil {
+			return nil, err
+		}
+	}
+	if eoff.text == visaNull {
+		return nil, errAt(eoff.off, "Element_offset cannot be the null variable V0")
+	}
+	st.Addr = b.input(eoff.text, RoleAddr, 32, TypeU32)
+
+	// Sources keep their 32-bit unpacked form with .16 ("the source operand
+	// shall be in an unpacked form, and only the lower 16bit part of each
+	// dword is used"): bound as 32 bits, encoded in the operation's type.
+	switch {
+	case !def.src0 && src0.text != visaNull:
+		return nil, errAt(src0.off, "DWORD_ATOMIC.%s: Src0 must be V0 (the null variable), got %s", opName, src0.text)
+	case def.src0 && src0.text == visaNull:
+		return nil, errAt(src0.off, "DWORD_ATOMIC.%s reads Src0; it cannot be V0", opName)
+	case def.src0:
+		st.B = []Src{{In: b.input(src0.text, RoleSrcB, 32, st.Type)}}
+	}
+	switch {
+	case !def.src1 && src1.text != visaNull:
+		return nil, errAt(src1.off, "DWORD_ATOMIC.%s: Src1 must be V0 (only CMPXCHG and FCMPWR read Src1), got %s", opName, src1.text)
+	case def.src1 && src1.text == visaNull:
+		return nil, errAt(src1.off, "DWORD_ATOMIC.%s reads Src1; it cannot be V0", opName)
+	case def.src1:
+		st.C = []Src{{In: b.input(src1.text, RoleSrcC, 32, st.Type)}}
+	}
+	st.Dst = dst.text
+	st.HasDst = dst.text != visaNull
+
+	if pred != nil {
+		st.Pred = b.input(pred.name, RolePred, 32, TypeU32)
+		st.PredNeg = pred.neg
+	}
+	return st, nil
+}
+
+// parseVISAPred reads (P1) or (!P1) at lx.pos.
+func parseVISAPred(lx *lexer) (*predRef, error) {
+	start := lx.pos
+	lx.pos++ // (
+	lx.skipSpace()
+	neg := false
+	if lx.peek() == '!' {
+		neg = true
+		lx.pos++
+		lx.skipSpace()
+	}
+	nameAt := lx.pos
+	name := lx.ident()
+	if name == "" {
+		return nil, errAt(nameAt, "a predicate is written (P1) or (!P1)")
+	}
+	lx.skipSpace()
+	if lx.peek() != ')' {
+		return nil, errAt(lx.pos, "expected ) after the predicate %s", name)
+	}
+	lx.pos++
+	return &predRef{name: name, neg: neg, off: start}, nil
+}
+
+// parseVISAExecSize reads (<size>) or (<emask>, <size>) at lx.pos. The
+// execution mask M1…M8 or M1_NM…M8_NM (Exec_size bits 7..4) says which
+// channels of the thread the instruction covers; the trace records the
+// lanes that ran (mask= and the predicate), so it does not change a replay.
+func parseVISAExecSize(lx *lexer) (int, error) {
+	if lx.peek() != '(' {
+		return 0, errAt(lx.pos, "expected the execution size, as (16) or (M1, 16)")
+	}
+	open := lx.pos
+	end := strings.IndexByte(lx.src[open:], ')')
+	if end < 0 {
+		return 0, errAt(open, "unclosed ( in the execution size")
+	}
+	inner := lx.src[open+1 : open+end]
+	innerOff := open + 1
+	lx.pos = open + end + 1
+	sizeText, sizeOff := inner, innerOff
+	if mask, size, ok := strings.Cut(inner, ","); ok {
+		lead := len(mask) - len(strings.TrimLeft(mask, " \t"))
+		m := strings.TrimSpace(mask)
+		if !validVISAEMask(m) {
+			return 0, errAt(innerOff+lead, "unknown execution mask %q (M1…M8, M1_NM…M8_NM)", m)
+		}
+		sizeText, sizeOff = size, innerOff+len(mask)+1
+	}
+	lead := len(sizeText) - len(strings.TrimLeft(sizeText, " \t"))
+	sizeText, sizeOff = strings.TrimSpace(sizeText), sizeOff+lead
+	n, err := strconv.Atoi(sizeText)
+	if err != nil {
+		return 0, errAt(sizeOff, "bad execution size %q", sizeText)
+	}
+	switch n {
+	case 1, 2, 4, 8, 16:
+		return n, nil
+	}
+	return 0, errAt(sizeOff, "execution size %d: DWORD_ATOMIC takes 1, 2, 4, 8 or 16 elements", n)
+}
+
+func validVISAEMask(m string) bool {
+	m = strings.TrimSuffix(m, "_NM")
+	return len(m) == 2 && m[0] == 'M' && m[1] >= '1' && m[1] <= '8'
+}
+
+// checkVISAVar requires a raw operand: a variable name, not an immediate.
+func checkVISAVar(o operand) error {
+	t := o.text
+	if !isIdentByte(t[0], true) {
+		return errAt(o.off, "%q: DWORD_ATOMIC operands are variables (raw operands), not immediates", t)
+	}
+	for i := 1; i < len(t); i++ {
+		if !isIdentByte(t[i], false) {
+			return errAt(o.off+i, "unexpected %q in operand %q", t[i], t)
+		}
+	}
+	return nil
 }
