@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
@@ -29,8 +30,9 @@ type access struct {
 }
 
 const (
-	accRetNew = 1 << iota // the lane gets the new value (vISA PREDEC)
-	accNoDst              // the destination is _, RZ, V0, null: nothing returns
+	accRetNew   = 1 << iota // the lane gets the new value (vISA PREDEC)
+	accNoDst                // the destination is _, RZ, V0, null: nothing returns
+	accRetShl16             // the value returns in the upper half (LSC d16u32h)
 )
 
 // batch is the unit the pipeline moves: instructions, their result slots,
@@ -45,15 +47,14 @@ type batch struct {
 	// routed holds, per instruction range and shard, the accesses in trace
 	// order. Partitioning by shard (not just by owner) keeps one shard's
 	// table and blocks hot in cache while its run is applied.
-	routed [][][]access // [range][shard]
-	used   [][]int32    // [range]: the shards with accesses, for reset
-	ranges []int        // instruction index where each range starts; len = ranges+1
-	nslots int
+	routed  [][][]access // [range][shard]
+	used    [][]int32    // [range]: the shards with accesses, for reset
+	scratch [][]uint64   // [range]: one instruction's addresses, for its statistics
+	ranges  []int        // instruction index where each range starts; len = ranges+1
+	nslots  int
 	// noResults: the sink reads no per-lane rows; only faulting lanes'
 	// slots are filled (for --strict), and apply writes no values.
 	noResults  bool
-	lanes      uint64
-	faults     uint64
 	err        error
 	firstFault []int // per range: slot of the first fault, or -1
 }
@@ -62,11 +63,11 @@ func (b *batch) reset(workers, shards int) {
 	b.insts = b.insts[:0]
 	b.arena = b.arena[:0]
 	b.nslots = 0
-	b.lanes, b.faults = 0, 0
 	b.err = nil
 	if len(b.routed) != workers || len(b.routed[0]) != shards {
 		b.routed = make([][][]access, workers)
 		b.used = make([][]int32, workers)
+		b.scratch = make([][]uint64, workers)
 		for r := range b.routed {
 			b.routed[r] = make([][]access, shards)
 		}
@@ -137,19 +138,28 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory) {
 	used := b.used[r]
 	var hasher shard.Hasher
 	b.firstFault[r] = -1
-	var addrs [trace.MaxLanes * 8]uint64
+	addrs := b.scratch[r][:0]
 	for ii := lo; ii < hi; ii++ {
 		bi := &b.insts[ii]
 		p := bi.plan
 		st := bi.Static
 		slot := bi.slot
-		n := 0
 		var faults uint32
 		for m := bi.active; m != 0; m &= m - 1 {
 			lane := bits.TrailingZeros32(m)
 			for e := 0; e < st.Elems; e++ {
 				addr := p.addr(bi, lane, e)
-				f := p.checkElem(addr, e)
+				f := p.checkElem(bi, lane, e, addr)
+				if p.status {
+					// lsc_load_status: no access, a 1 for an in-bounds lane.
+					b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
+					if f == FaultNone {
+						b.results[slot].Value = 1
+					}
+					addrs = append(addrs, addr)
+					slot++
+					continue
+				}
 				if !b.noResults || f != FaultNone {
 					b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr, Fault: f}
 				}
@@ -167,6 +177,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory) {
 					if p.c != nil {
 						cv, ch = bi.Value(p.c[e], lane)
 					}
+					bv, cv = bv>>p.srcShift, cv>>p.srcShift
 					if p.size == 16 {
 						b.bhi[slot], b.chi[slot] = bh, ch
 					}
@@ -179,27 +190,35 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory) {
 					if !st.HasDst || p.noRet || b.noResults {
 						fl |= accNoDst
 					}
+					if p.retShl16 {
+						fl |= accRetShl16
+					}
 					if len(routed[s]) == 0 {
 						used = append(used, int32(s))
 					}
 					routed[s] = append(routed[s], access{addr: addr, h: h, b: bv, c: cv, slot: slot,
 						mem: bi.mem, kind: p.kind, size: p.size, flags: fl})
 				}
-				addrs[n] = addr
-				n++
+				addrs = append(addrs, addr)
 				slot++
 			}
 		}
-		distinct, maxc := conflicts(addrs[:n])
+		distinct, maxc := conflicts(addrs)
+		addrs = addrs[:0]
 		b.stats[ii] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
 			Lanes: uint32(bits.OnesCount32(bi.active)), Addresses: distinct, MaxConflict: maxc, Faults: faults}
 	}
 	b.used[r] = used
+	b.scratch[r] = addrs
 }
 
 // conflicts counts distinct addresses and the largest number of accesses to
-// one of them. It sorts a in place (insertion sort: n <= 256, mostly sorted).
+// one of them. It sorts a in place: insertion sort for a warp's worth
+// (usually sorted already), slices.Sort beyond.
 func conflicts(a []uint64) (distinct, maxc uint32) {
+	if len(a) > 64 {
+		slices.Sort(a)
+	}
 	for i := 1; i < len(a); i++ {
 		v := a[i]
 		j := i - 1
@@ -290,6 +309,9 @@ func (b *batch) applyRun(sh *shard.Shard, acc []access) {
 				w[0], w[1], w[2], w[3] = uint32(nlo), uint32(nlo>>32), uint32(nhi), uint32(nhi>>32)
 				blk.Touched |= 0xf << wi
 				ret, retHi = oldLo, oldHi
+			}
+			if a.flags&accRetShl16 != 0 {
+				ret <<= 16
 			}
 			if a.flags&accNoDst == 0 {
 				res := &b.results[a.slot]

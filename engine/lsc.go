@@ -34,10 +34,6 @@ import (
 // has no hook to shift it), and the block2d operations (see
 // docs/status/lsc.md).
 
-// lscMaxLaneElems is the most lane-elements one instruction may have: the
-// size of the address scratch array in batch.expand.
-const lscMaxLaneElems = trace.MaxLanes * 8
-
 // planLSC fills p for an Intel LSC instruction.
 func planLSC(p *plan) error {
 	st := p.st
@@ -53,10 +49,6 @@ func planLSC(p *plan) error {
 		return fmt.Errorf("lsc_%s is not replayed yet", l.SubOp)
 	case l.Data == trace.LSCD16U32H:
 		return fmt.Errorf("the d16u32h data size is not replayed yet")
-	}
-	if n := st.ExecSize * st.Elems; n > lscMaxLaneElems {
-		return fmt.Errorf("%d lanes x %d elements is more than the %d lane-elements the engine replays per instruction",
-			st.ExecSize, st.Elems, lscMaxLaneElems)
 	}
 	p.size = uint8(l.Data.MemBytes())
 	switch {

@@ -374,7 +374,6 @@ func TestLSCNotReplayed(t *testing.T) {
 		"lsc_load_status.ugm (M1,1) V13:d32 flat[V12]:a64 | V12=0\n",
 		"lsc_load.ugm (M1,1) V13:d16u32h flat[V12]:a64 | V12=0\n",
 		"lsc_load_block2d.ugm (M1_NM,1) VDATA:d32.1x2x2nn flat[B,W,H,P,X,Y] | B=0 W=7 H=1 P=8 X=0 Y=0\n",
-		"lsc_load.ugm (M1,32) V13:d32x16 flat[V12]:a64 | V12=0\n",
 	} {
 		var c Collector
 		if _, err := Replay(textSource(t, src), &c); err == nil {
@@ -572,4 +571,22 @@ func FuzzEngineEqualsReferenceLSC(f *testing.F) {
 		r := rand.New(rand.NewPCG(seed, 11))
 		equalToReference(t, randomLSC(r, int(n)), engineOptSets...)
 	})
+}
+
+// TestLSCWideLoad: SIMD32 x16 is 512 lane-elements in one instruction; lane
+// n element v reads the word at base(n) + 4v, and the conflict statistics
+// count every element.
+func TestLSCWideLoad(t *testing.T) {
+	src := ".init global 0x1000 u32 " + strings.TrimSpace(strings.Repeat("7 ", 16)) + "\n" +
+		"lsc_load.ugm (M1,32) V13:d32x16 flat[V12]:a64 | V12=0x1000\n"
+	c := replayLSC(t, src)
+	if len(c.Res) != 512 {
+		t.Fatalf("%d rows, want 512", len(c.Res))
+	}
+	if r := c.Res[511]; r.Lane != 31 || r.Elem != 15 || r.Addr != 0x103c || r.Value != 7 {
+		t.Errorf("last row %+v, want lane 31 elem 15 at 0x103c = 7", r)
+	}
+	if s := c.Stats[0]; s.Addresses != 16 || s.MaxConflict != 32 {
+		t.Errorf("stats %+v, want 16 addresses hit 32 times each", s)
+	}
 }

@@ -29,6 +29,19 @@ type plan struct {
 	// elemAddr, when set, computes an element's address instead of the
 	// Static's linear formula (LSC block2d).
 	elemAddr func(bi *binst, lane, e int) uint64
+	// elemFault, when set, may fault an element before any other check
+	// (LSC block2d: an element outside the surface reads zero and drops
+	// its write, FaultOutOfBounds).
+	elemFault func(bi *binst, lane, e int) Fault
+	// srcShift shifts every source right before the kind sees it, and
+	// retShl16 shifts the returned value left by 16 (LSC d16u32h: the
+	// datum sits in the upper half of the register's 32-bit slot).
+	srcShift uint8
+	retShl16 bool
+	// status: the instruction reads no memory; each lane gets 1 when its
+	// access would be in bounds and 0 otherwise (LSC lsc_load_status), and
+	// no fault is recorded.
+	status bool
 	// vecAlign, when set, is the alignment a lane's whole vector needs
 	// (PTX .v2/.v4/.v8): element e of a lane at addr starts at
 	// addr - e*size, which must be a multiple of vecAlign.
@@ -91,8 +104,14 @@ func (p *plan) addr(bi *binst, lane, e int) uint64 {
 	return a & st.AddrMask()
 }
 
-// checkElem is check for element e of a lane, with the vector alignment.
-func (p *plan) checkElem(addr uint64, e int) Fault {
+// checkElem is check for element e of a lane, with the element hook and
+// the vector alignment.
+func (p *plan) checkElem(bi *binst, lane, e int, addr uint64) Fault {
+	if p.elemFault != nil {
+		if f := p.elemFault(bi, lane, e); f != FaultNone {
+			return f
+		}
+	}
 	if p.vecAlign != 0 && (addr-uint64(e)*uint64(p.size))%p.vecAlign != 0 {
 		return FaultMisaligned
 	}

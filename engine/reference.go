@@ -84,7 +84,14 @@ func reference(src trace.Source, sink Sink) (Summary, error) {
 				addr := refElemAddr(p, bi, lane, e)
 				hits[addr]++
 				r := Result{Seq: in.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
-				if f := p.checkElem(addr, e); f != FaultNone {
+				if p.status {
+					if p.checkElem(bi, lane, e, addr) == FaultNone {
+						r.Value = 1
+					}
+					results = append(results, r)
+					continue
+				}
+				if f := p.checkElem(bi, lane, e, addr); f != FaultNone {
 					r.Fault = f
 					faults++
 					results = append(results, r)
@@ -97,6 +104,7 @@ func reference(src trace.Source, sink Sink) (Summary, error) {
 				if p.c != nil {
 					cv, ch = in.Value(p.c[e], lane)
 				}
+				bv, cv = bv>>p.srcShift, cv>>p.srcShift
 				// Read the old value, little-endian.
 				var buf [16]byte
 				for i := 0; i < int(p.size); i++ {
@@ -130,6 +138,9 @@ func reference(src trace.Source, sink Sink) (Summary, error) {
 					r.Value, r.ValueHi = newLo, newHi
 				default:
 					r.Value, r.ValueHi = oldLo, oldHi
+				}
+				if p.retShl16 {
+					r.Value <<= 16
 				}
 				results = append(results, r)
 			}
