@@ -51,7 +51,7 @@ func BenchmarkApply(b *testing.B) {
 			for i, a := range addrs {
 				h := shard.Hash(0, a)
 				s := mem.ShardIndex(h)
-				bt.routed[0][s] = append(bt.routed[0][s], access{addr: a, h: h, b: 1, slot: uint32(i), kind: kAdd, size: 4})
+				bt.routed[0][s] = append(bt.routed[0][s], access{addr: a, h: h, b: 1, slot: uint32(i), n: 1, kind: kAdd, size: 4})
 			}
 			bt.apply(0, 1, mem) // create every block first: measure the steady state
 			b.SetBytes(4)

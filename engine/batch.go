@@ -17,16 +17,24 @@ type binst struct {
 	slot   uint32 // first result slot
 }
 
-// access is one lane-element's access to memory, routed to its shard.
+// access is one run of lane accesses to memory, routed to its shard: n
+// consecutive active lanes (n >= 1) of one instruction, element 0, whose
+// addresses step by a constant within one granule, so one hash and one
+// block lookup serve them all. A run of one lane carries its source values
+// in b and c; a longer run reads them from its instruction (inst).
 type access struct {
-	addr  uint64
-	h     uint64
-	b, c  uint64
-	slot  uint32
+	addr  uint64 // the first lane's address
+	h     uint64 // hash of the granule
+	b, c  uint64 // sources of a one-lane run
+	slot  uint32 // the first lane's result slot; lane k's is slot+k
 	mem   uint32
+	inst  uint32 // index of the instruction in the batch
+	step  int32  // address step from one lane of the run to the next
+	lane0 uint8  // the first lane
+	n     uint8  // lanes in the run
 	kind  kind
 	size  uint8
-	flags uint8 // accRetNew, accNoDst
+	flags uint8 // accRetNew, accNoDst, accRetShl16
 }
 
 const (
@@ -131,24 +139,54 @@ func (b *batch) finishAdd() {
 	b.stats = b.stats[:len(b.insts)]
 }
 
-// expand turns instructions [lo, hi) into accesses, routed to shards, and
-// fills their result slots' address and fault, and their statistics.
+// expand turns instructions [lo, hi) into runs of accesses, routed to
+// shards, and fills their result slots' address and fault, and their
+// statistics.
 func (b *batch) expand(r, lo, hi int, mem *shard.Memory) {
 	routed := b.routed[r]
 	used := b.used[r]
 	var hasher shard.Hasher
 	b.firstFault[r] = -1
 	addrs := b.scratch[r][:0]
+	// run is the access being extended; it is routed when the next lane
+	// cannot join it.
+	var run access
+	var runShard int
+	var last uint64 // address of the run's last lane
+	flush := func() {
+		if run.n == 0 {
+			return
+		}
+		if len(routed[runShard]) == 0 {
+			used = append(used, int32(runShard))
+		}
+		routed[runShard] = append(routed[runShard], run)
+		run.n = 0
+	}
 	for ii := lo; ii < hi; ii++ {
 		bi := &b.insts[ii]
 		p := bi.plan
 		st := bi.Static
 		slot := bi.slot
 		var faults uint32
+		fl := uint8(0)
+		if p.retNew {
+			fl |= accRetNew
+		}
+		if !st.HasDst || p.noRet || b.noResults {
+			fl |= accNoDst
+		}
+		if p.retShl16 {
+			fl |= accRetShl16
+		}
+		// Runs of several lanes: scalar accesses of up to 64 bits, with
+		// values read back from the instruction in apply.
+		runs := st.Elems == 1 && p.size <= 8 && !p.status
 		for m := bi.active; m != 0; m &= m - 1 {
 			lane := bits.TrailingZeros32(m)
 			for e := 0; e < st.Elems; e++ {
 				addr := p.addr(bi, lane, e)
+				addrs = append(addrs, addr)
 				f := p.checkElem(bi, lane, e, addr)
 				if p.status {
 					// lsc_load_status: no access, a 1 for an in-bounds lane.
@@ -156,7 +194,6 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory) {
 					if f == FaultNone {
 						b.results[slot].Value = 1
 					}
-					addrs = append(addrs, addr)
 					slot++
 					continue
 				}
@@ -168,41 +205,46 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory) {
 					if b.firstFault[r] < 0 {
 						b.firstFault[r] = int(slot)
 					}
+					slot++
+					continue
 				}
-				if f == FaultNone {
-					var bv, bh, cv, ch uint64
-					if p.b != nil {
-						bv, bh = bi.Value(p.b[e], lane)
+				// Join the run: same instruction, the next lane and slot,
+				// the same granule, and the run's address step.
+				if runs && run.n > 0 && run.inst == uint32(ii) && int(run.lane0)+int(run.n) == lane &&
+					run.n < 255 && addr>>shard.GranuleShift == run.addr>>shard.GranuleShift &&
+					(run.n == 1 && addr-last < 1<<31 || run.n > 1 && addr-last == uint64(int64(run.step))) {
+					if run.n == 1 {
+						run.step = int32(addr - last)
 					}
-					if p.c != nil {
-						cv, ch = bi.Value(p.c[e], lane)
-					}
-					bv, cv = bv>>p.srcShift, cv>>p.srcShift
-					if p.size == 16 {
-						b.bhi[slot], b.chi[slot] = bh, ch
-					}
-					h := hasher.Hash(bi.mem, addr)
-					s := mem.ShardIndex(h)
-					fl := uint8(0)
-					if p.retNew {
-						fl |= accRetNew
-					}
-					if !st.HasDst || p.noRet || b.noResults {
-						fl |= accNoDst
-					}
-					if p.retShl16 {
-						fl |= accRetShl16
-					}
-					if len(routed[s]) == 0 {
-						used = append(used, int32(s))
-					}
-					routed[s] = append(routed[s], access{addr: addr, h: h, b: bv, c: cv, slot: slot,
-						mem: bi.mem, kind: p.kind, size: p.size, flags: fl})
+					run.n++
+					last = addr
+					slot++
+					continue
 				}
-				addrs = append(addrs, addr)
+				flush()
+				var bv, bh, cv, ch uint64
+				if p.b != nil {
+					bv, bh = bi.Value(p.b[e], lane)
+				}
+				if p.c != nil {
+					cv, ch = bi.Value(p.c[e], lane)
+				}
+				bv, cv = bv>>p.srcShift, cv>>p.srcShift
+				if p.size == 16 {
+					b.bhi[slot], b.chi[slot] = bh, ch
+				}
+				h := hasher.Hash(bi.mem, addr)
+				runShard = mem.ShardIndex(h)
+				run = access{addr: addr, h: h, b: bv, c: cv, slot: slot, mem: bi.mem, inst: uint32(ii),
+					lane0: uint8(lane), n: 1, kind: p.kind, size: p.size, flags: fl}
+				last = addr
+				if !runs {
+					flush()
+				}
 				slot++
 			}
 		}
+		flush()
 		distinct, maxc := conflicts(addrs)
 		addrs = addrs[:0]
 		b.stats[ii] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
@@ -256,69 +298,99 @@ func (b *batch) apply(o, owners int, mem *shard.Memory) {
 
 // applyRun performs accesses that all belong to shard sh, in order.
 func (b *batch) applyRun(sh *shard.Shard, acc []access) {
-	{
-		for i := range acc {
-			a := &acc[i]
-			blk := sh.Block(a.mem, a.addr, a.h)
-			wi := (a.addr & (shard.GranuleBytes - 1)) >> 2
-			var ret, retHi uint64
-			switch a.size {
-			case 4:
-				p := &blk.Words[wi]
-				old := *p
-				nw := op32(a.kind, old, uint32(a.b), uint32(a.c))
-				*p = nw
-				blk.Touched |= 1 << wi
-				ret = uint64(old)
-				if a.flags&accRetNew != 0 {
-					ret = uint64(nw)
-				}
-			case 8:
-				old := uint64(blk.Words[wi]) | uint64(blk.Words[wi+1])<<32
-				nw := op64(a.kind, old, a.b, a.c)
-				blk.Words[wi], blk.Words[wi+1] = uint32(nw), uint32(nw>>32)
-				blk.Touched |= 3 << wi
-				ret = old
-				if a.flags&accRetNew != 0 {
-					ret = nw
-				}
-			case 2:
-				sh := (a.addr & 2) * 8
-				p := &blk.Words[wi]
-				old := uint16(*p >> sh)
-				nw := op16(a.kind, old, uint16(a.b), uint16(a.c))
-				*p = *p&^(0xffff<<sh) | uint32(nw)<<sh
-				blk.Touched |= 1 << wi
-				ret = uint64(old)
-				if a.flags&accRetNew != 0 {
-					ret = uint64(nw)
-				}
-			case 1:
-				sh := (a.addr & 3) * 8
-				p := &blk.Words[wi]
-				old := uint8(*p >> sh)
-				nw := uint8(op16(a.kind, uint16(old), uint16(a.b), uint16(a.c)))
-				*p = *p&^(0xff<<sh) | uint32(nw)<<sh
-				blk.Touched |= 1 << wi
-				ret = uint64(old)
-			case 16:
-				w := blk.Words[wi : wi+4 : wi+4]
-				oldLo := uint64(w[0]) | uint64(w[1])<<32
-				oldHi := uint64(w[2]) | uint64(w[3])<<32
-				nlo, nhi := op128(a.kind, oldLo, oldHi, a.b, b.bhi[a.slot], a.c, b.chi[a.slot])
-				w[0], w[1], w[2], w[3] = uint32(nlo), uint32(nlo>>32), uint32(nhi), uint32(nhi>>32)
-				blk.Touched |= 0xf << wi
-				ret, retHi = oldLo, oldHi
+	for i := range acc {
+		a := &acc[i]
+		blk := sh.Block(a.mem, a.addr, a.h)
+		if a.n == 1 {
+			var bhi, chi uint64
+			if a.size == 16 {
+				bhi, chi = b.bhi[a.slot], b.chi[a.slot]
 			}
-			if a.flags&accRetShl16 != 0 {
-				ret <<= 16
-			}
+			ret, retHi := applyAt(blk, a.addr, a.kind, a.size, a.flags, a.b, a.c, bhi, chi)
 			if a.flags&accNoDst == 0 {
 				res := &b.results[a.slot]
 				res.Value, res.ValueHi = ret, retHi
 			}
+			continue
+		}
+		bi := &b.insts[a.inst]
+		p := bi.plan
+		addr := a.addr
+		for k := 0; k < int(a.n); k++ {
+			lane := int(a.lane0) + k
+			var bv, cv uint64
+			if p.b != nil {
+				bv, _ = bi.Value(p.b[0], lane)
+			}
+			if p.c != nil {
+				cv, _ = bi.Value(p.c[0], lane)
+			}
+			bv, cv = bv>>p.srcShift, cv>>p.srcShift
+			ret, _ := applyAt(blk, addr, a.kind, a.size, a.flags, bv, cv, 0, 0)
+			if a.flags&accNoDst == 0 {
+				b.results[a.slot+uint32(k)].Value = ret
+			}
+			addr += uint64(int64(a.step))
 		}
 	}
+}
+
+// applyAt performs one access of size bytes at addr, inside blk, and
+// returns what the lane gets back.
+func applyAt(blk *shard.Block, addr uint64, k kind, size, flags uint8, b, c, bhi, chi uint64) (ret, retHi uint64) {
+	wi := (addr & (shard.GranuleBytes - 1)) >> 2
+	switch size {
+	case 4:
+		p := &blk.Words[wi]
+		old := *p
+		nw := op32(k, old, uint32(b), uint32(c))
+		*p = nw
+		blk.Touched |= 1 << wi
+		ret = uint64(old)
+		if flags&accRetNew != 0 {
+			ret = uint64(nw)
+		}
+	case 8:
+		old := uint64(blk.Words[wi]) | uint64(blk.Words[wi+1])<<32
+		nw := op64(k, old, b, c)
+		blk.Words[wi], blk.Words[wi+1] = uint32(nw), uint32(nw>>32)
+		blk.Touched |= 3 << wi
+		ret = old
+		if flags&accRetNew != 0 {
+			ret = nw
+		}
+	case 2:
+		sh := (addr & 2) * 8
+		p := &blk.Words[wi]
+		old := uint16(*p >> sh)
+		nw := op16(k, old, uint16(b), uint16(c))
+		*p = *p&^(0xffff<<sh) | uint32(nw)<<sh
+		blk.Touched |= 1 << wi
+		ret = uint64(old)
+		if flags&accRetNew != 0 {
+			ret = uint64(nw)
+		}
+	case 1:
+		sh := (addr & 3) * 8
+		p := &blk.Words[wi]
+		old := uint8(*p >> sh)
+		nw := uint8(op16(k, uint16(old), uint16(b), uint16(c)))
+		*p = *p&^(0xff<<sh) | uint32(nw)<<sh
+		blk.Touched |= 1 << wi
+		ret = uint64(old)
+	case 16:
+		w := blk.Words[wi : wi+4 : wi+4]
+		oldLo := uint64(w[0]) | uint64(w[1])<<32
+		oldHi := uint64(w[2]) | uint64(w[3])<<32
+		nlo, nhi := op128(k, oldLo, oldHi, b, bhi, c, chi)
+		w[0], w[1], w[2], w[3] = uint32(nlo), uint32(nlo>>32), uint32(nhi), uint32(nhi>>32)
+		blk.Touched |= 0xf << wi
+		return oldLo, oldHi
+	}
+	if flags&accRetShl16 != 0 {
+		ret <<= 16
+	}
+	return ret, 0
 }
 
 // op128 is the new value of a 128-bit atomic: only cas and exch exist

@@ -12,12 +12,15 @@
 //     semantics, access size, fault rules) and each (space, group) to a
 //     memory id.
 //  2. compute: the batch is cut into one contiguous instruction range per
-//     worker; each worker expands its lanes into accesses (effective
-//     address, fault checks, statistics) and routes every access to the
-//     worker that owns its shard (shard index modulo the worker count).
-//     After a barrier each worker applies, in range order, the accesses
-//     routed to it. Results land in per-lane slots fixed before the batch
-//     started, so no two workers write the same slot.
+//     worker; each worker expands its lanes (effective address, fault
+//     checks, statistics) into runs: consecutive active lanes of one
+//     instruction whose addresses step by a constant inside one granule
+//     share one hash and one block lookup (a coalesced warp is one run).
+//     Runs are routed per (range, shard). After a barrier each worker
+//     applies the shards it owns (shard index modulo the worker count),
+//     shard by shard, each shard's runs in range order. Results land in
+//     per-lane slots fixed before the batch started, so no two workers
+//     write the same slot.
 //  3. emit: a goroutine hands results and statistics to the Sink in trace
 //     order while the next batch computes.
 //
