@@ -59,6 +59,7 @@ func newPlan(st *trace.Static, h *trace.Header, regions map[trace.Space][]trace.
 		err = planPTX(p)
 	case trace.DialectSASS:
 		err = planSASS(p)
+		sassWindows(p, h.Windows)
 	case trace.DialectVISA:
 		err = planVISA(p)
 	case trace.DialectLSC:

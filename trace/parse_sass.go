@@ -1,6 +1,522 @@
 package trace
 
-// parseSASS parses a SASS ATOM (../shared/seeds/sass-ATOM.txt).
+import (
+	"strconv"
+	"strings"
+)
+
+// NVIDIA SASS ATOM, per ../shared/seeds/sass-ATOM.txt (SPA 5.0). Six forms:
+//
+//	{@{!}Pg} ATOM{.E}.op{.sz}  Rd, [Ra + ImmS20], Rb
+//	{@{!}Pg} ATOM{.E}.CAS{.sz} Rd, [Ra + ImmS20], Rb, Rc
+//	{@{!}Pg} ATOM{.E}.op{.sz}  Rd, [ImmU20], Rb
+//	{@{!}Pg} ATOM{.E}.CAS{.sz} Rd, [ImmU20], Rb, Rc
+//	{@{!}Pg} ATOM{.E}.op{.sz}  Ps, Rd, [Ra], Rb        sparse predicate: no immediate
+//	{@{!}Pg} ATOM{.E}.CAS{.sz} Ps, Rd, [Ra], Rb, Rc
+//
+// each optionally followed by {&req_6} {&rdN} {&wrN} {?sched}: dependence
+// barriers and scheduling, which change no result and are skipped.
+//
+// Registers are R0..R254 and RZ (reads 0; as Rd, nothing is returned). A
+// 64-bit value (.E address, 64-bit data) lives in an even-odd register pair
+// ("even-odd registers for 64-bit ops") and is bound on its first register
+// with the whole value (TASM.md). The address is
+//
+//	non-.E: (Ra + sext(ImmS20)) mod 2^32, "then zero-extended to 40-bits"
+//	.E:     ((Ra,Ra+1) + sext(imm)) mod 2^64
+//
+// so AddrBits is 32 or 64. SASS ATOM addresses global memory through the
+// generic address space; a lane whose address falls in a .window is the
+// engine's business (invalid_space).
+
+// sassOps are the seed's .op values. SAFEADD is listed but not defined
+// ("Increment put pointer in a circular queue"): it is rejected.
+var sassOps = map[string]Op{
+	"ADD": OpAdd, "MIN": OpMin, "MAX": OpMax, "INC": OpInc, "DEC": OpDec,
+	"AND": OpAnd, "OR": OpOr, "XOR": OpXor, "EXCH": OpExch, "CAS": OpCAS,
+	"SAFEADD": OpInvalid,
+}
+
+// sassSize is one .sz: its type and whether it flushes subnormals.
+type sassSize struct {
+	typ Type
+	ftz bool
+}
+
+var sassSizes = map[string]sassSize{
+	"U32": {TypeU32, false}, "S32": {TypeS32, false}, "U64": {TypeU64, false}, "S64": {TypeS64, false},
+	"F32.FTZ.RN": {TypeF32, true}, "F16x2.FTZ.RN": {TypeF16x2, true}, "F16x2.RN": {TypeF16x2, false},
+	"F64.RN": {TypeF64, false},
+}
+
+// sassAliases: no .sz is .U32 (the default, "U32*"); ".32 is also accepted
+// and aliases to .U32 .64 is also accepted and aliases to .U64".
+var sassAliases = map[string]string{"": "U32", "32": "U32", "64": "U64"}
+
+// sassTable is the seed's Atomic Operations table: the .sz each .op takes.
+// .F16x2.FTZ.RN is in the .sz list but in no row of the table (which gives
+// .F16x2.RN to ADD, MIN and MAX), so no operation takes it.
+var sassTable = map[string][]string{
+	"ADD":     {"U32", "S32", "U64", "F32.FTZ.RN", "F16x2.RN", "F64.RN"},
+	"MIN":     {"U32", "S32", "U64", "S64", "F16x2.RN"},
+	"MAX":     {"U32", "S32", "U64", "S64", "F16x2.RN"},
+	"INC":     {"U32"},
+	"DEC":     {"U32"},
+	"AND":     {"U32", "S32", "U64"},
+	"OR":      {"U32", "S32", "U64"},
+	"XOR":     {"U32", "S32", "U64"},
+	"EXCH":    {"U32", "S32", "U64"},
+	"SAFEADD": {"U64"},
+	"CAS":     {"U32", "S32", "U64"},
+}
+
+const (
+	sassRZ      = 255     // RZ, register 255: reads zero, writes nothing
+	sassImmS20  = 1 << 19 // ImmS20 is -2^19 .. 2^19-1
+	sassImmU20  = 1 << 20 // ImmU20 is 0 .. 2^20-1
+	sassNoInput = -1
+)
+
+// sassParser checks register use across the operands of one instruction.
+type sassParser struct {
+	b    *builder
+	regs []sassRegUse
+}
+
+// sassRegUse is a register (or pair) the instruction reads.
+type sassRegUse struct {
+	name  string
+	first int // register number
+	n     int // 1, or 2 for a pair
+}
+
 func parseSASS(lx *lexer, opcode string, opStart int, pred *predRef) (*Static, error) {
-	return nil, errAt(opStart, "SASS ATOM is not supported yet")
+	sp := &sassParser{b: newBuilder(DialectSASS)}
+	st := sp.b.st
+	st.ExecSize = 32
+	st.Space = Global
+
+	// Qualifiers: ATOM{.E}.op{.sz}, in that order.
+	parts := strings.Split(opcode, ".")
+	offs := make([]int, len(parts))
+	off := opStart
+	for i, q := range parts {
+		offs[i] = off
+		off += len(q) + 1
+		if i > 0 && q == "" {
+			return nil, errAt(offs[i], "empty qualifier")
+		}
+	}
+	if parts[0] != "ATOM" {
+		return nil, errAt(opStart, "unknown opcode %q", opcode)
+	}
+	i := 1
+	ext := i < len(parts) && parts[i] == "E"
+	if ext {
+		i++
+	}
+	if i >= len(parts) {
+		return nil, errAt(opStart, "ATOM needs an operation (.ADD, .MIN, .MAX, .INC, .DEC, .AND, .OR, .XOR, .EXCH or .CAS)")
+	}
+	opName, opOff := parts[i], offs[i]
+	op, ok := sassOps[opName]
+	if !ok {
+		if opName == "E" {
+			return nil, errAt(opOff, ".E given twice")
+		}
+		return nil, errAt(opOff, "unknown ATOM operation .%s", opName)
+	}
+	szWritten := strings.Join(parts[i+1:], ".")
+	szOff := opOff + len(opName) // the dot before .sz, or the end of the opcode
+	if i+1 < len(parts) {
+		szOff = offs[i+1]
+	}
+	sz := szWritten
+	if a, ok := sassAliases[sz]; ok {
+		sz = a
+	}
+	size, ok := sassSizes[sz]
+	switch {
+	case sz == "128" || sz == "U128":
+		return nil, errAt(szOff, "ATOM.%s.%s is illegal (sass-ATOM.txt: \".128 aliases to .U128, but is illegal\")", opName, szWritten)
+	case !ok && strings.Contains("."+szWritten+".", ".E."):
+		return nil, errAt(szOff, "unknown ATOM size .%s (.E comes before the operation: ATOM.E.%s)", szWritten, opName)
+	case !ok:
+		return nil, errAt(szOff, "unknown ATOM size .%s (.U32, .S32, .U64, .S64, .F32.FTZ.RN, .F16x2.RN, .F64.RN, .32, .64)", szWritten)
+	}
+	if !strIn(sz, sassTable[opName]) {
+		what := "." + szWritten
+		if szWritten == "" {
+			what = ".U32 (the default .sz)"
+		}
+		msg := "ATOM.%s does not take %s: the seed's Atomic Operations table gives .%s %s"
+		if sz == "F16x2.FTZ.RN" {
+			msg += " (.F16x2.FTZ.RN is in the .sz list, but no row of the table takes it)"
+		}
+		return nil, errAt(szOff, msg, opName, what, opName, "."+strings.Join(sassTable[opName], " ."))
+	}
+	if opName == "SAFEADD" {
+		return nil, errAt(opOff, "ATOM.SAFEADD: semantics not published (sass-ATOM.txt says only \"Increment put pointer in a circular queue\"), so it is not replayed")
+	}
+	st.Op, st.Type = op, size.typ
+	if size.ftz {
+		st.Flags |= FlagFTZ
+	}
+	st.AddrBits = 32
+	if ext {
+		st.AddrBits = 64
+	}
+	dbits := st.Type.Size() * 8 // 32 or 64: F16x2 is one 32-bit register
+
+	// Operands, then the optional scheduling tokens.
+	lx.skipSpace()
+	body, bodyOff := lx.src[lx.pos:], lx.pos
+	end, err := sassHints(body, bodyOff)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := splitOperands(body[:end], bodyOff)
+	if err != nil {
+		return nil, err
+	}
+	want := 3
+	if op == OpCAS {
+		want = 4
+	}
+	sparse := false
+	if len(ops) == want+1 {
+		if !isSASSPred(ops[0].text) {
+			return nil, errAt(ops[0].off, "the %d-operand form of ATOM.%s starts with a sparse predicate Ps (P0–P6 or PT), got %q", want+1, opName, ops[0].text)
+		}
+		sparse = true
+		ops = ops[1:]
+	}
+	if len(ops) != want {
+		return nil, errAt(bodyOff, "ATOM.%s takes %d operands (%d with a sparse predicate Ps), got %d", opName, want, want+1, len(ops))
+	}
+
+	// Rd.
+	d := ops[0]
+	rd, ok := sassReg(d.text)
+	if !ok {
+		return nil, errAt(d.off, "Rd must be a general register (R0–R254 or RZ), got %q", d.text)
+	}
+	if dbits == 64 && rd != sassRZ {
+		if err := checkPair(rd, d.off, "Rd"); err != nil {
+			return nil, err
+		}
+	}
+	st.Dst = d.text
+	st.HasDst = rd != sassRZ
+
+	// Address.
+	if err := sp.addr(ops[1], ext, sparse); err != nil {
+		return nil, err
+	}
+
+	// Rb and, for CAS, Rc.
+	rbOp := ops[2]
+	rb, ok := sassReg(rbOp.text)
+	if !ok {
+		if c := rbOp.text[0]; c >= '0' && c <= '9' || c == '-' {
+			return nil, errAt(rbOp.off, "Rb must be a general register (R0–R254 or RZ), got %q: ATOM takes no immediate source", rbOp.text)
+		}
+		return nil, errAt(rbOp.off, "Rb must be a general register (R0–R254 or RZ), got %q", rbOp.text)
+	}
+	if op == OpCAS {
+		rcOp := ops[3]
+		rc, ok := sassReg(rcOp.text)
+		if !ok {
+			return nil, errAt(rcOp.off, "Rc must be a general register (R0–R254 or RZ), got %q", rcOp.text)
+		}
+		if err := checkCAS(dbits, rb, rbOp.off, rc, rcOp.off); err != nil {
+			return nil, err
+		}
+		sb, err := sp.src(rbOp, rb, RoleSrcB, dbits, st.Type)
+		if err != nil {
+			return nil, err
+		}
+		sc, err := sp.src(rcOp, rc, RoleSrcC, dbits, st.Type)
+		if err != nil {
+			return nil, err
+		}
+		st.B, st.C = []Src{sb}, []Src{sc}
+	} else {
+		if dbits == 64 && rb != sassRZ {
+			if err := checkPair(rb, rbOp.off, "Rb"); err != nil {
+				return nil, err
+			}
+		}
+		sb, err := sp.src(rbOp, rb, RoleSrcB, dbits, st.Type)
+		if err != nil {
+			return nil, err
+		}
+		st.B = []Src{sb}
+	}
+
+	// Guard predicate: P0..P6, or PT (always true: no input).
+	if pred != nil {
+		switch {
+		case pred.name == "PT" && pred.neg:
+			return nil, errAt(pred.off, "@!PT is never true: the instruction runs on no lane, and a trace records instructions that ran")
+		case pred.name == "PT":
+		case isSASSPred(pred.name):
+			st.Pred = sp.b.input(pred.name, RolePred, 32, TypeU32)
+			st.PredNeg = pred.neg
+		default:
+			return nil, errAt(pred.off, "a SASS guard predicate is P0–P6 or PT, got %q", strings.TrimSpace(lx.src[pred.off:opStart]))
+		}
+	}
+	return st, nil
+}
+
+// addr reads [Ra + ImmS20], [Ra - ImmS20], [Ra], [ImmU20], and for the
+// sparse-predicate forms only [Ra].
+func (sp *sassParser) addr(o operand, ext, sparse bool) error {
+	st := sp.b.st
+	t := o.text
+	if len(t) < 2 || t[0] != '[' || t[len(t)-1] != ']' {
+		return errAt(o.off, "the address must be [Ra + ImmS20], [ImmU20] or [Ra], got %q", t)
+	}
+	inner := t[1 : len(t)-1]
+	ioff := o.off + 1 + len(inner) - len(strings.TrimLeft(inner, " \t"))
+	inner = strings.TrimSpace(inner)
+	if inner == "" {
+		return errAt(o.off, "empty address")
+	}
+	const noImm = "the sparse-predicate form takes [Ra]: immediate offsets are not supported for these variants (sass-ATOM.txt)"
+	if c := inner[0]; c >= '0' && c <= '9' || c == '-' || c == '+' {
+		// [ImmU20]: an unsigned absolute address.
+		if sparse {
+			return errAt(ioff, noImm)
+		}
+		v, ok := sassUint(inner)
+		if !ok || c == '-' || c == '+' {
+			return errAt(ioff, "an absolute address is ImmU20, an unsigned number from 0 to 0xfffff; got %q", inner)
+		}
+		if v >= sassImmU20 {
+			return errAt(ioff, "absolute address %s is outside ImmU20 (0 to 0xfffff)", inner)
+		}
+		st.Addr, st.AddrImm = sassNoInput, int64(v)
+		return nil
+	}
+	j := 0
+	for j < len(inner) && isIdentByte(inner[j], j == 0) {
+		j++
+	}
+	name := inner[:j]
+	ra, ok := sassReg(name)
+	if !ok {
+		return errAt(ioff, "Ra must be a general register (R0–R254 or RZ), got %q", inner)
+	}
+	bits := 32
+	if ext {
+		bits = 64
+		if ra != sassRZ {
+			if err := checkPair(ra, ioff, "Ra of ATOM.E"); err != nil {
+				return err
+			}
+		}
+	}
+	rest := inner[j:]
+	roff := ioff + j + len(rest) - len(strings.TrimLeft(rest, " \t"))
+	rest = strings.TrimSpace(rest)
+	if rest != "" {
+		if sparse {
+			return errAt(roff, noImm)
+		}
+		if rest[0] != '+' && rest[0] != '-' {
+			return errAt(roff, "expected + or - after %s in the address, got %q", name, rest)
+		}
+		neg := rest[0] == '-'
+		num := rest[1:]
+		noff := roff + 1 + len(num) - len(strings.TrimLeft(num, " \t"))
+		num = strings.TrimSpace(num)
+		if !neg && strings.HasPrefix(num, "-") { // nvdisasm writes [R2+-0x8]
+			neg = true
+			num = strings.TrimLeft(num[1:], " \t")
+		}
+		v, ok := sassUint(num)
+		if !ok {
+			return errAt(noff, "bad address offset %q", rest)
+		}
+		if neg && v > sassImmS20 || !neg && v >= sassImmS20 {
+			return errAt(noff, "offset %s is outside ImmS20 (-0x80000 to 0x7ffff)", rest)
+		}
+		st.AddrImm = int64(v)
+		if neg {
+			st.AddrImm = -st.AddrImm
+		}
+	}
+	if ra != sassRZ {
+		in, err := sp.input(name, ra, bits, RoleAddr, TypeU64, ioff)
+		if err != nil {
+			return err
+		}
+		st.Addr = in
+	}
+	return nil
+}
+
+// src makes a data source: RZ is the immediate 0, a register an input.
+func (sp *sassParser) src(o operand, reg int, role Role, bits int, typ Type) (Src, error) {
+	if reg == sassRZ {
+		return Src{In: sassNoInput}, nil
+	}
+	in, err := sp.input(o.text, reg, bits, role, typ, o.off)
+	if err != nil {
+		return Src{}, err
+	}
+	return Src{In: in}, nil
+}
+
+// input registers a read register (a pair when bits is 64). The same
+// register read twice is one input, as wide as its widest use (the low
+// half of a pair is its first register); a register read alone and as the
+// other half of a pair has no single binding, so it is an error.
+func (sp *sassParser) input(name string, reg, bits int, role Role, typ Type, off int) (int, error) {
+	n := bits / 32
+	for _, u := range sp.regs {
+		if u.name == name {
+			continue
+		}
+		if reg < u.first+u.n && u.first < reg+n {
+			return 0, errAt(off, "%s overlaps %s: this instruction reads them as different values (one as half of a 64-bit pair), which a trace cannot bind", sassRange(name, reg, n), sassRange(u.name, u.first, u.n))
+		}
+	}
+	sp.regs = append(sp.regs, sassRegUse{name: name, first: reg, n: n})
+	i := sp.b.input(name, role, bits, typ)
+	if in := &sp.b.st.Inputs[i]; in.Bits < bits {
+		in.Bits = bits
+	}
+	return i, nil
+}
+
+func sassRange(name string, reg, n int) string {
+	if n == 1 {
+		return name
+	}
+	return "the pair " + name + ":R" + strconv.Itoa(reg+1)
+}
+
+// checkPair: a 64-bit operand is an even-odd register pair.
+func checkPair(reg, off int, what string) error {
+	if reg%2 != 0 {
+		return errAt(off, "%s of a 64-bit operand must be an even register (the pair R2n:R2n+1), got R%d", what, reg)
+	}
+	if reg == 254 {
+		return errAt(off, "R254 cannot start a register pair (R255 is RZ)")
+	}
+	return nil
+}
+
+// checkCAS applies the seed's register rule: "{Rb,Rc} are expected to be
+// consecutive registers, naturally aligned based on .sz. Specifically, in
+// ATOM.CAS.32, Rb must be R2n+0 (even register) (and cannot be RZ), and Rc
+// must be Rb+1 or RZ. Similarly, for ATOM.CAS.64, Rb must be R4n+0 (and
+// cannot be RZ) and Rc must be Rb+2 or RZ."
+func checkCAS(bits, rb, rbOff, rc, rcOff int) error {
+	align, step := 2, 1
+	if bits == 64 {
+		align, step = 4, 2
+	}
+	if rb == sassRZ {
+		return errAt(rbOff, "ATOM.CAS.%d: Rb cannot be RZ", bits)
+	}
+	if rb%align != 0 {
+		return errAt(rbOff, "ATOM.CAS.%d: Rb must be R%dn (a multiple of %d), got R%d", bits, align, align, rb)
+	}
+	if rc != sassRZ && rc != rb+step {
+		return errAt(rcOff, "ATOM.CAS.%d: Rc must be R%d (Rb+%d) or RZ, got R%d", bits, rb+step, step, rc)
+	}
+	if bits == 64 && rc != sassRZ {
+		return checkPair(rc, rcOff, "Rc")
+	}
+	return nil
+}
+
+// sassReg reads a general register: R0..R254 (no leading zeros) or RZ,
+// returned as 255.
+func sassReg(s string) (int, bool) {
+	if s == "RZ" {
+		return sassRZ, true
+	}
+	if len(s) < 2 || s[0] != 'R' || len(s) > 2 && s[1] == '0' {
+		return 0, false
+	}
+	n := 0
+	for i := 1; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+		if n > 254 {
+			return 0, false
+		}
+	}
+	return n, true
+}
+
+// isSASSPred reports whether s names a predicate register: P0..P6 or PT.
+func isSASSPred(s string) bool {
+	return s == "PT" || len(s) == 2 && s[0] == 'P' && s[1] >= '0' && s[1] <= '6'
+}
+
+// sassUint reads an unsigned decimal or 0x-hex number.
+func sassUint(s string) (uint64, bool) {
+	base, digits := 10, s
+	if len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		base, digits = 16, s[2:]
+	}
+	if digits == "" || digits[0] == '+' || digits[0] == '-' || strings.Contains(digits, "_") {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(digits, base, 64)
+	return v, err == nil
+}
+
+// sassHints finds where the scheduling tokens ({&req_6} {&rdN} {&wrN}
+// {?sched}, braces optional) begin, checks that nothing else follows, and
+// returns the length of the operand text before them (and before a ';'
+// that ends the operands).
+func sassHints(s string, base int) (int, error) {
+	depth := 0
+	start := -1
+	for i := 0; i < len(s) && start < 0; i++ {
+		switch s[i] {
+		case '[':
+			depth++
+		case ']':
+			depth--
+		case '&', '?', '{':
+			if depth == 0 {
+				start = i
+			}
+		}
+	}
+	if start < 0 {
+		return len(s), nil
+	}
+	ws, offs := fields(s[start:])
+	for k, w := range ws {
+		tok := w
+		if strings.HasPrefix(tok, "{") && strings.HasSuffix(tok, "}") {
+			tok = tok[1 : len(tok)-1]
+		}
+		if len(tok) < 2 || tok[0] != '&' && tok[0] != '?' {
+			return 0, errAt(base+start+offs[k], "unexpected %q after the operands (only &req_N, &rdN, &wrN and ?sched may follow)", w)
+		}
+	}
+	// The seed puts ';' after the tokens; accept it before them too.
+	ops := strings.TrimRight(s[:start], " \t")
+	return len(strings.TrimSuffix(ops, ";")), nil
+}
+
+func strIn(s string, list []string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

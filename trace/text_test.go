@@ -180,7 +180,7 @@ func TestTextErrors(t *testing.T) {
 		{"atom.global.add.u32 d, [a], b | a=0 b=-2147483649", "does not fit 32 bits"},
 		{"atom.global.add.u32 d, [a], b | a=0", "reads b, which is bound nowhere in group 0 warp 0"},
 		{"atom.global.add.u32 d, [a], 1 | a=0 mask=0x1ffffffff", "mask= takes a 32-bit lane mask"},
-		{"ATOM.ADD.U32 R0, [R1], R2", "t.tasm:1:1: SASS ATOM is not supported yet"},
+		{"ATOM.ADD.U128 R0, [R1], R2", "t.tasm:1:10: ATOM.ADD.U128 is illegal"},
 		{"frobnicate d, [a], 1", "unknown opcode \"frobnicate\""},
 		{".region global 0x0 0", "t.tasm:1:20: bad region size"},
 		{".region heap 0 4", "unknown space \"heap\""},
