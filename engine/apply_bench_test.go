@@ -1,10 +1,9 @@
 package engine
 
 import (
+	"github.com/gpureplay/replay/trace"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/gpureplay/replay/shard"
 )
 
 // The apply stage against its two baselines, on the same accesses: 32-bit
@@ -41,24 +40,38 @@ func BenchmarkApply(b *testing.B) {
 	for _, pattern := range []string{"coalesced", "random"} {
 		addrs := applyAddrs(pattern, n)
 		b.Run(pattern+"/engine", func(b *testing.B) {
-			mem, err := shard.New(shard.WithShards(64))
+			// Build the batch the way a replay does: one instruction per
+			// warp, expanded into runs, then time apply alone.
+			st, err := trace.ParseStatic("atom.global.add.u32 d, [a], 1")
+			if err != nil {
+				b.Fatal(err)
+			}
+			e, err := New(&trace.Header{}, WithShards(64), WithWorkers(1))
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := newPlan(st, &trace.Header{}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
 			bt := &batch{}
-			bt.reset(1, mem.Shards())
-			bt.results = make([]Result, n)
-			for i, a := range addrs {
-				h := shard.Hash(0, a)
-				s := mem.ShardIndex(h)
-				bt.routed[0][s] = append(bt.routed[0][s], access{addr: a, h: h, b: 1, slot: uint32(i), n: 1, kind: kAdd, size: 4})
+			bt.reset(1, e.mem.Shards())
+			bt.noResults = false
+			for i := 0; i < n; i += 32 {
+				in := &trace.Inst{Seq: uint64(i / 32), Static: st, Mask: ^uint32(0), Vals: []trace.Vector{{Kind: trace.VecList, List: addrs[i : i+32]}}}
+				if pattern == "coalesced" {
+					in.Vals[0] = trace.Vector{Kind: trace.VecStride, Base: addrs[i], Stride: 4}
+				}
+				bt.add(in, p, 0)
 			}
-			bt.apply(0, 1, mem) // create every block first: measure the steady state
+			bt.finishAdd()
+			bt.expand(0, 0, len(bt.insts), e.mem)
+			bt.apply(0, 1, e.mem) // create every block first: measure the steady state
 			b.SetBytes(4)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i += n {
-				bt.apply(0, 1, mem)
+				bt.apply(0, 1, e.mem)
 			}
 		})
 		b.Run(pattern+"/dense", func(b *testing.B) {

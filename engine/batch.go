@@ -49,9 +49,13 @@ type batch struct {
 	insts   []binst
 	arena   []uint64 // backing store for copied vector lists
 	results []Result
-	bhi     []uint64 // per slot: high half of a 128-bit first source
-	chi     []uint64 // per slot: high half of a 128-bit second source
-	stats   []InstStat
+	// vals and valsHi are what each slot's lane got back. apply writes
+	// them (8 bytes a slot, so the writes in shard order stay in cache);
+	// mergeValues copies them into results in slot order before emitting.
+	vals, valsHi []uint64
+	bhi          []uint64 // per slot: high half of a 128-bit first source
+	chi          []uint64 // per slot: high half of a 128-bit second source
+	stats        []InstStat
 	// routed holds, per instruction range and shard, the accesses in trace
 	// order. Partitioning by shard (not just by owner) keeps one shard's
 	// table and blocks hot in cache while its run is applied.
@@ -131,6 +135,12 @@ func (b *batch) finishAdd() {
 		b.chi = make([]uint64, b.nslots, cap(b.results))
 	}
 	b.results = b.results[:b.nslots]
+	if cap(b.vals) < b.nslots {
+		b.vals = make([]uint64, b.nslots, cap(b.results))
+		b.valsHi = make([]uint64, b.nslots, cap(b.results))
+	}
+	b.vals = b.vals[:b.nslots]
+	b.valsHi = b.valsHi[:b.nslots]
 	b.bhi = b.bhi[:b.nslots]
 	b.chi = b.chi[:b.nslots]
 	if cap(b.stats) < len(b.insts) {
@@ -182,6 +192,12 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory) {
 		// Runs of several lanes: scalar accesses of up to 64 bits, with
 		// values read back from the instruction in apply.
 		runs := st.Elems == 1 && p.size <= 8 && !p.status
+		if runs && p.simple {
+			if done, n := b.expandWarp(ii, bi, fl, mem, &hasher, routed, &used, addrs); done {
+				addrs = n[:0]
+				continue
+			}
+		}
 		for m := bi.active; m != 0; m &= m - 1 {
 			lane := bits.TrailingZeros32(m)
 			for e := 0; e < st.Elems; e++ {
@@ -191,14 +207,16 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory) {
 				if p.status {
 					// lsc_load_status: no access, a 1 for an in-bounds lane.
 					b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
+					b.vals[slot], b.valsHi[slot] = 0, 0
 					if f == FaultNone {
-						b.results[slot].Value = 1
+						b.vals[slot] = 1
 					}
 					slot++
 					continue
 				}
 				if !b.noResults || f != FaultNone {
 					b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr, Fault: f}
+					b.vals[slot], b.valsHi[slot] = 0, 0
 				}
 				if f != FaultNone {
 					faults++
@@ -252,6 +270,125 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory) {
 	}
 	b.used[r] = used
 	b.scratch[r] = addrs
+}
+
+// expandWarp is expand's fast path for one instruction whose lanes all
+// hit memory without a fault: scalar, no per-element hooks, the address
+// from a broadcast or base:stride vector (or absolute), every address
+// aligned and inside one region. It computes the addresses in one tight
+// loop, checks faults once for the whole warp, and routes runs. It reports
+// false, having done nothing, when the instruction needs the general path.
+// addrs is scratch; it returns it, possibly grown.
+func (b *batch) expandWarp(ii int, bi *binst, fl uint8, mem *shard.Memory, hasher *shard.Hasher,
+	routed [][]access, used *[]int32, addrs []uint64) (bool, []uint64) {
+	st, p := bi.Static, bi.plan
+	var base, stride uint64
+	if st.Addr >= 0 {
+		v := &bi.Vals[st.Addr]
+		switch v.Kind {
+		case trace.VecBroadcast:
+			base = v.Base
+		case trace.VecStride:
+			base, stride = v.Base, v.Stride
+			if st.AddrUniform {
+				stride = 0
+			}
+		default:
+			return false, addrs
+		}
+	}
+	scale := uint64(st.AddrScale)
+	first := scale*base + uint64(st.AddrImm)
+	step := scale*stride + uint64(st.LanePitch)
+	mask := st.AddrMask()
+	size := uint64(p.size)
+	var or uint64
+	lo, hi := ^uint64(0), uint64(0)
+	for m := bi.active; m != 0; m &= m - 1 {
+		lane := uint64(bits.TrailingZeros32(m))
+		a := (first + lane*step) & mask
+		addrs = append(addrs, a)
+		or |= a
+		lo, hi = min(lo, a), max(hi, a)
+	}
+	if len(addrs) == 0 || or&(size-1) != 0 || hi+size-1 < hi {
+		return false, addrs[:0]
+	}
+	if len(p.regions) > 0 {
+		in := false
+		for i := range p.regions {
+			if p.regions[i].Contains(lo, size) && p.regions[i].Contains(hi, size) {
+				in = true
+				break
+			}
+		}
+		if !in {
+			return false, addrs[:0]
+		}
+	}
+	// No lane faults: route runs of lanes that share a granule.
+	slot := bi.slot
+	var run access
+	var runShard int
+	k := 0
+	for m := bi.active; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		a := addrs[k]
+		k++
+		if !b.noResults {
+			b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(lane), Addr: a}
+			b.vals[slot], b.valsHi[slot] = 0, 0
+		}
+		if run.n > 0 && int(run.lane0)+int(run.n) == lane && run.n < 255 &&
+			a>>shard.GranuleShift == run.addr>>shard.GranuleShift {
+			d := a - run.addr
+			if run.n == 1 && d < 1<<31 {
+				run.step = int32(d)
+				run.n++
+				slot++
+				continue
+			}
+			if run.n > 1 && d == uint64(int64(run.step))*uint64(run.n) {
+				run.n++
+				slot++
+				continue
+			}
+		}
+		if run.n > 0 {
+			if len(routed[runShard]) == 0 {
+				*used = append(*used, int32(runShard))
+			}
+			routed[runShard] = append(routed[runShard], run)
+		}
+		var bv, cv uint64
+		if p.b != nil {
+			bv, _ = bi.Value(p.b[0], lane)
+		}
+		if p.c != nil {
+			cv, _ = bi.Value(p.c[0], lane)
+		}
+		h := hasher.Hash(bi.mem, a)
+		runShard = mem.ShardIndex(h)
+		run = access{addr: a, h: h, b: bv >> p.srcShift, c: cv >> p.srcShift, slot: slot, mem: bi.mem,
+			inst: uint32(ii), lane0: uint8(lane), n: 1, kind: p.kind, size: p.size, flags: fl}
+		slot++
+	}
+	if len(routed[runShard]) == 0 {
+		*used = append(*used, int32(runShard))
+	}
+	routed[runShard] = append(routed[runShard], run)
+	distinct, maxc := conflicts(addrs)
+	b.stats[ii] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
+		Lanes: uint32(bits.OnesCount32(bi.active)), Addresses: distinct, MaxConflict: maxc}
+	return true, addrs
+}
+
+// mergeValues copies each slot's returned value into its result row.
+func (b *batch) mergeValues() {
+	vals, his := b.vals[:len(b.results)], b.valsHi[:len(b.results)]
+	for i := range b.results {
+		b.results[i].Value, b.results[i].ValueHi = vals[i], his[i]
+	}
 }
 
 // conflicts counts distinct addresses and the largest number of accesses to
@@ -308,13 +445,16 @@ func (b *batch) applyRun(sh *shard.Shard, acc []access) {
 			}
 			ret, retHi := applyAt(blk, a.addr, a.kind, a.size, a.flags, a.b, a.c, bhi, chi)
 			if a.flags&accNoDst == 0 {
-				res := &b.results[a.slot]
-				res.Value, res.ValueHi = ret, retHi
+				b.vals[a.slot], b.valsHi[a.slot] = ret, retHi
 			}
 			continue
 		}
 		bi := &b.insts[a.inst]
 		p := bi.plan
+		if a.size == 4 && a.kind == kAdd && a.step == 4 && p.srcShift == 0 {
+			b.addRun32(blk, a, bi, p)
+			continue
+		}
 		addr := a.addr
 		for k := 0; k < int(a.n); k++ {
 			lane := int(a.lane0) + k
@@ -328,9 +468,48 @@ func (b *batch) applyRun(sh *shard.Shard, acc []access) {
 			bv, cv = bv>>p.srcShift, cv>>p.srcShift
 			ret, _ := applyAt(blk, addr, a.kind, a.size, a.flags, bv, cv, 0, 0)
 			if a.flags&accNoDst == 0 {
-				b.results[a.slot+uint32(k)].Value = ret
+				b.vals[a.slot+uint32(k)] = ret
 			}
 			addr += uint64(int64(a.step))
+		}
+	}
+}
+
+// addRun32 is applyRun's loop for the commonest run: 32-bit adds to
+// consecutive words (a coalesced atomicAdd), with the add inlined.
+func (b *batch) addRun32(blk *shard.Block, a *access, bi *binst, p *plan) {
+	w0 := int((a.addr & (shard.GranuleBytes - 1)) >> 2)
+	n := int(a.n)
+	words := blk.Words[w0 : w0+n : w0+n]
+	blk.Touched |= (uint64(1)<<uint(n) - 1) << uint(w0) // n < 64: a run stays in one granule
+	var imm uint32
+	var vec *trace.Vector
+	if p.b[0].In < 0 {
+		imm = uint32(p.b[0].Imm)
+	} else {
+		vec = &bi.Vals[p.b[0].In]
+		if vec.Kind == trace.VecBroadcast {
+			imm, vec = uint32(vec.Base), nil
+		}
+	}
+	retNew := a.flags&accRetNew != 0
+	var res []uint64
+	if a.flags&accNoDst == 0 {
+		res = b.vals[a.slot : int(a.slot)+n : int(a.slot)+n]
+	}
+	for k := range words {
+		v := imm
+		if vec != nil {
+			v = uint32(vec.Lo(int(a.lane0) + k))
+		}
+		old := words[k]
+		words[k] = old + v
+		if res != nil {
+			if retNew {
+				res[k] = uint64(old + v)
+			} else {
+				res[k] = uint64(old)
+			}
 		}
 	}
 }

@@ -182,6 +182,7 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 			if emitErr == nil {
 				emitErr = sink.Instructions(b.stats)
 				if emitErr == nil && !noResults {
+					b.mergeValues()
 					emitErr = sink.Results(b.results)
 				}
 				if emitErr != nil {

@@ -42,6 +42,9 @@ type plan struct {
 	// access would be in bounds and 0 otherwise (LSC lsc_load_status), and
 	// no fault is recorded.
 	status bool
+	// simple: no hook, window or vector alignment applies, so expand may
+	// take its whole-warp fast path (set by newPlan).
+	simple bool
 	// vecAlign, when set, is the alignment a lane's whole vector needs
 	// (PTX .v2/.v4/.v8): element e of a lane at addr starts at
 	// addr - e*size, which must be a multiple of vecAlign.
@@ -81,6 +84,7 @@ func newPlan(st *trace.Static, h *trace.Header, regions map[trace.Space][]trace.
 	if p.size == 16 && p.kind != kCAS && p.kind != kExch {
 		return nil, fmt.Errorf("128-bit %s is not an atomic any document defines", st.Op)
 	}
+	p.simple = p.elemAddr == nil && p.elemFault == nil && p.window == nil && p.vecAlign == 0 && !p.status
 	if len(p.b) != st.Elems && p.kind != kLoad && p.kind != kInc && p.kind != kDec {
 		return nil, fmt.Errorf("%d sources for %d elements", len(p.b), st.Elems)
 	}
