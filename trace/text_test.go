@@ -301,6 +301,9 @@ func FuzzTextReader(f *testing.F) {
 	f.Add(".region global 0x1000 0x100\n.init global 0x1000 u32 5 6\n@p atom.global.cas.b32 d,[q],v,w | p=0xffff q=0x1010 v=0:1 w=1:1\n")
 	f.Add("atom.global.v4.f32.add {%f0,%f1,%f2,%f3}, [g], {%f0,%f1,%f2,%f3} | g=0 %f0=1.5 %f1=[" + strings.Repeat("1,", 31) + "1] %f2=0 %f3=nan\n")
 	f.Add(".group 3\n.warp 1\natom.shared.b128.cas d, a, b, c | a=0 b=0x1 c=0xffffffffffffffffffffffffffffffff\n")
+	f.Add(".window shared 0x1000 0x100\nATOM.E.CAS.64 R0, [R2 + 8], R8, R10 | R2=0x10000 R8=0 R10=1:1\n@!P0 ATOM.ADD.F32.FTZ.RN R0, [R1 - 400], R9 | P0=0xf R1=0x4190:4 R9=1.5\n")
+	f.Add(".region bti(0x4) 0 0x100\nDWORD_ATOMIC.CMPXCHG (M1, 16) T255 V10 V11 V12 V13 | V10=0x0:4 V11=1 V12=0\n(!P1) DWORD_ATOMIC.PREDEC.16 (8) T0 V10 V0 V0 V12 | P1=3 V10=[0,2,4,6,8,10,12,14]\n")
+	f.Add("lsc_atomic_icas.ugm (M1,32) V13:d32 flat[V12]:a64 V14 V15 | V12=0x100:4 V14=0 V15=5\nlsc_apndctr_atomic_add.ugm  (M1,32) VDATA:d32 bti(0xA0) V10:d32 | V10=1\nlsc_load.slm (M1,32) V13:d32x4 flat[V12]:a16 | V12=0:16\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		tr, err := NewTextReader(strings.NewReader(src), "f.tasm")
 		if err != nil {
