@@ -27,12 +27,21 @@ import (
 //     AppendCounterAtomicAdd.
 //   - Out of bounds (outside every declared region of the space): reads
 //     return zero and writes are dropped (dropOOB), as for vISA.
-//
-// Not replayed (planLSC returns an error): lsc_load_status (it reports
-// TRTT page validity, which a trace does not record), the d16u32h data
-// size (its datum sits in the upper half of the register slot, and a plan
-// has no hook to shift it), and the block2d operations (see
-// docs/status/lsc.md).
+//   - d16u32h: the 16-bit datum sits in the upper half of the register's
+//     32-bit slot and the lower half is zero. A load returns datum<<16
+//     (retShl16), a store writes bits 31:16 of the register (srcShift 16).
+//     IGC visa/include/visa_igc_common_header.h, LSC_DATA_SIZE_16c32bH:
+//     "h means load to (h)igh 16 / data stored in upper 16; zero-fills
+//     bottom 16 (bfloat raw conversion to 32b float)". Atomics do not take
+//     it (the parser refuses it, docs/status/lsc.md decision 4).
+//   - lsc_load_status (LOAD_STATUS): no memory access; each lane that ran
+//     gets dest.bit[n] as its one row: 1 when every one of its
+//     DataElemsPerAddr elements is on a valid page, else 0. A trace
+//     records no page tables, so "IsTRTT_VALID_PAGE" is modelled as "the
+//     element's bytes lie inside a declared .region of the space, or the
+//     space declares none". Alignment is no page property: a misaligned
+//     address reports its page like any other.
+//   - lsc_load_block2d and lsc_store_block2d: lsc_block2d.go.
 
 // planLSC fills p for an Intel LSC instruction.
 func planLSC(p *plan) error {
@@ -44,11 +53,11 @@ func planLSC(p *plan) error {
 	p.dropOOB = true
 	switch {
 	case l.Status():
-		return fmt.Errorf("lsc_load_status is not replayed: it reports page validity (TRTT), which a trace does not record")
+		return planLoadStatus(p, l)
 	case l.Block2D():
-		return fmt.Errorf("lsc_%s is not replayed yet", l.SubOp)
+		return planBlock2D(p, l)
 	case l.Data == trace.LSCD16U32H:
-		return fmt.Errorf("the d16u32h data size is not replayed yet")
+		p.srcShift, p.retShl16 = 16, true
 	}
 	p.size = uint8(l.Data.MemBytes())
 	switch {
@@ -140,4 +149,48 @@ func lscFloatKind(op trace.Op, t trace.Type) (kind, bool) {
 		return ks[2], true
 	}
 	return 0, false
+}
+
+// planLoadStatus fills p for lsc_load_status: p.status, one element per
+// lane (the parser sets Static.Elems to 1), and an element hook that
+// checks every one of the lane's l.VecSize data against the regions.
+func planLoadStatus(p *plan, l *trace.LSC) error {
+	st := p.st
+	if st.Elems != 1 {
+		return fmt.Errorf("lsc_load_status: %d elements per lane, want 1", st.Elems)
+	}
+	p.kind = kLoad
+	p.b, p.c = nil, nil
+	p.status = true
+	// The plan's own check then only asks whether the first byte is in a
+	// region, which elemFault has answered already; no alignment check.
+	p.size = 1
+	size := uint64(l.Data.MemBytes())
+	vec := l.VecSize
+	mask := st.AddrMask()
+	p.elemFault = func(bi *binst, lane, e int) Fault {
+		a0 := p.addr(bi, lane, e)
+		for v := 0; v < vec; v++ {
+			if !validPage(p.regions, (a0+uint64(v)*size)&mask, size) {
+				return FaultOutOfBounds
+			}
+		}
+		return FaultNone
+	}
+	return nil
+}
+
+// validPage is lsc_load_status's IsTRTT_VALID_PAGE for size bytes at a:
+// inside a declared region, or anywhere short of wrapping past the top of
+// the address space when the space declares none.
+func validPage(regions []trace.Region, a, size uint64) bool {
+	if len(regions) == 0 {
+		return a+size-1 >= a
+	}
+	for i := range regions {
+		if regions[i].Contains(a, size) {
+			return true
+		}
+	}
+	return false
 }

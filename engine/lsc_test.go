@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/gpureplay/replay/trace"
 )
 
 // lscRow is one expected result row: lane, element, address, value, fault.
@@ -288,6 +290,25 @@ func TestLSCSemantics(t *testing.T) {
 			words: []lscWord{{"shared", 1, 0x10, 7}},
 		},
 		{
+			// d16u32h: the datum comes back in the upper half of the
+			// 32-bit slot, the lower half zero.
+			name: "d16u32h load",
+			src:  ".init global 0x1000 u16 0x1234 0xabcd\nlsc_load.ugm (M1,2) V13:d16u32h flat[V12]:a64 | V12=0x1000:2\n",
+			rows: []lscRow{{0, 0, 0x1000, 0x12340000, 0}, {1, 0, 0x1002, 0xabcd0000, 0}},
+		},
+		{
+			// d16u32h store: bits 31:16 of the register go to memory.
+			name:  "d16u32h store",
+			src:   "lsc_store.ugm (M1,2) flat[V12]:a64 V13:d16u32h | V12=0x1000:2 V13=[0x12345678,0xabcd0000]\n",
+			words: []lscWord{{"global", -1, 0x1000, 0xabcd1234}},
+		},
+		{
+			// d16u32h transposed x2: element v of the one lane.
+			name: "d16u32h transposed load",
+			src:  ".init global 0x1000 u16 0x1111 0x2222\nlsc_load.ugm (M1_NM,1) V13:d16u32hx2t flat[V12]:a64 | V12=0x1000\n",
+			rows: []lscRow{{0, 0, 0x1000, 0x11110000, 0}, {0, 1, 0x1002, 0x22220000, 0}},
+		},
+		{
 			// An atomic outside the regions is dropped and returns 0.
 			name:  "atomic out of bounds",
 			src:   mem + "lsc_atomic_iadd.ugm (M1,1) V13:d32 flat[V12]:a64 V14 | V12=0x3000 V14=1\n",
@@ -368,17 +389,133 @@ func TestLSCFloatAtomics(t *testing.T) {
 	}
 }
 
-// TestLSCNotReplayed pins the forms that parse but are refused by the engine.
-func TestLSCNotReplayed(t *testing.T) {
-	for _, src := range []string{
-		"lsc_load_status.ugm (M1,1) V13:d32 flat[V12]:a64 | V12=0\n",
-		"lsc_load.ugm (M1,1) V13:d16u32h flat[V12]:a64 | V12=0\n",
-		"lsc_load_block2d.ugm (M1_NM,1) VDATA:d32.1x2x2nn flat[B,W,H,P,X,Y] | B=0 W=7 H=1 P=8 X=0 Y=0\n",
-	} {
-		var c Collector
-		if _, err := Replay(textSource(t, src), &c); err == nil {
-			t.Errorf("%s: replayed, want an error", strings.TrimSpace(src))
+// TestLSCLoadStatus checks LOAD_STATUS: one row per lane that ran,
+// dest.bit[n] = 1 when all the lane's DataElemsPerAddr elements are on a
+// valid page, "valid" being inside a declared region (or no region
+// declared); no memory is touched and nothing counts as a fault.
+func TestLSCLoadStatus(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		rows []lscRow
+	}{
+		{
+			// Lane 0: 0x1000..0x1007 in; lane 1: 0x1008..0x100f in; lane 2:
+			// its second element 0x1010 is past the region; lane 3 did not
+			// run; lane 4: 0xff8 is before it.
+			name: "x2 with a region",
+			src: ".region global 0x1000 0x10\n" +
+				"lsc_load_status.ugm (M1,8) V13:d32x2 flat[V12]:a64 | V12=[0x1000,0x1008,0x100c,0x1000,0xff8,0,0,0] mask=0x17\n",
+			rows: []lscRow{{0, 0, 0x1000, 1, 0}, {1, 0, 0x1008, 1, 0}, {2, 0, 0x100c, 0, 0}, {4, 0, 0xff8, 0, 0}},
+		},
+		{
+			// No region: every page is valid, misaligned or not, short of
+			// wrapping past the top of the address space.
+			name: "no region",
+			src:  "lsc_load_status.ugm (M1,4) V13:d32 flat[V12]:a64 | V12=[0x0,0x1002,0xfffffffffffffffc,0xfffffffffffffffe]\n",
+			rows: []lscRow{{0, 0, 0x0, 1, 0}, {1, 0, 0x1002, 1, 0}, {2, 0, 0xfffffffffffffffc, 1, 0}, {3, 0, 0xfffffffffffffffe, 0, 0}},
+		},
+		{
+			// SLM regions, a16 addresses with a scale and an offset.
+			name: "slm a16",
+			src:  ".region shared 0x0 0x40\nlsc_load_status.slm (M1,2) V13:d32x4 flat[4*V12+0x10]:a16 | V12=[0x4,0x8]\n",
+			rows: []lscRow{{0, 0, 0x20, 1, 0}, {1, 0, 0x30, 1, 0}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := replayLSC(t, tc.src)
+			checkRows(t, c, 0, tc.rows)
+			if len(c.Words) != 0 {
+				t.Errorf("load_status touched memory: %v", c.Words)
+			}
+			if c.Stats[0].Faults != 0 {
+				t.Errorf("faults %d, want 0", c.Stats[0].Faults)
+			}
+		})
+	}
+}
+
+// TestLSCSeedExamples replays every example of the seed's Examples section
+// (visa-LSC_UNTYPED.md), with bindings chosen here, against the reference,
+// and checks each line's row count and a few values.
+func TestLSCSeedExamples(t *testing.T) {
+	const block = "flat[VSURF_BASE,VSURF_W,V_SURF_H,SURF_P,OFF_X,OFF_Y]"
+	lines := []struct {
+		text  string // the seed's line
+		binds string
+		rows  int
+	}{
+		{"lsc_load.ugm.uc.uc  (M1,32) V13:d32    flat[V12+0x100]:a64", "V12=0x1000:4", 32},
+		{"lsc_load.slm   (M1,32) V13:d32x4  flat[V12]:a16", "V12=0:16", 128},
+		{"lsc_load.ugm  (M1,32) null:d32  flat[V12]:a64", "V12=0x1000:4", 32},
+		{"lsc_load.ugm  (M1,32) V0:d32    flat[V12]:a64", "", 32},
+		{"lsc_load.ugm          (M1_NM,1)  V13:d32x16t  bti(0x4)[V12]:a32", "V12=0", 16},
+		{"lsc_load_strided.ugm  (M1_NM,16) V13:d32      bti(0x4)[V12]:a32", "", 16},
+		{"lsc_load_strided.ugm   (M1,32) V13:d32  flat[V12]:a32", "V12=0x1000", 32},
+		{"lsc_load_strided.ugm   (M1,32) V13:d32  flat[V12,0x100]:a32", "", 32},
+		{"lsc_load_strided.slm   (M1,32) V13:d32  flat[V12,0x0]:a32", "V12=0x10", 32},
+		{"lsc_store.ugm     (M1,32) flat[V12]:a64  V13:d32", "V12=0x2000:4 V13=0:1", 32},
+		{"lsc_store.slm     (M1,32) flat[V12]:a32  V13:d32x4", "V12=0:16 V13=0:1", 128},
+		{"lsc_load_block2d.ugm  (M1_NM,1)  VDATA:d8.2x16x32nn    " + block,
+			"VSURF_BASE=0x10000 VSURF_W=63 V_SURF_H=63 SURF_P=64 OFF_X=0 OFF_Y=0", 1024},
+		{"lsc_load_block2d.ugm  (M1_NM,1) VDATA:d16.1x32x16tn   " + block, "", 512},
+		{"lsc_load_block2d.ugm  (M1_NM,1) VDATA:d16.1x16x32nt   " + block, "", 512},
+		{"lsc_store_block2d.ugm (M1_NM,1)  " + block + "  VDATA:d16.16x32nn", "VDATA=0:1", 512},
+		{"lsc_apndctr_atomic_add.ugm  (M1,32) VDATA:d32 bti(0xA0) V10:d32", "V10=1", 32},
+	}
+	var b strings.Builder
+	b.WriteString(".init global 0x10000 u8 " + strings.TrimSpace(strings.Repeat("1 2 3 4 ", 64)) + "\n")
+	for _, l := range lines {
+		b.WriteString(l.text)
+		if l.binds != "" {
+			b.WriteString(" | " + l.binds)
 		}
+		b.WriteString("\n")
+	}
+	c := replayLSC(t, b.String())
+	count := map[uint64]int{}
+	for _, r := range c.Res {
+		count[r.Seq]++
+	}
+	for i, l := range lines {
+		if count[uint64(i)] != l.rows {
+			t.Errorf("%s: %d rows, want %d", l.text, count[uint64(i)], l.rows)
+		}
+	}
+	row := func(seq uint64, elem uint32) Result {
+		for _, r := range c.Res {
+			if r.Seq == seq && r.Elem == elem {
+				return r
+			}
+		}
+		t.Fatalf("no row %d/%d", seq, elem)
+		return Result{}
+	}
+	// d8.2x16x32nn: element 16*32+5 is block 1, row 0, column 5: byte 21
+	// of the surface, which holds 2; the last is block 1, row 31, column 15.
+	if r := row(11, 517); r.Addr != 0x10015 || r.Value != 2 {
+		t.Errorf("d8 nn element 517: %+v, want 0x10015 = 2", r)
+	}
+	if r := row(11, 1023); r.Addr != 0x10000+31*64+31 || r.Value != 0 {
+		t.Errorf("d8 nn element 1023: %+v", r)
+	}
+	// d16.1x32x16tn: register row x holds column x; element 17 is x=1,
+	// y=1: bytes 0x10042..43 = 3, 4.
+	if r := row(12, 17); r.Addr != 0x10042 || r.Value != 0x0403 {
+		t.Errorf("d16 tn element 17: %+v, want 0x10042 = 0x0403", r)
+	}
+	// d16.1x16x32nt: element 1 packs row 1 of column 0 above row 0.
+	if r := row(13, 1); r.Addr != 0x10040 || r.Value != 0x0201 {
+		t.Errorf("d16 nt element 1: %+v, want 0x10040 = 0x0201", r)
+	}
+	// The store: VDATA=0:1 puts s in slot s; row y, column x is slot
+	// 16y + x, at 0x10000 + 64y + 2x.
+	if v, _ := c.Word("global", -1, 0x10040); v != 17<<16|16 {
+		t.Errorf("word 0x10040 = 0x%x, want 0x00110010", v)
+	}
+	if v, _ := c.Word("global", -1, 0x10000+31*64+28); v != 511<<16|510 {
+		t.Errorf("last stored word = 0x%x, want 0x01ff01fe", v)
 	}
 }
 
@@ -395,7 +532,7 @@ func randomLSC(r *rand.Rand, n int) string {
 	sizes := []struct {
 		name  string
 		bytes int
-	}{{"d8u32", 1}, {"d16u32", 2}, {"d32", 4}, {"d64", 8}, {"d16", 2}, {"d8", 1}}
+	}{{"d8u32", 1}, {"d16u32", 2}, {"d32", 4}, {"d64", 8}, {"d16", 2}, {"d8", 1}, {"d16u32h", 2}}
 	execs := []int{1, 2, 4, 8, 16, 32}
 	val := func(lanes, bits int) string {
 		switch r.IntN(4) {
@@ -481,11 +618,14 @@ func randomLSC(r *rand.Rand, n int) string {
 		} else if sz.name == "d8" {
 			regBits = 8
 		}
-		switch k := r.IntN(10); {
+		switch k := r.IntN(12); {
 		case k < 4: // atomic
 			if sz.bytes == 1 {
 				sz = sizes[2]
 				regBits = 32
+			}
+			if sz.name == "d16u32h" { // atomics do not take d16u32h
+				sz = sizes[1]
 			}
 			op := atomics[r.IntN(len(atomics))]
 			dst := "V13"
@@ -510,6 +650,16 @@ func randomLSC(r *rand.Rand, n int) string {
 		case k < 5: // append counter
 			fmt.Fprintf(&b, "%slsc_apndctr_atomic_%s.ugm (M1,%d) VDATA:d32 bti(0x%x) V10 | V10=%s%s\n",
 				pred, []string{"add", "sub"}[r.IntN(2)], exec, r.IntN(2), val(exec, 32), binds)
+		case k < 6: // block2d load or store, over the global region's edges
+			b.WriteString(randomBlock2D(r, pred, binds, val))
+		case k < 7: // load_status
+			vec := []int{1, 2, 4}[r.IntN(3)]
+			spec := sz.name
+			if vec > 1 {
+				spec += fmt.Sprintf("x%d", vec)
+			}
+			fmt.Fprintf(&b, "%slsc_load_status.%s (M1,%d) V13:%s %s[%s]:%s | V12=%s%s\n",
+				pred, sfid, exec, spec, space, addrExpr, asize, aval(), binds)
 		default: // load or store, vector, transposed, strided or quad
 			vec := []int{1, 1, 2, 3, 4}[r.IntN(5)]
 			order, form, aop := "", "", addrExpr
@@ -552,6 +702,46 @@ func randomLSC(r *rand.Rand, n int) string {
 		}
 	}
 	return b.String()
+}
+
+// randomBlock2D writes one random lsc_load_block2d or lsc_store_block2d
+// line on the global space: every data size and transpose/VNNI mode, one
+// or two blocks, surfaces that cut the block on any side (X and Y may be
+// negative), pitches, occasionally a misaligned base, and a store's whole
+// register image bound (trace.LSC.Block2DLayout gives its size).
+func randomBlock2D(r *rand.Rand, pred, binds string, val func(lanes, bits int) string) string {
+	sizes := []struct {
+		name  string
+		bytes int
+		size  trace.LSCDataSize
+	}{{"d8", 1, trace.LSCD8}, {"d16", 2, trace.LSCD16}, {"d32", 4, trace.LSCD32}, {"d64", 8, trace.LSCD64}}
+	sz := sizes[r.IntN(len(sizes))]
+	l := trace.LSC{Data: sz.size, Blocks: 1 + r.IntN(2), BlockWidth: 1 + r.IntN(8), BlockHeight: 1 + r.IntN(6),
+		Transposed: r.IntN(2) == 0, VNNI: r.IntN(2) == 0 && sz.bytes < 8}
+	flags := map[bool]string{false: "n", true: "t"}
+	store := r.IntN(3) == 0
+	if store {
+		l.Blocks = 1
+	}
+	base := 0x1000 + 16*r.IntN(4)
+	if r.IntN(10) == 0 {
+		base++
+	}
+	addr := fmt.Sprintf("flat[SB,SW,SH,SP,SX,SY] | SB=0x%x SW=%d SH=%d SP=%d SX=%d SY=%d",
+		base, r.IntN(64), r.IntN(8), []int{16, 32, 64}[r.IntN(3)], r.IntN(12)-3, r.IntN(6)-2)
+	shape := fmt.Sprintf("%s.%dx%dx%d%s%s", sz.name, l.Blocks, l.BlockWidth, l.BlockHeight, flags[l.Transposed], flags[l.VNNI])
+	if !store {
+		dst := "VB"
+		if r.IntN(6) == 0 {
+			dst = "null"
+		}
+		addr, bind, _ := strings.Cut(addr, " | ")
+		return fmt.Sprintf("%slsc_load_block2d.ugm (M1_NM,1) %s:%s %s | %s%s\n", pred, dst, shape, addr, bind, binds)
+	}
+	_, n := l.Block2DLayout()
+	addr, bind, _ := strings.Cut(addr, " | ")
+	return fmt.Sprintf("%slsc_store_block2d.ugm (M1_NM,1) %s VB:%s | %s VB=%s%s\n",
+		pred, addr, shape, bind, val(n, sz.bytes*8), binds)
 }
 
 func TestEngineEqualsReferenceOnRandomLSC(t *testing.T) {

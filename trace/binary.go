@@ -271,8 +271,8 @@ func validStatic(s *Static) error {
 		return fmt.Errorf("%q: predicate input %d out of range (%d inputs)", s.Text, s.Pred, len(s.Inputs))
 	}
 	for _, in := range s.Inputs {
-		if in.Elems < 0 || in.Elems > 64 {
-			return fmt.Errorf("%q: input %s holds %d values per lane (at most 64)", s.Text, in.Name, in.Elems)
+		if n := in.Count(s.ExecSize); in.Elems < 0 || n > MaxLanes*64 {
+			return fmt.Errorf("%q: input %s holds %d values (at most %d)", s.Text, in.Name, n, MaxLanes*64)
 		}
 	}
 	return nil

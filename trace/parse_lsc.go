@@ -437,8 +437,13 @@ func parseLSCFull(lx *lexer) (*Static, *LSC, error) {
 			return nil, nil, errAt(spec.tOff, "transpose only supports SIMD1, not (%d)", st.ExecSize)
 		}
 	}
-	if l.Block2D() && st.ExecSize != 1 {
-		return nil, nil, errAt(opStart, "block2d operations are SIMD1")
+	if l.Block2D() {
+		if st.ExecSize != 1 {
+			return nil, nil, errAt(opStart, "block2d operations are SIMD1")
+		}
+		if err := checkBlock2D(l, info, &spec); err != nil {
+			return nil, nil, err
+		}
 	}
 	if info.class == lscAtomic || info.class == lscApndctr {
 		if spec.vec != 1 {
@@ -475,8 +480,14 @@ func parseLSCFull(lx *lexer) (*Static, *LSC, error) {
 			}
 		}
 	case l.Block2D():
-		l.Blocks, l.BlockWidth, l.BlockHeight, l.VNNI = spec.blocks, spec.width, spec.height, spec.vnni
+		// One element per datum moved, padding slots of the register
+		// image left out (Block2DLayout).
 		st.Elems = spec.blocks * spec.width * spec.height
+	case info.class == lscLoadStatus:
+		// LOAD_STATUS: one bit per lane over all DataElemsPerAddr
+		// elements ("dest.bit[n] = MsgChEn[n] & s"), so one result per
+		// lane; LSC.VecSize keeps the vector size.
+		st.Elems = 1
 	default:
 		st.Elems = spec.vec
 	}
@@ -497,7 +508,16 @@ func parseLSCFull(lx *lexer) (*Static, *LSC, error) {
 		return Src{In: i}
 	}
 	switch info.class {
-	case lscStore, lscStoreStrided, lscStoreQuad, lscStoreBlock2D:
+	case lscStoreBlock2D:
+		// Src1Data binds the whole register image the message reads,
+		// padding slots included; element e comes from its slot.
+		layout, regElems := l.Block2DLayout()
+		i := b.input(spec.name, RoleSrcB, regBits, memType)
+		b.st.Inputs[i].Elems = regElems
+		for _, el := range layout {
+			st.B = append(st.B, Src{In: i, Elem: el.Slot})
+		}
+	case lscStore, lscStoreStrided, lscStoreQuad:
 		s := dataIn(spec.name, RoleSrcB)
 		for e := 0; e < st.Elems; e++ {
 			st.B = append(st.B, Src{In: s.In, Elem: e})
@@ -615,6 +635,7 @@ type lscSpec struct {
 	// block2d
 	blocks, width, height int
 	vnni                  bool
+	shapeOff, vnniOff     int
 	hasPitch              bool // strided: a pitch was written
 }
 
@@ -695,6 +716,7 @@ func parseBlock2DShape(s *lscSpec, rest string, off int) error {
 		return errAt(off, "a block2d data operand is DataSize.BlocksxWidthxHeight[nt][nt], e.g. d8.2x16x32nn")
 	}
 	body := rest[1:]
+	s.shapeOff = off + 1
 	i := 0
 	for i < len(body) && (body[i] >= '0' && body[i] <= '9' || body[i] == 'x') {
 		i++
@@ -724,7 +746,7 @@ func parseBlock2DShape(s *lscSpec, rest string, off int) error {
 		s.transposed, s.tOff = true, off+1+i
 	}
 	if len(flags) == 2 && flags[1] == 't' {
-		s.vnni = true
+		s.vnni, s.vnniOff = true, off+2+i
 	}
 	return nil
 }
@@ -920,5 +942,162 @@ func lscApndctrSurface(l *LSC, st *Static, o operand) error {
 	}
 	st.Space = Space{Kind: SpaceCounter, Surface: sp.Surface}
 	st.AddrBits = 32
+	return nil
+}
+
+// LSCGRFBytes is the register (GRF) size that block2d register layouts
+// assume: 64 bytes. Block2d messages exist on Xe-HPC (PVC) and later, all
+// with 64-byte registers (the seed: "half of this for DG2", which has no
+// block2d; intel/llvm ESIMD lsc_load2d: "Supported platforms: PVC",
+// GRFBlockPitch = roundUpNextMultiple<64 / sizeof(T), GRFBlockSize>).
+const LSCGRFBytes = 64
+
+// lscBlock2DMaxRegs is the most registers one block2d message moves: the
+// send descriptor's 5-bit data length (IGC visa/VisaToG4/TranslateSendLsc.cpp,
+// lscBlock2dComputeDataRegs: "Destination length of 32 is encoded as 31").
+const lscBlock2DMaxRegs = 32
+
+// Block2DElem is one datum of a block2d access: where it sits in the data
+// register image and where it comes from in the 2D surface.
+type Block2DElem struct {
+	Slot     int // index in the register image, in elements of the data size
+	Block    int // b: the array block, 0..Blocks-1
+	Row, Col int // y and x within the block, in elements
+}
+
+// Block2DLayout is the register layout of a block2d access, from the
+// seed's LOAD_BLOCK2D pseudo-code (its four transpose/VNNI cases): the
+// data in register order with the padding slots left out, and the size of
+// the whole register image (padding included) in elements. With
+// T = DataSize bytes, epd = 4/T (elements per dword) and epr =
+// LSCGRFBytes/T (elements per register):
+//
+//	grf_row_pitch   = round_up_pow2(transposed ? H : W)
+//	grf_block_size  = grf_row_pitch * (transposed ? W : H)
+//	grf_block_pitch = round_up(grf_block_size, epr)
+//	nn: slot b*pitch + y*row_pitch + x                    <- (b, y, x)
+//	nt: slot b*pitch + y0*row_pitch + x*epd + i           <- (b, y0+i, x), y0 = 0, epd, …
+//	tn: slot b*pitch + x*row_pitch + y                    <- (b, y, x)
+//	tt: slot b*pitch + x0*row_pitch + y*epd + i           <- (b, y, x0+i), x0 = 0, epd, …
+//
+// One decision where the pseudo-code is incomplete: with VNNI, a group of
+// epd rows (nt) or columns (tt) that runs past H (W) is padded with zeros
+// rather than read past the block, and grf_block_size counts the rounded-up
+// rows (columns). SPV_INTEL_2d_block_io, "Mapping Block Data to
+// Invocations": "For OpSubgroup2DBlockLoadTransformINTEL, the Block Height
+// is padded to a multiple of four for 1-byte elements, and a multiple of
+// two for 2-byte elements. For loads, the value of any padded elements is
+// zero." (ESIMD lsc_load2d sizes the result
+// roundUpNextMultiple(BlockHeight, 4 / sizeof(T)) * getNextPowerOf2(BlockWidth)
+// likewise). When H (W) is a multiple of epd this is the seed exactly.
+//
+// Only d8, d16, d32 and d64 have a layout; the parser refuses VNNI on d64
+// (epd would be 0).
+func (l *LSC) Block2DLayout() ([]Block2DElem, int) {
+	rowPitch, blockPitch, epd := l.block2DPitches()
+	if blockPitch == 0 {
+		return nil, 0
+	}
+	b, w, h := l.Blocks, l.BlockWidth, l.BlockHeight
+	out := make([]Block2DElem, 0, b*w*h)
+	for blk := 0; blk < b; blk++ {
+		base := blk * blockPitch
+		switch {
+		case !l.Transposed && !l.VNNI:
+			for y := 0; y < h; y++ {
+				for x := 0; x < w; x++ {
+					out = append(out, Block2DElem{base + y*rowPitch + x, blk, y, x})
+				}
+			}
+		case !l.Transposed && l.VNNI:
+			for y0 := 0; y0 < h; y0 += epd {
+				for x := 0; x < w; x++ {
+					for i := 0; i < epd && y0+i < h; i++ {
+						out = append(out, Block2DElem{base + y0*rowPitch + x*epd + i, blk, y0 + i, x})
+					}
+				}
+			}
+		case l.Transposed && !l.VNNI:
+			for x := 0; x < w; x++ {
+				for y := 0; y < h; y++ {
+					out = append(out, Block2DElem{base + x*rowPitch + y, blk, y, x})
+				}
+			}
+		default: // transposed and VNNI
+			for x0 := 0; x0 < w; x0 += epd {
+				for y := 0; y < h; y++ {
+					for i := 0; i < epd && x0+i < w; i++ {
+						out = append(out, Block2DElem{base + x0*rowPitch + y*epd + i, blk, y, x0 + i})
+					}
+				}
+			}
+		}
+	}
+	return out, b * blockPitch
+}
+
+// block2DPitches is the register row pitch and block pitch of a block2d
+// shape, in elements, and the elements per dword; all 0 for a shape out
+// of the seed's field ranges (Blocks:ub, BlockWidth:uw, BlockHeight:uw).
+func (l *LSC) block2DPitches() (rowPitch, blockPitch, epd int) {
+	t := l.Data.MemBytes()
+	if t == 0 || l.Blocks < 1 || l.Blocks > 0xff || l.BlockWidth < 1 || l.BlockWidth > 0xffff ||
+		l.BlockHeight < 1 || l.BlockHeight > 0xffff {
+		return 0, 0, 0
+	}
+	epd = max(4/t, 1)
+	rowSize, rows := l.BlockWidth, l.BlockHeight
+	if l.Transposed {
+		rowSize, rows = l.BlockHeight, l.BlockWidth
+	}
+	rowPitch = ceilPow2(rowSize)
+	if l.VNNI {
+		rows = roundUpTo(rows, epd)
+	}
+	return rowPitch, roundUpTo(rowPitch*rows, LSCGRFBytes/t), epd
+}
+
+func ceilPow2(n int) int {
+	p := 1
+	for p < n {
+		p <<= 1
+	}
+	return p
+}
+
+func roundUpTo(n, m int) int { return (n + m - 1) / m * m }
+
+// checkBlock2D checks a block2d shape against the seed and records it in l.
+func checkBlock2D(l *LSC, info lscOpInfo, spec *lscSpec) error {
+	switch spec.size {
+	case LSCD8, LSCD16, LSCD32, LSCD64:
+	default:
+		// The seed's LOAD_BLOCK2D: "let T be the element data type (e.g.
+		// uint32_t for d32)"; the conversions (d8u32, d16u32, d16u32h)
+		// have no element type there, and ESIMD's lsc_load2d/lsc_store2d
+		// take only u8, u16, u32, u64.
+		return errAt(spec.sizeOff, "block2d data is d8, d16, d32 or d64, not :%s", spec.size)
+	}
+	if spec.vnni && spec.size == LSCD64 {
+		// elems_per_dword = 4/sizeof(T) is 0 for d64: the seed's VNNI
+		// loops never advance. ESIMD: "VNNI transform is supported only
+		// for data size U8 or U16".
+		return errAt(spec.vnniOff, "VNNI packs elements into dwords: not for d64")
+	}
+	if info.class == lscStoreBlock2D && spec.blocks != 1 {
+		// STORE_BLOCK2D: "only a single block is permitted".
+		return errAt(spec.shapeOff, "lsc_store_block2d stores a single block, not %d", spec.blocks)
+	}
+	l.Blocks, l.BlockWidth, l.BlockHeight, l.VNNI = spec.blocks, spec.width, spec.height, spec.vnni
+	l.Data, l.Transposed = spec.size, spec.transposed
+	_, pitch, _ := l.block2DPitches()
+	if pitch == 0 {
+		return errAt(spec.shapeOff, "block2d %dx%dx%d is out of the seed's field ranges (Blocks:ub, BlockWidth:uw, BlockHeight:uw)",
+			spec.blocks, spec.width, spec.height)
+	}
+	if bytes := l.Blocks * pitch * spec.size.MemBytes(); bytes > lscBlock2DMaxRegs*LSCGRFBytes {
+		return errAt(spec.shapeOff, "block2d %dx%dx%d of %s needs more than the %d registers (%d bytes) one message moves",
+			spec.blocks, spec.width, spec.height, spec.size, lscBlock2DMaxRegs, lscBlock2DMaxRegs*LSCGRFBytes)
+	}
 	return nil
 }

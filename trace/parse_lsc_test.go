@@ -233,6 +233,11 @@ func TestParseLSCErrors(t *testing.T) {
 		{"lsc_store.ugm (M1,16) flat[V12]:a64 null:d32", 37, "needs a data register"},
 		{"lsc_load.ugm V13:d32 flat[V12]:a64", 14, "needs an execution size"},
 		{"lsc_load.ugm (M1,16) V13:d32 flat[0x10*V12]:a64 extra", 49, "unexpected operand"},
+		{"lsc_store_block2d.ugm (M1_NM,1) flat[A,B,C,D,E,F] V:d32.2x4x4nn", 57, "a single block"},
+		{"lsc_load_block2d.ugm (M1_NM,1) V:d64.1x4x4nt flat[A,B,C,D,E,F]", 44, "not for d64"},
+		{"lsc_load_block2d.ugm (M1_NM,1) V:d8u32.1x4x4nn flat[A,B,C,D,E,F]", 34, "d8, d16, d32 or d64"},
+		{"lsc_load_block2d.ugm (M1_NM,1) V:d32.4x16x16nn flat[A,B,C,D,E,F]", 38, "32 registers"},
+		{"lsc_load_block2d.ugm (M1_NM,1) V:d8.1x70000x1nn flat[A,B,C,D,E,F]", 37, "field ranges"},
 	}
 	for _, tc := range tests {
 		_, err := ParseStatic(tc.text)
@@ -280,5 +285,97 @@ func TestParseLSCTextBindings(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), "holds 4") {
 		t.Errorf("short list: %v", err)
+	}
+}
+
+// TestBlock2DLayout checks the register layouts of the seed's four
+// LOAD_BLOCK2D cases against slots worked out by hand.
+func TestBlock2DLayout(t *testing.T) {
+	type el = Block2DElem
+	tests := []struct {
+		name  string
+		l     LSC
+		want  []Block2DElem
+		image int
+	}{
+		{
+			// nn d32 W=3 H=2: row pitch round_up_pow2(3) = 4, block 8,
+			// padded to one 16-element register.
+			name:  "nn d32 3x2",
+			l:     LSC{Data: LSCD32, Blocks: 1, BlockWidth: 3, BlockHeight: 2},
+			want:  []el{{0, 0, 0, 0}, {1, 0, 0, 1}, {2, 0, 0, 2}, {4, 0, 1, 0}, {5, 0, 1, 1}, {6, 0, 1, 2}},
+			image: 16,
+		},
+		{
+			// Two d8 blocks of 2x1: block b starts at b*64.
+			name:  "nn d8 2 blocks",
+			l:     LSC{Data: LSCD8, Blocks: 2, BlockWidth: 2, BlockHeight: 1},
+			want:  []el{{0, 0, 0, 0}, {1, 0, 0, 1}, {64, 1, 0, 0}, {65, 1, 0, 1}},
+			image: 128,
+		},
+		{
+			// nt d16 W=2 H=3: dword (y/2)*2 + x packs rows y, y+1 of column
+			// x; row 3 is padding. Block 2*4 = 8 slots, one 32-slot register.
+			name:  "nt d16 2x3",
+			l:     LSC{Data: LSCD16, Blocks: 1, BlockWidth: 2, BlockHeight: 3, VNNI: true},
+			want:  []el{{0, 0, 0, 0}, {1, 0, 1, 0}, {2, 0, 0, 1}, {3, 0, 1, 1}, {4, 0, 2, 0}, {6, 0, 2, 1}},
+			image: 32,
+		},
+		{
+			// tn d32 W=2 H=3: register row x is column x, pitch 4.
+			name:  "tn d32 2x3",
+			l:     LSC{Data: LSCD32, Blocks: 1, BlockWidth: 2, BlockHeight: 3, Transposed: true},
+			want:  []el{{0, 0, 0, 0}, {1, 0, 1, 0}, {2, 0, 2, 0}, {4, 0, 0, 1}, {5, 0, 1, 1}, {6, 0, 2, 1}},
+			image: 16,
+		},
+		{
+			// tt d8 W=4 H=2: register row 0 (pitch round_up_pow2(2) = 2,
+			// 4 per dword) holds row y's columns 0..3 in dword y.
+			name:  "tt d8 4x2",
+			l:     LSC{Data: LSCD8, Blocks: 1, BlockWidth: 4, BlockHeight: 2, Transposed: true, VNNI: true},
+			want:  []el{{0, 0, 0, 0}, {1, 0, 0, 1}, {2, 0, 0, 2}, {3, 0, 0, 3}, {4, 0, 1, 0}, {5, 0, 1, 1}, {6, 0, 1, 2}, {7, 0, 1, 3}},
+			image: 64,
+		},
+		{
+			// d32 VNNI packs one element per dword: nt is nn.
+			name:  "nt d32 is nn",
+			l:     LSC{Data: LSCD32, Blocks: 1, BlockWidth: 2, BlockHeight: 2, VNNI: true},
+			want:  []el{{0, 0, 0, 0}, {1, 0, 0, 1}, {2, 0, 1, 0}, {3, 0, 1, 1}},
+			image: 16,
+		},
+	}
+	for _, tc := range tests {
+		got, image := tc.l.Block2DLayout()
+		if !reflect.DeepEqual(got, tc.want) || image != tc.image {
+			t.Errorf("%s:\n got %v (image %d)\nwant %v (image %d)", tc.name, got, image, tc.want, tc.image)
+		}
+	}
+}
+
+// TestParseLSCBlock2DStoreAndStatus checks what the parser fixes for a
+// block2d store (Src1Data binds the whole register image; element e reads
+// its slot) and for lsc_load_status (one element per lane).
+func TestParseLSCBlock2DStoreAndStatus(t *testing.T) {
+	st := mustParse(t, "lsc_store_block2d.ugm (M1_NM,1) flat[A,B,C,D,E,F] V:d32.1x3x2nn")
+	in := st.Inputs[len(st.Inputs)-1]
+	if in.Name != "V" || in.Elems != 16 || in.Transposed || in.Role != RoleSrcB {
+		t.Errorf("store data input %+v, want V holding the 16-element image", in)
+	}
+	want := []int{0, 1, 2, 4, 5, 6}
+	if st.Elems != 6 || len(st.B) != 6 {
+		t.Fatalf("elems %d, sources %d, want 6", st.Elems, len(st.B))
+	}
+	for e, s := range st.B {
+		if s.Elem != want[e] {
+			t.Errorf("element %d reads slot %d, want %d", e, s.Elem, want[e])
+		}
+	}
+	st = mustParse(t, "lsc_load_status.ugm (M1,16) V13:d32x4 flat[V12]:a64")
+	l, err := LSCOf(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Elems != 1 || l.VecSize != 4 || !l.Status() {
+		t.Errorf("load_status: elems %d vec %d status %v, want 1, 4, true", st.Elems, l.VecSize, l.Status())
 	}
 }
