@@ -181,6 +181,9 @@ func TestTextErrors(t *testing.T) {
 		{"atom.global.add.u32 d, [a], b | a=0", "reads b, which is bound nowhere in group 0 warp 0"},
 		{"atom.global.add.u32 d, [a], 1 | a=0 mask=0x1ffffffff", "mask= takes a 32-bit lane mask"},
 		{"ATOM.ADD.U128 R0, [R1], R2", "t.tasm:1:10: ATOM.ADD.U128 is illegal"},
+		// The seed's example atom.global.v4.b16x2.min.noftz names a type its
+		// own syntax lacks (".packed_type = { .f16x2, .bf16x2 }").
+		{"atom.global.v4.b16x2.min.noftz {a,b,c,d}, [g], {e,f,h,i} | g=0", "unknown PTX atom qualifier .b16x2"},
 		{"frobnicate d, [a], 1", "unknown opcode \"frobnicate\""},
 		{".region global 0x0 0", "t.tasm:1:20: bad region size"},
 		{".region heap 0 4", "unknown space \"heap\""},

@@ -113,5 +113,9 @@ func writeAtomically(path string, fn func(io.Writer) error) (err error) {
 	if err = tmp.Close(); err != nil {
 		return err
 	}
+	// CreateTemp makes the file 0600; a trace is as readable as any file.
+	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
 	return os.Rename(tmp.Name(), path)
 }

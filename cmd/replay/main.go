@@ -49,6 +49,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdAsm(args[1:], stdout, stderr)
 	case "disasm":
 		err = cmdDisasm(args[1:], stdout, stderr)
+	case "gen":
+		err = cmdGen(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usageText)
 		return exitOK
@@ -78,6 +80,8 @@ Usage:
                                     write the binary form of a text trace
   replay disasm IN.zst [-o OUT.tasm]
                                     print a trace (binary or text) as .tasm
+  replay gen WORKLOAD [flags] -o OUT.zst|OUT.tasm
+                                    generate a synthetic trace (docs/WORKLOADS.md); gen -list lists the workloads
   replay help                       this text
 
 Replay flags:
@@ -91,6 +95,19 @@ Replay flags:
   -profile KIND     cpu, mem, allocs, block, mutex, trace or goroutine (github.com/pkg/profile)
   -profile-dir DIR  where the profile goes (default ./profiles)
   -q                print nothing on success
+
+Gen flags:
+  -dialect D        ptx (default), sass, visa or lsc
+  -seed N           random seed (default 1); the same flags give byte-identical output
+  -lane-ops N       lane-ops to generate (default 1e6); counts take 1e8, 10M, 64Ki
+  -words N          uniform: words updated (default 1Mi); spinlock: locks, freduce: accumulators (default 4)
+  -bins N           histogram: bins (default 256)
+  -zipf S           histogram: Zipf skew of the keys, 0 = uniform (default 0)
+  -vertices N       bfs: R-MAT vertices (default 65536)
+  -edge-factor N    bfs: edges per vertex (default 16)
+  -chunk N          binary output: instructions per chunk (default 65536)
+  -q                print nothing on success
+  A progress bar goes to standard error when it is a terminal.
 
 TRACE may be - for standard input. Exit status: 0 success, 1 a bad trace or failed replay, 2 bad usage.
 `
