@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -53,6 +54,8 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	case strings.HasSuffix(*out, ".zst"):
 		binary = true
 	case strings.HasSuffix(*out, ".tasm"):
+	case *out == "-": // the binary form on standard output, for a pipe into replay -
+		binary = true
 	case *out == "":
 		return usagef("gen needs -o OUT.zst or -o OUT.tasm")
 	default:
@@ -84,7 +87,19 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	start := time.Now()
 	var insts uint64
 	var size int64
-	err = writeAtomically(*out, func(w io.Writer) error {
+	write := writeAtomically
+	summary := stdout
+	if *out == "-" {
+		write = func(_ string, fn func(io.Writer) error) error {
+			bw := bufio.NewWriterSize(stdout, 1<<20)
+			if err := fn(bw); err != nil {
+				return err
+			}
+			return bw.Flush()
+		}
+		summary = stderr
+	}
+	err = write(*out, func(w io.Writer) error {
 		cw := &countingWriter{w: w}
 		var iw trace.InstWriter
 		var err error
@@ -127,7 +142,7 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 	}
 	if !*quiet {
 		lo := g.LaneOps()
-		fmt.Fprintf(stdout, "wrote %s: %s %s, %d instructions, %d lane-ops, %d bytes (%.3f B/lane-op) in %s\n",
+		fmt.Fprintf(summary, "wrote %s: %s %s, %d instructions, %d lane-ops, %d bytes (%.3f B/lane-op) in %s\n",
 			*out, pos[0], d, insts, lo, size, float64(size)/float64(max(lo, 1)), time.Since(start).Round(time.Millisecond))
 	}
 	return nil
