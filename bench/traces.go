@@ -3,9 +3,11 @@ package bench
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 
 	"github.com/gpureplay/replay/trace"
+	"github.com/gpureplay/replay/trace/workload"
 )
 
 // Trace is a benchmark trace, encoded in the binary format.
@@ -15,9 +17,13 @@ type Trace struct {
 	LaneOps uint64
 }
 
-// Build makes the named trace ("coalesced" or "scattered") of n warp
-// instructions over words 4-byte words.
+// Build makes the named trace of n warp instructions over words 4-byte
+// words: "coalesced" (built here) or a `replay gen` workload (uniform,
+// histogram, hotcounter, …) of the same size in PTX.
 func Build(name string, n, words int) (*Trace, error) {
+	if name != "coalesced" && name != "scattered" {
+		return buildWorkload(name, n, words)
+	}
 	st, err := trace.ParseStatic("atom.global.add.u32 %r1, [%rd1], 1;")
 	if err != nil {
 		return nil, err
@@ -53,4 +59,37 @@ func Build(name string, n, words int) (*Trace, error) {
 		return nil, err
 	}
 	return &Trace{Name: name, Data: buf.Bytes(), LaneOps: uint64(n) * 32}, nil
+}
+
+// buildWorkload encodes a generated workload of n*32 lane-ops.
+func buildWorkload(name string, n, words int) (*Trace, error) {
+	spec := workload.Spec{Name: name, Dialect: trace.DialectPTX, Seed: 1, LaneOps: uint64(n) * 32}
+	if name == "uniform" {
+		spec.Words = words
+	}
+	g, err := workload.New(spec)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	w, err := trace.NewBinaryWriter(&buf, g.Header())
+	if err != nil {
+		return nil, err
+	}
+	for {
+		in, err := g.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := w.Write(in); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return &Trace{Name: name, Data: buf.Bytes(), LaneOps: g.LaneOps()}, nil
 }

@@ -377,7 +377,18 @@ func (b *batch) expandWarp(ii int, bi *binst, fl uint8, mem *shard.Memory, hashe
 		*used = append(*used, int32(runShard))
 	}
 	routed[runShard] = append(routed[runShard], run)
-	distinct, maxc := conflicts(addrs)
+	var distinct, maxc uint32
+	switch n := uint32(len(addrs)); {
+	case step == 0:
+		distinct, maxc = 1, n // every lane on one address
+	case mask == ^uint64(0) && (step < 1<<32 || -step < 1<<32):
+		// Lanes l < 32 with a step of magnitude under 2^32: the differences
+		// (l1-l2)*step are nonzero and under 2^37, so no two addresses
+		// meet, even modulo 2^64.
+		distinct, maxc = n, 1
+	default:
+		distinct, maxc = conflicts(addrs)
+	}
 	b.stats[ii] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
 		Lanes: uint32(bits.OnesCount32(bi.active)), Addresses: distinct, MaxConflict: maxc}
 	return true, addrs
