@@ -89,6 +89,30 @@ func BenchmarkDecode(b *testing.B) {
 				}
 			}
 		})
+		b.Run(t.Name+"/reader", func(b *testing.B) {
+			// Our decoder: zstd plus the record decoding, every instruction
+			// and operand vector, as a replay reads it.
+			b.SetBytes(int64(len(t.Data)))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				r, err := trace.NewBinaryReader(bytes.NewReader(t.Data))
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				for {
+					if _, err := r.Next(); err == io.EOF {
+						break
+					} else if err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				if n == 0 {
+					b.Fatal("no instruction")
+				}
+			}
+		})
 		b.Run(t.Name+"/zstd-cli", func(b *testing.B) {
 			if _, err := exec.LookPath("zstd"); err != nil {
 				b.Skip("zstd command not in PATH")
