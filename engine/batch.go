@@ -283,6 +283,7 @@ func (b *batch) expandWarp(ii int, bi *binst, fl uint8, mem *shard.Memory, hashe
 	routed [][]access, used *[]int32, addrs []uint64) (bool, []uint64) {
 	st, p := bi.Static, bi.plan
 	var base, stride uint64
+	var list []uint64 // per-lane bases, for a list-bound address
 	if st.Addr >= 0 {
 		v := &bi.Vals[st.Addr]
 		switch v.Kind {
@@ -290,11 +291,11 @@ func (b *batch) expandWarp(ii int, bi *binst, fl uint8, mem *shard.Memory, hashe
 			base = v.Base
 		case trace.VecStride:
 			base, stride = v.Base, v.Stride
-			if st.AddrUniform {
-				stride = 0
-			}
-		default:
-			return false, addrs
+		case trace.VecList:
+			list = v.List
+		}
+		if st.AddrUniform {
+			base, stride, list = v.Lo(0), 0, nil
 		}
 	}
 	scale := uint64(st.AddrScale)
@@ -304,12 +305,23 @@ func (b *batch) expandWarp(ii int, bi *binst, fl uint8, mem *shard.Memory, hashe
 	size := uint64(p.size)
 	var or uint64
 	lo, hi := ^uint64(0), uint64(0)
-	for m := bi.active; m != 0; m &= m - 1 {
-		lane := uint64(bits.TrailingZeros32(m))
-		a := (first + lane*step) & mask
-		addrs = append(addrs, a)
-		or |= a
-		lo, hi = min(lo, a), max(hi, a)
+	if list == nil {
+		for m := bi.active; m != 0; m &= m - 1 {
+			lane := uint64(bits.TrailingZeros32(m))
+			a := (first + lane*step) & mask
+			addrs = append(addrs, a)
+			or |= a
+			lo, hi = min(lo, a), max(hi, a)
+		}
+	} else {
+		imm, pitch := uint64(st.AddrImm), uint64(st.LanePitch)
+		for m := bi.active; m != 0; m &= m - 1 {
+			lane := bits.TrailingZeros32(m)
+			a := (scale*list[lane] + imm + uint64(lane)*pitch) & mask
+			addrs = append(addrs, a)
+			or |= a
+			lo, hi = min(lo, a), max(hi, a)
+		}
 	}
 	if len(addrs) == 0 || or&(size-1) != 0 || hi+size-1 < hi {
 		return false, addrs[:0]
@@ -379,6 +391,8 @@ func (b *batch) expandWarp(ii int, bi *binst, fl uint8, mem *shard.Memory, hashe
 	routed[runShard] = append(routed[runShard], run)
 	var distinct, maxc uint32
 	switch n := uint32(len(addrs)); {
+	case list != nil:
+		distinct, maxc = conflicts(addrs)
 	case step == 0:
 		distinct, maxc = 1, n // every lane on one address
 	case mask == ^uint64(0) && (step < 1<<32 || -step < 1<<32):
@@ -392,6 +406,27 @@ func (b *batch) expandWarp(ii int, bi *binst, fl uint8, mem *shard.Memory, hashe
 	b.stats[ii] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
 		Lanes: uint32(bits.OnesCount32(bi.active)), Addresses: distinct, MaxConflict: maxc}
 	return true, addrs
+}
+
+// conflictsSmall is conflicts for at most 64 addresses in any order: a
+// 128-slot open-addressing table on the stack, one probe sequence per
+// address, instead of a quadratic insertion sort of random addresses.
+func conflictsSmall(a []uint64) (distinct, maxc uint32) {
+	var keys [128]uint64
+	var counts [128]uint8 // 0 marks an empty slot
+	for _, x := range a {
+		i := (x * 0x9e3779b97f4a7c15) >> 57
+		for counts[i] != 0 && keys[i] != x {
+			i = (i + 1) & 127
+		}
+		if counts[i] == 0 {
+			keys[i] = x
+			distinct++
+		}
+		counts[i]++
+		maxc = max(maxc, uint32(counts[i]))
+	}
+	return distinct, maxc
 }
 
 // mergeValues copies each slot's returned value into its result row.
@@ -408,6 +443,8 @@ func (b *batch) mergeValues() {
 func conflicts(a []uint64) (distinct, maxc uint32) {
 	if len(a) > 64 {
 		slices.Sort(a)
+	} else if !slices.IsSorted(a) {
+		return conflictsSmall(a)
 	}
 	for i := 1; i < len(a); i++ {
 		v := a[i]
