@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/gpureplay/replay/trace"
+
 // Integer and bit-size atomics: the operations every dialect shares. The
 // formulas are the seeds' own:
 //
@@ -17,6 +19,52 @@ package engine
 //	    CMPXCHG new = (old==src1) ? src0 : old.
 //
 // Comparisons are unsigned unless the kind says signed; arithmetic wraps.
+
+// intKind maps a canonical integer or bit-size operation to its kind:
+// min and max take their signedness from the type; inc and dec are the
+// bounded PTX/SASS forms when bounded is set, and plain +1/-1 (vISA, LSC)
+// otherwise. PREDEC maps to kDec: the planner sets retNew.
+func intKind(op trace.Op, t trace.Type, bounded bool) (kind, bool) {
+	switch op {
+	case trace.OpAdd:
+		return kAdd, true
+	case trace.OpSub:
+		return kSub, true
+	case trace.OpExch:
+		return kExch, true
+	case trace.OpCAS:
+		return kCAS, true
+	case trace.OpMin:
+		if t.Signed() {
+			return kMinS, true
+		}
+		return kMinU, true
+	case trace.OpMax:
+		if t.Signed() {
+			return kMaxS, true
+		}
+		return kMaxU, true
+	case trace.OpInc:
+		if bounded {
+			return kIncBounded, true
+		}
+		return kInc, true
+	case trace.OpDec, trace.OpPreDec:
+		if bounded {
+			return kDecBounded, true
+		}
+		return kDec, true
+	case trace.OpAnd:
+		return kAnd, true
+	case trace.OpOr:
+		return kOr, true
+	case trace.OpXor:
+		return kXor, true
+	case trace.OpLoad:
+		return kLoad, true
+	}
+	return 0, false
+}
 
 // kind is one operation's semantics, independent of width.
 type kind uint8
@@ -45,48 +93,7 @@ func op32(k kind, old, b, c uint32) uint32 {
 	if k >= kFloatBase {
 		return fop32(k, old, b, c)
 	}
-	switch k {
-	case kAdd:
-		return old + b
-	case kSub:
-		return old - b
-	case kExch:
-		return b
-	case kCAS:
-		if old == b {
-			return c
-		}
-		return old
-	case kMinU:
-		return min(old, b)
-	case kMinS:
-		return uint32(min(int32(old), int32(b)))
-	case kMaxU:
-		return max(old, b)
-	case kMaxS:
-		return uint32(max(int32(old), int32(b)))
-	case kIncBounded:
-		if old >= b {
-			return 0
-		}
-		return old + 1
-	case kDecBounded:
-		if old == 0 || old > b {
-			return b
-		}
-		return old - 1
-	case kInc:
-		return old + 1
-	case kDec:
-		return old - 1
-	case kAnd:
-		return old & b
-	case kOr:
-		return old | b
-	case kXor:
-		return old ^ b
-	}
-	return old
+	return opInt(k, old, b, c)
 }
 
 // op64 is the new memory value of a 64-bit atomic.
@@ -94,6 +101,14 @@ func op64(k kind, old, b, c uint64) uint64 {
 	if k >= kFloatBase {
 		return fop64(k, old, b, c)
 	}
+	return opInt(k, old, b, c)
+}
+
+// opInt is an integer kind's formula at any width. Signed comparisons
+// compare with the sign bit flipped, which orders two's complement values
+// as unsigned ones.
+func opInt[T uint16 | uint32 | uint64](k kind, old, b, c T) T {
+	sign := ^T(0) ^ ^T(0)>>1
 	switch k {
 	case kAdd:
 		return old + b
@@ -109,11 +124,17 @@ func op64(k kind, old, b, c uint64) uint64 {
 	case kMinU:
 		return min(old, b)
 	case kMinS:
-		return uint64(min(int64(old), int64(b)))
+		if old^sign < b^sign {
+			return old
+		}
+		return b
 	case kMaxU:
 		return max(old, b)
 	case kMaxS:
-		return uint64(max(int64(old), int64(b)))
+		if old^sign > b^sign {
+			return old
+		}
+		return b
 	case kIncBounded:
 		if old >= b {
 			return 0
@@ -135,19 +156,14 @@ func op64(k kind, old, b, c uint64) uint64 {
 	case kXor:
 		return old ^ b
 	}
-	return old
+	return old // kLoad
 }
 
-// op16 is the new memory value of a 16-bit atomic (PTX cas.b16, vISA .16).
+// op16 is the new memory value of a 16-bit atomic (PTX cas.b16, vISA .16,
+// LSC d16; 8-bit LSC data goes through it zero-extended).
 func op16(k kind, old, b, c uint16) uint16 {
 	if k >= kFloatBase {
 		return fop16(k, old, b, c)
 	}
-	switch k {
-	case kMinS:
-		return uint16(min(int16(old), int16(b)))
-	case kMaxS:
-		return uint16(max(int16(old), int16(b)))
-	}
-	return uint16(op32(k, uint32(old), uint32(b), uint32(c)))
+	return opInt(k, old, b, c)
 }

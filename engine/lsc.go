@@ -87,40 +87,7 @@ func lscKind(op trace.Op, t trace.Type, float bool) (kind, bool) {
 	if float {
 		return lscFloatKind(op, t)
 	}
-	signed := t.Signed()
-	switch op {
-	case trace.OpInc:
-		return kInc, true
-	case trace.OpDec:
-		return kDec, true
-	case trace.OpLoad:
-		return kLoad, true
-	case trace.OpExch:
-		return kExch, true
-	case trace.OpAdd:
-		return kAdd, true
-	case trace.OpSub:
-		return kSub, true
-	case trace.OpCAS:
-		return kCAS, true
-	case trace.OpMin:
-		if signed {
-			return kMinS, true
-		}
-		return kMinU, true
-	case trace.OpMax:
-		if signed {
-			return kMaxS, true
-		}
-		return kMaxU, true
-	case trace.OpAnd:
-		return kAnd, true
-	case trace.OpOr:
-		return kOr, true
-	case trace.OpXor:
-		return kXor, true
-	}
-	return 0, false
+	return intKind(op, t, false) // iinc, idec: plain +1, -1
 }
 
 // lscFloatKinds lists the float kinds of LSC fadd, fsub, fmin, fmax and

@@ -36,36 +36,7 @@ func ptxKind(op trace.Op, t trace.Type, space trace.Space) (kind, bool) {
 	if t.Float() {
 		return ptxFloatKind(op, t, space)
 	}
-	signed := t.Signed()
-	switch op {
-	case trace.OpAdd:
-		return kAdd, true
-	case trace.OpExch:
-		return kExch, true
-	case trace.OpCAS:
-		return kCAS, true
-	case trace.OpMin:
-		if signed {
-			return kMinS, true
-		}
-		return kMinU, true
-	case trace.OpMax:
-		if signed {
-			return kMaxS, true
-		}
-		return kMaxU, true
-	case trace.OpInc:
-		return kIncBounded, true
-	case trace.OpDec:
-		return kDecBounded, true
-	case trace.OpAnd:
-		return kAnd, true
-	case trace.OpOr:
-		return kOr, true
-	case trace.OpXor:
-		return kXor, true
-	}
-	return 0, false
+	return intKind(op, t, true)
 }
 
 // ptxFloatKind maps PTX float atomics to their kinds: add rounds to

@@ -78,36 +78,7 @@ func sassKind(op trace.Op, t trace.Type) (kind, bool) {
 	default:
 		return 0, false
 	}
-	signed := t.Signed()
-	switch op {
-	case trace.OpAdd:
-		return kAdd, true
-	case trace.OpMin:
-		if signed {
-			return kMinS, true
-		}
-		return kMinU, true
-	case trace.OpMax:
-		if signed {
-			return kMaxS, true
-		}
-		return kMaxU, true
-	case trace.OpInc:
-		return kIncBounded, true
-	case trace.OpDec:
-		return kDecBounded, true
-	case trace.OpAnd:
-		return kAnd, true
-	case trace.OpOr:
-		return kOr, true
-	case trace.OpXor:
-		return kXor, true
-	case trace.OpExch:
-		return kExch, true
-	case trace.OpCAS:
-		return kCAS, true
-	}
-	return 0, false
+	return intKind(op, t, true)
 }
 
 // sassWindows makes p fault invalid_space on an access that touches a

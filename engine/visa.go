@@ -42,44 +42,18 @@ func planVISA(p *plan) error {
 	if st.Type.Float() {
 		return planVISAFloat(p)
 	}
-	signed := st.Type.Signed()
+	k, ok := intKind(st.Op, st.Type, false) // INC, DEC: plain +1, -1
+	if !ok || st.Op == trace.OpLoad {
+		return fmt.Errorf("DWORD_ATOMIC %s on %s is not an operation of DWORD_ATOMIC_OP", st.Op, st.Type)
+	}
+	p.kind = k
 	switch st.Op {
-	case trace.OpAdd:
-		p.kind = kAdd
-	case trace.OpSub:
-		p.kind = kSub
-	case trace.OpInc:
-		p.kind = kInc
-	case trace.OpDec:
-		p.kind = kDec
 	case trace.OpPreDec:
-		p.kind = kDec
-		p.retNew = true
-	case trace.OpMin:
-		p.kind = kMinU
-		if signed {
-			p.kind = kMinS
-		}
-	case trace.OpMax:
-		p.kind = kMaxU
-		if signed {
-			p.kind = kMaxS
-		}
-	case trace.OpExch:
-		p.kind = kExch
+		p.retNew = true // "Return Value: New value"
 	case trace.OpCAS:
 		// CMPXCHG: new = (old==src1) ? src0 : old. kCAS compares with b
 		// and writes c, so b is Src1 and c is Src0.
-		p.kind = kCAS
 		p.b, p.c = st.C, st.B
-	case trace.OpAnd:
-		p.kind = kAnd
-	case trace.OpOr:
-		p.kind = kOr
-	case trace.OpXor:
-		p.kind = kXor
-	default:
-		return fmt.Errorf("DWORD_ATOMIC %s on %s is not an operation of DWORD_ATOMIC_OP", st.Op, st.Type)
 	}
 	return nil
 }
