@@ -209,7 +209,11 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 	for b := range toCompute {
 		if runErr == nil && b.err == nil {
 			e.compute(b, workers)
-			if e.opts.strict {
+			if used := uint64(e.mem.Len()) * shard.GranuleBytes; used > e.opts.maxMemory && len(b.insts) > 0 {
+				b.err = fmt.Errorf("the trace has touched %d MiB of simulated memory by instruction %d, over the %d MiB limit (-max-memory)",
+					used>>20, b.insts[len(b.insts)-1].Seq, e.opts.maxMemory>>20)
+			}
+			if b.err == nil && e.opts.strict {
 				if err := b.strictError(); err != nil {
 					b.err = err
 				}

@@ -10,11 +10,16 @@ type options struct {
 	workers    int
 	strict     bool
 	batchInsts int
+	maxMemory  uint64 // bytes of simulated memory (granules) a replay may create
 	progress   func(Summary)
 }
 
+// DefaultMaxMemory bounds the simulated memory a replay creates: 8 GiB of
+// 256-byte granules.
+const DefaultMaxMemory = 8 << 30
+
 func defaultOptions() options {
-	return options{shards: 64, workers: 0, batchInsts: 4096}
+	return options{shards: 64, workers: 0, batchInsts: 4096, maxMemory: DefaultMaxMemory}
 }
 
 // Option configures a replay.
@@ -59,6 +64,20 @@ func WithBatchInsts(n int) Option {
 			return fmt.Errorf("batch: %d instructions is outside 1..1048576", n)
 		}
 		o.batchInsts = n
+		return nil
+	}
+}
+
+// WithMaxMemory bounds the simulated memory a replay may create, in bytes
+// of 256-byte granules (each touched granule costs one). A trace that
+// touches more stops with an error instead of exhausting the machine.
+// Default DefaultMaxMemory; at least 1 MiB.
+func WithMaxMemory(bytes uint64) Option {
+	return func(o *options) error {
+		if bytes < 1<<20 {
+			return fmt.Errorf("max memory: %d bytes is under 1 MiB", bytes)
+		}
+		o.maxMemory = bytes
 		return nil
 	}
 }

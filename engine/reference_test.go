@@ -260,3 +260,28 @@ func TestNoResultsSameMemoryAndStats(t *testing.T) {
 		t.Errorf("strict without results: %v", err)
 	}
 }
+
+// TestMaxMemory: a trace that touches more simulated memory than allowed
+// stops with an error naming the limit, and the sink is aborted.
+func TestMaxMemory(t *testing.T) {
+	var b strings.Builder
+	// 32 lanes, each in its own granule: 8 KiB a warp; 200 warps, 1.6 MiB.
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&b, "atom.global.add.u32 d, [a], 1 | a=0x%x:256\n", i*32*256)
+	}
+	var c Collector
+	_, err := Replay(textSource(t, b.String()), &c, WithMaxMemory(1<<20), WithBatchInsts(16))
+	if err == nil || !strings.Contains(err.Error(), "over the 1 MiB limit (-max-memory)") {
+		t.Fatalf("got %v, want the memory limit", err)
+	}
+	if !c.Aborted || c.Committed {
+		t.Errorf("sink committed=%v aborted=%v, want aborted", c.Committed, c.Aborted)
+	}
+	var ok Collector
+	if _, err := Replay(textSource(t, b.String()), &ok, WithMaxMemory(4<<20)); err != nil {
+		t.Errorf("under the limit: %v", err)
+	}
+	if err := WithMaxMemory(1000)(&options{}); err == nil {
+		t.Error("a limit under 1 MiB is accepted")
+	}
+}

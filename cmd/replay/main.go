@@ -92,6 +92,7 @@ Replay flags:
   -workers N        worker goroutines, 0 = GOMAXPROCS (default 0); results do not depend on it
   -batch N          instructions per batch (default 4096)
   -strict           stop at the first faulting lane
+  -max-memory N     stop when the simulated memory passes N bytes (default 8Gi; 512Mi, 1e9 …)
   -profile KIND     cpu, mem, allocs, block, mutex, trace or goroutine (github.com/pkg/profile)
   -profile-dir DIR  where the profile goes (default ./profiles)
   -q                print nothing on success

@@ -289,6 +289,8 @@ func TestUsageErrors(t *testing.T) {
 		{"a.tasm", "b.tasm"},
 		{"asm", "x.tasm"},
 		{"-profile", "heap"},
+		{"-max-memory", "12x"},
+		{"-max-memory", "1000"},
 	} {
 		code, _, errOut := replayCmd(t, args...)
 		if code != 2 || !strings.Contains(errOut, "replay: ") {
