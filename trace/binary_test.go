@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -551,7 +552,15 @@ func TestBinaryBadInput(t *testing.T) {
 		{"trailing frame", append(slices.Clone(good), fs[1].z...), BinaryChunkSeekTable, int64(len(good)), "trailing data after the seek table"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Nothing is allocated out of proportion to the bytes present:
+			// counts and sizes are checked before anything is made.
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			_, _, err := readTrace(tc.data, WithName("trace.zst"))
+			runtime.ReadMemStats(&after)
+			if grew, limit := after.TotalAlloc-before.TotalAlloc, uint64(16<<20+256*len(tc.data)); grew > limit {
+				t.Errorf("reading %d bad bytes allocated %d bytes (limit %d)", len(tc.data), grew, limit)
+			}
 			var be *BinaryError
 			if !errors.As(err, &be) {
 				t.Fatalf("error %v (%T), want a *BinaryError", err, err)
