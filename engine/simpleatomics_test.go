@@ -280,3 +280,65 @@ func readFile(name string) (string, error) {
 	b, err := os.ReadFile(name)
 	return string(b), err
 }
+
+// simpleAtomicsSASS is the same kernel as its SASS: each atomicX is one
+// ATOM.E per warp (64-bit generic address in R2:R3, U32 unless signed),
+// atomicCAS's compare and swap values in the even/odd pair R14, R15.
+func simpleAtomicsSASS() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, ".region global 0x%x %d\n", saBase, 11*4)
+	fmt.Fprintf(&b, ".init global 0x%x u32 0 0 0 0 0 0 0 0 0xff 0 0xff\n", saBase)
+	for blk := 0; blk < saBlocks; blk++ {
+		fmt.Fprintf(&b, ".group %d\n", blk)
+		for w := 0; w < saThreads/32; w++ {
+			tid0 := blk*saThreads + w*32
+			fmt.Fprintf(&b, ".warp %d\n", w)
+			or := "0"
+			if tid0 < 32 {
+				vs := make([]string, 32)
+				for l := range vs {
+					vs[l] = fmt.Sprintf("0x%x", uint32(1)<<(tid0+l))
+				}
+				or = "[" + strings.Join(vs, ",") + "]"
+			}
+			fmt.Fprintf(&b, "ATOM.E.ADD R0, [R2], R4 | R2=0x%x R4=10 R8=%d:1\n", saBase, tid0)
+			fmt.Fprintf(&b, "ATOM.E.ADD R0, [R2 + 4], R6 | R6=-10\n")
+			fmt.Fprintf(&b, "ATOM.E.EXCH R0, [R2 + 8], R8\n")
+			fmt.Fprintf(&b, "ATOM.E.MAX.S32 R0, [R2 + 12], R8\n")
+			fmt.Fprintf(&b, "ATOM.E.MIN.S32 R0, [R2 + 16], R8\n")
+			fmt.Fprintf(&b, "ATOM.E.INC R0, [R2 + 20], R10 | R10=17\n")
+			fmt.Fprintf(&b, "ATOM.E.DEC R0, [R2 + 24], R12 | R12=137\n")
+			fmt.Fprintf(&b, "ATOM.E.CAS R0, [R2 + 28], R14, R15 | R14=%d:1 R15=%d:1\n", tid0-1, tid0)
+			fmt.Fprintf(&b, "ATOM.E.AND R0, [R2 + 32], R16 | R16=%d:2\n", 2*tid0+7)
+			fmt.Fprintf(&b, "ATOM.E.OR R0, [R2 + 36], R18 | R18=%s\n", or)
+			fmt.Fprintf(&b, "ATOM.E.XOR R0, [R2 + 40], R8\n")
+		}
+	}
+	return b.String()
+}
+
+// TestSimpleAtomicIntrinsicsSASS: the kernel's SASS replays to the memory
+// the sample's CPU checker demands, and to exactly the PTX trace's tables.
+func TestSimpleAtomicIntrinsicsSASS(t *testing.T) {
+	var sass Collector
+	if _, err := Replay(textSource(t, simpleAtomicsSASS()), &sass, WithWorkers(2)); err != nil {
+		t.Fatal(err)
+	}
+	var g [11]uint32
+	if len(sass.Words) != 11 {
+		t.Fatalf("%d words, want 11", len(sass.Words))
+	}
+	for i, w := range sass.Words {
+		g[i] = w.Value
+	}
+	simpleAtomicsGold(t, g)
+	ptx := replaySimpleAtomics(t)
+	if len(ptx.Res) != len(sass.Res) {
+		t.Fatalf("%d SASS results, %d PTX", len(sass.Res), len(ptx.Res))
+	}
+	for i := range ptx.Res {
+		if ptx.Res[i] != sass.Res[i] {
+			t.Fatalf("result %d: SASS %+v, PTX %+v", i, sass.Res[i], ptx.Res[i])
+		}
+	}
+}
