@@ -38,6 +38,9 @@ func planSASS(p *plan) error {
 	if !ok {
 		return fmt.Errorf("ATOM.%s on %s is not in the Atomic Operations table of sass-ATOM.txt", st.Op, st.Type)
 	}
+	if k == kFAddF16x2 && st.Flags&trace.FlagFTZ != 0 {
+		k = kFAddF16x2FTZ // .F16x2.FTZ.RN, from the .sz list
+	}
 	p.kind = k
 	p.size = uint8(st.Type.Size()) // f16x2 is one 32-bit word
 	return nil

@@ -537,3 +537,20 @@ func FuzzEngineEqualsReferenceSASS(f *testing.F) {
 		equalToReference(t, randomSASS(r, int(n)), engineOptSets...)
 	})
 }
+
+// TestSASSAddF16x2FTZ: .F16x2.FTZ.RN (the .sz list's spelling) flushes
+// subnormal halves to zero; .F16x2.RN (the table's) keeps them.
+func TestSASSAddF16x2FTZ(t *testing.T) {
+	for _, tc := range []struct {
+		sz   string
+		want uint32
+	}{{"F16x2.FTZ.RN", 0x3c000000}, {"F16x2.RN", 0x3c000002}} {
+		// Memory holds (hi 1.0, lo smallest subnormal); Rb adds the same.
+		src := ".init global 0x1000 u32 0x3c000001\n" +
+			"ATOM.ADD." + tc.sz + " R0, [R2], R3 | R2=0x1000 R3=0x00000001 mask=1\n"
+		c := replaySASS(t, src)
+		if v, _ := c.Word("global", -1, 0x1000); v != tc.want {
+			t.Errorf("ATOM.ADD.%s: memory %#x, want %#x", tc.sz, v, tc.want)
+		}
+	}
+}

@@ -54,10 +54,12 @@ var sassSizes = map[string]sassSize{
 var sassAliases = map[string]string{"": "U32", "32": "U32", "64": "U64"}
 
 // sassTable is the seed's Atomic Operations table: the .sz each .op takes.
-// .F16x2.FTZ.RN is in the .sz list but in no row of the table (which gives
-// .F16x2.RN to ADD, MIN and MAX), so no operation takes it.
+// .F16x2.FTZ.RN is in the syntax's .sz list ("{ .U32*, .S32, .U64, S64,
+// .F32.FTZ.RN, .F16x2.FTZ.RN }") though the table's ADD row spells it
+// .F16x2.RN: ADD takes both, the FTZ one flushing subnormals; MIN and MAX
+// take .F16x2.RN only, as their rows say.
 var sassTable = map[string][]string{
-	"ADD":     {"U32", "S32", "U64", "F32.FTZ.RN", "F16x2.RN", "F64.RN"},
+	"ADD":     {"U32", "S32", "U64", "F32.FTZ.RN", "F16x2.RN", "F16x2.FTZ.RN", "F64.RN"},
 	"MIN":     {"U32", "S32", "U64", "S64", "F16x2.RN"},
 	"MAX":     {"U32", "S32", "U64", "S64", "F16x2.RN"},
 	"INC":     {"U32"},

@@ -195,7 +195,7 @@ func TestParseSASSErrors(t *testing.T) {
 		{"ATOM.CAS.S64 R0, [R2], R4, R6", 10, "ATOM.CAS does not take .S64"},
 		{"ATOM.MIN.F32.FTZ.RN R0, [R2], R3", 10, "ATOM.MIN does not take .F32.FTZ.RN"},
 		{"ATOM.MAX.F64.RN R0, [R2], R4", 10, "ATOM.MAX does not take .F64.RN"},
-		{"ATOM.ADD.F16x2.FTZ.RN R0, [R2], R3", 10, "no row of the table takes it"},
+		{"ATOM.MIN.F16x2.FTZ.RN R0, [R2], R3", 10, "no row of the table takes it"},
 		{"ATOM.SAFEADD R0, [R2], R4", 13, "ATOM.SAFEADD does not take .U32 (the default .sz)"},
 		{"ATOM.SAFEADD.U64 R0, [R2], R4", 6, "ATOM.SAFEADD: semantics not published"},
 		{"ATOM.E.SAFEADD.64 R0, [R2], R4", 8, "ATOM.SAFEADD: semantics not published"},
