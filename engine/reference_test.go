@@ -99,6 +99,17 @@ var engineOptSets = [][]Option{
 	{WithShards(7), WithWorkers(3), WithBatchInsts(64)},
 }
 
+// randContext sometimes moves a random trace to another .group (of 3) or
+// .warp (of 2), so bindings, shared memory and statistics see several.
+func randContext(r *rand.Rand, b *strings.Builder) {
+	if r.IntN(8) == 0 {
+		fmt.Fprintf(b, ".group %d\n", r.IntN(3))
+	}
+	if r.IntN(8) == 0 {
+		fmt.Fprintf(b, ".warp %d\n", r.IntN(2))
+	}
+}
+
 // randomPTX writes a random PTX atom trace: few distinct addresses so lanes
 // conflict, some misaligned or outside the regions, masks, predicates,
 // several groups and warps, every value form.
@@ -140,12 +151,7 @@ func randomPTX(r *rand.Rand, n int) string {
 		return "[" + strings.Join(vs, ",") + "]"
 	}
 	for i := 0; i < n; i++ {
-		if r.IntN(8) == 0 {
-			fmt.Fprintf(&b, ".group %d\n", r.IntN(3))
-		}
-		if r.IntN(8) == 0 {
-			fmt.Fprintf(&b, ".warp %d\n", r.IntN(2))
-		}
+		randContext(r, &b)
 		f := forms[r.IntN(len(forms))]
 		space := "global"
 		base := uint64(0x1000)

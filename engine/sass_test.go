@@ -412,12 +412,7 @@ func randomSASS(r *rand.Rand, n int) string {
 		return "[" + strings.Join(vs, ",") + "]"
 	}
 	for i := 0; i < n; i++ {
-		if r.IntN(8) == 0 {
-			fmt.Fprintf(&b, ".group %d\n", r.IntN(3))
-		}
-		if r.IntN(8) == 0 {
-			fmt.Fprintf(&b, ".warp %d\n", r.IntN(2))
-		}
+		randContext(r, &b)
 		f := forms[r.IntN(len(forms))]
 		ext := r.IntN(2) == 0
 		size := uint64(f.bits / 8)

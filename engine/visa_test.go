@@ -529,12 +529,7 @@ func randomVISA(r *rand.Rand, n int) string {
 		return "[" + strings.Join(vs, ",") + "]"
 	}
 	for i := 0; i < n; i++ {
-		if r.IntN(8) == 0 {
-			fmt.Fprintf(&b, ".group %d\n", r.IntN(3))
-		}
-		if r.IntN(8) == 0 {
-			fmt.Fprintf(&b, ".warp %d\n", r.IntN(2))
-		}
+		randContext(r, &b)
 		f := visaForms[r.IntN(len(visaForms))]
 		half := r.IntN(3) == 0
 		size := uint64(4)
