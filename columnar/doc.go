@@ -16,6 +16,9 @@
 //   - ops: dialect, op, type, space string; instructions, lanes, faults
 //     uint64; max_conflict uint32 (the largest of its instructions');
 //     conflict_sum uint64 (the sum of its instructions' max_conflict).
+//   - addresses: space string, group int64, addr, accesses, warps, groups
+//     uint64, order_sensitive bool, and exact bool (false when warps or
+//     groups is an estimate).
 //
 // # Invariants
 //

@@ -30,6 +30,7 @@ var wantDuckDBTypes = map[string]string{
 	"results":      "seq UBIGINT, lane UINTEGER, elem UINTEGER, addr UBIGINT, value UBIGINT, value_hi UBIGINT, fault VARCHAR",
 	"instructions": "seq UBIGINT, dialect VARCHAR, op VARCHAR, type VARCHAR, space VARCHAR, group BIGINT, warp BIGINT, lanes UINTEGER, addresses UINTEGER, max_conflict UINTEGER, faults UINTEGER, text VARCHAR",
 	"ops":          "dialect VARCHAR, op VARCHAR, type VARCHAR, space VARCHAR, instructions UBIGINT, lanes UBIGINT, faults UBIGINT, max_conflict UINTEGER, conflict_sum UBIGINT",
+	"addresses":    "space VARCHAR, group BIGINT, addr UBIGINT, accesses UBIGINT, warps UBIGINT, groups UBIGINT, order_sensitive BOOLEAN, exact BOOLEAN",
 }
 
 func TestDuckDB(t *testing.T) {

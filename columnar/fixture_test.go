@@ -46,6 +46,7 @@ type fixture struct {
 	results []engine.Result
 	insts   []engine.InstStat
 	words   []engine.Word
+	addrs   []engine.AddressStat
 }
 
 func newFixture(n int) fixture {
@@ -79,6 +80,9 @@ func newFixture(n int) fixture {
 			g = int64(i % 2)
 		}
 		f.words = append(f.words, engine.Word{Space: sp, Group: g, Addr: uint64(i) * 4, Value: math.MaxUint32 - uint32(i)})
+		f.addrs = append(f.addrs, engine.AddressStat{Space: sp, Group: g, Addr: 1<<63 + uint64(i)*8,
+			Accesses: math.MaxUint64 - uint64(i), Warps: uint64(i % 9), Groups: uint64(i % 4),
+			Exact: i%7 != 0, OrderSensitive: i%2 == 1})
 	}
 	return f
 }
@@ -100,12 +104,18 @@ func (f fixture) feed(t testing.TB, w *Writer, chunk int) {
 			t.Fatal(err)
 		}
 	}
+	if err := w.Addresses(f.addrs); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // want is the expected content of each table, computed from the inputs
 // field by field (the ops totals by a separate, string-keyed oracle).
 func (f fixture) want() map[string][][]any {
-	m := map[string][][]any{"memory": {}, "results": {}, "instructions": {}, "ops": {}}
+	m := map[string][][]any{"memory": {}, "results": {}, "instructions": {}, "ops": {}, "addresses": {}}
+	for _, a := range f.addrs {
+		m["addresses"] = append(m["addresses"], []any{a.Space.String(), a.Group, a.Addr, a.Accesses, a.Warps, a.Groups, a.OrderSensitive, a.Exact})
+	}
 	for _, r := range f.results {
 		m["results"] = append(m["results"], []any{r.Seq, r.Lane, r.Elem, r.Addr, r.Value, r.ValueHi, r.Fault.String()})
 	}
@@ -151,6 +161,7 @@ var wantFields = map[string]string{
 	"results":      "seq:uint64 lane:uint32 elem:uint32 addr:uint64 value:uint64 value_hi:uint64 fault:utf8",
 	"instructions": "seq:uint64 dialect:utf8 op:utf8 type:utf8 space:utf8 group:int64 warp:int64 lanes:uint32 addresses:uint32 max_conflict:uint32 faults:uint32 text:utf8",
 	"ops":          "dialect:utf8 op:utf8 type:utf8 space:utf8 instructions:uint64 lanes:uint64 faults:uint64 max_conflict:uint32 conflict_sum:uint64",
+	"addresses":    "space:utf8 group:int64 addr:uint64 accesses:uint64 warps:uint64 groups:uint64 order_sensitive:bool exact:bool",
 }
 
 func fieldsString(sc *arrow.Schema) string {
@@ -188,6 +199,8 @@ func appendRows(t testing.TB, rows [][]any, rec arrow.RecordBatch) [][]any {
 			case *array.Int64:
 				row[j] = a.Value(i)
 			case *array.String:
+				row[j] = a.Value(i)
+			case *array.Boolean:
 				row[j] = a.Value(i)
 			default:
 				t.Fatalf("column %s: unexpected array type %T", rec.ColumnName(j), c)

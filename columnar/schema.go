@@ -11,6 +11,7 @@ const (
 	tResults
 	tInstructions
 	tOps
+	tAddresses
 	numTables
 )
 
@@ -29,6 +30,7 @@ var (
 	tU64    = arrow.PrimitiveTypes.Uint64
 	tU32    = arrow.PrimitiveTypes.Uint32
 	tI64    = arrow.PrimitiveTypes.Int64
+	tBool   = arrow.FixedWidthTypes.Boolean
 )
 
 func col(name string, t arrow.DataType) arrow.Field {
@@ -77,6 +79,16 @@ var specs = [numTables]tableSpec{
 		col("faults", tU64),
 		col("max_conflict", tU32), // max over the group's instructions
 		col("conflict_sum", tU64), // sum of the instructions' max_conflict
+	}, nil)},
+	tAddresses: {"addresses", arrow.NewSchema([]arrow.Field{
+		col("space", tString),
+		col("group", tI64),
+		col("addr", tU64),
+		col("accesses", tU64),
+		col("warps", tU64),  // distinct (group, warp) pairs
+		col("groups", tU64), // distinct groups
+		col("order_sensitive", tBool),
+		col("exact", tBool), // extra: false when warps or groups is an estimate
 	}, nil)},
 }
 

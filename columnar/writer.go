@@ -324,6 +324,47 @@ func (w *Writer) Memory(ws []engine.Word) error {
 	return nil
 }
 
+// WantsAddresses reports whether the addresses table is being written
+// (engine.AddressSink): the engine tracks addresses only then.
+func (w *Writer) WantsAddresses() bool { return w.tables[tAddresses] != nil }
+
+// Addresses appends the addresses table's rows.
+func (w *Writer) Addresses(rows []engine.AddressStat) error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	t := w.tables[tAddresses]
+	if t == nil {
+		return nil
+	}
+	f := t.rb.Fields()
+	var (
+		space     = f[0].(*array.StringBuilder)
+		group     = f[1].(*array.Int64Builder)
+		addr      = f[2].(*array.Uint64Builder)
+		accesses  = f[3].(*array.Uint64Builder)
+		warps     = f[4].(*array.Uint64Builder)
+		groups    = f[5].(*array.Uint64Builder)
+		sensitive = f[6].(*array.BooleanBuilder)
+		exact     = f[7].(*array.BooleanBuilder)
+	)
+	for i := range rows {
+		r := &rows[i]
+		space.Append(w.spaceName(r.Space))
+		group.Append(r.Group)
+		addr.Append(r.Addr)
+		accesses.Append(r.Accesses)
+		warps.Append(r.Warps)
+		groups.Append(r.Groups)
+		sensitive.Append(r.OrderSensitive)
+		exact.Append(r.Exact)
+		if err := w.added(t); err != nil {
+			return w.fail(err)
+		}
+	}
+	return nil
+}
+
 // writeOps appends the ops totals to the ops table, sorted by
 // (dialect, op, type, space) as strings.
 func (w *Writer) writeOps(t *table) error {

@@ -365,7 +365,7 @@ func TestOptions(t *testing.T) {
 		"batch too large": WithBatchRows(MaxBatchRows + 1),
 		"format 0":        WithFormat(0),
 		"format 4":        WithFormat(4),
-		"unknown table":   WithTables("results", "addresses"),
+		"unknown table":   WithTables("results", "bogus"),
 		"no tables":       WithTables(),
 		"nil allocator":   WithAllocator(nil),
 	}

@@ -66,12 +66,12 @@ func BenchmarkApply(b *testing.B) {
 			}
 			bt.finishAdd()
 			bt.expand(0, 0, len(bt.insts), e.mem)
-			bt.apply(0, 1, e.mem) // create every block first: measure the steady state
+			bt.apply(0, 1, e.mem, nil) // create every block first: measure the steady state
 			b.SetBytes(4)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i += n {
-				bt.apply(0, 1, e.mem)
+				bt.apply(0, 1, e.mem, nil)
 			}
 		})
 		b.Run(pattern+"/dense", func(b *testing.B) {

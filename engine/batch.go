@@ -470,12 +470,17 @@ func conflicts(a []uint64) (distinct, maxc uint32) {
 // apply performs every access of the shards worker o owns (shard index
 // modulo owners): shard by shard, and within a shard range by range, each
 // range's accesses in the order expand made them, which is trace order.
-func (b *batch) apply(o, owners int, mem *shard.Memory) {
+// With a tracker, each shard's accesses are also counted for the addresses
+// table, by the same owner, in the same order.
+func (b *batch) apply(o, owners int, mem *shard.Memory, t *addrTracker) {
 	for s := o; s < mem.Shards(); s += owners {
 		sh := mem.Shard(s)
 		for r := range b.routed {
 			if acc := b.routed[r][s]; len(acc) > 0 {
 				b.applyRun(sh, acc)
+				if t != nil {
+					t.observe(s, b, acc)
+				}
 			}
 		}
 	}

@@ -8,6 +8,7 @@ type Collector struct {
 	Res       []Result
 	Stats     []InstStat
 	Words     []Word
+	Addrs     []AddressStat
 	Committed bool
 	Aborted   bool
 }
@@ -36,6 +37,17 @@ func (c *Collector) Memory(ws []Word) error {
 	return nil
 }
 
+// WantsAddresses is true: a Collector keeps the addresses table.
+func (c *Collector) WantsAddresses() bool { return true }
+
+func (c *Collector) Addresses(rows []AddressStat) error {
+	if c.Committed || c.Aborted {
+		return errors.New("collector: closed")
+	}
+	c.Addrs = append(c.Addrs, rows...)
+	return nil
+}
+
 func (c *Collector) Commit() error {
 	if c.Aborted {
 		return errors.New("collector: commit after abort")
@@ -46,7 +58,7 @@ func (c *Collector) Commit() error {
 
 // Abort drops everything collected.
 func (c *Collector) Abort() error {
-	c.Res, c.Stats, c.Words = nil, nil, nil
+	c.Res, c.Stats, c.Words, c.Addrs = nil, nil, nil, nil
 	c.Aborted = true
 	return nil
 }

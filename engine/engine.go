@@ -37,6 +37,7 @@ type Engine struct {
 	plans   map[*trace.Static]*plan
 	memIDs  map[memKey]uint32
 	memKeys []memKey
+	addrs   *addrTracker // nil unless the sink wants the addresses table
 	ran     bool
 }
 
@@ -135,6 +136,10 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 	noResults := false
 	if rw, ok := sink.(ResultsWanter); ok {
 		noResults = !rw.WantsResults()
+	}
+	as, wantAddrs := sink.(AddressSink)
+	if wantAddrs && as.WantsAddresses() {
+		e.addrs = newAddrTracker(e.mem.Shards(), e.opts.explore)
 	}
 
 	const inFlight = 3 // one reading, one computing, one emitting
@@ -241,6 +246,11 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
+	if e.addrs != nil {
+		if err := as.Addresses(e.addrs.rows(e.memKeys)); err != nil {
+			return Summary{}, err
+		}
+	}
 	sum.Words = words
 	sum.Elapsed = time.Since(start)
 	return sum, nil
@@ -294,7 +304,7 @@ func (e *Engine) compute(b *batch, workers int) {
 	}
 	if workers == 1 {
 		b.expand(0, 0, n, e.mem)
-		b.apply(0, 1, e.mem)
+		b.apply(0, 1, e.mem, e.addrs)
 		return
 	}
 	var wg sync.WaitGroup
@@ -310,7 +320,7 @@ func (e *Engine) compute(b *batch, workers int) {
 		wg.Add(1)
 		go func(o int) {
 			defer wg.Done()
-			b.apply(o, workers, e.mem)
+			b.apply(o, workers, e.mem, e.addrs)
 		}(o)
 	}
 	wg.Wait()

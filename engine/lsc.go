@@ -51,6 +51,7 @@ func planLSC(p *plan) error {
 		return err
 	}
 	p.dropOOB = true
+	p.plain = l.Load() || l.Store() || l.Status() || l.Block2D()
 	switch {
 	case l.Status():
 		return planLoadStatus(p, l)

@@ -11,6 +11,7 @@ type options struct {
 	strict     bool
 	batchInsts int
 	maxMemory  uint64 // bytes of simulated memory (granules) a replay may create
+	explore    bool
 	progress   func(Summary)
 }
 
@@ -80,6 +81,15 @@ func WithMaxMemory(bytes uint64) Option {
 		o.maxMemory = bytes
 		return nil
 	}
+}
+
+// WithExplore fills the addresses table's order_sensitive column: true for
+// an address unless its accesses provably commute (every access the same
+// operation with the same operands, or all of one commuting family: integer
+// add and sub, one bitwise operation, one min or max), so that no other
+// order the ISA allows could leave a different final value. Default false.
+func WithExplore(explore bool) Option {
+	return func(o *options) error { o.explore = explore; return nil }
 }
 
 // WithProgress calls fn from the emitting goroutine after each batch with

@@ -42,6 +42,9 @@ type plan struct {
 	// access would be in bounds and 0 otherwise (LSC lsc_load_status), and
 	// no fault is recorded.
 	status bool
+	// plain: a non-atomic load or store (LSC lsc_load*, lsc_store*); the
+	// addresses table counts only atomics.
+	plain bool
 	// simple: no hook, window or vector alignment applies, so expand may
 	// take its whole-warp fast path (set by newPlan).
 	simple bool

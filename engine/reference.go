@@ -14,8 +14,15 @@ import (
 // memory code with the sharded engine (package shard is not used) and is
 // the oracle the engine's tests compare against. It writes to sink what
 // Replay writes, and commits or aborts it the same way.
-func Reference(src trace.Source, sink Sink) (Summary, error) {
-	sum, err := reference(src, sink)
+// Of the options only WithExplore matters.
+func Reference(src trace.Source, sink Sink, opts ...Option) (Summary, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return Summary{}, err
+		}
+	}
+	sum, err := reference(src, sink, o.explore)
 	if err != nil {
 		sink.Abort()
 		return Summary{}, err
@@ -29,7 +36,20 @@ type refAddr struct {
 	addr  uint64
 }
 
-func reference(src trace.Source, sink Sink) (Summary, error) {
+// refAddrStat is the reference's addresses-table row under construction:
+// plain sets, no estimate.
+type refAddrStat struct {
+	accesses  uint64
+	warps     map[[2]int64]bool
+	groups    map[int64]bool
+	first     [3]uint64 // kind, b, c of the first access
+	same      bool
+	family    uint8
+	commuting bool
+}
+
+func reference(src trace.Source, sink Sink, explore bool) (Summary, error) {
+	addrs := map[refAddr]*refAddrStat{}
 	h := src.Header()
 	regions := map[trace.Space][]trace.Region{}
 	for _, r := range h.Regions {
@@ -125,6 +145,21 @@ func reference(src trace.Source, sink Sink) (Summary, error) {
 				case 16:
 					newLo, newHi = op128(p.kind, oldLo, oldHi, bv, bh, cv, ch)
 				}
+				if !p.plain {
+					ra := refAddr{st.Space, g, addr}
+					as := addrs[ra]
+					if as == nil {
+						as = &refAddrStat{warps: map[[2]int64]bool{}, groups: map[int64]bool{}, same: p.size != 16,
+							first: [3]uint64{uint64(p.kind), bv, cv}, family: familyOf(p.kind)}
+						as.commuting = as.family != famNone
+						addrs[ra] = as
+					}
+					as.accesses++
+					as.warps[[2]int64{in.Group, in.Warp}] = true
+					as.groups[in.Group] = true
+					as.same = as.same && as.first == [3]uint64{uint64(p.kind), bv, cv}
+					as.commuting = as.commuting && familyOf(p.kind) == as.family
+				}
 				binary.LittleEndian.PutUint64(buf[:8], newLo)
 				binary.LittleEndian.PutUint64(buf[8:], newHi)
 				for i := 0; i < int(p.size); i++ {
@@ -185,7 +220,33 @@ func reference(src trace.Source, sink Sink) (Summary, error) {
 		out[i] = Word{Space: w.space, Group: w.group, Addr: w.addr, Value: v}
 	}
 	sum.Words = uint64(len(out))
-	return sum, sink.Memory(out)
+	if err := sink.Memory(out); err != nil {
+		return Summary{}, err
+	}
+	as, ok := sink.(AddressSink)
+	if !ok || !as.WantsAddresses() {
+		return sum, nil
+	}
+	rows := make([]AddressStat, 0, len(addrs))
+	for k, a := range addrs {
+		r := AddressStat{Space: k.space, Group: k.group, Addr: k.addr, Accesses: a.accesses,
+			Warps: uint64(len(a.warps)), Groups: uint64(len(a.groups)), Exact: true}
+		if explore {
+			r.OrderSensitive = !a.same && !a.commuting
+		}
+		rows = append(rows, r)
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		a, b := &rows[i], &rows[j]
+		if a.Space.String() != b.Space.String() {
+			return a.Space.String() < b.Space.String()
+		}
+		if a.Group != b.Group {
+			return a.Group < b.Group
+		}
+		return a.Addr < b.Addr
+	})
+	return sum, as.Addresses(rows)
 }
 
 // refElemAddr is the Static's address formula, written out again:

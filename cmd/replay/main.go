@@ -87,11 +87,12 @@ Usage:
 Replay flags:
   -o DIR            where the tables go (default: ./NAME.tables for TRACE NAME.*, ./demo.tables for the demo)
   -format F         parquet (default), arrow, or both
-  -tables LIST      comma-separated subset of memory,results,instructions,ops (default: all)
+  -tables LIST      comma-separated subset of memory,results,instructions,ops,addresses (default: all)
   -shards N         memory shards, 1..65536 (default 64); results do not depend on it
   -workers N        worker goroutines, 0 = GOMAXPROCS (default 0); results do not depend on it
   -batch N          instructions per batch (default 4096)
   -strict           stop at the first faulting lane
+  -explore          mark addresses whose accesses might not commute (addresses.order_sensitive)
   -max-memory N     stop when the simulated memory passes N bytes (default 8Gi; 512Mi, 1e9 …)
   -profile KIND     cpu, mem, allocs, block, mutex, trace or goroutine (github.com/pkg/profile)
   -profile-dir DIR  where the profile goes (default ./profiles)

@@ -51,13 +51,13 @@ func TestDemoWritesTables(t *testing.T) {
 		}
 	}
 	got := tableDigests(t, "demo.tables")
-	for _, n := range []string{"memory.parquet", "results.parquet", "instructions.parquet", "ops.parquet"} {
+	for _, n := range []string{"memory.parquet", "results.parquet", "instructions.parquet", "ops.parquet", "addresses.parquet"} {
 		if _, ok := got[n]; !ok {
 			t.Errorf("demo.tables lacks %s (has %v)", n, got)
 		}
 	}
-	if len(got) != 4 {
-		t.Errorf("demo.tables holds %d files, want 4: %v", len(got), got)
+	if len(got) != 5 {
+		t.Errorf("demo.tables holds %d files, want 5: %v", len(got), got)
 	}
 }
 
@@ -69,13 +69,13 @@ func TestTablesIndependentOfShardsAndWorkers(t *testing.T) {
 	for _, shards := range []string{"1", "3", "64"} {
 		for _, workers := range []string{"1", "2"} {
 			dir := "s" + shards + "w" + workers
-			code, _, errOut := replayCmd(t, "-q", "-shards", shards, "-workers", workers, "-batch", "300", "-o", dir, "-format", "both")
+			code, _, errOut := replayCmd(t, "-q", "-shards", shards, "-workers", workers, "-batch", "300", "-o", dir, "-format", "both", "-explore")
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
 			got := tableDigests(t, dir)
-			if len(got) != 8 {
-				t.Fatalf("%s holds %d files, want 8", dir, len(got))
+			if len(got) != 10 {
+				t.Fatalf("%s holds %d files, want 10", dir, len(got))
 			}
 			if base == nil {
 				base = got
@@ -96,7 +96,7 @@ func TestDemoTablesInDuckDB(t *testing.T) {
 	duckdbq.Require(t)
 	// duckdbq finds tools/duckdb from the working directory: stay in the module.
 	out := filepath.ToSlash(filepath.Join(t.TempDir(), "out"))
-	if code, _, errOut := replayCmd(t, "-q", "-o", out); code != 0 {
+	if code, _, errOut := replayCmd(t, "-q", "-explore", "-o", out); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	queries := []string{
@@ -108,6 +108,8 @@ func TestDemoTablesInDuckDB(t *testing.T) {
 		`SELECT count(*), sum(lanes), max(max_conflict), min(addresses), max(addresses), sum(faults) FROM 'out/instructions.parquet'`,
 		`SELECT seq, lane, addr, value FROM 'out/results.parquet' WHERE seq = 11 AND lane IN (0, 31) ORDER BY lane`,
 		`SELECT dialect, op, type, space, "group", warp, lanes FROM 'out/instructions.parquet' WHERE seq = 5631`,
+		`SELECT count(*), sum(accesses), min(warps), max(groups), count(*) FILTER (WHERE order_sensitive), bool_and(exact) FROM 'out/addresses.parquet'`,
+		`SELECT addr FROM 'out/addresses.parquet' WHERE order_sensitive ORDER BY addr`,
 	}
 	for i := range queries {
 		queries[i] = strings.ReplaceAll(queries[i], "'out/", "'"+out+"/")
@@ -158,6 +160,14 @@ func TestDemoTablesInDuckDB(t *testing.T) {
 	}
 	if got := fmt.Sprint(rs[7].Rows); got != "[[ptx xor b32 global 63 7 32]]" {
 		t.Errorf("last instruction = %s", got)
+	}
+	// Eleven words, each hit by all 16384 threads from 512 warps in 64
+	// groups; -explore marks the exch and cas words (0x10008, 0x1001c).
+	if got := fmt.Sprint(rs[8].Rows); got != "[[11 180224 512 64 2 true]]" {
+		t.Errorf("addresses aggregate = %s", got)
+	}
+	if got := fmt.Sprint(rs[9].Rows); got != "[[65544] [65564]]" {
+		t.Errorf("order-sensitive addresses = %s", got)
 	}
 }
 

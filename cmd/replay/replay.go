@@ -30,6 +30,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", 0, "workers, 0 = GOMAXPROCS")
 	batch := fs.Int("batch", 4096, "instructions per batch")
 	strict := fs.Bool("strict", false, "stop at the first fault")
+	explore := fs.Bool("explore", false, "fill the addresses table's order_sensitive column")
 	maxMem := sizeValue(engine.DefaultMaxMemory)
 	fs.Var(&maxMem, "max-memory", "simulated memory limit in bytes (8Gi, 512Mi, 1e9)")
 	prof := fs.String("profile", "", "cpu, mem, allocs, block, mutex, trace, goroutine")
@@ -53,7 +54,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		copts = append(copts, columnar.WithTables(strings.Split(*tables, ",")...))
 	}
 	eopts := []engine.Option{engine.WithShards(*shards), engine.WithWorkers(*workers),
-		engine.WithBatchInsts(*batch), engine.WithStrict(*strict), engine.WithMaxMemory(uint64(maxMem))}
+		engine.WithBatchInsts(*batch), engine.WithStrict(*strict), engine.WithMaxMemory(uint64(maxMem)), engine.WithExplore(*explore)}
 	// Validate every option before touching the trace or the output.
 	if _, err := engine.New(&trace.Header{}, eopts...); err != nil {
 		return usagef("%v", err)

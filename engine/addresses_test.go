@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestAddressesSimpleAtomics: every one of the eleven words is hit by all
+// 16384 threads, from 64 blocks of 8 warps; with WithExplore the order
+// analysis marks exactly the calls whose result depends on the order.
+func TestAddressesSimpleAtomics(t *testing.T) {
+	var c Collector
+	src, err := readFile(simpleAtomicsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Replay(textSource(t, src), &c, WithExplore(true), WithWorkers(2)); err != nil {
+		t.Fatal(err)
+	}
+	// add +10 and sub -10 repeat one function; max, min, and, or, xor
+	// each stay in one commuting family; inc by 17 and dec by 137 repeat
+	// one function; exch and cas carry each thread's own values.
+	sensitive := []bool{false, false, true, false, false, false, false, true, false, false, false}
+	if len(c.Addrs) != 11 {
+		t.Fatalf("%d address rows, want 11", len(c.Addrs))
+	}
+	for i, a := range c.Addrs {
+		if a.Space.String() != "global" || a.Group != -1 || a.Addr != saBase+uint64(4*i) ||
+			a.Accesses != saLen || a.Warps != 512 || a.Groups != 64 || !a.Exact {
+			t.Errorf("row %d: %+v, want 0x%x with %d accesses from 512 warps in 64 groups, exact", i, a, saBase+4*i, saLen)
+		}
+		if a.OrderSensitive != sensitive[i] {
+			t.Errorf("row %d (0x%x): order_sensitive %v, want %v", i, a.Addr, a.OrderSensitive, sensitive[i])
+		}
+	}
+	// Without WithExplore the column stays false.
+	var plain Collector
+	if _, err := Replay(textSource(t, src), &plain); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range plain.Addrs {
+		if a.OrderSensitive {
+			t.Fatalf("order_sensitive set without WithExplore: %+v", a)
+		}
+	}
+}
+
+// TestAddressesEstimate: past 1024 distinct warps an address's counts are
+// a HyperLogLog estimate, within a few percent, and say so.
+func TestAddressesEstimate(t *testing.T) {
+	var b strings.Builder
+	for g := 0; g < 600; g++ {
+		fmt.Fprintf(&b, ".group %d\n", g)
+		for w := 0; w < 4; w++ {
+			fmt.Fprintf(&b, ".warp %d\natom.global.add.u32 d, [a], 1 | a=0x100 mask=1\n", w)
+		}
+	}
+	var c Collector
+	if _, err := Replay(textSource(t, b.String()), &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Addrs) != 1 {
+		t.Fatalf("%d rows", len(c.Addrs))
+	}
+	a := c.Addrs[0]
+	if a.Exact || a.Accesses != 2400 {
+		t.Errorf("%+v: want 2400 accesses, estimated", a)
+	}
+	if a.Warps < 2400*85/100 || a.Warps > 2400*115/100 {
+		t.Errorf("estimated %d warps, exactly 2400", a.Warps)
+	}
+	if a.Groups != 600 {
+		t.Errorf("%d groups, want 600 (exact: under 1024)", a.Groups)
+	}
+}
