@@ -166,12 +166,15 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 			b.reset(workers, e.mem.Shards())
 			b.noResults = noResults
 			eof := e.fill(b, src)
+			// Decide before handing b over: from then on it is the
+			// compute stage's, which may set b.err.
+			last := eof || b.err != nil
 			select {
 			case toCompute <- b:
 			case <-stop:
 				return
 			}
-			if eof || b.err != nil {
+			if last {
 				return
 			}
 		}
