@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -52,28 +53,34 @@ type distinct struct {
 	hll  *[256]uint8
 }
 
-func (d *distinct) add(key [2]uint64) {
+// add counts key and returns roughly how many bytes the counter grew by.
+func (d *distinct) add(key [2]uint64) (grew uint64) {
 	switch {
 	case d.hll != nil:
 		d.hllAdd(key)
 	case d.set != nil:
+		n := len(d.set)
 		d.set[key] = struct{}{}
+		if len(d.set) > n {
+			grew = 40 // a map entry of a 16-byte key
+		}
 		if len(d.set) > exactDistinct {
 			d.hll = new([256]uint8)
 			for k := range d.set {
 				d.hllAdd(k)
 			}
 			d.set = nil
+			grew += 256
 		}
 	default:
 		for _, k := range d.keys {
 			if k == key {
-				return
+				return 0
 			}
 		}
 		if len(d.keys) < smallDistinct {
 			d.keys = append(d.keys, key)
-			return
+			return 16
 		}
 		d.set = make(map[[2]uint64]struct{}, 2*smallDistinct)
 		for _, k := range d.keys {
@@ -81,7 +88,9 @@ func (d *distinct) add(key [2]uint64) {
 		}
 		d.set[key] = struct{}{}
 		d.keys = nil
+		grew = 40 * 2 * smallDistinct
 	}
+	return grew
 }
 
 func (d *distinct) hllAdd(key [2]uint64) {
@@ -147,6 +156,7 @@ type addrKey struct {
 type addrShard struct {
 	index map[addrKey]int32
 	stats []addrStat
+	bytes uint64 // what index and stats hold, roughly
 }
 
 // addrTracker is the addresses table under construction.
@@ -219,11 +229,12 @@ func (t *addrTracker) observe(s int, b *batch, acc []access) {
 				idx = int32(len(sh.stats))
 				sh.index[key] = idx
 				sh.stats = append(sh.stats, addrStat{mem: a.mem, addr: addr})
+				sh.bytes += uint64(unsafe.Sizeof(addrStat{})) + 48 // the stat and its map entry
 			}
 			st := &sh.stats[idx]
 			st.accesses++
-			st.warps.add([2]uint64{uint64(bi.Group), uint64(bi.Warp)})
-			st.groups.add([2]uint64{uint64(bi.Group)})
+			sh.bytes += st.warps.add([2]uint64{uint64(bi.Group), uint64(bi.Warp)})
+			sh.bytes += st.groups.add([2]uint64{uint64(bi.Group)})
 			if t.explore {
 				bv, cv := a.b, a.c
 				if a.n > 1 {
@@ -249,6 +260,15 @@ func (t *addrTracker) observe(s int, b *batch, acc []access) {
 			addr += uint64(int64(a.step))
 		}
 	}
+}
+
+// bytes is the memory the tracker holds, as its shards counted it.
+func (t *addrTracker) bytes() uint64 {
+	var n uint64
+	for s := range t.shards {
+		n += t.shards[s].bytes
+	}
+	return n
 }
 
 // rows returns every tracked address, sorted by (space, group, addr).

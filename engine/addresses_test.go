@@ -74,3 +74,29 @@ func TestAddressesEstimate(t *testing.T) {
 		t.Errorf("%d groups, want 600 (exact: under 1024)", a.Groups)
 	}
 }
+
+// noAddrs is a Collector that does not want the addresses table.
+type noAddrs struct{ Collector }
+
+func (*noAddrs) WantsAddresses() bool { return false }
+
+// TestAddressesCountTowardMaxMemory: the addresses table's statistics are
+// memory the replay holds, and the limit sees them.
+func TestAddressesCountTowardMaxMemory(t *testing.T) {
+	var b strings.Builder
+	// 100 granules, every word of each: 6400 addresses in 25 KiB of memory.
+	for g := 0; g < 100; g++ {
+		for w := 0; w < 2; w++ {
+			fmt.Fprintf(&b, "atom.global.add.u32 d, [a], 1 | a=0x%x:4\n", g*256+w*128)
+		}
+	}
+	var with Collector
+	_, err := Replay(textSource(t, b.String()), &with, WithMaxMemory(1<<20), WithBatchInsts(8))
+	if err == nil || !strings.Contains(err.Error(), "-max-memory") {
+		t.Errorf("tracking 6400 addresses under a 1 MiB limit: %v", err)
+	}
+	var without noAddrs
+	if _, err := Replay(textSource(t, b.String()), &without, WithMaxMemory(1<<20)); err != nil {
+		t.Errorf("without the addresses table: %v", err)
+	}
+}

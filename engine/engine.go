@@ -217,7 +217,11 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 	for b := range toCompute {
 		if runErr == nil && b.err == nil {
 			e.compute(b, workers)
-			if used := uint64(e.mem.Len()) * shard.GranuleBytes; used > e.opts.maxMemory && len(b.insts) > 0 {
+			used := uint64(e.mem.Len()) * shard.GranuleBytes
+			if e.addrs != nil {
+				used += e.addrs.bytes()
+			}
+			if used > e.opts.maxMemory && len(b.insts) > 0 {
 				b.err = fmt.Errorf("the trace has touched %d MiB of simulated memory by instruction %d, over the %d MiB limit (-max-memory)",
 					used>>20, b.insts[len(b.insts)-1].Seq, e.opts.maxMemory>>20)
 			}

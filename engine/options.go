@@ -69,8 +69,9 @@ func WithBatchInsts(n int) Option {
 	}
 }
 
-// WithMaxMemory bounds the simulated memory a replay may create, in bytes
-// of 256-byte granules (each touched granule costs one). A trace that
+// WithMaxMemory bounds the memory a replay may build up, in bytes: the
+// simulated memory's 256-byte granules, and the addresses table's
+// statistics when that table is written. A trace that
 // touches more stops with an error instead of exhausting the machine.
 // Default DefaultMaxMemory; at least 1 MiB.
 func WithMaxMemory(bytes uint64) Option {
