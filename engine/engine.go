@@ -222,7 +222,7 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 				used += e.addrs.bytes()
 			}
 			if used > e.opts.maxMemory && len(b.insts) > 0 {
-				b.err = fmt.Errorf("the trace has touched %d MiB of simulated memory by instruction %d, over the %d MiB limit (-max-memory)",
+				b.err = fmt.Errorf("by instruction %[2]d the replay holds %[1]d MiB of simulated memory and address statistics, over the %[3]d MiB limit (-max-memory)",
 					used>>20, b.insts[len(b.insts)-1].Seq, e.opts.maxMemory>>20)
 			}
 			if b.err == nil && e.opts.strict {
