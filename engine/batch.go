@@ -638,5 +638,3 @@ func op128(k kind, oldLo, oldHi, bLo, bHi, cLo, cHi uint64) (uint64, uint64) {
 	}
 	return oldLo, oldHi
 }
-
-func trailingZeros64(x uint64) int { return bits.TrailingZeros64(x) }

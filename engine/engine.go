@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"sort"
 	"sync"
 	"time"
@@ -382,7 +383,7 @@ func (e *Engine) emitMemory(sink Sink) (uint64, error) {
 	for _, br := range blocks {
 		k := e.memKeys[br.Mem]
 		for t := br.Block.Touched; t != 0; t &= t - 1 {
-			wi := uint64(trailingZeros64(t))
+			wi := uint64(bits.TrailingZeros64(t))
 			ws = append(ws, Word{Space: k.space, Group: k.group, Addr: br.Base + wi*4, Value: br.Block.Words[wi]})
 			if len(ws) == chunk {
 				if err := sink.Memory(ws); err != nil {
