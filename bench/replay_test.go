@@ -2,8 +2,10 @@ package bench
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os/exec"
+	"sync"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -154,6 +156,40 @@ func TestTracesReplay(t *testing.T) {
 		}
 		if sums[0] != 64*32 || sums[1] != sums[0] {
 			t.Errorf("%s: memory sums %v, want %d (one per lane-op)", name, sums, 64*32)
+		}
+	}
+}
+
+// BenchmarkMachineScaling is the baseline for the worker speed-up: the
+// same total work (a multiply-add and a write into a table) split over one
+// or two goroutines that share nothing. Its two-to-one ratio is what two
+// cores of this machine give independent work at all, the ceiling for
+// BenchmarkReplay's workers=2 over workers=1.
+func BenchmarkMachineScaling(b *testing.B) {
+	const n = 1 << 24
+	for _, words := range []int{1 << 12, 1 << 20} {
+		for _, g := range []int{1, 2} {
+			b.Run(fmt.Sprintf("words=%d/goroutines=%d", words, g), func(b *testing.B) {
+				mems := make([][]uint32, g)
+				for i := range mems {
+					mems[i] = make([]uint32, words)
+				}
+				for i := 0; i < b.N; i++ {
+					var wg sync.WaitGroup
+					for j := 0; j < g; j++ {
+						wg.Add(1)
+						go func(mem []uint32) {
+							defer wg.Done()
+							x := uint32(1)
+							for k := 0; k < n/g; k++ {
+								x = x*1664525 + 1013904223
+								mem[x&uint32(len(mem)-1)] += x
+							}
+						}(mems[j])
+					}
+					wg.Wait()
+				}
+			})
 		}
 	}
 }
