@@ -182,11 +182,11 @@ func (w *Writer) spaceName(s trace.Space) string {
 	return n
 }
 
-// Results appends rows to the results table.
 // WantsResults reports whether the results table is being written; the
 // engine skips building per-lane rows nobody reads (engine.ResultsWanter).
 func (w *Writer) WantsResults() bool { return w.tables[tResults] != nil }
 
+// Results appends rows to the results table.
 func (w *Writer) Results(rs []engine.Result) error {
 	if err := w.check(); err != nil {
 		return err
