@@ -273,9 +273,9 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory) {
 }
 
 // expandWarp is expand's fast path for one instruction whose lanes all
-// hit memory without a fault: scalar, no per-element hooks, the address
-// from a broadcast or base:stride vector (or absolute), every address
-// aligned and inside one region. It computes the addresses in one tight
+// hit memory without a fault: scalar, no per-element hooks, every address
+// aligned and inside one region, whatever form the address vector has
+// (broadcast, base:stride, a per-lane list, or none: absolute). It computes the addresses in one tight
 // loop, checks faults once for the whole warp, and routes runs. It reports
 // false, having done nothing, when the instruction needs the general path.
 // addrs is scratch; it returns it, possibly grown.
