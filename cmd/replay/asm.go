@@ -26,7 +26,7 @@ func cmdAsm(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return usagef("asm needs -o OUT.zst")
 	}
-	name, src, closeSrc, err := openTrace(pos)
+	name, src, closeSrc, _, err := openTrace(pos)
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func cmdDisasm(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 1 {
 		return usagef("disasm takes one input trace")
 	}
-	name, src, closeSrc, err := openTrace(pos)
+	name, src, closeSrc, _, err := openTrace(pos)
 	if err != nil {
 		return err
 	}

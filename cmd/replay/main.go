@@ -96,7 +96,7 @@ Replay flags:
   -max-memory N     stop when the simulated memory passes N bytes (default 8Gi; 512Mi, 1e9 …)
   -profile KIND     cpu, mem, allocs, block, mutex, trace or goroutine (github.com/pkg/profile)
   -profile-dir DIR  where the profile goes (default ./profiles)
-  -q                print nothing on success
+  -q                print nothing on success (and no progress line)
 
 Gen flags:
   -dialect D        ptx (default), sass, visa or lsc
@@ -108,8 +108,8 @@ Gen flags:
   -vertices N       bfs: R-MAT vertices (default 65536)
   -edge-factor N    bfs: edges per vertex (default 16)
   -chunk N          binary output: instructions per chunk (default 65536)
-  -q                print nothing on success
+  -q                print nothing on success (and no progress line)
   A progress bar goes to standard error when it is a terminal.
 
-TRACE may be - for standard input. Exit status: 0 success, 1 a bad trace or failed replay, 2 bad usage.
+On a terminal a replay draws a progress line on standard error. TRACE may be - for standard input. Exit status: 0 success, 1 a bad trace or failed replay, 2 bad usage.
 `

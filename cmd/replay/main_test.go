@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gpureplay/replay/engine"
 	"github.com/gpureplay/replay/examples"
 	"github.com/gpureplay/replay/internal/duckdbq"
 )
@@ -371,5 +373,33 @@ func TestStrictStopsAtFirstFault(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir("strict"); len(ents) != 0 {
 		t.Errorf("strict left %d files", len(ents))
+	}
+}
+
+// TestReplayProgressLine: the progress line shows the share of the file
+// read and the lane-ops replayed; without a terminal nothing is drawn.
+func TestReplayProgressLine(t *testing.T) {
+	var out bytes.Buffer
+	file := &progressReader{r: strings.NewReader(strings.Repeat("x", 1000)), size: 1000}
+	if _, err := file.Read(make([]byte, 250)); err != nil {
+		t.Fatal(err)
+	}
+	p := &replayProgress{bar: newProgressBar(&out, 0), file: file}
+	if p.bar.on {
+		t.Fatal("a bytes.Buffer is not a terminal")
+	}
+	p.update(engine.Summary{LaneOps: 1500})
+	if out.Len() != 0 {
+		t.Fatalf("drew %q without a terminal", out.String())
+	}
+	p.bar.on = true
+	p.bar.last = p.bar.last.Add(-time.Second)
+	p.update(engine.Summary{LaneOps: 1500})
+	if got := out.String(); !strings.Contains(got, " 25.0% of the file") || !strings.Contains(got, "1.50k lane-ops") {
+		t.Errorf("progress line %q", got)
+	}
+	p.clear()
+	if !strings.HasSuffix(out.String(), "\r") {
+		t.Errorf("clear left %q", out.String())
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/pkg/profile"
@@ -67,11 +68,14 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		defer stop()
 	}
 
-	name, src, closeSrc, err := openTrace(pos)
+	name, src, closeSrc, prog, err := openTrace(pos)
 	if err != nil {
 		return err
 	}
 	defer closeSrc()
+	progress := &replayProgress{bar: newProgressBar(stderr, 0), file: prog}
+	progress.bar.on = progress.bar.on && !*quiet
+	eopts = append(eopts, engine.WithProgress(progress.update))
 	dir := *out
 	if dir == "" {
 		dir = defaultOutDir(name)
@@ -83,6 +87,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
 	sum, err := engine.Replay(&cancelSource{Source: src, ctx: ctx}, sink, eopts...)
+	progress.clear()
 	if err != nil {
 		return fmt.Errorf("%s: %w (no tables written)", name, err)
 	}
@@ -94,7 +99,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 
 // openTrace opens the trace named by pos (none: the embedded demo; "-":
 // standard input), recognising binary traces by their zstd magic.
-func openTrace(pos []string) (name string, src trace.Source, closeFn func(), err error) {
+// The progress reader is nil unless the trace is a regular file.
+func openTrace(pos []string) (name string, src trace.Source, closeFn func(), prog *progressReader, err error) {
 	closeFn = func() {}
 	var r io.Reader
 	switch {
@@ -108,10 +114,14 @@ func openTrace(pos []string) (name string, src trace.Source, closeFn func(), err
 		name = pos[0]
 		f, err := os.Open(pos[0])
 		if err != nil {
-			return "", nil, closeFn, err
+			return "", nil, closeFn, nil, err
 		}
 		closeFn = func() { f.Close() }
 		r = f
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+			prog = &progressReader{r: f, size: fi.Size()}
+			r = prog
+		}
 	}
 	br := bufio.NewReaderSize(r, 1<<20)
 	head, _ := br.Peek(4)
@@ -122,12 +132,61 @@ func openTrace(pos []string) (name string, src trace.Source, closeFn func(), err
 	}
 	if err != nil {
 		closeFn()
-		return "", nil, func() {}, err
+		return "", nil, func() {}, nil, err
 	}
 	if len(pos) == 0 {
 		name = "demo (" + examples.SimpleAtomicIntrinsicsName + ", embedded)"
 	}
-	return name, src, closeFn, nil
+	return name, src, closeFn, prog, nil
+}
+
+// progressReader counts the bytes read from a trace file, for the progress
+// line; the reader goroutine writes the count, the emitter reads it.
+type progressReader struct {
+	r    io.Reader
+	size int64
+	n    atomic.Int64
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.n.Add(int64(n))
+	return n, err
+}
+
+// fraction is how much of the file has been read.
+func (p *progressReader) fraction() float64 { return float64(p.n.Load()) / float64(p.size) }
+
+// replayProgress draws a progress line on a terminal: the share of the
+// trace file read (when the trace is a file), lane-ops replayed, the rate.
+type replayProgress struct {
+	bar  *progressBar
+	file *progressReader // nil for the demo and standard input
+}
+
+func (p *replayProgress) update(s engine.Summary) {
+	now := time.Now()
+	if !p.bar.on || now.Sub(p.bar.last) < 100*time.Millisecond {
+		return
+	}
+	p.bar.last = now
+	rate := float64(s.LaneOps) / max(now.Sub(p.bar.start).Seconds(), 1e-9)
+	if p.file == nil {
+		fmt.Fprintf(p.bar.w, "\r%s lane-ops  %s lane-ops/s ", humanCount(s.LaneOps), humanRate(rate))
+		return
+	}
+	const width = 30
+	frac := min(p.file.fraction(), 1)
+	fill := int(frac * width)
+	fmt.Fprintf(p.bar.w, "\r[%s%s] %5.1f%% of the file  %s lane-ops  %s lane-ops/s ",
+		strings.Repeat("#", fill), strings.Repeat(".", width-fill), 100*frac, humanCount(s.LaneOps), humanRate(rate))
+}
+
+// clear removes the progress line.
+func (p *replayProgress) clear() {
+	if p.bar.on {
+		fmt.Fprintf(p.bar.w, "\r%s\r", strings.Repeat(" ", 100))
+	}
 }
 
 // defaultOutDir is ./NAME.tables for a trace NAME.ext…, ./demo.tables for the demo.
