@@ -108,8 +108,10 @@ Gen flags:
   -vertices N       bfs: R-MAT vertices (default 65536)
   -edge-factor N    bfs: edges per vertex (default 16)
   -chunk N          binary output: instructions per chunk (default 65536)
-  -q                print nothing on success (and no progress line)
+  -q                print no summary line
+  -o -              write the binary form to standard output, for a pipe into replay -
   A progress bar goes to standard error when it is a terminal.
 
-On a terminal a replay draws a progress line on standard error. TRACE may be - for standard input. Exit status: 0 success, 1 a bad trace or failed replay, 2 bad usage.
+On a terminal a replay draws a progress line on standard error. TRACE may be - for standard input.
+Exit status: 0 success, 1 a bad trace or failed replay, 2 bad usage.
 `
