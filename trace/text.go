@@ -321,7 +321,7 @@ func (tr *TextReader) instruction(text string) (*Inst, error) {
 	for i, inp := range st.Inputs {
 		b, ok := ctx[inp.Name]
 		if !ok {
-			return nil, tr.errf(0, "%s reads %s, which is bound nowhere in group %d warp %d", st.Text, inp.Name, tr.group, tr.warp)
+			return nil, tr.errf(nameColumn(instText, inp.Name), "%s reads %s, which is bound nowhere in group %d warp %d", st.Text, inp.Name, tr.group, tr.warp)
 		}
 		v, err := parseVector(b.text, inp, inp.Count(st.ExecSize))
 		if err != nil {
@@ -334,6 +334,23 @@ func (tr *TextReader) instruction(text string) (*Inst, error) {
 	}
 	tr.seq++
 	return in, nil
+}
+
+// nameColumn is the 1-based column of the first whole-word use of name in
+// the instruction text, or 0 if it cannot be found.
+func nameColumn(text, name string) int {
+	for from := 0; ; {
+		i := strings.Index(text[from:], name)
+		if i < 0 {
+			return 0
+		}
+		i += from
+		end := i + len(name)
+		if (i == 0 || !isIdentByte(text[i-1], false)) && (end == len(text) || !isIdentByte(text[end], false)) {
+			return i + 1
+		}
+		from = i + 1
+	}
 }
 
 // parseVector reads a bound value: v, base:stride or [v0,v1,…].

@@ -178,7 +178,8 @@ func TestTextErrors(t *testing.T) {
 		{"atom.global.add.u32 d, [a], 1 | a", "t.tasm:1:33: a binding is NAME=VALUE"},
 		{"atom.global.add.u32 d, [a], b | a=0 b=4294967296", "t.tasm:1:39: b=4294967296: 4294967296 does not fit 32 bits"},
 		{"atom.global.add.u32 d, [a], b | a=0 b=-2147483649", "does not fit 32 bits"},
-		{"atom.global.add.u32 d, [a], b | a=0", "reads b, which is bound nowhere in group 0 warp 0"},
+		{"atom.global.add.u32 d, [a], b | a=0", "t.tasm:1:29: atom.global.add.u32 d, [a], b reads b, which is bound nowhere in group 0 warp 0"},
+		{"@p atom.global.add.u32 d, [pa], 1 | pa=0", "t.tasm:1:2: @p atom.global.add.u32 d, [pa], 1 reads p, which is bound nowhere"},
 		{"atom.global.add.u32 d, [a], 1 | a=0 mask=0x1ffffffff", "mask= takes a 32-bit lane mask"},
 		{"ATOM.ADD.U128 R0, [R1], R2", "t.tasm:1:10: ATOM.ADD.U128 is illegal"},
 		// The seed's example atom.global.v4.b16x2.min.noftz names a type its
