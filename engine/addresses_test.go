@@ -26,9 +26,11 @@ func TestAddressesSimpleAtomics(t *testing.T) {
 		t.Fatalf("%d address rows, want 11", len(c.Addrs))
 	}
 	for i, a := range c.Addrs {
+		// 512 warps and 64 groups are past the exact counters: estimates
+		// (deterministic: the keys' hashes are fixed) within 15%, marked so.
 		if a.Space.String() != "global" || a.Group != -1 || a.Addr != saBase+uint64(4*i) ||
-			a.Accesses != saLen || a.Warps != 512 || a.Groups != 64 || !a.Exact {
-			t.Errorf("row %d: %+v, want 0x%x with %d accesses from 512 warps in 64 groups, exact", i, a, saBase+4*i, saLen)
+			a.Accesses != saLen || a.Warps < 435 || a.Warps > 589 || a.Groups < 54 || a.Groups > 74 || a.Exact {
+			t.Errorf("row %d: %+v, want 0x%x with %d accesses from ~512 warps in ~64 groups, estimated", i, a, saBase+4*i, saLen)
 		}
 		if a.OrderSensitive != sensitive[i] {
 			t.Errorf("row %d (0x%x): order_sensitive %v, want %v", i, a.Addr, a.OrderSensitive, sensitive[i])
@@ -46,8 +48,8 @@ func TestAddressesSimpleAtomics(t *testing.T) {
 	}
 }
 
-// TestAddressesEstimate: past 1024 distinct warps an address's counts are
-// a HyperLogLog estimate, within a few percent, and say so.
+// TestAddressesEstimate: past a few distinct warps an address's counts are
+// a HyperLogLog estimate, within 15%, and say so; a few are exact.
 func TestAddressesEstimate(t *testing.T) {
 	var b strings.Builder
 	for g := 0; g < 600; g++ {
@@ -70,8 +72,17 @@ func TestAddressesEstimate(t *testing.T) {
 	if a.Warps < 2400*85/100 || a.Warps > 2400*115/100 {
 		t.Errorf("estimated %d warps, exactly 2400", a.Warps)
 	}
-	if a.Groups != 600 {
-		t.Errorf("%d groups, want 600 (exact: under 1024)", a.Groups)
+	if a.Groups < 510 || a.Groups > 690 {
+		t.Errorf("estimated %d groups, exactly 600", a.Groups)
+	}
+	// Three warps of one group: exact.
+	var few Collector
+	src := ".warp 0\natom.global.add.u32 d, [a], 1 | a=0x100 mask=3\n.warp 1\natom.global.add.u32 d, [a], 1 | a=0x100\n.warp 2\natom.global.add.u32 d, [a], 1 | a=0x100\n"
+	if _, err := Replay(textSource(t, src), &few); err != nil {
+		t.Fatal(err)
+	}
+	if a := few.Addrs[0]; a.Accesses != 66 || a.Warps != 3 || a.Groups != 1 || !a.Exact {
+		t.Errorf("%+v: want 66 accesses from exactly 3 warps in 1 group", a)
 	}
 }
 

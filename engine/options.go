@@ -71,7 +71,9 @@ func WithBatchInsts(n int) Option {
 
 // WithMaxMemory bounds the memory a replay may build up, in bytes: the
 // simulated memory's 256-byte granules, and the addresses table's
-// statistics when that table is written. A trace that
+// statistics when that table is written. The process's peak RSS can reach
+// about twice that: Go's collector lets the heap grow to twice what is
+// live before it runs. A trace that
 // touches more stops with an error instead of exhausting the machine.
 // Default DefaultMaxMemory; at least 1 MiB.
 func WithMaxMemory(bytes uint64) Option {
