@@ -744,24 +744,9 @@ func randomBlock2D(r *rand.Rand, pred, binds string, val func(lanes, bits int) s
 		pred, addr, shape, bind, val(n, sz.bytes*8), binds)
 }
 
-func TestEngineEqualsReferenceOnRandomLSC(t *testing.T) {
-	for seed := uint64(1); seed <= 40; seed++ {
-		r := rand.New(rand.NewPCG(seed, 11))
-		src := randomLSC(r, 60)
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
-			equalToReference(t, src, engineOptSets...)
-		})
-	}
-}
+func TestEngineEqualsReferenceOnRandomLSC(t *testing.T) { equalOnRandom(t, randomLSC, 11) }
 
-func FuzzEngineEqualsReferenceLSC(f *testing.F) {
-	f.Add(uint64(1), uint8(20))
-	f.Add(uint64(77), uint8(200))
-	f.Fuzz(func(t *testing.T, seed uint64, n uint8) {
-		r := rand.New(rand.NewPCG(seed, 11))
-		equalToReference(t, randomLSC(r, int(n)), engineOptSets...)
-	})
-}
+func FuzzEngineEqualsReferenceLSC(f *testing.F) { fuzzEqual(f, randomLSC, 11) }
 
 // TestLSCWideLoad: SIMD32 x16 is 512 lane-elements in one instruction; lane
 // n element v reads the word at base(n) + 4v, and the conflict statistics

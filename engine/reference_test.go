@@ -240,15 +240,34 @@ func randomPTX(r *rand.Rand, n int) string {
 	return b.String()
 }
 
-func TestEngineEqualsReferenceOnRandomPTX(t *testing.T) {
+// randomTrace writes a random trace of n instructions of one dialect.
+type randomTrace func(r *rand.Rand, n int) string
+
+// equalOnRandom replays 40 random traces of 60 instructions (seeds 1..40,
+// PCG stream) with the engine and the reference, and returns them.
+func equalOnRandom(t *testing.T, gen randomTrace, stream uint64) []string {
+	var srcs []string
 	for seed := uint64(1); seed <= 40; seed++ {
-		r := rand.New(rand.NewPCG(seed, 7))
-		src := randomPTX(r, 60)
+		src := gen(rand.New(rand.NewPCG(seed, stream)), 60)
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			equalToReference(t, src, engineOptSets...)
 		})
+		srcs = append(srcs, src)
 	}
+	return srcs
 }
+
+// fuzzEqual is a fuzz target comparing the engine and the reference on
+// random traces of gen, seeded by the fuzzer.
+func fuzzEqual(f *testing.F, gen randomTrace, stream uint64) {
+	f.Add(uint64(1), uint8(20))
+	f.Add(uint64(99), uint8(200))
+	f.Fuzz(func(t *testing.T, seed uint64, n uint8) {
+		equalToReference(t, gen(rand.New(rand.NewPCG(seed, stream)), int(n)), engineOptSets...)
+	})
+}
+
+func TestEngineEqualsReferenceOnRandomPTX(t *testing.T) { equalOnRandom(t, randomPTX, 7) }
 
 func TestEngineEqualsReferenceOnSimpleAtomics(t *testing.T) {
 	src, err := readFile(simpleAtomicsFile)
@@ -258,14 +277,7 @@ func TestEngineEqualsReferenceOnSimpleAtomics(t *testing.T) {
 	equalToReference(t, src, engineOptSets[:2]...)
 }
 
-func FuzzEngineEqualsReference(f *testing.F) {
-	f.Add(uint64(1), uint8(20))
-	f.Add(uint64(99), uint8(200))
-	f.Fuzz(func(t *testing.T, seed uint64, n uint8) {
-		r := rand.New(rand.NewPCG(seed, 7))
-		equalToReference(t, randomPTX(r, int(n)), engineOptSets...)
-	})
-}
+func FuzzEngineEqualsReference(f *testing.F) { fuzzEqual(f, randomPTX, 7) }
 
 // statsOnly is a Collector that reads no per-lane results.
 type statsOnly struct{ Collector }

@@ -514,24 +514,9 @@ func randomSASS(r *rand.Rand, n int) string {
 	return b.String()
 }
 
-func TestEngineEqualsReferenceOnRandomSASS(t *testing.T) {
-	for seed := uint64(1); seed <= 40; seed++ {
-		r := rand.New(rand.NewPCG(seed, 11))
-		src := randomSASS(r, 60)
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
-			equalToReference(t, src, engineOptSets...)
-		})
-	}
-}
+func TestEngineEqualsReferenceOnRandomSASS(t *testing.T) { equalOnRandom(t, randomSASS, 11) }
 
-func FuzzEngineEqualsReferenceSASS(f *testing.F) {
-	f.Add(uint64(1), uint8(20))
-	f.Add(uint64(99), uint8(200))
-	f.Fuzz(func(t *testing.T, seed uint64, n uint8) {
-		r := rand.New(rand.NewPCG(seed, 11))
-		equalToReference(t, randomSASS(r, int(n)), engineOptSets...)
-	})
-}
+func FuzzEngineEqualsReferenceSASS(f *testing.F) { fuzzEqual(f, randomSASS, 11) }
 
 // TestSASSAddF16x2FTZ: .F16x2.FTZ.RN (the .sz list's spelling) flushes
 // subnormal halves to zero; .F16x2.RN (the table's) keeps them.

@@ -608,12 +608,7 @@ func TestEngineEqualsReferenceOnRandomVISA(t *testing.T) {
 	// What the traces reach, so the generator cannot silently narrow.
 	forms := map[string]bool{}
 	faults := map[Fault]int{}
-	for seed := uint64(1); seed <= 40; seed++ {
-		r := rand.New(rand.NewPCG(seed, 11))
-		src := randomVISA(r, 60)
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
-			equalToReference(t, src, engineOptSets...)
-		})
+	for _, src := range equalOnRandom(t, randomVISA, 11) {
 		var c Collector
 		if _, err := Reference(textSource(t, src), &c); err != nil {
 			t.Fatal(err)
@@ -636,11 +631,4 @@ func TestEngineEqualsReferenceOnRandomVISA(t *testing.T) {
 	}
 }
 
-func FuzzEngineEqualsReferenceVISA(f *testing.F) {
-	f.Add(uint64(1), uint8(20))
-	f.Add(uint64(99), uint8(200))
-	f.Fuzz(func(t *testing.T, seed uint64, n uint8) {
-		r := rand.New(rand.NewPCG(seed, 11))
-		equalToReference(t, randomVISA(r, int(n)), engineOptSets...)
-	})
-}
+func FuzzEngineEqualsReferenceVISA(f *testing.F) { fuzzEqual(f, randomVISA, 11) }
