@@ -182,18 +182,24 @@ func (w *Writer) spaceName(s trace.Space) string {
 	return n
 }
 
+// open returns table id for appending: nil with the writer's error once
+// it has failed or closed, nil with no error when the table is not written.
+func (w *Writer) open(id tableID) (*table, error) {
+	if err := w.check(); err != nil {
+		return nil, err
+	}
+	return w.tables[id], nil
+}
+
 // WantsResults reports whether the results table is being written; the
 // engine skips building per-lane rows nobody reads (engine.ResultsWanter).
 func (w *Writer) WantsResults() bool { return w.tables[tResults] != nil }
 
 // Results appends rows to the results table.
 func (w *Writer) Results(rs []engine.Result) error {
-	if err := w.check(); err != nil {
-		return err
-	}
-	t := w.tables[tResults]
+	t, err := w.open(tResults)
 	if t == nil {
-		return nil
+		return err
 	}
 	f := t.rb.Fields()
 	var (
@@ -297,12 +303,9 @@ func (w *Writer) Instructions(st []engine.InstStat) error {
 
 // Memory appends rows to the memory table, in the order given.
 func (w *Writer) Memory(ws []engine.Word) error {
-	if err := w.check(); err != nil {
-		return err
-	}
-	t := w.tables[tMemory]
+	t, err := w.open(tMemory)
 	if t == nil {
-		return nil
+		return err
 	}
 	f := t.rb.Fields()
 	var (
@@ -330,12 +333,9 @@ func (w *Writer) WantsAddresses() bool { return w.tables[tAddresses] != nil }
 
 // Addresses appends the addresses table's rows.
 func (w *Writer) Addresses(rows []engine.AddressStat) error {
-	if err := w.check(); err != nil {
-		return err
-	}
-	t := w.tables[tAddresses]
+	t, err := w.open(tAddresses)
 	if t == nil {
-		return nil
+		return err
 	}
 	f := t.rb.Fields()
 	var (
