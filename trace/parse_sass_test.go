@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -271,34 +270,7 @@ ATOM.E.ADD.F64.RN RZ, [R2], R4                  | R2=0xffffffff00001000 R4=0.1
 	if got := ins[3].Active(); got != 0 { // @!P0 with P0=0xffff and mask=0xff: no lane
 		t.Errorf("active %#x, want 0", got)
 	}
-	var buf bytes.Buffer
-	tw, err := NewTextWriter(&buf, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, in := range ins {
-		if err := tw.Write(in); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tw.Close()
-	_, ins2, err := readAll(t, buf.String())
-	if err != nil {
-		t.Fatalf("%v\n%s", err, buf.String())
-	}
-	for i := range ins {
-		a, b := ins[i], ins2[i]
-		if a.Static.Text != b.Static.Text || a.Mask != b.Mask {
-			t.Errorf("instruction %d: %q mask %#x became %q mask %#x", i, a.Static.Text, a.Mask, b.Static.Text, b.Mask)
-		}
-		for v := range a.Vals {
-			for l := 0; l < 32; l++ {
-				if a.Vals[v].Lo(l) != b.Vals[v].Lo(l) {
-					t.Fatalf("instruction %d input %d lane %d: %#x became %#x\n%s", i, v, l, a.Vals[v].Lo(l), b.Vals[v].Lo(l), buf.String())
-				}
-			}
-		}
-	}
+	roundTripText(t, h, ins)
 }
 
 // Bindings are checked against the operand widths: a 32-bit register holds

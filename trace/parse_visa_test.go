@@ -1,8 +1,6 @@
 package trace
 
 import (
-	"bytes"
-	"errors"
 	"strings"
 	"testing"
 )
@@ -157,16 +155,7 @@ func TestParseVISAErrors(t *testing.T) {
 		{"DWORD_ATOMIC.ADD (4) T0 V1 V2 V0 V4 | V1=0x100000000 V2=1", "does not fit 32 bits"},
 	}
 	for _, tc := range tests {
-		t.Run(tc.want, func(t *testing.T) {
-			_, _, err := readAll(t, tc.src)
-			var se *SyntaxError
-			if !errors.As(err, &se) {
-				t.Fatalf("got %v (%T), want a SyntaxError", err, err)
-			}
-			if !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("got  %q\nwant %q", err, tc.want)
-			}
-		})
+		t.Run(tc.want, func(t *testing.T) { wantSyntaxError(t, tc.src, tc.want) })
 	}
 }
 
@@ -213,35 +202,5 @@ DWORD_ATOMIC.INC.16 (1) T255 V1 V0 V0 V0 | V1=0x1002
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	tw, err := NewTextWriter(&buf, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, in := range ins {
-		if err := tw.Write(in); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tw.Close()
-	_, ins2, err := readAll(t, buf.String())
-	if err != nil {
-		t.Fatalf("%v\n%s", err, buf.String())
-	}
-	if len(ins2) != len(ins) {
-		t.Fatalf("%d instructions, want %d", len(ins2), len(ins))
-	}
-	for i := range ins {
-		a, b := ins[i], ins2[i]
-		if a.Static.Text != b.Static.Text || a.Group != b.Group || a.Active() != b.Active() {
-			t.Errorf("instruction %d: %+v became %+v", i, a, b)
-		}
-		for v := range a.Vals {
-			for l := 0; l < a.Static.ExecSize; l++ {
-				if a.Vals[v].Lo(l) != b.Vals[v].Lo(l) {
-					t.Fatalf("instruction %d input %d lane %d: %#x became %#x\n%s", i, v, l, a.Vals[v].Lo(l), b.Vals[v].Lo(l), buf.String())
-				}
-			}
-		}
-	}
+	roundTripText(t, h, ins)
 }

@@ -194,17 +194,68 @@ func TestTextErrors(t *testing.T) {
 		{"atom.global.add.u32 d, [a, 1 | a=0", "unclosed"},
 	}
 	for _, tc := range tests {
-		t.Run(tc.want, func(t *testing.T) {
-			_, _, err := readAll(t, tc.src)
-			var se *SyntaxError
-			if !errors.As(err, &se) {
-				t.Fatalf("got %v (%T), want a SyntaxError", err, err)
-			}
-			if !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("got  %q\nwant %q", err, tc.want)
-			}
-		})
+		t.Run(tc.want, func(t *testing.T) { wantSyntaxError(t, tc.src, tc.want) })
 	}
+}
+
+// wantSyntaxError reads src and requires a *SyntaxError containing want.
+func wantSyntaxError(t *testing.T, src, want string) {
+	t.Helper()
+	_, _, err := readAll(t, src)
+	var se *SyntaxError
+	if !errors.As(err, &se) {
+		t.Fatalf("got %v (%T), want a SyntaxError", err, err)
+	}
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("got  %q\nwant %q", err, want)
+	}
+}
+
+// roundTripText prints h and ins with the TextWriter, reads the text back,
+// requires every instruction to come back the same (text, context, mask,
+// and every value of every input in its stored form), and returns the
+// header read back.
+func roundTripText(t *testing.T, h *Header, ins []*Inst) *Header {
+	t.Helper()
+	var buf bytes.Buffer
+	tw, err := NewTextWriter(&buf, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range ins {
+		if err := tw.Write(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h2, ins2, err := readAll(t, buf.String())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	if len(ins2) != len(ins) {
+		t.Fatalf("%d instructions, want %d", len(ins2), len(ins))
+	}
+	for i := range ins {
+		a, b := ins[i], ins2[i]
+		if a.Static.Text != b.Static.Text || a.Group != b.Group || a.Warp != b.Warp || a.Mask != b.Mask || a.Active() != b.Active() {
+			t.Errorf("instruction %d: %+v became %+v", i, a, b)
+		}
+		for v, inp := range a.Static.Inputs {
+			va, vb := &a.Vals[v], &b.Vals[v]
+			if va.Kind != vb.Kind {
+				t.Fatalf("instruction %d input %s: kind %d became %d", i, inp.Name, va.Kind, vb.Kind)
+			}
+			for l := 0; l < inp.Count(a.Static.ExecSize); l++ {
+				if va.Lo(l) != vb.Lo(l) || va.Hi(l) != vb.Hi(l) {
+					t.Fatalf("instruction %d input %s value %d: %#x:%#x became %#x:%#x\n%s", i, inp.Name, l,
+						va.Hi(l), va.Lo(l), vb.Hi(l), vb.Lo(l), buf.String())
+				}
+			}
+		}
+	}
+	return h2
 }
 
 // TestDisasmRoundTrip: text -> model -> text -> model gives the same model.
@@ -226,40 +277,9 @@ atom.global.add.f32 d, [a], b; | a=0x1000 b=1.5
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	tw, err := NewTextWriter(&buf, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, in := range ins {
-		if err := tw.Write(in); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tw.Close()
-	h2, ins2, err := readAll(t, buf.String())
-	if err != nil {
-		t.Fatalf("%v\n%s", err, buf.String())
-	}
+	h2 := roundTripText(t, h, ins)
 	if len(h2.Regions) != 2 || len(h2.Inits) != 2 || !bytes.Equal(h2.Inits[1].Data, h.Inits[1].Data) || h2.Inits[1].Group != 3 {
 		t.Errorf("header changed: %+v", h2)
-	}
-	if len(ins2) != len(ins) {
-		t.Fatalf("%d instructions, want %d", len(ins2), len(ins))
-	}
-	for i := range ins {
-		a, b := ins[i], ins2[i]
-		if a.Static.Text != b.Static.Text || a.Group != b.Group || a.Warp != b.Warp || a.Mask != b.Mask || a.Active() != b.Active() {
-			t.Errorf("instruction %d: %+v became %+v", i, a, b)
-		}
-		for v := range a.Vals {
-			for l := 0; l < 32; l++ {
-				if a.Vals[v].Lo(l) != b.Vals[v].Lo(l) || a.Vals[v].Hi(l) != b.Vals[v].Hi(l) || a.Vals[v].Kind != b.Vals[v].Kind {
-					t.Fatalf("instruction %d input %d lane %d: %#x:%#x became %#x:%#x\n%s", i, v, l,
-						a.Vals[v].Hi(l), a.Vals[v].Lo(l), b.Vals[v].Hi(l), b.Vals[v].Lo(l), buf.String())
-				}
-			}
-		}
 	}
 }
 
