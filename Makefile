@@ -2,7 +2,7 @@
 GO ?= go
 DUCKDB := tools/duckdb/node_modules/@duckdb/node-api/package.json
 
-.PHONY: demo test test-race bench fuzz build clean
+.PHONY: demo test test-race bench fuzz build clean check-sizes
 
 build:
 	$(GO) build -o bin/replay ./cmd/replay
@@ -11,13 +11,17 @@ demo:
 	$(GO) run ./cmd/replay
 
 # The test command of the README and of CI.
-test: $(DUCKDB)
+test: $(DUCKDB) check-sizes
 	$(GO) vet ./...
 	$(GO) test -race ./trace/... ./engine/... ./shard/...
 	$(GO) test ./...
 
 $(DUCKDB): tools/duckdb/package.json tools/duckdb/package-lock.json
 	npm ci --prefix tools/duckdb --no-audit --no-fund --loglevel=error
+
+# No tracked file over 1 MiB unless tools/large-fixtures.txt names it.
+check-sizes:
+	bash tools/check-sizes.sh
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./bench/ ./shard/ ./engine/ | tee bench/latest.txt
