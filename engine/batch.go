@@ -66,7 +66,11 @@ type batch struct {
 	nslots  int
 	// noResults: the sink reads no per-lane rows; only faulting lanes'
 	// slots are filled (for --strict), and apply writes no values.
-	noResults  bool
+	noResults bool
+	// inits are the .init records read after the batch's instructions,
+	// applied after them (directive.go); initBytes is their data's size.
+	inits      []batchInit
+	initBytes  int
 	err        error
 	firstFault []int // per range: slot of the first fault, or -1
 }
@@ -75,6 +79,8 @@ func (b *batch) reset(workers, shards int) {
 	b.insts = b.insts[:0]
 	b.arena = b.arena[:0]
 	b.nslots = 0
+	clear(b.inits) // drop the copies' data
+	b.inits, b.initBytes = b.inits[:0], 0
 	b.err = nil
 	if len(b.routed) != workers || len(b.routed[0]) != shards {
 		b.routed = make([][][]access, workers)

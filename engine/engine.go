@@ -40,6 +40,9 @@ type Engine struct {
 	memKeys []memKey
 	addrs   *addrTracker // nil unless the sink wants the addresses table
 	ran     bool
+	// pending is an instruction read after a batch's .init: it opens the
+	// next batch. The Source owns it until the next call to Next.
+	pending *trace.Inst
 }
 
 // New makes an engine for a trace with header h: its regions, and its
@@ -60,21 +63,9 @@ func New(h *trace.Header, opts ...Option) (*Engine, error) {
 	for _, r := range h.Regions {
 		e.regions[r.Space] = append(e.regions[r.Space], r)
 	}
-	for _, in := range h.Inits {
-		g := in.Group
-		if !in.Space.PerGroup() {
-			g = -1
-		}
-		id := e.memID(memKey{in.Space, g})
-		for i, by := range in.Data {
-			addr := in.Addr + uint64(i)
-			hh := shard.Hash(id, addr)
-			blk := mem.Shard(mem.ShardIndex(hh)).Block(id, addr, hh)
-			wi := (addr & (shard.GranuleBytes - 1)) >> 2
-			sh := (addr & 3) * 8
-			blk.Words[wi] = blk.Words[wi]&^(0xff<<sh) | uint32(by)<<sh
-			blk.Touched |= 1 << wi
-		}
+	for i := range h.Inits {
+		in := &h.Inits[i]
+		writeBytes(mem, e.memID(initKey(in)), in.Addr, in.Data)
 	}
 	return e, nil
 }
@@ -218,6 +209,7 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 	for b := range toCompute {
 		if runErr == nil && b.err == nil {
 			e.compute(b, workers)
+			e.applyInits(b)
 			used := uint64(e.mem.Len()) * shard.GranuleBytes
 			if e.addrs != nil {
 				used += e.addrs.bytes()
@@ -265,8 +257,16 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 }
 
 // fill reads up to a batch of instructions; it reports whether src ended.
+// A .init ends the batch: its instructions apply before it (directive.go).
 func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
-	for len(b.insts) < e.opts.batchInsts {
+	if in := e.pending; in != nil {
+		e.pending = nil
+		if !e.addInst(b, in) {
+			b.finishAdd()
+			return false
+		}
+	}
+	for len(b.insts) < e.opts.batchInsts && b.initBytes < maxBatchInitBytes {
 		in, err := src.Next()
 		if err == io.EOF {
 			eof = true
@@ -276,23 +276,41 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 			b.err = err
 			break
 		}
-		p := e.plans[in.Static]
-		if p == nil {
-			p, err = newPlan(in.Static, e.hdr, e.regions)
-			if err != nil {
-				b.err = &InstError{Seq: in.Seq, Line: in.Line, Text: in.Static.Text, Err: err}
-				break
-			}
-			e.plans[in.Static] = p
+		if in.Dir != nil {
+			e.directive(b, in.Dir)
+			continue
 		}
-		g := in.Group
-		if !in.Static.Space.PerGroup() {
-			g = -1
+		if len(b.inits) > 0 {
+			e.pending = in
+			break
 		}
-		b.add(in, p, e.memID(memKey{in.Static.Space, g}))
+		if !e.addInst(b, in) {
+			break
+		}
 	}
 	b.finishAdd()
 	return eof
+}
+
+// addInst plans in and copies it into b; on a plan error it sets b.err and
+// reports false.
+func (e *Engine) addInst(b *batch, in *trace.Inst) bool {
+	p := e.plans[in.Static]
+	if p == nil {
+		var err error
+		p, err = newPlan(in.Static, e.hdr, e.regions)
+		if err != nil {
+			b.err = &InstError{Seq: in.Seq, Line: in.Line, Text: in.Static.Text, Err: err}
+			return false
+		}
+		e.plans[in.Static] = p
+	}
+	g := in.Group
+	if !in.Static.Space.PerGroup() {
+		g = -1
+	}
+	b.add(in, p, e.memID(memKey{in.Static.Space, g}))
+	return true
 }
 
 // compute expands and applies one batch with the given number of workers.

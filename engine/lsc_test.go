@@ -550,12 +550,7 @@ func randomLSC(r *rand.Rand, n int) string {
 		return "[" + strings.Join(vs, ",") + "]"
 	}
 	for i := 0; i < n; i++ {
-		if r.IntN(8) == 0 {
-			fmt.Fprintf(&b, ".group %d\n", r.IntN(2))
-		}
-		if r.IntN(8) == 0 {
-			fmt.Fprintf(&b, ".warp %d\n", r.IntN(2))
-		}
+		randContext(r, &b)
 		exec := execs[r.IntN(len(execs))]
 		sfid, space, base := "ugm", "flat", uint64(0x1000)
 		switch r.IntN(3) {

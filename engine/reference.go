@@ -57,7 +57,9 @@ func reference(src trace.Source, sink Sink, explore bool) (Summary, error) {
 	}
 	mem := map[refAddr]byte{}
 	touched := map[refAddr]bool{} // word addresses
-	for _, in := range h.Inits {
+	// initMem is a host write: .init in the header, or after an
+	// instruction, where it lands between that instruction and the next.
+	initMem := func(in *trace.Init) {
 		g := in.Group
 		if !in.Space.PerGroup() {
 			g = -1
@@ -68,6 +70,9 @@ func reference(src trace.Source, sink Sink, explore bool) (Summary, error) {
 			touched[refAddr{a.space, a.group, a.addr &^ 3}] = true
 		}
 	}
+	for i := range h.Inits {
+		initMem(&h.Inits[i])
+	}
 	plans := map[*trace.Static]*plan{}
 	var sum Summary
 	for {
@@ -77,6 +82,19 @@ func reference(src trace.Source, sink Sink, explore bool) (Summary, error) {
 		}
 		if err != nil {
 			return Summary{}, err
+		}
+		if d := in.Dir; d != nil {
+			if d.Init != nil {
+				initMem(d.Init)
+			}
+			if d.Region != nil {
+				// Memory from here on: later instructions are planned
+				// anew against the grown list, earlier ones stand.
+				r := d.Region
+				regions[r.Space] = append(regions[r.Space][:len(regions[r.Space]):len(regions[r.Space])], *r)
+				clear(plans)
+			}
+			continue
 		}
 		st := in.Static
 		p := plans[st]

@@ -138,13 +138,33 @@ var engineOptSets = [][]Option{
 }
 
 // randContext sometimes moves a random trace to another .group (of 3) or
-// .warp (of 2), so bindings, shared memory and statistics see several.
+// .warp (of 2), so bindings, shared memory and statistics see several, and
+// sometimes sets memory up between two instructions: a .init (a host
+// write, whole words, single bytes or a 64-bit value, global or the current
+// group's shared memory) or a .region that grows what later instructions
+// may touch.
 func randContext(r *rand.Rand, b *strings.Builder) {
 	if r.IntN(8) == 0 {
 		fmt.Fprintf(b, ".group %d\n", r.IntN(3))
 	}
 	if r.IntN(8) == 0 {
 		fmt.Fprintf(b, ".warp %d\n", r.IntN(2))
+	}
+	if r.IntN(10) == 0 {
+		switch r.IntN(4) {
+		case 0:
+			fmt.Fprintf(b, ".init global 0x%x u32 %d %d\n", 0x1000+4*r.IntN(32), r.Uint32(), r.IntN(3))
+		case 1:
+			fmt.Fprintf(b, ".init shared 0x%x u32 %d\n", 4*r.IntN(16), r.IntN(5))
+		case 2:
+			fmt.Fprintf(b, ".init global 0x%x u8 %d\n", 0x1000+r.IntN(64), r.IntN(256))
+		default:
+			fmt.Fprintf(b, ".init global 0x%x u64 0x%x\n", 0x1000+8*r.IntN(16), r.Uint64())
+		}
+	}
+	if r.IntN(30) == 0 {
+		regions := []string{"global 0x1040 0x40", "global 0x1078 0x10", "global 0x1080 0x80", "shared 0x20 0x20", "shared 0x38 0x10", "bti(0x4) 0x40 0x40"}
+		fmt.Fprintf(b, ".region %s\n", regions[r.IntN(len(regions))])
 	}
 }
 

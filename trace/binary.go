@@ -33,15 +33,20 @@ const (
 )
 
 const (
-	formatVersion = 1
+	// formatVersion is the version the writer writes. Version 2 added
+	// directive records (.init and .region after the first instruction) to
+	// chunks; a reader reads versions 1 and 2.
+	formatVersion       = 2
+	formatVersionOldest = 1
 
 	headerMagic    = "RPLTRACE"
 	chunkMagic     = "RPLC"
 	headerFixedLen = 24 // magic 8, version 2, flags 2, payload length 4, checksum 8
 	chunkFixedLen  = 40 // magic 4, index 4, first seq 8, count 4, lane ops 8, payload length 4, checksum 8
 
-	// Smallest encoded instruction: static index, group delta, warp delta
-	// and mask, one byte each.
+	// Smallest encoded record: an instruction's code (static index), group
+	// delta, warp delta and mask, one byte each; a directive record takes
+	// at least 5 (code, kind, and a region's space, base and size).
 	minInstBytes = 4
 
 	zstdFrameMagic      = 0xFD2FB528

@@ -19,6 +19,7 @@ func FuzzBinaryReader(f *testing.F) {
 	// A chunk whose static comes from the synthetic parser.
 	syn, _ := fakeParse("abc")
 	f.Add(writeTrace(f, nil, []*Inst{{Static: syn, Mask: 3, Vals: []Vector{{Kind: VecStride, Base: 1, Stride: 2}, {Kind: VecBroadcast, Base: 7}, {Kind: VecBroadcast, Base: 7, BaseHi: 8}}}}))
+	f.Add(writeTrace(f, testHeader, withDirectives(), WithChunkInsts(2)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := NewBinaryReader(bytes.NewReader(data), WithStaticParser(fakeParse))
 		if err == nil {
@@ -29,9 +30,7 @@ func FuzzBinaryReader(f *testing.F) {
 					checkFuzzErr(t, err)
 					break
 				}
-				if len(in.Vals) != len(in.Static.Inputs) {
-					t.Fatalf("instruction %d: %d values for %d inputs", n, len(in.Vals), len(in.Static.Inputs))
-				}
+				checkRecord(t, n, in)
 				n++
 			}
 		} else {
@@ -55,6 +54,26 @@ func FuzzBinaryReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkRecord checks what a reader promises of record n: an instruction
+// with a value per input, or a directive with exactly one of .init and
+// .region, whole elements of a valid type.
+func checkRecord(t *testing.T, n int, in *Inst) {
+	t.Helper()
+	if in.Dir != nil {
+		d := in.Dir
+		if in.Static != nil || (d.Init == nil) == (d.Region == nil) {
+			t.Fatalf("record %d: directive %+v with static %v", n, d, in.Static)
+		}
+		if d.Init != nil && (d.Init.Type.Size() == 0 || len(d.Init.Data)%d.Init.Type.Size() != 0) {
+			t.Fatalf("record %d: .init of %d bytes of %s", n, len(d.Init.Data), d.Init.Type)
+		}
+		return
+	}
+	if len(in.Vals) != len(in.Static.Inputs) {
+		t.Fatalf("record %d: %d values for %d inputs", n, len(in.Vals), len(in.Static.Inputs))
+	}
 }
 
 func checkFuzzErr(t *testing.T, err error) {

@@ -15,6 +15,7 @@ type BinaryIndex struct {
 	ra      io.ReaderAt
 	o       readerOptions
 	hdr     *Header
+	ver     uint16      // the header's format version
 	entries []seekEntry // frame 0 is the header, frame i+1 chunk i
 	offsets []int64     // offset of each frame, and the seek table's last
 }
@@ -84,7 +85,7 @@ func OpenBinaryIndex(ra io.ReaderAt, size int64, opts ...ReaderOption) (*BinaryI
 	} else if e.check != 0 && e.check != uint32(xxhash.Sum64(hr.raw)) {
 		return nil, hr.fail("checksum mismatch (seek table checksum)")
 	}
-	x.hdr = hr.hdr
+	x.hdr, x.ver = hr.hdr, hr.ver
 	return x, nil
 }
 
@@ -112,7 +113,7 @@ func (x *BinaryIndex) Reader(from, to int) (*BinaryReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.hdr = x.hdr
+	r.hdr, r.ver = x.hdr, x.ver
 	r.chunk, r.stop, r.want = from, to, x.entries[from+1:to+1]
 	r.first = from > 0
 	return r, nil

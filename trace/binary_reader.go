@@ -61,6 +61,7 @@ type BinaryReader struct {
 	dec *zstd.Decoder
 	dig *xxhash.Digest
 	hdr *Header
+	ver uint16 // the format version of the header
 
 	off      int64  // bytes consumed from the input
 	base     int64  // offset in the file of the input's first byte
@@ -90,6 +91,10 @@ type BinaryReader struct {
 	statics []*Static
 
 	inst  Inst
+	dinst Inst // a directive record, with its storage
+	dir   Directive
+	dinit Init
+	dreg  Region
 	lanes []uint64 // list backing: 2*MaxLanes per input
 	err   error
 }
@@ -347,9 +352,11 @@ func (r *BinaryReader) readHeader() error {
 	if len(raw) < headerFixedLen {
 		return r.fail("%w: header record of %d bytes, its fixed part is %d", errTruncated, len(raw), headerFixedLen)
 	}
-	if v := binary.LittleEndian.Uint16(raw[8:]); v != formatVersion {
-		return r.fail("unsupported format version %d (this reader reads version %d)", v, formatVersion)
+	v := binary.LittleEndian.Uint16(raw[8:])
+	if v < formatVersionOldest || v > formatVersion {
+		return r.fail("unsupported format version %d (this reader reads versions %d to %d)", v, formatVersionOldest, formatVersion)
 	}
+	r.ver = v
 	if f := binary.LittleEndian.Uint16(raw[10:]); f != 0 {
 		return r.fail("unknown header flags 0x%04x", f)
 	}
@@ -454,31 +461,45 @@ func (c *cursor) space(what string) Space {
 	return s
 }
 
+// region reads a region entry (appendRegionEntry).
+func (c *cursor) region() Region {
+	return Region{Space: c.space("region space"), Base: c.uvarint("region base"), Size: c.uvarint("region size")}
+}
+
+// init reads an init entry (appendInitEntry) into in. Its Data aliases the
+// payload.
+func (c *cursor) init(in *Init) error {
+	in.Space = c.space("init space")
+	in.Group = unzigzag(c.uvarint("init group"))
+	in.Addr = c.uvarint("init address")
+	in.Type = Type(c.byte("init type"))
+	in.Data = c.bytes(c.uvarint("init data length"), "init data")
+	if c.err != nil {
+		return c.err
+	}
+	return validInit(in)
+}
+
 func parseHeaderPayload(p []byte) (*Header, error) {
 	c := &cursor{p: p}
 	h := &Header{}
 	if n := c.count(3, "regions"); n > 0 {
 		h.Regions = make([]Region, n)
 		for i := range h.Regions {
-			h.Regions[i] = Region{Space: c.space("region space"), Base: c.uvarint("region base"), Size: c.uvarint("region size")}
+			h.Regions[i] = c.region()
 		}
 	}
 	if n := c.count(6, "inits"); n > 0 {
 		h.Inits = make([]Init, n)
 		for i := range h.Inits {
 			in := &h.Inits[i]
-			in.Space = c.space("init space")
-			in.Group = unzigzag(c.uvarint("init group"))
-			in.Addr = c.uvarint("init address")
-			in.Type = Type(c.byte("init type"))
-			if d := c.bytes(c.uvarint("init data length"), "init data"); len(d) > 0 {
-				in.Data = slices.Clone(d)
+			if err := c.init(in); err != nil {
+				return nil, fmt.Errorf("init %d: %w", i, err)
 			}
-			if c.err != nil {
-				return nil, fmt.Errorf("init %d: %w", i, c.err)
-			}
-			if err := validInit(in); err != nil {
-				return nil, fmt.Errorf("init %d: %v", i, err)
+			if len(in.Data) > 0 {
+				in.Data = slices.Clone(in.Data) // the payload buffer is reused
+			} else {
+				in.Data = nil
 			}
 		}
 	}
@@ -501,19 +522,53 @@ func parseHeaderPayload(p []byte) (*Header, error) {
 	return h, nil
 }
 
-// Next returns the next instruction, or io.EOF after the last one. The
-// Inst and its vectors are reused by the following call.
+// Next returns the next record (an instruction, or a directive with
+// Inst.Dir set), or io.EOF after the last one. The Inst, its vectors and a
+// directive's data are reused by the following call.
 func (r *BinaryReader) Next() (*Inst, error) {
 	if r.left == 0 {
 		if err := r.advance(); err != nil {
 			return nil, err
 		}
 	}
+	if r.ver >= 2 && len(r.p) > 0 && r.p[0] == 0 {
+		if err := r.decodeDirective(); err != nil {
+			r.err = err
+			return nil, err
+		}
+		return &r.dinst, nil
+	}
 	if err := r.decodeInst(); err != nil {
 		r.err = err
 		return nil, err
 	}
 	return &r.inst, nil
+}
+
+// decodeDirective decodes the directive record at r.p (code 0) into r.dinst.
+func (r *BinaryReader) decodeDirective() error {
+	c := &cursor{p: r.p[1:]}
+	r.dir = Directive{}
+	switch k := c.byte("directive kind"); {
+	case c.err != nil:
+	case k == dirKindInit:
+		if err := c.init(&r.dinit); err != nil {
+			return r.instErr("directive .init: %v", err)
+		}
+		r.dir.Init = &r.dinit
+	case k == dirKindRegion:
+		r.dreg = c.region()
+		r.dir.Region = &r.dreg
+	default:
+		return r.instErr("unknown directive kind %d", k)
+	}
+	if c.err != nil {
+		return r.instErr("directive: %v", c.err)
+	}
+	r.dinst = Inst{Seq: r.seq, Dir: &r.dir}
+	r.p = c.p
+	r.left--
+	return nil
 }
 
 // advance ends the current chunk and loads the next one.
@@ -537,7 +592,7 @@ func (r *BinaryReader) advance() error {
 func (r *BinaryReader) endChunk() error {
 	r.loaded = false
 	if len(r.p) != 0 {
-		return r.fail("%d bytes after the chunk's last instruction", len(r.p))
+		return r.fail("%d bytes after the chunk's last record", len(r.p))
 	}
 	if r.laneOps != r.wantOps {
 		return r.fail("the chunk declares %d lane ops, its instructions have %d", r.wantOps, r.laneOps)
@@ -599,10 +654,10 @@ func (r *BinaryReader) loadChunk() error {
 		return r.fail("chunk %d where chunk %d was expected", idx, r.chunk)
 	}
 	if count == 0 || count > MaxChunkInsts {
-		return r.fail("the chunk declares %d instructions, want 1..%d", count, MaxChunkInsts)
+		return r.fail("the chunk declares %d records, want 1..%d", count, MaxChunkInsts)
 	}
 	if uint64(count)*minInstBytes > uint64(len(payload)) {
-		return r.fail("%d instructions cannot fit in a payload of %d bytes", count, len(payload))
+		return r.fail("%d records cannot fit in a payload of %d bytes", count, len(payload))
 	}
 	if !r.first && first != r.seq {
 		return r.fail("the chunk starts at seq %d, want %d", first, r.seq)
@@ -615,8 +670,10 @@ func (r *BinaryReader) loadChunk() error {
 
 	c := &cursor{p: payload}
 	ns := c.count(2, "static texts")
-	if c.err == nil && (ns == 0 || ns > int(count)) {
-		return r.fail("static table of %d texts for %d instructions", ns, count)
+	// Version 1 chunks hold instructions only, so at least one text; a
+	// version 2 chunk of directives alone has none.
+	if c.err == nil && (ns == 0 && r.ver < 2 || ns > int(count)) {
+		return r.fail("static table of %d texts for %d records", ns, count)
 	}
 	r.statics = r.statics[:0]
 	for i := 0; i < ns && c.err == nil; i++ {
@@ -705,7 +762,7 @@ func (r *BinaryReader) readSeekTable() error {
 
 func (r *BinaryReader) instErr(format string, args ...any) error {
 	i := r.count - r.left
-	return r.fail("instruction %d (seq %d) at payload byte %d: %s", i, r.seq, r.plen-len(r.p), fmt.Sprintf(format, args...))
+	return r.fail("record %d (seq %d) at payload byte %d: %s", i, r.seq, r.plen-len(r.p), fmt.Sprintf(format, args...))
 }
 
 // decodeInst decodes the next instruction of the chunk into r.inst.
@@ -719,6 +776,9 @@ func (r *BinaryReader) decodeInst() error {
 		p = p[n:]
 	} else {
 		return r.instErr("bad static index")
+	}
+	if r.ver >= 2 {
+		si-- // the record code; 0, a directive, does not come here
 	}
 	if si >= uint64(len(r.statics)) {
 		return r.instErr("static index %d out of range (the table has %d)", si, len(r.statics))

@@ -138,6 +138,19 @@ func writeTrace(t testing.TB, h *Header, insts []*Inst, opts ...WriterOption) []
 // cloneInst deep-copies an instruction a reader is about to reuse.
 func cloneInst(in *Inst) *Inst {
 	c := *in
+	if in.Dir != nil {
+		d := *in.Dir
+		if d.Init != nil {
+			i := *d.Init
+			i.Data = slices.Clone(i.Data)
+			d.Init = &i
+		}
+		if d.Region != nil {
+			r := *d.Region
+			d.Region = &r
+		}
+		c.Dir = &d
+	}
 	c.Vals = slices.Clone(in.Vals)
 	for i := range c.Vals {
 		c.Vals[i].List = slices.Clone(c.Vals[i].List)
@@ -164,12 +177,20 @@ func readTrace(data []byte, opts ...ReaderOption) (*Header, []*Inst, error) {
 	}
 }
 
-// wantInsts is what reading back insts gives: Seq from 0, Line 0.
+// wantInsts is what reading back records gives: Seq from 0 counting
+// instructions only (a directive takes the next instruction's), Line 0,
+// and for a directive no group, warp or mask.
 func wantInsts(insts []*Inst) []*Inst {
 	var want []*Inst
-	for i, in := range insts {
+	seq := uint64(0)
+	for _, in := range insts {
 		c := cloneInst(in)
-		c.Seq, c.Line = uint64(i), 0
+		c.Seq, c.Line = seq, 0
+		if c.Dir != nil {
+			c.Group, c.Warp, c.Mask = 0, 0, 0
+		} else {
+			seq++
+		}
 		want = append(want, c)
 	}
 	return want
@@ -522,14 +543,14 @@ func TestBinaryBadInput(t *testing.T) {
 		{"flipped payload bit in chunk 2", patched(3, func(r []byte) []byte { r[len(r)-3] ^= 4; return r }), 2, -1, "checksum mismatch"},
 		{"flipped header bit", patched(0, func(r []byte) []byte { r[30] ^= 1; return r }), BinaryChunkHeader, 0, "checksum mismatch"},
 		{"header magic", patched(0, func(r []byte) []byte { r[0] = 'X'; return r }), BinaryChunkHeader, 0, `bad magic "XPLTRACE"`},
-		{"version", patched(0, func(r []byte) []byte { r[8] = 2; return r }), BinaryChunkHeader, 0, "unsupported format version 2"},
+		{"version", patched(0, func(r []byte) []byte { r[8] = 3; return r }), BinaryChunkHeader, 0, "unsupported format version 3 (this reader reads versions 1 to 2)"},
 		{"header flags", patched(0, func(r []byte) []byte { r[10] = 1; return reseal(r) }), BinaryChunkHeader, 0, "unknown header flags 0x0001"},
 		{"header payload length", patched(0, func(r []byte) []byte { r[15] = 0x80; return reseal(r) }), BinaryChunkHeader, 0, "payload length 2147483"},
 		{"region count", patched(0, func(r []byte) []byte {
 			return reseal(fixLen(slices.Concat(r[:headerFixedLen], binary.AppendUvarint(nil, 1<<40), r[headerFixedLen+1:])))
 		}), BinaryChunkHeader, 0, "1099511627776 regions cannot fit"},
-		{"huge instruction count", patched(2, func(r []byte) []byte { binary.LittleEndian.PutUint32(r[16:], 1<<31); return reseal(r) }), 1, -1, "declares 2147483648 instructions, want 1..1048576"},
-		{"count over payload", patched(2, func(r []byte) []byte { binary.LittleEndian.PutUint32(r[16:], 1<<20); return reseal(r) }), 1, -1, "1048576 instructions cannot fit"},
+		{"huge instruction count", patched(2, func(r []byte) []byte { binary.LittleEndian.PutUint32(r[16:], 1<<31); return reseal(r) }), 1, -1, "declares 2147483648 records, want 1..1048576"},
+		{"count over payload", patched(2, func(r []byte) []byte { binary.LittleEndian.PutUint32(r[16:], 1<<20); return reseal(r) }), 1, -1, "1048576 records cannot fit"},
 		{"chunk payload length", patched(2, func(r []byte) []byte { binary.LittleEndian.PutUint32(r[28:], 1<<30); return reseal(r) }), 1, -1, "payload length 1073741824"},
 		{"chunk magic", patched(1, func(r []byte) []byte { r[3] = 'X'; return r }), 0, -1, `bad chunk magic "RPLX"`},
 		{"second header", joinFrames(t, [][]byte{fs[0].raw, fs[0].raw}), 0, -1, "a second header"},
@@ -537,14 +558,21 @@ func TestBinaryBadInput(t *testing.T) {
 		{"seq gap", patched(2, func(r []byte) []byte { r[8]++; return reseal(r) }), 1, -1, "the chunk starts at seq 4, want 3"},
 		{"lane ops", patched(2, func(r []byte) []byte { r[20]++; return reseal(r) }), 1, -1, "lane ops"},
 		{"huge frame content size", hugeFCS, 0, off(1), "frame declares 1099511627776 decompressed bytes, over the limit"},
-		{"static index", inst0([]byte{5, 0, 0, 1, 0, 0}, 1, 1), 0, -1, "instruction 0 (seq 0) at payload byte 0: static index 5 out of range (the table has 1)"},
-		{"vector kind", inst0([]byte{0, 0, 0, 1, 7, 0}, 1, 1), 0, -1, "input a: unknown vector kind 7"},
-		{"short list", inst0([]byte{0, 0, 0, 1, 2, 0, 0, 0}, 1, 1), 0, -1, "input a: list ends after 3 of 32 lanes"},
-		{"list128 on 64-bit", inst0([]byte{0, 0, 0, 1, 3, 0}, 1, 1), 0, -1, "vector kind 3 (list with high halves) on a 64-bit input"},
-		{"bytes after last", inst0([]byte{0, 0, 0, 1, 0, 0, 9}, 1, 1), 0, -1, "1 bytes after the chunk's last instruction"},
-		{"bad mask", inst0([]byte{0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x7f, 0, 0}, 1, 1), 0, -1, "bad mask"},
-		{"static table", joinFrames(t, [][]byte{fs[0].raw, chunkRecord(0, 0, 1, 1, []string{stAdd.Text, stCAS.Text}, []byte{0, 0, 0, 1, 0, 0})}), 0, -1, "static table of 2 texts for 1 instructions"},
-		{"unparsable static", joinFrames(t, [][]byte{fs[0].raw, chunkRecord(0, 0, 1, 1, []string{"!bad"}, []byte{0, 0, 0, 1, 0, 0})}), 0, -1, `static 0 "!bad": fake parser: cannot parse`},
+		{"static index", inst0([]byte{6, 0, 0, 1, 0, 0}, 1, 1), 0, -1, "record 0 (seq 0) at payload byte 0: static index 5 out of range (the table has 1)"},
+		{"vector kind", inst0([]byte{1, 0, 0, 1, 7, 0}, 1, 1), 0, -1, "input a: unknown vector kind 7"},
+		{"short list", inst0([]byte{1, 0, 0, 1, 2, 0, 0, 0}, 1, 1), 0, -1, "input a: list ends after 3 of 32 lanes"},
+		{"list128 on 64-bit", inst0([]byte{1, 0, 0, 1, 3, 0}, 1, 1), 0, -1, "vector kind 3 (list with high halves) on a 64-bit input"},
+		{"bytes after last", inst0([]byte{1, 0, 0, 1, 0, 0, 9}, 1, 1), 0, -1, "1 bytes after the chunk's last record"},
+		{"bad mask", inst0([]byte{1, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x7f, 0, 0}, 1, 1), 0, -1, "bad mask"},
+		{"directive kind", inst0([]byte{0, 9, 1, 0, 1}, 1, 0), 0, -1, "record 0 (seq 0) at payload byte 0: unknown directive kind 9"},
+		{"directive init type", inst0([]byte{0, dirKindInit, 1, 1, 0x10, 99, 1, 0}, 1, 0), 0, -1, "directive .init: invalid type 99"},
+		{"directive init data", inst0([]byte{0, dirKindInit, 1, 1, 0x10, byte(TypeU32), 8, 0, 0, 0, 0}, 1, 0), 0, -1, "init data of 8 bytes, but 4 bytes are left"},
+		{"directive init odd data", inst0([]byte{0, dirKindInit, 1, 1, 0x10, byte(TypeU32), 3, 0, 0, 0}, 1, 0), 0, -1, "3 data bytes is not a whole number of u32"},
+		{"directive region space", inst0([]byte{0, dirKindRegion, 7, 0, 1}, 1, 0), 0, -1, "region space: invalid space kind 7"},
+		{"directive region short", inst0([]byte{0, dirKindRegion, 1, 0x80, 0x80}, 1, 0), 0, -1, "directive: bad varint for region base"},
+		{"directives only, lane ops", inst0([]byte{0, dirKindRegion, 1, 0, 1}, 1, 1), 0, -1, "the chunk declares 1 lane ops, its instructions have 0"},
+		{"static table", joinFrames(t, [][]byte{fs[0].raw, chunkRecord(0, 0, 1, 1, []string{stAdd.Text, stCAS.Text}, []byte{1, 0, 0, 1, 0, 0})}), 0, -1, "static table of 2 texts for 1 records"},
+		{"unparsable static", joinFrames(t, [][]byte{fs[0].raw, chunkRecord(0, 0, 1, 1, []string{"!bad"}, []byte{1, 0, 0, 1, 0, 0})}), 0, -1, `static 0 "!bad": fake parser: cannot parse`},
 		{"swapped seek table", badSeek, BinaryChunkSeekTable, off(5), "entry 4"},
 		{"skippable in the middle", midSkip, 1, off(2), "unexpected skippable frame (magic 0x184d2a50) where chunk 1 was expected"},
 		{"seek table in the middle", append(append(slices.Clone(good[:off(2)]), appendSeekTable(nil, fs[:2].entries())...), good[off(2):]...), BinaryChunkSeekTable, -1, "trailing data after the seek table"},
@@ -800,5 +828,164 @@ func BenchmarkBinaryWriter(b *testing.B) {
 		if err := w.Close(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// withDirectives interleaves testInsts with .init and .region records: a
+// shared-space .init per group, a .region, directives back to back, and a
+// directive after the last instruction.
+func withDirectives() []*Inst {
+	insts := testInsts()
+	dir := func(d Directive) *Inst { return &Inst{Dir: &d, Group: 77, Mask: 5} } // Group and Mask are not stored
+	initG := dir(Directive{Init: &Init{Space: Global, Group: -1, Addr: 0x1000, Type: TypeU32, Data: []byte{1, 0, 0, 0, 2, 0, 0, 0}}})
+	initS := dir(Directive{Init: &Init{Space: Shared, Group: 5, Addr: 0x10, Type: TypeU16, Data: []byte{0xff, 0xee}}})
+	initB := dir(Directive{Init: &Init{Space: Space{Kind: SpaceSurface, Surface: 4}, Group: -1, Addr: 0, Type: TypeB128, Data: bytes.Repeat([]byte{7}, 16)}})
+	region := dir(Directive{Region: &Region{Space: Global, Base: 0x8000, Size: 0x100}})
+	regionC := dir(Directive{Region: &Region{Space: Space{Kind: SpaceCounter, Surface: 0xa0}, Base: 0, Size: 4}})
+	var out []*Inst
+	out = append(out, insts[0], initG, insts[1], insts[2], initS, region, insts[3])
+	out = append(out, insts[4:8]...)
+	out = append(out, regionC, initB, insts[8], insts[9], initG)
+	return out
+}
+
+func TestBinaryDirectiveRecords(t *testing.T) {
+	recs := withDirectives()
+	want := wantInsts(recs)
+	for _, chunk := range []int{1, 2, 3, 1000} {
+		t.Run(fmt.Sprint("chunks of ", chunk), func(t *testing.T) {
+			data := writeTrace(t, testHeader, recs, WithChunkInsts(chunk))
+			h, got, err := readTrace(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(h, testHeader) {
+				t.Errorf("header:\n got %+v\nwant %+v", h, testHeader)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("read %d records, wrote %d", len(got), len(want))
+			}
+			for i := range want {
+				if !reflect.DeepEqual(got[i], want[i]) {
+					t.Errorf("record %d:\n got %+v %+v\nwant %+v %+v", i, got[i], got[i].Dir, want[i], want[i].Dir)
+				}
+			}
+			// Every chunk read on its own, last first, gives the same
+			// records with the same seqs.
+			x, err := OpenBinaryIndex(bytes.NewReader(data), int64(len(data)), WithStaticParser(fakeParse))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := (len(recs) + chunk - 1) / chunk; x.NumChunks() != n {
+				t.Errorf("%d chunks, want %d", x.NumChunks(), n)
+			}
+			var parts [][]*Inst
+			for c := x.NumChunks() - 1; c >= 0; c-- {
+				r, err := x.Reader(c, c+1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var part []*Inst
+				for {
+					in, err := r.Next()
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					part = append(part, cloneInst(in))
+				}
+				parts = append([][]*Inst{part}, parts...)
+			}
+			if all := slices.Concat(parts...); !reflect.DeepEqual(all, want) {
+				t.Errorf("chunk by chunk: %d records, differ from the stream's", len(all))
+			}
+		})
+	}
+}
+
+func TestBinaryWriterRejectsBadDirective(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewBinaryWriter(&buf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		d    Directive
+		want string
+	}{
+		{Directive{}, "exactly one of .init and .region"},
+		{Directive{Init: &Init{Space: Global, Type: TypeU32, Data: []byte{1}}, Region: &Region{Space: Global, Size: 1}}, "exactly one"},
+		{Directive{Init: &Init{Space: Global, Type: TypeU32, Data: []byte{1, 2}}}, "2 data bytes is not a whole number of u32"},
+		{Directive{Region: &Region{Space: Space{Kind: 9}, Size: 4}}, "invalid space kind 9"},
+	} {
+		d := tc.d
+		if err := w.Write(&Inst{Dir: &d}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want %q", tc.d, err, tc.want)
+		}
+	}
+	// The writer stays usable and wrote nothing for the rejected records.
+	if err := w.Write(testInsts()[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, got, err := readTrace(buf.Bytes())
+	if err != nil || len(got) != 1 || got[0].Dir != nil {
+		t.Fatalf("read %d records (%v), want the one instruction", len(got), err)
+	}
+}
+
+// TestReadsVersion1: a file of format version 1, written by the writer
+// before version 2, reads to the records it was written from and prints as
+// that writer's disasm printed it.
+func TestReadsVersion1(t *testing.T) {
+	data, err := os.ReadFile("testdata/v1/mixed.zst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint16(splitFrames(t, data)[0].raw[8:]); v != 1 {
+		t.Fatalf("the fixture is version %d, want 1", v)
+	}
+	golden, err := os.ReadFile("testdata/v1/mixed.disasm.tasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewBinaryReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	tw, err := NewTextWriter(&out, r.Header())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for {
+		in, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Dir != nil {
+			t.Fatalf("record %d of a version-1 file is a directive", n)
+		}
+		if err := tw.Write(in); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n != 6 {
+		t.Errorf("%d instructions, want 6", n)
+	}
+	if out.String() != string(golden) {
+		t.Errorf("disasm of the version-1 file:\n%s\nwant:\n%s", out.String(), golden)
 	}
 }

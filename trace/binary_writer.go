@@ -114,26 +114,18 @@ func appendHeaderRecord(b []byte, h *Header) ([]byte, error) {
 	b = binary.LittleEndian.AppendUint32(b, 0) // payload length, set below
 	b = binary.LittleEndian.AppendUint64(b, 0) // checksum, set by sealRecord
 	b = binary.AppendUvarint(b, uint64(len(h.Regions)))
-	for i, r := range h.Regions {
-		if err := validSpace(r.Space); err != nil {
+	for i := range h.Regions {
+		var err error
+		if b, err = appendRegionEntry(b, &h.Regions[i]); err != nil {
 			return nil, fmt.Errorf("trace: header region %d: %v", i, err)
 		}
-		b = appendSpace(b, r.Space)
-		b = binary.AppendUvarint(b, r.Base)
-		b = binary.AppendUvarint(b, r.Size)
 	}
 	b = binary.AppendUvarint(b, uint64(len(h.Inits)))
 	for i := range h.Inits {
-		in := &h.Inits[i]
-		if err := validInit(in); err != nil {
+		var err error
+		if b, err = appendInitEntry(b, &h.Inits[i]); err != nil {
 			return nil, fmt.Errorf("trace: header init %d: %v", i, err)
 		}
-		b = appendSpace(b, in.Space)
-		b = binary.AppendUvarint(b, zigzag(in.Group))
-		b = binary.AppendUvarint(b, in.Addr)
-		b = append(b, byte(in.Type))
-		b = binary.AppendUvarint(b, uint64(len(in.Data)))
-		b = append(b, in.Data...)
 	}
 	b = binary.AppendUvarint(b, uint64(len(h.Windows)))
 	for i, win := range h.Windows {
@@ -151,6 +143,31 @@ func appendHeaderRecord(b []byte, h *Header) ([]byte, error) {
 	}
 	binary.LittleEndian.PutUint32(b[12:], uint32(n))
 	return b, nil
+}
+
+// appendRegionEntry appends a region as the header and a directive record
+// store it: space, base, size.
+func appendRegionEntry(b []byte, r *Region) ([]byte, error) {
+	if err := validSpace(r.Space); err != nil {
+		return b, err
+	}
+	b = appendSpace(b, r.Space)
+	b = binary.AppendUvarint(b, r.Base)
+	return binary.AppendUvarint(b, r.Size), nil
+}
+
+// appendInitEntry appends an init as the header and a directive record
+// store it: space, group, address, type, data.
+func appendInitEntry(b []byte, in *Init) ([]byte, error) {
+	if err := validInit(in); err != nil {
+		return b, err
+	}
+	b = appendSpace(b, in.Space)
+	b = binary.AppendUvarint(b, zigzag(in.Group))
+	b = binary.AppendUvarint(b, in.Addr)
+	b = append(b, byte(in.Type))
+	b = binary.AppendUvarint(b, uint64(len(in.Data)))
+	return append(b, in.Data...), nil
 }
 
 func appendSpace(b []byte, s Space) []byte {
@@ -185,9 +202,10 @@ func (w *BinaryWriter) writeFrame() error {
 	return nil
 }
 
-// Write appends one instruction. Its Seq and Line are not stored: read back,
-// Seq counts from 0 and Line is 0. Fields a vector's kind and its input's
-// width give no meaning are not stored either (see docs/FORMAT.md).
+// Write appends one instruction, or a directive record (in.Dir). Seq and
+// Line are not stored: read back, Seq counts from 0 and Line is 0. Fields a
+// vector's kind and its input's width give no meaning are not stored either
+// (see docs/FORMAT.md).
 func (w *BinaryWriter) Write(in *Inst) error {
 	if w.err != nil {
 		return w.err
@@ -195,11 +213,17 @@ func (w *BinaryWriter) Write(in *Inst) error {
 	if w.done {
 		return errors.New("trace: binary writer: Write after Close")
 	}
-	if err := w.encode(in); err != nil {
-		return err // the instruction is rejected; the writer stays usable
+	if in != nil && in.Dir != nil {
+		if err := w.encodeDirective(in.Dir); err != nil {
+			return err
+		}
+	} else {
+		if err := w.encode(in); err != nil {
+			return err // the instruction is rejected; the writer stays usable
+		}
+		w.seq++
 	}
 	w.n++
-	w.seq++
 	if w.n >= w.o.chunkInsts || len(w.insts) >= chunkTargetBytes {
 		if err := w.flush(); err != nil {
 			w.err = err
@@ -244,7 +268,7 @@ func (w *BinaryWriter) encode(in *Inst) error {
 		w.first = w.seq
 	}
 	b := w.insts
-	b = binary.AppendUvarint(b, idx)
+	b = binary.AppendUvarint(b, idx+1) // record code: 0 is a directive
 	b = binary.AppendUvarint(b, zigzag(in.Group-w.group))
 	b = binary.AppendUvarint(b, zigzag(in.Warp-w.warp))
 	b = binary.AppendUvarint(b, uint64(in.Mask^s.ExecMask()))
@@ -254,6 +278,36 @@ func (w *BinaryWriter) encode(in *Inst) error {
 	}
 	w.insts = b
 	w.laneOps += uint64(bits.OnesCount32(in.Active())) * uint64(max(s.Elems, 1))
+	return nil
+}
+
+// Directive record kinds, after the record code 0.
+const (
+	dirKindInit   = 1
+	dirKindRegion = 2
+)
+
+// encodeDirective validates d and appends it to the chunk as a directive
+// record: code 0, kind, then the entry as the header stores it.
+func (w *BinaryWriter) encodeDirective(d *Directive) error {
+	b := append(w.insts, 0)
+	var err error
+	switch {
+	case d.Init != nil && d.Region == nil:
+		b, err = appendInitEntry(append(b, dirKindInit), d.Init)
+	case d.Region != nil && d.Init == nil:
+		b, err = appendRegionEntry(append(b, dirKindRegion), d.Region)
+	default:
+		err = errors.New("a directive record holds exactly one of .init and .region")
+	}
+	if err != nil {
+		// w.insts is unchanged: the record is rejected, the writer stays usable.
+		return fmt.Errorf("trace: binary writer: directive before instruction %d: %v", w.seq, err)
+	}
+	if w.n == 0 {
+		w.first = w.seq
+	}
+	w.insts = b
 	return nil
 }
 

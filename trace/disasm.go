@@ -21,44 +21,65 @@ type TextWriter struct {
 // NewTextWriter writes h's directives at once.
 func NewTextWriter(w io.Writer, h *Header) (*TextWriter, error) {
 	tw := &TextWriter{w: bufio.NewWriterSize(w, 64<<10)}
-	for _, r := range h.Regions {
-		fmt.Fprintf(tw.w, ".region %s 0x%x 0x%x\n", r.Space, r.Base, r.Size)
+	for i := range h.Regions {
+		tw.buf = appendRegion(tw.buf[:0], &h.Regions[i])
+		tw.w.Write(tw.buf)
 	}
 	for _, w := range h.Windows {
 		fmt.Fprintf(tw.w, ".window %s 0x%x 0x%x\n", w.Kind, w.Base, w.Size)
 	}
-	for _, in := range h.Inits {
-		if in.Space.PerGroup() && in.Group != tw.group {
-			fmt.Fprintf(tw.w, ".group %d\n", in.Group)
-			tw.group = in.Group
+	for i := range h.Inits {
+		b, err := tw.appendInit(tw.buf[:0], &h.Inits[i])
+		if err != nil {
+			return nil, err
 		}
-		size := in.Type.Size()
-		if size == 0 || len(in.Data)%size != 0 {
-			return nil, fmt.Errorf("init at %s 0x%x: %d bytes is not a whole number of %s", in.Space, in.Addr, len(in.Data), in.Type)
-		}
-		b := tw.buf[:0]
-		b = append(b, ".init "...)
-		b = append(b, in.Space.String()...)
-		b = append(b, " 0x"...)
-		b = strconv.AppendUint(b, in.Addr, 16)
-		b = append(b, ' ')
-		b = append(b, in.Type.String()...)
-		for i := 0; i < len(in.Data); i += size {
-			var lo, hi uint64
-			for j := 0; j < size && j < 8; j++ {
-				lo |= uint64(in.Data[i+j]) << (8 * j)
-			}
-			for j := 8; j < size; j++ {
-				hi |= uint64(in.Data[i+j]) << (8 * (j - 8))
-			}
-			b = append(b, ' ')
-			b = appendHex(b, lo, hi)
-		}
-		b = append(b, '\n')
 		tw.buf = b
 		tw.w.Write(b)
 	}
 	return tw, tw.w.Flush()
+}
+
+func appendRegion(b []byte, r *Region) []byte {
+	b = append(b, ".region "...)
+	b = append(b, r.Space.String()...)
+	b = append(b, " 0x"...)
+	b = strconv.AppendUint(b, r.Base, 16)
+	b = append(b, " 0x"...)
+	b = strconv.AppendUint(b, r.Size, 16)
+	return append(b, '\n')
+}
+
+// appendInit appends a .init line, after a .group line when the init is of
+// a per-group space and another group is current.
+func (tw *TextWriter) appendInit(b []byte, in *Init) ([]byte, error) {
+	size := in.Type.Size()
+	if size == 0 || len(in.Data)%size != 0 {
+		return nil, fmt.Errorf("init at %s 0x%x: %d bytes is not a whole number of %s", in.Space, in.Addr, len(in.Data), in.Type)
+	}
+	if in.Space.PerGroup() && in.Group != tw.group {
+		b = append(b, ".group "...)
+		b = strconv.AppendInt(b, in.Group, 10)
+		b = append(b, '\n')
+		tw.group = in.Group
+	}
+	b = append(b, ".init "...)
+	b = append(b, in.Space.String()...)
+	b = append(b, " 0x"...)
+	b = strconv.AppendUint(b, in.Addr, 16)
+	b = append(b, ' ')
+	b = append(b, in.Type.String()...)
+	for i := 0; i < len(in.Data); i += size {
+		var lo, hi uint64
+		for j := 0; j < size && j < 8; j++ {
+			lo |= uint64(in.Data[i+j]) << (8 * j)
+		}
+		for j := 8; j < size; j++ {
+			hi |= uint64(in.Data[i+j]) << (8 * (j - 8))
+		}
+		b = append(b, ' ')
+		b = appendHex(b, lo, hi)
+	}
+	return append(b, '\n'), nil
 }
 
 func appendHex(b []byte, lo, hi uint64) []byte {
@@ -74,10 +95,16 @@ func appendHex(b []byte, lo, hi uint64) []byte {
 	return strconv.AppendUint(b, lo, 16)
 }
 
-// Write prints one instruction.
+// Write prints one instruction, or one directive record.
 func (tw *TextWriter) Write(in *Inst) error {
+	if in.Dir != nil {
+		return tw.writeDirective(in.Dir)
+	}
 	st := in.Static
-	if st == nil || len(in.Vals) != len(st.Inputs) {
+	if st == nil {
+		return fmt.Errorf("instruction %d has no Static", in.Seq)
+	}
+	if len(in.Vals) != len(st.Inputs) {
 		return fmt.Errorf("instruction %d: %d values for %d inputs", in.Seq, len(in.Vals), len(st.Inputs))
 	}
 	b := tw.buf[:0]
@@ -129,6 +156,24 @@ func (tw *TextWriter) Write(in *Inst) error {
 		b = strconv.AppendUint(b, uint64(in.Mask), 16)
 	}
 	b = append(b, '\n')
+	tw.buf = b
+	_, err := tw.w.Write(b)
+	return err
+}
+
+func (tw *TextWriter) writeDirective(d *Directive) error {
+	var b []byte
+	switch {
+	case d.Init != nil:
+		var err error
+		if b, err = tw.appendInit(tw.buf[:0], d.Init); err != nil {
+			return err
+		}
+	case d.Region != nil:
+		b = appendRegion(tw.buf[:0], d.Region)
+	default:
+		return fmt.Errorf("a directive record with neither .init nor .region")
+	}
 	tw.buf = b
 	_, err := tw.w.Write(b)
 	return err

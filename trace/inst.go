@@ -93,13 +93,19 @@ const (
 	FlagNoFTZ                   // PTX .noftz
 )
 
-// Inst is one executed instruction: a Static and the values its inputs held.
+// Inst is one record of a trace: an executed instruction (a Static and the
+// values its inputs held), or, when Dir is set, a directive met between
+// instructions.
 type Inst struct {
-	Seq    uint64 // index in the trace, from 0
+	Seq    uint64 // index in the trace, from 0; for a directive, the next instruction's
 	Line   int    // line in the source text, 0 when read from a binary trace
 	Static *Static
-	Group  int64
-	Warp   int64
+	// Dir is set, and Static nil, when the record is a .init or .region
+	// after the first instruction. Group, Warp, Mask and Vals mean nothing
+	// then: a .init of a per-group space names its group in Init.Group.
+	Dir   *Directive
+	Group int64
+	Warp  int64
 	// Mask is the active-lane mask (the reserved binding mask=); lanes at or
 	// above Static.ExecSize are never active.
 	Mask uint32

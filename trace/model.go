@@ -229,9 +229,36 @@ type Window struct {
 // Contains reports whether addr lies in the window.
 func (w Window) Contains(addr uint64) bool { return addr >= w.Base && addr-w.Base < w.Size }
 
+// Directive is memory set-up met after the first instruction, taking effect
+// at its place in trace order (TASM.md puts no limit on where .init and
+// .region stand):
+//
+//   - a .init is a host write between two instructions: every earlier
+//     instruction's accesses to its bytes are applied before it and no
+//     later one's (a cudaMemcpy or a counter reset between two kernels);
+//   - a .region declares memory from that point on: later accesses are
+//     judged against it, earlier ones are not judged again.
+//
+// Exactly one of Init and Region is set. Directives before the first
+// instruction are not Directives: they make the [Header].
+type Directive struct {
+	Init   *Init
+	Region *Region
+}
+
 // Header is what a trace declares before its first instruction.
 type Header struct {
 	Regions []Region
 	Inits   []Init
 	Windows []Window
+}
+
+// add appends a directive met before the first instruction.
+func (h *Header) add(d *Directive) {
+	switch {
+	case d.Init != nil:
+		h.Inits = append(h.Inits, *d.Init)
+	case d.Region != nil:
+		h.Regions = append(h.Regions, *d.Region)
+	}
 }

@@ -2,7 +2,9 @@ package trace
 
 // Source is a stream of executed instructions: the text reader and the
 // binary reader both are one. Next returns io.EOF after the last
-// instruction. The returned *Inst, its Vals and their Lists are owned by the
+// instruction. Memory set-up after the first instruction comes in trace
+// order as records with Inst.Dir set (and Static nil); every consumer must
+// apply or pass them on at their place. The returned *Inst, its Vals and their Lists are owned by the
 // Source and valid only until the next call to Next; a Source reuses them so
 // that reading allocates nothing per instruction in the steady state.
 type Source interface {
@@ -10,8 +12,9 @@ type Source interface {
 	Next() (*Inst, error)
 }
 
-// InstWriter is where instructions go: the binary writer is one. Write copies
-// what it needs before returning.
+// InstWriter is where instructions go: the binary and text writers are
+// one. Write takes directive records (Inst.Dir) too, and copies what it
+// needs before returning.
 type InstWriter interface {
 	Write(in *Inst) error
 	Close() error

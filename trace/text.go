@@ -14,8 +14,9 @@ import (
 const MaxLineBytes = 1 << 20
 
 // TextReader reads a `.tasm` trace (../shared/TASM.md) as a Source.
-// Directives before the first instruction make the Header; after it only
-// .group and .warp may appear.
+// Directives before the first instruction make the Header. A .init or
+// .region after it is a directive record (Inst.Dir) at its place in trace
+// order; .window must come before the first instruction.
 type TextReader struct {
 	name    string
 	sc      *bufio.Scanner
@@ -55,8 +56,12 @@ func NewTextReader(r io.Reader, name string) (*TextReader, error) {
 			return tr, nil
 		}
 		if strings.HasPrefix(text, ".") {
-			if err := tr.directive(text); err != nil {
+			d, err := tr.directive(text)
+			if err != nil {
 				return nil, err
+			}
+			if d != nil {
+				tr.hdr.add(d)
 			}
 			continue
 		}
@@ -122,8 +127,12 @@ func (tr *TextReader) Next() (*Inst, error) {
 		}
 		lead := len(text) - len(strings.TrimLeft(text, " \t"))
 		if strings.HasPrefix(text[lead:], ".") {
-			if err := tr.directive(text); err != nil {
+			d, err := tr.directive(text)
+			if err != nil {
 				return nil, err
+			}
+			if d != nil {
+				return &Inst{Seq: tr.seq, Line: tr.line, Group: tr.group, Warp: tr.warp, Dir: d}, nil
 			}
 			continue
 		}
@@ -151,91 +160,89 @@ func fields(s string) (ws []string, offs []int) {
 	return ws, offs
 }
 
-func (tr *TextReader) directive(text string) error {
+// directive reads one directive line: .group, .warp and .window change the
+// reader's state; .region and .init are returned.
+func (tr *TextReader) directive(text string) (*Directive, error) {
 	ws, offs := fields(text)
 	col := func(i int) int { return offs[i] + 1 }
 	switch ws[0] {
 	case ".group", ".warp":
 		if len(ws) != 2 {
-			return tr.errf(col(0), "%s takes one number", ws[0])
+			return nil, tr.errf(col(0), "%s takes one number", ws[0])
 		}
 		n, err := strconv.ParseInt(ws[1], 0, 64)
 		if err != nil || n < 0 || n > 1<<40 {
-			return tr.errf(col(1), "%s needs a number from 0 to 2^40, got %q", ws[0], ws[1])
+			return nil, tr.errf(col(1), "%s needs a number from 0 to 2^40, got %q", ws[0], ws[1])
 		}
 		if ws[0] == ".group" {
 			tr.group = n
 		} else {
 			tr.warp = n
 		}
-		return nil
+		return nil, nil
 	case ".window":
 		if tr.started {
-			return tr.errf(col(0), ".window must come before the first instruction")
+			return nil, tr.errf(col(0), ".window must come before the first instruction")
 		}
 		if len(ws) != 4 || (ws[1] != "shared" && ws[1] != "local") {
-			return tr.errf(col(0), ".window takes shared|local BASE SIZE")
+			return nil, tr.errf(col(0), ".window takes shared|local BASE SIZE")
 		}
 		base, err := strconv.ParseUint(ws[2], 0, 64)
 		if err != nil {
-			return tr.errf(col(2), "bad window base %q", ws[2])
+			return nil, tr.errf(col(2), "bad window base %q", ws[2])
 		}
 		size, err := strconv.ParseUint(ws[3], 0, 64)
 		if err != nil || size == 0 || base+size-1 < base {
-			return tr.errf(col(3), "bad window size %q (must be >0 and end below 2^64)", ws[3])
+			return nil, tr.errf(col(3), "bad window size %q (must be >0 and end below 2^64)", ws[3])
 		}
 		tr.hdr.Windows = append(tr.hdr.Windows, Window{Kind: ws[1], Base: base, Size: size})
-		return nil
+		return nil, nil
 	case ".region", ".init":
-		if tr.started {
-			return tr.errf(col(0), "%s must come before the first instruction", ws[0])
-		}
 	default:
-		return tr.errf(col(0), "unknown directive %s (.region, .init, .window, .group, .warp)", ws[0])
+		return nil, tr.errf(col(0), "unknown directive %s (.region, .init, .window, .group, .warp)", ws[0])
 	}
 	if len(ws) < 2 {
-		return tr.errf(col(0), "%s needs a space", ws[0])
+		return nil, tr.errf(col(0), "%s needs a space", ws[0])
 	}
 	sp, ok := ParseSpace(ws[1])
 	if !ok {
-		return tr.errf(col(1), "unknown space %q (global, shared, bti(N))", ws[1])
+		return nil, tr.errf(col(1), "unknown space %q (global, shared, bti(N))", ws[1])
 	}
 	if ws[0] == ".region" {
 		if len(ws) != 4 {
-			return tr.errf(col(0), ".region takes SPACE BASE SIZE")
+			return nil, tr.errf(col(0), ".region takes SPACE BASE SIZE")
 		}
 		base, err := strconv.ParseUint(ws[2], 0, 64)
 		if err != nil {
-			return tr.errf(col(2), "bad region base %q", ws[2])
+			return nil, tr.errf(col(2), "bad region base %q", ws[2])
 		}
 		size, err := strconv.ParseUint(ws[3], 0, 64)
 		if err != nil || size == 0 || base+size-1 < base {
-			return tr.errf(col(3), "bad region size %q (must be >0 and end below 2^64)", ws[3])
+			return nil, tr.errf(col(3), "bad region size %q (must be >0 and end below 2^64)", ws[3])
 		}
-		tr.hdr.Regions = append(tr.hdr.Regions, Region{Space: sp, Base: base, Size: size})
-		return nil
+		return &Directive{Region: &Region{Space: sp, Base: base, Size: size}}, nil
 	}
 	if len(ws) < 5 {
-		return tr.errf(col(0), ".init takes SPACE ADDR TYPE v0 v1 …")
+		return nil, tr.errf(col(0), ".init takes SPACE ADDR TYPE v0 v1 …")
 	}
 	addr, err := strconv.ParseUint(ws[2], 0, 64)
 	if err != nil {
-		return tr.errf(col(2), "bad address %q", ws[2])
+		return nil, tr.errf(col(2), "bad address %q", ws[2])
 	}
 	typ, ok := ParseType(ws[3])
 	if !ok {
-		return tr.errf(col(3), "unknown .init type %q (u8 u16 u32 u64 s32 s64 f16 bf16 f32 f64 b128)", ws[3])
+		return nil, tr.errf(col(3), "unknown .init type %q (u8 u16 u32 u64 s32 s64 f16 bf16 f32 f64 b128)", ws[3])
 	}
 	size := typ.Size()
 	n := uint64(len(ws) - 4)
 	if addr+n*uint64(size)-1 < addr {
-		return tr.errf(col(2), ".init runs past the end of the address space")
+		return nil, tr.errf(col(2), ".init runs past the end of the address space")
 	}
 	data := make([]byte, 0, int(n)*size)
 	for i := 4; i < len(ws); i++ {
 		lo, hi, err := parseImm(ws[i], size*8, typ)
 		if err != nil {
-			return tr.errf(col(i), "%v", err)
+			return nil, tr.errf(col(i), "%v", err)
 		}
 		var buf [16]byte
 		binary.LittleEndian.PutUint64(buf[:8], lo)
@@ -246,8 +253,7 @@ func (tr *TextReader) directive(text string) error {
 	if sp.PerGroup() {
 		g = tr.group
 	}
-	tr.hdr.Inits = append(tr.hdr.Inits, Init{Space: sp, Group: g, Addr: addr, Type: typ, Data: data})
-	return nil
+	return &Directive{Init: &Init{Space: sp, Group: g, Addr: addr, Type: typ, Data: data}}, nil
 }
 
 // splitBindings splits `a=1 b=[1, 2] c=0:4` at blanks outside brackets.

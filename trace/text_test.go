@@ -189,7 +189,9 @@ func TestTextErrors(t *testing.T) {
 		{".region global 0x0 0", "t.tasm:1:20: bad region size"},
 		{".region heap 0 4", "unknown space \"heap\""},
 		{".init global 0 u32 1 x", "t.tasm:1:22: \"x\" is not an integer"},
-		{"atom.global.add.u32 d, [a], 1 | a=0\n.region global 0 4", "t.tasm:2:1: .region must come before the first instruction"},
+		{"atom.global.add.u32 d, [a], 1 | a=0\n.window shared 0 4", "t.tasm:2:1: .window must come before the first instruction"},
+		{"atom.global.add.u32 d, [a], 1 | a=0\n.init global 0 u32 1 0x100000000", "t.tasm:2:22: 0x100000000 does not fit 32 bits"},
+		{"atom.global.add.u32 d, [a], 1 | a=0\n  .region global 0 0", "t.tasm:2:20: bad region size \"0\""},
 		{".bogus 1", "unknown directive .bogus"},
 		{"atom.global.add.u32 d, [a, 1 | a=0", "unclosed"},
 	}
@@ -328,6 +330,7 @@ func FuzzTextReader(f *testing.F) {
 	f.Add(".window shared 0x1000 0x100\nATOM.E.CAS.64 R0, [R2 + 8], R8, R10 | R2=0x10000 R8=0 R10=1:1\n@!P0 ATOM.ADD.F32.FTZ.RN R0, [R1 - 400], R9 | P0=0xf R1=0x4190:4 R9=1.5\n")
 	f.Add(".region bti(0x4) 0 0x100\nDWORD_ATOMIC.CMPXCHG (M1, 16) T255 V10 V11 V12 V13 | V10=0x0:4 V11=1 V12=0\n(!P1) DWORD_ATOMIC.PREDEC.16 (8) T0 V10 V0 V0 V12 | P1=3 V10=[0,2,4,6,8,10,12,14]\n")
 	f.Add("lsc_atomic_icas.ugm (M1,32) V13:d32 flat[V12]:a64 V14 V15 | V12=0x100:4 V14=0 V15=5\nlsc_apndctr_atomic_add.ugm  (M1,32) VDATA:d32 bti(0xA0) V10:d32 | V10=1\nlsc_load.slm (M1,32) V13:d32x4 flat[V12]:a16 | V12=0:16\n")
+	f.Add("atom.global.add.u32 d, [a], 1 | a=0x10\n.init global 0x10 u32 0\n.group 2\n.init shared 0 u8 1 2\n.region global 0 0x20\natom.global.add.u32 d, [a], 1\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		tr, err := NewTextReader(strings.NewReader(src), "f.tasm")
 		if err != nil {
@@ -337,6 +340,10 @@ func FuzzTextReader(f *testing.F) {
 			in, err := tr.Next()
 			if err != nil {
 				return
+			}
+			if in.Dir != nil {
+				checkRecord(t, i, in)
+				continue
 			}
 			if len(in.Vals) != len(in.Static.Inputs) {
 				t.Fatalf("%d values for %d inputs", len(in.Vals), len(in.Static.Inputs))

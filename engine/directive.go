@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"slices"
+
+	"github.com/gpureplay/replay/shard"
+	"github.com/gpureplay/replay/trace"
+)
+
+// Memory set-up in trace order: a .init or .region after the first
+// instruction (a trace.Directive record) takes effect at its place.
+//
+//   - .region changes what later instructions are judged against. Regions
+//     only reach the replay through plans (plan.regions), which the reader
+//     makes, so the reader adds the region and drops the cached plans of
+//     its space; instructions already read keep the plans they were read
+//     with, so earlier accesses are not judged again.
+//   - .init is a host write. The reader ends the batch after it: the batch's
+//     instructions apply, then its inits (compute stage, between batches,
+//     when no worker runs), then the next batch. So every earlier
+//     instruction's access to those bytes comes before the write and no
+//     later one's, for any shard, worker and batch count. Consecutive
+//     directives ride on one batch, up to maxBatchInitBytes of data.
+
+// maxBatchInitBytes bounds the .init data one batch carries, so a trace of
+// nothing but .init lines replays in bounded memory.
+const maxBatchInitBytes = 1 << 20
+
+// batchInit is a .init carried by a batch, applied after its instructions.
+type batchInit struct {
+	mem  uint32 // memory id of (space, group)
+	addr uint64
+	data []byte // a copy: the Source owns the record's
+}
+
+// directive applies a directive record read by fill: a region at once (for
+// the plans of the instructions that follow), an init onto the batch.
+func (e *Engine) directive(b *batch, d *trace.Directive) {
+	switch {
+	case d.Region != nil:
+		e.addRegion(*d.Region)
+	case d.Init != nil:
+		in := d.Init
+		b.inits = append(b.inits, batchInit{mem: e.memID(initKey(in)), addr: in.Addr, data: slices.Clone(in.Data)})
+		b.initBytes += len(in.Data)
+	}
+}
+
+// addRegion declares r for the instructions read from now on. The slice a
+// plan holds is never appended to in place.
+func (e *Engine) addRegion(r trace.Region) {
+	e.regions[r.Space] = append(slices.Clip(e.regions[r.Space]), r)
+	for st := range e.plans {
+		if st.Space == r.Space {
+			delete(e.plans, st)
+		}
+	}
+}
+
+// initKey is the memory an init writes: its space, and its group for a
+// per-group space.
+func initKey(in *trace.Init) memKey {
+	g := in.Group
+	if !in.Space.PerGroup() {
+		g = -1
+	}
+	return memKey{in.Space, g}
+}
+
+// writeBytes stores data at addr of memory id. It runs only where no worker
+// touches memory: in New, and between batches.
+func writeBytes(mem *shard.Memory, id uint32, addr uint64, data []byte) {
+	for i, by := range data {
+		a := addr + uint64(i)
+		h := shard.Hash(id, a)
+		blk := mem.Shard(mem.ShardIndex(h)).Block(id, a, h)
+		wi := (a & (shard.GranuleBytes - 1)) >> 2
+		sh := (a & 3) * 8
+		blk.Words[wi] = blk.Words[wi]&^(0xff<<sh) | uint32(by)<<sh
+		blk.Touched |= 1 << wi
+	}
+}
+
+// applyInits writes the batch's inits, in trace order, after its
+// instructions have applied.
+func (e *Engine) applyInits(b *batch) {
+	for _, in := range b.inits {
+		writeBytes(e.mem, in.mem, in.addr, in.data)
+	}
+}
