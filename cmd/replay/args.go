@@ -10,14 +10,16 @@ import (
 )
 
 // parseArgs parses flags that may come before, between or after the
-// positional arguments, and returns the positionals.
+// positional arguments, and returns the positionals. For -h, -help or
+// --help anywhere among the flags it returns a *helpRequest: run prints the
+// usage of the subcommand fs.Name() and exits 0.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	fs.SetOutput(io.Discard)
+	fs.SetOutput(io.Discard) // run prints the usage and the errors
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if err == flag.ErrHelp {
-				return nil, err
+				return nil, &helpRequest{fs}
 			}
 			return nil, usagef("%s", strings.TrimSpace(err.Error()))
 		}
@@ -29,6 +31,14 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		args = args[1:]
 	}
 }
+
+// helpRequest is the error parseArgs returns for -h: not a failure, but a
+// request for the usage of the subcommand fs.Name(). It is a flag.ErrHelp.
+type helpRequest struct{ fs *flag.FlagSet }
+
+func (h *helpRequest) Error() string { return h.fs.Name() + ": help requested" }
+
+func (h *helpRequest) Unwrap() error { return flag.ErrHelp }
 
 // sizeValue is a count flag that takes 1000000, 1e6, 1M, 2.5G or 64Ki:
 // suffixes k, M, G, T are powers of 1000, Ki, Mi, Gi, Ti powers of 1024.

@@ -5,6 +5,8 @@
 //	replay [flags] [TRACE]          replay TRACE (.tasm text or binary .zst); no TRACE: the embedded demo
 //	replay asm IN.tasm -o OUT.zst   write the binary form of a text trace
 //	replay disasm IN.zst [-o OUT]   print a binary trace as .tasm
+//	replay gen WORKLOAD -o OUT      generate a synthetic trace (package trace/workload)
+//	replay help [SUBCOMMAND]        the overview, or a subcommand's flags
 //
 // Wiring only: the semantics live in package engine.
 package main
@@ -15,6 +17,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/gpureplay/replay/trace/workload"
 )
 
 // exit codes
@@ -51,67 +56,223 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdDisasm(args[1:], stdout, stderr)
 	case "gen":
 		err = cmdGen(args[1:], stdout, stderr)
-	case "help", "-h", "-help", "--help":
+	case "help":
+		err = cmdHelp(args[1:], stdout)
+	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usageText)
 		return exitOK
 	default:
+		cmd = "replay"
 		err = cmdReplay(args, stdout, stderr)
 	}
 	if err == nil {
 		return exitOK
 	}
-	if errors.Is(err, flag.ErrHelp) {
+	var help *helpRequest
+	if errors.As(err, &help) {
+		if name := help.fs.Name(); name == "replay" {
+			fmt.Fprint(stdout, usageText) // as replay -h
+		} else {
+			fmt.Fprint(stdout, lookupCommand(name).usage())
+		}
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "replay: %v\n", err)
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintln(stderr, "run 'replay help' for usage")
+		switch cmd {
+		case "asm", "disasm", "gen":
+			fmt.Fprintf(stderr, "run 'replay help %s' for usage\n", cmd)
+		default: // replay's flags are in the overview
+			fmt.Fprintln(stderr, "run 'replay help' for usage")
+		}
 		return exitUsage
 	}
 	return exitError
 }
 
-const usageText = `replay: replay traces of GPU atomic instructions exactly, and write what they did as tables.
+// cmdHelp prints the overview, or with a subcommand's name its usage.
+func cmdHelp(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("help", flag.ContinueOnError)
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	switch len(pos) {
+	case 0:
+		fmt.Fprint(stdout, usageText)
+		return nil
+	case 1:
+		c := lookupCommand(pos[0])
+		if c == nil {
+			return usagef("help: unknown subcommand %q; the subcommands are %s", pos[0], strings.Join(commandNames(), ", "))
+		}
+		fmt.Fprint(stdout, c.usage())
+		return nil
+	}
+	return usagef("help takes one subcommand, got %d: %s", len(pos), strings.Join(pos, " "))
+}
 
-Usage:
-  replay [flags] [TRACE]            replay TRACE (.tasm text, or binary .zst); with no TRACE, the embedded demo
-  replay asm [-chunk N] IN.tasm -o OUT.zst
-                                    write the binary form of a text trace
-  replay disasm IN.zst [-o OUT.tasm]
-                                    print a trace (binary or text) as .tasm
-  replay gen WORKLOAD [flags] -o OUT.zst|OUT.tasm
-                                    generate a synthetic trace (docs/WORKLOADS.md); gen -list lists the workloads
-  replay help                       this text
+// A command is replay itself or one of its subcommands, and its usage.
+// Each command's text is written once, here: the overview (usageText)
+// composes from them.
+type command struct {
+	name     string
+	synopsis []string      // the usage lines; the overview shows the first
+	summary  string        // what it does, for the overview
+	about    string        // a paragraph after the usage lines, if any
+	flags    string        // one flag a line: its argument, what it does, its default
+	notes    string        // after the flags, if any
+	more     func() string // more sections, if any: gen's workloads
+}
 
-Replay flags:
-  -o DIR            where the tables go (default: ./NAME.tables for TRACE NAME.*, ./demo.tables for the demo)
+var commands = []*command{
+	{
+		name:     "replay",
+		synopsis: []string{"replay [flags] [TRACE]"},
+		summary:  "replay TRACE (.tasm text, or binary .zst); with no TRACE, the embedded demo",
+		about: `Replays TRACE on a simulated memory and writes what it did as tables: memory, results,
+instructions, ops and addresses (docs/OUTPUT.md), each whole or not at all. TRACE may be a
+.tasm text trace, a binary .zst trace, or - for standard input; with no TRACE, the embedded
+demo (CUDA simpleAtomicIntrinsics).
+`,
+		flags: `  -o DIR            where the tables go (default: ./NAME.tables for TRACE NAME.*, ./demo.tables for the demo)
   -format F         parquet (default), arrow, or both
   -tables LIST      comma-separated subset of memory,results,instructions,ops,addresses (default: all)
   -shards N         memory shards, 1..65536 (default 64); results do not depend on it
   -workers N        worker goroutines, 0 = GOMAXPROCS (default 0); results do not depend on it
-  -batch N          instructions per batch (default 4096)
+  -batch N          instructions per batch, 1..1048576 (default 4096)
   -strict           stop at the first faulting lane
   -explore          mark addresses whose accesses might not commute (addresses.order_sensitive)
   -max-memory N     stop when the simulated memory passes N bytes (default 8Gi; 512Mi, 1e9 …)
   -profile KIND     cpu, mem, allocs, block, mutex, trace or goroutine (github.com/pkg/profile)
   -profile-dir DIR  where the profile goes (default ./profiles)
   -q                print nothing on success (and no progress line)
-
-Gen flags:
+`,
+		notes: "On a terminal a replay draws a progress line on standard error.\n",
+	},
+	{
+		name:     "asm",
+		synopsis: []string{"replay asm [-chunk N] IN.tasm -o OUT.zst"},
+		summary:  "write the binary form of a text trace",
+		about:    "IN may also be a binary trace (to change its chunks) or - for standard input.\n",
+		flags: `  -o FILE           the binary trace to write, whole or not at all (required)
+  -chunk N          instructions per chunk, 1..1048576 (default 65536)
+`,
+	},
+	{
+		name:     "disasm",
+		synopsis: []string{"replay disasm IN.zst [-o OUT.tasm]"},
+		summary:  "print a trace (binary or text) as .tasm",
+		about:    "IN may be a binary or a text trace, or - for standard input.\n",
+		flags: `  -o FILE           write the text trace to FILE, whole or not at all (default: standard output)
+`,
+	},
+	{
+		name:     "gen",
+		synopsis: []string{"replay gen WORKLOAD [flags] -o OUT.zst|OUT.tasm", "replay gen -list"},
+		summary:  "generate a synthetic trace of a workload (docs/WORKLOADS.md)",
+		about:    "Writes a synthetic trace of WORKLOAD, whole or not at all. The same flags give\nbyte-identical output.\n",
+		flags: `  -o FILE           the trace to write: FILE.zst binary, FILE.tasm text, or - the binary form on
+                    standard output, for a pipe into replay - (required)
   -dialect D        ptx (default), sass, visa or lsc
-  -seed N           random seed (default 1); the same flags give byte-identical output
+  -seed N           random seed (default 1)
   -lane-ops N       lane-ops to generate (default 1e6); counts take 1e8, 10M, 64Ki
   -words N          uniform: words updated (default 1Mi); spinlock: locks, freduce: accumulators (default 4)
   -bins N           histogram: bins (default 256)
   -zipf S           histogram: Zipf skew of the keys, 0 = uniform (default 0)
   -vertices N       bfs: R-MAT vertices (default 65536)
   -edge-factor N    bfs: edges per vertex (default 16)
-  -chunk N          binary output: instructions per chunk (default 65536)
+  -chunk N          binary output: instructions per chunk, 1..1048576 (default 65536)
+  -list             list the workloads and exit
   -q                print no summary line
-  -o -              write the binary form to standard output, for a pipe into replay -
-  A progress bar goes to standard error when it is a terminal.
+`,
+		notes: "A progress bar goes to standard error when it is a terminal.\n",
+		more:  workloadList,
+	},
+	{
+		name:     "help",
+		synopsis: []string{"replay help [SUBCOMMAND]"},
+		summary:  "print the overview, or a SUBCOMMAND's usage",
+		about: `SUBCOMMAND is replay (the command itself), asm, disasm, gen or help. -h, -help or --help
+among a subcommand's arguments prints its usage too; replay -h prints the overview.
+`,
+	},
+}
 
-On a terminal a replay draws a progress line on standard error. TRACE may be - for standard input.
+func lookupCommand(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func commandNames() []string {
+	ns := make([]string, len(commands))
+	for i, c := range commands {
+		ns[i] = c.name
+	}
+	return ns
+}
+
+// usage is what replay help NAME prints.
+func (c *command) usage() string {
+	var b strings.Builder
+	name := "replay " + c.name
+	if c.name == "replay" {
+		name = "replay"
+	}
+	fmt.Fprintf(&b, "%s: %s\n\nUsage:\n", name, c.summary)
+	for _, s := range c.synopsis {
+		fmt.Fprintf(&b, "  %s\n", s)
+	}
+	if c.about != "" {
+		fmt.Fprintf(&b, "\n%s", c.about)
+	}
+	if c.flags != "" {
+		fmt.Fprintf(&b, "\nFlags:\n%s", c.flags)
+	}
+	if c.more != nil {
+		fmt.Fprintf(&b, "\n%s", c.more())
+	}
+	if c.notes != "" {
+		fmt.Fprintf(&b, "\n%s", c.notes)
+	}
+	return b.String()
+}
+
+// workloadList is gen's list of workloads, as gen -list prints them.
+func workloadList() string {
+	var b strings.Builder
+	b.WriteString("Workloads:\n")
+	for _, n := range workload.Names() {
+		fmt.Fprintf(&b, "  %-12s %s\n", n, workload.Describe(n))
+	}
+	return b.String()
+}
+
+// usageText is the overview: what replay help, replay -h and replay --help print.
+var usageText = overview()
+
+func overview() string {
+	var b strings.Builder
+	b.WriteString("replay: replay traces of GPU atomic instructions exactly, and write what they did as tables.\n\nUsage:\n")
+	for _, c := range commands {
+		if s := c.synopsis[0]; len(s) < 34 {
+			fmt.Fprintf(&b, "  %-34s%s\n", s, c.summary)
+		} else {
+			fmt.Fprintf(&b, "  %s\n  %34s%s\n", s, "", c.summary)
+		}
+	}
+	r := lookupCommand("replay")
+	fmt.Fprintf(&b, "\nReplay flags:\n%s\n", r.flags)
+	b.WriteString(r.notes)
+	b.WriteString(`TRACE may be - for standard input.
+Run 'replay help SUBCOMMAND' (or replay SUBCOMMAND -h) for a subcommand's flags;
+replay help gen also lists the workloads.
 Exit status: 0 success, 1 a bad trace or failed replay, 2 bad usage.
-`
+`)
+	return b.String()
+}
