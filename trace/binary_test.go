@@ -335,7 +335,7 @@ func TestBinaryWriterRejects(t *testing.T) {
 // both the zstd CLI and klauspost's stream decoder read it, and give the
 // records back to back.
 func TestBinaryZstdCompatible(t *testing.T) {
-	data := writeTrace(t, testHeader, testInsts(), WithChunkInsts(3))
+	data := writeTrace(t, testHeader, withDirectives(), WithChunkInsts(3))
 	var records []byte
 	for _, f := range splitFrames(t, data) {
 		records = append(records, f.raw...)

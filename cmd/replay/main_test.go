@@ -317,33 +317,48 @@ func TestUsageErrors(t *testing.T) {
 
 // TestAsmDisasmRoundTrip: text -> binary -> text -> binary gives the same
 // bytes, and the binary replays to the same tables as the text.
+// TestAsmDisasmRoundTrip: asm, disasm, asm gives the same bytes, and the
+// text and binary forms replay to the same tables, for the demo and for a
+// trace that sets memory up between kernels (.init and .region after
+// instructions, per-group shared .init, all four dialects).
 func TestAsmDisasmRoundTrip(t *testing.T) {
-	t.Chdir(t.TempDir())
-	if err := os.WriteFile("demo.tasm", examples.SimpleAtomicIntrinsics(), 0o644); err != nil {
+	directives, err := os.ReadFile("../../testdata/directives.tasm")
+	if err != nil {
 		t.Fatal(err)
 	}
-	steps := [][]string{
-		{"asm", "demo.tasm", "-o", "a.zst"},
-		{"disasm", "a.zst", "-o", "a.tasm"},
-		{"asm", "a.tasm", "-o", "b.zst"},
-		{"-q", "-o", "text", "demo.tasm"},
-		{"-q", "-o", "bin", "a.zst"},
-	}
-	for _, s := range steps {
-		if code, _, errOut := replayCmd(t, s...); code != 0 {
-			t.Fatalf("%v: exit %d: %s", s, code, errOut)
-		}
-	}
-	a, _ := os.ReadFile("a.zst")
-	b, _ := os.ReadFile("b.zst")
-	if len(a) == 0 || !bytes.Equal(a, b) {
-		t.Errorf("asm(disasm(asm(x))) differs from asm(x): %d vs %d bytes", len(b), len(a))
-	}
-	text, bin := tableDigests(t, "text"), tableDigests(t, "bin")
-	for n, d := range text {
-		if bin[n] != d {
-			t.Errorf("%s from the binary trace differs from the text trace's", n)
-		}
+	for name, src := range map[string][]byte{"demo": examples.SimpleAtomicIntrinsics(), "directives": directives} {
+		t.Run(name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			if err := os.WriteFile("x.tasm", src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			steps := [][]string{
+				{"asm", "x.tasm", "-o", "a.zst"},
+				{"disasm", "a.zst", "-o", "a.tasm"},
+				{"asm", "a.tasm", "-o", "b.zst"},
+				{"-q", "-o", "text", "x.tasm"},
+				{"-q", "-o", "bin", "a.zst"},
+			}
+			for _, s := range steps {
+				if code, _, errOut := replayCmd(t, s...); code != 0 {
+					t.Fatalf("%v: exit %d: %s", s, code, errOut)
+				}
+			}
+			a, _ := os.ReadFile("a.zst")
+			b, _ := os.ReadFile("b.zst")
+			if len(a) == 0 || !bytes.Equal(a, b) {
+				t.Errorf("asm(disasm(asm(x))) differs from asm(x): %d vs %d bytes", len(b), len(a))
+			}
+			text, bin := tableDigests(t, "text"), tableDigests(t, "bin")
+			if len(text) != 5 {
+				t.Errorf("%d tables from the text trace, want 5", len(text))
+			}
+			for n, d := range text {
+				if bin[n] != d {
+					t.Errorf("%s from the binary trace differs from the text trace's", n)
+				}
+			}
+		})
 	}
 }
 
