@@ -22,7 +22,8 @@ const (
 	// DefaultChunkInsts is how many instructions a chunk holds unless
 	// WithChunkInsts says otherwise.
 	DefaultChunkInsts = 1 << 16
-	// MaxChunkInsts is the most instructions one chunk may declare.
+	// MaxChunkInsts is the most records (instructions and directives) one
+	// chunk may declare.
 	MaxChunkInsts = 1 << 20
 	// MaxRecordPayload bounds the payload of one record (the header, or one
 	// chunk) after decompression.
