@@ -24,6 +24,12 @@
 //  3. emit: a goroutine hands results and statistics to the Sink in trace
 //     order while the next batch computes.
 //
+// Memory set-up after the first instruction (trace.Directive records) takes
+// effect at its place (directive.go): the reader applies a .region to the
+// plans of the instructions that follow it, and ends the batch at a .init,
+// which the compute stage writes after the batch's instructions and before
+// the next batch's.
+//
 // # Invariants
 //
 //  1. Accesses to one address are applied in trace order, then lane order,
@@ -38,4 +44,8 @@
 //     leaves nothing behind.
 //  5. The reference interpreter (reference.go) shares no memory code with
 //     the sharded engine: it keeps memory as a map of bytes.
+//  6. A .init after an instruction is ordered after every access of the
+//     instructions before it and before every access of those after it, for
+//     any shard, worker and batch count: batches are separated by a
+//     barrier, and a .init ends its batch.
 package engine
