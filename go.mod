@@ -5,9 +5,10 @@ go 1.26.8
 require (
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/cespare/xxhash/v2 v2.3.0
+	github.com/gofrs/flock v0.13.2
 	github.com/klauspost/compress v1.20.3
 	github.com/pkg/profile v1.7.0
-	golang.org/x/sys v0.47.0
+	golang.org/x/sys v0.49.0
 )
 
 require (

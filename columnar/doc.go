@@ -23,16 +23,18 @@
 // # Invariants
 //
 //  1. Whole or not at all. Every file is written under a temporary name in
-//     the output directory (.<table>.<ext>.tmp-<random>) and renamed to its
-//     final name only by [Writer.Commit], after it is complete and synced.
-//     A rename replaces an earlier run's file atomically.
+//     the output directory (.<table>.<ext>.tmp-<16 hex digits>) and renamed
+//     to its final name only by [Writer.Commit], after it is complete and
+//     synced. Each rename is atomic; invariant 8 makes the set of them
+//     appear as one run's.
 //  2. After [Writer.Abort], or after any method returned an error (the
-//     writer then fails for good), no temporary file remains and no final
-//     file of this writer was created; earlier runs' files are untouched.
-//     The one exception is a rename failing part-way through Commit: the
-//     files already renamed are removed again, so the directory never
-//     holds some of this writer's tables without the others, but the
-//     earlier files they replaced are gone.
+//     writer then fails for good), no temporary file remains, no final
+//     file of this writer was created, and earlier runs' files are as they
+//     were, byte for byte: a rename failing part-way through Commit is
+//     undone (the renamed files go back to their temporary names, the
+//     earlier files back to theirs). The one exception: if undoing fails
+//     too, the commit journal and the temporary files stay, Commit's error
+//     says so, and the next [New] on the directory completes the commit.
 //  3. Bounded memory. Rows go into Arrow builders and every BatchRows rows
 //     (see [WithBatchRows]) a record batch is written to each file (one
 //     Parquet row group, one IPC record batch) and released. Only the
@@ -47,9 +49,43 @@
 //     order for memory. The ops table is built from the Instructions calls
 //     (whether or not the instructions table is written) and written at
 //     Commit, sorted by (dialect, op, type, space) as strings.
-//  6. A crash (the process killed) can leave temporary files behind, never
-//     a partial file under a final name. New does not remove stale
-//     temporaries: another writer may own them.
+//  6. A crash (the process killed) leaves files behind, never a partial
+//     file under a final name: the temporary files, and if it came during
+//     a commit the journal (.replay.commit or, while it is written,
+//     .replay.commit.tmp) and backups of earlier table files
+//     (.<table>.<ext>.old). Its lock dies with the process (the lock file
+//     stays). Since only the lock holder writes (invariant 7), whatever
+//     [New] finds once it holds the lock is a dead writer's: it completes
+//     a commit the journal records (rolls it forward: every temporary file
+//     the journal names was complete and synced before the journal was
+//     written), then removes every temporary, backup and journal-temporary
+//     file of its own naming, for the known tables and formats only, and
+//     reports what it did in one line through [WithLogf]. A journal that is
+//     not its own (unknown names, missing files) makes New fail, naming
+//     it, and changes nothing.
+//  7. One writer per directory. [New] takes an exclusive advisory lock on
+//     .replay.lock in the directory (github.com/gofrs/flock: flock(2) on
+//     Linux, macOS and the BSDs, LockFileEx on Windows) without waiting,
+//     and holds it until Commit, Abort or the failure returns; then it
+//     removes the lock file (on Unix while still holding the lock, and
+//     only if it is still its own, so a writer that opened it in between
+//     notices and retries). If another writer, in this process or another,
+//     holds the lock, New fails with [ErrBusy] and changes nothing.
+//  8. One run's tables. Commit first writes and syncs the journal (the
+//     (temporary, final) pairs), then renames every existing table file of
+//     the directory (every known table, both formats, whether or not this
+//     writer writes it) to its backup name, then each temporary file to
+//     its final name, syncs the directory, and removes the backups and the
+//     journal. So the visible table files are at every moment some of one
+//     run's, never a mix of two, and once Commit returns nil exactly this
+//     writer's: an earlier run's table of a table or format this writer
+//     does not write is removed. A crash part-way leaves a subset of one
+//     run's tables visible until the next New completes the commit. The
+//     directory syncs are best effort (skipped on Windows); they matter
+//     for power loss, not for a killed process.
+//
+// Files whose names are not of this naming (other tables, other
+// extensions, other hidden files) are never touched.
 //
 // A Writer is used by one goroutine at a time.
 package columnar

@@ -1,6 +1,7 @@
 package columnar
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -54,6 +55,7 @@ type options struct {
 	batchRows int
 	tables    [numTables]bool
 	mem       memory.Allocator
+	logf      func(format string, args ...any)
 }
 
 func defaultOptions() options {
@@ -65,8 +67,20 @@ func defaultOptions() options {
 }
 
 // Option configures a [Writer]. An Option that is given an invalid argument
-// makes [New] fail.
+// makes [New] fail with an error wrapping [ErrInvalidOption].
 type Option func(*options) error
+
+// ErrInvalidOption is wrapped by the error [New] returns when an [Option]
+// was given an invalid argument (before New touches the directory), as
+// opposed to a failure to lock, tidy or write the directory.
+var ErrInvalidOption = errors.New("columnar: invalid option")
+
+// optionError keeps an option's message and adds [ErrInvalidOption].
+type optionError struct{ err error }
+
+func (e optionError) Error() string        { return e.err.Error() }
+func (e optionError) Unwrap() error        { return e.err }
+func (e optionError) Is(target error) bool { return target == ErrInvalidOption }
 
 // WithFormat selects the file formats to write. The default is [FormatParquet].
 func WithFormat(f Format) Option {
@@ -123,6 +137,17 @@ func WithAllocator(mem memory.Allocator) Option {
 			return fmt.Errorf("columnar: nil allocator")
 		}
 		o.mem = mem
+		return nil
+	}
+}
+
+// WithLogf sets where [New] reports, in one line, what it did to tidy the
+// directory: a commit of a killed writer it completed, leftover temporary
+// and backup files of killed writers it removed. By default it reports
+// nothing. A nil logf is the default.
+func WithLogf(logf func(format string, args ...any)) Option {
+	return func(o *options) error {
+		o.logf = logf
 		return nil
 	}
 }

@@ -24,13 +24,14 @@ type recordWriter interface {
 }
 
 // output is one file being written: a temporary name in the output
-// directory until [output.publish] renames it to its final name.
+// directory until [Writer.publishAll] renames it to its final name.
 type output struct {
 	tmp, final string
 	f          *os.File
 	bw         *bufio.Writer
 	w          recordWriter
 	done       bool // finish or discard ran; f is closed
+	keep       bool // discard leaves the file: a commit journal names it
 }
 
 // bufWriter hides bufio.Writer's other methods (in particular it is not an
@@ -42,10 +43,16 @@ func (w bufWriter) Write(p []byte) (int, error) { return w.b.Write(p) }
 
 const ioBufSize = 256 << 10
 
+// File name extensions of the two formats.
+const (
+	extParquet = ".parquet"
+	extArrow   = ".arrow"
+)
+
 func openOutput(dir, table string, format Format, schema *arrow.Schema, batchRows int, mem memory.Allocator) (*output, error) {
-	ext := ".parquet"
+	ext := extParquet
 	if format == FormatArrow {
-		ext = ".arrow"
+		ext = extArrow
 	}
 	base := table + ext
 	f, err := createTemp(dir, "."+base+".tmp-")
@@ -141,17 +148,8 @@ func (o *output) finish() error {
 	return nil
 }
 
-// publish renames the finished temporary file to its final name,
-// atomically replacing a file of that name.
-func (o *output) publish() error {
-	if err := os.Rename(o.tmp, o.final); err != nil {
-		return fmt.Errorf("columnar: %w", err)
-	}
-	return nil
-}
-
-// discard releases the format writer and removes the temporary file. It
-// reports only a failure to remove it.
+// discard releases the format writer and removes the temporary file
+// (unless keep is set). It reports only a failure to remove it.
 func (o *output) discard() error {
 	if !o.done {
 		o.done = true
@@ -159,6 +157,9 @@ func (o *output) discard() error {
 			_ = o.w.Close() // releases its buffers; the bytes are thrown away
 		}
 		_ = o.f.Close()
+	}
+	if o.keep {
+		return nil
 	}
 	if err := os.Remove(o.tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("columnar: %w", err)

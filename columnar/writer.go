@@ -52,7 +52,10 @@ type Writer struct {
 	ops    map[opKey]*opAgg
 	spaces map[trace.Space]string
 	state  state
-	err    error // why the writer failed
+	err    error                               // why the writer failed
+	lock   *dirLock                            // held from New until Commit, Abort or failure
+	rename func(oldpath, newpath string) error // os.Rename; tests inject failures and crashes
+	remove func(name string) error             // os.Remove, likewise
 }
 
 // opKey is one row of the ops table.
@@ -68,20 +71,38 @@ type opAgg struct {
 	maxConflict                              uint32
 }
 
-// New creates dir if needed and opens a temporary file in it for every
-// selected table and format. Nothing is visible under a table's final name
-// until [Writer.Commit].
+// New creates dir if needed, takes its lock, and opens a temporary file in
+// it for every selected table and format. Nothing is visible under a
+// table's final name until [Writer.Commit].
+//
+// If another writer holds the lock, New fails with an error wrapping
+// [ErrBusy] and changes nothing. Once it holds the lock, New completes a
+// commit that a killed writer left in flight and removes killed writers'
+// temporary and backup files, and reports that in one line through the
+// function given by [WithLogf].
 func New(dir string, opts ...Option) (*Writer, error) {
 	o := defaultOptions()
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
-			return nil, err
+			return nil, optionError{err}
 		}
 	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("columnar: %w", err)
 	}
-	w := &Writer{dir: dir, opt: o, ops: make(map[opKey]*opAgg), spaces: make(map[trace.Space]string)}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{dir: dir, opt: o, ops: make(map[opKey]*opAgg), spaces: make(map[trace.Space]string),
+		lock: lock, rename: os.Rename, remove: os.Remove}
+	msg, err := w.tidy()
+	if err != nil {
+		return nil, w.fail(err)
+	}
+	if msg != "" && o.logf != nil {
+		o.logf("%s", msg)
+	}
 	for id := range numTables {
 		if !o.tables[id] {
 			continue
@@ -126,7 +147,8 @@ func (w *Writer) fail(err error) error {
 	return err
 }
 
-// cleanup discards every temporary file and releases every builder.
+// cleanup discards every temporary file, releases every builder and then
+// the directory's lock.
 func (w *Writer) cleanup() error {
 	var errs []error
 	for i, t := range w.tables {
@@ -140,7 +162,21 @@ func (w *Writer) cleanup() error {
 		w.tables[i] = nil
 	}
 	w.ops = nil
+	errs = append(errs, w.unlock())
 	return errors.Join(errs...)
+}
+
+// unlock releases the directory's lock, once.
+func (w *Writer) unlock() error {
+	if w.lock == nil {
+		return nil
+	}
+	l := w.lock
+	w.lock = nil
+	if err := l.release(); err != nil {
+		return fmt.Errorf("columnar: unlocking %s: %w", l.path, err)
+	}
+	return nil
 }
 
 // added counts one appended row and writes the batch out when it is full.
@@ -399,9 +435,13 @@ func (w *Writer) writeOps(t *table) error {
 }
 
 // Commit writes the remaining rows and the ops table, closes every file
-// and renames each to its final name, replacing a file of that name. If
-// it fails, no file of this writer is left in the directory, temporary or
-// final. Commit on a writer that was committed, aborted or failed returns
+// and renames each to its final name. The table files of an earlier run
+// are replaced, all of them: those of tables or formats this writer does
+// not write are removed, so that the directory holds one run's tables
+// (see the package documentation). If Commit fails, the directory holds
+// the earlier run's files as they were and no file of this writer, except
+// in the one case invariant 2 describes. Then it releases the directory's
+// lock. Commit on a writer that was committed, aborted or failed returns
 // an error wrapping [ErrClosed].
 func (w *Writer) Commit() error {
 	if err := w.check(); err != nil {
@@ -411,6 +451,9 @@ func (w *Writer) Commit() error {
 		return w.fail(err)
 	}
 	w.state = stateCommitted
+	// The tables are in place; failing to close the lock file changes
+	// nothing about them.
+	_ = w.unlock()
 	return nil
 }
 
@@ -435,19 +478,9 @@ func (w *Writer) commit() error {
 			return err
 		}
 	}
-	// Each rename is atomic; the set of them is not. If one fails, take
-	// back the ones already done so no mix of runs is left behind.
-	for i, o := range outs {
-		if err := o.publish(); err != nil {
-			for _, p := range outs[:i] {
-				if rerr := os.Remove(p.final); rerr != nil {
-					err = errors.Join(err, rerr)
-				}
-			}
-			return err
-		}
+	if err := w.publishAll(outs); err != nil {
+		return err
 	}
-	syncDir(w.dir)
 	for i, t := range w.tables {
 		if t != nil {
 			t.rb.Release()
@@ -458,20 +491,11 @@ func (w *Writer) commit() error {
 	return nil
 }
 
-// syncDir makes the renames durable where the platform allows. It is best
-// effort: the files are already complete and in place, and some file
-// systems cannot sync a directory.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-}
-
-// Abort discards everything: it closes and removes every temporary file
-// and leaves files of earlier runs as they were. Abort on a writer that
-// was aborted or failed does nothing and returns nil; after a successful
-// Commit it returns an error wrapping [ErrClosed] and changes nothing.
+// Abort discards everything: it closes and removes every temporary file,
+// leaves files of earlier runs as they were, and releases the directory's
+// lock. Abort on a writer that was aborted or failed does nothing and
+// returns nil; after a successful Commit it returns an error wrapping
+// [ErrClosed] and changes nothing.
 func (w *Writer) Abort() error {
 	switch w.state {
 	case stateOpen:

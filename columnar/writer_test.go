@@ -68,8 +68,9 @@ func TestRoundTrip(t *testing.T) {
 			}
 			fx := newFixture(tc.rows)
 			fx.feed(t, w, tc.chunk)
-			if got := dirNames(t, dir); len(got) != len(finalNames(tables, tc.format)) || slices.ContainsFunc(got, func(n string) bool { return n[0] != '.' }) {
-				t.Errorf("before Commit the directory holds %v, want only one temporary file per table file", got)
+			// While the writer is open it holds the directory's lock file.
+			if got := slices.DeleteFunc(dirNames(t, dir), func(n string) bool { return n == lockName }); len(got) != len(finalNames(tables, tc.format)) || slices.ContainsFunc(got, func(n string) bool { return n[0] != '.' }) {
+				t.Errorf("before Commit the directory holds %v, want only one temporary file per table file and the lock file", got)
 			}
 			if err := w.Commit(); err != nil {
 				t.Fatal(err)
@@ -292,10 +293,10 @@ func TestFailure(t *testing.T) {
 			}
 			return w.Commit()
 		}},
-		{"rename fails part-way", func(t *testing.T, dir string, w *Writer) error {
-			// memory.parquet is renamed first; instructions.parquet
-			// cannot be (a directory is in the way), so memory.parquet
-			// must be taken back.
+		{"directory in the way", func(t *testing.T, dir string, w *Writer) error {
+			// A directory is in the way of instructions.parquet:
+			// Commit refuses before it renames anything. (Renames
+			// failing part-way: TestRenameFailsPartWay.)
 			if err := os.MkdirAll(filepath.Join(dir, "instructions.parquet", "x"), 0o777); err != nil {
 				t.Fatal(err)
 			}
@@ -318,7 +319,7 @@ func TestFailure(t *testing.T) {
 			}
 			mem.AssertSize(t, 0)
 			for _, n := range dirNames(t, dir) {
-				if n != "instructions.parquet" { // the obstacle of "rename fails part-way"
+				if n != "instructions.parquet" { // the obstacle of "directory in the way"
 					t.Errorf("after the failure the directory holds %s", n)
 				}
 			}
@@ -374,6 +375,8 @@ func TestOptions(t *testing.T) {
 		if w, err := New(dir, opt); err == nil {
 			t.Errorf("%s: no error", name)
 			w.Abort()
+		} else if !errors.Is(err, ErrInvalidOption) {
+			t.Errorf("%s: err = %v, want ErrInvalidOption", name, err)
 		}
 		if _, err := os.Stat(dir); err == nil {
 			t.Errorf("%s: New created the directory despite the error", name)

@@ -147,7 +147,8 @@ demo (CUDA simpleAtomicIntrinsics).
   -max-memory N     stop when the simulated memory passes N bytes (default 8Gi; 512Mi, 1e9 …)
   -profile KIND     cpu, mem, allocs, block, mutex, trace or goroutine (github.com/pkg/profile)
   -profile-dir DIR  where the profile goes (default ./profiles)
-  -q                print nothing on success (and no progress line)
+  -q                print nothing on success (no summary, no progress line; a note that leftovers of
+                    an interrupted replay were removed from the output directory still goes to stderr)
 `,
 		notes: "On a terminal a replay draws a progress line on standard error.\n",
 	},

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -80,9 +81,20 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	if dir == "" {
 		dir = defaultOutDir(name)
 	}
+	// New reports in one line when it completes or cleans up after a
+	// replay that was killed in this directory. It is a warning about
+	// files it touched, so it is printed even with -q.
+	copts = append(copts, columnar.WithLogf(func(format string, args ...any) {
+		fmt.Fprintf(stderr, "replay: "+format+"\n", args...)
+	}))
 	sink, err := columnar.New(dir, copts...)
-	if err != nil {
+	if errors.Is(err, columnar.ErrInvalidOption) {
 		return usagef("%v", err)
+	}
+	if err != nil {
+		// Another replay is writing dir, or dir cannot be created,
+		// locked or tidied: not a usage error.
+		return err
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
