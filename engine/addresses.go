@@ -6,6 +6,7 @@ import (
 	"sort"
 	"unsafe"
 
+	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
 )
 
@@ -200,57 +201,72 @@ func familyOf(k kind) uint8 {
 	return famNone
 }
 
-// observe records the accesses of shard s (already applied, in order).
-func (t *addrTracker) observe(s int, b *batch, acc []access) {
-	sh := &t.shards[s]
-	for i := range acc {
-		a := &acc[i]
-		bi := &b.insts[a.inst]
+// observe records the accesses one owner applied from one route (in
+// order), each in the statistics of its page's shard.
+func (t *addrTracker) observe(b *batch, rt *route, mem *shard.Memory) {
+	for k, s := range rt.segs {
+		hi := uint32(len(rt.recs))
+		if k+1 < len(rt.segs) {
+			hi = rt.segs[k+1].lo
+		}
+		bi := &b.insts[s.inst]
 		p := bi.plan
 		if p.plain {
 			continue // LSC's plain loads and stores are not atomics
 		}
-		addr := a.addr
-		for k := 0; k < int(a.n); k++ {
-			lane := int(a.lane0) + k
-			key := addrKey{a.mem, addr}
-			idx, ok := sh.index[key]
-			if !ok {
-				idx = int32(len(sh.stats))
-				sh.index[key] = idx
-				if len(sh.stats) == cap(sh.stats) {
-					sh.bytes += uint64(cap(sh.stats)+1) * uint64(unsafe.Sizeof(addrStat{})) // the slice doubles
-				}
-				sh.stats = append(sh.stats, addrStat{mem: a.mem, addr: addr})
-				sh.bytes += 48 // its map entry
+		fam := familyOf(p.kind)
+		recs := rt.recs[s.lo:hi]
+		for _, x := range recs {
+			pg := mem.Page(x.word >> (shard.PageShift - 2))
+			sh := &t.shards[pg.Shard]
+			addr := pg.Num<<shard.PageShift | uint64(x.word&(shard.PageWords-1))<<2
+			if !s.vals {
+				addr |= uint64(x.slot >> slotBits)
 			}
-			st := &sh.stats[idx]
-			st.accesses++
-			sh.bytes += st.warps.add([2]uint64{uint64(bi.Group), uint64(bi.Warp)}, &sh.hll)
-			sh.bytes += st.groups.add([2]uint64{uint64(bi.Group)}, &sh.hll)
-			if t.explore {
-				bv, cv := a.b, a.c
-				if a.n > 1 {
-					bv, cv = 0, 0
-					if p.b != nil {
-						bv, _ = bi.Value(p.b[0], lane)
-					}
-					if p.c != nil {
-						cv, _ = bi.Value(p.c[0], lane)
-					}
-					bv, cv = bv>>p.srcShift, cv>>p.srcShift
+			lanes := uint32(1)
+			if s.n > 0 {
+				lanes = s.n
+			}
+			for l := uint32(0); l < lanes; l++ {
+				slot := x.slot&slotMask + l
+				if l > 0 && s.step != 0 {
+					addr += uint64(int64(s.step) * 4)
 				}
-				fam := familyOf(a.kind)
-				if st.accesses == 1 {
-					// 128-bit operands are not compared: never "the same".
-					st.kind, st.b, st.c, st.same = a.kind, bv, cv, a.size != 16
-					st.family, st.sensible = fam, fam != famNone
-				} else {
-					st.same = st.same && a.kind == st.kind && bv == st.b && cv == st.c
-					st.sensible = st.sensible && fam == st.family
+				key := addrKey{bi.mem, addr}
+				idx, ok := sh.index[key]
+				if !ok {
+					idx = int32(len(sh.stats))
+					sh.index[key] = idx
+					if len(sh.stats) == cap(sh.stats) {
+						sh.bytes += uint64(cap(sh.stats)+1) * uint64(unsafe.Sizeof(addrStat{})) // the slice doubles
+					}
+					sh.stats = append(sh.stats, addrStat{mem: bi.mem, addr: addr})
+					sh.bytes += 48 // its map entry
+				}
+				st := &sh.stats[idx]
+				st.accesses++
+				sh.bytes += st.warps.add([2]uint64{uint64(bi.Group), uint64(bi.Warp)}, &sh.hll)
+				sh.bytes += st.groups.add([2]uint64{uint64(bi.Group)}, &sh.hll)
+				if t.explore {
+					bv, cv := bi.bVal, bi.cVal
+					if s.vals {
+						bv = uint64(x.slot)
+					} else if !bi.bUni {
+						bv = b.opB[slot]
+					}
+					if !bi.cUni {
+						cv = b.opC[slot]
+					}
+					if st.accesses == 1 {
+						// 128-bit operands are not compared: never "the same".
+						st.kind, st.b, st.c, st.same = p.kind, bv, cv, p.size != 16
+						st.family, st.sensible = fam, fam != famNone
+					} else {
+						st.same = st.same && p.kind == st.kind && bv == st.b && cv == st.c
+						st.sensible = st.sensible && fam == st.family
+					}
 				}
 			}
-			addr += uint64(int64(a.step))
 		}
 	}
 }

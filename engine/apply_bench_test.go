@@ -65,13 +65,13 @@ func BenchmarkApply(b *testing.B) {
 				bt.add(in, p, 0)
 			}
 			bt.finishAdd()
-			bt.expand(0, 0, len(bt.insts), e.mem)
-			bt.apply(0, 1, e.mem, nil) // create every block first: measure the steady state
+			bt.expand(0, 0, len(bt.insts), e.mem, false, nil)
+			bt.apply(0, e.mem, nil) // create every page first: measure the steady state
 			b.SetBytes(4)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i += n {
-				bt.apply(0, 1, e.mem, nil)
+				bt.apply(0, e.mem, nil)
 			}
 		})
 		b.Run(pattern+"/dense", func(b *testing.B) {

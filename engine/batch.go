@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"math/bits"
 	"slices"
 
@@ -15,55 +16,90 @@ type binst struct {
 	mem    uint32 // memory id of (space, group)
 	active uint32
 	slot   uint32 // first result slot
+	// The sources as expand found them: when bUni, every lane's first
+	// source is bVal (already shifted by plan.srcShift) and no slot holds
+	// it in batch.opB; likewise cUni, cVal and opC.
+	bUni, cUni bool
+	bVal, cVal uint64
 }
 
-// access is one run of lane accesses to memory, routed to its shard: n
-// consecutive active lanes (n >= 1) of one instruction, element 0, whose
-// addresses step by a constant within one granule, so one hash and one
-// block lookup serve them all. A run of one lane carries its source values
-// in b and c; a longer run reads them from its instruction (inst).
-type access struct {
-	addr  uint64 // the first lane's address
-	h     uint64 // hash of the granule
-	b, c  uint64 // sources of a one-lane run
-	slot  uint32 // the first lane's result slot; lane k's is slot+k
-	mem   uint32
-	inst  uint32 // index of the instruction in the batch
-	step  int32  // address step from one lane of the run to the next
-	lane0 uint8  // the first lane
-	n     uint8  // lanes in the run
-	kind  kind
-	size  uint8
-	flags uint8 // accRetNew, accNoDst, accRetShl16
+// rec is one lane-element access of a lane that did not fault, routed to
+// the worker that owns its page: the word it hits and its result slot. It
+// is 8 bytes, so routing a lane writes one small record.
+type rec struct {
+	word uint32 // shard.Entry.WordRef: page reference << 10 | word in the page
+	slot uint32 // result slot in the low slotBits; above them, the byte within the word
 }
 
 const (
-	accRetNew   = 1 << iota // the lane gets the new value (vISA PREDEC)
-	accNoDst                // the destination is _, RZ, V0, null: nothing returns
-	accRetShl16             // the value returns in the upper half (LSC d16u32h)
+	slotBits = 30
+	slotMask = 1<<slotBits - 1
 )
 
+// seg is the records of one instruction for one owner, in one range:
+// route.recs[lo:] up to the next segment's lo.
+type seg struct {
+	inst uint32
+	lo   uint32
+	// n > 0 makes the segment a run of n lanes, given by its one record:
+	// lane k hits the word step*k words from the record's (in the same
+	// page) and has slot slot+k. step 0 is a uniform warp (every lane on
+	// one address); 1 a coalesced 32-bit warp.
+	n    uint32
+	step int32
+	// vals: the records carry the lane's first source in place of its slot
+	// (32-bit accesses that return nothing to anyone).
+	vals bool
+}
+
+// route is what one range sends to one owner: records in trace order, cut
+// into segments per instruction.
+type route struct {
+	recs []rec
+	segs []seg
+}
+
+// add appends r, opening a segment for instruction ii if the last one is
+// another instruction's.
+func (rt *route) add(ii uint32, r rec, vals bool) {
+	if n := len(rt.segs); n == 0 || rt.segs[n-1].inst != ii || rt.segs[n-1].n != 0 {
+		rt.segs = append(rt.segs, seg{inst: ii, lo: uint32(len(rt.recs)), vals: vals})
+	}
+	rt.recs = append(rt.recs, r)
+}
+
+// run appends a run segment of n lanes (see seg) and its one record.
+func (rt *route) run(ii uint32, r rec, n uint32, step int32) {
+	rt.segs = append(rt.segs, seg{inst: ii, lo: uint32(len(rt.recs)), n: n, step: step})
+	rt.recs = append(rt.recs, r)
+}
+
+// reset empties the route, keeping its storage.
+func (rt *route) reset() { rt.recs, rt.segs = rt.recs[:0], rt.segs[:0] }
+
 // batch is the unit the pipeline moves: instructions, their result slots,
-// statistics, and the accesses routed per (range, shard).
+// statistics, and the records routed per (range, owner).
 type batch struct {
 	insts   []binst
 	arena   []uint64 // backing store for copied vector lists
 	results []Result
 	// vals and valsHi are what each slot's lane got back. apply writes
-	// them (8 bytes a slot, so the writes in shard order stay in cache);
-	// mergeValues copies them into results in slot order before emitting.
+	// them; mergeValues copies them into results in slot order before
+	// emitting.
 	vals, valsHi []uint64
-	bhi          []uint64 // per slot: high half of a 128-bit first source
-	chi          []uint64 // per slot: high half of a 128-bit second source
-	stats        []InstStat
-	// routed holds, per instruction range and shard, the accesses in trace
-	// order. Partitioning by shard (not just by owner) keeps one shard's
-	// table and blocks hot in cache while its run is applied.
-	routed  [][][]access // [range][shard]
-	used    [][]int32    // [range]: the shards with accesses, for reset
-	scratch [][]uint64   // [range]: one instruction's addresses, for its statistics
-	ranges  []int        // instruction index where each range starts; len = ranges+1
+	// opB, opC (and their high halves, for 128-bit accesses) are each
+	// slot's sources, where they differ from lane to lane (binst.bUni).
+	opB, opC, opBhi, opChi []uint64
+	stats                  []InstStat
+	// out holds, per instruction range and owner, the records in trace
+	// order. An owner is a worker: it owns the pages whose shard is its
+	// index modulo the owner count.
+	out     [][]route  // [range][owner]
+	scratch [][]uint64 // [range]: one instruction's addresses, for its statistics
+	ranges  []int      // instruction index where each range starts; len = ranges+1
 	nslots  int
+	// owner maps a page's shard to its owner, for the current owner count.
+	owner []int32
 	// noResults: the sink reads no per-lane rows; only faulting lanes'
 	// slots are filled (for --strict), and apply writes no values.
 	noResults bool
@@ -72,8 +108,13 @@ type batch struct {
 	inits      []batchInit
 	initBytes  int
 	err        error
-	firstFault []int // per range: slot of the first fault, or -1
+	rangeErr   []error // per range: an error expand met (the memory is full)
+	firstFault []int   // per range: slot of the first fault, or -1
 }
+
+// errMemoryFull is what expand reports when the simulated memory cannot
+// take another page.
+var errMemoryFull = errors.New("the simulated memory is full: a replay holds at most 16 GiB (shard.MaxBytes)")
 
 func (b *batch) reset(workers, shards int) {
 	b.insts = b.insts[:0]
@@ -82,20 +123,24 @@ func (b *batch) reset(workers, shards int) {
 	clear(b.inits) // drop the copies' data
 	b.inits, b.initBytes = b.inits[:0], 0
 	b.err = nil
-	if len(b.routed) != workers || len(b.routed[0]) != shards {
-		b.routed = make([][][]access, workers)
-		b.used = make([][]int32, workers)
+	if len(b.out) != workers || len(b.owner) != shards {
+		b.out = make([][]route, workers)
+		for r := range b.out {
+			b.out[r] = make([]route, workers)
+		}
 		b.scratch = make([][]uint64, workers)
-		for r := range b.routed {
-			b.routed[r] = make([][]access, shards)
-		}
 		b.firstFault = make([]int, workers)
-	}
-	for r := range b.routed {
-		for _, s := range b.used[r] {
-			b.routed[r][s] = b.routed[r][s][:0]
+		b.rangeErr = make([]error, workers)
+		b.owner = make([]int32, shards)
+		for s := range b.owner {
+			b.owner[s] = int32(s % workers)
 		}
-		b.used[r] = b.used[r][:0]
+	}
+	for r := range b.out {
+		for o := range b.out[r] {
+			b.out[r][o].reset()
+		}
+		b.rangeErr[r] = nil
 	}
 }
 
@@ -131,79 +176,101 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32) {
 	b.nslots += bits.OnesCount32(bi.active) * in.Static.Elems
 }
 
+// grow returns s with length n, reallocating only when it is too short.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
+}
+
 // finishAdd sizes the per-slot arrays once every instruction is in.
 // Lists copied before the arena grew keep pointing at the old backing
 // array, which stays alive and unchanged: values were copied, not aliased.
 func (b *batch) finishAdd() {
-	if cap(b.results) < b.nslots {
-		b.results = make([]Result, b.nslots, b.nslots+b.nslots/4)
-		b.bhi = make([]uint64, b.nslots, cap(b.results))
-		b.chi = make([]uint64, b.nslots, cap(b.results))
-	}
-	b.results = b.results[:b.nslots]
-	if cap(b.vals) < b.nslots {
-		b.vals = make([]uint64, b.nslots, cap(b.results))
-		b.valsHi = make([]uint64, b.nslots, cap(b.results))
-	}
-	b.vals = b.vals[:b.nslots]
-	b.valsHi = b.valsHi[:b.nslots]
-	b.bhi = b.bhi[:b.nslots]
-	b.chi = b.chi[:b.nslots]
-	if cap(b.stats) < len(b.insts) {
-		b.stats = make([]InstStat, len(b.insts), cap(b.insts))
-	}
-	b.stats = b.stats[:len(b.insts)]
+	n := b.nslots
+	b.results = grow(b.results, n)
+	b.vals, b.valsHi = grow(b.vals, n), grow(b.valsHi, n)
+	b.opB, b.opC = grow(b.opB, n), grow(b.opC, n)
+	b.opBhi, b.opChi = grow(b.opBhi, n), grow(b.opChi, n)
+	b.stats = grow(b.stats, len(b.insts))
 }
 
-// expand turns instructions [lo, hi) into runs of accesses, routed to
-// shards, and fills their result slots' address and fault, and their
-// statistics.
-func (b *batch) expand(r, lo, hi int, mem *shard.Memory) {
-	routed := b.routed[r]
-	used := b.used[r]
-	var hasher shard.Hasher
+// sources sets bi's uniform sources: a source is uniform when it is an
+// immediate, absent, or an input bound to one value for every lane.
+// Only scalar instructions (one element) are asked.
+func (b *batch) sources(bi *binst) {
+	p := bi.plan
+	uni := func(srcs []trace.Src) (bool, uint64) {
+		if srcs == nil {
+			return true, 0
+		}
+		s := srcs[0]
+		if s.In < 0 {
+			return true, s.Imm >> p.srcShift
+		}
+		if v := &bi.Vals[s.In]; v.Kind == trace.VecBroadcast && bi.Static.Inputs[s.In].Elems <= 1 {
+			return true, v.Base >> p.srcShift
+		}
+		return false, 0
+	}
+	bi.bUni, bi.bVal = uni(p.b)
+	bi.cUni, bi.cVal = uni(p.c)
+}
+
+// fillSources stores, per active lane, the sources that are not uniform.
+func (b *batch) fillSources(bi *binst) {
+	if bi.bUni && bi.cUni {
+		return
+	}
+	p := bi.plan
+	slot := bi.slot
+	for m := bi.active; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		if !bi.bUni {
+			v, _ := bi.Value(p.b[0], lane)
+			b.opB[slot] = v >> p.srcShift
+		}
+		if !bi.cUni {
+			v, _ := bi.Value(p.c[0], lane)
+			b.opC[slot] = v >> p.srcShift
+		}
+		slot++
+	}
+}
+
+// expand turns instructions [lo, hi) into records routed to their pages'
+// owners, and fills their result slots' address and fault, and their
+// statistics. With fuse (one worker: range and owner are the whole batch)
+// it applies each instruction's records at once, while they are in cache,
+// and t counts them.
+func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTracker) {
+	routes := b.out[r]
+	cur := mem.Cursor()
 	b.firstFault[r] = -1
 	addrs := b.scratch[r][:0]
-	// run is the access being extended; it is routed when the next lane
-	// cannot join it.
-	var run access
-	var runShard int
-	var last uint64 // address of the run's last lane
-	flush := func() {
-		if run.n == 0 {
-			return
-		}
-		if len(routed[runShard]) == 0 {
-			used = append(used, int32(runShard))
-		}
-		routed[runShard] = append(routed[runShard], run)
-		run.n = 0
-	}
 	for ii := lo; ii < hi; ii++ {
 		bi := &b.insts[ii]
 		p := bi.plan
 		st := bi.Static
-		slot := bi.slot
-		var faults uint32
-		fl := uint8(0)
-		if p.retNew {
-			fl |= accRetNew
-		}
-		if !st.HasDst || p.noRet || b.noResults {
-			fl |= accNoDst
-		}
-		if p.retShl16 {
-			fl |= accRetShl16
-		}
-		// Runs of several lanes: scalar accesses of up to 64 bits, with
-		// values read back from the instruction in apply.
-		runs := st.Elems == 1 && p.size <= 8 && !p.status
-		if runs && p.simple {
-			if done, n := b.expandWarp(ii, bi, fl, mem, &hasher, routed, &used, addrs); done {
-				addrs = n[:0]
+		if st.Elems == 1 && p.size <= 8 && !p.status && p.simple {
+			ok, a, err := b.expandWarp(ii, bi, routes, &cur, addrs)
+			addrs = a[:0]
+			if err != nil {
+				b.rangeErr[r] = err
+				break
+			}
+			if ok {
+				if fuse {
+					b.applyRoute(&routes[0], mem, t)
+					routes[0].reset()
+				}
 				continue
 			}
 		}
+		bi.bUni, bi.cUni = false, false
+		slot := bi.slot
+		var faults uint32
 		for m := bi.active; m != 0; m &= m - 1 {
 			lane := bits.TrailingZeros32(m)
 			for e := 0; e < st.Elems; e++ {
@@ -232,20 +299,6 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory) {
 					slot++
 					continue
 				}
-				// Join the run: same instruction, the next lane and slot,
-				// the same granule, and the run's address step.
-				if runs && run.n > 0 && run.inst == uint32(ii) && int(run.lane0)+int(run.n) == lane &&
-					run.n < 255 && addr>>shard.GranuleShift == run.addr>>shard.GranuleShift &&
-					(run.n == 1 && addr-last < 1<<31 || run.n > 1 && addr-last == uint64(int64(run.step))) {
-					if run.n == 1 {
-						run.step = int32(addr - last)
-					}
-					run.n++
-					last = addr
-					slot++
-					continue
-				}
-				flush()
 				var bv, bh, cv, ch uint64
 				if p.b != nil {
 					bv, bh = bi.Value(p.b[e], lane)
@@ -253,40 +306,44 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory) {
 				if p.c != nil {
 					cv, ch = bi.Value(p.c[e], lane)
 				}
-				bv, cv = bv>>p.srcShift, cv>>p.srcShift
+				b.opB[slot], b.opC[slot] = bv>>p.srcShift, cv>>p.srcShift
 				if p.size == 16 {
-					b.bhi[slot], b.chi[slot] = bh, ch
+					b.opBhi[slot], b.opChi[slot] = bh, ch
 				}
-				h := hasher.Hash(bi.mem, addr)
-				runShard = mem.ShardIndex(h)
-				run = access{addr: addr, h: h, b: bv, c: cv, slot: slot, mem: bi.mem, inst: uint32(ii),
-					lane0: uint8(lane), n: 1, kind: p.kind, size: p.size, flags: fl}
-				last = addr
-				if !runs {
-					flush()
+				en := cur.Resolve(bi.mem, addr)
+				if en == 0 {
+					b.rangeErr[r] = errMemoryFull
+					break
 				}
+				routes[b.owner[en.Shard()]].add(uint32(ii), rec{word: en.WordRef(addr), slot: slot | uint32(addr&3)<<slotBits}, false)
 				slot++
 			}
 		}
-		flush()
 		distinct, maxc := conflicts(addrs)
 		addrs = addrs[:0]
 		b.stats[ii] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
 			Lanes: uint32(bits.OnesCount32(bi.active)), Addresses: distinct, MaxConflict: maxc, Faults: faults}
+		if b.rangeErr[r] != nil {
+			break
+		}
+		if fuse {
+			b.applyRoute(&routes[0], mem, t)
+			routes[0].reset()
+		}
 	}
-	b.used[r] = used
 	b.scratch[r] = addrs
 }
 
 // expandWarp is expand's fast path for one instruction whose lanes all
 // hit memory without a fault: scalar, no per-element hooks, every address
 // aligned and inside one region, whatever form the address vector has
-// (broadcast, base:stride, a per-lane list, or none: absolute). It computes the addresses in one tight
-// loop, checks faults once for the whole warp, and routes runs. It reports
-// false, having done nothing, when the instruction needs the general path.
-// addrs is scratch; it returns it, possibly grown.
-func (b *batch) expandWarp(ii int, bi *binst, fl uint8, mem *shard.Memory, hasher *shard.Hasher,
-	routed [][]access, used *[]int32, addrs []uint64) (bool, []uint64) {
+// (broadcast, base:stride, a per-lane list, or none: absolute). It computes
+// the addresses in one tight loop, checks faults once for the whole warp,
+// and routes one record per lane, or one for the whole warp when every
+// lane hits one address. It reports false, having done nothing, when the
+// instruction needs the general path. addrs is scratch; it returns it,
+// possibly grown.
+func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor, addrs []uint64) (bool, []uint64, error) {
 	st, p := bi.Static, bi.plan
 	var base, stride uint64
 	var list []uint64 // per-lane bases, for a list-bound address
@@ -330,7 +387,7 @@ func (b *batch) expandWarp(ii int, bi *binst, fl uint8, mem *shard.Memory, hashe
 		}
 	}
 	if len(addrs) == 0 || or&(size-1) != 0 || hi+size-1 < hi {
-		return false, addrs[:0]
+		return false, addrs[:0], nil
 	}
 	if len(p.regions) > 0 {
 		in := false
@@ -341,77 +398,109 @@ func (b *batch) expandWarp(ii int, bi *binst, fl uint8, mem *shard.Memory, hashe
 			}
 		}
 		if !in {
-			return false, addrs[:0]
+			return false, addrs[:0], nil
 		}
 	}
-	// No lane faults: route runs of lanes that share a granule.
-	slot := bi.slot
-	var run access
-	var runShard int
-	k := 0
-	for m := bi.active; m != 0; m &= m - 1 {
-		lane := bits.TrailingZeros32(m)
-		a := addrs[k]
-		k++
-		if !b.noResults {
-			b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(lane), Addr: a}
-			b.vals[slot], b.valsHi[slot] = 0, 0
-		}
-		if run.n > 0 && int(run.lane0)+int(run.n) == lane && run.n < 255 &&
-			a>>shard.GranuleShift == run.addr>>shard.GranuleShift {
-			d := a - run.addr
-			if run.n == 1 && d < 1<<31 {
-				run.step = int32(d)
-				run.n++
-				slot++
-				continue
-			}
-			if run.n > 1 && d == uint64(int64(run.step))*uint64(run.n) {
-				run.n++
-				slot++
-				continue
-			}
-		}
-		if run.n > 0 {
-			if len(routed[runShard]) == 0 {
-				*used = append(*used, int32(runShard))
-			}
-			routed[runShard] = append(routed[runShard], run)
-		}
-		var bv, cv uint64
-		if p.b != nil {
-			bv, _ = bi.Value(p.b[0], lane)
-		}
-		if p.c != nil {
-			cv, _ = bi.Value(p.c[0], lane)
-		}
-		h := hasher.Hash(bi.mem, a)
-		runShard = mem.ShardIndex(h)
-		run = access{addr: a, h: h, b: bv >> p.srcShift, c: cv >> p.srcShift, slot: slot, mem: bi.mem,
-			inst: uint32(ii), lane0: uint8(lane), n: 1, kind: p.kind, size: p.size, flags: fl}
-		slot++
+	// No lane faults.
+	b.sources(bi)
+	noDst := !st.HasDst || p.noRet || b.noResults
+	// A 32-bit access whose value goes nowhere carries its lane's source
+	// in its record: apply then reads nothing but the record.
+	words, isRun := wordRun(addrs, size, bi.active)
+	vals := noDst && p.size == 4 && !bi.bUni && bi.cUni && !p.retShl16 && lo != hi && !isRun
+	if !vals {
+		b.fillSources(bi)
 	}
-	if len(routed[runShard]) == 0 {
-		*used = append(*used, int32(runShard))
+	if !b.noResults {
+		slot := bi.slot
+		k := 0
+		for m := bi.active; m != 0; m &= m - 1 {
+			b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(bits.TrailingZeros32(m)), Addr: addrs[k]}
+			b.vals[slot], b.valsHi[slot] = 0, 0 // what stays when nothing returns
+			slot++
+			k++
+		}
 	}
-	routed[runShard] = append(routed[runShard], run)
+	n := uint32(len(addrs))
 	var distinct, maxc uint32
-	switch n := uint32(len(addrs)); {
-	case list != nil:
-		distinct, maxc = conflicts(addrs)
-	case step == 0:
-		distinct, maxc = 1, n // every lane on one address
-	case mask == ^uint64(0) && (step < 1<<32 || -step < 1<<32):
-		// Lanes l < 32 with a step of magnitude under 2^32: the differences
-		// (l1-l2)*step are nonzero and under 2^37, so no two addresses
-		// meet, even modulo 2^64.
+	if lo == hi {
+		// Every lane on one address: one record for the warp.
+		en := cur.Resolve(bi.mem, lo)
+		if en == 0 {
+			return true, addrs, errMemoryFull
+		}
+		routes[b.owner[en.Shard()]].run(uint32(ii), rec{word: en.WordRef(lo), slot: bi.slot | uint32(lo&3)<<slotBits}, n, 0)
+		distinct, maxc = 1, n
+	} else if isRun {
+		// Consecutive lanes, a constant step, one page: one record.
+		en := cur.Resolve(bi.mem, addrs[0])
+		if en == 0 {
+			return true, addrs, errMemoryFull
+		}
+		routes[b.owner[en.Shard()]].run(uint32(ii), rec{word: en.WordRef(addrs[0]), slot: bi.slot}, n, words)
 		distinct, maxc = n, 1
-	default:
-		distinct, maxc = conflicts(addrs)
+	} else {
+		var en shard.Entry
+		page := ^uint64(0)
+		slot := bi.slot
+		owners := len(routes)
+		m := bi.active
+		for _, a := range addrs {
+			lane := bits.TrailingZeros32(m)
+			m &= m - 1
+			if a>>shard.PageShift != page || en == 0 {
+				page = a >> shard.PageShift
+				if en = cur.Resolve(bi.mem, a); en == 0 {
+					return true, addrs, errMemoryFull
+				}
+			}
+			o := 0
+			if owners > 1 {
+				o = int(b.owner[en.Shard()])
+			}
+			aux := slot | uint32(a&3)<<slotBits
+			if vals {
+				v, _ := bi.Value(p.b[0], lane)
+				aux = uint32(v >> p.srcShift)
+			}
+			routes[o].add(uint32(ii), rec{word: en.WordRef(a), slot: aux}, vals)
+			slot++
+		}
+		switch {
+		case list != nil:
+			distinct, maxc = conflicts(addrs)
+		case mask == ^uint64(0) && (step < 1<<32 || -step < 1<<32):
+			// Lanes l < 32 with a nonzero step of magnitude under 2^32:
+			// the differences (l1-l2)*step are nonzero and under 2^37, so
+			// no two addresses meet, even modulo 2^64.
+			distinct, maxc = n, 1
+		default:
+			distinct, maxc = conflicts(addrs)
+		}
 	}
 	b.stats[ii] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
 		Lanes: uint32(bits.OnesCount32(bi.active)), Addresses: distinct, MaxConflict: maxc}
-	return true, addrs
+	return true, addrs, nil
+}
+
+// wordRun reports whether the addresses (of the active lanes, in lane
+// order) are a run: consecutive lanes, word-sized or larger accesses, one
+// page, a constant nonzero step of whole words; and returns the step in
+// words.
+func wordRun(addrs []uint64, size uint64, active uint32) (int32, bool) {
+	if len(addrs) < 2 || size < 4 || active&(active+active&-active) != 0 {
+		return 0, false
+	}
+	d := int64(addrs[1] - addrs[0])
+	if d == 0 || d%4 != 0 || d > 1<<12 || d < -1<<12 || addrs[0]>>shard.PageShift != addrs[len(addrs)-1]>>shard.PageShift {
+		return 0, false
+	}
+	for i := 2; i < len(addrs); i++ {
+		if int64(addrs[i]-addrs[i-1]) != d {
+			return 0, false
+		}
+	}
+	return int32(d / 4), true
 }
 
 // conflictsSmall is conflicts for at most 64 addresses in any order: a
@@ -452,15 +541,6 @@ func conflicts(a []uint64) (distinct, maxc uint32) {
 	} else if !slices.IsSorted(a) {
 		return conflictsSmall(a)
 	}
-	for i := 1; i < len(a); i++ {
-		v := a[i]
-		j := i - 1
-		for j >= 0 && a[j] > v {
-			a[j+1] = a[j]
-			j--
-		}
-		a[j+1] = v
-	}
 	run := uint32(0)
 	for i := range a {
 		if i == 0 || a[i] != a[i-1] {
@@ -473,156 +553,317 @@ func conflicts(a []uint64) (distinct, maxc uint32) {
 	return distinct, maxc
 }
 
-// apply performs every access of the shards worker o owns (shard index
-// modulo owners): shard by shard, and within a shard range by range, each
-// range's accesses in the order expand made them, which is trace order.
-// With a tracker, each shard's accesses are also counted for the addresses
-// table, by the same owner, in the same order.
-func (b *batch) apply(o, owners int, mem *shard.Memory, t *addrTracker) {
-	for s := o; s < mem.Shards(); s += owners {
-		sh := mem.Shard(s)
-		for r := range b.routed {
-			if acc := b.routed[r][s]; len(acc) > 0 {
-				b.applyRun(sh, acc)
-				if t != nil {
-					t.observe(s, b, acc)
+// apply performs every record owner o received, range by range, each
+// range's records in the order expand made them, which is trace order.
+// With a tracker, the records are also counted for the addresses table, by
+// the same owner, in the same order.
+func (b *batch) apply(o int, mem *shard.Memory, t *addrTracker) {
+	for r := range b.out {
+		b.applyRoute(&b.out[r][o], mem, t)
+	}
+}
+
+// applyRoute performs a route's segments in order, then counts them.
+func (b *batch) applyRoute(rt *route, mem *shard.Memory, t *addrTracker) {
+	for k, s := range rt.segs {
+		hi := uint32(len(rt.recs))
+		if k+1 < len(rt.segs) {
+			hi = rt.segs[k+1].lo
+		}
+		b.applySeg(mem, &b.insts[s.inst], s, rt.recs[s.lo:hi])
+	}
+	if t != nil {
+		t.observe(b, rt, mem)
+	}
+}
+
+// applySeg performs one instruction's records, with the loop its
+// operation, width and sources call for.
+func (b *batch) applySeg(mem *shard.Memory, bi *binst, s seg, recs []rec) {
+	p := bi.plan
+	noDst := !bi.Static.HasDst || p.noRet || b.noResults
+	add32ok := p.size == 4 && p.kind == kAdd && !p.retNew && !p.retShl16
+	switch {
+	case s.n > 0 && s.step == 0:
+		b.applyUniform(mem, bi, recs[0], s.n, noDst)
+		return
+	case s.n > 0:
+		b.applyRun(mem, bi, recs[0], s, noDst, add32ok)
+		return
+	case s.vals && add32ok:
+		add32Vals(mem, recs)
+		return
+	case add32ok && bi.bUni:
+		add32(mem, recs, uint32(bi.bVal), b.vals, noDst)
+		return
+	case add32ok:
+		add32Slots(mem, recs, b.opB, b.vals, noDst)
+		return
+	}
+	fl := p.flags()
+	for _, x := range recs {
+		slot := x.slot & slotMask
+		bv, cv := bi.bVal, bi.cVal
+		if s.vals {
+			bv = uint64(x.slot)
+		} else if !bi.bUni {
+			bv = b.opB[slot]
+		}
+		if !bi.cUni {
+			cv = b.opC[slot]
+		}
+		var bh, ch uint64
+		if p.size == 16 {
+			bh, ch = b.opBhi[slot], b.opChi[slot]
+		}
+		pg := mem.Page(x.word >> (shard.PageShift - 2))
+		byteOff := x.slot >> slotBits
+		if s.vals {
+			byteOff = 0
+		}
+		ret, retHi := applyWord(pg, x.word&(shard.PageWords-1), byteOff, p.kind, p.size, fl, bv, cv, bh, ch)
+		if !noDst {
+			b.vals[slot], b.valsHi[slot] = ret, retHi
+		}
+	}
+}
+
+// applyRun performs a run segment: lane k on the word s.step*k words from
+// x's, in lane order.
+func (b *batch) applyRun(mem *shard.Memory, bi *binst, x rec, s seg, noDst, add32ok bool) {
+	p := bi.plan
+	pg := mem.Page(x.word >> (shard.PageShift - 2))
+	w0 := int(x.word & (shard.PageWords - 1))
+	slot0 := x.slot & slotMask
+	if add32ok && s.step == 1 {
+		// A coalesced atomicAdd: consecutive words, in one tight loop.
+		n := int(s.n)
+		words := pg.Words[w0 : w0+n : w0+n]
+		for i := w0; i < w0+n; i++ {
+			pg.Touch(uint32(i))
+		}
+		var res []uint64
+		if !noDst {
+			res = b.vals[slot0 : int(slot0)+n : int(slot0)+n]
+		}
+		if bi.bUni {
+			v := uint32(bi.bVal)
+			for k := range words {
+				old := words[k]
+				words[k] = old + v
+				if res != nil {
+					res[k] = uint64(old)
 				}
 			}
+			return
 		}
-	}
-}
-
-// applyRun performs accesses that all belong to shard sh, in order.
-func (b *batch) applyRun(sh *shard.Shard, acc []access) {
-	for i := range acc {
-		a := &acc[i]
-		blk := sh.Block(a.mem, a.addr, a.h)
-		if a.n == 1 {
-			var bhi, chi uint64
-			if a.size == 16 {
-				bhi, chi = b.bhi[a.slot], b.chi[a.slot]
-			}
-			ret, retHi := applyAt(blk, a.addr, a.kind, a.size, a.flags, a.b, a.c, bhi, chi)
-			if a.flags&accNoDst == 0 {
-				b.vals[a.slot], b.valsHi[a.slot] = ret, retHi
-			}
-			continue
-		}
-		bi := &b.insts[a.inst]
-		p := bi.plan
-		if a.size == 4 && a.kind == kAdd && a.step == 4 && p.srcShift == 0 {
-			b.addRun32(blk, a, bi, p)
-			continue
-		}
-		addr := a.addr
-		for k := 0; k < int(a.n); k++ {
-			lane := int(a.lane0) + k
-			var bv, cv uint64
-			if p.b != nil {
-				bv, _ = bi.Value(p.b[0], lane)
-			}
-			if p.c != nil {
-				cv, _ = bi.Value(p.c[0], lane)
-			}
-			bv, cv = bv>>p.srcShift, cv>>p.srcShift
-			ret, _ := applyAt(blk, addr, a.kind, a.size, a.flags, bv, cv, 0, 0)
-			if a.flags&accNoDst == 0 {
-				b.vals[a.slot+uint32(k)] = ret
-			}
-			addr += uint64(int64(a.step))
-		}
-	}
-}
-
-// addRun32 is applyRun's loop for the commonest run: 32-bit adds to
-// consecutive words (a coalesced atomicAdd), with the add inlined.
-func (b *batch) addRun32(blk *shard.Block, a *access, bi *binst, p *plan) {
-	w0 := int((a.addr & (shard.GranuleBytes - 1)) >> 2)
-	n := int(a.n)
-	words := blk.Words[w0 : w0+n : w0+n]
-	blk.Touched |= (uint64(1)<<uint(n) - 1) << uint(w0) // n < 64: a run stays in one granule
-	var imm uint32
-	var vec *trace.Vector
-	if p.b[0].In < 0 {
-		imm = uint32(p.b[0].Imm)
-	} else {
-		vec = &bi.Vals[p.b[0].In]
-		if vec.Kind == trace.VecBroadcast {
-			imm, vec = uint32(vec.Base), nil
-		}
-	}
-	retNew := a.flags&accRetNew != 0
-	var res []uint64
-	if a.flags&accNoDst == 0 {
-		res = b.vals[a.slot : int(a.slot)+n : int(a.slot)+n]
-	}
-	for k := range words {
-		v := imm
-		if vec != nil {
-			v = uint32(vec.Lo(int(a.lane0) + k))
-		}
-		old := words[k]
-		words[k] = old + v
-		if res != nil {
-			if retNew {
-				res[k] = uint64(old + v)
-			} else {
+		ops := b.opB[slot0 : int(slot0)+n : int(slot0)+n]
+		for k := range words {
+			old := words[k]
+			words[k] = old + uint32(ops[k])
+			if res != nil {
 				res[k] = uint64(old)
 			}
 		}
+		return
+	}
+	fl := p.flags()
+	wi := w0
+	for k := uint32(0); k < s.n; k++ {
+		slot := slot0 + k
+		bv, cv := bi.bVal, bi.cVal
+		if !bi.bUni {
+			bv = b.opB[slot]
+		}
+		if !bi.cUni {
+			cv = b.opC[slot]
+		}
+		ret, retHi := applyWord(pg, uint32(wi), 0, p.kind, p.size, fl, bv, cv, 0, 0)
+		if !noDst {
+			b.vals[slot], b.valsHi[slot] = ret, retHi
+		}
+		wi += int(s.step)
 	}
 }
 
-// applyAt performs one access of size bytes at addr, inside blk, and
-// returns what the lane gets back.
-func applyAt(blk *shard.Block, addr uint64, k kind, size, flags uint8, b, c, bhi, chi uint64) (ret, retHi uint64) {
-	wi := (addr & (shard.GranuleBytes - 1)) >> 2
+// add32 is the commonest loop: 32-bit adds of one value (atomicAdd of a
+// constant: histograms, counters).
+func add32(mem *shard.Memory, recs []rec, v uint32, vals []uint64, noDst bool) {
+	if noDst {
+		for _, x := range recs {
+			pg := mem.Page(x.word >> (shard.PageShift - 2))
+			wi := x.word & (shard.PageWords - 1)
+			pg.Words[wi] += v
+			pg.Touched[wi>>6] |= 1 << (wi & 63)
+		}
+		return
+	}
+	for _, x := range recs {
+		pg := mem.Page(x.word >> (shard.PageShift - 2))
+		wi := x.word & (shard.PageWords - 1)
+		old := pg.Words[wi]
+		pg.Words[wi] = old + v
+		pg.Touched[wi>>6] |= 1 << (wi & 63)
+		vals[x.slot&slotMask] = uint64(old)
+	}
+}
+
+// add32Vals is add32 with a value per lane carried in the records, and
+// nothing returned (scattered updates in a lean replay).
+func add32Vals(mem *shard.Memory, recs []rec) {
+	for _, x := range recs {
+		pg := mem.Page(x.word >> (shard.PageShift - 2))
+		wi := x.word & (shard.PageWords - 1)
+		pg.Words[wi] += x.slot
+		pg.Touched[wi>>6] |= 1 << (wi & 63)
+	}
+}
+
+// add32Slots is add32 with a value per lane (scattered updates).
+func add32Slots(mem *shard.Memory, recs []rec, opB, vals []uint64, noDst bool) {
+	if noDst {
+		for _, x := range recs {
+			pg := mem.Page(x.word >> (shard.PageShift - 2))
+			wi := x.word & (shard.PageWords - 1)
+			pg.Words[wi] += uint32(opB[x.slot&slotMask])
+			pg.Touched[wi>>6] |= 1 << (wi & 63)
+		}
+		return
+	}
+	for _, x := range recs {
+		pg := mem.Page(x.word >> (shard.PageShift - 2))
+		wi := x.word & (shard.PageWords - 1)
+		slot := x.slot & slotMask
+		old := pg.Words[wi]
+		pg.Words[wi] = old + uint32(opB[slot])
+		pg.Touched[wi>>6] |= 1 << (wi & 63)
+		vals[slot] = uint64(old)
+	}
+}
+
+// applyUniform performs a warp whose n lanes all hit one address, in lane
+// order. Where nothing returns and the sources are one value, the n
+// applications have a closed form: n additions of b are one addition of
+// n*b (integer arithmetic wraps alike), and a bitwise operation, min, max
+// or exchange of one value leaves after n applications what it leaves
+// after one (xor: after n mod 2).
+func (b *batch) applyUniform(mem *shard.Memory, bi *binst, x rec, n uint32, noDst bool) {
+	p := bi.plan
+	slot0 := x.slot & slotMask
+	pg := mem.Page(x.word >> (shard.PageShift - 2))
+	wi := x.word & (shard.PageWords - 1)
+	byteOff := x.slot >> slotBits
+	fl := p.flags()
+	if noDst && bi.bUni && bi.cUni && p.size <= 8 {
+		times := n
+		switch p.kind {
+		case kAdd, kSub:
+			bv := bi.bVal * uint64(n)
+			applyWord(pg, wi, byteOff, p.kind, p.size, fl, bv, bi.cVal, 0, 0)
+			return
+		case kAnd, kOr, kMinU, kMinS, kMaxU, kMaxS, kExch:
+			times = 1
+		case kXor:
+			times = n & 1
+		}
+		for range times {
+			applyWord(pg, wi, byteOff, p.kind, p.size, fl, bi.bVal, bi.cVal, 0, 0)
+		}
+		if times == 0 {
+			// xor with itself an even number of times leaves the value,
+			// but the word was written.
+			pg.Touch(wi)
+			if p.size == 8 {
+				pg.Touch(wi + 1)
+			}
+		}
+		return
+	}
+	for k := uint32(0); k < n; k++ {
+		slot := slot0 + k
+		bv, cv := bi.bVal, bi.cVal
+		if !bi.bUni {
+			bv = b.opB[slot]
+		}
+		if !bi.cUni {
+			cv = b.opC[slot]
+		}
+		ret, retHi := applyWord(pg, wi, byteOff, p.kind, p.size, fl, bv, cv, 0, 0)
+		if !noDst {
+			b.vals[slot], b.valsHi[slot] = ret, retHi
+		}
+	}
+}
+
+// Access flags for applyWord, from the plan.
+const (
+	accRetNew   = 1 << iota // the lane gets the new value (vISA PREDEC)
+	accRetShl16             // the value returns in the upper half (LSC d16u32h)
+)
+
+func (p *plan) flags() uint8 {
+	var fl uint8
+	if p.retNew {
+		fl |= accRetNew
+	}
+	if p.retShl16 {
+		fl |= accRetShl16
+	}
+	return fl
+}
+
+// applyWord performs one access of size bytes at word wi of pg (byte
+// byteOff within the word, for 8- and 16-bit accesses) and returns what the
+// lane gets back.
+func applyWord(pg *shard.Page, wi, byteOff uint32, k kind, size, flags uint8, b, c, bhi, chi uint64) (ret, retHi uint64) {
 	switch size {
 	case 4:
-		p := &blk.Words[wi]
+		p := &pg.Words[wi]
 		old := *p
 		nw := op32(k, old, uint32(b), uint32(c))
 		*p = nw
-		blk.Touched |= 1 << wi
+		pg.Touch(wi)
 		ret = uint64(old)
 		if flags&accRetNew != 0 {
 			ret = uint64(nw)
 		}
 	case 8:
-		old := uint64(blk.Words[wi]) | uint64(blk.Words[wi+1])<<32
+		w := pg.Words[wi : wi+2 : wi+2]
+		old := uint64(w[0]) | uint64(w[1])<<32
 		nw := op64(k, old, b, c)
-		blk.Words[wi], blk.Words[wi+1] = uint32(nw), uint32(nw>>32)
-		blk.Touched |= 3 << wi
+		w[0], w[1] = uint32(nw), uint32(nw>>32)
+		pg.Touch(wi)
+		pg.Touch(wi + 1)
 		ret = old
 		if flags&accRetNew != 0 {
 			ret = nw
 		}
 	case 2:
-		sh := (addr & 2) * 8
-		p := &blk.Words[wi]
+		sh := (byteOff & 2) * 8
+		p := &pg.Words[wi]
 		old := uint16(*p >> sh)
 		nw := op16(k, old, uint16(b), uint16(c))
 		*p = *p&^(0xffff<<sh) | uint32(nw)<<sh
-		blk.Touched |= 1 << wi
+		pg.Touch(wi)
 		ret = uint64(old)
 		if flags&accRetNew != 0 {
 			ret = uint64(nw)
 		}
 	case 1:
-		sh := (addr & 3) * 8
-		p := &blk.Words[wi]
+		sh := byteOff * 8
+		p := &pg.Words[wi]
 		old := uint8(*p >> sh)
 		nw := uint8(op16(k, uint16(old), uint16(b), uint16(c)))
 		*p = *p&^(0xff<<sh) | uint32(nw)<<sh
-		blk.Touched |= 1 << wi
+		pg.Touch(wi)
 		ret = uint64(old)
 	case 16:
-		w := blk.Words[wi : wi+4 : wi+4]
+		w := pg.Words[wi : wi+4 : wi+4]
 		oldLo := uint64(w[0]) | uint64(w[1])<<32
 		oldHi := uint64(w[2]) | uint64(w[3])<<32
 		nlo, nhi := op128(k, oldLo, oldHi, b, bhi, c, chi)
 		w[0], w[1], w[2], w[3] = uint32(nlo), uint32(nlo>>32), uint32(nhi), uint32(nhi>>32)
-		blk.Touched |= 0xf << wi
+		pg.Touched[wi>>6] |= 0xf << (wi & 63)
 		return oldLo, oldHi
 	}
 	if flags&accRetShl16 != 0 {

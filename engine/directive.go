@@ -69,22 +69,30 @@ func initKey(in *trace.Init) memKey {
 
 // writeBytes stores data at addr of memory id. It runs only where no worker
 // touches memory: in New, and between batches.
-func writeBytes(mem *shard.Memory, id uint32, addr uint64, data []byte) {
+func writeBytes(mem *shard.Memory, id uint32, addr uint64, data []byte) error {
+	cur := mem.Cursor()
 	for i, by := range data {
 		a := addr + uint64(i)
-		h := shard.Hash(id, a)
-		blk := mem.Shard(mem.ShardIndex(h)).Block(id, a, h)
-		wi := (a & (shard.GranuleBytes - 1)) >> 2
+		en := cur.Resolve(id, a)
+		if en == 0 {
+			return errMemoryFull
+		}
+		pg := mem.Page(en.Ref())
+		wi := uint32(a>>2) & (shard.PageWords - 1)
 		sh := (a & 3) * 8
-		blk.Words[wi] = blk.Words[wi]&^(0xff<<sh) | uint32(by)<<sh
-		blk.Touched |= 1 << wi
+		pg.Words[wi] = pg.Words[wi]&^(0xff<<sh) | uint32(by)<<sh
+		pg.Touch(wi)
 	}
+	return nil
 }
 
 // applyInits writes the batch's inits, in trace order, after its
 // instructions have applied.
-func (e *Engine) applyInits(b *batch) {
+func (e *Engine) applyInits(b *batch) error {
 	for _, in := range b.inits {
-		writeBytes(e.mem, in.mem, in.addr, in.data)
+		if err := writeBytes(e.mem, in.mem, in.addr, in.data); err != nil {
+			return err
+		}
 	}
+	return nil
 }

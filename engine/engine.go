@@ -65,7 +65,9 @@ func New(h *trace.Header, opts ...Option) (*Engine, error) {
 	}
 	for i := range h.Inits {
 		in := &h.Inits[i]
-		writeBytes(mem, e.memID(initKey(in)), in.Addr, in.Data)
+		if err := writeBytes(mem, e.memID(initKey(in)), in.Addr, in.Data); err != nil {
+			return nil, fmt.Errorf(".init at %s 0x%x: %w", in.Space, in.Addr, err)
+		}
 	}
 	return e, nil
 }
@@ -209,8 +211,10 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 	for b := range toCompute {
 		if runErr == nil && b.err == nil {
 			e.compute(b, workers)
-			e.applyInits(b)
-			used := uint64(e.mem.Len()) * shard.GranuleBytes
+			if err := e.applyInits(b); err != nil && b.err == nil {
+				b.err = err
+			}
+			used := uint64(e.mem.Pages()) * shard.PageBytes
 			if e.addrs != nil {
 				used += e.addrs.bytes()
 			}
@@ -329,8 +333,8 @@ func (e *Engine) compute(b *batch, workers int) {
 		b.ranges = append(b.ranges, n)
 	}
 	if workers == 1 {
-		b.expand(0, 0, n, e.mem)
-		b.apply(0, 1, e.mem, e.addrs)
+		b.expand(0, 0, n, e.mem, true, e.addrs)
+		b.err = b.rangeErr[0]
 		return
 	}
 	var wg sync.WaitGroup
@@ -338,15 +342,21 @@ func (e *Engine) compute(b *batch, workers int) {
 		wg.Add(1)
 		go func(r int) {
 			defer wg.Done()
-			b.expand(r, b.ranges[r], b.ranges[r+1], e.mem)
+			b.expand(r, b.ranges[r], b.ranges[r+1], e.mem, false, nil)
 		}(r)
 	}
 	wg.Wait()
+	for _, err := range b.rangeErr {
+		if err != nil {
+			b.err = err
+			return
+		}
+	}
 	for o := 0; o < workers; o++ {
 		wg.Add(1)
 		go func(o int) {
 			defer wg.Done()
-			b.apply(o, workers, e.mem, e.addrs)
+			b.apply(o, e.mem, e.addrs)
 		}(o)
 	}
 	wg.Wait()
@@ -372,7 +382,7 @@ func (b *batch) strictError() error {
 
 // emitMemory hands every touched word to the sink, sorted by (space, group, addr).
 func (e *Engine) emitMemory(sink Sink) (uint64, error) {
-	blocks := e.mem.Blocks()
+	pages := e.mem.All()
 	rank := make([]int, len(e.memKeys))
 	order := make([]int, len(e.memKeys))
 	for i := range order {
@@ -388,27 +398,25 @@ func (e *Engine) emitMemory(sink Sink) (uint64, error) {
 	for r, id := range order {
 		rank[id] = r
 	}
-	sort.Slice(blocks, func(i, j int) bool {
-		ri, rj := rank[blocks[i].Mem], rank[blocks[j].Mem]
-		if ri != rj {
-			return ri < rj
-		}
-		return blocks[i].Base < blocks[j].Base
+	sort.SliceStable(pages, func(i, j int) bool {
+		return rank[pages[i].Mem] < rank[pages[j].Mem] // within a memory, All sorted by base
 	})
 	const chunk = 1 << 16
 	ws := make([]Word, 0, chunk)
 	var total uint64
-	for _, br := range blocks {
-		k := e.memKeys[br.Mem]
-		for t := br.Block.Touched; t != 0; t &= t - 1 {
-			wi := uint64(bits.TrailingZeros64(t))
-			ws = append(ws, Word{Space: k.space, Group: k.group, Addr: br.Base + wi*4, Value: br.Block.Words[wi]})
-			if len(ws) == chunk {
-				if err := sink.Memory(ws); err != nil {
-					return 0, err
+	for _, pr := range pages {
+		k := e.memKeys[pr.Mem]
+		for i, t := range pr.Page.Touched {
+			for ; t != 0; t &= t - 1 {
+				wi := uint64(i*64 + bits.TrailingZeros64(t))
+				ws = append(ws, Word{Space: k.space, Group: k.group, Addr: pr.Base + wi*4, Value: pr.Page.Words[wi]})
+				if len(ws) == chunk {
+					if err := sink.Memory(ws); err != nil {
+						return 0, err
+					}
+					total += uint64(len(ws))
+					ws = ws[:0]
 				}
-				total += uint64(len(ws))
-				ws = ws[:0]
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/gpureplay/replay/shard"
 	"runtime"
 )
 
@@ -70,16 +71,19 @@ func WithBatchInsts(n int) Option {
 }
 
 // WithMaxMemory bounds the memory a replay may build up, in bytes: the
-// simulated memory's 256-byte granules, and the addresses table's
-// statistics when that table is written. The process's peak RSS can reach
-// about twice that: Go's collector lets the heap grow to twice what is
-// live before it runs. A trace that
-// touches more stops with an error instead of exhausting the machine.
-// Default DefaultMaxMemory; at least 1 MiB.
+// simulated memory's 4 KiB pages, and the addresses table's statistics
+// when that table is written. The process's peak RSS can reach about twice
+// that: Go's collector lets the heap grow to twice what is live before it
+// runs. A trace that touches more stops with an error instead of
+// exhausting the machine. Default DefaultMaxMemory; at least 1 MiB, at
+// most 16 GiB (shard.MaxBytes, what page references can name).
 func WithMaxMemory(bytes uint64) Option {
 	return func(o *options) error {
 		if bytes < 1<<20 {
 			return fmt.Errorf("max memory: %d bytes is under 1 MiB", bytes)
+		}
+		if bytes > shard.MaxBytes {
+			return fmt.Errorf("max memory: %d bytes is over the engine's 16 GiB of simulated memory", bytes)
 		}
 		o.maxMemory = bytes
 		return nil

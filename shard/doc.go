@@ -1,45 +1,49 @@
 // Package shard is the simulated memory a replay runs on. It knows no ISA:
-// it hands out [Block]s, 256-byte granules of little-endian 32-bit words,
-// and the engine decides what an instruction does to them.
+// it hands out [Page]s, 4 KiB of little-endian 32-bit words with a bitmap
+// of the words written, and the engine decides what an instruction does to
+// them.
 //
-// The layout follows VictoriaMetrics/fastcache: a fixed array of shards;
-// every access hashes its granule key once ([Hash]), picks a shard with a
-// multiply-shift ([Memory.ShardIndex]) and hands the hash down to
-// [Shard.Block]. A shard keeps a one-entry memo of the last block it
-// returned, an open-addressing table (power-of-two size, linear probing)
-// from (mem, granule) to a block reference, and its blocks in a few large
-// chunks. Neither the table nor the chunks hold pointers, so the garbage
-// collector sees a handful of objects per shard, not one per block.
+// # Layout
+//
+// A memory instance's address space is cut into directories of 1024 pages
+// (4 MiB): a directory is a dense array of page entries indexed directly by
+// the address, so a lookup within 4 MiB of the last one (a [Cursor]
+// remembers its last directory) is one indexed load, with no hashing or
+// probing per access. Directories are found by (memory, address >> 22) in a
+// small open-addressing table that is replaced whole, never changed, when
+// one is added. Pages are allocated 64 at a time in pointer-free chunks,
+// named by a 22-bit reference, so a word is named by 32 bits
+// ([Entry.WordRef]) and the garbage collector sees a handful of objects per
+// 256 KiB, not one per page.
+//
+// A page's shard is picked once, when the page is created: the xxhash of
+// its key ([Hash]) mapped with a multiply-shift ([Memory.ShardIndex]). The
+// engine gives each worker the pages of the shards it owns, so a page is
+// only ever written by one worker in a batch.
 //
 // # Invariants
 //
-//  1. A granule lives in exactly one shard, chosen only by its key's hash
-//     and the shard count: [Memory.ShardIndex]([Hash](mem, addr)). Two
-//     memories with the same shard count place every granule alike, and
-//     the values a sequence of writes leaves are the same for any shard
-//     count.
-//  2. A block never moves. The pointer [Shard.Block] returns stays valid,
-//     and keeps addressing the same granule, for the life of the
-//     [Memory]: growing the table moves references, never blocks, and
-//     chunks are never reallocated.
-//  3. A shard's mutex serialises its users. [Shard.Block], [Shard.Lookup],
-//     [Shard.Len] and [Shard.ForEach], and every read or write through a
-//     returned *Block, must happen with the shard's lock held (or with the
-//     shard otherwise confined to one goroutine). [Memory.Blocks] takes
-//     each shard's lock in turn.
-//  4. No allocation on a hit: [Hash], [Hasher.Hash], [Memory.ShardIndex], and
-//     [Shard.Block] or [Shard.Lookup] on a block that exists allocate
-//     nothing. Creating a block allocates only when a chunk fills or the
-//     table grows, which is amortised over many blocks.
-//  5. A new block is all zeros with no word touched. The package never sets
-//     [Block.Touched]; the engine does, for the words it writes.
+//  1. A page lives in exactly one shard, chosen only by its key's hash and
+//     the shard count. The values a sequence of writes leaves are the same
+//     for any shard count.
+//  2. A page never moves: [Memory.Page] of a reference returns the same
+//     page for the life of the [Memory].
+//  3. Lookups take no lock and may run in parallel with each other and with
+//     creation; creation takes the memory's mutex, once per page. A page's
+//     words are not synchronised: the caller makes sure one goroutine at a
+//     time writes a page (the engine: the page's owner), and that readers
+//     wait for writers (the engine: a barrier between batches).
+//  4. No allocation on a hit: [Cursor.Resolve], [Memory.Lookup],
+//     [Memory.Page] and [Hash] allocate nothing for a page that exists.
+//  5. A new page is all zeros with no word touched. The package never sets
+//     [Page.Touched]; the engine does, for the words it writes.
+//  6. At most [MaxPages] pages (16 GiB): past them [Cursor.Resolve] returns
+//     the zero Entry instead of a page, and the engine stops the replay.
 //
 // # Hash
 //
 // [Hash] is xxhash64 (seed 0, as github.com/cespare/xxhash/v2 computes it)
-// of a 16-byte key: uint64(mem) then addr>>GranuleShift, each little
-// endian. It is written out inline for the fixed key length; a test checks
-// it against xxhash.Sum64. A [Hasher] memoises it for runs of accesses
-// to one granule, so a dispatcher routing coalesced lanes hashes once a
-// granule rather than once a lane.
+// of a 16-byte key: uint64(mem) then addr>>PageShift, each little endian.
+// It is written out inline for the fixed key length; a test checks it
+// against xxhash.Sum64.
 package shard

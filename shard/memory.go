@@ -6,43 +6,78 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 const (
-	// GranuleShift is log2 of the granule size. A granule holds every
-	// naturally aligned access (<= 16 bytes) whole, so no access spans two
-	// granules, hence two shards.
-	GranuleShift = 8
-	// GranuleBytes is the size of a granule in bytes: 256.
-	GranuleBytes = 1 << GranuleShift
-	// GranuleWords is the number of 32-bit words in a granule: 64.
-	GranuleWords = GranuleBytes / 4
+	// PageShift is log2 of the page size. A page holds every naturally
+	// aligned access (<= 16 bytes) whole, so no access spans two pages,
+	// hence two shards.
+	PageShift = 12
+	// PageBytes is the size of a page in bytes: 4 KiB.
+	PageBytes = 1 << PageShift
+	// PageWords is the number of 32-bit words in a page: 1024.
+	PageWords = PageBytes / 4
+
+	// DirBits is log2 of the pages one directory maps: a directory covers
+	// 4 MiB of one memory instance, a dense array of page entries indexed
+	// directly by the address.
+	DirBits = 10
+	// DirPages is the number of pages a directory maps.
+	DirPages = 1 << DirBits
+
+	// MaxPages bounds the pages of one Memory (16 GiB): a page reference
+	// fits 22 bits, so a word reference (ref<<10 | word, see WordRef) fits
+	// 32.
+	MaxPages = 1 << 22
+	// MaxBytes is the most simulated memory a Memory holds.
+	MaxBytes = MaxPages * PageBytes
+
+	// chunkPages is how many pages are allocated together (256 KiB).
+	chunkPages = 64
 
 	// DefaultShards is the shard count when [WithShards] is not given.
 	DefaultShards = 64
 	// MaxShards is the largest shard count [WithShards] accepts.
 	MaxShards = 1 << 16
-	// MaxBlockHint is the largest hint [WithBlockHint] accepts.
-	MaxBlockHint = 1 << 32
 )
 
-// Block is one granule of memory: 64 little-endian 32-bit words, and a
-// bitmap of words touched (bit i = word i).
-type Block struct {
-	Words   [GranuleWords]uint32
-	Touched uint64
+// Page is 4 KiB of one memory instance: 1024 little-endian 32-bit words,
+// a bitmap of the words written (bit i of Touched[i/64] is word i), and
+// where it lives. It holds no pointer.
+type Page struct {
+	Words   [PageWords]uint32
+	Touched [PageWords / 64]uint64
+	Mem     uint32 // the memory instance
+	Shard   uint32 // the shard, fixed when the page was created
+	Num     uint64 // the page number: the address of its first byte >> PageShift
 }
 
-type options struct {
-	shards    int
-	blockHint int
+// Touch marks word i written.
+func (p *Page) Touch(i uint32) { p.Touched[i>>6] |= 1 << (i & 63) }
+
+// Entry is a resolved page: its reference (low 32 bits) and its shard (high
+// 32). The zero Entry is no page.
+type Entry uint64
+
+// Ref is the page's reference, for [Memory.Page]: 1 ≤ Ref < MaxPages.
+func (e Entry) Ref() uint32 { return uint32(e) }
+
+// Shard is the page's shard.
+func (e Entry) Shard() int { return int(e >> 32) }
+
+// WordRef names the word of addr in the page of e: Ref<<10 | word index.
+func (e Entry) WordRef(addr uint64) uint32 {
+	return uint32(e)<<(PageShift-2) | uint32(addr>>2)&(PageWords-1)
 }
+
+type options struct{ shards int }
 
 // Option configures [New].
 type Option func(*options) error
 
 // WithShards sets the number of shards, 1..[MaxShards]. The default is
-// [DefaultShards] (64). Where each granule lives depends on this count;
+// [DefaultShards] (64). Which shard a page falls in depends on this count;
 // what memory holds does not.
 func WithShards(n int) Option {
 	return func(o *options) error {
@@ -54,24 +89,73 @@ func WithShards(n int) Option {
 	}
 }
 
-// WithBlockHint presizes for about n blocks in all, spread over the shards,
-// so a replay of known footprint never grows a table. The default is 0:
-// tables and chunks start small and grow. n must be in 0..[MaxBlockHint].
-func WithBlockHint(n int) Option {
-	return func(o *options) error {
-		if n < 0 || uint64(n) > MaxBlockHint {
-			return fmt.Errorf("shard: WithBlockHint(%d): want 0..%d", n, uint64(MaxBlockHint))
-		}
-		o.blockHint = n
+// dir maps DirPages consecutive pages of one memory instance to their
+// entries. Entries are written once, under Memory.mu, and read without a
+// lock.
+type dir struct {
+	mem     uint32
+	num     uint64 // addr >> (PageShift+DirBits)
+	entries [DirPages]atomic.Uint64
+}
+
+// dirTable finds a directory by (mem, num): open addressing, linear
+// probing, power-of-two size. A table is never changed once published:
+// adding a directory publishes a new one (they are few: one per 4 MiB).
+type dirTable struct {
+	slots []*dir
+	n     int
+}
+
+func dirHash(mem uint32, num uint64) uint64 {
+	return (num ^ uint64(mem)<<40) * 0x9e3779b97f4a7c15
+}
+
+func (t *dirTable) find(mem uint32, num uint64) *dir {
+	if len(t.slots) == 0 {
 		return nil
+	}
+	mask := uint64(len(t.slots) - 1)
+	for i := dirHash(mem, num) >> 32 & mask; ; i = (i + 1) & mask {
+		d := t.slots[i]
+		if d == nil || d.num == num && d.mem == mem {
+			return d
+		}
 	}
 }
 
-// Memory is the simulated memory: a fixed array of shards, each holding
-// the granules whose key hashes to it.
+// with returns a new table holding t's directories and d.
+func (t *dirTable) with(d *dir) *dirTable {
+	size := max(16, len(t.slots))
+	for size < 2*(t.n+1) {
+		size *= 2
+	}
+	nt := &dirTable{slots: make([]*dir, size), n: t.n + 1}
+	mask := uint64(size - 1)
+	for _, x := range append(slices.Clip(t.slots), d) {
+		if x == nil {
+			continue
+		}
+		i := dirHash(x.mem, x.num) >> 32 & mask
+		for nt.slots[i] != nil {
+			i = (i + 1) & mask
+		}
+		nt.slots[i] = x
+	}
+	return nt
+}
+
+// Memory is the simulated memory: pages of every memory instance, each in
+// one shard. Looking a page up takes no lock ([Cursor]); creating one takes
+// the memory's mutex, once per page.
 type Memory struct {
-	shards  []Shard
 	nshards uint64
+	mu      sync.Mutex // serialises creating pages and directories
+	npages  atomic.Uint32
+	dirs    atomic.Pointer[dirTable]
+	// chunks holds the pages by reference: page ref is
+	// chunks[ref/chunkPages][ref%chunkPages]. Page 0 is never handed out,
+	// so that the zero Entry means no page. Chunks never move.
+	chunks [MaxPages / chunkPages]atomic.Pointer[[chunkPages]Page]
 }
 
 // New returns an empty memory.
@@ -85,68 +169,139 @@ func New(opts ...Option) (*Memory, error) {
 			return nil, err
 		}
 	}
-	m := &Memory{shards: make([]Shard, o.shards), nshards: uint64(o.shards)}
-	per := 0
-	if o.blockHint > 0 {
-		// Allow for an uneven spread: an eighth more than the mean, about
-		// four standard deviations at 1024 blocks a shard.
-		per = (o.blockHint+o.shards-1)/o.shards + o.blockHint/o.shards/8
-	}
-	for i := range m.shards {
-		m.shards[i].init(per)
-	}
+	m := &Memory{nshards: uint64(o.shards)}
+	m.dirs.Store(&dirTable{})
+	m.chunks[0].Store(new([chunkPages]Page))
+	m.npages.Store(1) // page 0 is reserved
 	return m, nil
 }
 
 // Shards returns the number of shards.
-func (m *Memory) Shards() int { return len(m.shards) }
+func (m *Memory) Shards() int { return int(m.nshards) }
 
 // ShardIndex maps a hash to a shard with a multiply-shift (the high word of
 // h*Shards()), as pebble's cache does: uniform for any shard count and no
-// division. It uses the hash's high bits; a shard's table uses the low ones.
+// division.
 func (m *Memory) ShardIndex(h uint64) int {
 	hi, _ := bits.Mul64(h, m.nshards)
 	return int(hi)
 }
 
-// Shard returns shard i, 0 <= i < Shards().
-func (m *Memory) Shard(i int) *Shard { return &m.shards[i] }
+// Pages returns the number of pages created.
+func (m *Memory) Pages() int { return int(m.npages.Load()) - 1 }
 
-// Len returns the number of blocks in all shards. It takes each shard's
-// lock in turn.
-func (m *Memory) Len() int {
-	n := 0
-	for i := range m.shards {
-		s := &m.shards[i]
-		s.Lock()
-		n += s.Len()
-		s.Unlock()
-	}
-	return n
+// Page returns the page of reference ref, from an [Entry].
+func (m *Memory) Page(ref uint32) *Page {
+	return &m.chunks[ref/chunkPages].Load()[ref%chunkPages]
 }
 
-// BlockRef names one block of a memory: its memory instance and the
-// address of its first byte.
-type BlockRef struct {
-	Mem   uint32
-	Base  uint64
-	Block *Block
+// Word returns the word a [Entry.WordRef] names.
+func (m *Memory) Word(w uint32) *uint32 {
+	return &m.Page(w >> (PageShift - 2)).Words[w&(PageWords-1)]
 }
 
-// Blocks returns every block of the memory, all shards, sorted by (Mem,
-// Base). It takes each shard's lock in turn, so it must not be called with
-// a shard's lock held; it is meant for the end of a replay.
-func (m *Memory) Blocks() []BlockRef {
-	refs := make([]BlockRef, 0, m.Len())
-	for i := range m.shards {
-		s := &m.shards[i]
-		s.Lock()
-		s.ForEach(func(mem uint32, base uint64, b *Block) {
-			refs = append(refs, BlockRef{Mem: mem, Base: base, Block: b})
-		})
-		s.Unlock()
+// Cursor resolves addresses to pages for one goroutine, remembering the
+// last directory it used, so that accesses within 4 MiB of each other take
+// one indexed load. Cursors of one Memory may run in parallel. The zero
+// Cursor is not usable: see [Memory.Cursor].
+type Cursor struct {
+	m    *Memory
+	dmem uint32
+	dnum uint64
+	d    *dir
+}
+
+// Cursor returns a cursor over m.
+func (m *Memory) Cursor() Cursor { return Cursor{m: m} }
+
+// Resolve returns the page holding addr in memory instance mem, creating
+// it zeroed if absent. It returns the zero Entry only when the memory has
+// MaxPages pages already.
+func (c *Cursor) Resolve(mem uint32, addr uint64) Entry {
+	num := addr >> (PageShift + DirBits)
+	d := c.d
+	if d == nil || num != c.dnum || mem != c.dmem {
+		d = c.m.dir(mem, num)
+		c.d, c.dmem, c.dnum = d, mem, num
 	}
-	slices.SortFunc(refs, func(a, b BlockRef) int {
+	if e := Entry(d.entries[addr>>PageShift&(DirPages-1)].Load()); e != 0 {
+		return e
+	}
+	return c.m.create(d, addr)
+}
+
+// Lookup is Resolve without creating: the zero Entry when addr's page does
+// not exist.
+func (m *Memory) Lookup(mem uint32, addr uint64) Entry {
+	d := m.dirs.Load().find(mem, addr>>(PageShift+DirBits))
+	if d == nil {
+		return 0
+	}
+	return Entry(d.entries[addr>>PageShift&(DirPages-1)].Load())
+}
+
+// dir returns the directory of (mem, num), creating it if absent.
+func (m *Memory) dir(mem uint32, num uint64) *dir {
+	if d := m.dirs.Load().find(mem, num); d != nil {
+		return d
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.dirs.Load()
+	if d := t.find(mem, num); d != nil {
+		return d
+	}
+	d := &dir{mem: mem, num: num}
+	m.dirs.Store(t.with(d))
+	return d
+}
+
+// create makes the page of addr in directory d, unless another goroutine
+// just did.
+func (m *Memory) create(d *dir, addr uint64) Entry {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	slot := &d.entries[addr>>PageShift&(DirPages-1)]
+	if e := Entry(slot.Load()); e != 0 {
+		return e
+	}
+	ref := m.npages.Load()
+	if ref >= MaxPages {
+		return 0
+	}
+	c := &m.chunks[ref/chunkPages]
+	if c.Load() == nil {
+		c.Store(new([chunkPages]Page))
+	}
+	num := addr >> PageShift
+	p := m.Page(ref)
+	shard := uint32(m.ShardIndex(Hash(d.mem, addr)))
+	p.Mem, p.Num, p.Shard = d.mem, num, shard
+	m.npages.Store(ref + 1)
+	e := Entry(ref) | Entry(shard)<<32
+	slot.Store(uint64(e))
+	return e
+}
+
+// PageRef names one page of a memory: its reference, memory instance and
+// the address of its first byte.
+type PageRef struct {
+	Ref  uint32
+	Mem  uint32
+	Base uint64
+	Page *Page
+}
+
+// All returns every page, sorted by (Mem, Base). It must not run while
+// pages are being created; it is meant for the end of a replay.
+func (m *Memory) All() []PageRef {
+	n := m.npages.Load()
+	refs := make([]PageRef, 0, n-1)
+	for ref := uint32(1); ref < n; ref++ {
+		p := m.Page(ref)
+		refs = append(refs, PageRef{Ref: ref, Mem: p.Mem, Base: p.Num << PageShift, Page: p})
+	}
+	slices.SortFunc(refs, func(a, b PageRef) int {
 		if a.Mem != b.Mem {
 			if a.Mem < b.Mem {
 				return -1
@@ -164,109 +319,6 @@ func (m *Memory) Blocks() []BlockRef {
 	return refs
 }
 
-// Shard is one lock stripe of a [Memory]: the blocks whose key hashes to
-// it. Every method, and every access through a returned *Block, needs the
-// shard's lock held (doc invariant 3).
-type Shard struct {
-	mu sync.Mutex
-
-	// The memo: the last block returned, for runs of accesses to one
-	// granule. memoGran starts as noGranule, which no address has, so a
-	// nil memo is never returned.
-	memoMem  uint32
-	memoGran uint64
-	memo     *Block
-
-	tab   table
-	arena arena
-
-	// Keep the next shard's mutex and memo off this shard's last cache
-	// line, so workers on neighbouring shards do not share lines.
-	_ [64]byte
-}
-
-// noGranule is a granule number no address has: addr>>GranuleShift is
-// below 1<<(64-GranuleShift).
-const noGranule = ^uint64(0)
-
-func (s *Shard) init(hint int) {
-	s.memoGran = noGranule
-	s.tab.init(hint)
-	s.arena.init(hint)
-}
-
-// Lock locks the shard.
-func (s *Shard) Lock() { s.mu.Lock() }
-
-// Unlock unlocks the shard.
-func (s *Shard) Unlock() { s.mu.Unlock() }
-
-// Block returns the block holding addr in memory instance mem, creating it
-// zeroed if absent. h must be Hash(mem, addr), and the shard must be the
-// one [Memory.ShardIndex](h) names. The pointer stays valid for the life of
-// the memory; a hit allocates nothing.
-func (s *Shard) Block(mem uint32, addr uint64, h uint64) *Block {
-	if addr>>GranuleShift == s.memoGran && mem == s.memoMem {
-		return s.memo
-	}
-	return s.block(mem, addr, h)
-}
-
-// block is Block past the memo.
-func (s *Shard) block(mem uint32, addr, h uint64) *Block {
-	g := addr >> GranuleShift
-	ref, pos := s.tab.find(mem, g, h)
-	if ref == 0 {
-		ref = s.create(mem, g, h, pos)
-	}
-	b := s.arena.at(ref)
-	s.memoMem, s.memoGran, s.memo = mem, g, b
-	return b
-}
-
-// create adds a zeroed block for (mem, g) at table position pos, where
-// find stopped, and returns its reference.
-func (s *Shard) create(mem uint32, g, h uint64, pos uint64) uint32 {
-	ref := s.arena.alloc()
-	if s.tab.full() {
-		s.tab.grow()
-		_, pos = s.tab.find(mem, g, h)
-	}
-	s.tab.put(pos, mem, g, ref)
-	return ref
-}
-
-// Lookup is Block without creating: it returns nil if the granule holding
-// addr in mem has no block.
-func (s *Shard) Lookup(mem uint32, addr uint64, h uint64) *Block {
-	g := addr >> GranuleShift
-	if g == s.memoGran && mem == s.memoMem {
-		return s.memo
-	}
-	ref, _ := s.tab.find(mem, g, h)
-	if ref == 0 {
-		return nil
-	}
-	b := s.arena.at(ref)
-	s.memoMem, s.memoGran, s.memo = mem, g, b
-	return b
-}
-
-// Len returns the number of blocks in the shard.
-func (s *Shard) Len() int { return s.tab.n }
-
-// ForEach calls fn for every block of the shard, in no particular order;
-// base is the address of the granule's first byte. fn must not create
-// blocks in this shard.
-func (s *Shard) ForEach(fn func(mem uint32, base uint64, b *Block)) {
-	for i := range s.tab.slots {
-		sl := &s.tab.slots[i]
-		if sl.ref != 0 {
-			fn(sl.mem, (sl.gran1-1)<<GranuleShift, s.arena.at(sl.ref))
-		}
-	}
-}
-
 // xxhash64 primes.
 const (
 	prime1 uint64 = 11400714785074694791
@@ -276,14 +328,15 @@ const (
 	prime5 uint64 = 2870177450012600261
 )
 
-// Hash is the xxhash64 of the granule key of addr in memory instance mem:
-// the 16 bytes uint64(mem), addr>>GranuleShift, little endian. It equals
-// xxhash.Sum64 of those bytes, computed inline without a buffer.
+// Hash is the xxhash64 of the page key of addr in memory instance mem: the
+// 16 bytes uint64(mem), addr>>PageShift, little endian. It equals
+// xxhash.Sum64 of those bytes, computed inline without a buffer. It runs
+// once per page, when the page is created, to pick the page's shard.
 func Hash(mem uint32, addr uint64) uint64 {
 	// Seed 0 and length 16, then one 8-byte round per word; + and ^
 	// associate left to right.
 	h := (prime5 + 16) ^ xxRound(uint64(mem))
-	h = bits.RotateLeft64(h, 27)*prime1 + prime4 ^ xxRound(addr>>GranuleShift)
+	h = bits.RotateLeft64(h, 27)*prime1 + prime4 ^ xxRound(addr>>PageShift)
 	h = bits.RotateLeft64(h, 27)*prime1 + prime4
 	h ^= h >> 33
 	h *= prime2
@@ -291,34 +344,6 @@ func Hash(mem uint32, addr uint64) uint64 {
 	h *= prime3
 	h ^= h >> 32
 	return h
-}
-
-// Hasher is Hash with a one-entry memo: for runs of accesses to one
-// granule (coalesced lanes, a sequential sweep) it returns the last hash
-// without recomputing it. The zero value is ready to use; it is not safe
-// for concurrent use.
-type Hasher struct {
-	mem   uint32
-	gran1 uint64 // granule number plus one; 0 matches no address
-	h     uint64
-}
-
-// Hash returns [Hash](mem, addr).
-func (k *Hasher) Hash(mem uint32, addr uint64) uint64 {
-	if addr>>GranuleShift+1 == k.gran1 && mem == k.mem {
-		return k.h
-	}
-	return k.miss(mem, addr)
-}
-
-func (k *Hasher) miss(mem uint32, addr uint64) uint64 {
-	k.mem, k.gran1, k.h = mem, addr>>GranuleShift+1, Hash(mem, addr)
-	return k.h
-}
-
-// hashGranule is Hash of a granule number g < 1<<(64-GranuleShift).
-func hashGranule(mem uint32, g uint64) uint64 {
-	return Hash(mem, g<<GranuleShift)
 }
 
 func xxRound(x uint64) uint64 {
