@@ -1,9 +1,6 @@
 package engine
 
 import (
-	"math"
-	"math/bits"
-	"sort"
 	"unsafe"
 
 	"github.com/gpureplay/replay/shard"
@@ -20,8 +17,8 @@ type AddressStat struct {
 	Accesses uint64
 	Warps    uint64 // distinct (group, warp) pairs
 	Groups   uint64 // distinct groups
-	// Exact is false when Warps or Groups is an estimate: past
-	// exactDistinct distinct values a counter turns into a HyperLogLog.
+	// Exact is false when Warps or Groups is an estimate: past a few
+	// distinct values a counter turns into a HyperLogLog (sketch.go).
 	Exact bool
 	// OrderSensitive is filled by WithExplore (false otherwise): true unless
 	// the accesses provably commute.
@@ -29,139 +26,84 @@ type AddressStat struct {
 }
 
 // AddressSink is an optional Sink method: a sink that has it gets the
-// addresses table, once, at the end, sorted by (space, group, addr). The
-// engine tracks addresses only for such a sink.
+// addresses table at the end, in one or more calls, sorted by (space,
+// group, addr) across them. The engine tracks addresses only for such a
+// sink.
 type AddressSink interface {
 	WantsAddresses() bool
 	Addresses(rows []AddressStat) error
 }
 
-// exactDistinct is how many distinct values a counter keeps exactly, in
-// place; past it the counter is a HyperLogLog.
-const exactDistinct = 4
-
-// hllRegisters is the size of the estimator: standard error 1.04/sqrt(128),
-// about 9%, and nearly exact for small counts (linear counting).
-const hllRegisters = 128
-
-// distinct counts distinct keys (pairs of 64-bit values): exactly up to
-// exactDistinct, then with a HyperLogLog of hllRegisters one-byte
-// registers, so an address costs a small, fixed amount of memory however
-// many warps hit it. The registers live in a slab of the shard's (hll is an
-// index into it, plus one), so the statistics hold no pointers and the
-// collector never scans them.
-type distinct struct {
-	n    uint8
-	hll  int32
-	keys [exactDistinct][2]uint64
-}
-
-// hllSlab holds the registers of a shard's estimators.
-type hllSlab [][hllRegisters]uint8
-
-// add counts key and returns how many bytes the counter grew by.
-func (d *distinct) add(key [2]uint64, slab *hllSlab) (grew uint64) {
-	if d.hll != 0 {
-		hllAdd(&(*slab)[d.hll-1], key)
-		return 0
-	}
-	for _, k := range d.keys[:d.n] {
-		if k == key {
-			return 0
-		}
-	}
-	if int(d.n) < exactDistinct {
-		d.keys[d.n] = key
-		d.n++
-		return 0
-	}
-	*slab = append(*slab, [hllRegisters]uint8{})
-	d.hll = int32(len(*slab))
-	regs := &(*slab)[d.hll-1]
-	for _, k := range d.keys {
-		hllAdd(regs, k)
-	}
-	hllAdd(regs, key)
-	return hllRegisters
-}
-
-// hllAdd records key in the registers. The hash is SplitMix64's finalizer
-// over the two words: uniform enough for an estimator, and cheap.
-func hllAdd(regs *[hllRegisters]uint8, key [2]uint64) {
-	h := key[0] ^ (key[1]+0x9e3779b97f4a7c15)*0xbf58476d1ce4e5b9
-	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9
-	h = (h ^ h>>27) * 0x94d049bb133111eb
-	h ^= h >> 31
-	reg := h >> (64 - 7) // 128 registers
-	rank := uint8(bits.LeadingZeros64(h<<7|1<<6)) + 1
-	if rank > regs[reg] {
-		regs[reg] = rank
-	}
-}
-
-// count returns the number of distinct keys and whether it is exact.
-func (d *distinct) count(slab hllSlab) (uint64, bool) {
-	if d.hll == 0 {
-		return uint64(d.n), true
-	}
-	const m = hllRegisters
-	sum, zeros := 0.0, 0
-	for _, r := range slab[d.hll-1] {
-		sum += math.Ldexp(1, -int(r))
-		if r == 0 {
-			zeros++
-		}
-	}
-	est := 0.7213 / (1 + 1.079/m) * m * m / sum
-	if est <= 2.5*m && zeros > 0 { // small range: linear counting
-		est = m * math.Log(float64(m)/float64(zeros))
-	}
-	return uint64(math.Round(est)), false
-}
-
-// addrStat accumulates one address.
-type addrStat struct {
-	mem      uint32
-	addr     uint64
+// addrEntry is one address's statistics, 56 bytes, in its page's slab.
+type addrEntry struct {
 	accesses uint64
-	warps    distinct
-	groups   distinct
-	// For the order analysis: the first access's function, whether every
-	// later one was the same, and the commuting family of all of them.
-	kind     kind
+	off      uint16 // the address's byte offset in its page
+	next     uint16 // 1 + the slab index of the next entry of the same word, or 0
+	wn, gn   uint8  // the sketches' states (sketch.go)
+	_        [2]byte
+	warps    [warpBytes]byte
+	groups   [groupBytes]byte
+}
+
+// exploreEntry is an address's order analysis (WithExplore), beside its
+// addrEntry: the first access's function, whether every later one was the
+// same, and the commuting family of all of them.
+type exploreEntry struct {
 	b, c     uint64
-	same     bool
+	kind     kind
 	family   uint8
+	same     bool
 	sensible bool // family holds
 }
 
-// addrKey names an address of a memory instance.
-type addrKey struct {
-	mem  uint32
-	addr uint64
+// pageStats is the addresses table's slab of one page: an index from each
+// word to its first entry, and the entries (one per distinct address; a
+// word accessed at sub-word addresses has a chain of them, in address
+// order). Only the page's owner touches it while a batch applies.
+type pageStats struct {
+	index []uint16 // per word: 1 + the slab index of its first entry, or 0; nil until the page's first access
+	// aligned has bit w set when word w's first entry is the address of
+	// the word itself (the common case): then index alone finds it,
+	// without reading the entry.
+	aligned [shard.PageWords / 64]uint64
+	// The entries, slabChunk at a time: a chunk never moves, so the slab
+	// grows without copying and wastes at most one chunk's tail.
+	n       int
+	entries []*[slabChunk]addrEntry
+	explore []*[slabChunk]exploreEntry // with WithExplore only, parallel to entries
 }
 
-// addrShard holds the statistics of the addresses of one memory shard; only
-// the shard's owner touches it while a batch applies.
-type addrShard struct {
-	index map[addrKey]int32
-	stats []addrStat
-	hll   hllSlab
-	bytes uint64 // what index, stats and hll hold, roughly
-}
+// slabChunk is how many entries a page's slab grows by.
+const slabChunk = 64
 
-// addrTracker is the addresses table under construction.
+func (ps *pageStats) entry(i int) *addrEntry { return &ps.entries[i/slabChunk][i%slabChunk] }
+
+func (ps *pageStats) exploreAt(i int) *exploreEntry { return &ps.explore[i/slabChunk][i%slabChunk] }
+
+// addrTracker is the addresses table under construction: one pageStats per
+// page of the simulated memory, by page reference.
 type addrTracker struct {
-	shards  []addrShard
 	explore bool
+	pages   []pageStats
+	// Per owner: the bytes its pages' slabs hold, and the items collected
+	// in the batch being applied, with the counting sort's buffers.
+	held   []uint64
+	touch  []uint64 // per owner: what count's touching loop read, kept so that it is not optimised away
+	items  [][]statItem
+	sorted [][]statItem
+	hist   [][]uint32
 }
 
-func newAddrTracker(shards int, explore bool) *addrTracker {
-	t := &addrTracker{shards: make([]addrShard, shards), explore: explore}
-	for i := range t.shards {
-		t.shards[i].index = map[addrKey]int32{}
+func newAddrTracker(owners int, explore bool) *addrTracker {
+	return &addrTracker{explore: explore, held: make([]uint64, owners), items: make([][]statItem, owners),
+		sorted: make([][]statItem, owners), hist: make([][]uint32, owners), touch: make([]uint64, owners)}
+}
+
+// grow makes room for pages below n. It must not run while owners apply.
+func (t *addrTracker) grow(n int) {
+	if n > len(t.pages) {
+		t.pages = append(t.pages, make([]pageStats, n-len(t.pages))...)
 	}
-	return t
 }
 
 // Commuting families: accesses of one family, in any order, leave the same
@@ -201,111 +143,258 @@ func familyOf(k kind) uint8 {
 	return famNone
 }
 
-// observe records the accesses one owner applied from one route (in
-// order), each in the statistics of its page's shard.
-func (t *addrTracker) observe(b *batch, rt *route, mem *shard.Memory) {
+// statItem is one access (or a uniform warp's n) for the addresses table,
+// collected while a batch applies and counted after, page by page.
+type statItem struct {
+	word uint32 // page reference << 10 | word in the page
+	inst uint32 // the instruction in the batch
+	slot uint32 // the lane's slot; for a vals segment, its first source
+	n    uint8  // lanes: 1, or a uniform warp's
+	sub  uint8  // the byte within the word
+	vals bool   // slot holds the source (seg.vals)
+}
+
+// collect appends the accesses of one applied route to owner o's items.
+// It does no more than copy records: the counting, which touches each
+// address's slab entry, happens in count, in page order.
+func (t *addrTracker) collect(o int, b *batch, rt *route) {
+	items := t.items[o]
 	for k, s := range rt.segs {
 		hi := uint32(len(rt.recs))
 		if k+1 < len(rt.segs) {
 			hi = rt.segs[k+1].lo
 		}
-		bi := &b.insts[s.inst]
-		p := bi.plan
-		if p.plain {
+		if b.insts[s.inst].plan.plain {
 			continue // LSC's plain loads and stores are not atomics
 		}
-		fam := familyOf(p.kind)
 		recs := rt.recs[s.lo:hi]
-		for _, x := range recs {
-			pg := mem.Page(x.word >> (shard.PageShift - 2))
-			sh := &t.shards[pg.Shard]
-			addr := pg.Num<<shard.PageShift | uint64(x.word&(shard.PageWords-1))<<2
-			if !s.vals {
-				addr |= uint64(x.slot >> slotBits)
+		switch {
+		case s.n > 0 && s.step == 0:
+			x := recs[0]
+			items = append(items, statItem{word: x.word, inst: s.inst, slot: x.slot & slotMask, n: uint8(s.n), sub: uint8(x.slot >> slotBits)})
+		case s.n > 0:
+			x := recs[0]
+			for l := uint32(0); l < s.n; l++ {
+				items = append(items, statItem{word: x.word + uint32(int32(l)*s.step), inst: s.inst, slot: x.slot&slotMask + l, n: 1})
 			}
-			lanes := uint32(1)
-			if s.n > 0 {
-				lanes = s.n
+		case s.vals:
+			for _, x := range recs {
+				items = append(items, statItem{word: x.word, inst: s.inst, slot: x.slot, n: 1, vals: true})
 			}
-			for l := uint32(0); l < lanes; l++ {
-				slot := x.slot&slotMask + l
-				if l > 0 && s.step != 0 {
-					addr += uint64(int64(s.step) * 4)
-				}
-				key := addrKey{bi.mem, addr}
-				idx, ok := sh.index[key]
-				if !ok {
-					idx = int32(len(sh.stats))
-					sh.index[key] = idx
-					if len(sh.stats) == cap(sh.stats) {
-						sh.bytes += uint64(cap(sh.stats)+1) * uint64(unsafe.Sizeof(addrStat{})) // the slice doubles
-					}
-					sh.stats = append(sh.stats, addrStat{mem: bi.mem, addr: addr})
-					sh.bytes += 48 // its map entry
-				}
-				st := &sh.stats[idx]
-				st.accesses++
-				sh.bytes += st.warps.add([2]uint64{uint64(bi.Group), uint64(bi.Warp)}, &sh.hll)
-				sh.bytes += st.groups.add([2]uint64{uint64(bi.Group)}, &sh.hll)
-				if t.explore {
-					bv, cv := bi.bVal, bi.cVal
-					if s.vals {
-						bv = uint64(x.slot)
-					} else if !bi.bUni {
-						bv = b.opB[slot]
-					}
-					if !bi.cUni {
-						cv = b.opC[slot]
-					}
-					if st.accesses == 1 {
-						// 128-bit operands are not compared: never "the same".
-						st.kind, st.b, st.c, st.same = p.kind, bv, cv, p.size != 16
-						st.family, st.sensible = fam, fam != famNone
-					} else {
-						st.same = st.same && p.kind == st.kind && bv == st.b && cv == st.c
-						st.sensible = st.sensible && fam == st.family
-					}
-				}
+		default:
+			for _, x := range recs {
+				items = append(items, statItem{word: x.word, inst: s.inst, slot: x.slot & slotMask, n: 1, sub: uint8(x.slot >> slotBits)})
 			}
 		}
 	}
+	t.items[o] = items
 }
 
-// bytes is the memory the tracker holds, as its shards counted it.
+// count adds owner o's collected items to their addresses' entries and
+// empties the list. The items are first put in page order (a counting
+// sort by page reference, stable), so each page's index and slab stay in
+// cache while its accesses are counted, instead of one cache miss into
+// the whole table per access. Counts, sketches and the order analysis do
+// not depend on the order in which accesses are counted. The batch b must
+// still hold the items' instructions and sources.
+func (t *addrTracker) count(o int, b *batch) {
+	items := t.items[o]
+	if len(items) == 0 {
+		return
+	}
+	// Bucket by page reference, at most 1<<12 buckets.
+	maxRef := uint32(len(t.pages))
+	shift := uint(0)
+	for maxRef>>shift > 1<<12 {
+		shift++
+	}
+	hist := t.hist[o][:0]
+	hist = append(hist, make([]uint32, maxRef>>shift+2)...)
+	for i := range items {
+		hist[items[i].word>>(shard.PageShift-2)>>shift+1]++
+	}
+	for i := 1; i < len(hist); i++ {
+		hist[i] += hist[i-1]
+	}
+	sorted := t.sorted[o]
+	if cap(sorted) < len(items) {
+		sorted = make([]statItem, len(items), len(items)+len(items)/4)
+	}
+	sorted = sorted[:len(items)]
+	for i := range items {
+		bkt := items[i].word >> (shard.PageShift - 2) >> shift
+		sorted[hist[bkt]] = items[i]
+		hist[bkt]++
+	}
+	held := &t.held[o]
+	var keyInst uint32 = ^uint32(0)
+	var wk, gk sketchKey
+	// In chunks: find every item's entry (the index, in cache), touch the
+	// entries in a tight loop so their cache misses overlap, then update
+	// them.
+	const chunk = 256
+	var pss [chunk]*pageStats
+	var idx [chunk]int32
+	for c := 0; c < len(sorted); c += chunk {
+		part := sorted[c:min(c+chunk, len(sorted))]
+		for k := range part {
+			it := &part[k]
+			ps := &t.pages[it.word>>(shard.PageShift-2)]
+			w := it.word & (shard.PageWords - 1)
+			pss[k] = ps
+			if it.sub == 0 && ps.aligned[w>>6]&(1<<(w&63)) != 0 {
+				idx[k] = int32(ps.index[w]) - 1
+			} else {
+				idx[k] = int32(ps.findIndex(w, uint16(w<<2)|uint16(it.sub), t.explore, held))
+			}
+		}
+		var touch uint64
+		for k := range part {
+			touch += pss[k].entry(int(idx[k])).accesses
+		}
+		t.touch[o] += touch
+		for k := range part {
+			it := &part[k]
+			bi := &b.insts[it.inst]
+			if it.inst != keyInst {
+				keyInst = it.inst
+				wk = newSketchKey(mix64(uint64(bi.Group)*0x9e3779b97f4a7c15 ^ uint64(bi.Warp)))
+				gk = newSketchKey(mix64(uint64(bi.Group)))
+			}
+			e := pss[k].entry(int(idx[k]))
+			e.accesses += uint64(it.n)
+			// A warp the address has seen already is of a group it has
+			// counted: only a new warp can bring a new group.
+			if sketchAdd(&e.wn, e.warps[:], warpExact, warpRegs, wk) {
+				sketchAdd(&e.gn, e.groups[:], groupExact, groupRegs, gk)
+			}
+			if t.explore {
+				t.analyse(e, pss[k].exploreAt(int(idx[k])), b, bi, it)
+			}
+		}
+	}
+	t.items[o], t.sorted[o], t.hist[o] = items[:0], sorted[:0], hist[:0]
+}
+
+// analyse updates an address's order analysis with an item's accesses.
+func (t *addrTracker) analyse(e *addrEntry, ex *exploreEntry, b *batch, bi *binst, it *statItem) {
+	p := bi.plan
+	fam := familyOf(p.kind)
+	for l := uint32(0); l < uint32(it.n); l++ {
+		slot := it.slot + l
+		bv, cv := bi.bVal, bi.cVal
+		if it.vals {
+			bv = uint64(it.slot)
+		} else if !bi.bUni {
+			bv = b.opB[slot]
+		}
+		if !bi.cUni {
+			cv = b.opC[slot]
+		}
+		if e.accesses == uint64(it.n) && l == 0 {
+			// The first access: 128-bit operands are not compared, never
+			// "the same".
+			*ex = exploreEntry{kind: p.kind, b: bv, c: cv, same: p.size != 16, family: fam, sensible: fam != famNone}
+			continue
+		}
+		ex.same = ex.same && p.kind == ex.kind && bv == ex.b && cv == ex.c
+		ex.sensible = ex.sensible && fam == ex.family
+	}
+}
+
+// findIndex returns the slab index of the entry of the address at byte
+// off, in word w, adding it. held counts the bytes the slab grows by.
+func (ps *pageStats) findIndex(w uint32, off uint16, explore bool, held *uint64) int {
+	if ps.index == nil {
+		ps.index = make([]uint16, shard.PageWords)
+		*held += 2 * shard.PageWords
+	}
+	prev := -1
+	for i := int(ps.index[w]) - 1; i >= 0; i = int(ps.entry(i).next) - 1 {
+		e := ps.entry(i)
+		if e.off == off {
+			return i
+		}
+		if e.off > off {
+			break
+		}
+		prev = i
+	}
+	i := ps.n
+	if i%slabChunk == 0 {
+		ps.entries = append(ps.entries, new([slabChunk]addrEntry))
+		*held += uint64(unsafe.Sizeof([slabChunk]addrEntry{})) + 8
+		if explore {
+			ps.explore = append(ps.explore, new([slabChunk]exploreEntry))
+			*held += uint64(unsafe.Sizeof([slabChunk]exploreEntry{})) + 8
+		}
+	}
+	ps.n++
+	e := ps.entry(i)
+	*e = addrEntry{off: off}
+	if prev < 0 {
+		e.next = ps.index[w]
+		ps.index[w] = uint16(i + 1)
+		if off&3 == 0 {
+			ps.aligned[w>>6] |= 1 << (w & 63)
+		} else {
+			ps.aligned[w>>6] &^= 1 << (w & 63)
+		}
+	} else {
+		e.next = ps.entry(prev).next
+		ps.entry(prev).next = uint16(i + 1)
+	}
+	return i
+}
+
+// bytes is the memory the tracker holds, as the owners counted it: the
+// slabs' capacity (append grows them by a quarter to a half at a time) and
+// their indexes.
 func (t *addrTracker) bytes() uint64 {
-	var n uint64
-	for s := range t.shards {
-		n += t.shards[s].bytes
+	n := uint64(len(t.pages)) * uint64(unsafe.Sizeof(pageStats{}))
+	for _, h := range t.held {
+		n += h
 	}
 	return n
 }
 
-// rows returns every tracked address, sorted by (space, group, addr).
-func (t *addrTracker) rows(keys []memKey) []AddressStat {
-	var out []AddressStat
-	for s := range t.shards {
-		for i := range t.shards[s].stats {
-			st := &t.shards[s].stats[i]
-			k := keys[st.mem]
-			w, we := st.warps.count(t.shards[s].hll)
-			g, ge := st.groups.count(t.shards[s].hll)
-			r := AddressStat{Space: k.space, Group: k.group, Addr: st.addr, Accesses: st.accesses,
-				Warps: w, Groups: g, Exact: we && ge}
-			if t.explore {
-				r.OrderSensitive = !st.same && !st.sensible
+// emit hands every tracked address to sink, in chunks, pages in the order
+// given (sorted by space, group and address), each page's in address order.
+func (t *addrTracker) emit(sink AddressSink, pages []shard.PageRef, keys []memKey) error {
+	const chunk = 1 << 16
+	out := make([]AddressStat, 0, chunk)
+	for _, pr := range pages {
+		if int(pr.Ref) >= len(t.pages) {
+			continue
+		}
+		ps := &t.pages[pr.Ref]
+		if ps.index == nil {
+			continue
+		}
+		k := keys[pr.Mem]
+		for w := range ps.index {
+			for i := int(ps.index[w]) - 1; i >= 0; i = int(ps.entry(i).next) - 1 {
+				e := ps.entry(i)
+				wc, we := sketchCount(e.wn, e.warps[:], warpRegs)
+				gc, ge := sketchCount(e.gn, e.groups[:], groupRegs)
+				r := AddressStat{Space: k.space, Group: k.group, Addr: pr.Base + uint64(e.off), Accesses: e.accesses,
+					Warps: wc, Groups: gc, Exact: we && ge}
+				if t.explore {
+					ex := ps.exploreAt(i)
+					r.OrderSensitive = !ex.same && !ex.sensible
+				}
+				out = append(out, r)
+				if len(out) == chunk {
+					if err := sink.Addresses(out); err != nil {
+						return err
+					}
+					out = out[:0]
+				}
 			}
-			out = append(out, r)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := &out[i], &out[j]
-		if sa, sb := a.Space.String(), b.Space.String(); sa != sb {
-			return sa < sb
-		}
-		if a.Group != b.Group {
-			return a.Group < b.Group
-		}
-		return a.Addr < b.Addr
-	})
-	return out
+	if len(out) > 0 {
+		return sink.Addresses(out)
+	}
+	return nil
 }

@@ -27,9 +27,10 @@ func TestAddressesSimpleAtomics(t *testing.T) {
 	}
 	for i, a := range c.Addrs {
 		// 512 warps and 64 groups are past the exact counters: estimates
-		// (deterministic: the keys' hashes are fixed) within 15%, marked so.
+		// (deterministic: the keys' hashes are fixed) within two standard
+		// errors (warps 15.7%, groups 23.9%: sketch.go), marked so.
 		if a.Space.String() != "global" || a.Group != -1 || a.Addr != saBase+uint64(4*i) ||
-			a.Accesses != saLen || a.Warps < 435 || a.Warps > 589 || a.Groups < 54 || a.Groups > 74 || a.Exact {
+			a.Accesses != saLen || a.Warps < 352 || a.Warps > 672 || a.Groups < 34 || a.Groups > 94 || a.Exact {
 			t.Errorf("row %d: %+v, want 0x%x with %d accesses from ~512 warps in ~64 groups, estimated", i, a, saBase+4*i, saLen)
 		}
 		if a.OrderSensitive != sensitive[i] {
@@ -69,10 +70,11 @@ func TestAddressesEstimate(t *testing.T) {
 	if a.Exact || a.Accesses != 2400 {
 		t.Errorf("%+v: want 2400 accesses, estimated", a)
 	}
-	if a.Warps < 2400*85/100 || a.Warps > 2400*115/100 {
+	// Within two standard errors (sketch.go).
+	if a.Warps < 2400*68/100 || a.Warps > 2400*132/100 {
 		t.Errorf("estimated %d warps, exactly 2400", a.Warps)
 	}
-	if a.Groups < 510 || a.Groups > 690 {
+	if a.Groups < 600*52/100 || a.Groups > 600*148/100 {
 		t.Errorf("estimated %d groups, exactly 600", a.Groups)
 	}
 	// Three warps of one group: exact.
@@ -95,16 +97,15 @@ func (*noAddrs) WantsAddresses() bool { return false }
 // memory the replay holds, and the limit sees them.
 func TestAddressesCountTowardMaxMemory(t *testing.T) {
 	var b strings.Builder
-	// 100 granules, every word of each: 6400 addresses in 25 KiB of memory.
-	for g := 0; g < 100; g++ {
-		for w := 0; w < 2; w++ {
-			fmt.Fprintf(&b, "atom.global.add.u32 d, [a], 1 | a=0x%x:4\n", g*256+w*128)
-		}
+	// 40 pages, every word of each: 40960 addresses (about 2.4 MiB of
+	// statistics) in 160 KiB of memory.
+	for w := 0; w < 40*1024/32; w++ {
+		fmt.Fprintf(&b, "atom.global.add.u32 d, [a], 1 | a=0x%x:4\n", w*128)
 	}
 	var with Collector
 	_, err := Replay(textSource(t, b.String()), &with, WithMaxMemory(1<<20), WithBatchInsts(8))
 	if err == nil || !strings.Contains(err.Error(), "-max-memory") {
-		t.Errorf("tracking 6400 addresses under a 1 MiB limit: %v", err)
+		t.Errorf("tracking 40960 addresses under a 1 MiB limit: %v", err)
 	}
 	var without noAddrs
 	if _, err := Replay(textSource(t, b.String()), &without, WithMaxMemory(1<<20)); err != nil {

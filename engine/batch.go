@@ -262,7 +262,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 			}
 			if ok {
 				if fuse {
-					b.applyRoute(&routes[0], mem, t)
+					b.applyRoute(0, &routes[0], mem, t)
 					routes[0].reset()
 				}
 				continue
@@ -327,11 +327,15 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 			break
 		}
 		if fuse {
-			b.applyRoute(&routes[0], mem, t)
+			b.applyRoute(0, &routes[0], mem, t)
 			routes[0].reset()
 		}
 	}
 	b.scratch[r] = addrs
+	if fuse && t != nil {
+		t.grow(mem.Pages() + 1) // one worker: nothing runs beside it
+		t.count(0, b)
+	}
 }
 
 // expandWarp is expand's fast path for one instruction whose lanes all
@@ -559,12 +563,16 @@ func conflicts(a []uint64) (distinct, maxc uint32) {
 // the same owner, in the same order.
 func (b *batch) apply(o int, mem *shard.Memory, t *addrTracker) {
 	for r := range b.out {
-		b.applyRoute(&b.out[r][o], mem, t)
+		b.applyRoute(o, &b.out[r][o], mem, t)
+	}
+	if t != nil {
+		t.count(o, b)
 	}
 }
 
-// applyRoute performs a route's segments in order, then counts them.
-func (b *batch) applyRoute(rt *route, mem *shard.Memory, t *addrTracker) {
+// applyRoute performs a route's segments in order, then counts them as
+// owner o's.
+func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) {
 	for k, s := range rt.segs {
 		hi := uint32(len(rt.recs))
 		if k+1 < len(rt.segs) {
@@ -573,7 +581,7 @@ func (b *batch) applyRoute(rt *route, mem *shard.Memory, t *addrTracker) {
 		b.applySeg(mem, &b.insts[s.inst], s, rt.recs[s.lo:hi])
 	}
 	if t != nil {
-		t.observe(b, rt, mem)
+		t.collect(o, b, rt)
 	}
 }
 

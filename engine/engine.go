@@ -133,7 +133,7 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 	}
 	as, wantAddrs := sink.(AddressSink)
 	if wantAddrs && as.WantsAddresses() {
-		e.addrs = newAddrTracker(e.mem.Shards(), e.opts.explore)
+		e.addrs = newAddrTracker(workers, e.opts.explore)
 	}
 
 	const inFlight = 3 // one reading, one computing, one emitting
@@ -251,7 +251,7 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 		return Summary{}, err
 	}
 	if e.addrs != nil {
-		if err := as.Addresses(e.addrs.rows(e.memKeys)); err != nil {
+		if err := e.addrs.emit(as, e.pagesInOrder(), e.memKeys); err != nil {
 			return Summary{}, err
 		}
 	}
@@ -352,6 +352,9 @@ func (e *Engine) compute(b *batch, workers int) {
 			return
 		}
 	}
+	if e.addrs != nil {
+		e.addrs.grow(e.mem.Pages() + 1) // every page of the batch exists now
+	}
 	for o := 0; o < workers; o++ {
 		wg.Add(1)
 		go func(o int) {
@@ -380,8 +383,8 @@ func (b *batch) strictError() error {
 	return nil
 }
 
-// emitMemory hands every touched word to the sink, sorted by (space, group, addr).
-func (e *Engine) emitMemory(sink Sink) (uint64, error) {
+// pagesInOrder returns every page sorted by (space, group, addr).
+func (e *Engine) pagesInOrder() []shard.PageRef {
 	pages := e.mem.All()
 	rank := make([]int, len(e.memKeys))
 	order := make([]int, len(e.memKeys))
@@ -401,6 +404,12 @@ func (e *Engine) emitMemory(sink Sink) (uint64, error) {
 	sort.SliceStable(pages, func(i, j int) bool {
 		return rank[pages[i].Mem] < rank[pages[j].Mem] // within a memory, All sorted by base
 	})
+	return pages
+}
+
+// emitMemory hands every touched word to the sink, sorted by (space, group, addr).
+func (e *Engine) emitMemory(sink Sink) (uint64, error) {
+	pages := e.pagesInOrder()
 	const chunk = 1 << 16
 	ws := make([]Word, 0, chunk)
 	var total uint64

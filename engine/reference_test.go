@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -71,21 +72,25 @@ func equalToReference(t *testing.T, src string, optSets ...[]Option) {
 }
 
 // approxAddrs accepts, where the engine's addresses row says its counts
-// are estimates, warps and groups within 20% of the reference's exact
-// counts, and then makes the row equal to the reference's so that the
-// rest of the comparison is exact.
+// are estimates, warps and groups within three standard errors of the
+// sketches (sketch.go; TestSketchAccuracy checks the estimator itself) of
+// the reference's exact counts, and then makes the row equal to the
+// reference's so that the rest of the comparison is exact.
 func approxAddrs(t *testing.T, got, want []AddressStat) {
 	t.Helper()
 	if len(got) != len(want) {
 		return
 	}
-	near := func(a, b uint64) bool { return float64(a) >= 0.8*float64(b) && float64(a) <= 1.2*float64(b) }
+	near := func(a, b uint64, m int) bool {
+		tol := 3 * 1.04 / math.Sqrt(float64(m))
+		return float64(a) >= (1-tol)*float64(b) && float64(a) <= (1+tol)*float64(b)
+	}
 	for i := range got {
 		g, w := &got[i], &want[i]
 		if g.Exact || g.Addr != w.Addr || g.Accesses != w.Accesses {
 			continue
 		}
-		if !near(g.Warps, w.Warps) || !near(g.Groups, w.Groups) {
+		if !near(g.Warps, w.Warps, warpRegs) || !near(g.Groups, w.Groups, groupRegs) {
 			t.Errorf("address 0x%x: estimated %d warps, %d groups; exactly %d, %d", g.Addr, g.Warps, g.Groups, w.Warps, w.Groups)
 			continue
 		}

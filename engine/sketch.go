@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+)
+
+// The addresses table counts, per address, the distinct warps and groups
+// that hit it, in a fixed few bytes whatever their number: exactly while
+// they are few, then with a HyperLogLog (Flajolet, Fusy, Gandouet, Meunier,
+// "HyperLogLog: the analysis of a near-optimal cardinality estimation
+// algorithm", AofA 2007), with linear counting for small estimates (Heule,
+// Nunkesser, Hall, "HyperLogLog in practice", EDBT 2013, section 4). Why our
+// own and not a library: every address gets one, so it must live inside a
+// 56-byte slab entry with no pointer and no per-sketch header; the
+// well-kept Go libraries (axiomhq/hyperloglog, clarkduvall/hyperloglog)
+// keep at least 2^4 registers behind a slice and a struct, hundreds of
+// bytes each.
+//
+// A sketch is a byte array and a state byte n: while n < sketchHLL it holds
+// n distinct 32-bit keys, in place; adding one more than fits turns it into
+// m 5-bit registers (the keys it held are added to them, so nothing is
+// lost). A key is a 32-bit hash of the (group, warp) pair or of the group;
+// two distinct pairs meet with odds about 1 in 2^32 per pair, the only way
+// an "exact" count can be off.
+const (
+	sketchHLL = 0xff
+
+	warpBytes  = 28
+	warpExact  = warpBytes / 4     // 7 keys
+	warpRegs   = warpBytes * 8 / 5 // 44 registers: standard error 1.04/√44 ≈ 15.7%
+	groupBytes = 12
+	groupExact = groupBytes / 4     // 3 keys
+	groupRegs  = groupBytes * 8 / 5 // 19 registers: standard error 1.04/√19 ≈ 23.9%
+
+	regBits = 5 // a register holds a rank up to 31: no overflow below ~2^31 keys a register
+)
+
+// sketchKey is one key as a sketch takes it: the 32 bits stored exactly,
+// and the register and rank it sets once the sketch estimates, worked out
+// once per instruction rather than once per access.
+type sketchKey struct {
+	key  uint32
+	hash uint64 // mix64 of key: what the registers see
+}
+
+func newSketchKey(h uint64) sketchKey {
+	k := uint32(h >> 32)
+	return sketchKey{key: k, hash: mix64(uint64(k))}
+}
+
+// mix64 is SplitMix64's finalizer: a bijection that spreads every input bit
+// over the output.
+func mix64(h uint64) uint64 {
+	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9
+	h = (h ^ h>>27) * 0x94d049bb133111eb
+	return h ^ h>>31
+}
+
+// sketchAdd adds k to the sketch (state n, bytes buf) that holds up to
+// exact keys, then m registers. It reports false when the sketch holds the
+// key exactly already (it cannot tell once it estimates).
+func sketchAdd(n *uint8, buf []byte, exact, m int, k sketchKey) bool {
+	if *n != sketchHLL {
+		held := int(*n)
+		keys := buf[:4*held]
+		for i := 0; i+4 <= len(keys); i += 4 {
+			if uint32(keys[i])|uint32(keys[i+1])<<8|uint32(keys[i+2])<<16|uint32(keys[i+3])<<24 == k.key {
+				return false
+			}
+		}
+		if held < exact {
+			binary.LittleEndian.PutUint32(buf[4*held:], k.key)
+			*n++
+			return true
+		}
+		// Full: turn into registers, keeping every key seen.
+		var saved [warpExact]uint32
+		for i := 0; i < held; i++ {
+			saved[i] = binary.LittleEndian.Uint32(buf[4*i:])
+		}
+		clear(buf)
+		*n = sketchHLL
+		for _, key := range saved[:held] {
+			hllAdd(buf, m, mix64(uint64(key)))
+		}
+	}
+	hllAdd(buf, m, k.hash)
+	return true
+}
+
+// hllAdd records hash h in the m 5-bit registers packed in buf: the
+// register from the high 32 bits (a multiply-shift, so m need not be a
+// power of two), the rank (leading zeros plus one) from the low 31, so it
+// fits 5 bits.
+func hllAdd(buf []byte, m int, h uint64) {
+	reg := int(uint64(uint32(h>>32)) * uint64(m) >> 32)
+	rank := uint8(bits.LeadingZeros32(uint32(h)|1)) + 1 // 1..32
+	rank = min(rank, 1<<regBits-1)
+	if rank > getReg(buf, reg) {
+		setReg(buf, reg, rank)
+	}
+}
+
+// getReg reads register i of buf (little-endian bit order).
+func getReg(buf []byte, i int) uint8 {
+	bit := regBits * i
+	v := uint16(buf[bit/8])
+	if bit/8+1 < len(buf) {
+		v |= uint16(buf[bit/8+1]) << 8
+	}
+	return uint8(v>>(bit%8)) & (1<<regBits - 1)
+}
+
+func setReg(buf []byte, i int, r uint8) {
+	bit := regBits * i
+	v := uint16(buf[bit/8])
+	if bit/8+1 < len(buf) {
+		v |= uint16(buf[bit/8+1]) << 8
+	}
+	v = v&^((1<<regBits-1)<<(bit%8)) | uint16(r)<<(bit%8)
+	buf[bit/8] = byte(v)
+	if bit/8+1 < len(buf) {
+		buf[bit/8+1] = byte(v >> 8)
+	}
+}
+
+// sketchCount returns the number of distinct keys and whether it is exact.
+func sketchCount(n uint8, buf []byte, m int) (uint64, bool) {
+	if n != sketchHLL {
+		return uint64(n), true
+	}
+	fm := float64(m)
+	sum, zeros := 0.0, 0
+	for i := 0; i < m; i++ {
+		r := getReg(buf, i)
+		sum += math.Ldexp(1, -int(r))
+		if r == 0 {
+			zeros++
+		}
+	}
+	est := 0.7213 / (1 + 1.079/fm) * fm * fm / sum
+	if est <= 2.5*fm && zeros > 0 { // small range: linear counting
+		est = fm * math.Log(fm/float64(zeros))
+	}
+	return uint64(math.Round(est)), false
+}
