@@ -372,7 +372,18 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 	size := uint64(p.size)
 	var or uint64
 	lo, hi := ^uint64(0), uint64(0)
-	if list == nil {
+	if list == nil && step == 0 && b.noResults {
+		// Every lane on one address, and no per-lane rows: the address
+		// once for the whole warp.
+		a := first & mask
+		n := bits.OnesCount32(bi.active)
+		for range n {
+			addrs = append(addrs, a)
+		}
+		if n > 0 {
+			or, lo, hi = a, a, a
+		}
+	} else if list == nil {
 		for m := bi.active; m != 0; m &= m - 1 {
 			lane := uint64(bits.TrailingZeros32(m))
 			a := (first + lane*step) & mask

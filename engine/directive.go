@@ -55,6 +55,7 @@ func (e *Engine) addRegion(r trace.Region) {
 			delete(e.plans, st)
 		}
 	}
+	e.lastPlan = nil
 }
 
 // initKey is the memory an init writes: its space, and its group for a

@@ -43,6 +43,11 @@ type Engine struct {
 	// pending is an instruction read after a batch's .init: it opens the
 	// next batch. The Source owns it until the next call to Next.
 	pending *trace.Inst
+	// The reader's memo of the last instruction's plan and memory id.
+	lastPlan   *plan
+	lastMemKey memKey
+	lastMemID  uint32
+	lastMemOK  bool
 }
 
 // New makes an engine for a trace with header h: its regions, and its
@@ -299,21 +304,31 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 // addInst plans in and copies it into b; on a plan error it sets b.err and
 // reports false.
 func (e *Engine) addInst(b *batch, in *trace.Inst) bool {
-	p := e.plans[in.Static]
-	if p == nil {
-		var err error
-		p, err = newPlan(in.Static, e.hdr, e.regions)
-		if err != nil {
-			b.err = &InstError{Seq: in.Seq, Line: in.Line, Text: in.Static.Text, Err: err}
-			return false
+	// Consecutive instructions mostly share their Static and memory: one
+	// comparison each instead of two map lookups.
+	p := e.lastPlan
+	if p == nil || p.st != in.Static {
+		p = e.plans[in.Static]
+		if p == nil {
+			var err error
+			p, err = newPlan(in.Static, e.hdr, e.regions)
+			if err != nil {
+				b.err = &InstError{Seq: in.Seq, Line: in.Line, Text: in.Static.Text, Err: err}
+				return false
+			}
+			e.plans[in.Static] = p
 		}
-		e.plans[in.Static] = p
+		e.lastPlan = p
 	}
 	g := in.Group
 	if !in.Static.Space.PerGroup() {
 		g = -1
 	}
-	b.add(in, p, e.memID(memKey{in.Static.Space, g}))
+	k := memKey{in.Static.Space, g}
+	if k != e.lastMemKey || !e.lastMemOK {
+		e.lastMemKey, e.lastMemID, e.lastMemOK = k, e.memID(k), true
+	}
+	b.add(in, p, e.lastMemID)
 	return true
 }
 
