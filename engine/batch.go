@@ -658,9 +658,7 @@ func (b *batch) applyRun(mem *shard.Memory, bi *binst, x rec, s seg, noDst, add3
 		// A coalesced atomicAdd: consecutive words, in one tight loop.
 		n := int(s.n)
 		words := pg.Words[w0 : w0+n : w0+n]
-		for i := w0; i < w0+n; i++ {
-			pg.Touch(uint32(i))
-		}
+		touchRange(pg, w0, n)
 		var res []uint64
 		if !noDst {
 			res = b.vals[slot0 : int(slot0)+n : int(slot0)+n]
@@ -757,6 +755,16 @@ func add32Slots(mem *shard.Memory, recs []rec, opB, vals []uint64, noDst bool) {
 		pg.Words[wi] = old + uint32(opB[slot])
 		pg.Touched[wi>>6] |= 1 << (wi & 63)
 		vals[slot] = uint64(old)
+	}
+}
+
+// touchRange marks words w0..w0+n-1 of pg written, 64 at a time.
+func touchRange(pg *shard.Page, w0, n int) {
+	for n > 0 {
+		i, b := w0>>6, w0&63
+		k := min(n, 64-b)
+		pg.Touched[i&(len(pg.Touched)-1)] |= (^uint64(0) >> (64 - k)) << b
+		w0, n = w0+k, n-k
 	}
 }
 
