@@ -20,6 +20,9 @@ func FuzzBinaryReader(f *testing.F) {
 	syn, _ := fakeParse("abc")
 	f.Add(writeTrace(f, nil, []*Inst{{Static: syn, Mask: 3, Vals: []Vector{{Kind: VecStride, Base: 1, Stride: 2}, {Kind: VecBroadcast, Base: 7}, {Kind: VecBroadcast, Base: 7, BaseHi: 8}}}}))
 	f.Add(writeTrace(f, testHeader, withDirectives(), WithChunkInsts(2)))
+	// Lists in the fixed-width form, of every width and shift.
+	f.Add(writeTrace(f, nil, listInsts()[:6], WithChunkInsts(2)))
+	f.Add(writeTrace(f, nil, listInsts()[40:], WithChunkInsts(3)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := NewBinaryReader(bytes.NewReader(data), WithStaticParser(fakeParse))
 		if err == nil {
@@ -40,6 +43,19 @@ func FuzzBinaryReader(f *testing.F) {
 		if err != nil {
 			checkFuzzErr(t, err)
 			return
+		}
+		// All chunks at once, several decompressed in parallel.
+		ar, err := x.Reader(0, x.NumChunks())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := 0; ; n++ {
+			in, err := ar.Next()
+			if err != nil {
+				checkFuzzErr(t, err)
+				break
+			}
+			checkRecord(t, n, in)
 		}
 		for i := x.NumChunks() - 1; i >= 0; i-- {
 			cr, err := x.Reader(i, i+1)
@@ -93,6 +109,12 @@ func FuzzBinaryChunk(f *testing.F) {
 	for _, fr := range fs[1 : len(fs)-1] {
 		raw := fr.raw
 		f.Add(uint32(3), raw[chunkFixedLen:])
+	}
+	// Chunks of fixed-width lists.
+	lists := listInsts()
+	for _, at := range []int{0, 5, 12, 20, 30, 39, 40, 43} {
+		fs := splitFrames(f, writeTrace(f, testHeader, lists[at:at+3], WithChunkInsts(3)))
+		f.Add(uint32(3), fs[1].raw[chunkFixedLen:])
 	}
 	hdr := fs[0].raw
 	f.Fuzz(func(t *testing.T, count uint32, payload []byte) {

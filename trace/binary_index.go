@@ -4,20 +4,20 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-
-	"github.com/cespare/xxhash/v2"
+	"runtime"
 )
 
 // BinaryIndex is random access to a binary trace through its seek table:
 // it knows where every chunk is, so chunks can be read in any order, or
 // several ranges in parallel, each with its own BinaryReader.
 type BinaryIndex struct {
-	ra      io.ReaderAt
-	o       readerOptions
-	hdr     *Header
-	ver     uint16      // the header's format version
-	entries []seekEntry // frame 0 is the header, frame i+1 chunk i
-	offsets []int64     // offset of each frame, and the seek table's last
+	ra       io.ReaderAt
+	o        readerOptions
+	hdr      *Header
+	ver      uint16      // the header's format version
+	entries  []seekEntry // frame 0 is the header, frame i+1 chunk i
+	hasCheck bool        // the entries have checksums
+	offsets  []int64     // offset of each frame, and the seek table's last
 }
 
 // OpenBinaryIndex reads the seek table at the end of a binary trace of the
@@ -54,7 +54,7 @@ func OpenBinaryIndex(ra io.ReaderAt, size int64, opts ...ReaderOption) (*BinaryI
 	if _, err := ra.ReadAt(table, tstart); err != nil {
 		return nil, fail(tstart, "reading the table: %v", err)
 	}
-	entries, _, err := parseSeekTable(table)
+	entries, hasCheck, err := parseSeekTable(table)
 	if err != nil {
 		return nil, fail(tstart, "%v", err)
 	}
@@ -71,22 +71,37 @@ func OpenBinaryIndex(ra io.ReaderAt, size int64, opts ...ReaderOption) (*BinaryI
 	if offsets[len(entries)] != tstart {
 		return nil, fail(tstart, "the frames add up to %d bytes, but the seek table starts at %d", offsets[len(entries)], tstart)
 	}
-	x := &BinaryIndex{ra: ra, o: o, entries: entries, offsets: offsets}
-	hr, err := newReader(io.NewSectionReader(ra, 0, offsets[1]), o, 0)
+	x := &BinaryIndex{ra: ra, o: o, entries: entries, hasCheck: hasCheck, offsets: offsets}
+	fb := &frameBuf{chunk: BinaryChunkHeader, want: entries[0]}
+	w := workerPool.Get().(*worker)
+	defer workerPool.Put(w)
+	if err := x.loadFrame(fb, w); err != nil {
+		return nil, o.wrap(BinaryChunkHeader, 0, err)
+	}
+	x.hdr, x.ver, err = w.parseHeaderRecord(fb.raw)
 	if err != nil {
-		return nil, err
+		return nil, o.wrap(BinaryChunkHeader, 0, err)
 	}
-	hr.stop, hr.want = 0, entries[:1]
-	if err := hr.readHeader(); err != nil {
-		return nil, err
-	}
-	if e := entries[0]; e.csize != uint32(len(hr.zbuf)) || e.dsize != uint32(len(hr.raw)) {
-		return nil, hr.fail("header frame of %d bytes decompressing to %d, the seek table says %d and %d", len(hr.zbuf), len(hr.raw), e.csize, e.dsize)
-	} else if e.check != 0 && e.check != uint32(xxhash.Sum64(hr.raw)) {
-		return nil, hr.fail("checksum mismatch (seek table checksum)")
-	}
-	x.hdr, x.ver = hr.hdr, hr.ver
 	return x, nil
+}
+
+// defaultIndexDecoders is half the processors, 1 to 4: the goroutine
+// calling Next decodes the records, which for lists takes longer than
+// decompressing them, and a replay's own workers need the rest.
+func defaultIndexDecoders() int { return min(max(runtime.GOMAXPROCS(0)/2, 1), 4) }
+
+// loadFrame reads, walks and decompresses the frame fb names (chunk, off,
+// want), and checks it against its seek table entry. Errors are unplaced.
+func (x *BinaryIndex) loadFrame(fb *frameBuf, w *worker) error {
+	bound, err := readFrameAt(x.ra, fb)
+	if err != nil {
+		return err
+	}
+	fb.bound = bound
+	if err := w.decompress(fb); err != nil {
+		return err
+	}
+	return checkEntry(fb, x.hasCheck)
 }
 
 // Header returns the regions and initial memory the trace declares.
@@ -102,19 +117,24 @@ func (x *BinaryIndex) ChunkOffset(i int) (off, size int64) {
 }
 
 // Reader returns a Source over chunks [from, to). Its instructions carry
-// their seq in the whole trace. Readers are independent: several may run in
+// their seq in the whole trace. From its first Next, WithDecoders
+// goroutines (default half of GOMAXPROCS, 1 to 4) read and decompress
+// chunks in parallel, at most WithReadAhead ahead, and Next hands their
+// records out in order. Readers are independent: several may run in
 // parallel.
 func (x *BinaryIndex) Reader(from, to int) (*BinaryReader, error) {
 	if from < 0 || to > x.NumChunks() || from > to {
 		return nil, fmt.Errorf("trace: chunk range [%d, %d) out of [0, %d)", from, to, x.NumChunks())
 	}
-	start, end := x.offsets[from+1], x.offsets[to+1]
-	r, err := newReader(io.NewSectionReader(x.ra, start, end-start), x.o, start)
-	if err != nil {
-		return nil, err
-	}
-	r.hdr, r.ver = x.hdr, x.ver
-	r.chunk, r.stop, r.want = from, to, x.entries[from+1:to+1]
+	r := newBinaryReader(x.o)
+	r.hdr = x.hdr
+	r.setVersion(x.ver)
+	r.chunk, r.stop = from, to
 	r.first = from > 0
+	so := x.o // the goroutines must not hold r, so that a dropped reader stops
+	r.src = &indexSource{o: &so, x: x, from: from, to: to}
+	r.bufs, r.decs = x.o.pipelineSize(defaultIndexDecoders())
+	r.decs = min(r.decs, max(to-from, 1))
+	r.waitDispatch = true
 	return r, nil
 }

@@ -7,23 +7,25 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"runtime"
 	"slices"
-
-	"github.com/cespare/xxhash/v2"
-	"github.com/klauspost/compress/zstd"
 )
 
 type readerOptions struct {
-	parse func(string) (*Static, error)
-	name  string
+	parse     func(string) (*Static, error)
+	name      string
+	readAhead int // frames ahead of the consumer; 0: the default
+	decoders  int // decompressing goroutines; 0: the default
+	progress  func(int64)
 }
 
-// ReaderOption configures a BinaryReader.
+// ReaderOption configures a BinaryReader (and a BinaryIndex, for the
+// readers it makes).
 type ReaderOption func(*readerOptions) error
 
 // WithStaticParser sets the function that turns a stored instruction text
-// into a Static. It runs once per distinct text a reader meets. Default
-// ParseStatic.
+// into a Static. It runs once per distinct text a reader meets, on the
+// goroutine that calls Next. Default ParseStatic.
 func WithStaticParser(parse func(string) (*Static, error)) ReaderOption {
 	return func(o *readerOptions) error {
 		if parse == nil {
@@ -42,6 +44,51 @@ func WithName(name string) ReaderOption {
 	}
 }
 
+// maxReadAhead bounds WithReadAhead and WithDecoders: a reader of hostile
+// input then holds at most 17 frames of at most 64 MiB each.
+const maxReadAhead = 16
+
+// WithReadAhead sets how many chunks a reader reads and decompresses ahead
+// of the one whose records Next hands out, on other goroutines, 1 to 16:
+// the reader then holds at most n+1 chunks (each at most 64 MiB
+// decompressed, 4 MiB as the writer cuts them). 0 means the default: one
+// more than the decompressors (WithDecoders), so each of them has a chunk
+// to work on while a decompressed one waits.
+func WithReadAhead(n int) ReaderOption {
+	return func(o *readerOptions) error {
+		if n < 0 || n > maxReadAhead {
+			return fmt.Errorf("trace: read-ahead of %d chunks out of 0..%d", n, maxReadAhead)
+		}
+		o.readAhead = n
+		return nil
+	}
+}
+
+// WithDecoders sets how many goroutines decompress chunks at once, 1 to 16,
+// at most the read-ahead. A streaming reader (NewBinaryReader) reads its input on
+// one goroutine whatever this says; a reader from a BinaryIndex also reads
+// the file on the decompressors. 0 means the default: 1 for a streaming
+// reader; for an index reader, half of GOMAXPROCS, 1 to 4.
+func WithDecoders(n int) ReaderOption {
+	return func(o *readerOptions) error {
+		if n < 0 || n > maxReadAhead {
+			return fmt.Errorf("trace: %d decoders out of 0..%d", n, maxReadAhead)
+		}
+		o.decoders = n
+		return nil
+	}
+}
+
+// WithProgress sets a function that Next calls, on its goroutine, each
+// time it takes up a chunk, with the offset in the file of the chunk
+// frame's end: how much of the file has been handed on so far.
+func WithProgress(f func(off int64)) ReaderOption {
+	return func(o *readerOptions) error {
+		o.progress = f
+		return nil
+	}
+}
+
 func newReaderOptions(opts []ReaderOption) (readerOptions, error) {
 	o := readerOptions{parse: ParseStatic}
 	for _, opt := range opts {
@@ -52,338 +99,198 @@ func newReaderOptions(opts []ReaderOption) (readerOptions, error) {
 	return o, nil
 }
 
-// BinaryReader reads the binary trace form of docs/FORMAT.md as a Source,
-// one frame at a time: it holds at most one decompressed chunk. Errors are
-// *BinaryError and are sticky.
+// pipelineSize returns the frame buffers and the decompressors of a
+// reader whose default is def decompressors.
+func (o *readerOptions) pipelineSize(def int) (bufs, decoders int) {
+	decoders = o.decoders
+	if decoders == 0 {
+		decoders = def
+	}
+	ahead := o.readAhead
+	if ahead == 0 {
+		ahead = decoders + 1
+	}
+	return ahead + 1, min(decoders, ahead)
+}
+
+// BinaryReader reads the binary trace form of docs/FORMAT.md as a Source.
+// Chunks are read and decompressed ahead of Next on other goroutines
+// (WithReadAhead, WithDecoders) and handed to Next in trace order; Next
+// decodes their records. Errors are *BinaryError, reported in trace order
+// and sticky.
+//
+// The goroutines end when Next returns io.EOF or an error, and on Close.
+// A reader dropped without either is stopped when the garbage collector
+// finds it unreachable; call Close to stop it at once.
 type BinaryReader struct {
-	o   readerOptions
-	br  *bufio.Reader
-	dec *zstd.Decoder
-	dig *xxhash.Digest
-	hdr *Header
-	ver uint16 // the format version of the header
+	o    readerOptions
+	hdr  *Header
+	ver  uint16 // the format version of the header
+	bias uint64 // what to take from a record code for the static index: 1 from version 2 on
 
-	off      int64  // bytes consumed from the input
-	base     int64  // offset in the file of the input's first byte
-	frameOff int64  // offset of the frame being read
-	where    int    // the chunk (or BinaryChunkHeader/SeekTable) being read
-	zbuf     []byte // the compressed frame
-	raw      []byte // the decompressed frame
+	// Where chunks come from: src until the first Next starts the pipeline.
+	src          frameSource
+	bufs, decs   int
+	waitDispatch bool
+	pipe         *pipeline
+	cur          *frameBuf // the chunk being decoded, the consumer's
 
-	chunk int         // index of the current or next chunk
-	stop  int         // index reader: the chunk to stop at; -1 to read to the seek table
-	want  []seekEntry // index reader: seek table entries of chunks [chunk, stop)
-	seen  []seekEntry // stream reader: entries of the frames read, checked against the seek table
-	seq   uint64      // seq of the next instruction
-	first bool        // no chunk read yet (an index reader takes its seq from it)
-	cache map[string]*Static
+	where    int   // the chunk (or BinaryChunkHeader/SeekTable) being read
+	frameOff int64 // offset of its frame
+	chunk    int   // index of the current or next chunk
+	stop     int   // index reader: the chunk to stop at; -1 to read to the seek table
+	seen     []seekEntry
+	seq      uint64 // seq of the next instruction
+	first    bool   // no chunk read yet (an index reader takes its seq from it)
+	cache    map[string]*staticInfo
 
 	// The current chunk.
 	loaded  bool
-	p       []byte // instructions not yet decoded
-	plen    int    // instruction bytes in the chunk
-	left    int    // instructions not yet decoded
+	p       []byte // records not yet decoded
+	plen    int    // record bytes in the chunk
+	left    int    // records not yet decoded
 	count   int
 	laneOps uint64
 	wantOps uint64
 	group   int64
 	warp    int64
-	statics []*Static
+	statics []*staticInfo
 
 	inst  Inst
 	dinst Inst // a directive record, with its storage
 	dir   Directive
 	dinit Init
 	dreg  Region
-	lanes []uint64 // list backing: 2*MaxLanes per input
+	lanes []uint64 // list backing, for the widest static met
 	err   error
+}
+
+// staticInfo is what decoding needs of a Static, worked out once per
+// distinct text.
+type staticInfo struct {
+	s       *Static
+	exec    uint32 // s.ExecMask()
+	elems   uint64 // lane ops per active lane: max(Elems, 1)
+	pred    int
+	predNeg bool
+	lanes   int // list backing: low and high halves of every input
+	inputs  []inputInfo
+}
+
+type inputInfo struct {
+	n    int  // values of a list: Input.Count
+	wide bool // 128 bits
+}
+
+func newStaticInfo(s *Static) *staticInfo {
+	si := &staticInfo{s: s, exec: s.ExecMask(), elems: uint64(max(s.Elems, 1)), pred: s.Pred, predNeg: s.PredNeg}
+	for j := range s.Inputs {
+		n := s.Inputs[j].Count(s.ExecSize)
+		si.inputs = append(si.inputs, inputInfo{n: n, wide: s.Inputs[j].Bits == 128})
+		si.lanes += 2 * n // validStatic bounds n
+	}
+	return si
+}
+
+func newBinaryReader(o readerOptions) *BinaryReader {
+	return &BinaryReader{o: o, stop: -1, cache: map[string]*staticInfo{}}
 }
 
 // NewBinaryReader reads and checks the header frame of a binary trace and
 // returns a reader positioned at the first instruction. It reads r in
-// order and never seeks; for random access see OpenBinaryIndex.
+// order and never seeks: from the first Next on, one goroutine reads
+// frames ahead and WithDecoders (default 1) decompress them. For random
+// access, and parallel decompression of a file, see OpenBinaryIndex.
 func NewBinaryReader(r io.Reader, opts ...ReaderOption) (*BinaryReader, error) {
 	o, err := newReaderOptions(opts)
 	if err != nil {
 		return nil, err
 	}
-	br, err := newReader(r, o, 0)
+	in := &streamIn{br: bufio.NewReaderSize(r, 64<<10)}
+	fb := &frameBuf{chunk: BinaryChunkHeader}
+	fail := func(err error) error { return o.wrap(BinaryChunkHeader, fb.off, err) }
+	kind, bound, err := in.readFrame(fb, true)
+	switch {
+	case err != nil:
+		return nil, fail(err)
+	case kind == frameEOF:
+		return nil, o.errAt(BinaryChunkHeader, fb.off, "%w: empty input, not a binary trace", errTruncated)
+	case kind == frameSkippable:
+		return nil, o.errAt(BinaryChunkHeader, fb.off, "not a binary trace: starts with a skippable frame, not the header")
+	}
+	fb.bound = bound
+	w := workerPool.Get().(*worker)
+	defer workerPool.Put(w)
+	if err := w.decompress(fb); err != nil {
+		return nil, fail(err)
+	}
+	h, v, err := w.parseHeaderRecord(fb.raw)
 	if err != nil {
-		return nil, err
+		return nil, fail(err)
 	}
-	if err := br.readHeader(); err != nil {
-		return nil, err
-	}
+	br := newBinaryReader(o)
+	br.hdr = h
+	br.setVersion(v)
+	br.seen = append(br.seen, fb.entry)
+	so := o // the goroutines must not hold br, so that a dropped reader stops
+	br.src = &streamSource{o: &so, in: in, frames: 1}
+	br.bufs, br.decs = o.pipelineSize(1)
 	return br, nil
-}
-
-func newReader(r io.Reader, o readerOptions, base int64) (*BinaryReader, error) {
-	dec, err := zstd.NewReader(nil,
-		zstd.WithDecoderConcurrency(1),
-		zstd.WithDecoderMaxMemory(maxWindow),
-		zstd.WithDecoderMaxWindow(maxWindow),
-		zstd.WithDecodeAllCapLimit(true))
-	if err != nil {
-		return nil, err
-	}
-	return &BinaryReader{
-		o: o, br: bufio.NewReaderSize(r, 64<<10), dec: dec, dig: xxhash.New(),
-		off: base, base: base, stop: -1, cache: map[string]*Static{},
-	}, nil
 }
 
 // Header returns the regions and initial memory the trace declares.
 func (r *BinaryReader) Header() *Header { return r.hdr }
 
+func (r *BinaryReader) setVersion(v uint16) {
+	r.ver, r.bias = v, 0
+	if v >= 2 {
+		r.bias = 1 // record code 0 is a directive
+	}
+}
+
 func (r *BinaryReader) fail(format string, args ...any) error {
-	return &BinaryError{Name: r.o.name, Chunk: r.where, Offset: r.frameOff, Err: fmt.Errorf(format, args...)}
+	return r.o.errAt(r.where, r.frameOff, format, args...)
 }
 
-// take reads n more bytes of the current frame onto zbuf.
-func (r *BinaryReader) take(n int) ([]byte, error) {
-	start := len(r.zbuf)
-	if start+n > maxFrameBytes {
-		return nil, r.fail("frame is over %d bytes", maxFrameBytes)
+// Close stops the reader's goroutines and waits for them, except for a
+// streaming reader's input goroutine while it is blocked in a Read of the
+// io.Reader: that one returns when the Read does, without reading more.
+// After Close, Next returns an error. Close must not run concurrently with
+// Next; it may be called more than once. It does not close the input.
+func (r *BinaryReader) Close() error {
+	if r.err == nil {
+		r.err = r.fail("%w", errClosed)
 	}
-	r.zbuf = slices.Grow(r.zbuf, n)[:start+n]
-	m, err := io.ReadFull(r.br, r.zbuf[start:])
-	r.off += int64(m)
-	if err != nil {
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil, r.fail("%w: the file ends %d bytes into the frame", errTruncated, r.off-r.frameOff)
-		}
-		return nil, r.fail("%w", err)
+	if p := r.pipe; p != nil {
+		p.stop()
+		p.wg.Wait()
+		p.recycle(r.cur)
+		r.pipe, r.cur, r.p = nil, nil, nil
 	}
-	return r.zbuf[start:], nil
-}
-
-const (
-	frameZstd = iota
-	frameSkippable
-	frameEOF
-)
-
-// readFrame reads the next frame's magic and, for a zstd frame, the whole
-// frame, walking its block headers (RFC 8878 section 3.1.1) without
-// decompressing. It returns the kind, and for a zstd frame an upper bound
-// of its decompressed size. A skippable frame is left after its magic.
-func (r *BinaryReader) readFrame() (kind int, bound int, err error) {
-	r.frameOff = r.off
-	r.zbuf = r.zbuf[:0]
-	if _, err := r.br.Peek(1); err == io.EOF {
-		return frameEOF, 0, nil
-	}
-	b, err := r.take(4)
-	if err != nil {
-		return 0, 0, err
-	}
-	magic := binary.LittleEndian.Uint32(b)
-	if magic&skippableMagicMask == skippableMagicBase {
-		return frameSkippable, 0, nil
-	}
-	if magic != zstdFrameMagic && r.where == BinaryChunkHeader {
-		return 0, 0, r.fail("not a binary trace: magic 0x%08x, want the zstd frame magic 0x%08x", magic, zstdFrameMagic)
-	}
-	if magic != zstdFrameMagic {
-		return 0, 0, r.fail("not a zstd frame: magic 0x%08x, want 0x%08x", magic, zstdFrameMagic)
-	}
-	b, err = r.take(1)
-	if err != nil {
-		return 0, 0, err
-	}
-	fhd := b[0]
-	if fhd&0x08 != 0 {
-		return 0, 0, r.fail("zstd frame header has its reserved bit set")
-	}
-	single := fhd&0x20 != 0
-	nWin := 1
-	if single {
-		nWin = 0
-	}
-	nDict := [4]int{0, 1, 2, 4}[fhd&3]
-	nFCS := [4]int{0, 2, 4, 8}[fhd>>6]
-	if fhd>>6 == 0 && single {
-		nFCS = 1
-	}
-	h, err := r.take(nWin + nDict + nFCS)
-	if err != nil {
-		return 0, 0, err
-	}
-	var window uint64
-	if !single {
-		exp, mant := uint64(h[0]>>3), uint64(h[0]&7)
-		base := uint64(1) << (10 + exp)
-		window = base + base/8*mant
-		h = h[1:]
-	}
-	var dict uint64
-	for i := nDict - 1; i >= 0; i-- {
-		dict = dict<<8 | uint64(h[i])
-	}
-	if dict != 0 {
-		return 0, 0, r.fail("zstd frame needs dictionary %d; binary traces use none", dict)
-	}
-	h = h[nDict:]
-	var fcs uint64
-	for i := nFCS - 1; i >= 0; i-- {
-		fcs = fcs<<8 | uint64(h[i])
-	}
-	if nFCS == 2 {
-		fcs += 256
-	}
-	if nFCS > 0 && fcs > maxFrameContent {
-		return 0, 0, r.fail("frame declares %d decompressed bytes, over the limit of %d", fcs, maxFrameContent)
-	}
-	if single {
-		window = fcs
-	}
-	if window > maxWindow {
-		return 0, 0, r.fail("zstd window of %d bytes is over the limit of %d", window, maxWindow)
-	}
-	var blocks uint64 // the most the blocks can decompress to
-	for {
-		b, err := r.take(3)
-		if err != nil {
-			return 0, 0, err
-		}
-		v := uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16
-		last, typ, size := v&1 != 0, (v>>1)&3, int(v>>3)
-		if size > zstdMaxBlock {
-			return 0, 0, r.fail("zstd block of %d bytes, over the maximum %d", size, zstdMaxBlock)
-		}
-		switch typ {
-		case 0: // raw
-			_, err = r.take(size)
-			blocks += uint64(size)
-		case 1: // RLE
-			_, err = r.take(1)
-			blocks += uint64(size)
-		case 2: // compressed
-			_, err = r.take(size)
-			blocks += zstdMaxBlock
-		default:
-			return 0, 0, r.fail("zstd block of reserved type 3")
-		}
-		if err != nil {
-			return 0, 0, err
-		}
-		if last {
-			break
-		}
-	}
-	if fhd&0x04 != 0 {
-		if _, err := r.take(4); err != nil {
-			return 0, 0, err
-		}
-	}
-	if nFCS > 0 {
-		if fcs > blocks {
-			return 0, 0, r.fail("frame declares %d decompressed bytes, its blocks hold at most %d", fcs, blocks)
-		}
-		blocks = fcs
-	}
-	if blocks > maxFrameContent {
-		return 0, 0, r.fail("frame decompresses to over %d bytes", maxFrameContent)
-	}
-	return frameZstd, int(blocks), nil
-}
-
-// decode decompresses zbuf into raw. bound is an upper bound of the
-// decompressed size, so nothing is allocated beyond what the frame can hold.
-func (r *BinaryReader) decode(bound int) error {
-	if cap(r.raw) < bound {
-		r.raw = make([]byte, 0, bound)
-	}
-	out, err := r.dec.DecodeAll(r.zbuf, r.raw[:0])
-	if err != nil {
-		if errors.Is(err, zstd.ErrCRCMismatch) {
-			return r.fail("checksum mismatch (zstd frame checksum)")
-		}
-		return r.fail("corrupt zstd frame: %v", err)
-	}
-	r.raw = out
+	r.src = nil
 	return nil
 }
 
-// checkFrame checks the frame just decoded against the seek table (index
-// reader) or records it for the check at the seek table (stream reader).
-func (r *BinaryReader) checkFrame() error {
-	e := seekEntry{csize: uint32(len(r.zbuf)), dsize: uint32(len(r.raw)), check: uint32(xxhash.Sum64(r.raw))}
-	if r.stop < 0 {
-		r.seen = append(r.seen, e)
-		return nil
-	}
-	if r.where < 0 {
-		return nil
-	}
-	w := r.want[r.chunk-r.firstIndex()]
-	if w.csize != e.csize || w.dsize != e.dsize {
-		return r.fail("frame of %d bytes decompressing to %d, the seek table says %d and %d", e.csize, e.dsize, w.csize, w.dsize)
-	}
-	if w.check != e.check {
-		return r.fail("checksum mismatch (seek table checksum)")
-	}
-	return nil
+// start runs the pipeline from the first chunk.
+func (r *BinaryReader) start() {
+	r.pipe = startPipeline(r.src, r.bufs, r.decs, r.waitDispatch)
+	r.src = nil
+	runtime.AddCleanup(r, (*pipeline).stop, r.pipe)
 }
 
-// readHeader reads and checks the header frame.
-func (r *BinaryReader) readHeader() error {
-	r.where = BinaryChunkHeader
-	kind, bound, err := r.readFrame()
-	if err != nil {
-		return err
+// setErr makes err sticky and stops the goroutines: nothing after it is
+// handed out.
+func (r *BinaryReader) setErr(err error) error {
+	r.err = err
+	if p := r.pipe; p != nil {
+		p.stop()
+		if err == io.EOF {
+			// Every frame was taken: nothing works on a buffer any more.
+			p.recycle(r.cur)
+			r.pipe, r.cur, r.p = nil, nil, nil
+		}
 	}
-	switch kind {
-	case frameEOF:
-		return r.fail("%w: empty input, not a binary trace", errTruncated)
-	case frameSkippable:
-		return r.fail("not a binary trace: starts with a skippable frame, not the header")
-	}
-	if err := r.decode(bound); err != nil {
-		return err
-	}
-	if err := r.checkFrame(); err != nil {
-		return err
-	}
-	raw := r.raw
-	if len(raw) < len(headerMagic) || string(raw[:len(headerMagic)]) != headerMagic {
-		return r.fail("bad magic %q, want %q: not a replay binary trace", raw[:min(len(raw), len(headerMagic))], headerMagic)
-	}
-	if len(raw) < headerFixedLen {
-		return r.fail("%w: header record of %d bytes, its fixed part is %d", errTruncated, len(raw), headerFixedLen)
-	}
-	v := binary.LittleEndian.Uint16(raw[8:])
-	if v < formatVersionOldest || v > formatVersion {
-		return r.fail("unsupported format version %d (this reader reads versions %d to %d)", v, formatVersionOldest, formatVersion)
-	}
-	r.ver = v
-	if f := binary.LittleEndian.Uint16(raw[10:]); f != 0 {
-		return r.fail("unknown header flags 0x%04x", f)
-	}
-	if err := r.checkRecord(headerFixedLen); err != nil {
-		return err
-	}
-	h, err := parseHeaderPayload(raw[headerFixedLen:])
-	if err != nil {
-		return r.fail("%v", err)
-	}
-	r.hdr = h
-	return nil
-}
-
-// checkRecord checks the payload length and checksum of the record in raw.
-func (r *BinaryReader) checkRecord(fixed int) error {
-	raw := r.raw
-	if n := binary.LittleEndian.Uint32(raw[fixed-12:]); int64(n) != int64(len(raw)-fixed) {
-		return r.fail("payload length %d, but the frame holds %d payload bytes", n, len(raw)-fixed)
-	}
-	r.dig.Reset()
-	_, _ = r.dig.Write(raw[:fixed-8])
-	_, _ = r.dig.Write(raw[fixed:])
-	if r.dig.Sum64() != binary.LittleEndian.Uint64(raw[fixed-8:]) {
-		return r.fail("checksum mismatch")
-	}
-	return nil
+	return err
 }
 
 // cursor reads a record payload; the first error sticks.
@@ -526,21 +433,19 @@ func parseHeaderPayload(p []byte) (*Header, error) {
 // Inst.Dir set), or io.EOF after the last one. The Inst, its vectors and a
 // directive's data are reused by the following call.
 func (r *BinaryReader) Next() (*Inst, error) {
-	if r.left == 0 {
+	if r.left == 0 || r.err != nil {
 		if err := r.advance(); err != nil {
 			return nil, err
 		}
 	}
 	if r.ver >= 2 && len(r.p) > 0 && r.p[0] == 0 {
 		if err := r.decodeDirective(); err != nil {
-			r.err = err
-			return nil, err
+			return nil, r.setErr(err)
 		}
 		return &r.dinst, nil
 	}
 	if err := r.decodeInst(); err != nil {
-		r.err = err
-		return nil, err
+		return nil, r.setErr(err)
 	}
 	return &r.inst, nil
 }
@@ -578,13 +483,11 @@ func (r *BinaryReader) advance() error {
 	}
 	if r.loaded {
 		if err := r.endChunk(); err != nil {
-			r.err = err
-			return err
+			return r.setErr(err)
 		}
 	}
 	if err := r.loadChunk(); err != nil {
-		r.err = err
-		return err
+		return r.setErr(err)
 	}
 	return nil
 }
@@ -601,64 +504,45 @@ func (r *BinaryReader) endChunk() error {
 	return nil
 }
 
-// firstIndex is the first chunk an index reader reads.
-func (r *BinaryReader) firstIndex() int { return r.stop - len(r.want) }
-
+// loadChunk takes the next chunk from the pipeline and reads its static
+// table.
 func (r *BinaryReader) loadChunk() error {
 	r.where = r.chunk
 	if r.stop >= 0 && r.chunk >= r.stop {
 		return io.EOF
 	}
-	kind, bound, err := r.readFrame()
-	if err != nil {
-		return err
-	}
-	switch kind {
-	case frameEOF:
-		r.frameOff = r.off
-		if r.stop >= 0 {
-			return r.fail("%w: the file ends before chunk %d", errTruncated, r.chunk)
+	if r.pipe == nil {
+		if r.src == nil {
+			return r.fail("%w", errClosed)
 		}
-		return r.fail("%w: the file ends without a seek table after %d chunks", errTruncated, r.chunk)
-	case frameSkippable:
-		if r.stop >= 0 {
-			return r.fail("skippable frame where chunk %d was expected", r.chunk)
-		}
-		return r.readSeekTable()
+		r.start()
 	}
-	if err := r.decode(bound); err != nil {
-		return err
+	if r.cur != nil {
+		r.pipe.release(r.cur)
+		r.cur = nil
 	}
-	if err := r.checkFrame(); err != nil {
-		return err
+	fb := r.pipe.next()
+	if fb == nil {
+		return r.fail("%w", errClosed)
 	}
-	raw := r.raw
-	if len(raw) >= len(headerMagic) && string(raw[:len(headerMagic)]) == headerMagic {
-		return r.fail("a second header where chunk %d was expected", r.chunk)
+	r.cur = fb
+	r.where, r.frameOff = fb.chunk, fb.off
+	if fb.err != nil {
+		return fb.err
 	}
-	if len(raw) < len(chunkMagic) || string(raw[:len(chunkMagic)]) != chunkMagic {
-		return r.fail("bad chunk magic %q, want %q", raw[:min(len(raw), len(chunkMagic))], chunkMagic)
+	if fb.chunk == BinaryChunkSeekTable {
+		return r.endStream(fb)
 	}
-	if len(raw) < chunkFixedLen {
-		return r.fail("%w: chunk record of %d bytes, its fixed part is %d", errTruncated, len(raw), chunkFixedLen)
+	if r.stop < 0 {
+		r.seen = append(r.seen, fb.entry)
 	}
-	if err := r.checkRecord(chunkFixedLen); err != nil {
-		return err
-	}
-	idx := binary.LittleEndian.Uint32(raw[4:])
-	first := binary.LittleEndian.Uint64(raw[8:])
-	count := binary.LittleEndian.Uint32(raw[16:])
-	ops := binary.LittleEndian.Uint64(raw[20:])
-	payload := raw[chunkFixedLen:]
-	if int64(idx) != int64(r.chunk) {
-		return r.fail("chunk %d where chunk %d was expected", idx, r.chunk)
-	}
-	if count == 0 || count > MaxChunkInsts {
-		return r.fail("the chunk declares %d records, want 1..%d", count, MaxChunkInsts)
-	}
-	if uint64(count)*minInstBytes > uint64(len(payload)) {
-		return r.fail("%d records cannot fit in a payload of %d bytes", count, len(payload))
-	}
+	return r.beginChunk(fb)
+}
+
+// beginChunk checks the seq of the chunk in fb, checked as far as a worker
+// can, and reads its static table.
+func (r *BinaryReader) beginChunk(fb *frameBuf) error {
+	first, count := fb.first, fb.count
 	if !r.first && first != r.seq {
 		return r.fail("the chunk starts at seq %d, want %d", first, r.seq)
 	}
@@ -668,7 +552,7 @@ func (r *BinaryReader) loadChunk() error {
 	r.first = false
 	r.seq = first
 
-	c := &cursor{p: payload}
+	c := &cursor{p: fb.payload}
 	ns := c.count(2, "static texts")
 	// Version 1 chunks hold instructions only, so at least one text; a
 	// version 2 chunk of directives alone has none.
@@ -685,10 +569,10 @@ func (r *BinaryReader) loadChunk() error {
 		if c.err != nil {
 			break
 		}
-		s := r.cache[string(b)]
-		if s == nil {
+		si := r.cache[string(b)]
+		if si == nil {
 			text := string(b)
-			s, err = r.o.parse(text)
+			s, err := r.o.parse(text)
 			if err != nil {
 				return r.fail("static %d %q: %v", i, text, err)
 			}
@@ -698,51 +582,37 @@ func (r *BinaryReader) loadChunk() error {
 			if err := validStatic(s); err != nil {
 				return r.fail("static %d: %v", i, err)
 			}
-			r.cache[text] = s
+			si = newStaticInfo(s)
+			r.cache[text] = si
+			if len(r.lanes) < si.lanes {
+				r.lanes = make([]uint64, si.lanes)
+			}
 		}
-		r.statics = append(r.statics, s)
+		r.statics = append(r.statics, si)
 	}
 	if c.err != nil {
 		return r.fail("static table: %v", c.err)
 	}
 	r.p, r.plen = c.p, len(c.p)
 	r.left, r.count = int(count), int(count)
-	r.laneOps, r.wantOps = 0, ops
+	r.laneOps, r.wantOps = 0, fb.laneOps
 	r.group, r.warp = 0, 0
 	r.loaded = true
+	if r.o.progress != nil {
+		r.o.progress(fb.off + int64(len(fb.zbuf)))
+	}
 	return nil
 }
 
-// readSeekTable reads the seek table frame at the end of a stream, checks
-// it against the frames read, and checks that nothing follows.
-func (r *BinaryReader) readSeekTable() error {
-	magic := binary.LittleEndian.Uint32(r.zbuf)
-	if magic != seekTableFrameMagic {
-		return r.fail("unexpected skippable frame (magic 0x%08x) where chunk %d was expected", magic, r.chunk)
+// endStream checks a stream's seek table, read by the dispatcher, against
+// the frames taken, and reports what follows it.
+func (r *BinaryReader) endStream(fb *frameBuf) error {
+	if len(fb.table) != len(r.seen) {
+		return r.fail("%d entries, but the file has %d frames", len(fb.table), len(r.seen))
 	}
-	r.where = BinaryChunkSeekTable
-	b, err := r.take(4)
-	if err != nil {
-		return err
-	}
-	size := int64(binary.LittleEndian.Uint32(b))
-	k := int64(len(r.seen))
-	if size != k*seekEntryLen+seekFooterLen && size != k*8+seekFooterLen {
-		return r.fail("seek table frame of %d bytes, but the file has %d frames", size, k)
-	}
-	if _, err := r.take(int(size)); err != nil {
-		return err
-	}
-	entries, hasCheck, err := parseSeekTable(r.zbuf)
-	if err != nil {
-		return r.fail("%v", err)
-	}
-	if len(entries) != len(r.seen) {
-		return r.fail("%d entries, but the file has %d frames", len(entries), len(r.seen))
-	}
-	for i, e := range entries {
+	for i, e := range fb.table {
 		s := r.seen[i]
-		if !hasCheck {
+		if !fb.hasCheck {
 			s.check = 0
 		}
 		if e != s {
@@ -750,12 +620,8 @@ func (r *BinaryReader) readSeekTable() error {
 				i, e.csize, e.dsize, e.check, i, s.csize, s.dsize, s.check)
 		}
 	}
-	r.frameOff = r.off
-	if _, err := r.br.ReadByte(); err != io.EOF {
-		if err != nil {
-			return r.fail("%w", err)
-		}
-		return r.fail("trailing data after the seek table")
+	if fb.trailing != nil {
+		return fb.trailing
 	}
 	return io.EOF
 }
@@ -765,49 +631,33 @@ func (r *BinaryReader) instErr(format string, args ...any) error {
 	return r.fail("record %d (seq %d) at payload byte %d: %s", i, r.seq, r.plen-len(r.p), fmt.Sprintf(format, args...))
 }
 
-// decodeInst decodes the next instruction of the chunk into r.inst.
+// inputErr is instErr about input j of static si.
+func (r *BinaryReader) inputErr(si *staticInfo, j int, format string, args ...any) error {
+	return r.instErr("input %s: %s", si.s.Inputs[j].Name, fmt.Sprintf(format, args...))
+}
+
+// decodeInst decodes the next instruction of the chunk into r.inst. The
+// one-byte case of each varint is inlined by hand.
 func (r *BinaryReader) decodeInst() error {
 	p := r.p
 	var n int
-	var si uint64
-	if len(p) > 0 && p[0] < 0x80 {
-		si, p = uint64(p[0]), p[1:]
-	} else if si, n = uvarintLong(p); n > 0 {
-		p = p[n:]
+	var code, dg, dw, mask uint64
+	if len(p) >= 4 && (p[0]|p[1]|p[2]|p[3]) < 0x80 {
+		// The usual case: code, group and warp deltas and mask, one
+		// byte each.
+		code, dg, dw, mask = uint64(p[0]), uint64(p[1]), uint64(p[2]), uint64(p[3])
+		p = p[4:]
 	} else {
-		return r.instErr("bad static index")
+		var err error
+		if p, code, dg, dw, mask, err = r.decodeHead(p); err != nil {
+			return err
+		}
 	}
-	if r.ver >= 2 {
-		si-- // the record code; 0, a directive, does not come here
+	code -= r.bias // the record code; 0, a directive, does not come here
+	if code >= uint64(len(r.statics)) {
+		return r.instErr("static index %d out of range (the table has %d)", code, len(r.statics))
 	}
-	if si >= uint64(len(r.statics)) {
-		return r.instErr("static index %d out of range (the table has %d)", si, len(r.statics))
-	}
-	s := r.statics[si]
-	var dg uint64
-	if len(p) > 0 && p[0] < 0x80 {
-		dg, p = uint64(p[0]), p[1:]
-	} else if dg, n = uvarintLong(p); n > 0 {
-		p = p[n:]
-	} else {
-		return r.instErr("bad group")
-	}
-	var dw uint64
-	if len(p) > 0 && p[0] < 0x80 {
-		dw, p = uint64(p[0]), p[1:]
-	} else if dw, n = uvarintLong(p); n > 0 {
-		p = p[n:]
-	} else {
-		return r.instErr("bad warp")
-	}
-	var mask uint64
-	if len(p) > 0 && p[0] < 0x80 {
-		mask, p = uint64(p[0]), p[1:]
-	} else if mask, n = uvarintLong(p); n > 0 {
-		p = p[n:]
-	} else {
-		return r.instErr("bad mask")
-	}
+	si := r.statics[code]
 	if mask > 0xFFFFFFFF {
 		return r.instErr("bad mask")
 	}
@@ -815,99 +665,143 @@ func (r *BinaryReader) decodeInst() error {
 	r.warp += unzigzag(dw)
 
 	in := &r.inst
-	in.Seq, in.Line, in.Static = r.seq, 0, s
-	in.Group, in.Warp, in.Mask = r.group, r.warp, uint32(mask)^s.ExecMask()
-	nIn := len(s.Inputs)
+	in.Seq, in.Static = r.seq, si.s
+	in.Group, in.Warp, in.Mask = r.group, r.warp, uint32(mask)^si.exec
+	nIn := len(si.inputs)
 	if cap(in.Vals) < nIn {
-		in.Vals = make([]Vector, nIn)
+		in.Vals = make([]Vector, nIn, max(nIn, 4))
 	}
-	in.Vals = in.Vals[:nIn]
-	// Room for every list of this Static, low and high halves: at most
-	// 2 * inputs * MaxLanes * 64 values (validStatic bounds Elems).
-	need := 0
-	for j := range s.Inputs {
-		need += 2 * s.Inputs[j].Count(s.ExecSize)
-	}
-	if cap(r.lanes) < need {
-		r.lanes = make([]uint64, need)
-	}
+	vals := in.Vals[:nIn]
+	in.Vals = vals
+	lanes := r.lanes[:si.lanes] // loadChunk made room
 	at := 0
-	for j := range s.Inputs {
-		wide := s.Inputs[j].Bits == 128
-		lanes := s.Inputs[j].Count(s.ExecSize)
-		lo0, hi0 := at, at+lanes
-		at += 2 * lanes
+	for j := range si.inputs {
+		ii := &si.inputs[j]
 		if len(p) == 0 {
-			return r.instErr("payload ends in input %s", s.Inputs[j].Name)
+			return r.inputErr(si, j, "payload ends before its vector")
 		}
 		kind := p[0]
 		p = p[1:]
-		v := &in.Vals[j]
-		*v = Vector{}
+		v := &vals[j]
 		switch kind {
 		case vecKindBroadcast:
-			v.Kind = VecBroadcast
+			var x uint64
 			if len(p) > 0 && p[0] < 0x80 {
-				v.Base, p = uint64(p[0]), p[1:]
-			} else if v.Base, n = uvarintLong(p); n > 0 {
+				x, p = uint64(p[0]), p[1:]
+			} else if x, n = uvarintLong(p); n > 0 {
 				p = p[n:]
 			} else {
-				return r.instErr("input %s: bad value", s.Inputs[j].Name)
+				return r.inputErr(si, j, "bad value")
 			}
+			*v = Vector{Kind: VecBroadcast, Base: x}
 		case vecKindStride:
-			v.Kind = VecStride
+			var x, d uint64
 			if len(p) > 0 && p[0] < 0x80 {
-				v.Base, p = uint64(p[0]), p[1:]
-			} else if v.Base, n = uvarintLong(p); n > 0 {
+				x, p = uint64(p[0]), p[1:]
+			} else if x, n = uvarintLong(p); n > 0 {
 				p = p[n:]
 			} else {
-				return r.instErr("input %s: bad base", s.Inputs[j].Name)
+				return r.inputErr(si, j, "bad base")
 			}
-			var d uint64
 			if len(p) > 0 && p[0] < 0x80 {
 				d, p = uint64(p[0]), p[1:]
 			} else if d, n = uvarintLong(p); n > 0 {
 				p = p[n:]
 			} else {
-				return r.instErr("input %s: bad stride", s.Inputs[j].Name)
+				return r.inputErr(si, j, "bad stride")
 			}
-			v.Stride = uint64(unzigzag(d))
-		case vecKindList, vecKindList128:
-			if kind == vecKindList128 && !wide {
-				return r.instErr("input %s: vector kind %d (list with high halves) on a %d-bit input", s.Inputs[j].Name, kind, s.Inputs[j].Bits)
+			*v = Vector{Kind: VecStride, Base: x, Stride: uint64(unzigzag(d))}
+		case vecKindFixed, vecKindFixed128:
+			if r.ver < 2 {
+				return r.inputErr(si, j, "unknown vector kind %d", kind)
 			}
-			v.Kind = VecList
-			lo := r.lanes[lo0 : lo0+lanes : lo0+lanes]
-			if p, n = readDeltas(p, lo); n < 0 {
-				return r.instErr("input %s: list ends after %d of %d lanes", s.Inputs[j].Name, -n-1, lanes)
+			if kind == vecKindFixed128 && !ii.wide {
+				return r.inputErr(si, j, "vector kind %d (list with high halves) on a %d-bit input", kind, si.s.Inputs[j].Bits)
 			}
-			v.List = lo
-			if kind == vecKindList128 {
-				hi := r.lanes[hi0 : hi0+lanes : hi0+lanes]
-				if p, n = readDeltas(p, hi); n < 0 {
-					return r.instErr("input %s: high list ends after %d of %d lanes", s.Inputs[j].Name, -n-1, lanes)
+			lo := lanes[at : at+ii.n : at+ii.n]
+			p0 := p
+			var ok bool
+			if p, ok = readFixed(p, lo); !ok {
+				return r.inputErr(si, j, "%s", fixedProblem(p0, ii.n))
+			}
+			if kind == vecKindFixed128 {
+				hi := lanes[at+ii.n : at+2*ii.n : at+2*ii.n]
+				p0 = p
+				if p, ok = readFixed(p, hi); !ok {
+					return r.inputErr(si, j, "high halves: %s", fixedProblem(p0, ii.n))
 				}
-				v.ListHi = hi
+				*v = Vector{Kind: VecList, List: lo, ListHi: hi}
+				at += 2 * ii.n
 				continue
 			}
+			*v = Vector{Kind: VecList, List: lo}
+		case vecKindList, vecKindList128:
+			if kind == vecKindList128 && !ii.wide {
+				return r.inputErr(si, j, "vector kind %d (list with high halves) on a %d-bit input", kind, si.s.Inputs[j].Bits)
+			}
+			lo := lanes[at : at+ii.n : at+ii.n]
+			if p, n = readDeltas(p, lo); n < 0 {
+				return r.inputErr(si, j, "list ends after %d of %d lanes", -n-1, ii.n)
+			}
+			if kind == vecKindList128 {
+				hi := lanes[at+ii.n : at+2*ii.n : at+2*ii.n]
+				if p, n = readDeltas(p, hi); n < 0 {
+					return r.inputErr(si, j, "high list ends after %d of %d lanes", -n-1, ii.n)
+				}
+				*v = Vector{Kind: VecList, List: lo, ListHi: hi}
+				at += 2 * ii.n
+				continue
+			}
+			*v = Vector{Kind: VecList, List: lo}
 		default:
-			return r.instErr("input %s: unknown vector kind %d", s.Inputs[j].Name, kind)
+			return r.inputErr(si, j, "unknown vector kind %d", kind)
 		}
-		if wide {
+		at += 2 * ii.n
+		if ii.wide {
 			if len(p) > 0 && p[0] < 0x80 {
 				v.BaseHi, p = uint64(p[0]), p[1:]
 			} else if v.BaseHi, n = uvarintLong(p); n > 0 {
 				p = p[n:]
 			} else {
-				return r.instErr("input %s: bad high half", s.Inputs[j].Name)
+				return r.inputErr(si, j, "bad high half")
 			}
 		}
 	}
 	r.p = p
 	r.left--
 	r.seq++
-	r.laneOps += uint64(bits.OnesCount32(in.Active())) * uint64(max(s.Elems, 1))
+	act := in.Mask & si.exec
+	if si.pred >= 0 {
+		pv := uint32(vals[si.pred].Lo(0))
+		if si.predNeg {
+			pv = ^pv
+		}
+		act &= pv
+	}
+	r.laneOps += uint64(bits.OnesCount32(act)) * si.elems
 	return nil
+}
+
+// decodeHead decodes an instruction's code, group and warp deltas and
+// mask, one varint each, the long way.
+func (r *BinaryReader) decodeHead(p []byte) (rest []byte, code, dg, dw, mask uint64, err error) {
+	var n int
+	if code, n = uvarint(p); n <= 0 {
+		return p, 0, 0, 0, 0, r.instErr("bad static index")
+	}
+	p = p[n:]
+	if dg, n = uvarint(p); n <= 0 {
+		return p, 0, 0, 0, 0, r.instErr("bad group")
+	}
+	p = p[n:]
+	if dw, n = uvarint(p); n <= 0 {
+		return p, 0, 0, 0, 0, r.instErr("bad warp")
+	}
+	p = p[n:]
+	if mask, n = uvarint(p); n <= 0 {
+		return p, 0, 0, 0, 0, r.instErr("bad mask")
+	}
+	return p[n:], code, dg, dw, mask, nil
 }
 
 // readDeltas fills vs from zigzag deltas. On a bad varint it returns
@@ -927,4 +821,89 @@ func readDeltas(p []byte, vs []uint64) ([]byte, int) {
 		vs[i] = prev
 	}
 	return p, 0
+}
+
+// fixedProblem says what is wrong with the fixed-width list of n values at
+// p, which readFixed rejected.
+func fixedProblem(p []byte, n int) string {
+	_, k := uvarint(p)
+	switch {
+	case k <= 0:
+		return "bad list minimum"
+	case k == len(p):
+		return "payload ends before the list's width"
+	case p[k]&15 < 1 || p[k]&15 > 8:
+		return fmt.Sprintf("list width %d out of 1..8", p[k]&15)
+	}
+	return fmt.Sprintf("list of %d values of %d bytes, but %d bytes are left", n, p[k]&15, len(p)-k-1)
+}
+
+// readFixed fills vs from a fixed-width list (vector kinds 4 and 5): a
+// uvarint minimum, a width byte w, then len(vs) offsets of w little-endian
+// bytes. The list's length is checked once; the loops then read without a
+// varint's branches. It reports false for a bad list (fixedProblem says
+// what is wrong).
+func readFixed(p []byte, vs []uint64) ([]byte, bool) {
+	var lo uint64
+	if len(p) > 0 && p[0] < 0x80 {
+		lo, p = uint64(p[0]), p[1:]
+	} else if x, n := uvarintLong(p); n > 0 {
+		lo, p = x, p[n:]
+	} else {
+		return p, false
+	}
+	if len(p) == 0 {
+		return p, false
+	}
+	w, sh := int(p[0]&15), p[0]>>4
+	p = p[1:]
+	if w < 1 || w > 8 {
+		return p, false
+	}
+	size := len(vs) * w
+	if size > len(p) {
+		return p, false
+	}
+	q, rest := p[:size:size], p[size:]
+	switch w {
+	case 1:
+		q = q[:len(vs)]
+		for i := range vs {
+			vs[i] = lo + uint64(q[i])<<sh
+		}
+	case 2:
+		for i := range vs {
+			b := q[2*i : 2*i+2 : 2*i+2]
+			vs[i] = lo + (uint64(b[0])|uint64(b[1])<<8)<<sh
+		}
+	case 3:
+		for i := range vs {
+			b := q[3*i : 3*i+3 : 3*i+3]
+			vs[i] = lo + (uint64(b[0])|uint64(b[1])<<8|uint64(b[2])<<16)<<sh
+		}
+	case 4:
+		for i := range vs {
+			b := q[4*i : 4*i+4 : 4*i+4]
+			vs[i] = lo + uint64(binary.LittleEndian.Uint32(b))<<sh
+		}
+	case 8:
+		for i := range vs {
+			b := q[8*i : 8*i+8 : 8*i+8]
+			vs[i] = lo + binary.LittleEndian.Uint64(b)<<sh
+		}
+	default: // 5, 6, 7: 8-byte loads, masked
+		mask := uint64(1)<<(8*w) - 1
+		for i := range vs {
+			var x uint64
+			if o := i * w; o+8 <= len(q) {
+				x = binary.LittleEndian.Uint64(q[o:o+8:o+8]) & mask
+			} else {
+				for k := w - 1; k >= 0; k-- {
+					x = x<<8 | uint64(q[o+k])
+				}
+			}
+			vs[i] = lo + x<<sh
+		}
+	}
+	return rest, true
 }

@@ -456,6 +456,13 @@ func reseal(rec []byte) []byte {
 	return rec
 }
 
+// version1 makes a header record of format version 1.
+func version1(rec []byte) []byte {
+	rec = slices.Clone(rec)
+	binary.LittleEndian.PutUint16(rec[8:], 1)
+	return reseal(rec)
+}
+
 // fixLen sets a record's payload length after a test changed its size.
 func fixLen(rec []byte) []byte {
 	if bytes.HasPrefix(rec, []byte(headerMagic)) {
@@ -562,6 +569,21 @@ func TestBinaryBadInput(t *testing.T) {
 		{"vector kind", inst0([]byte{1, 0, 0, 1, 7, 0}, 1, 1), 0, -1, "input a: unknown vector kind 7"},
 		{"short list", inst0([]byte{1, 0, 0, 1, 2, 0, 0, 0}, 1, 1), 0, -1, "input a: list ends after 3 of 32 lanes"},
 		{"list128 on 64-bit", inst0([]byte{1, 0, 0, 1, 3, 0}, 1, 1), 0, -1, "vector kind 3 (list with high halves) on a 64-bit input"},
+		{"fixed list short", inst0(slices.Concat([]byte{1, 0, 0, 1, 4, 0, 1}, make([]byte, 31)), 1, 1), 0, -1, "input a: list of 32 values of 1 bytes, but 31 bytes are left"},
+		{"fixed list short, shifted", inst0(slices.Concat([]byte{1, 0, 0, 1, 4, 0, 0x32}, make([]byte, 63)), 1, 1), 0, -1, "input a: list of 32 values of 2 bytes, but 63 bytes are left"},
+		{"fixed list width 0", inst0(slices.Concat([]byte{1, 0, 0, 1, 4, 0, 0}, make([]byte, 32)), 1, 1), 0, -1, "input a: list width 0 out of 1..8"},
+		{"fixed list width 9", inst0(slices.Concat([]byte{1, 0, 0, 1, 4, 0, 9}, make([]byte, 9*32)), 1, 1), 0, -1, "input a: list width 9 out of 1..8"},
+		{"fixed list width 0, shifted", inst0(slices.Concat([]byte{1, 0, 0, 1, 4, 0, 0xf0}, make([]byte, 32)), 1, 1), 0, -1, "input a: list width 0 out of 1..8"},
+		{"fixed list minimum", inst0([]byte{1, 0, 0, 1, 4, 0x80, 0x80}, 1, 1), 0, -1, "input a: bad list minimum"},
+		{"fixed list no width", inst0([]byte{1, 0, 0, 1, 4, 0x81, 0x01}, 1, 1), 0, -1, "input a: payload ends before the list's width"},
+		{"fixed list ends the payload", inst0([]byte{1, 0, 0, 1, 4, 0}, 1, 1), 0, -1, "input a: payload ends before the list's width"},
+		{"fixed list128 on 64-bit", inst0(slices.Concat([]byte{1, 0, 0, 1, 5, 0, 1}, make([]byte, 32)), 1, 1), 0, -1, "vector kind 5 (list with high halves) on a 64-bit input"},
+		{"fixed list128 high halves short", joinFrames(t, [][]byte{fs[0].raw, chunkRecord(0, 0, 1, 1, []string{stExch128.Text},
+			slices.Concat([]byte{1, 0, 0, 1, 0, 0, 5, 7, 1}, make([]byte, 32), []byte{0, 3}, make([]byte, 95)))}), 0, -1,
+			"input b: high halves: list of 32 values of 3 bytes, but 95 bytes are left"},
+		{"fixed list in version 1", joinFrames(t, [][]byte{version1(fs[0].raw), chunkRecord(0, 0, 1, 1, []string{stAdd.Text}, slices.Concat([]byte{0, 0, 0, 1, 4, 0, 1}, make([]byte, 32)))}), 0, -1,
+			"input a: unknown vector kind 4"},
+		{"bad vector kind", inst0(slices.Concat([]byte{1, 0, 0, 1, 6, 0, 1}, make([]byte, 32)), 1, 1), 0, -1, "input a: unknown vector kind 6"},
 		{"bytes after last", inst0([]byte{1, 0, 0, 1, 0, 0, 9}, 1, 1), 0, -1, "1 bytes after the chunk's last record"},
 		{"bad mask", inst0([]byte{1, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x7f, 0, 0}, 1, 1), 0, -1, "bad mask"},
 		{"directive kind", inst0([]byte{0, 9, 1, 0, 1}, 1, 0), 0, -1, "record 0 (seq 0) at payload byte 0: unknown directive kind 9"},

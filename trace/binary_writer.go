@@ -322,13 +322,26 @@ func appendVector(b []byte, v *Vector, wide bool) []byte {
 		b = binary.AppendUvarint(b, v.Base)
 		b = binary.AppendUvarint(b, zigzag(int64(v.Stride)))
 	case VecList:
+		// Each list takes whichever of its two forms is shorter; fixed
+		// width on a tie, as it decodes faster.
 		if wide && v.ListHi != nil {
+			lo, hi := fixedForm(v.List), fixedForm(v.ListHi)
+			if lo.size(len(v.List))+hi.size(len(v.ListHi)) <= deltasLen(v.List)+deltasLen(v.ListHi) {
+				b = append(b, vecKindFixed128)
+				b = appendFixed(b, v.List, lo)
+				return appendFixed(b, v.ListHi, hi)
+			}
 			b = append(b, vecKindList128)
 			b = appendDeltas(b, v.List)
 			return appendDeltas(b, v.ListHi)
 		}
-		b = append(b, vecKindList)
-		b = appendDeltas(b, v.List)
+		if f := fixedForm(v.List); f.size(len(v.List)) <= deltasLen(v.List) {
+			b = append(b, vecKindFixed)
+			b = appendFixed(b, v.List, f)
+		} else {
+			b = append(b, vecKindList)
+			b = appendDeltas(b, v.List)
+		}
 	}
 	if wide {
 		b = binary.AppendUvarint(b, v.BaseHi)
@@ -347,12 +360,71 @@ func appendDeltas(b []byte, vs []uint64) []byte {
 	return b
 }
 
-// Stored vector kinds.
+// deltasLen is the size appendDeltas gives vs.
+func deltasLen(vs []uint64) int {
+	var prev uint64
+	n := 0
+	for _, x := range vs {
+		n += uvarintLen(zigzag(int64(x - prev)))
+		prev = x
+	}
+	return n
+}
+
+// uvarintLen is the size of x as a uvarint.
+func uvarintLen(x uint64) int { return (bits.Len64(x|1) + 6) / 7 }
+
+// fixed is a list's fixed-width form: its minimum, the shift its offsets
+// from the minimum all allow (their common trailing zero bits, at most
+// 15), and the bytes of the largest shifted offset.
+type fixed struct {
+	min   uint64
+	shift int // 0..15
+	width int // 1..8
+}
+
+func fixedForm(vs []uint64) fixed {
+	lo, hi := vs[0], vs[0]
+	for _, x := range vs[1:] {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	var or uint64
+	for _, x := range vs {
+		or |= x - lo
+	}
+	shift := 0
+	if or != 0 {
+		shift = min(bits.TrailingZeros64(or), 15)
+	}
+	return fixed{min: lo, shift: shift, width: max(1, (bits.Len64((hi-lo)>>shift)+7)/8)}
+}
+
+// size is the stored size of n values in form f: the minimum, the width
+// byte, the offsets.
+func (f fixed) size(n int) int { return uvarintLen(f.min) + 1 + n*f.width }
+
+// appendFixed stores vs in form f: uvarint minimum, a byte of width and
+// shift, then each value's offset from the minimum, shifted right, in width
+// little-endian bytes.
+func appendFixed(b []byte, vs []uint64, f fixed) []byte {
+	b = binary.AppendUvarint(b, f.min)
+	b = append(b, byte(f.width|f.shift<<4))
+	for _, x := range vs {
+		// All 8 bytes, then keep width of them.
+		n := len(b) + f.width
+		b = binary.LittleEndian.AppendUint64(b, (x-f.min)>>f.shift)[:n]
+	}
+	return b
+}
+
+// Stored vector kinds. Kinds 4 and 5 exist from format version 2 on.
 const (
 	vecKindBroadcast = 0 // Base [BaseHi]
 	vecKindStride    = 1 // Base, Stride [BaseHi]
-	vecKindList      = 2 // ExecSize deltas [BaseHi]
-	vecKindList128   = 3 // ExecSize deltas, ExecSize high deltas; 128-bit inputs only
+	vecKindList      = 2 // n deltas [BaseHi]
+	vecKindList128   = 3 // n deltas, n high deltas; 128-bit inputs only
+	vecKindFixed     = 4 // minimum, width, n offsets [BaseHi]
+	vecKindFixed128  = 5 // kind 4's form for the low halves, then for the high halves; 128-bit inputs only
 )
 
 // staticIndex returns s's index in the chunk's static table, adding it.

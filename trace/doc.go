@@ -18,4 +18,13 @@
 //  5. Nothing from a trace with an error is handed on: readers report the
 //     first error with its line and column (text) or chunk and offset
 //     (binary).
+//  6. A [BinaryReader] works ahead of its consumer on goroutines of its own
+//     (reading, zstd, checksums) and hands records to Next in trace
+//     order; its errors come in trace order too, the first being the one
+//     a reader going chunk by chunk would report. It holds at most
+//     [WithReadAhead]+1 chunks. Its goroutines end when Next returns
+//     io.EOF or an error, on Close, or, for a reader dropped half-read,
+//     when the garbage collector finds it unreachable: a consumer that
+//     stops early (a replay that fails) should Close the reader, and
+//     never leaks it for good when it does not.
 package trace

@@ -110,8 +110,13 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 }
 
 // openTrace opens the trace named by pos (none: the embedded demo; "-":
-// standard input), recognising binary traces by their zstd magic.
-// The progress reader is nil unless the trace is a regular file.
+// standard input), recognising binary traces by their zstd magic. A binary
+// trace in a regular file is read through its seek table, several chunks
+// decompressed at once; one on standard input is read as a stream, the
+// next chunks read and decompressed while one is decoded. closeFn stops
+// the reader's goroutines and closes the file; call it however the
+// reading ends. The progress reader is nil unless the trace is a regular
+// file.
 func openTrace(pos []string) (name string, src trace.Source, closeFn func(), prog *progressReader, err error) {
 	closeFn = func() {}
 	var r io.Reader
@@ -133,14 +138,34 @@ func openTrace(pos []string) (name string, src trace.Source, closeFn func(), pro
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
 			prog = &progressReader{r: f, size: fi.Size()}
 			r = prog
+			var head [4]byte
+			if n, _ := f.ReadAt(head[:], 0); trace.IsBinary(head[:n]) {
+				x, err := trace.OpenBinaryIndex(f, fi.Size(), trace.WithName(filepath.Base(name)),
+					trace.WithProgress(func(off int64) { prog.n.Store(off) }))
+				if err != nil {
+					f.Close()
+					return "", nil, func() {}, nil, err
+				}
+				br, err := x.Reader(0, x.NumChunks())
+				if err != nil {
+					f.Close()
+					return "", nil, func() {}, nil, err
+				}
+				return name, br, func() { br.Close(); f.Close() }, prog, nil
+			}
 		}
 	}
-	br := bufio.NewReaderSize(r, 1<<20)
-	head, _ := br.Peek(4)
+	buf := bufio.NewReaderSize(r, 1<<20)
+	head, _ := buf.Peek(4)
 	if trace.IsBinary(head) {
-		src, err = trace.NewBinaryReader(br, trace.WithName(filepath.Base(name)))
+		var br *trace.BinaryReader
+		if br, err = trace.NewBinaryReader(buf, trace.WithName(filepath.Base(name))); err == nil {
+			closeFile := closeFn
+			closeFn = func() { br.Close(); closeFile() }
+			src = br
+		}
 	} else {
-		src, err = trace.NewTextReader(br, filepath.Base(name))
+		src, err = trace.NewTextReader(buf, filepath.Base(name))
 	}
 	if err != nil {
 		closeFn()
