@@ -28,22 +28,34 @@
 //     synced. Each rename is atomic; invariant 8 makes the set of them
 //     appear as one run's.
 //  2. After [Writer.Abort], or after any method returned an error (the
-//     writer then fails for good), no temporary file remains, no final
+//     writer then fails for good; a batch that failed to be written on
+//     its table's goroutine, see invariant 3, fails the next call or
+//     Commit with that error), no temporary file remains, no final
 //     file of this writer was created, and earlier runs' files are as they
 //     were, byte for byte: a rename failing part-way through Commit is
 //     undone (the renamed files go back to their temporary names, the
 //     earlier files back to theirs). The one exception: if undoing fails
 //     too, the commit journal and the temporary files stay, Commit's error
 //     says so, and the next [New] on the directory completes the commit.
-//  3. Bounded memory. Rows go into Arrow builders and every BatchRows rows
-//     (see [WithBatchRows]) a record batch is written to each file (one
-//     Parquet row group, one IPC record batch) and released. Only the
-//     files' footers (one entry per batch) and the ops totals (one entry
-//     per distinct dialect, op, type, space) grow with the trace.
+//  3. Bounded memory. Rows go into a batch, column by column, and every
+//     BatchRows rows (see [WithBatchRows]) the batch is handed to its
+//     table's goroutine, which writes it to each file (one Parquet row
+//     group, one IPC record batch) while the next batch fills. The
+//     hand-over waits while one batch waits to be written, so a table
+//     holds at most three batches (filling, waiting, being written). Only
+//     the files' footers (one entry per batch) and the ops totals (one
+//     entry per distinct dialect, op, type, space) grow with the trace;
+//     the memo of instructions (one entry per distinct *trace.Static) is
+//     bounded and starts afresh past 65536 entries.
 //  4. Types are exactly those of OUTPUT.md: non-nullable columns, plain
-//     utf8 strings (Parquet dictionary-encodes the column chunks), unsigned
+//     utf8 strings (Parquet dictionary-encodes the column chunks; the
+//     Arrow schema stored in each Parquet file has utf8, not dictionaries,
+//     so pandas and polars read strings, not categoricals), unsigned
 //     Parquet logical types for the uint columns, so DuckDB reads UBIGINT,
 //     UINTEGER, BIGINT and VARCHAR and no uint64 above 2^63 turns negative.
+//     The encodings (parquet.go): DELTA_BINARY_PACKED for sequence numbers,
+//     addresses, values and counts, PLAIN for small integers that repeat,
+//     RLE_DICTIONARY for strings; zstd level 1; statistics on every column.
 //  5. Rows are written in the order they arrive; the engine guarantees
 //     trace order for results and instructions and (space, group, addr)
 //     order for memory. The ops table is built from the Instructions calls
@@ -87,5 +99,7 @@
 // Files whose names are not of this naming (other tables, other
 // extensions, other hidden files) are never touched.
 //
-// A Writer is used by one goroutine at a time.
+// A Writer is used by one goroutine at a time. It writes each table's
+// batches on a goroutine of its own, which Commit, Abort and a failure
+// wait for before they touch the files.
 package columnar

@@ -116,6 +116,10 @@ func TestDuckDB(t *testing.T) {
 		[][]string{{"24", "9223372036854775912", "9223372036854776004"}})
 	expect("min/max value", "SELECT min(value), max(value), max(value_hi) FROM "+src("results"),
 		[][]string{{"18446744073709551566", "18446744073709551615", "16045690981097406512"}})
+	// The filters go through the statistics: the empty string is within
+	// the fault chunks' min and max.
+	expect("no fault", "SELECT count(*), min(seq), max(seq) FROM "+src("results")+" WHERE fault = ''",
+		[][]string{{"10", "0", "11"}})
 	expect("faults", "SELECT fault, count(*) FROM "+src("results")+" GROUP BY fault ORDER BY fault",
 		[][]string{{"", "10"}, {"invalid_space", "10"}, {"misaligned", "10"}, {"out_of_bounds", "10"}, {"out_of_range", "10"}})
 	expect("memory max uint32", "SELECT space, \"group\", addr, value FROM "+src("memory")+" WHERE value = 4294967295",
@@ -136,5 +140,46 @@ func TestDuckDB(t *testing.T) {
 	}
 	for i, check := range checks {
 		check(t, rs[i])
+	}
+}
+
+// TestDuckDBExtremes: DuckDB reads back every value of every table of the
+// extreme fixture: the DELTA_BINARY_PACKED columns with deltas that
+// overflow 64 bits, and instruction texts written PLAIN because they
+// overflow a dictionary page.
+func TestDuckDBExtremes(t *testing.T) {
+	duckdbq.Require(t)
+	dir := t.TempDir()
+	w, err := New(dir, WithBatchRows(1500))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := extremeFixture(3000)
+	fx.feed(t, w, 700)
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	want := fx.want()
+	var sqls []string
+	for _, table := range TableNames() {
+		sqls = append(sqls, "SELECT * EXCLUDE (file_row_number) FROM read_parquet("+
+			duckdbq.QuoteString(filepath.Join(dir, table+".parquet"))+", file_row_number = true) ORDER BY file_row_number")
+	}
+	rs, err := duckdbq.QueryBatch(sqls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, table := range TableNames() {
+		got, exp := strRows(rs[i].Rows), strRows(want[table])
+		if len(got) != len(exp) {
+			t.Errorf("%s: %d rows, want %d", table, len(got), len(exp))
+			continue
+		}
+		for j := range got {
+			if !reflect.DeepEqual(got[j], exp[j]) {
+				t.Errorf("%s: row %d = %.200q, want %.200q", table, j, got[j], exp[j])
+				break
+			}
+		}
 	}
 }

@@ -12,16 +12,28 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
-// recordWriter is what pqarrow.FileWriter and ipc.FileWriter have in common.
-type recordWriter interface {
-	Write(rec arrow.RecordBatch) error
-	Close() error
+// batchWriter writes batches to a file in one format.
+type batchWriter interface {
+	write(b *batch) error
+	close() error // writes the footer; releases the writer's buffers
 }
+
+// ipcWriter writes batches as the record batches of an Arrow IPC file.
+type ipcWriter struct {
+	w   *ipc.FileWriter
+	sc  *arrow.Schema
+	mem memory.Allocator
+}
+
+func (w *ipcWriter) write(b *batch) error {
+	rec := b.record(w.sc, w.mem)
+	defer rec.Release()
+	return w.w.Write(rec)
+}
+
+func (w *ipcWriter) close() error { return w.w.Close() }
 
 // output is one file being written: a temporary name in the output
 // directory until [Writer.publishAll] renames it to its final name.
@@ -29,7 +41,7 @@ type output struct {
 	tmp, final string
 	f          *os.File
 	bw         *bufio.Writer
-	w          recordWriter
+	w          batchWriter
 	done       bool // finish or discard ran; f is closed
 	keep       bool // discard leaves the file: a commit journal names it
 }
@@ -49,12 +61,12 @@ const (
 	extArrow   = ".arrow"
 )
 
-func openOutput(dir, table string, format Format, schema *arrow.Schema, batchRows int, mem memory.Allocator) (*output, error) {
+func openOutput(dir string, spec *tableSpec, format Format, batchRows int, mem memory.Allocator) (*output, error) {
 	ext := extParquet
 	if format == FormatArrow {
 		ext = extArrow
 	}
-	base := table + ext
+	base := spec.name + ext
 	f, err := createTemp(dir, "."+base+".tmp-")
 	if err != nil {
 		return nil, err
@@ -63,36 +75,19 @@ func openOutput(dir, table string, format Format, schema *arrow.Schema, batchRow
 	sink := bufWriter{o.bw}
 	switch format {
 	case FormatParquet:
-		popts := []parquet.WriterProperty{
-			// zstd rather than snappy: on these tables (long runs of
-			// small integers, repeated strings) it gives markedly
-			// smaller files at a similar decode speed, and DuckDB,
-			// pyarrow/pandas and polars all read it. Default level (3).
-			parquet.WithCompression(compress.Codecs.Zstd),
-			// Every Write is one record batch of at most batchRows rows,
-			// so each batch becomes exactly one row group.
-			parquet.WithMaxRowGroupLength(int64(batchRows)),
-			// Dictionary-encode the string columns only (space, op,
-			// fault, …: a handful of distinct values). On the integer
-			// columns (addresses, values, sequence numbers, nearly all
-			// distinct) a dictionary costs a hash per row and then falls
-			// back to plain anyway: it tripled the memory table's time.
-			parquet.WithDictionaryDefault(false),
-			parquet.WithStats(true),
-			parquet.WithAllocator(mem),
+		var pw *parquetWriter
+		pw, err = newParquetWriter(sink, spec, batchRows, mem)
+		if err == nil {
+			o.w = pw
 		}
-		for _, f := range schema.Fields() {
-			if f.Type.ID() == arrow.STRING {
-				popts = append(popts, parquet.WithDictionaryFor(f.Name, true))
-			}
-		}
-		props := parquet.NewWriterProperties(popts...)
-		arrProps := pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem))
-		o.w, err = pqarrow.NewFileWriter(schema, sink, props, arrProps)
 	case FormatArrow:
 		// Uncompressed IPC: readable by every Arrow implementation
 		// (compressed IPC bodies are not) and memory-mappable.
-		o.w, err = ipc.NewFileWriter(sink, ipc.WithSchema(schema), ipc.WithAllocator(mem))
+		var iw *ipc.FileWriter
+		iw, err = ipc.NewFileWriter(sink, ipc.WithSchema(spec.schema), ipc.WithAllocator(mem))
+		if err == nil {
+			o.w = &ipcWriter{iw, spec.schema, mem}
+		}
 	default:
 		err = fmt.Errorf("columnar: invalid format %v", format)
 	}
@@ -118,8 +113,8 @@ func createTemp(dir, prefix string) (*os.File, error) {
 	return nil, fmt.Errorf("columnar: could not create a temporary file %s* in %s", prefix, dir)
 }
 
-func (o *output) write(rec arrow.RecordBatch) error {
-	if err := o.w.Write(rec); err != nil {
+func (o *output) write(b *batch) error {
+	if err := o.w.write(b); err != nil {
 		return fmt.Errorf("columnar: writing %s: %w", filepath.Base(o.final), err)
 	}
 	return nil
@@ -132,7 +127,7 @@ func (o *output) finish() error {
 		return nil
 	}
 	o.done = true
-	err := o.w.Close()
+	err := o.w.close()
 	if err == nil {
 		err = o.bw.Flush()
 	}
@@ -154,7 +149,7 @@ func (o *output) discard() error {
 	if !o.done {
 		o.done = true
 		if o.w != nil {
-			_ = o.w.Close() // releases its buffers; the bytes are thrown away
+			_ = o.w.close() // releases its buffers; the bytes are thrown away
 		}
 		_ = o.f.Close()
 	}

@@ -18,13 +18,37 @@ const (
 type tableSpec struct {
 	name   string
 	schema *arrow.Schema
+	// encs is each column's Parquet encoding, in schema order.
+	encs []encoding
 }
+
+// encoding is how a column's values are stored in Parquet. Every column
+// chunk is then zstd-compressed. parquet.go has the measurements behind
+// each column's choice.
+type encoding uint8
+
+const (
+	// encPlain: PLAIN, for small integers that repeat or cycle (lane,
+	// elem, value_hi, group, lanes, faults; booleans): zstd removes the
+	// repetition for less than any encoding costs.
+	encPlain encoding = iota
+	// encDelta: DELTA_BINARY_PACKED, for increasing columns (seq; addr in
+	// the tables sorted by address) and integers with many distinct
+	// values (addresses, values, counts): bit-packing the deltas is both
+	// smaller and several times faster than compressing PLAIN's 8 bytes,
+	// and its cost hardly depends on the data.
+	encDelta
+	// encDict: RLE_DICTIONARY, for the string columns, with a dictionary
+	// the writer builds itself per batch, so that no row's string is
+	// hashed (writer.go, parquet.go).
+	encDict
+)
 
 // Column types: plain (non-dictionary) utf8 strings and unsigned integers,
 // every column non-nullable. DuckDB reads them as VARCHAR, UBIGINT,
 // UINTEGER and BIGINT; pandas/pyarrow as object/uint64/uint32/int64.
-// Parquet still dictionary-encodes the string column chunks, which is where
-// the repetition is cheap to remove.
+// The Parquet files dictionary-encode the string column chunks, but the
+// logical type (and the Arrow schema stored in the file) stays utf8.
 var (
 	tString = arrow.BinaryTypes.String
 	tU64    = arrow.PrimitiveTypes.Uint64
@@ -33,43 +57,69 @@ var (
 	tBool   = arrow.FixedWidthTypes.Boolean
 )
 
-func col(name string, t arrow.DataType) arrow.Field {
-	return arrow.Field{Name: name, Type: t, Nullable: false}
+// colSpec is one column of a table: its field and Parquet encoding.
+type colSpec struct {
+	f   arrow.Field
+	enc encoding
+}
+
+// col is a column: strings are always dictionary-encoded, integers
+// PLAIN unless enc says otherwise.
+func col(name string, t arrow.DataType, enc ...encoding) colSpec {
+	c := colSpec{f: arrow.Field{Name: name, Type: t, Nullable: false}}
+	switch {
+	case t.ID() == arrow.STRING:
+		c.enc = encDict
+	case len(enc) > 0:
+		c.enc = enc[0]
+	}
+	return c
+}
+
+func newTableSpec(name string, cols ...colSpec) tableSpec {
+	s := tableSpec{name: name}
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = c.f
+		s.encs = append(s.encs, c.enc)
+	}
+	s.schema = arrow.NewSchema(fields, nil)
+	return s
 }
 
 // Column order within each schema is the order of OUTPUT.md, then extras.
-// The append code in writer.go indexes builders by these positions.
+// The append code in writer.go indexes columns by these positions.
 var specs = [numTables]tableSpec{
-	tMemory: {"memory", arrow.NewSchema([]arrow.Field{
+	tMemory: newTableSpec("memory",
 		col("space", tString),
 		col("group", tI64),
-		col("addr", tU64),
-		col("value", tU32),
-	}, nil)},
-	tResults: {"results", arrow.NewSchema([]arrow.Field{
-		col("seq", tU64),
+		col("addr", tU64, encDelta),
+		col("value", tU32, encDelta),
+	),
+	tResults: newTableSpec("results",
+		col("seq", tU64, encDelta),
 		col("lane", tU32),
 		col("elem", tU32),
-		col("addr", tU64),
-		col("value", tU64),
+		col("addr", tU64, encDelta),
+		col("value", tU64, encDelta),
 		col("value_hi", tU64),
 		col("fault", tString),
-	}, nil)},
-	tInstructions: {"instructions", arrow.NewSchema([]arrow.Field{
-		col("seq", tU64),
+	),
+	tInstructions: newTableSpec("instructions",
+		col("seq", tU64, encDelta),
 		col("dialect", tString),
 		col("op", tString),
 		col("type", tString),
 		col("space", tString),
 		col("group", tI64),
-		col("warp", tI64),
+		col("warp", tI64, encDelta),
 		col("lanes", tU32),
-		col("addresses", tU32),
-		col("max_conflict", tU32),
+		col("addresses", tU32, encDelta),
+		col("max_conflict", tU32, encDelta),
 		col("faults", tU32),
 		col("text", tString), // extra: the instruction as written (trace.Static.Text)
-	}, nil)},
-	tOps: {"ops", arrow.NewSchema([]arrow.Field{
+	),
+	tOps: newTableSpec("ops",
 		col("dialect", tString),
 		col("op", tString),
 		col("type", tString),
@@ -79,17 +129,17 @@ var specs = [numTables]tableSpec{
 		col("faults", tU64),
 		col("max_conflict", tU32), // max over the group's instructions
 		col("conflict_sum", tU64), // sum of the instructions' max_conflict
-	}, nil)},
-	tAddresses: {"addresses", arrow.NewSchema([]arrow.Field{
+	),
+	tAddresses: newTableSpec("addresses",
 		col("space", tString),
 		col("group", tI64),
-		col("addr", tU64),
-		col("accesses", tU64),
-		col("warps", tU64),  // distinct (group, warp) pairs
-		col("groups", tU64), // distinct groups
+		col("addr", tU64, encDelta),
+		col("accesses", tU64, encDelta),
+		col("warps", tU64, encDelta),  // distinct (group, warp) pairs
+		col("groups", tU64, encDelta), // distinct groups
 		col("order_sensitive", tBool),
 		col("exact", tBool), // extra: false when warps or groups is an estimate
-	}, nil)},
+	),
 }
 
 // TableNames returns the names of the tables a [Writer] can write, in the

@@ -7,8 +7,9 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unsafe"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/gpureplay/replay/engine"
 	"github.com/gpureplay/replay/trace"
@@ -34,28 +35,145 @@ const (
 	stateFailed
 )
 
-// table is one output table: its row builder and the files it goes to.
+// table is one output table: the batch being filled, the files it goes
+// to, and the lookups that build the batch's string dictionaries.
 type table struct {
 	id   tableID
-	rb   *array.RecordBuilder
-	rows int // rows in rb, not yet written
+	spec *tableSpec
+	b    *batch      // being filled; nil after cleanup
+	free chan *batch // batches the pipeline is done with
+	nb   int         // batches allocated, at most maxBatches
 	outs []*output
+	pipe *pipeline // writes the full batches to outs; nil until New opened every file
+	mem  memory.Allocator
+
+	// Lookups into b's dictionaries, emptied with every new batch.
+	dicts    []map[string]int32 // per column; nil but for strings
+	faultIdx [engine.FaultOutOfBounds + 1]int32
+	spaceOK  bool // spaceKey was looked up in this batch
+	spaceKey trace.Space
+	spaceIdx int32
+	gen      uint64 // which batch this is: staticMemo.gen
+}
+
+func newTable(id tableID, mem memory.Allocator) *table {
+	spec := &specs[id]
+	t := &table{id: id, spec: spec, free: make(chan *batch, maxBatches), nb: 1, mem: mem,
+		b: newBatch(spec.schema, mem), dicts: make([]map[string]int32, len(spec.encs))}
+	for i, e := range spec.encs {
+		if e == encDict {
+			t.dicts[i] = make(map[string]int32)
+		}
+	}
+	t.resetLookups()
+	return t
+}
+
+// resetLookups empties the lookups for a new batch.
+func (t *table) resetLookups() {
+	for _, m := range t.dicts {
+		clear(m)
+	}
+	for i := range t.faultIdx {
+		t.faultIdx[i] = -1
+	}
+	t.spaceOK = false
+	t.gen++
+}
+
+// next returns an empty batch to fill after one of capacity capHint was
+// handed over: one the pipeline is done with, a new one (of that
+// capacity: the next batch will most likely fill as far) while t has
+// fewer than maxBatches, or else the first the pipeline gives back (it
+// gives back every batch, written or dropped).
+func (t *table) next(capHint, limit int) *batch {
+	var b *batch
+	select {
+	case b = <-t.free:
+	default:
+		if t.nb < maxBatches {
+			t.nb++
+			b = newBatch(t.spec.schema, t.mem)
+			b.reserve(capHint, limit)
+			return b
+		}
+		b = <-t.free
+	}
+	b.reset()
+	return b
+}
+
+// release frees the memory of every batch of t. The pipeline must be
+// done with them.
+func (t *table) release() {
+	if t.b != nil {
+		t.b.release()
+		t.b = nil
+	}
+	for {
+		select {
+		case b := <-t.free:
+			b.release()
+		default:
+			return
+		}
+	}
+}
+
+// str returns the index of s in column col's dictionary, adding it.
+func (t *table) str(col int, s string) int32 {
+	m := t.dicts[col]
+	i, ok := m[s]
+	if !ok {
+		i = t.b.cols[col].add(s)
+		m[s] = i
+	}
+	return i
+}
+
+// space is str for a space column: the tables sorted by space ask for
+// the same space row after row.
+func (t *table) space(w *Writer, col int, sp trace.Space) int32 {
+	if !t.spaceOK || t.spaceKey != sp {
+		t.spaceKey, t.spaceIdx, t.spaceOK = sp, t.str(col, w.spaceName(sp)), true
+	}
+	return t.spaceIdx
+}
+
+// chunk returns how many of n rows go into the current batch (at least
+// one) and makes room for them.
+func (w *Writer) chunk(t *table, n int) int {
+	k := min(n, w.opt.batchRows-t.b.rows)
+	t.b.reserve(k, w.opt.batchRows)
+	return k
+}
+
+// added counts k rows appended to t's batch and hands the batch over when
+// it is full.
+func (w *Writer) added(t *table, k int) error {
+	t.b.rows += k
+	if t.b.rows >= w.opt.batchRows || t.b.textBytes >= maxBatchStringBytes {
+		return w.flush(t)
+	}
+	return nil
 }
 
 // Writer is an [engine.Sink] that writes the output tables of OUTPUT.md
 // into a directory. It is not safe for concurrent use. See the package
 // documentation for its invariants.
 type Writer struct {
-	dir    string
-	opt    options
-	tables [numTables]*table // nil for tables not selected, and after cleanup
-	ops    map[opKey]*opAgg
-	spaces map[trace.Space]string
-	state  state
-	err    error                               // why the writer failed
-	lock   *dirLock                            // held from New until Commit, Abort or failure
-	rename func(oldpath, newpath string) error // os.Rename; tests inject failures and crashes
-	remove func(name string) error             // os.Remove, likewise
+	dir     string
+	opt     options
+	tables  [numTables]*table // nil for tables not selected, and after cleanup
+	ops     map[opKey]*opAgg
+	statics map[*trace.Static]*staticMemo
+	recent  [recentStatics]recentStatic // a direct-mapped cache in front of statics
+	spaces  map[trace.Space]string
+	state   state
+	err     error                               // why the writer failed
+	lock    *dirLock                            // held from New until Commit, Abort or failure
+	rename  func(oldpath, newpath string) error // os.Rename; tests inject failures and crashes
+	remove  func(name string) error             // os.Remove, likewise
 }
 
 // opKey is one row of the ops table.
@@ -69,6 +187,71 @@ type opKey struct {
 type opAgg struct {
 	instructions, lanes, faults, conflictSum uint64
 	maxConflict                              uint32
+}
+
+func (a *opAgg) add(s *engine.InstStat) {
+	a.instructions++
+	a.lanes += uint64(s.Lanes)
+	a.faults += uint64(s.Faults)
+	a.conflictSum += uint64(s.MaxConflict)
+	a.maxConflict = max(a.maxConflict, s.MaxConflict)
+}
+
+// staticMemo is what the Writer keeps of one instruction (the engine
+// hands the same *trace.Static for every row of one instruction text), so
+// that an instructions row costs one pointer lookup, not a hash of each
+// of its strings.
+type staticMemo struct {
+	agg *opAgg // its ops row; nil when the ops table is not written
+	gen uint64 // the instructions batch whose dictionaries idx indexes
+	idx [5]int32
+}
+
+// maxStatics bounds the memo: past it, it starts afresh (the ops totals
+// stay in Writer.ops).
+const maxStatics = 1 << 16
+
+// recentStatics is the size of the cache of Writer.recent: a loop body's
+// instructions, which come round and round, then cost no map lookup.
+const recentStatics = 256
+
+type recentStatic struct {
+	s *trace.Static
+	m *staticMemo
+}
+
+// memo returns s's memo.
+func (w *Writer) memo(s *trace.Static) *staticMemo {
+	// Statics are heap objects of more than 16 bytes: the address bits
+	// above the fourth tell them apart.
+	r := &w.recent[uintptr(unsafe.Pointer(s))>>4%recentStatics]
+	if r.s == s {
+		return r.m
+	}
+	m := w.statics[s]
+	if m == nil {
+		m = w.newMemo(s)
+	}
+	r.s, r.m = s, m
+	return m
+}
+
+func (w *Writer) newMemo(s *trace.Static) *staticMemo {
+	if len(w.statics) >= maxStatics {
+		clear(w.statics)
+		clear(w.recent[:])
+	}
+	m := new(staticMemo)
+	if w.tables[tOps] != nil {
+		k := opKey{s.Dialect, s.Op, s.Type, s.Space}
+		m.agg = w.ops[k]
+		if m.agg == nil {
+			m.agg = new(opAgg)
+			w.ops[k] = m.agg
+		}
+	}
+	w.statics[s] = m
+	return m
 }
 
 // New creates dir if needed, takes its lock, and opens a temporary file in
@@ -94,8 +277,8 @@ func New(dir string, opts ...Option) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{dir: dir, opt: o, ops: make(map[opKey]*opAgg), spaces: make(map[trace.Space]string),
-		lock: lock, rename: os.Rename, remove: os.Remove}
+	w := &Writer{dir: dir, opt: o, ops: make(map[opKey]*opAgg), statics: make(map[*trace.Static]*staticMemo),
+		spaces: make(map[trace.Space]string), lock: lock, rename: os.Rename, remove: os.Remove}
 	msg, err := w.tidy()
 	if err != nil {
 		return nil, w.fail(err)
@@ -107,27 +290,40 @@ func New(dir string, opts ...Option) (*Writer, error) {
 		if !o.tables[id] {
 			continue
 		}
-		spec := specs[id]
-		t := &table{id: id, rb: array.NewRecordBuilder(o.mem, spec.schema)}
+		t := newTable(id, o.mem)
 		w.tables[id] = t
 		for _, f := range []Format{FormatParquet, FormatArrow} {
 			if o.format&f == 0 {
 				continue
 			}
-			out, err := openOutput(dir, spec.name, f, spec.schema, o.batchRows, o.mem)
+			out, err := openOutput(dir, t.spec, f, o.batchRows, o.mem)
 			if err != nil {
 				return nil, w.fail(err)
 			}
 			t.outs = append(t.outs, out)
 		}
 	}
+	for _, t := range w.tables {
+		if t != nil {
+			t.pipe = startPipeline(t.outs, t.free)
+		}
+	}
 	return w, nil
 }
 
-// check returns nil if the writer is open, and why not otherwise.
+// check returns nil if the writer is open, and why not otherwise. A
+// batch that failed to be written fails the writer here, at the next call
+// after the failure.
 func (w *Writer) check() error {
 	switch w.state {
 	case stateOpen:
+		for _, t := range w.tables {
+			if t != nil {
+				if err := t.pipe.error(); err != nil {
+					return w.fail(err)
+				}
+			}
+		}
 		return nil
 	case stateCommitted:
 		return fmt.Errorf("%w: already committed", ErrClosed)
@@ -147,21 +343,30 @@ func (w *Writer) fail(err error) error {
 	return err
 }
 
-// cleanup discards every temporary file, releases every builder and then
-// the directory's lock.
+// cleanup stops the pipelines, discards every temporary file, releases
+// every batch and then the directory's lock.
 func (w *Writer) cleanup() error {
 	var errs []error
+	for _, t := range w.tables {
+		if t != nil && t.pipe != nil {
+			t.pipe.stop.Store(true)
+		}
+	}
 	for i, t := range w.tables {
 		if t == nil {
 			continue
 		}
+		if t.pipe != nil {
+			_ = t.pipe.wait() // the error is the one being reported, or moot
+		}
 		for _, o := range t.outs {
 			errs = append(errs, o.discard())
 		}
-		t.rb.Release()
+		t.release()
 		w.tables[i] = nil
 	}
-	w.ops = nil
+	w.ops, w.statics = nil, nil
+	clear(w.recent[:])
 	errs = append(errs, w.unlock())
 	return errors.Join(errs...)
 }
@@ -179,33 +384,19 @@ func (w *Writer) unlock() error {
 	return nil
 }
 
-// added counts one appended row and writes the batch out when it is full.
-func (w *Writer) added(t *table) error {
-	t.rows++
-	if t.rows >= w.opt.batchRows {
-		return w.flush(t)
-	}
-	return nil
-}
-
-// flush writes the buffered rows of t as one record batch to each of its
-// files and releases it.
+// flush hands the rows of t's batch over to the pipeline, which writes
+// them as one record batch to each of t's files, and starts a new batch.
 func (w *Writer) flush(t *table) error {
-	if t.rows == 0 {
+	if t.b.rows == 0 {
 		return nil
 	}
-	full := t.rows >= w.opt.batchRows
-	rec := t.rb.NewRecordBatch()
-	defer rec.Release()
-	t.rows = 0
-	for _, o := range t.outs {
-		if err := o.write(rec); err != nil {
-			return err
-		}
+	if err := t.pipe.error(); err != nil {
+		return err
 	}
-	if full {
-		t.rb.Reserve(w.opt.batchRows) // the next batch will most likely be full too
-	}
+	capHint := t.b.cap
+	t.pipe.submit(t.b)
+	t.b = t.next(capHint, w.opt.batchRows)
+	t.resetLookups()
 	return nil
 }
 
@@ -237,29 +428,37 @@ func (w *Writer) Results(rs []engine.Result) error {
 	if t == nil {
 		return err
 	}
-	f := t.rb.Fields()
-	var (
-		seq     = f[0].(*array.Uint64Builder)
-		lane    = f[1].(*array.Uint32Builder)
-		elem    = f[2].(*array.Uint32Builder)
-		addr    = f[3].(*array.Uint64Builder)
-		value   = f[4].(*array.Uint64Builder)
-		valueHi = f[5].(*array.Uint64Builder)
-		fault   = f[6].(*array.StringBuilder)
-	)
-	for i := range rs {
-		r := &rs[i]
-		if r.Fault > engine.FaultOutOfBounds {
-			return w.fail(fmt.Errorf("columnar: results: seq %d lane %d: unknown fault %d", r.Seq, r.Lane, r.Fault))
+	for len(rs) > 0 {
+		k := w.chunk(t, len(rs))
+		b, n := t.b, t.b.rows
+		var (
+			seq     = b.cols[0].u64()[n : n+k]
+			lane    = b.cols[1].u32()[n : n+k]
+			elem    = b.cols[2].u32()[n : n+k]
+			addr    = b.cols[3].u64()[n : n+k]
+			value   = b.cols[4].u64()[n : n+k]
+			valueHi = b.cols[5].u64()[n : n+k]
+			fault   = b.cols[6].idx()[n : n+k]
+		)
+		for i, r := range rs[:k] {
+			if r.Fault > engine.FaultOutOfBounds {
+				return w.fail(fmt.Errorf("columnar: results: seq %d lane %d: unknown fault %d", r.Seq, r.Lane, r.Fault))
+			}
+			seq[i] = r.Seq
+			lane[i] = r.Lane
+			elem[i] = r.Elem
+			addr[i] = r.Addr
+			value[i] = r.Value
+			valueHi[i] = r.ValueHi
+			f := t.faultIdx[r.Fault]
+			if f < 0 {
+				f = t.str(6, r.Fault.String())
+				t.faultIdx[r.Fault] = f
+			}
+			fault[i] = f
 		}
-		seq.Append(r.Seq)
-		lane.Append(r.Lane)
-		elem.Append(r.Elem)
-		addr.Append(r.Addr)
-		value.Append(r.Value)
-		valueHi.Append(r.ValueHi)
-		fault.Append(r.Fault.String())
-		if err := w.added(t); err != nil {
+		rs = rs[k:]
+		if err := w.added(t, k); err != nil {
 			return w.fail(err)
 		}
 	}
@@ -277,60 +476,58 @@ func (w *Writer) Instructions(st []engine.InstStat) error {
 			return w.fail(fmt.Errorf("columnar: instructions: seq %d has no Static", st[i].Seq))
 		}
 	}
-	if w.tables[tOps] != nil {
-		for i := range st {
-			s := &st[i]
-			k := opKey{s.Static.Dialect, s.Static.Op, s.Static.Type, s.Static.Space}
-			a := w.ops[k]
-			if a == nil {
-				a = new(opAgg)
-				w.ops[k] = a
-			}
-			a.instructions++
-			a.lanes += uint64(s.Lanes)
-			a.faults += uint64(s.Faults)
-			a.conflictSum += uint64(s.MaxConflict)
-			a.maxConflict = max(a.maxConflict, s.MaxConflict)
-		}
-	}
 	t := w.tables[tInstructions]
 	if t == nil {
+		if w.tables[tOps] != nil {
+			for i := range st {
+				w.memo(st[i].Static).agg.add(&st[i])
+			}
+		}
 		return nil
 	}
-	f := t.rb.Fields()
-	var (
-		seq         = f[0].(*array.Uint64Builder)
-		dialect     = f[1].(*array.StringBuilder)
-		op          = f[2].(*array.StringBuilder)
-		typ         = f[3].(*array.StringBuilder)
-		space       = f[4].(*array.StringBuilder)
-		group       = f[5].(*array.Int64Builder)
-		warp        = f[6].(*array.Int64Builder)
-		lanes       = f[7].(*array.Uint32Builder)
-		addresses   = f[8].(*array.Uint32Builder)
-		maxConflict = f[9].(*array.Uint32Builder)
-		faults      = f[10].(*array.Uint32Builder)
-		text        = f[11].(*array.StringBuilder)
-	)
-	for i := range st {
-		s := &st[i]
-		seq.Append(s.Seq)
-		dialect.Append(s.Static.Dialect.String())
-		op.Append(s.Static.Op.String())
-		typ.Append(s.Static.Type.String())
-		space.Append(w.spaceName(s.Static.Space))
-		group.Append(s.Group)
-		warp.Append(s.Warp)
-		lanes.Append(s.Lanes)
-		addresses.Append(s.Addresses)
-		maxConflict.Append(s.MaxConflict)
-		faults.Append(s.Faults)
-		text.Append(s.Static.Text)
-		err := w.added(t)
-		if err == nil && text.DataLen() >= maxBatchStringBytes {
-			err = w.flush(t)
+	for len(st) > 0 {
+		k := w.chunk(t, len(st))
+		b, n := t.b, t.b.rows
+		var (
+			seq         = b.cols[0].u64()[n : n+k]
+			dialect     = b.cols[1].idx()[n : n+k]
+			op          = b.cols[2].idx()[n : n+k]
+			typ         = b.cols[3].idx()[n : n+k]
+			space       = b.cols[4].idx()[n : n+k]
+			group       = b.cols[5].i64()[n : n+k]
+			warp        = b.cols[6].i64()[n : n+k]
+			lanes       = b.cols[7].u32()[n : n+k]
+			addresses   = b.cols[8].u32()[n : n+k]
+			maxConflict = b.cols[9].u32()[n : n+k]
+			faults      = b.cols[10].u32()[n : n+k]
+			text        = b.cols[11].idx()[n : n+k]
+		)
+		for i := range k {
+			s := &st[i]
+			m := w.memo(s.Static)
+			if m.agg != nil {
+				m.agg.add(s)
+			}
+			if m.gen != t.gen {
+				m.idx = [5]int32{t.str(1, s.Static.Dialect.String()), t.str(2, s.Static.Op.String()),
+					t.str(3, s.Static.Type.String()), t.space(w, 4, s.Static.Space), t.str(11, s.Static.Text)}
+				m.gen = t.gen
+			}
+			seq[i] = s.Seq
+			dialect[i], op[i], typ[i], space[i], text[i] = m.idx[0], m.idx[1], m.idx[2], m.idx[3], m.idx[4]
+			group[i] = s.Group
+			warp[i] = s.Warp
+			lanes[i] = s.Lanes
+			addresses[i] = s.Addresses
+			maxConflict[i] = s.MaxConflict
+			faults[i] = s.Faults
+			if b.textBytes += len(s.Static.Text); b.textBytes >= maxBatchStringBytes {
+				k = i + 1 // cut the batch short: see maxBatchStringBytes
+				break
+			}
 		}
-		if err != nil {
+		st = st[k:]
+		if err := w.added(t, k); err != nil {
 			return w.fail(err)
 		}
 	}
@@ -343,20 +540,24 @@ func (w *Writer) Memory(ws []engine.Word) error {
 	if t == nil {
 		return err
 	}
-	f := t.rb.Fields()
-	var (
-		space = f[0].(*array.StringBuilder)
-		group = f[1].(*array.Int64Builder)
-		addr  = f[2].(*array.Uint64Builder)
-		value = f[3].(*array.Uint32Builder)
-	)
-	for i := range ws {
-		m := &ws[i]
-		space.Append(w.spaceName(m.Space))
-		group.Append(m.Group)
-		addr.Append(m.Addr)
-		value.Append(m.Value)
-		if err := w.added(t); err != nil {
+	for len(ws) > 0 {
+		k := w.chunk(t, len(ws))
+		b, n := t.b, t.b.rows
+		var (
+			space = b.cols[0].idx()[n : n+k]
+			group = b.cols[1].i64()[n : n+k]
+			addr  = b.cols[2].u64()[n : n+k]
+			value = b.cols[3].u32()[n : n+k]
+		)
+		for i := range k {
+			m := &ws[i]
+			space[i] = t.space(w, 0, m.Space)
+			group[i] = m.Group
+			addr[i] = m.Addr
+			value[i] = m.Value
+		}
+		ws = ws[k:]
+		if err := w.added(t, k); err != nil {
 			return w.fail(err)
 		}
 	}
@@ -373,28 +574,32 @@ func (w *Writer) Addresses(rows []engine.AddressStat) error {
 	if t == nil {
 		return err
 	}
-	f := t.rb.Fields()
-	var (
-		space     = f[0].(*array.StringBuilder)
-		group     = f[1].(*array.Int64Builder)
-		addr      = f[2].(*array.Uint64Builder)
-		accesses  = f[3].(*array.Uint64Builder)
-		warps     = f[4].(*array.Uint64Builder)
-		groups    = f[5].(*array.Uint64Builder)
-		sensitive = f[6].(*array.BooleanBuilder)
-		exact     = f[7].(*array.BooleanBuilder)
-	)
-	for i := range rows {
-		r := &rows[i]
-		space.Append(w.spaceName(r.Space))
-		group.Append(r.Group)
-		addr.Append(r.Addr)
-		accesses.Append(r.Accesses)
-		warps.Append(r.Warps)
-		groups.Append(r.Groups)
-		sensitive.Append(r.OrderSensitive)
-		exact.Append(r.Exact)
-		if err := w.added(t); err != nil {
+	for len(rows) > 0 {
+		k := w.chunk(t, len(rows))
+		b, n := t.b, t.b.rows
+		var (
+			space     = b.cols[0].idx()[n : n+k]
+			group     = b.cols[1].i64()[n : n+k]
+			addr      = b.cols[2].u64()[n : n+k]
+			accesses  = b.cols[3].u64()[n : n+k]
+			warps     = b.cols[4].u64()[n : n+k]
+			groups    = b.cols[5].u64()[n : n+k]
+			sensitive = b.cols[6].bools()[n : n+k]
+			exact     = b.cols[7].bools()[n : n+k]
+		)
+		for i := range k {
+			r := &rows[i]
+			space[i] = t.space(w, 0, r.Space)
+			group[i] = r.Group
+			addr[i] = r.Addr
+			accesses[i] = r.Accesses
+			warps[i] = r.Warps
+			groups[i] = r.Groups
+			sensitive[i] = r.OrderSensitive
+			exact[i] = r.Exact
+		}
+		rows = rows[k:]
+		if err := w.added(t, k); err != nil {
 			return w.fail(err)
 		}
 	}
@@ -416,18 +621,19 @@ func (w *Writer) writeOps(t *table) error {
 		return cmp.Or(strings.Compare(a.dialect, b.dialect), strings.Compare(a.op, b.op),
 			strings.Compare(a.typ, b.typ), strings.Compare(a.space, b.space))
 	})
-	f := t.rb.Fields()
 	for _, r := range rows {
-		f[0].(*array.StringBuilder).Append(r.dialect)
-		f[1].(*array.StringBuilder).Append(r.op)
-		f[2].(*array.StringBuilder).Append(r.typ)
-		f[3].(*array.StringBuilder).Append(r.space)
-		f[4].(*array.Uint64Builder).Append(r.instructions)
-		f[5].(*array.Uint64Builder).Append(r.lanes)
-		f[6].(*array.Uint64Builder).Append(r.faults)
-		f[7].(*array.Uint32Builder).Append(r.maxConflict)
-		f[8].(*array.Uint64Builder).Append(r.conflictSum)
-		if err := w.added(t); err != nil {
+		w.chunk(t, 1)
+		b, n := t.b, t.b.rows
+		b.cols[0].idx()[n] = t.str(0, r.dialect)
+		b.cols[1].idx()[n] = t.str(1, r.op)
+		b.cols[2].idx()[n] = t.str(2, r.typ)
+		b.cols[3].idx()[n] = t.str(3, r.space)
+		b.cols[4].u64()[n] = r.instructions
+		b.cols[5].u64()[n] = r.lanes
+		b.cols[6].u64()[n] = r.faults
+		b.cols[7].u32()[n] = r.maxConflict
+		b.cols[8].u64()[n] = r.conflictSum
+		if err := w.added(t, 1); err != nil {
 			return err
 		}
 	}
@@ -473,6 +679,14 @@ func (w *Writer) commit() error {
 		}
 		outs = append(outs, t.outs...)
 	}
+	for _, t := range w.tables {
+		if t == nil {
+			continue
+		}
+		if err := t.pipe.wait(); err != nil {
+			return err
+		}
+	}
 	for _, o := range outs {
 		if err := o.finish(); err != nil {
 			return err
@@ -483,11 +697,12 @@ func (w *Writer) commit() error {
 	}
 	for i, t := range w.tables {
 		if t != nil {
-			t.rb.Release()
+			t.release()
 			w.tables[i] = nil
 		}
 	}
-	w.ops = nil
+	w.ops, w.statics = nil, nil
+	clear(w.recent[:])
 	return nil
 }
 

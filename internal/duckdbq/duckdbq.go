@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Result is one query's result.
@@ -31,6 +32,11 @@ type Result struct {
 	// nil, BOOLEAN as bool, other numbers as json.Number, nested values as
 	// []any and map[string]any.
 	Rows [][]any
+	// Elapsed is how long running the query's statements took inside
+	// DuckDB's process, without starting node, loading DuckDB or encoding
+	// the result as JSON: a benchmark's measure of one statement. CPU is
+	// the CPU time the process (all its threads) used meanwhile.
+	Elapsed, CPU time.Duration
 }
 
 // Column is a result column: its name and DuckDB type name (UBIGINT,
@@ -73,12 +79,20 @@ func QueryBatch(sqls []string) ([]*Result, error) {
 }
 
 type rawResult struct {
-	Columns []struct{ Name, Type string }
-	Rows    [][]any
+	Columns   []struct{ Name, Type string }
+	Rows      [][]any
+	ElapsedNs json.Number
+	CPUNs     json.Number
 }
 
 func (raw *rawResult) result() *Result {
 	r := &Result{Rows: raw.Rows}
+	if ns, err := raw.ElapsedNs.Int64(); err == nil {
+		r.Elapsed = time.Duration(ns)
+	}
+	if ns, err := raw.CPUNs.Int64(); err == nil {
+		r.CPU = time.Duration(ns)
+	}
 	for _, c := range raw.Columns {
 		r.Columns = append(r.Columns, Column{c.Name, c.Type})
 	}

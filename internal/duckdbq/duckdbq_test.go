@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestQuery(t *testing.T) {
@@ -65,6 +66,14 @@ func TestQueryBatch(t *testing.T) {
 	}
 	if want := [][]any{{"18446744073709551615", "UBIGINT"}}; !reflect.DeepEqual(rs[2].Rows, want) {
 		t.Errorf("rows = %#v, want %#v", rs[2].Rows, want)
+	}
+	for i, r := range rs {
+		if r.Elapsed <= 0 || r.Elapsed > time.Minute {
+			t.Errorf("query %d: Elapsed = %v, want a duration in (0, 1m]", i, r.Elapsed)
+		}
+		if r.CPU < 0 || r.CPU > time.Minute {
+			t.Errorf("query %d: CPU = %v, want a duration in [0, 1m]", i, r.CPU)
+		}
 	}
 	_, err = QueryBatch([]string{"SELECT 1", "SELECT nope"})
 	if err == nil || !strings.Contains(err.Error(), "query 1") {

@@ -9,6 +9,12 @@
 // on one connection and the output is a JSON array of their results (this
 // saves starting node and loading DuckDB once per query).
 //
+// Each result also carries "elapsedNs" and "cpuNs": the wall time and the
+// CPU time of this process (all threads, user and system), in nanoseconds
+// as decimal strings, that running the text's statements took (not
+// counting node's start, DuckDB's loading or the JSON output), so that
+// benchmarks can time one statement, such as a COPY, by itself.
+//
 // Types are DuckDB's type names. Every integer value (TINYINT .. UHUGEINT)
 // is printed as a decimal string so that none loses precision in JSON;
 // other values use @duckdb/node-api's JSON form (floats as numbers, NULL as
@@ -37,6 +43,8 @@ async function run(conn, sql) {
   const extracted = await conn.extractStatements(sql);
   if (extracted.count === 0) throw new Error('no SQL statement given');
   let reader;
+  const start = process.hrtime.bigint();
+  const cpu0 = process.cpuUsage();
   for (let i = 0; i < extracted.count; i++) {
     const stmt = await extracted.prepare(i);
     try {
@@ -45,13 +53,16 @@ async function run(conn, sql) {
       stmt.destroySync();
     }
   }
+  const elapsedNs = String(process.hrtime.bigint() - start);
+  const cpu = process.cpuUsage(cpu0);
+  const cpuNs = String((cpu.user + cpu.system) * 1000);
   const names = reader.columnNames();
   const types = reader.columnTypes();
   const columns = names.map((name, i) => ({ name, type: types[i].toString() }));
   const asString = types.map((t) => integerTypes.has(t.typeId));
   const rows = reader.getRowsJson().map((row) =>
     row.map((v, i) => (asString[i] && v !== null ? String(v) : v)));
-  return { columns, rows };
+  return { columns, rows, elapsedNs, cpuNs };
 }
 
 async function main() {

@@ -1,0 +1,191 @@
+package columnar
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// batch is one record batch of a table, column by column: the rows the
+// Writer buffers before they go to each file as one Parquet row group and
+// one Arrow IPC record batch. The values live in memory from the writer's
+// allocator (so a [memory.CheckedAllocator] sees them); a string column
+// holds, per row, an index into the batch's dictionary of the distinct
+// strings, which the table builds as rows arrive (writer.go) without
+// hashing each row's string.
+//
+// A batch belongs either to the goroutine that appends to it or, once
+// handed over, to the one that writes it (pipeline.go), never to both.
+type batch struct {
+	mem  memory.Allocator
+	rows int // rows appended
+	cap  int // rows every column has room for
+	cols []colBuf
+	// textBytes is the length of the largest string column as plain utf8
+	// (Arrow's int32 offsets bound it): only instructions.text can come
+	// near maxBatchStringBytes.
+	textBytes int
+}
+
+// colBuf is one column of a batch.
+type colBuf struct {
+	typ   arrow.Type // UINT64, INT64, UINT32, BOOL or STRING
+	width int        // bytes per row in raw
+	raw   []byte     // cap rows; for STRING int32 dictionary indices, for BOOL one byte 0 or 1
+	dict  []string   // STRING: the distinct values, in order of first use
+	// dictBytes is the dictionary's size as Parquet stores it (4 bytes of
+	// length per value).
+	dictBytes int
+}
+
+func newBatch(sc *arrow.Schema, mem memory.Allocator) *batch {
+	b := &batch{mem: mem, cols: make([]colBuf, sc.NumFields())}
+	for i, f := range sc.Fields() {
+		c := &b.cols[i]
+		c.typ = f.Type.ID()
+		switch c.typ {
+		case arrow.UINT64, arrow.INT64:
+			c.width = 8
+		case arrow.UINT32, arrow.STRING:
+			c.width = 4
+		case arrow.BOOL:
+			c.width = 1
+		default:
+			panic(fmt.Sprintf("columnar: column %s: unsupported type %s", f.Name, f.Type))
+		}
+	}
+	return b
+}
+
+// minBatchCap is the capacity of a new batch's columns: a small table
+// (ops, a short trace) should not cost a full batch of memory.
+const minBatchCap = 1 << 10
+
+// reserve makes room for n more rows, up to limit rows in all: it grows
+// every column to max(rows+n, min(2·cap, limit)).
+func (b *batch) reserve(n, limit int) {
+	need := b.rows + n
+	if need <= b.cap {
+		return
+	}
+	newCap := max(need, min(max(2*b.cap, minBatchCap), limit))
+	for i := range b.cols {
+		c := &b.cols[i]
+		raw := b.mem.Allocate(newCap * c.width)
+		copy(raw, c.raw[:b.rows*c.width])
+		if c.raw != nil {
+			b.mem.Free(c.raw)
+		}
+		c.raw = raw
+	}
+	b.cap = newCap
+}
+
+// reset empties b for reuse, keeping its memory.
+func (b *batch) reset() {
+	b.rows, b.textBytes = 0, 0
+	for i := range b.cols {
+		c := &b.cols[i]
+		clear(c.dict)
+		c.dict, c.dictBytes = c.dict[:0], 0
+	}
+}
+
+// release returns b's memory to the allocator.
+func (b *batch) release() {
+	for i := range b.cols {
+		c := &b.cols[i]
+		if c.raw != nil {
+			b.mem.Free(c.raw)
+			c.raw = nil
+		}
+		c.dict = nil
+	}
+	b.cap, b.rows = 0, 0
+}
+
+// Typed views of the columns' whole capacity. Appending code writes rows
+// [rows, rows+n) after reserve(n).
+func (c *colBuf) u64() []uint64 { return arrow.GetData[uint64](c.raw) }
+func (c *colBuf) i64() []int64  { return arrow.GetData[int64](c.raw) }
+func (c *colBuf) u32() []uint32 { return arrow.GetData[uint32](c.raw) }
+func (c *colBuf) idx() []int32  { return arrow.GetData[int32](c.raw) }
+func (c *colBuf) bools() []bool {
+	if len(c.raw) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*bool)(unsafe.Pointer(&c.raw[0])), len(c.raw))
+}
+
+// add appends s to the dictionary and returns its index. The caller knows
+// that s is not in it yet (writer.go looks it up first).
+func (c *colBuf) add(s string) int32 {
+	c.dict = append(c.dict, s)
+	c.dictBytes += 4 + len(s)
+	return int32(len(c.dict) - 1)
+}
+
+// strings returns the first n rows of a STRING column as a plain utf8
+// array (the IPC format has no dictionary here: OUTPUT.md's type is utf8).
+func (c *colBuf) strings(n int, mem memory.Allocator) arrow.Array {
+	idx := c.idx()[:n]
+	size := 0
+	for _, i := range idx {
+		size += len(c.dict[i])
+	}
+	offBuf := memory.NewResizableBuffer(mem)
+	offBuf.Resize((n + 1) * 4)
+	valBuf := memory.NewResizableBuffer(mem)
+	valBuf.Resize(size)
+	offs, vals := arrow.GetData[int32](offBuf.Bytes()), valBuf.Bytes()
+	pos := 0
+	for k, i := range idx {
+		offs[k] = int32(pos)
+		pos += copy(vals[pos:], c.dict[i])
+	}
+	offs[n] = int32(pos)
+	data := array.NewData(arrow.BinaryTypes.String, n, []*memory.Buffer{nil, offBuf, valBuf}, nil, 0, 0)
+	offBuf.Release()
+	valBuf.Release()
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// record returns the batch as an Arrow record batch of schema sc. The
+// numeric columns share b's memory, so the record must be released before
+// b is reused.
+func (b *batch) record(sc *arrow.Schema, mem memory.Allocator) arrow.RecordBatch {
+	n := b.rows
+	cols := make([]arrow.Array, len(b.cols))
+	for i := range b.cols {
+		c := &b.cols[i]
+		var data *array.Data
+		switch c.typ {
+		case arrow.STRING:
+			cols[i] = c.strings(n, mem)
+			continue
+		case arrow.BOOL:
+			bits := memory.NewResizableBuffer(mem)
+			bits.Resize(int((n + 7) / 8))
+			bm := bits.Bytes()
+			clear(bm)
+			for k, v := range c.raw[:n] {
+				bm[k/8] |= v << (k % 8)
+			}
+			data = array.NewData(sc.Field(i).Type, n, []*memory.Buffer{nil, bits}, nil, 0, 0)
+			bits.Release()
+		default:
+			data = array.NewData(sc.Field(i).Type, n, []*memory.Buffer{nil, memory.NewBufferBytes(c.raw[:n*c.width])}, nil, 0, 0)
+		}
+		cols[i] = array.MakeFromData(data)
+		data.Release()
+	}
+	rec := array.NewRecordBatch(sc, cols, int64(n))
+	for _, c := range cols {
+		c.Release()
+	}
+	return rec
+}

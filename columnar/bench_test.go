@@ -1,0 +1,268 @@
+package columnar
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gpureplay/replay/engine"
+	"github.com/gpureplay/replay/internal/duckdbq"
+	"github.com/gpureplay/replay/trace"
+)
+
+// The benchmarks here measure what a table costs a replay per row, and,
+// in the same run, what DuckDB (one thread, the same codec) takes to write
+// the same rows to Parquet. Every figure that matters is a ratio within one
+// run (docs/PERFORMANCE.md):
+//
+//	go test ./columnar -run '^$' -bench . -count 6 | tee new.txt
+//	benchstat new.txt
+//
+// Each reports ns/row (wall time), cpu-ns/row (the process's CPU time, all
+// goroutines: the Writer encodes on goroutines of its own, so a row costs
+// more CPU than wall time when a second core is free) and B/row (the
+// file's size). BenchmarkResultsVsDuckDB needs node and tools/duckdb's npm
+// package (npm ci --prefix tools/duckdb); without them it skips (and fails
+// under CI=true).
+
+const (
+	benchRows     = 1 << 20 // results rows per op
+	benchInsts    = 1 << 18 // instructions rows per op
+	benchLanes    = 32      // rows per instruction in the results
+	benchCallInst = 4096    // instructions per Sink call: the engine's default batch
+)
+
+// benchResults returns n results rows resembling a replay's of a
+// scattered 32-bit atomic trace: seq increasing, 32 lanes per instruction,
+// element 0, a random aligned word of 4 MiB per lane, a small random value,
+// value_hi 0, and a fault on about one lane in a thousand.
+func benchResults(n int) []engine.Result {
+	rng := rand.New(rand.NewPCG(1, 2))
+	rs := make([]engine.Result, n)
+	for i := range rs {
+		r := &rs[i]
+		r.Seq = uint64(i / benchLanes)
+		r.Lane = uint32(i % benchLanes)
+		r.Addr = rng.Uint64N(1<<20) * 4
+		r.Value = rng.Uint64N(1 << 12)
+		if rng.IntN(1000) == 0 {
+			r.Fault, r.Value = engine.FaultOutOfRange, 0
+		}
+	}
+	return rs
+}
+
+// benchStatics is a kernel's worth of distinct instructions (a trace
+// reader hands out one *trace.Static per distinct text).
+func benchStatics() []*trace.Static {
+	var ss []*trace.Static
+	ops := []struct {
+		op   trace.Op
+		name string
+	}{{trace.OpAdd, "add"}, {trace.OpCAS, "cas"}, {trace.OpExch, "exch"}, {trace.OpMax, "max"}}
+	for i := range 24 {
+		o := ops[i%len(ops)]
+		sp, spName := trace.Global, "global"
+		if i%3 == 2 {
+			sp, spName = trace.Shared, "shared"
+		}
+		ss = append(ss, &trace.Static{
+			Text:    fmt.Sprintf("atom.%s.%s.u32 %%r%d, [%%rd%d+%d], %%r%d", spName, o.name, 10+i, 2+i%5, 4*i, 30+i),
+			Dialect: trace.DialectPTX, Op: o.op, Type: trace.TypeU32, Space: sp,
+		})
+	}
+	return ss
+}
+
+// benchInstructions returns n instructions rows: the statics of a loop
+// body in turn, 64 warps of 4 groups, 32 lanes, and a few conflicts.
+func benchInstructions(n int) []engine.InstStat {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ss := benchStatics()
+	st := make([]engine.InstStat, n)
+	for i := range st {
+		s := &st[i]
+		s.Seq = uint64(i)
+		s.Static = ss[i%len(ss)]
+		s.Group = int64(i / 64 % 4)
+		s.Warp = int64(i % 64)
+		s.Lanes = benchLanes
+		s.MaxConflict = 1 + uint32(rng.IntN(3))
+		s.Addresses = benchLanes - s.MaxConflict + 1
+	}
+	return st
+}
+
+// writeResults writes rs as the results table (only) of a replay into dir,
+// in calls of one engine batch each, and commits.
+func writeResults(tb testing.TB, dir string, rs []engine.Result) {
+	w, err := New(dir, WithTables("results"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := 0; i < len(rs); i += benchCallInst * benchLanes {
+		if err := w.Results(rs[i:min(i+benchCallInst*benchLanes, len(rs))]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func writeInstructions(tb testing.TB, dir string, st []engine.InstStat) {
+	w, err := New(dir, WithTables("instructions"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := 0; i < len(st); i += benchCallInst {
+		if err := w.Instructions(st[i:min(i+benchCallInst, len(st))]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func fileSize(tb testing.TB, path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// cpuTimer measures the process's CPU time between start and stop, next
+// to the benchmark's wall time: the Writer encodes on a goroutine of its
+// own, so ns/row (wall) is less than what a row costs (cpu-ns/row).
+type cpuTimer struct {
+	start time.Duration
+	total time.Duration
+	ok    bool
+}
+
+func (c *cpuTimer) resume() {
+	c.start, c.ok = processCPU()
+}
+
+func (c *cpuTimer) pause() {
+	if now, ok := processCPU(); ok && c.ok {
+		c.total += now - c.start
+	} else {
+		c.ok = false
+	}
+}
+
+// report reports ns/row, cpu-ns/row (where measured) and B/row (file's
+// size) for b.N ops of rows rows each, and returns the cost per row: CPU
+// if measured, else wall.
+func (c *cpuTimer) report(b *testing.B, rows int, file string) float64 {
+	perRow := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N) / float64(rows) }
+	wall := perRow(b.Elapsed())
+	b.ReportMetric(wall, "ns/row")
+	b.ReportMetric(float64(fileSize(b, file))/float64(rows), "B/row")
+	if !c.ok {
+		return wall
+	}
+	b.ReportMetric(perRow(c.total), "cpu-ns/row")
+	return perRow(c.total)
+}
+
+// BenchmarkResults is the results table alone: 2^20 rows per op, from
+// New to a committed file.
+func BenchmarkResults(b *testing.B) {
+	rs := benchResults(benchRows)
+	dir := b.TempDir()
+	b.ReportAllocs()
+	var cpu cpuTimer
+	b.ResetTimer()
+	cpu.resume()
+	for range b.N {
+		writeResults(b, dir, rs)
+	}
+	cpu.pause()
+	b.StopTimer()
+	cpu.report(b, len(rs), filepath.Join(dir, "results.parquet"))
+}
+
+// BenchmarkInstructions is the instructions table alone: 2^18 rows per op
+// (the instructions of 2^23 lane-ops).
+func BenchmarkInstructions(b *testing.B) {
+	st := benchInstructions(benchInsts)
+	dir := b.TempDir()
+	b.ReportAllocs()
+	var cpu cpuTimer
+	b.ResetTimer()
+	cpu.resume()
+	for range b.N {
+		writeInstructions(b, dir, st)
+	}
+	cpu.pause()
+	b.StopTimer()
+	cpu.report(b, len(st), filepath.Join(dir, "instructions.parquet"))
+}
+
+// BenchmarkResultsVsDuckDB writes the rows of BenchmarkResults through the
+// Writer (timed as usual: ns/op, ns/row, cpu-ns/row) and then has DuckDB,
+// on one thread, write the same rows from a table it holds in memory to
+// Parquet with the same codec, zstd, timing only its COPY statements:
+// duckdb-ns/row and duckdb-cpu-ns/row at its default level (3),
+// duckdb-l1-cpu-ns/row at level 1 (ours). ratio is our cost per row (CPU
+// time where measured: the Writer uses a second goroutine) over DuckDB's
+// at its default level: at most 1 is the target. wall-ratio compares the
+// wall times.
+func BenchmarkResultsVsDuckDB(b *testing.B) {
+	duckdbq.Require(b)
+	rs := benchResults(benchRows)
+	dir := b.TempDir()
+	var cpu cpuTimer
+	b.ResetTimer()
+	cpu.resume()
+	for range b.N {
+		writeResults(b, dir, rs)
+	}
+	cpu.pause()
+	b.StopTimer()
+	src := filepath.Join(dir, "results.parquet")
+	ours := cpu.report(b, len(rs), src)
+	oursWall := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / float64(len(rs))
+
+	dst := filepath.Join(b.TempDir(), "duckdb.parquet")
+	sqls := []string{
+		"SET threads = 1",
+		"CREATE TABLE results AS SELECT * FROM read_parquet(" + duckdbq.QuoteString(src) + ")",
+		"SELECT count(*) FROM results",
+	}
+	const setup = 3
+	copies := max(b.N, 3)
+	for range copies {
+		sqls = append(sqls,
+			"COPY results TO "+duckdbq.QuoteString(dst)+" (FORMAT parquet, COMPRESSION zstd)",
+			"COPY results TO "+duckdbq.QuoteString(dst+".l1")+" (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)")
+	}
+	out, err := duckdbq.QueryBatch(sqls)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if got := fmt.Sprint(out[2].Rows); got != fmt.Sprintf("[[%d]]", len(rs)) {
+		b.Fatalf("DuckDB loaded %s rows, want %d", got, len(rs))
+	}
+	var wall, cpuDef, cpuL1 time.Duration
+	for i := setup; i < len(out); i += 2 {
+		wall += out[i].Elapsed
+		cpuDef += out[i].CPU
+		cpuL1 += out[i+1].CPU
+	}
+	perRow := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(copies) / float64(len(rs)) }
+	b.ReportMetric(perRow(wall), "duckdb-ns/row")
+	b.ReportMetric(perRow(cpuDef), "duckdb-cpu-ns/row")
+	b.ReportMetric(perRow(cpuL1), "duckdb-l1-cpu-ns/row")
+	b.ReportMetric(ours/perRow(cpuDef), "ratio")
+	b.ReportMetric(oursWall/perRow(wall), "wall-ratio")
+	b.ReportMetric(float64(fileSize(b, dst))/float64(len(rs)), "duckdb-B/row")
+	b.ReportMetric(float64(fileSize(b, dst+".l1"))/float64(len(rs)), "duckdb-l1-B/row")
+}
