@@ -56,12 +56,13 @@ func TestContentionQueries(t *testing.T) {
 	}
 	first := func(i int) string { return fmt.Sprint(rs[i].Rows[0]) }
 	// Every demo word takes all 16384 threads' accesses, from 512 warps
-	// (an estimate past a few warps: within 15%).
+	// (an estimate past a few warps: within two standard errors, 352 to
+	// 672; engine/sketch.go).
 	hot := rs[0].Rows[0]
 	if got := fmt.Sprint(hot[:4]); got != "[global -1 0x10000 16384]" || len(rs[0].Rows) != 5 {
 		t.Errorf("hottest address: %v", hot)
 	}
-	if w := fmt.Sprint(hot[4]); len(w) != 3 || w < "435" || w > "589" {
+	if w := fmt.Sprint(hot[4]); len(w) != 3 || w < "352" || w > "672" {
 		t.Errorf("hottest address: %s warps, about 512", w)
 	}
 	// Eleven kinds (atomicSub is add.u32 beside atomicAdd's add.s32), each
