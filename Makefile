@@ -2,7 +2,7 @@
 GO ?= go
 DUCKDB := tools/duckdb/node_modules/@duckdb/node-api/package.json
 
-.PHONY: demo test test-race bench fuzz build clean check-sizes
+.PHONY: demo test test-race bench pgo fuzz build clean check-sizes
 
 build:
 	$(GO) build -o bin/replay ./cmd/replay
@@ -23,8 +23,33 @@ $(DUCKDB): tools/duckdb/package.json tools/duckdb/package-lock.json
 check-sizes:
 	bash tools/check-sizes.sh
 
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./bench/ ./shard/ ./engine/ | tee bench/latest.txt
+# Every figure of docs/PERFORMANCE.md in one run (about 11 minutes on the
+# 2-core machine): bench/run.sh writes the raw output to bench/latest.txt,
+# and bench/report rewrites the page's figures from it and bench/old.txt
+# (bench/old.sh, the engine before the redesign). A quick check of the
+# harness, which prints the figures without touching the page:
+#   BENCH_COUNT=1 REPLAY_BENCH_LANEOPS=3e5 BENCH_OUT=/tmp/q.txt make bench
+BENCH_OUT ?= bench/latest.txt
+bench: $(DUCKDB)
+	GO=$(GO) BENCH_OUT=$(BENCH_OUT) bash bench/run.sh
+	$(GO) run ./bench/report -new $(BENCH_OUT)
+
+# The PGO profile: a CPU profile of the lean replays of the uniform and
+# histogram traces, copied beside the main package, where go build (and
+# go install, go run) find it as default.pgo. The first go test only
+# generates the traces (the pattern matches no replay), so that the profile
+# holds the replays alone.
+PGO_TRACES = $(CURDIR)/bin/pgo-traces
+pgo:
+	mkdir -p $(PGO_TRACES)
+	REPLAY_BENCH_CACHE=$(PGO_TRACES) $(GO) test ./bench -pgo=off -count 1 -run '^$$' \
+		-bench '^BenchmarkReplay$$/^(uniform-1Mi|histogram)$$/^none$$' -o bin/bench.test >/dev/null
+	REPLAY_BENCH_CACHE=$(PGO_TRACES) $(GO) test ./bench -pgo=off -count 1 -run '^$$' \
+		-bench '^BenchmarkReplay$$/^(uniform-1Mi|histogram)$$/^lean$$/' \
+		-benchtime 5x -o bin/bench.test -cpuprofile profiles/default.pgo
+	rm -rf $(PGO_TRACES) bin/bench.test
+	cp profiles/default.pgo cmd/replay/default.pgo
+	@ls -l profiles/default.pgo
 
 fuzz:
 	$(GO) test ./trace -run '^$$' -fuzz FuzzTextReader -fuzztime 60s

@@ -1,170 +1,306 @@
 package bench
 
 import (
+	"bufio"
 	"bytes"
+	"flag"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
-
+	"github.com/gpureplay/replay/columnar"
 	"github.com/gpureplay/replay/engine"
 	"github.com/gpureplay/replay/trace"
 )
 
-// statsSink keeps nothing: the statistics and memory pass through it and
-// are dropped, and it asks for no per-lane rows.
-type statsSink struct{ insts, words int }
+// benchLaneOps is the size of the traces of this run: LaneOps, ShortLaneOps
+// under -short, or REPLAY_BENCH_LANEOPS (an integer or a float like 1e6).
+func benchLaneOps() uint64 {
+	if s := os.Getenv("REPLAY_BENCH_LANEOPS"); s != "" {
+		if f, err := strconv.ParseFloat(s, 64); err == nil && f >= 1 {
+			return uint64(f)
+		}
+		fmt.Fprintf(os.Stderr, "bench: REPLAY_BENCH_LANEOPS=%q is not a count; using %d\n", s, LaneOps)
+	}
+	if testing.Short() {
+		return ShortLaneOps
+	}
+	return LaneOps
+}
 
-func (s *statsSink) Results([]engine.Result) error           { return nil }
-func (s *statsSink) Instructions(st []engine.InstStat) error { s.insts += len(st); return nil }
-func (s *statsSink) Memory(ws []engine.Word) error           { s.words += len(ws); return nil }
-func (s *statsSink) Commit() error                           { return nil }
-func (s *statsSink) Abort() error                            { return nil }
-func (s *statsSink) WantsResults() bool                      { return false }
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if f := flag.Lookup("test.bench"); f != nil && f.Value.String() != "" {
+		// A configuration line of the benchmark format: the report reads
+		// it, and a run at another size is never mistaken for the standard.
+		fmt.Printf("laneops: %d\n", benchLaneOps())
+	}
+	os.Exit(m.Run())
+}
 
-const (
-	benchInsts = 1 << 17 // 4 Mi lane-ops
-	benchWords = 1 << 20
+var (
+	tracesMu sync.Mutex
+	traces   = map[string]*Trace{}
 )
 
-func buildAll(b *testing.B) []*Trace {
-	var ts []*Trace
-	for _, name := range []string{"coalesced", "scattered", "histogram", "hotcounter"} {
-		t, err := Build(name, benchInsts, benchWords)
-		if err != nil {
-			b.Fatal(err)
-		}
-		ts = append(ts, t)
+// getTrace builds a benchmark trace once per process (and once per
+// `make bench`, through REPLAY_BENCH_CACHE).
+func getTrace(tb testing.TB, name string) *Trace {
+	tracesMu.Lock()
+	defer tracesMu.Unlock()
+	if t := traces[name]; t != nil {
+		return t
 	}
-	return ts
-}
-
-func replayOnce(b *testing.B, t *Trace, workers int) {
-	src, err := trace.NewBinaryReader(bytes.NewReader(t.Data))
+	t, err := GenerateCached(os.Getenv("REPLAY_BENCH_CACHE"), name, benchLaneOps())
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	var s statsSink
-	if _, err := engine.Replay(src, &s, engine.WithWorkers(workers)); err != nil {
-		b.Fatal(err)
-	}
-	if s.insts == 0 {
-		b.Fatal("no instruction replayed")
-	}
+	traces[name] = t
+	return t
 }
 
-// BenchmarkReplay replays each trace whole. SetBytes is the trace file's
-// size, so MB/s compares with BenchmarkDecode's.
-func BenchmarkReplay(b *testing.B) {
-	for _, t := range buildAll(b) {
-		for _, workers := range []int{1, 2} {
-			b.Run(t.Name+"/workers="+string(rune('0'+workers)), func(b *testing.B) {
-				b.SetBytes(int64(len(t.Data)))
-				b.ReportAllocs()
-				for i := 0; i < b.N; i++ {
-					replayOnce(b, t, workers)
+var denseSink uint32
+
+// BenchmarkLimit is the limit each replay is measured against, per trace:
+//
+//	zstd-cli  `zstd -d -c -q FILE >/dev/null` on the trace file (process
+//	          start included: it is what a user runs)
+//	dense     the bare Go loop mem[idx[i]] += val[i] over the trace's lanes,
+//	          decoded beforehand into flat []uint32 word indices and values,
+//	          on a []uint32 the size of the trace's region, allocated and
+//	          touched before the timer: the loop only
+//	reader    (for information) our binary reader decoding every
+//	          instruction and operand vector, as a replay reads it
+//
+// The limit of a trace is zstd-cli + dense.
+func BenchmarkLimit(b *testing.B) {
+	for _, s := range Specs {
+		b.Run(s.Name, func(b *testing.B) {
+			t := getTrace(b, s.Name)
+			b.Run("zstd-cli", func(b *testing.B) {
+				if _, err := exec.LookPath("zstd"); err != nil {
+					b.Skip("zstd command not in PATH")
 				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(t.LaneOps), "ns/laneop")
-			})
-		}
-	}
-}
-
-// BenchmarkDecode is the baseline: inflating the same file, with
-// klauspost's decoder in-process and with the zstd command.
-func BenchmarkDecode(b *testing.B) {
-	for _, t := range buildAll(b) {
-		b.Run(t.Name+"/zstd", func(b *testing.B) {
-			d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer d.Close()
-			b.SetBytes(int64(len(t.Data)))
-			for i := 0; i < b.N; i++ {
-				d.Reset(bytes.NewReader(t.Data))
-				if _, err := io.Copy(io.Discard, d); err != nil {
+				path := filepath.Join(b.TempDir(), s.Name+".zst")
+				if err := os.WriteFile(path, t.Data, 0o644); err != nil {
 					b.Fatal(err)
 				}
-			}
-		})
-		b.Run(t.Name+"/reader", func(b *testing.B) {
-			// Our decoder: zstd plus the record decoding, every instruction
-			// and operand vector, as a replay reads it.
-			b.SetBytes(int64(len(t.Data)))
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				r, err := trace.NewBinaryReader(bytes.NewReader(t.Data))
+				null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 				if err != nil {
 					b.Fatal(err)
 				}
-				n := 0
-				for {
-					if _, err := r.Next(); err == io.EOF {
-						break
-					} else if err != nil {
+				defer null.Close()
+				b.SetBytes(int64(len(t.Data)))
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					cmd := exec.Command("zstd", "-d", "-c", "-q", path)
+					cmd.Stdout = null // a file: the command writes to it directly, no pipe
+					if err := cmd.Run(); err != nil {
 						b.Fatal(err)
 					}
-					n++
 				}
-				if n == 0 {
-					b.Fatal("no instruction")
-				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(t.LaneOps), "ns/laneop")
+			})
+			lanes, err := DecodeLanes(t.Data)
+			if err != nil {
+				b.Fatal(err)
 			}
+			if uint64(len(lanes.Idx)) != t.LaneOps {
+				b.Fatalf("decoded %d lane-ops, the trace has %d", len(lanes.Idx), t.LaneOps)
+			}
+			b.Run("dense", func(b *testing.B) {
+				mem := make([]uint32, lanes.Words)
+				Dense(mem, lanes.Idx, lanes.Val) // page the array in, warm the caches
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					Dense(mem, lanes.Idx, lanes.Val)
+				}
+				b.StopTimer()
+				denseSink += mem[lanes.Idx[0]]
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(t.LaneOps), "ns/laneop")
+			})
+			b.Run("reader", func(b *testing.B) {
+				b.SetBytes(int64(len(t.Data)))
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					r, err := trace.NewBinaryReader(bytes.NewReader(t.Data))
+					if err != nil {
+						b.Fatal(err)
+					}
+					n := 0
+					for {
+						if _, err := r.Next(); err == io.EOF {
+							break
+						} else if err != nil {
+							b.Fatal(err)
+						}
+						n++
+					}
+					if n == 0 {
+						b.Fatal("no instruction")
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(t.LaneOps), "ns/laneop")
+				b.ReportMetric(float64(len(t.Data)), "file-B")
+			})
 		})
-		b.Run(t.Name+"/zstd-cli", func(b *testing.B) {
-			if _, err := exec.LookPath("zstd"); err != nil {
-				b.Skip("zstd command not in PATH")
-			}
-			b.SetBytes(int64(len(t.Data)))
-			for i := 0; i < b.N; i++ {
-				cmd := exec.Command("zstd", "-d", "-c", "-q")
-				cmd.Stdin = bytes.NewReader(t.Data)
-				cmd.Stdout = io.Discard
-				if err := cmd.Run(); err != nil {
-					b.Fatal(err)
+	}
+}
+
+// The table sets of a replay. nil is the command's default (every table).
+var (
+	leanTables      = []string{"memory", "instructions", "ops"}
+	addressesTables = []string{"memory", "instructions", "ops", "addresses"}
+	resultsTables   = []string{"memory", "instructions", "ops", "results"}
+)
+
+type replayVariant struct {
+	name    string
+	tables  []string
+	workers []int
+	only    string // a trace name, or "" for every trace
+}
+
+var replayVariants = []replayVariant{
+	{name: "lean", tables: leanTables, workers: []int{1, 2}},
+	{name: "addresses", tables: addressesTables, workers: []int{2}},
+	{name: "results", tables: resultsTables, workers: []int{2}, only: "uniform-1Mi"},
+	{name: "all", tables: nil, workers: []int{2}},
+}
+
+// replayOnce replays t into Parquet tables in dir through columnar, as
+// `replay -tables T -workers W -o dir t.zst` does, the trace read from
+// memory.
+func replayOnce(tb testing.TB, t *Trace, dir string, tables []string, workers int) engine.Summary {
+	src, err := trace.NewBinaryReader(bytes.NewReader(t.Data))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var opts []columnar.Option
+	if tables != nil {
+		opts = append(opts, columnar.WithTables(tables...))
+	}
+	sink, err := columnar.New(dir, opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sum, err := engine.Replay(src, sink, engine.WithWorkers(workers))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if sum.LaneOps != t.LaneOps || sum.Faults != 0 {
+		tb.Fatalf("replayed %d lane-ops with %d faults, want %d and none", sum.LaneOps, sum.Faults, t.LaneOps)
+	}
+	return sum
+}
+
+// BenchmarkReplay/<trace>/<tables>/workers=N is a whole replay of a
+// benchmark trace into a temporary directory, through columnar (Parquet):
+//
+//	lean       -tables memory,instructions,ops
+//	addresses  lean and the addresses table
+//	results    lean and the results table (uniform-1Mi only)
+//	all        the default tables (for information)
+//
+// Before each replay, outside the timer, the heap is returned to the OS
+// (debug.FreeOSMemory), so a replay starts as a new process does. Besides
+// the time it reports ns/laneop, words (the distinct words the replay
+// touched: its memory table's rows) and, on Linux, peakRSS-B: the highest
+// resident set during the replay above the one before it (VmHWM after
+// writing 5 to /proc/self/clear_refs), which is what the replay itself
+// needs, without the test binary and the traces held in memory.
+func BenchmarkReplay(b *testing.B) {
+	for _, s := range Specs {
+		b.Run(s.Name, func(b *testing.B) {
+			t := getTrace(b, s.Name)
+			for _, v := range replayVariants {
+				if v.only != "" && v.only != s.Name {
+					continue
 				}
+				b.Run(v.name, func(b *testing.B) {
+					for _, w := range v.workers {
+						b.Run("workers="+strconv.Itoa(w), func(b *testing.B) {
+							benchReplay(b, t, v.tables, w)
+						})
+					}
+				})
 			}
 		})
 	}
 }
 
-// TestTracesReplay checks the benchmark traces themselves: every lane-op
-// lands, and the two worker counts agree.
-func TestTracesReplay(t *testing.T) {
-	for _, name := range []string{"coalesced", "scattered"} {
-		tr, err := Build(name, 64, 1<<10)
-		if err != nil {
-			t.Fatal(err)
+func benchReplay(b *testing.B, t *Trace, tables []string, workers int) {
+	root := b.TempDir()
+	b.SetBytes(int64(len(t.Data)))
+	b.ReportAllocs()
+	var sum engine.Summary
+	var peak int64
+	peakOK := true
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		dir := filepath.Join(root, strconv.Itoa(i))
+		debug.FreeOSMemory()
+		before, ok := rssBytes("VmRSS")
+		ok = ok && resetPeakRSS()
+		b.StartTimer()
+		sum = replayOnce(b, t, dir, tables, workers)
+		b.StopTimer()
+		hwm, ok2 := rssBytes("VmHWM")
+		if peakOK = peakOK && ok && ok2; peakOK {
+			peak = max(peak, hwm-before)
 		}
-		var sums [2]uint64
-		for i, workers := range []int{1, 2} {
-			src, err := trace.NewBinaryReader(bytes.NewReader(tr.Data))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var c engine.Collector
-			if _, err := engine.Replay(src, &c, engine.WithWorkers(workers)); err != nil {
-				t.Fatal(err)
-			}
-			for _, w := range c.Words {
-				sums[i] += uint64(w.Value)
-			}
+		if err := os.RemoveAll(dir); err != nil {
+			b.Fatal(err)
 		}
-		if sums[0] != 64*32 || sums[1] != sums[0] {
-			t.Errorf("%s: memory sums %v, want %d (one per lane-op)", name, sums, 64*32)
-		}
+		b.StartTimer()
 	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(t.LaneOps), "ns/laneop")
+	b.ReportMetric(float64(sum.Words), "words")
+	if peakOK {
+		b.ReportMetric(float64(peak), "peakRSS-B")
+	}
+}
+
+// resetPeakRSS resets the kernel's high-water mark of this process's
+// resident set (Linux 4.0 and later); false where it cannot.
+func resetPeakRSS() bool {
+	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+}
+
+// rssBytes reads a field (VmRSS, VmHWM) of /proc/self/status.
+func rssBytes(field string) (int64, bool) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok || k != field {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		return kb << 10, err == nil
+	}
+	return 0, false
 }
 
 // BenchmarkMachineScaling is the baseline for the worker speed-up: the
 // same total work (a multiply-add and a write into a table) split over one
 // or two goroutines that share nothing. Its two-to-one ratio is what two
 // cores of this machine give independent work at all, the ceiling for
-// BenchmarkReplay's workers=2 over workers=1.
+// BenchmarkReplay's workers=2 over workers=1 (the report uses the 4 MiB
+// table, words=1048576, the size of uniform-1Mi's region).
 func BenchmarkMachineScaling(b *testing.B) {
 	const n = 1 << 24
 	for _, words := range []int{1 << 12, 1 << 20} {
@@ -190,6 +326,85 @@ func BenchmarkMachineScaling(b *testing.B) {
 					wg.Wait()
 				}
 			})
+		}
+	}
+}
+
+// TestDenseMatchesReplay checks the limit's loop against the engine: over
+// the lanes DecodeLanes gives, the dense loop leaves exactly the memory a
+// replay leaves, so the two do the same work.
+func TestDenseMatchesReplay(t *testing.T) {
+	const n = 1 << 14
+	for _, s := range Specs {
+		t.Run(s.Name, func(t *testing.T) {
+			tr, err := Generate(s.Name, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lanes, err := DecodeLanes(tr.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if uint64(len(lanes.Idx)) != tr.LaneOps || tr.LaneOps < n {
+				t.Fatalf("%d lanes decoded, %d lane-ops generated, want at least %d", len(lanes.Idx), tr.LaneOps, n)
+			}
+			mem := make([]uint32, lanes.Words)
+			Dense(mem, lanes.Idx, lanes.Val)
+			src, err := trace.NewBinaryReader(bytes.NewReader(tr.Data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			base := src.Header().Regions[0].Base
+			var c engine.Collector
+			if _, err := engine.Replay(src, &c, engine.WithWorkers(2)); err != nil {
+				t.Fatal(err)
+			}
+			touched := map[uint32]bool{}
+			for _, w := range c.Words {
+				i := uint32((w.Addr - base) / 4)
+				touched[i] = true
+				if mem[i] != w.Value {
+					t.Fatalf("word %d: dense %d, replay %d", i, mem[i], w.Value)
+				}
+			}
+			for _, i := range lanes.Idx {
+				if !touched[i] {
+					t.Fatalf("word %d: in the lanes, not in the replay's memory", i)
+				}
+			}
+		})
+	}
+}
+
+// TestReplayHarness runs each replay variant once on a small trace: the
+// tables it asks for are written, and nothing else.
+func TestReplayHarness(t *testing.T) {
+	tr, err := Generate("histogram", 1<<12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range replayVariants {
+		dir := filepath.Join(t.TempDir(), v.name)
+		sum := replayOnce(t, tr, dir, v.tables, 2)
+		if sum.Words == 0 {
+			t.Errorf("%s: no memory words", v.name)
+		}
+		want := v.tables
+		if want == nil {
+			want = columnar.TableNames()
+		}
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range ents {
+			if name, ok := strings.CutSuffix(e.Name(), ".parquet"); ok {
+				got = append(got, name)
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%s: tables %v, want %v", v.name, got, want)
 		}
 	}
 }

@@ -4,11 +4,51 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
 
 	"github.com/gpureplay/replay/trace"
 	"github.com/gpureplay/replay/trace/workload"
 )
+
+// LaneOps is the size of every benchmark trace: 9.6·10^6 lane-ops, 300 K PTX
+// warp instructions of 32 active lanes, the size of the issue's figures.
+const LaneOps = 9_600_000
+
+// ShortLaneOps is the size under `go test -short`, for quick checks of the
+// harness; the environment variable REPLAY_BENCH_LANEOPS sets any other.
+const ShortLaneOps = LaneOps / 32
+
+// Spec is one benchmark trace: a `replay gen` workload, in PTX, seed 1.
+type Spec struct {
+	Name     string // the benchmark's name for it
+	Workload string // the workload of `replay gen`
+	Words    int    // -words (uniform only; 0 is the workload's default)
+}
+
+// Specs are the benchmark traces, as `replay gen` makes them:
+//
+//	uniform-1Mi   replay gen uniform -words 1Mi    (GUPS-style scattered 32-bit adds)
+//	uniform-64Mi  replay gen uniform -words 64Mi   (the same over 256 MiB)
+//	histogram     replay gen histogram             (256 bins, uniform keys)
+//	hotcounter    replay gen hotcounter            (every lane on one word)
+var Specs = []Spec{
+	{Name: "uniform-1Mi", Workload: "uniform", Words: 1 << 20},
+	{Name: "uniform-64Mi", Workload: "uniform", Words: 1 << 26},
+	{Name: "histogram", Workload: "histogram"},
+	{Name: "hotcounter", Workload: "hotcounter"},
+}
+
+// SpecByName returns the spec of a benchmark trace.
+func SpecByName(name string) (Spec, bool) {
+	for _, s := range Specs {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Spec{}, false
+}
 
 // Trace is a benchmark trace, encoded in the binary format.
 type Trace struct {
@@ -17,57 +57,17 @@ type Trace struct {
 	LaneOps uint64
 }
 
-// Build makes the named trace of n warp instructions over words 4-byte
-// words: "coalesced" (built here) or a `replay gen` workload (uniform,
-// histogram, hotcounter, …) of the same size in PTX.
-func Build(name string, n, words int) (*Trace, error) {
-	if name != "coalesced" && name != "scattered" {
-		return buildWorkload(name, n, words)
+// Generate encodes the named trace at (at least, to the next instruction)
+// laneOps lane-ops, exactly as `replay gen WORKLOAD -dialect ptx -seed 1
+// -lane-ops N [-words W] -o t.zst` writes it: the same generator and the
+// binary writer's default chunking.
+func Generate(name string, laneOps uint64) (*Trace, error) {
+	s, ok := SpecByName(name)
+	if !ok {
+		return nil, fmt.Errorf("bench: unknown trace %q", name)
 	}
-	st, err := trace.ParseStatic("atom.global.add.u32 %r1, [%rd1], 1;")
-	if err != nil {
-		return nil, err
-	}
-	h := &trace.Header{Regions: []trace.Region{{Space: trace.Global, Base: 0, Size: uint64(words) * 4}}}
-	var buf bytes.Buffer
-	w, err := trace.NewBinaryWriter(&buf, h)
-	if err != nil {
-		return nil, err
-	}
-	r := rand.New(rand.NewPCG(1, uint64(len(name))))
-	in := &trace.Inst{Static: st, Mask: ^uint32(0), Vals: make([]trace.Vector, 1)}
-	list := make([]uint64, 32)
-	for i := 0; i < n; i++ {
-		in.Seq = uint64(i)
-		in.Group, in.Warp = int64(i/8), int64(i%8)
-		switch name {
-		case "coalesced":
-			in.Vals[0] = trace.Vector{Kind: trace.VecStride, Base: uint64(r.IntN(words/32)) * 128, Stride: 4}
-		case "scattered":
-			for l := range list {
-				list[l] = uint64(r.IntN(words)) * 4
-			}
-			in.Vals[0] = trace.Vector{Kind: trace.VecList, List: list}
-		default:
-			return nil, fmt.Errorf("bench: unknown trace %q", name)
-		}
-		if err := w.Write(in); err != nil {
-			return nil, err
-		}
-	}
-	if err := w.Close(); err != nil {
-		return nil, err
-	}
-	return &Trace{Name: name, Data: buf.Bytes(), LaneOps: uint64(n) * 32}, nil
-}
-
-// buildWorkload encodes a generated workload of n*32 lane-ops.
-func buildWorkload(name string, n, words int) (*Trace, error) {
-	spec := workload.Spec{Name: name, Dialect: trace.DialectPTX, Seed: 1, LaneOps: uint64(n) * 32}
-	if name == "uniform" {
-		spec.Words = words
-	}
-	g, err := workload.New(spec)
+	g, err := workload.New(workload.Spec{Name: s.Workload, Dialect: trace.DialectPTX, Seed: 1,
+		LaneOps: laneOps, Words: s.Words})
 	if err != nil {
 		return nil, err
 	}
@@ -92,4 +92,107 @@ func buildWorkload(name string, n, words int) (*Trace, error) {
 		return nil, err
 	}
 	return &Trace{Name: name, Data: buf.Bytes(), LaneOps: g.LaneOps()}, nil
+}
+
+// GenerateCached is Generate, keeping the trace in dir (when not empty) so
+// that the several test processes of one `make bench` build it once. The
+// cache is only valid for one build of the generator: bench/run.sh makes a
+// fresh directory per run and removes it.
+func GenerateCached(dir, name string, laneOps uint64) (*Trace, error) {
+	if dir == "" {
+		return Generate(name, laneOps)
+	}
+	path := filepath.Join(dir, name+"-"+strconv.FormatUint(laneOps, 10)+".zst")
+	meta := path + ".laneops"
+	if data, err := os.ReadFile(path); err == nil {
+		if m, err := os.ReadFile(meta); err == nil {
+			if n, err := strconv.ParseUint(string(m), 10, 64); err == nil {
+				return &Trace{Name: name, Data: data, LaneOps: n}, nil
+			}
+		}
+	}
+	t, err := Generate(name, laneOps)
+	if err != nil {
+		return nil, err
+	}
+	// Written under temporary names and renamed, so that a reader never
+	// sees half a file.
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{path, t.Data}, {meta, []byte(strconv.FormatUint(t.LaneOps, 10))}} {
+		tmp := f.path + ".tmp" + strconv.Itoa(os.Getpid())
+		if err := os.WriteFile(tmp, f.data, 0o644); err != nil {
+			return nil, err
+		}
+		if err := os.Rename(tmp, f.path); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// Lanes are a trace's accesses decoded once into flat arrays, for the dense
+// loop: lane-op i adds Val[i] to word Idx[i] of a []uint32 of Words words.
+type Lanes struct {
+	Idx   []uint32 // (address - region base) / 4
+	Val   []uint32
+	Words int // the words of the trace's region
+}
+
+// DecodeLanes reads a benchmark trace with the binary reader and flattens
+// every active lane's access, in trace order. It takes only what the
+// benchmark traces hold: one global region, scalar 32-bit atomics whose
+// address is the address input and whose operand is the first source.
+func DecodeLanes(data []byte) (*Lanes, error) {
+	r, err := trace.NewBinaryReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	h := r.Header()
+	if len(h.Regions) != 1 {
+		return nil, fmt.Errorf("bench: %d regions, want 1", len(h.Regions))
+	}
+	reg := h.Regions[0]
+	l := &Lanes{Words: int(reg.Size / 4)}
+	for {
+		in, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if in.Dir != nil {
+			return nil, fmt.Errorf("bench: unexpected directive at seq %d", in.Seq)
+		}
+		s := in.Static
+		if s.Elems != 1 || s.Addr < 0 || s.AddrUniform || len(s.B) != 1 || s.Type.Size() != 4 {
+			return nil, fmt.Errorf("bench: %q is not a scalar 32-bit atomic", s.Text)
+		}
+		act := in.Active()
+		av := &in.Vals[s.Addr]
+		for lane := range s.ExecSize {
+			if act&(1<<lane) == 0 {
+				continue
+			}
+			a := (uint64(s.AddrScale)*av.Lo(lane) + uint64(s.AddrImm) + uint64(int64(lane)*s.LanePitch)) & s.AddrMask()
+			if a < reg.Base || a >= reg.Base+reg.Size || a%4 != 0 {
+				return nil, fmt.Errorf("bench: seq %d lane %d: address %#x outside the region", in.Seq, lane, a)
+			}
+			v, _ := in.Value(s.B[0], lane)
+			l.Idx = append(l.Idx, uint32((a-reg.Base)/4))
+			l.Val = append(l.Val, uint32(v))
+		}
+	}
+	return l, nil
+}
+
+// Dense is the bare loop the limit is made of: every lane-op's 32-bit add
+// on a dense array, mem[Idx[i]] += Val[i], in trace order.
+func Dense(mem, idx, val []uint32) {
+	val = val[:len(idx)]
+	for i, x := range idx {
+		mem[x] += val[i]
+	}
 }

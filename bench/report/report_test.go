@@ -1,0 +1,83 @@
+package main
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+const sample = `commit: abc1234
+laneops: 9600000
+run: main
+goos: linux
+pkg: github.com/gpureplay/replay/bench
+BenchmarkLimit/uniform-1Mi/zstd-cli-2   	      30	  30000000 ns/op	 1470 MB/s
+BenchmarkLimit/uniform-1Mi/zstd-cli-2   	      30	  36000000 ns/op	 1470 MB/s
+BenchmarkLimit/uniform-1Mi/zstd-cli-2   	      30	  34000000 ns/op	 1470 MB/s
+BenchmarkLimit/uniform-1Mi/dense-2      	     100	  10000000 ns/op
+BenchmarkReplay/uniform-1Mi/lean/workers=1-2 	 1	 1000000000 ns/op	 300000000 peakRSS-B	 1048476 words
+BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 1	  800000000 ns/op	 300000000 peakRSS-B	 1048476 words
+BenchmarkReplay/uniform-1Mi/addresses/workers=2-2 	 1	 1000000000 ns/op	 367108864 peakRSS-B	 1048476 words
+BenchmarkMachineScaling/words=1048576/goroutines=1-2 	 10	 40000000 ns/op
+BenchmarkMachineScaling/words=1048576/goroutines=2-2 	 20	 25000000 ns/op
+pkg: github.com/gpureplay/replay/engine
+BenchmarkApply/random/engine-2 	 4000000	 64 ns/op
+BenchmarkApply/random/dense-2 	 4000000	 2.56 ns/op
+pkg: github.com/gpureplay/replay/columnar
+BenchmarkResultsVsDuckDB-2 	 5	 100 ns/op	 90 ns/row	 120 cpu-ns/row	 80 duckdb-cpu-ns/row	 70 duckdb-ns/row
+run: pgo-off
+pkg: github.com/gpureplay/replay/bench
+BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 1	  900000000 ns/op
+run: pgo-on
+BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 1	  750000000 ns/op
+    memory_test.go:63: peak RSS: 197 MiB at 2e7 lane-ops, 253 MiB at 1e8
+--- PASS: TestPeakMemoryFlat (20.1s)
+`
+
+func TestFigures(t *testing.T) {
+	d, err := Parse(strings.NewReader(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := d.Median("main", "bench", "BenchmarkLimit/uniform-1Mi/zstd-cli", "ns/op"); !ok || v != 34e6 {
+		t.Errorf("median zstd-cli %v %v, want 34e6 (the -2 suffix gone)", v, ok)
+	}
+	near := func(name string, got Figure, want float64) {
+		t.Helper()
+		if !got.OK || math.Abs(got.Value-want) > 1e-9*math.Max(1, math.Abs(want)) {
+			t.Errorf("%s: %v (%s), want %v", name, got.Value, got.Detail, want)
+		}
+	}
+	near("lean/limit", leanOverLimit("uniform-1Mi")(d), 0.8e9/44e6)
+	near("addresses time", addressesTime(d), 0.25)
+	near("B/addr", bytesPerAddress("uniform-1Mi")(d), 64*1048576.0/1048476)
+	near("speedup", speedup(d), 1.25)
+	near("of ceiling", speedupOfCeiling(d), 1.25/1.6)
+	near("apply scattered", apply("scattered", "random")(d), 2.56/64)
+	near("results vs DuckDB", resultsVsDuckDB(d), 120.0/80)
+	near("pgo", pgoGain("uniform-1Mi")(d), 0.9/0.75)
+	near("peak flat", peakFlat(d), 1)
+	if f := leanOverLimit("histogram")(d); f.OK {
+		t.Errorf("histogram measured from nothing: %+v", f)
+	}
+	// An empty old file gives "not measured" everywhere, never a panic.
+	out := Render(d, &Data{}, "new.txt", "old.txt")
+	if !strings.Contains(out, "not measured") || !strings.Contains(out, "commit abc1234") {
+		t.Errorf("render:\n%s", out)
+	}
+}
+
+func TestSplice(t *testing.T) {
+	page := "# P\n\nprose before\n\n" + beginMarker + " -->\nold figures\n" + endMarker + "\n\nprose after\n"
+	out, err := Splice([]byte(page), beginMarker+" x -->\nnew\n"+endMarker+"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# P\n\nprose before\n\n" + beginMarker + " x -->\nnew\n" + endMarker + "\n\nprose after\n"
+	if string(out) != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+	if _, err := Splice([]byte("no markers"), "x"); err == nil {
+		t.Error("a page without markers spliced")
+	}
+}
