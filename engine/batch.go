@@ -460,6 +460,14 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 		slot := bi.slot
 		owners := len(routes)
 		m := bi.active
+		// A vals segment's sources: straight from a per-lane list when the
+		// first source is one (scattered updates), else lane by lane.
+		var srcList []uint64
+		if vals && p.b[0].In >= 0 {
+			if v := &bi.Vals[p.b[0].In]; v.Kind == trace.VecList && st.Inputs[p.b[0].In].Elems <= 1 {
+				srcList = v.List
+			}
+		}
 		for _, a := range addrs {
 			lane := bits.TrailingZeros32(m)
 			m &= m - 1
@@ -474,7 +482,9 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 				o = int(b.owner[en.Shard()])
 			}
 			aux := slot | uint32(a&3)<<slotBits
-			if vals {
+			if srcList != nil {
+				aux = uint32(srcList[lane&(trace.MaxLanes-1)] >> p.srcShift)
+			} else if vals {
 				v, _ := bi.Value(p.b[0], lane)
 				aux = uint32(v >> p.srcShift)
 			}
