@@ -11,13 +11,13 @@ type options struct {
 	workers    int
 	strict     bool
 	batchInsts int
-	maxMemory  uint64 // bytes of simulated memory (granules) a replay may create
+	maxMemory  uint64 // bytes of simulated memory (pages) a replay may create
 	explore    bool
 	progress   func(Summary)
 }
 
 // DefaultMaxMemory bounds the simulated memory a replay creates: 8 GiB of
-// 256-byte granules.
+// 4 KiB pages.
 const DefaultMaxMemory = 8 << 30
 
 func defaultOptions() options {

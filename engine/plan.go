@@ -130,7 +130,7 @@ func (p *plan) checkElem(bi *binst, lane, e int, addr uint64) Fault {
 // Every dialect requires natural alignment (PTX "Addresses as Operands",
 // SASS "Memory addresses must be naturally aligned", vISA "must be
 // word-aligned" for 16-bit atomics); a misaligned lane faults and the
-// replay goes on, so no access ever spans two granules.
+// replay goes on, so no access ever spans two pages.
 func (p *plan) check(addr uint64) Fault {
 	size := uint64(p.size)
 	if addr&(size-1) != 0 {
