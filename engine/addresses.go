@@ -281,16 +281,7 @@ func (t *addrTracker) analyse(e *addrEntry, ex *exploreEntry, b *batch, bi *bins
 	p := bi.plan
 	fam := familyOf(p.kind)
 	for l := uint32(0); l < uint32(it.n); l++ {
-		slot := it.slot + l
-		bv, cv := bi.bVal, bi.cVal
-		if it.vals {
-			bv = uint64(it.slot)
-		} else if !bi.bUni {
-			bv = b.opB[slot]
-		}
-		if !bi.cUni {
-			cv = b.opC[slot]
-		}
+		bv, cv := b.src(bi, it.slot+l, it.vals, it.slot)
 		if e.accesses == uint64(it.n) && l == 0 {
 			// The first access: 128-bit operands are not compared, never
 			// "the same".

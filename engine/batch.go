@@ -218,6 +218,21 @@ func (b *batch) sources(bi *binst) {
 	bi.cUni, bi.cVal = uni(p.c)
 }
 
+// src returns a lane's two sources: uniform ones from bi, others from its
+// slot, or, for a vals record, the first source the record carries.
+func (b *batch) src(bi *binst, slot uint32, vals bool, carried uint32) (bv, cv uint64) {
+	bv, cv = bi.bVal, bi.cVal
+	if vals {
+		bv = uint64(carried)
+	} else if !bi.bUni {
+		bv = b.opB[slot]
+	}
+	if !bi.cUni {
+		cv = b.opC[slot]
+	}
+	return bv, cv
+}
+
 // fillSources stores, per active lane, the sources that are not uniform.
 func (b *batch) fillSources(bi *binst) {
 	if bi.bUni && bi.cUni {
@@ -632,15 +647,7 @@ func (b *batch) applySeg(mem *shard.Memory, bi *binst, s seg, recs []rec) {
 	fl := p.flags()
 	for _, x := range recs {
 		slot := x.slot & slotMask
-		bv, cv := bi.bVal, bi.cVal
-		if s.vals {
-			bv = uint64(x.slot)
-		} else if !bi.bUni {
-			bv = b.opB[slot]
-		}
-		if !bi.cUni {
-			cv = b.opC[slot]
-		}
+		bv, cv := b.src(bi, slot, s.vals, x.slot)
 		var bh, ch uint64
 		if p.size == 16 {
 			bh, ch = b.opBhi[slot], b.opChi[slot]
@@ -698,13 +705,7 @@ func (b *batch) applyRun(mem *shard.Memory, bi *binst, x rec, s seg, noDst, add3
 	wi := w0
 	for k := uint32(0); k < s.n; k++ {
 		slot := slot0 + k
-		bv, cv := bi.bVal, bi.cVal
-		if !bi.bUni {
-			bv = b.opB[slot]
-		}
-		if !bi.cUni {
-			cv = b.opC[slot]
-		}
+		bv, cv := b.src(bi, slot, false, 0)
 		ret, retHi := applyWord(pg, uint32(wi), 0, p.kind, p.size, fl, bv, cv, 0, 0)
 		if !noDst {
 			b.vals[slot], b.valsHi[slot] = ret, retHi
@@ -818,13 +819,7 @@ func (b *batch) applyUniform(mem *shard.Memory, bi *binst, x rec, n uint32, noDs
 	}
 	for k := uint32(0); k < n; k++ {
 		slot := slot0 + k
-		bv, cv := bi.bVal, bi.cVal
-		if !bi.bUni {
-			bv = b.opB[slot]
-		}
-		if !bi.cUni {
-			cv = b.opC[slot]
-		}
+		bv, cv := b.src(bi, slot, false, 0)
 		ret, retHi := applyWord(pg, wi, byteOff, p.kind, p.size, fl, bv, cv, 0, 0)
 		if !noDst {
 			b.vals[slot], b.valsHi[slot] = ret, retHi
