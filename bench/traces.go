@@ -76,17 +76,8 @@ func Generate(name string, laneOps uint64) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	for {
-		in, err := g.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := w.Write(in); err != nil {
-			return nil, err
-		}
+	if err := trace.Copy(w, g); err != nil {
+		return nil, err
 	}
 	if err := w.Close(); err != nil {
 		return nil, err

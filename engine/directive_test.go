@@ -23,17 +23,8 @@ func binaryOf(t *testing.T, src string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		in, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Write(in); err != nil {
-			t.Fatal(err)
-		}
+	if err := trace.Copy(w, tr); err != nil {
+		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)

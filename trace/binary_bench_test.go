@@ -66,17 +66,8 @@ var benchTraces = sync.OnceValues(func() ([]benchTrace, error) {
 		if err != nil {
 			return nil, err
 		}
-		for {
-			in, err := g.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return nil, err
-			}
-			if err := w.Write(in); err != nil {
-				return nil, err
-			}
+		if err := trace.Copy(w, g); err != nil {
+			return nil, err
 		}
 		if err := w.Close(); err != nil {
 			return nil, err

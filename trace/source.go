@@ -1,12 +1,15 @@
 package trace
 
+import "io"
+
 // Source is a stream of executed instructions: the text reader and the
 // binary reader both are one. Next returns io.EOF after the last
 // instruction. Memory set-up after the first instruction comes in trace
 // order as records with Inst.Dir set (and Static nil); every consumer must
-// apply or pass them on at their place. The returned *Inst, its Vals and their Lists are owned by the
-// Source and valid only until the next call to Next; a Source reuses them so
-// that reading allocates nothing per instruction in the steady state.
+// apply or pass them on at their place. The returned *Inst, its Vals and
+// their Lists are owned by the Source and valid only until the next call to
+// Next; a Source reuses them so that reading allocates nothing per
+// instruction in the steady state.
 type Source interface {
 	Header() *Header
 	Next() (*Inst, error)
@@ -18,4 +21,22 @@ type Source interface {
 type InstWriter interface {
 	Write(in *Inst) error
 	Close() error
+}
+
+// Copy writes every record of src to w, directives included, in order, up
+// to src's end. It neither writes the header (the writer took it when it
+// was made) nor closes w.
+func Copy(w InstWriter, src Source) error {
+	for {
+		in, err := src.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := w.Write(in); err != nil {
+			return err
+		}
+	}
 }

@@ -36,7 +36,7 @@ func cmdAsm(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return usagef("%v", err)
 		}
-		if err := copyInsts(bw, src); err != nil {
+		if err := trace.Copy(bw, src); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		return bw.Close()
@@ -64,7 +64,7 @@ func cmdDisasm(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := copyInsts(tw, src); err != nil {
+		if err := trace.Copy(tw, src); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		return tw.Close()
@@ -73,21 +73,6 @@ func cmdDisasm(args []string, stdout, stderr io.Writer) error {
 		return write(stdout)
 	}
 	return writeAtomically(*out, write)
-}
-
-func copyInsts(w trace.InstWriter, src trace.Source) error {
-	for {
-		in, err := src.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := w.Write(in); err != nil {
-			return err
-		}
-	}
 }
 
 // writeAtomically writes path through a temporary file in its directory,
