@@ -11,8 +11,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/gpureplay/replay/bench"
 	"github.com/gpureplay/replay/trace"
-	"github.com/gpureplay/replay/trace/workload"
 )
 
 // benchTrace is a binary trace held in memory for the decoding benchmarks.
@@ -23,7 +23,7 @@ type benchTrace struct {
 }
 
 // benchTraces builds the reference workloads of the decoding benchmarks:
-// uniform (300K PTX instructions of per-lane lists over 4 MiB, the
+// uniform-1Mi (300K PTX instructions of per-lane lists over 4 MiB, the
 // scattered case), histogram and hotcounter, each of $REPLAY_BENCH_LANEOPS
 // lane-ops (default 9.6e6, as `replay gen … -lane-ops 9.6e6`). Setting
 // $REPLAY_BENCH_FILES (a glob) benchmarks those files instead.
@@ -52,27 +52,12 @@ var benchTraces = sync.OnceValues(func() ([]benchTrace, error) {
 		laneOps = v
 	}
 	var ts []benchTrace
-	for _, name := range []string{"uniform", "histogram", "hotcounter"} {
-		spec := workload.Spec{Name: name, Dialect: trace.DialectPTX, Seed: 1, LaneOps: uint64(laneOps)}
-		if name == "uniform" {
-			spec.Words = 1 << 20
-		}
-		g, err := workload.New(spec)
+	for _, name := range []string{"uniform-1Mi", "histogram", "hotcounter"} {
+		t, err := bench.Generate(name, uint64(laneOps))
 		if err != nil {
 			return nil, err
 		}
-		var buf bytes.Buffer
-		w, err := trace.NewBinaryWriter(&buf, g.Header())
-		if err != nil {
-			return nil, err
-		}
-		if err := trace.Copy(w, g); err != nil {
-			return nil, err
-		}
-		if err := w.Close(); err != nil {
-			return nil, err
-		}
-		ts = append(ts, benchTrace{name: name, data: buf.Bytes()})
+		ts = append(ts, benchTrace{name: name, data: t.Data})
 	}
 	return ts, nil
 })
