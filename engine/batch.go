@@ -94,9 +94,10 @@ type batch struct {
 	// out holds, per instruction range and owner, the records in trace
 	// order. An owner is a worker: it owns the pages whose shard is its
 	// index modulo the owner count.
-	out     [][]route  // [range][owner]
-	scratch [][]uint64 // [range]: one instruction's addresses, for its statistics
-	ranges  []int      // instruction index where each range starts; len = ranges+1
+	out     [][]route     // [range][owner]
+	scratch [][]uint64    // [range]: one instruction's addresses, for its statistics
+	cset    []conflictSet // [range]: the warp path's conflict counts
+	ranges  []int         // instruction index where each range starts; len = ranges+1
 	nslots  int
 	// owner maps a page's shard to its owner, for the current owner count.
 	owner []int32
@@ -108,8 +109,11 @@ type batch struct {
 	inits      []batchInit
 	initBytes  int
 	err        error
-	rangeErr   []error // per range: an error expand met (the memory is full)
-	firstFault []int   // per range: slot of the first fault, or -1
+	rangeErr   []error  // per range: an error expand met (the memory is full)
+	firstFault []int    // per range: slot of the first fault, or -1
+	faultRow   []Result // per range: the row of that fault
+	// wide: some instruction accesses 16 bytes (opBhi, opChi are sized).
+	wide bool
 }
 
 // errMemoryFull is what expand reports when the simulated memory cannot
@@ -120,6 +124,7 @@ func (b *batch) reset(workers, shards int) {
 	b.insts = b.insts[:0]
 	b.arena = b.arena[:0]
 	b.nslots = 0
+	b.wide = false
 	clear(b.inits) // drop the copies' data
 	b.inits, b.initBytes = b.inits[:0], 0
 	b.err = nil
@@ -129,7 +134,9 @@ func (b *batch) reset(workers, shards int) {
 			b.out[r] = make([]route, workers)
 		}
 		b.scratch = make([][]uint64, workers)
+		b.cset = make([]conflictSet, workers)
 		b.firstFault = make([]int, workers)
+		b.faultRow = make([]Result, workers)
 		b.rangeErr = make([]error, workers)
 		b.owner = make([]int32, shards)
 		for s := range b.owner {
@@ -174,6 +181,7 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32) {
 	bi.active = in.Active()
 	bi.slot = uint32(b.nslots)
 	b.nslots += bits.OnesCount32(bi.active) * in.Static.Elems
+	b.wide = b.wide || p.size == 16
 }
 
 // grow returns s with length n, reallocating only when it is too short.
@@ -184,15 +192,25 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// finishAdd sizes the per-slot arrays once every instruction is in.
+// finishAdd sizes the per-slot arrays once every instruction is in, only
+// those the batch uses: without per-lane rows (noResults) neither results
+// nor what lanes got back, and the high halves of sources only for 16-byte
+// accesses. Every byte here is touched once a batch, so what a lean replay
+// does not need it does not allocate.
 // Lists copied before the arena grew keep pointing at the old backing
 // array, which stays alive and unchanged: values were copied, not aliased.
 func (b *batch) finishAdd() {
 	n := b.nslots
-	b.results = grow(b.results, n)
-	b.vals, b.valsHi = grow(b.vals, n), grow(b.valsHi, n)
+	if !b.noResults {
+		b.results = grow(b.results, n)
+		b.vals, b.valsHi = grow(b.vals, n), grow(b.valsHi, n)
+	} else {
+		b.results, b.vals, b.valsHi = b.results[:0], b.vals[:0], b.valsHi[:0]
+	}
 	b.opB, b.opC = grow(b.opB, n), grow(b.opC, n)
-	b.opBhi, b.opChi = grow(b.opBhi, n), grow(b.opChi, n)
+	if b.wide {
+		b.opBhi, b.opChi = grow(b.opBhi, n), grow(b.opChi, n)
+	}
 	b.stats = grow(b.stats, len(b.insts))
 }
 
@@ -269,7 +287,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 		p := bi.plan
 		st := bi.Static
 		if st.Elems == 1 && p.size <= 8 && !p.status && p.simple {
-			ok, a, err := b.expandWarp(ii, bi, routes, &cur, addrs)
+			ok, a, err := b.expandWarp(ii, bi, routes, &cur, addrs, r)
 			addrs = a[:0]
 			if err != nil {
 				b.rangeErr[r] = err
@@ -294,15 +312,17 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 				f := p.checkElem(bi, lane, e, addr)
 				if p.status {
 					// lsc_load_status: no access, a 1 for an in-bounds lane.
-					b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
-					b.vals[slot], b.valsHi[slot] = 0, 0
-					if f == FaultNone {
-						b.vals[slot] = 1
+					if !b.noResults {
+						b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
+						b.vals[slot], b.valsHi[slot] = 0, 0
+						if f == FaultNone {
+							b.vals[slot] = 1
+						}
 					}
 					slot++
 					continue
 				}
-				if !b.noResults || f != FaultNone {
+				if !b.noResults {
 					b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr, Fault: f}
 					b.vals[slot], b.valsHi[slot] = 0, 0
 				}
@@ -310,6 +330,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 					faults++
 					if b.firstFault[r] < 0 {
 						b.firstFault[r] = int(slot)
+						b.faultRow[r] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr, Fault: f}
 					}
 					slot++
 					continue
@@ -362,7 +383,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 // lane hits one address. It reports false, having done nothing, when the
 // instruction needs the general path. addrs is scratch; it returns it,
 // possibly grown.
-func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor, addrs []uint64) (bool, []uint64, error) {
+func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor, addrs []uint64, r int) (bool, []uint64, error) {
 	st, p := bi.Static, bi.plan
 	var base, stride uint64
 	var list []uint64 // per-lane bases, for a list-bound address
@@ -470,11 +491,6 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 		routes[b.owner[en.Shard()]].run(uint32(ii), rec{word: en.WordRef(addrs[0]), slot: bi.slot}, n, words)
 		distinct, maxc = n, 1
 	} else {
-		var en shard.Entry
-		page := ^uint64(0)
-		slot := bi.slot
-		owners := len(routes)
-		m := bi.active
 		// A vals segment's sources: straight from a per-lane list when the
 		// first source is one (scattered updates), else lane by lane.
 		var srcList []uint64
@@ -483,39 +499,17 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 				srcList = v.List
 			}
 		}
-		for _, a := range addrs {
-			lane := bits.TrailingZeros32(m)
-			m &= m - 1
-			if a>>shard.PageShift != page || en == 0 {
-				page = a >> shard.PageShift
-				if en = cur.Resolve(bi.mem, a); en == 0 {
-					return true, addrs, errMemoryFull
-				}
-			}
-			o := 0
-			if owners > 1 {
-				o = int(b.owner[en.Shard()])
-			}
-			aux := slot | uint32(a&3)<<slotBits
-			if srcList != nil {
-				aux = uint32(srcList[lane&(trace.MaxLanes-1)] >> p.srcShift)
-			} else if vals {
-				v, _ := bi.Value(p.b[0], lane)
-				aux = uint32(v >> p.srcShift)
-			}
-			routes[o].add(uint32(ii), rec{word: en.WordRef(a), slot: aux}, vals)
-			slot++
+		// Lanes on distinct addresses by construction (a nonzero step of
+		// magnitude under 2^32, no mask: the differences (l1-l2)*step of
+		// lanes l < 32 are nonzero and under 2^37, so no two meet even
+		// modulo 2^64) need no conflict count.
+		count := list != nil || mask != ^uint64(0) || (step >= 1<<32 && -step >= 1<<32)
+		var ok bool
+		if distinct, maxc, ok = b.routeLanes(ii, bi, routes, cur, addrs, vals, srcList, count, r); !ok {
+			return true, addrs, errMemoryFull
 		}
-		switch {
-		case list != nil:
-			distinct, maxc = conflicts(addrs)
-		case mask == ^uint64(0) && (step < 1<<32 || -step < 1<<32):
-			// Lanes l < 32 with a nonzero step of magnitude under 2^32:
-			// the differences (l1-l2)*step are nonzero and under 2^37, so
-			// no two addresses meet, even modulo 2^64.
+		if !count {
 			distinct, maxc = n, 1
-		default:
-			distinct, maxc = conflicts(addrs)
 		}
 	}
 	b.stats[ii] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
@@ -541,6 +535,84 @@ func wordRun(addrs []uint64, size uint64, active uint32) (int32, bool) {
 		}
 	}
 	return int32(d / 4), true
+}
+
+// routeLanes routes one record per lane of a warp that does not fault,
+// addrs being its active lanes' addresses in lane order, and, with count,
+// counts its distinct addresses and largest conflict on the range's
+// conflict set as it goes. It reports false when the memory is full.
+func (b *batch) routeLanes(ii int, bi *binst, routes []route, cur *shard.Cursor, addrs []uint64, vals bool, srcList []uint64, count bool, r int) (distinct, maxc uint32, ok bool) {
+	p := bi.plan
+	cs := &b.cset[r]
+	cs.next()
+	var en shard.Entry
+	slot := bi.slot
+	owners := len(routes)
+	m := bi.active
+	for _, a := range addrs {
+		lane := bits.TrailingZeros32(m)
+		m &= m - 1
+		if en = cur.Cached(bi.mem, a); en == 0 {
+			if en = cur.Resolve(bi.mem, a); en == 0 {
+				return 0, 0, false
+			}
+		}
+		o := 0
+		if owners > 1 {
+			o = int(b.owner[en.Shard()])
+		}
+		aux := slot | uint32(a&3)<<slotBits
+		if srcList != nil {
+			aux = uint32(srcList[lane&(trace.MaxLanes-1)] >> p.srcShift)
+		} else if vals {
+			v, _ := bi.Value(p.b[0], lane)
+			aux = uint32(v >> p.srcShift)
+		}
+		routes[o].add(uint32(ii), rec{word: en.WordRef(a), slot: aux}, vals)
+		slot++
+		if count {
+			if c, fresh := cs.add(a); fresh {
+				distinct++
+			} else {
+				maxc = max(maxc, c)
+			}
+		}
+	}
+	return distinct, max(maxc, min(distinct, 1)), true
+}
+
+// conflictSet counts, for one instruction at a time, how often each of at
+// most 64 addresses occurs: a 128-slot open-addressing table whose slots
+// are live only when stamped with the current instruction's generation,
+// so that moving to the next instruction clears nothing.
+type conflictSet struct {
+	gen   uint32
+	stamp [128]uint32
+	count [128]uint32
+	keys  [128]uint64
+}
+
+// next starts a new instruction.
+func (c *conflictSet) next() {
+	if c.gen++; c.gen == 0 {
+		clear(c.stamp[:])
+		c.gen = 1
+	}
+}
+
+// add counts one access to a and returns its count so far, and whether a
+// is new to this instruction.
+func (c *conflictSet) add(a uint64) (uint32, bool) {
+	i := (a * 0x9e3779b97f4a7c15) >> 57
+	for c.stamp[i] == c.gen {
+		if c.keys[i] == a {
+			c.count[i]++
+			return c.count[i], false
+		}
+		i = (i + 1) & 127
+	}
+	c.stamp[i], c.keys[i], c.count[i] = c.gen, a, 1
+	return 1, true
 }
 
 // conflictsSmall is conflicts for at most 64 addresses in any order: a

@@ -200,7 +200,7 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 					sum.Faults += uint64(b.stats[i].Faults)
 				}
 				sum.Instructions += uint64(len(b.stats))
-				sum.LaneOps += uint64(len(b.results))
+				sum.LaneOps += uint64(b.nslots)
 				if e.opts.progress != nil {
 					s := sum
 					s.Elapsed = time.Since(start)
@@ -382,11 +382,11 @@ func (e *Engine) compute(b *batch, workers int) {
 
 // strictError names the first faulting lane of the batch, in trace order.
 func (b *batch) strictError() error {
-	for _, s := range b.firstFault {
+	for r, s := range b.firstFault {
 		if s < 0 {
 			continue
 		}
-		res := &b.results[s]
+		res := &b.faultRow[r]
 		for i := range b.insts {
 			bi := &b.insts[i]
 			if bi.Seq == res.Seq {

@@ -333,12 +333,27 @@ func TestNoResultsSameMemoryAndStats(t *testing.T) {
 	if !reflect.DeepEqual(a.Words, b.Words) || !reflect.DeepEqual(a.Stats, b.Stats) {
 		t.Errorf("memory or statistics differ without results")
 	}
-	// --strict still names the first fault.
-	var strict statsOnly
-	_, err = Replay(textSource(t, src), &strict, WithStrict(true))
-	var ie *InstError
-	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "--strict stops at the first fault") {
-		t.Errorf("strict without results: %v", err)
+	// --strict still names the first fault: its instruction, lane and
+	// address, those of the full replay's first faulted row.
+	var first *Result
+	for i := range full.Res {
+		if full.Res[i].Fault != FaultNone {
+			first = &full.Res[i]
+			break
+		}
+	}
+	if first == nil {
+		t.Fatal("the random trace has no fault")
+	}
+	want := fmt.Sprintf("instruction %d (", first.Seq)
+	wantLane := fmt.Sprintf("lane %d: %s access at 0x%x (--strict stops at the first fault)", first.Lane, first.Fault, first.Addr)
+	for _, w := range []int{1, 2} {
+		var strict statsOnly
+		_, err = Replay(textSource(t, src), &strict, WithStrict(true), WithWorkers(w), WithBatchInsts(16))
+		var ie *InstError
+		if !errors.As(err, &ie) || ie.Seq != first.Seq || !strings.Contains(err.Error(), wantLane) {
+			t.Errorf("strict without results, %d workers: %v; want %s…%s", w, err, want, wantLane)
+		}
 	}
 }
 

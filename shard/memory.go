@@ -205,24 +205,59 @@ func (m *Memory) Word(w uint32) *uint32 {
 // one indexed load. Cursors of one Memory may run in parallel. The zero
 // Cursor is not usable: see [Memory.Cursor].
 type Cursor struct {
-	m    *Memory
-	dmem uint32
-	dnum uint64
-	d    *dir
+	m *Memory
+	// key is dirKey of d's (memory instance, number), or noDir.
+	key uint64
+	d   *dir
 }
 
 // Cursor returns a cursor over m.
-func (m *Memory) Cursor() Cursor { return Cursor{m: m} }
+func (m *Memory) Cursor() Cursor { return Cursor{m: m, key: noDir} }
+
+// noDir is a cursor's key when it has no directory: no dirKey has it.
+const noDir = ^uint64(0)
+
+// dirKey packs a directory's memory instance and number into one word for
+// the cursor's one comparison: the number has 64-PageShift-DirBits = 42
+// bits, so instances below 1<<22 fit above it. A cursor does not remember
+// a directory of a higher instance (dirKey reports false); it still finds
+// it, through the table.
+func dirKey(mem uint32, addr uint64) (uint64, bool) {
+	return uint64(mem)<<42 | addr>>(PageShift+DirBits), mem < 1<<22
+}
+
+// Cached is Resolve's common case, small enough to inline: the page of
+// addr when it is in the cursor's directory and exists, else the zero
+// Entry (then call Resolve). Hot loops write
+//
+//	if e = cur.Cached(mem, addr); e == 0 { e = cur.Resolve(mem, addr) }
+func (c *Cursor) Cached(mem uint32, addr uint64) Entry {
+	if uint64(mem)<<42|addr>>(PageShift+DirBits) != c.key || mem >= 1<<22 {
+		return 0 // (a higher instance would have collided with a lower one)
+	}
+	return Entry(c.d.entries[addr>>PageShift&(DirPages-1)].Load())
+}
 
 // Resolve returns the page holding addr in memory instance mem, creating
 // it zeroed if absent. It returns the zero Entry only when the memory has
 // MaxPages pages already.
 func (c *Cursor) Resolve(mem uint32, addr uint64) Entry {
-	num := addr >> (PageShift + DirBits)
+	if e := c.Cached(mem, addr); e != 0 {
+		return e
+	}
+	return c.resolve(mem, addr)
+}
+
+// resolve is Resolve's slow path: another directory, or a new page.
+func (c *Cursor) resolve(mem uint32, addr uint64) Entry {
+	key, ok := dirKey(mem, addr)
 	d := c.d
-	if d == nil || num != c.dnum || mem != c.dmem {
-		d = c.m.dir(mem, num)
-		c.d, c.dmem, c.dnum = d, mem, num
+	if key != c.key || !ok {
+		d = c.m.dir(mem, addr>>(PageShift+DirBits))
+		c.d, c.key = d, key
+		if !ok {
+			c.key = noDir
+		}
 	}
 	if e := Entry(d.entries[addr>>PageShift&(DirPages-1)].Load()); e != 0 {
 		return e

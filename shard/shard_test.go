@@ -198,3 +198,49 @@ func BenchmarkResolve(b *testing.B) {
 	}
 	_ = sink
 }
+
+// TestCached: the cursor's fast path answers only for its own directory
+// (same instance, same 4 MiB) and existing pages, and never for instances
+// too high for its key, which Resolve still finds.
+func TestCached(t *testing.T) {
+	m, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := m.Cursor()
+	if e := c.Cached(0, 0x1000); e != 0 {
+		t.Fatalf("Cached on a fresh cursor = %#x, want 0", e)
+	}
+	e := c.Resolve(0, 0x1000)
+	if got := c.Cached(0, 0x1ffc); got != e {
+		t.Errorf("Cached in the same page = %#x, want %#x", got, e)
+	}
+	if got := c.Cached(0, 0x2000); got != 0 {
+		t.Errorf("Cached on a page not created = %#x, want 0", got)
+	}
+	if got := c.Cached(1, 0x1000); got != 0 {
+		t.Errorf("Cached in another instance = %#x, want 0", got)
+	}
+	if got := c.Cached(0, 0x1000+DirPages*PageBytes); got != 0 {
+		t.Errorf("Cached in another directory = %#x, want 0", got)
+	}
+	// An instance at 1<<22 would collide with instance 0's key if the key
+	// kept it: the cursor must not remember its directory.
+	const high = 1 << 22
+	h := c.Resolve(high, 0x1000)
+	if h == 0 || h == e {
+		t.Fatalf("Resolve(%d, 0x1000) = %#x, want a new page (instance 0's is %#x)", high, h, e)
+	}
+	if got := c.Cached(high, 0x1000); got != 0 {
+		t.Errorf("Cached(%d) = %#x, want 0: the key cannot hold the instance", high, got)
+	}
+	if got := c.Cached(0, 0x1000); got != 0 {
+		t.Errorf("Cached(0) after instance %d = %#x, want 0", high, got)
+	}
+	if got := c.Resolve(0, 0x1000); got != e {
+		t.Errorf("Resolve(0, 0x1000) again = %#x, want %#x", got, e)
+	}
+	if got := c.Resolve(high, 0x1004); got != h {
+		t.Errorf("Resolve(%d, 0x1004) = %#x, want %#x", high, got, h)
+	}
+}
