@@ -59,7 +59,7 @@ type options struct {
 }
 
 func defaultOptions() options {
-	o := options{format: FormatParquet, batchRows: DefaultBatchRows, mem: memory.DefaultAllocator}
+	o := options{format: FormatParquet, batchRows: DefaultBatchRows}
 	for i := range o.tables {
 		o.tables[i] = true
 	}
@@ -129,8 +129,9 @@ func WithTables(names ...string) Option {
 }
 
 // WithAllocator sets the allocator for Arrow builders and writers. The
-// default is [memory.DefaultAllocator]; tests pass a
-// [memory.CheckedAllocator] to prove that nothing leaks.
+// default is a pool of the writer's own that reuses the buffers of one
+// row group for the next (pool.go); tests pass a [memory.CheckedAllocator]
+// to prove that nothing leaks.
 func WithAllocator(mem memory.Allocator) Option {
 	return func(o *options) error {
 		if mem == nil {

@@ -270,6 +270,9 @@ func New(dir string, opts ...Option) (*Writer, error) {
 			return nil, optionError{err}
 		}
 	}
+	if o.mem == nil {
+		o.mem = newPoolAllocator()
+	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("columnar: %w", err)
 	}

@@ -62,7 +62,7 @@ func BenchmarkApply(b *testing.B) {
 				if pattern == "coalesced" {
 					in.Vals[0] = trace.Vector{Kind: trace.VecStride, Base: addrs[i], Stride: 4}
 				}
-				bt.add(in, p, 0)
+				bt.add(in, p, 0, false)
 			}
 			bt.finishAdd()
 			bt.expand(0, 0, len(bt.insts), e.mem, false, nil)

@@ -151,8 +151,10 @@ func (b *batch) reset(workers, shards int) {
 	}
 }
 
-// add copies in into the batch. The Source owns in; nothing of it is kept.
-func (b *batch) add(in *trace.Inst, p *plan, mem uint32) {
+// add copies in into the batch. The Source owns in; nothing of it is kept,
+// except its lists when they already lie in the batch's arena (inArena:
+// the source decoded them there, trace.ArenaSource).
+func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	n := len(b.insts)
 	if n < cap(b.insts) {
 		b.insts = b.insts[:n+1]
@@ -163,7 +165,7 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32) {
 	vals := bi.Vals[:0]
 	bi.Inst = *in
 	for _, v := range in.Vals {
-		if v.Kind == trace.VecList {
+		if v.Kind == trace.VecList && !inArena {
 			start := len(b.arena)
 			b.arena = append(b.arena, v.List...)
 			v.List = b.arena[start:len(b.arena):len(b.arena)]

@@ -267,16 +267,28 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 
 // fill reads up to a batch of instructions; it reports whether src ended.
 // A .init ends the batch: its instructions apply before it (directive.go).
+//
+// A source that can (trace.ArenaSource) decodes the instructions' lists
+// straight into the batch's arena; others' lists are copied there.
 func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 	if in := e.pending; in != nil {
 		e.pending = nil
-		if !e.addInst(b, in) {
+		// Its lists, if decoded into an arena, are in the last batch's:
+		// copied.
+		if !e.addInst(b, in, false) {
 			b.finishAdd()
 			return false
 		}
 	}
+	as, into := src.(trace.ArenaSource)
 	for len(b.insts) < e.opts.batchInsts && b.initBytes < maxBatchInitBytes {
-		in, err := src.Next()
+		var in *trace.Inst
+		var err error
+		if into {
+			in, b.arena, err = as.NextInto(b.arena)
+		} else {
+			in, err = src.Next()
+		}
 		if err == io.EOF {
 			eof = true
 			break
@@ -293,7 +305,7 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 			e.pending = in
 			break
 		}
-		if !e.addInst(b, in) {
+		if !e.addInst(b, in, into) {
 			break
 		}
 	}
@@ -301,9 +313,9 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 	return eof
 }
 
-// addInst plans in and copies it into b; on a plan error it sets b.err and
-// reports false.
-func (e *Engine) addInst(b *batch, in *trace.Inst) bool {
+// addInst plans in and copies it into b (its lists unless inArena: see
+// batch.add); on a plan error it sets b.err and reports false.
+func (e *Engine) addInst(b *batch, in *trace.Inst, inArena bool) bool {
 	// Consecutive instructions mostly share their Static and memory: one
 	// comparison each instead of two map lookups.
 	p := e.lastPlan
@@ -328,7 +340,7 @@ func (e *Engine) addInst(b *batch, in *trace.Inst) bool {
 	if k != e.lastMemKey || !e.lastMemOK {
 		e.lastMemKey, e.lastMemID, e.lastMemOK = k, e.memID(k), true
 	}
-	b.add(in, p, e.lastMemID)
+	b.add(in, p, e.lastMemID, inArena)
 	return true
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -48,7 +49,9 @@ func textSource(t testing.TB, src string) trace.Source {
 }
 
 // equalToReference replays src with the engine under each option set and
-// with the reference interpreter, and reports the first difference.
+// with the reference interpreter, and reports the first difference. The
+// engine reads the text and, every other option set, the binary form
+// (whose reader decodes lists straight into the batches, ArenaSource).
 func equalToReference(t *testing.T, src string, optSets ...[]Option) {
 	t.Helper()
 	var ref Collector
@@ -56,10 +59,22 @@ func equalToReference(t *testing.T, src string, optSets ...[]Option) {
 		t.Fatalf("reference: %v", err)
 	}
 	want := collect(&ref)
-	for _, opts := range optSets {
+	var bin []byte
+	for i, opts := range optSets {
 		opts = append(opts[:len(opts):len(opts)], WithExplore(true))
+		in := textSource(t, src)
+		if i%2 == 1 {
+			if bin == nil {
+				bin = binaryOf(t, src)
+			}
+			br, err := trace.NewBinaryReader(bytes.NewReader(bin))
+			if err != nil {
+				t.Fatal(err)
+			}
+			in = br
+		}
 		var c Collector
-		if _, err := Replay(textSource(t, src), &c, opts...); err != nil {
+		if _, err := Replay(in, &c, opts...); err != nil {
 			t.Fatalf("engine: %v", err)
 		}
 		got := collect(&c)

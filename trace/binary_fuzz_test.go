@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -27,15 +29,20 @@ func FuzzBinaryReader(f *testing.F) {
 		r, err := NewBinaryReader(bytes.NewReader(data), WithStaticParser(fakeParse))
 		if err == nil {
 			n := 0
+			var copies [][]Vector
+			var lastErr error
 			for {
 				in, err := r.Next()
 				if err != nil {
 					checkFuzzErr(t, err)
+					lastErr = err
 					break
 				}
 				checkRecord(t, n, in)
+				copies = append(copies, cloneVals(in))
 				n++
 			}
+			checkNextInto(t, data, copies, lastErr)
 		} else {
 			checkFuzzErr(t, err)
 		}
@@ -132,4 +139,53 @@ func FuzzBinaryChunk(f *testing.F) {
 			}
 		}
 	})
+}
+
+// cloneVals copies an instruction's vectors, lists included.
+func cloneVals(in *Inst) []Vector {
+	if in.Dir != nil {
+		return nil
+	}
+	vs := slices.Clone(in.Vals)
+	for i := range vs {
+		vs[i].List, vs[i].ListHi = slices.Clone(vs[i].List), slices.Clone(vs[i].ListHi)
+	}
+	return vs
+}
+
+// checkNextInto reads data again with NextInto into one arena, from nil
+// so that it grows and moves: every record's vectors must equal Next's
+// (copies), still at the end, when every list decoded into the arena is
+// still held; and the reading must end with the same error.
+func checkNextInto(t *testing.T, data []byte, copies [][]Vector, wantErr error) {
+	t.Helper()
+	r, err := NewBinaryReader(bytes.NewReader(data), WithStaticParser(fakeParse))
+	if err != nil {
+		t.Fatalf("second open: %v", err)
+	}
+	var arena []uint64
+	var kept [][]Vector
+	for {
+		in, a, err := r.NextInto(arena)
+		arena = a
+		if err != nil {
+			if err.Error() != wantErr.Error() {
+				t.Fatalf("NextInto ends with %v, Next with %v", err, wantErr)
+			}
+			break
+		}
+		if in.Dir != nil {
+			kept = append(kept, nil)
+			continue
+		}
+		kept = append(kept, slices.Clone(in.Vals)) // the lists stay in the arena
+	}
+	if len(kept) != len(copies) {
+		t.Fatalf("NextInto read %d records, Next %d", len(kept), len(copies))
+	}
+	for i := range kept {
+		if !reflect.DeepEqual(kept[i], copies[i]) {
+			t.Fatalf("record %d: NextInto kept %+v, Next read %+v", i, kept[i], copies[i])
+		}
+	}
 }

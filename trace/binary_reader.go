@@ -162,7 +162,10 @@ type BinaryReader struct {
 	dinit Init
 	dreg  Region
 	lanes []uint64 // list backing, for the widest static met
-	err   error
+	// listEnd is how much of the list backing the last instruction used:
+	// its lists lie packed in lanes[:listEnd].
+	listEnd int
+	err     error
 }
 
 // staticInfo is what decoding needs of a Static, worked out once per
@@ -173,7 +176,7 @@ type staticInfo struct {
 	elems   uint64 // lane ops per active lane: max(Elems, 1)
 	pred    int
 	predNeg bool
-	lanes   int // list backing: low and high halves of every input
+	lanes   int // list backing: the most its lists can use, high halves included
 	inputs  []inputInfo
 }
 
@@ -433,21 +436,52 @@ func parseHeaderPayload(p []byte) (*Header, error) {
 // Inst.Dir set), or io.EOF after the last one. The Inst, its vectors and a
 // directive's data are reused by the following call.
 func (r *BinaryReader) Next() (*Inst, error) {
+	in, _, err := r.next(nil, false)
+	return in, err
+}
+
+// NextInto is Next with the instruction's list vectors decoded into
+// arena[len(arena):], which it returns grown by what they use; the
+// instruction's lists point there, and stay as long as the caller keeps
+// the arena, where Next's last until the next call. (The Inst and its
+// Vals slice are still reused by the next call.) A replay decodes a
+// batch's lists this way straight into the batch, rather than copying
+// them. When arena has no room, NextInto grows it as append does; lists
+// decoded before stay in the old array.
+func (r *BinaryReader) NextInto(arena []uint64) (*Inst, []uint64, error) {
+	return r.next(arena, true)
+}
+
+func (r *BinaryReader) next(arena []uint64, into bool) (*Inst, []uint64, error) {
 	if r.left == 0 || r.err != nil {
 		if err := r.advance(); err != nil {
-			return nil, err
+			return nil, arena, err
 		}
 	}
 	if r.ver >= 2 && len(r.p) > 0 && r.p[0] == 0 {
 		if err := r.decodeDirective(); err != nil {
-			return nil, r.setErr(err)
+			return nil, arena, r.setErr(err)
 		}
-		return &r.dinst, nil
+		return &r.dinst, arena, nil
 	}
-	if err := r.decodeInst(); err != nil {
-		return nil, r.setErr(err)
+	if !into {
+		if err := r.decodeInst(); err != nil {
+			return nil, arena, r.setErr(err)
+		}
+		return &r.inst, arena, nil
 	}
-	return &r.inst, nil
+	// The backing of this instruction's lists is the arena's spare room,
+	// room enough for the widest static (advance made r.lanes that long).
+	n := len(arena)
+	arena = slices.Grow(arena, len(r.lanes))
+	own := r.lanes
+	r.lanes = arena[n : n+len(own) : n+len(own)]
+	err := r.decodeInst()
+	r.lanes = own
+	if err != nil {
+		return nil, arena[:n], r.setErr(err)
+	}
+	return &r.inst, arena[:n+r.listEnd], nil
 }
 
 // decodeDirective decodes the directive record at r.p (code 0) into r.dinst.
@@ -735,6 +769,7 @@ func (r *BinaryReader) decodeInst() error {
 				continue
 			}
 			*v = Vector{Kind: VecList, List: lo}
+			at += ii.n
 		case vecKindList, vecKindList128:
 			if kind == vecKindList128 && !ii.wide {
 				return r.inputErr(si, j, "vector kind %d (list with high halves) on a %d-bit input", kind, si.s.Inputs[j].Bits)
@@ -753,10 +788,10 @@ func (r *BinaryReader) decodeInst() error {
 				continue
 			}
 			*v = Vector{Kind: VecList, List: lo}
+			at += ii.n
 		default:
 			return r.inputErr(si, j, "unknown vector kind %d", kind)
 		}
-		at += 2 * ii.n
 		if ii.wide {
 			if len(p) > 0 && p[0] < 0x80 {
 				v.BaseHi, p = uint64(p[0]), p[1:]
@@ -768,6 +803,7 @@ func (r *BinaryReader) decodeInst() error {
 		}
 	}
 	r.p = p
+	r.listEnd = at
 	r.left--
 	r.seq++
 	act := in.Mask & si.exec

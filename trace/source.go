@@ -15,6 +15,18 @@ type Source interface {
 	Next() (*Inst, error)
 }
 
+// ArenaSource is a Source that can decode an instruction's list vectors
+// straight into storage its caller keeps, so that a caller that holds many
+// instructions at once (a replay's batch) need not copy their lists.
+// [BinaryReader] is one.
+type ArenaSource interface {
+	Source
+	// NextInto is Next with the lists decoded into arena[len(arena):]:
+	// it returns the arena grown by what they use, and the instruction's
+	// lists point into it (see [BinaryReader.NextInto]).
+	NextInto(arena []uint64) (*Inst, []uint64, error)
+}
+
 // InstWriter is where instructions go: the binary and text writers are
 // one. Write takes directive records (Inst.Dir) too, and copies what it
 // needs before returning.

@@ -98,7 +98,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
-	sum, err := engine.Replay(&cancelSource{Source: src, ctx: ctx}, sink, eopts...)
+	sum, err := engine.Replay(withCancel(ctx, src), sink, eopts...)
 	progress.clear()
 	if err != nil {
 		return fmt.Errorf("%s: %w (no tables written)", name, err)
@@ -250,13 +250,41 @@ type cancelSource struct {
 }
 
 func (s *cancelSource) Next() (*trace.Inst, error) {
-	s.n++
-	if s.n&1023 == 0 {
-		if err := s.ctx.Err(); err != nil {
-			return nil, fmt.Errorf("interrupted")
-		}
+	if err := s.check(); err != nil {
+		return nil, err
 	}
 	return s.Source.Next()
+}
+
+// check looks at ctx every 1024 records.
+func (s *cancelSource) check() error {
+	s.n++
+	if s.n&1023 == 0 && s.ctx.Err() != nil {
+		return fmt.Errorf("interrupted")
+	}
+	return nil
+}
+
+// cancelArenaSource is a cancelSource over a trace.ArenaSource, which it
+// stays, so that the engine still decodes lists into its batches.
+type cancelArenaSource struct {
+	cancelSource
+	as trace.ArenaSource
+}
+
+func (s *cancelArenaSource) NextInto(arena []uint64) (*trace.Inst, []uint64, error) {
+	if err := s.check(); err != nil {
+		return nil, arena, err
+	}
+	return s.as.NextInto(arena)
+}
+
+// withCancel wraps src in a cancelSource, an ArenaSource if src is one.
+func withCancel(ctx context.Context, src trace.Source) trace.Source {
+	if as, ok := src.(trace.ArenaSource); ok {
+		return &cancelArenaSource{cancelSource{Source: src, ctx: ctx}, as}
+	}
+	return &cancelSource{Source: src, ctx: ctx}
 }
 
 func startProfile(kind, dir string) (func(), error) {

@@ -1,0 +1,88 @@
+package columnar
+
+import (
+	"sync"
+	"testing"
+)
+
+// TestPoolAllocator: buffers come back zeroed, aligned, of the asked length
+// and their class's capacity; a freed buffer is reused for the next request
+// of its class; Reallocate keeps the contents; foreign buffers are not
+// pooled; and the free lists hold at most maxHeld bytes.
+func TestPoolAllocator(t *testing.T) {
+	a := newPoolAllocator()
+	b := a.Allocate(100)
+	if len(b) != 100 || cap(b) != 128 || addrOf(b)%poolAlign != 0 {
+		t.Fatalf("Allocate(100): len %d cap %d addr %% 64 = %d; want 100, 128, 0", len(b), cap(b), addrOf(b)%poolAlign)
+	}
+	for i := range b {
+		b[i] = 0xff
+	}
+	a.Free(b)
+	c := a.Allocate(120)
+	if addrOf(c) != addrOf(b) {
+		t.Errorf("a freed 128-byte buffer was not reused for Allocate(120)")
+	}
+	for i, x := range c {
+		if x != 0 {
+			t.Fatalf("reused buffer byte %d = %#x, want 0", i, x)
+		}
+	}
+	c[0], c[119] = 1, 2
+	d := a.Reallocate(1000, c)
+	if len(d) != 1000 || cap(d) != 1024 || d[0] != 1 || d[119] != 2 || d[120] != 0 {
+		t.Errorf("Reallocate(1000): len %d cap %d, d[0]=%d d[119]=%d d[120]=%d", len(d), cap(d), d[0], d[119], d[120])
+	}
+	if e := a.Allocate(128); addrOf(e) != addrOf(c) {
+		t.Errorf("Reallocate did not free the old buffer to the pool")
+	}
+	if got := a.Reallocate(10, d); addrOf(got) != addrOf(d) || len(got) != 10 {
+		t.Errorf("shrinking Reallocate moved the buffer or has length %d", len(got))
+	}
+	// A buffer not of a class (capacity not a power of two) is left alone.
+	a.Free(make([]byte, 100))
+	if a.held != 0 {
+		t.Errorf("held %d bytes after freeing a foreign buffer, want 0", a.held)
+	}
+	if z := a.Allocate(0); len(z) != 0 {
+		t.Errorf("Allocate(0) has length %d", len(z))
+	}
+	// The free lists stop growing at maxHeld.
+	big := make([][]byte, 0, 40)
+	for range 40 {
+		big = append(big, a.Allocate(4<<20))
+	}
+	for _, x := range big {
+		a.Free(x)
+	}
+	if a.held > maxHeld || a.held < maxHeld-4<<20 {
+		t.Errorf("held %d bytes after freeing 160 MiB, want at most %d and near it", a.held, maxHeld)
+	}
+}
+
+// TestPoolAllocatorConcurrent runs allocations from several goroutines
+// (under -race in make test), each checking its buffers stay its own.
+func TestPoolAllocatorConcurrent(t *testing.T) {
+	a := newPoolAllocator()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 2000 {
+				b := a.Allocate(64 + (i*37)%5000)
+				for k := range b {
+					b[k] = byte(g)
+				}
+				for k := range b {
+					if b[k] != byte(g) {
+						t.Errorf("goroutine %d: byte %d changed under it", g, k)
+						return
+					}
+				}
+				a.Free(b)
+			}
+		}()
+	}
+	wg.Wait()
+}
