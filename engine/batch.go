@@ -589,15 +589,19 @@ func (b *batch) routeLanes(ii int, bi *binst, routes []route, cur *shard.Cursor,
 // so that moving to the next instruction clears nothing.
 type conflictSet struct {
 	gen   uint32
-	stamp [128]uint32
-	count [128]uint32
-	keys  [128]uint64
+	slots [128]conflictSlot // one cache line holds four whole slots
+}
+
+type conflictSlot struct {
+	key   uint64
+	stamp uint32 // the slot is live when stamp == gen
+	count uint32
 }
 
 // next starts a new instruction.
 func (c *conflictSet) next() {
 	if c.gen++; c.gen == 0 {
-		clear(c.stamp[:])
+		clear(c.slots[:])
 		c.gen = 1
 	}
 }
@@ -606,15 +610,18 @@ func (c *conflictSet) next() {
 // is new to this instruction.
 func (c *conflictSet) add(a uint64) (uint32, bool) {
 	i := (a * 0x9e3779b97f4a7c15) >> 57
-	for c.stamp[i] == c.gen {
-		if c.keys[i] == a {
-			c.count[i]++
-			return c.count[i], false
+	for {
+		s := &c.slots[i&127]
+		if s.stamp != c.gen {
+			*s = conflictSlot{key: a, stamp: c.gen, count: 1}
+			return 1, true
 		}
-		i = (i + 1) & 127
+		if s.key == a {
+			s.count++
+			return s.count, false
+		}
+		i++
 	}
-	c.stamp[i], c.keys[i], c.count[i] = c.gen, a, 1
-	return 1, true
 }
 
 // conflictsSmall is conflicts for at most 64 addresses in any order: a

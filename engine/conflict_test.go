@@ -1,0 +1,63 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestConflictSet: over many instructions of up to 64 addresses drawn from
+// a small range (so that many repeat), the set's distinct counts and
+// largest counts equal a map's, across the generation counter's wrap,
+// where stale slots of the instruction 2^32 before must not count.
+func TestConflictSet(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var cs conflictSet
+	cs.gen = ^uint32(0) - 50 // wraps after 50 instructions
+	for inst := 0; inst < 200; inst++ {
+		cs.next()
+		n := 1 + r.IntN(64)
+		span := 1 + r.IntN(80)
+		want := map[uint64]uint32{}
+		var distinct, maxc uint32
+		for range n {
+			a := uint64(r.IntN(span)) * 4
+			c, fresh := cs.add(a)
+			want[a]++
+			if c != want[a] || fresh != (want[a] == 1) {
+				t.Fatalf("instruction %d: add(%#x) = %d, %v; want %d, %v", inst, a, c, fresh, want[a], want[a] == 1)
+			}
+			if fresh {
+				distinct++
+			}
+			maxc = max(maxc, c)
+		}
+		var mx uint32
+		for _, c := range want {
+			mx = max(mx, c)
+		}
+		if distinct != uint32(len(want)) || maxc != mx {
+			t.Fatalf("instruction %d: %d distinct, max %d; want %d, %d", inst, distinct, maxc, len(want), mx)
+		}
+		// The same addresses in the next instruction start from 1.
+		if inst%7 == 0 {
+			cs.next()
+			for a := range want {
+				if c, fresh := cs.add(a); c != 1 || !fresh {
+					t.Fatalf("instruction %d: %#x counted %d (fresh %v) after next", inst, a, c, fresh)
+				}
+			}
+		}
+	}
+	if cs.gen > 1000 {
+		t.Errorf("gen = %d: the counter did not wrap", cs.gen)
+	}
+	// A slot as an instruction of the last cycle would have left it, with
+	// the stamp of the first instruction after the wrap: the wrap must
+	// clear it, or address 0 counts from 40.
+	cs.gen = ^uint32(0)
+	cs.slots[0] = conflictSlot{key: 0, stamp: 1, count: 40}
+	cs.next()
+	if c, fresh := cs.add(0); c != 1 || !fresh {
+		t.Errorf("after the wrap, address 0 counted %d (fresh %v): a stale slot was live", c, fresh)
+	}
+}
