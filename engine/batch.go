@@ -97,8 +97,12 @@ type batch struct {
 	out     [][]route     // [range][owner]
 	scratch [][]uint64    // [range]: one instruction's addresses, for its statistics
 	cset    []conflictSet // [range]: the warp path's conflict counts
-	ranges  []int         // instruction index where each range starts; len = ranges+1
-	nslots  int
+	// pairs, sorted and radix are each owner's buffers for a commuting
+	// batch (commute.go).
+	pairs, sorted [][]rec
+	radix         [][1 << 11]uint32
+	ranges        []int // instruction index where each range starts; len = ranges+1
+	nslots        int
 	// owner maps a page's shard to its owner, for the current owner count.
 	owner []int32
 	// noResults: the sink reads no per-lane rows; only faulting lanes'
@@ -135,6 +139,8 @@ func (b *batch) reset(workers, shards int) {
 		}
 		b.scratch = make([][]uint64, workers)
 		b.cset = make([]conflictSet, workers)
+		b.pairs, b.sorted = make([][]rec, workers), make([][]rec, workers)
+		b.radix = make([][1 << 11]uint32, workers)
 		b.firstFault = make([]int, workers)
 		b.faultRow = make([]Result, workers)
 		b.rangeErr = make([]error, workers)

@@ -39,7 +39,9 @@ type Engine struct {
 	memIDs  map[memKey]uint32
 	memKeys []memKey
 	addrs   *addrTracker // nil unless the sink wants the addresses table
-	ran     bool
+	// commuted counts the batches applied page by page (commute.go).
+	commuted int
+	ran      bool
 	// pending is an instruction read after a batch's .init: it opens the
 	// next batch. The Source owns it until the next call to Next.
 	pending *trace.Inst
@@ -359,9 +361,16 @@ func (e *Engine) compute(b *batch, workers int) {
 	for len(b.ranges) <= workers {
 		b.ranges = append(b.ranges, n)
 	}
+	// A batch of additions only is applied page by page (commute.go).
+	comm := e.addrs == nil && b.commutes() && e.mem.Pages() >= sortMinPages
+	if comm {
+		e.commuted++
+	}
 	if workers == 1 {
-		b.expand(0, 0, n, e.mem, true, e.addrs)
-		b.err = b.rangeErr[0]
+		b.expand(0, 0, n, e.mem, !comm, e.addrs)
+		if b.err = b.rangeErr[0]; b.err == nil && comm {
+			b.applyCommuting(0, e.mem)
+		}
 		return
 	}
 	var wg sync.WaitGroup
@@ -386,7 +395,11 @@ func (e *Engine) compute(b *batch, workers int) {
 		wg.Add(1)
 		go func(o int) {
 			defer wg.Done()
-			b.apply(o, e.mem, e.addrs)
+			if comm {
+				b.applyCommuting(o, e.mem)
+			} else {
+				b.apply(o, e.mem, e.addrs)
+			}
 		}(o)
 	}
 	wg.Wait()

@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"math/bits"
+
+	"github.com/gpureplay/replay/shard"
+)
+
+// A batch whose every access is a 32-bit integer add that returns nothing
+// to anyone (no destination, or no results table) commutes: additions
+// modulo 2^32 leave the same memory in any order. Such a batch (atomicAdd
+// scattered over a large array: the uniform workload, histograms) is
+// applied out of trace order, page by page: each owner gathers its
+// records as (word, addend) pairs, radix-sorts them by page, and adds them
+// in that order, so that a page's lines are fetched once per batch and
+// stay in cache while its additions land, where trace order sends every
+// addition to a random page of the whole memory. Nothing else differs:
+// the same words get the same sums, the bitmap of written words the same
+// bits; results, statistics and faults are expand's, untouched.
+
+// commutes reports whether b is such a batch. The addresses table counts
+// records in segments of instructions (addresses.go), so with it a batch
+// is applied in order.
+func (b *batch) commutes() bool {
+	for i := range b.insts {
+		bi := &b.insts[i]
+		p := bi.plan
+		if p.kind != kAdd || p.size != 4 || p.retNew || p.retShl16 {
+			return false
+		}
+		if bi.Static.HasDst && !p.noRet && !b.noResults {
+			return false
+		}
+	}
+	return len(b.insts) > 0
+}
+
+// sortMinPages is the memory below which the batch is applied as routed:
+// 64 pages (256 KiB) stay in the core's cache anyway.
+const sortMinPages = 64
+
+// applyCommuting performs owner o's records of a commuting batch (see
+// commutes) page by page.
+func (b *batch) applyCommuting(o int, mem *shard.Memory) {
+	pairs := b.pairs[o][:0]
+	for r := range b.out {
+		rt := &b.out[r][o]
+		for k, s := range rt.segs {
+			hi := uint32(len(rt.recs))
+			if k+1 < len(rt.segs) {
+				hi = rt.segs[k+1].lo
+			}
+			pairs = b.addends(pairs, &b.insts[s.inst], s, rt.recs[s.lo:hi])
+		}
+	}
+	b.sorted[o] = grow(b.sorted[o], len(pairs))
+	pages := uint(mem.Pages() + 1)
+	add32Vals(mem, sortByPage(pairs, b.sorted[o], uint(bits.Len(pages)), &b.radix[o]))
+	b.pairs[o] = pairs[:0] // (sortByPage returns either buffer; both stay)
+}
+
+// addends appends a segment's additions as (word, addend) records, a run's
+// as one per lane and a uniform warp's as one of their sum.
+func (b *batch) addends(out []rec, bi *binst, s seg, recs []rec) []rec {
+	switch {
+	case s.n > 0 && s.step == 0:
+		x := recs[0]
+		slot0 := x.slot & slotMask
+		var sum uint64
+		if bi.bUni {
+			sum = bi.bVal * uint64(s.n)
+		} else {
+			for k := range s.n {
+				sum += b.opB[slot0+k]
+			}
+		}
+		return append(out, rec{word: x.word, slot: uint32(sum)})
+	case s.n > 0:
+		x := recs[0]
+		slot0 := x.slot & slotMask
+		for k := range s.n {
+			v := bi.bVal
+			if !bi.bUni {
+				v = b.opB[slot0+k]
+			}
+			out = append(out, rec{word: x.word + uint32(int32(k)*s.step), slot: uint32(v)})
+		}
+		return out
+	case s.vals:
+		return append(out, recs...)
+	case bi.bUni:
+		v := uint32(bi.bVal)
+		for _, x := range recs {
+			out = append(out, rec{word: x.word, slot: v})
+		}
+		return out
+	}
+	for _, x := range recs {
+		out = append(out, rec{word: x.word, slot: uint32(b.opB[x.slot&slotMask])})
+	}
+	return out
+}
+
+// sortByPage orders recs by page reference (the word reference's bits
+// above the word index), keyBits bits of it, with an LSD radix sort of
+// digits of at most 11 bits (2048 counters, in L1), using tmp (as long as
+// recs) as the other buffer. It returns whichever buffer holds the result.
+func sortByPage(recs, tmp []rec, keyBits uint, counts *[1 << 11]uint32) []rec {
+	passes := (keyBits + 10) / 11
+	digit := (keyBits + passes - 1) / passes
+	mask := uint32(1)<<digit - 1
+	src, dst := recs, tmp[:len(recs)]
+	for p := range passes {
+		shift := shard.PageShift - 2 + p*digit
+		clear(counts[:mask+1])
+		for _, x := range src {
+			counts[x.word>>shift&mask]++
+		}
+		sum := uint32(0)
+		for i := range counts[:mask+1] {
+			c := counts[i]
+			counts[i] = sum
+			sum += c
+		}
+		for _, x := range src {
+			d := x.word >> shift & mask
+			dst[counts[d]] = x
+			counts[d]++
+		}
+		src, dst = dst, src
+	}
+	return src
+}

@@ -1,0 +1,166 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// randomAdds writes a trace of 32-bit atomic adds over a 1 MiB region (256
+// pages, above sortMinPages): per-lane lists of scattered words, whole
+// warps on one word, coalesced and strided warps, with immediate,
+// per-lane and strided addends, some lanes misaligned or past the region
+// (which fault and go expand's general way), some instructions with a
+// destination (dst), others `_`.
+func randomAdds(r *rand.Rand, n int, dst string) string {
+	var b strings.Builder
+	const base, size = 0x100000, 0x100000
+	fmt.Fprintf(&b, ".region global 0x%x 0x%x\n", base, size)
+	word := func() uint64 { return base + uint64(r.IntN(size/4))*4 }
+	for range n {
+		var addr string
+		switch r.IntN(8) {
+		case 0:
+			addr = fmt.Sprintf("0x%x", word()) // one word for the warp
+		case 1:
+			addr = fmt.Sprintf("0x%x:4", word()&^0x7f) // coalesced
+		case 2:
+			addr = fmt.Sprintf("0x%x:%d", word()&^0xfff, 4*(1+r.IntN(8)))
+		default:
+			as := make([]string, 32)
+			for i := range as {
+				a := word()
+				switch r.IntN(200) {
+				case 0:
+					a++ // misaligned
+				case 1:
+					a = base + size // past the region
+				}
+				as[i] = fmt.Sprintf("0x%x", a)
+			}
+			addr = "[" + strings.Join(as, ",") + "]"
+		}
+		var val string
+		switch r.IntN(3) {
+		case 0:
+			val = fmt.Sprint(r.Uint32())
+		case 1:
+			val = fmt.Sprintf("%d:%d", r.Uint32(), r.IntN(5)-2)
+		default:
+			vs := make([]string, 32)
+			for i := range vs {
+				vs[i] = fmt.Sprint(r.Uint32())
+			}
+			val = "[" + strings.Join(vs, ",") + "]"
+		}
+		d := dst
+		if d == "" {
+			d = "_"
+		}
+		mask := ""
+		if r.IntN(4) == 0 {
+			mask = fmt.Sprintf(" mask=0x%x", r.Uint32())
+		}
+		fmt.Fprintf(&b, "atom.global.add.u32 %s, [a], b; | a=%s b=%s%s\n", d, addr, val, mask)
+	}
+	return b.String()
+}
+
+// TestCommutingBatchesEqualReference: traces of additions only, applied
+// page by page, leave the reference's memory and, without a destination,
+// its every result and statistic, under 1 to 3 workers and several batch
+// sizes; with a destination, a sink that reads no results (statsOnly)
+// gets the reference's memory and statistics. Each replay must have
+// applied some batches page by page.
+func TestCommutingBatchesEqualReference(t *testing.T) {
+	for seed := uint64(1); seed <= 6; seed++ {
+		// "d+": a destination, and a sink that reads results: the values
+		// lanes get back depend on the order, so nothing commutes.
+		for _, dst := range []string{"_", "d", "d+"} {
+			src := randomAdds(rand.New(rand.NewPCG(seed, 11)), 300, strings.TrimSuffix(dst, "+"))
+			var ref Collector
+			if _, err := Reference(textSource(t, src), &ref); err != nil {
+				t.Fatal(err)
+			}
+			want := collect(&ref)
+			for i, opts := range [][]Option{
+				{WithWorkers(1), WithBatchInsts(16)},
+				{WithWorkers(2), WithBatchInsts(7), WithShards(5)},
+				{WithWorkers(3), WithBatchInsts(64)},
+				// One batch, before any page exists: applied in order.
+				{WithWorkers(2), WithBatchInsts(300)},
+			} {
+				// Without the addresses table: with it, batches apply in
+				// order (commutes).
+				var c noAddrs
+				var sink Sink = &c
+				var lean leanNoAddrs
+				if dst == "d" {
+					sink = &lean
+				}
+				e, err := New(textSource(t, src).Header(), opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := e.Run(textSource(t, src), sink); err != nil {
+					t.Fatal(err)
+				}
+				if i < 3 && e.commuted == 0 && dst != "d+" {
+					t.Errorf("seed %d dst %s: no batch was applied page by page", seed, dst)
+				}
+				if e.commuted != 0 && dst == "d+" {
+					t.Errorf("seed %d: %d batches with results applied page by page", seed, e.commuted)
+				}
+				got := collect(&c.Collector)
+				if dst == "d" {
+					got = collect(&lean.Collector)
+					got.Res, want.Res = nil, nil
+				}
+				want.Addrs = got.Addrs // (none)
+				if !reflect.DeepEqual(got, want) {
+					describeDiff(t, got, want)
+					t.Fatalf("seed %d dst %s, %d options: differs from the reference", seed, dst, len(opts))
+				}
+			}
+		}
+	}
+}
+
+// leanNoAddrs is a Collector that wants neither results nor addresses.
+type leanNoAddrs struct{ Collector }
+
+func (*leanNoAddrs) WantsResults() bool   { return false }
+func (*leanNoAddrs) WantsAddresses() bool { return false }
+
+// TestSortByPage: records come out ordered by page, the same multiset,
+// for key widths of one, two and three passes.
+func TestSortByPage(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	var counts [1 << 11]uint32
+	for _, keyBits := range []uint{1, 7, 11, 12, 17, 22} {
+		recs := make([]rec, 5000)
+		for i := range recs {
+			recs[i] = rec{word: uint32(r.IntN(1<<keyBits))<<10 | uint32(r.IntN(1024)), slot: uint32(i)}
+		}
+		in := slices.Clone(recs)
+		out := sortByPage(recs, make([]rec, len(recs)), keyBits, &counts)
+		if !slices.IsSortedFunc(out, func(a, b rec) int { return int(a.word>>10) - int(b.word>>10) }) {
+			t.Errorf("%d key bits: not sorted by page", keyBits)
+		}
+		byAll := func(a, b rec) int {
+			if a.word != b.word {
+				return int(a.word) - int(b.word)
+			}
+			return int(a.slot) - int(b.slot)
+		}
+		slices.SortFunc(in, byAll)
+		got := slices.Clone(out)
+		slices.SortFunc(got, byAll)
+		if !slices.Equal(got, in) {
+			t.Errorf("%d key bits: the records changed", keyBits)
+		}
+	}
+}
