@@ -55,7 +55,7 @@ func BenchmarkApply(b *testing.B) {
 				b.Fatal(err)
 			}
 			bt := &batch{}
-			bt.reset(1, e.mem.Shards())
+			bt.reset(1, 1, e.mem.Shards())
 			bt.noResults = false
 			for i := 0; i < n; i += 32 {
 				in := &trace.Inst{Seq: uint64(i / 32), Static: st, Mask: ^uint32(0), Vals: []trace.Vector{{Kind: trace.VecList, List: addrs[i : i+32]}}}

@@ -92,8 +92,8 @@ type batch struct {
 	opB, opC, opBhi, opChi []uint64
 	stats                  []InstStat
 	// out holds, per instruction range and owner, the records in trace
-	// order. An owner is a worker: it owns the pages whose shard is its
-	// index modulo the owner count.
+	// order. An owner is an applying worker: it owns the pages whose shard
+	// is its index modulo the owner count.
 	out     [][]route     // [range][owner]
 	scratch [][]uint64    // [range]: one instruction's addresses, for its statistics
 	cset    []conflictSet // [range]: the warp path's conflict counts
@@ -118,13 +118,18 @@ type batch struct {
 	faultRow   []Result // per range: the row of that fault
 	// wide: some instruction accesses 16 bytes (opBhi, opChi are sized).
 	wide bool
+	// comm: every access adds and returns nothing: applied page by page
+	// (commute.go).
+	comm bool
 }
 
 // errMemoryFull is what expand reports when the simulated memory cannot
 // take another page.
 var errMemoryFull = errors.New("the simulated memory is full: a replay holds at most 16 GiB (shard.MaxBytes)")
 
-func (b *batch) reset(workers, shards int) {
+// reset empties b for ranges expanding goroutines routing to owners
+// applying ones.
+func (b *batch) reset(ranges, owners, shards int) {
 	b.insts = b.insts[:0]
 	b.arena = b.arena[:0]
 	b.nslots = 0
@@ -132,21 +137,21 @@ func (b *batch) reset(workers, shards int) {
 	clear(b.inits) // drop the copies' data
 	b.inits, b.initBytes = b.inits[:0], 0
 	b.err = nil
-	if len(b.out) != workers || len(b.owner) != shards {
-		b.out = make([][]route, workers)
+	if len(b.out) != ranges || len(b.out[0]) != owners || len(b.owner) != shards {
+		b.out = make([][]route, ranges)
 		for r := range b.out {
-			b.out[r] = make([]route, workers)
+			b.out[r] = make([]route, owners)
 		}
-		b.scratch = make([][]uint64, workers)
-		b.cset = make([]conflictSet, workers)
-		b.pairs, b.sorted = make([][]rec, workers), make([][]rec, workers)
-		b.radix = make([][1 << 11]uint32, workers)
-		b.firstFault = make([]int, workers)
-		b.faultRow = make([]Result, workers)
-		b.rangeErr = make([]error, workers)
+		b.scratch = make([][]uint64, ranges)
+		b.cset = make([]conflictSet, ranges)
+		b.firstFault = make([]int, ranges)
+		b.faultRow = make([]Result, ranges)
+		b.rangeErr = make([]error, ranges)
+		b.pairs, b.sorted = make([][]rec, owners), make([][]rec, owners)
+		b.radix = make([][1 << 11]uint32, owners)
 		b.owner = make([]int32, shards)
 		for s := range b.owner {
-			b.owner[s] = int32(s % workers)
+			b.owner[s] = int32(s % owners)
 		}
 	}
 	for r := range b.out {

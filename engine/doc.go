@@ -12,21 +12,26 @@
 //     semantics, access size, fault rules) and each (space, group) to a
 //     memory id.
 //  2. compute: the batch is cut into one contiguous instruction range per
-//     worker; each worker expands its lanes (effective address, fault
+//     expanding worker; each expands its lanes (effective address, fault
 //     checks, statistics) and routes each access that did not fault as an
 //     8-byte record (the 32-bit reference of the word it hits, and its
-//     result slot) to the owner of the word's page: the worker whose index
-//     is the page's shard modulo the worker count. Records are cut into
-//     segments per instruction, so apply picks one loop per instruction
-//     (a 32-bit add loop, a generic one); a warp whose lanes all hit one
-//     address, or consecutive words of one page, is one record for the
-//     whole warp (a uniform warp with one source and nothing returned is
-//     applied in closed form: n adds of b are one add of n*b). After a
-//     barrier each worker applies what it owns, range by range, each
-//     range's records in order. Results land in per-lane slots fixed
-//     before the batch started, so no two workers write the same slot.
-//     With one worker there is nothing to route: each instruction's records
-//     apply as soon as they are made, while they are in cache.
+//     result slot) to the owner of the word's page: the applying worker
+//     whose index is the page's shard modulo the owner count. Records are
+//     cut into segments per instruction, so apply picks one loop per
+//     instruction (a 32-bit add loop, a generic one); a warp whose lanes
+//     all hit one address, or consecutive words of one page, is one record
+//     for the whole warp (a uniform warp with one source and nothing
+//     returned is applied in closed form: n adds of b are one add of n*b).
+//     Each owner then applies what it owns, range by range, each range's
+//     records in order; a batch whose every access is an addition that
+//     returns nothing commutes, and its owners apply it page by page
+//     instead (commute.go). Results land in per-lane slots fixed before the
+//     batch started, so no two workers write the same slot.
+//     With one worker nothing is routed: each instruction's records apply
+//     as soon as they are made, while they are in cache. With W > 1,
+//     (W+1)/2 workers expand batch k+1 while W/2 apply batch k: expanding
+//     reads no memory contents, only which pages exist, so the two stages
+//     overlap on different cores.
 //  3. emit: a goroutine hands results and statistics to the Sink in trace
 //     order while the next batch computes.
 //
@@ -43,9 +48,10 @@
 //     shard, a shard has one owner, and the owner applies ranges in order
 //     and each range's records in the order they were expanded. So results
 //     are bit-identical for any shard count and any worker count.
-//  2. A page is written only by its owner while a batch computes; batches
-//     are separated by a barrier, so pages need no lock on the hot path
-//     (creating a page takes the memory's lock, once per page).
+//  2. A page's words are written only by its owner while a batch applies,
+//     and batches apply one after another, so words need no lock on the
+//     hot path. Creating a page (while another batch may apply) takes the
+//     memory's lock, once per page, and writes only the new page.
 //  3. engine never imports Arrow: output goes through the Sink interface.
 //  4. A replay that fails (bad trace, --strict fault) calls Sink.Abort and
 //     leaves nothing behind.
@@ -53,6 +59,6 @@
 //     the sharded engine: it keeps memory as a map of bytes.
 //  6. A .init after an instruction is ordered after every access of the
 //     instructions before it and before every access of those after it, for
-//     any shard, worker and batch count: batches are separated by a
-//     barrier, and a .init ends its batch.
+//     any shard, worker and batch count: a .init ends its batch, and the
+//     apply stage writes it after that batch applied and before the next.
 package engine

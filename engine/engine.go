@@ -143,7 +143,13 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 		e.addrs = newAddrTracker(workers, e.opts.explore)
 	}
 
-	const inFlight = 3 // one reading, one computing, one emitting
+	expanders, appliers := stages(workers)
+	// One batch reading, one expanding and applying (or one expanding, one
+	// applying), one emitting.
+	inFlight := 3
+	if workers > 1 {
+		inFlight = 4
+	}
 	pool := make(chan *batch, inFlight)
 	for i := 0; i < inFlight; i++ {
 		pool <- &batch{}
@@ -164,7 +170,7 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 			case <-stop:
 				return
 			}
-			b.reset(workers, e.mem.Shards())
+			b.reset(expanders, appliers, e.mem.Shards())
 			b.noResults = noResults
 			eof := e.fill(b, src)
 			// Decide before handing b over: from then on it is the
@@ -213,11 +219,33 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 		}
 	}()
 
-	// Stage 2: compute, here.
+	// Stage 2: compute. With one worker, here: expand and apply fused.
+	// With more, expand on a goroutine of its own, apply here: batch k+1
+	// expands while batch k applies.
+	fused := workers == 1
+	toApply := toCompute
+	if !fused {
+		expanded := make(chan *batch, 1)
+		go func() {
+			defer close(expanded)
+			for b := range toCompute {
+				if b.err == nil {
+					e.expandBatch(b, false)
+				}
+				expanded <- b
+			}
+		}()
+		toApply = expanded
+	}
 	var runErr error
-	for b := range toCompute {
+	for b := range toApply {
 		if runErr == nil && b.err == nil {
-			e.compute(b, workers)
+			if fused {
+				e.expandBatch(b, true)
+			}
+			if b.err == nil {
+				e.applyBatch(b, fused)
+			}
 			if err := e.applyInits(b); err != nil && b.err == nil {
 				b.err = err
 			}
@@ -346,63 +374,93 @@ func (e *Engine) addInst(b *batch, in *trace.Inst, inArena bool) bool {
 	return true
 }
 
-// compute expands and applies one batch with the given number of workers.
-func (e *Engine) compute(b *batch, workers int) {
+// stages splits workers between the two compute stages: with one, a
+// single goroutine expands and applies each instruction at once (fused);
+// with more, (workers+1)/2 expand batch k+1 while workers/2 apply batch k
+// (pipelined: expanding reads no memory contents, only which pages exist).
+func stages(workers int) (expanders, appliers int) {
+	if workers <= 1 {
+		return 1, 1
+	}
+	return (workers + 1) / 2, workers / 2
+}
+
+// expandBatch cuts b into one instruction range per expander, of about
+// equal lane counts, and expands them in parallel, routing to the
+// batch's owners. fuse (one worker) applies each instruction as it is
+// expanded.
+func (e *Engine) expandBatch(b *batch, fuse bool) {
 	n := len(b.insts)
+	ranges := len(b.out)
 	b.ranges = b.ranges[:0]
-	// Cut ranges of about equal lane counts.
-	per := (b.nslots + workers - 1) / max(workers, 1)
+	per := (b.nslots + ranges - 1) / ranges
 	b.ranges = append(b.ranges, 0)
-	for i := 0; i < n && len(b.ranges) < workers; i++ {
+	for i := 0; i < n && len(b.ranges) < ranges; i++ {
 		if int(b.insts[i].slot) >= per*len(b.ranges) {
 			b.ranges = append(b.ranges, i)
 		}
 	}
-	for len(b.ranges) <= workers {
+	for len(b.ranges) <= ranges {
 		b.ranges = append(b.ranges, n)
 	}
 	// A batch of additions only is applied page by page (commute.go).
-	comm := e.addrs == nil && b.commutes() && e.mem.Pages() >= sortMinPages
-	if comm {
+	b.comm = e.addrs == nil && b.commutes() && e.mem.Pages() >= sortMinPages
+	if b.comm {
 		e.commuted++
 	}
-	if workers == 1 {
-		b.expand(0, 0, n, e.mem, !comm, e.addrs)
-		if b.err = b.rangeErr[0]; b.err == nil && comm {
-			b.applyCommuting(0, e.mem)
+	if ranges == 1 {
+		b.expand(0, 0, n, e.mem, fuse && !b.comm, e.addrs)
+	} else {
+		var wg sync.WaitGroup
+		for r := 0; r < ranges; r++ {
+			wg.Add(1)
+			go func(r int) {
+				defer wg.Done()
+				b.expand(r, b.ranges[r], b.ranges[r+1], e.mem, false, nil)
+			}(r)
 		}
-		return
+		wg.Wait()
 	}
-	var wg sync.WaitGroup
-	for r := 0; r < workers; r++ {
-		wg.Add(1)
-		go func(r int) {
-			defer wg.Done()
-			b.expand(r, b.ranges[r], b.ranges[r+1], e.mem, false, nil)
-		}(r)
-	}
-	wg.Wait()
 	for _, err := range b.rangeErr {
 		if err != nil {
 			b.err = err
 			return
 		}
 	}
+}
+
+// applyBatch applies an expanded batch, each owner in parallel; a fused
+// batch is applied already, unless it commutes.
+func (e *Engine) applyBatch(b *batch, fused bool) {
+	if fused && !b.comm {
+		return
+	}
 	if e.addrs != nil {
 		e.addrs.grow(e.mem.Pages() + 1) // every page of the batch exists now
 	}
-	for o := 0; o < workers; o++ {
+	owners := len(b.out[0])
+	if owners == 1 {
+		b.applyOwner(0, e)
+		return
+	}
+	var wg sync.WaitGroup
+	for o := 0; o < owners; o++ {
 		wg.Add(1)
 		go func(o int) {
 			defer wg.Done()
-			if comm {
-				b.applyCommuting(o, e.mem)
-			} else {
-				b.apply(o, e.mem, e.addrs)
-			}
+			b.applyOwner(o, e)
 		}(o)
 	}
 	wg.Wait()
+}
+
+// applyOwner performs what owner o received.
+func (b *batch) applyOwner(o int, e *Engine) {
+	if b.comm {
+		b.applyCommuting(o, e.mem)
+	} else {
+		b.apply(o, e.mem, e.addrs)
+	}
 }
 
 // strictError names the first faulting lane of the batch, in trace order.
