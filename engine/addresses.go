@@ -92,11 +92,13 @@ type addrTracker struct {
 	items  [][]statItem
 	sorted [][]statItem
 	hist   [][]uint32
+	keys   [][]sketchKey // per owner: the batch's instructions' sketch keys, warp and group
 }
 
 func newAddrTracker(owners int, explore bool) *addrTracker {
 	return &addrTracker{explore: explore, held: make([]uint64, owners), items: make([][]statItem, owners),
-		sorted: make([][]statItem, owners), hist: make([][]uint32, owners), touch: make([]uint64, owners)}
+		sorted: make([][]statItem, owners), hist: make([][]uint32, owners), touch: make([]uint64, owners),
+		keys: make([][]sketchKey, owners)}
 }
 
 // grow makes room for pages below n. It must not run while owners apply.
@@ -227,8 +229,15 @@ func (t *addrTracker) count(o int, b *batch) {
 		hist[bkt]++
 	}
 	held := &t.held[o]
-	var keyInst uint32 = ^uint32(0)
-	var wk, gk sketchKey
+	// The sketch keys of each instruction's (group, warp) and group, once
+	// per batch: items in page order come from instructions in any order.
+	keys := grow(t.keys[o], 2*len(b.insts))
+	for i := range b.insts {
+		bi := &b.insts[i]
+		keys[2*i] = newSketchKey(mix64(uint64(bi.Group)*0x9e3779b97f4a7c15 ^ uint64(bi.Warp)))
+		keys[2*i+1] = newSketchKey(mix64(uint64(bi.Group)))
+	}
+	t.keys[o] = keys
 	// In chunks: find every item's entry (the index, in cache), touch the
 	// entries in a tight loop so their cache misses overlap, then update
 	// them.
@@ -250,17 +259,14 @@ func (t *addrTracker) count(o int, b *batch) {
 		}
 		var touch uint64
 		for k := range part {
-			touch += pss[k].entry(int(idx[k])).accesses
+			// Both ends: a 56-byte entry may straddle two cache lines.
+			e := pss[k].entry(int(idx[k]))
+			touch += e.accesses + uint64(e.groups[groupBytes-1])
 		}
 		t.touch[o] += touch
 		for k := range part {
 			it := &part[k]
-			bi := &b.insts[it.inst]
-			if it.inst != keyInst {
-				keyInst = it.inst
-				wk = newSketchKey(mix64(uint64(bi.Group)*0x9e3779b97f4a7c15 ^ uint64(bi.Warp)))
-				gk = newSketchKey(mix64(uint64(bi.Group)))
-			}
+			wk, gk := keys[2*it.inst], keys[2*it.inst+1]
 			e := pss[k].entry(int(idx[k]))
 			e.accesses += uint64(it.n)
 			// A warp the address has seen already is of a group it has
@@ -269,7 +275,7 @@ func (t *addrTracker) count(o int, b *batch) {
 				sketchAdd(&e.gn, e.groups[:], groupExact, groupRegs, gk)
 			}
 			if t.explore {
-				t.analyse(e, pss[k].exploreAt(int(idx[k])), b, bi, it)
+				t.analyse(e, pss[k].exploreAt(int(idx[k])), b, &b.insts[it.inst], it)
 			}
 		}
 	}

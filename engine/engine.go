@@ -143,7 +143,7 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 		e.addrs = newAddrTracker(workers, e.opts.explore)
 	}
 
-	expanders, appliers := stages(workers)
+	expanders, appliers := stages(workers, e.addrs != nil)
 	// One batch reading, one expanding and applying (or one expanding, one
 	// applying), one emitting.
 	inFlight := 3
@@ -378,9 +378,15 @@ func (e *Engine) addInst(b *batch, in *trace.Inst, inArena bool) bool {
 // single goroutine expands and applies each instruction at once (fused);
 // with more, (workers+1)/2 expand batch k+1 while workers/2 apply batch k
 // (pipelined: expanding reads no memory contents, only which pages exist).
-func stages(workers int) (expanders, appliers int) {
-	if workers <= 1 {
+// When applying also counts the addresses table, apply is the heavier
+// stage by far: then both stages have every worker, and the two stages'
+// goroutines share the cores.
+func stages(workers int, countAddresses bool) (expanders, appliers int) {
+	switch {
+	case workers <= 1:
 		return 1, 1
+	case countAddresses:
+		return workers, workers
 	}
 	return (workers + 1) / 2, workers / 2
 }
