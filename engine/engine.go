@@ -42,6 +42,8 @@ type Engine struct {
 	// commuted counts the batches applied page by page (commute.go).
 	commuted int
 	ran      bool
+	// arenaHint is the most list storage a batch has needed so far.
+	arenaHint int
 	// pending is an instruction read after a batch's .init: it opens the
 	// next batch. The Source owns it until the next call to Next.
 	pending *trace.Inst
@@ -311,6 +313,13 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 		}
 	}
 	as, into := src.(trace.ArenaSource)
+	if into && cap(b.arena) < e.arenaHint {
+		// A batch object's first fill: the size the last batch needed at
+		// once, not by doubling (each doubling copies, into memory not yet
+		// paged in).
+		b.arena = make([]uint64, 0, e.arenaHint)
+	}
+	defer func() { e.arenaHint = max(e.arenaHint, len(b.arena)) }()
 	for len(b.insts) < e.opts.batchInsts && b.initBytes < maxBatchInitBytes {
 		var in *trace.Inst
 		var err error
