@@ -121,6 +121,9 @@ type batch struct {
 	// comm: every access adds and returns nothing: applied page by page
 	// (commute.go).
 	comm bool
+	// partitioned: the memory holds one partition of several: lanes of
+	// other partitions' pages are skipped, their rows marked faultForeign.
+	partitioned bool
 }
 
 // errMemoryFull is what expand reports when the simulated memory cannot
@@ -195,6 +198,36 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	bi.slot = uint32(b.nslots)
 	b.nslots += bits.OnesCount32(bi.active) * in.Static.Elems
 	b.wide = b.wide || p.size == 16
+}
+
+// faultForeign marks the result row of a lane-element that another
+// partition replays; the emit stage drops such rows. It never reaches a
+// sink.
+const faultForeign Fault = 0xff
+
+// foreignRows marks n result rows from slot as another partition's.
+func (b *batch) foreignRows(slot, n uint32) {
+	if b.noResults {
+		return
+	}
+	for k := range n {
+		b.results[slot+k].Fault = faultForeign
+	}
+}
+
+// localResults returns the batch's result rows without other partitions'
+// (in place: the batch is done with them).
+func (b *batch) localResults() []Result {
+	if !b.partitioned {
+		return b.results
+	}
+	out := b.results[:0]
+	for i := range b.results {
+		if b.results[i].Fault != faultForeign {
+			out = append(out, b.results[i])
+		}
+	}
+	return out
 }
 
 // grow returns s with length n, reallocating only when it is too short.
@@ -321,6 +354,13 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 			lane := bits.TrailingZeros32(m)
 			for e := 0; e < st.Elems; e++ {
 				addr := p.addr(bi, lane, e)
+				if b.partitioned && !mem.Local(bi.mem, addr) {
+					// Another partition's lane-element: its row, fault and
+					// access are that partition's.
+					b.foreignRows(slot, 1)
+					slot++
+					continue
+				}
 				addrs = append(addrs, addr)
 				f := p.checkElem(bi, lane, e, addr)
 				if p.status {
@@ -363,6 +403,9 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 				if en == 0 {
 					b.rangeErr[r] = errMemoryFull
 					break
+				}
+				if en.Foreign() {
+					panic("engine: a local address resolved to another partition's page") // Local and Resolve use one hash
 				}
 				routes[b.owner[en.Shard()]].add(uint32(ii), rec{word: en.WordRef(addr), slot: slot | uint32(addr&3)<<slotBits}, false)
 				slot++
@@ -493,16 +536,24 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 		if en == 0 {
 			return true, addrs, errMemoryFull
 		}
-		routes[b.owner[en.Shard()]].run(uint32(ii), rec{word: en.WordRef(lo), slot: bi.slot | uint32(lo&3)<<slotBits}, n, 0)
-		distinct, maxc = 1, n
+		if en.Foreign() {
+			b.foreignRows(bi.slot, n)
+		} else {
+			routes[b.owner[en.Shard()]].run(uint32(ii), rec{word: en.WordRef(lo), slot: bi.slot | uint32(lo&3)<<slotBits}, n, 0)
+			distinct, maxc = 1, n
+		}
 	} else if isRun {
 		// Consecutive lanes, a constant step, one page: one record.
 		en := cur.Resolve(bi.mem, addrs[0])
 		if en == 0 {
 			return true, addrs, errMemoryFull
 		}
-		routes[b.owner[en.Shard()]].run(uint32(ii), rec{word: en.WordRef(addrs[0]), slot: bi.slot}, n, words)
-		distinct, maxc = n, 1
+		if en.Foreign() {
+			b.foreignRows(bi.slot, n)
+		} else {
+			routes[b.owner[en.Shard()]].run(uint32(ii), rec{word: en.WordRef(addrs[0]), slot: bi.slot}, n, words)
+			distinct, maxc = n, 1
+		}
 	} else {
 		// A vals segment's sources: straight from a per-lane list when the
 		// first source is one (scattered updates), else lane by lane.
@@ -516,7 +567,8 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 		// magnitude under 2^32, no mask: the differences (l1-l2)*step of
 		// lanes l < 32 are nonzero and under 2^37, so no two meet even
 		// modulo 2^64) need no conflict count.
-		count := list != nil || mask != ^uint64(0) || (step >= 1<<32 && -step >= 1<<32)
+		// A partition counts only its own lanes.
+		count := list != nil || mask != ^uint64(0) || (step >= 1<<32 && -step >= 1<<32) || b.partitioned
 		var ok bool
 		if distinct, maxc, ok = b.routeLanes(ii, bi, routes, cur, addrs, vals, srcList, count, r); !ok {
 			return true, addrs, errMemoryFull
@@ -569,6 +621,11 @@ func (b *batch) routeLanes(ii int, bi *binst, routes []route, cur *shard.Cursor,
 			if en = cur.Resolve(bi.mem, a); en == 0 {
 				return 0, 0, false
 			}
+		}
+		if en.Foreign() {
+			b.foreignRows(slot, 1)
+			slot++
+			continue
 		}
 		o := 0
 		if owners > 1 {

@@ -22,13 +22,16 @@ func randomAdds(r *rand.Rand, n int, dst string) string {
 	word := func() uint64 { return base + uint64(r.IntN(size/4))*4 }
 	for range n {
 		var addr string
-		switch r.IntN(8) {
+		switch r.IntN(9) {
 		case 0:
 			addr = fmt.Sprintf("0x%x", word()) // one word for the warp
 		case 1:
 			addr = fmt.Sprintf("0x%x:4", word()&^0x7f) // coalesced
 		case 2:
 			addr = fmt.Sprintf("0x%x:%d", word()&^0xfff, 4*(1+r.IntN(8)))
+		case 3:
+			// A lane a page, over 32 pages of the region.
+			addr = fmt.Sprintf("0x%x:%d", base+uint64(r.IntN(size/2/4))*4, 4096+4*r.IntN(3))
 		default:
 			as := make([]string, 32)
 			for i := range as {

@@ -78,6 +78,9 @@ func writeBytes(mem *shard.Memory, id uint32, addr uint64, data []byte) error {
 		if en == 0 {
 			return errMemoryFull
 		}
+		if en.Foreign() {
+			continue // another partition's byte
+		}
 		pg := mem.Page(en.Ref())
 		wi := uint32(a>>2) & (shard.PageWords - 1)
 		sh := (a & 3) * 8

@@ -63,7 +63,7 @@ func New(h *trace.Header, opts ...Option) (*Engine, error) {
 			return nil, err
 		}
 	}
-	mem, err := shard.New(shard.WithShards(o.shards))
+	mem, err := shard.New(shard.WithShards(o.shards), shard.WithPartition(o.part, o.parts))
 	if err != nil {
 		return nil, err
 	}
@@ -174,6 +174,7 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 			}
 			b.reset(expanders, appliers, e.mem.Shards())
 			b.noResults = noResults
+			b.partitioned = e.opts.parts > 1
 			eof := e.fill(b, src)
 			// Decide before handing b over: from then on it is the
 			// compute stage's, which may set b.err.
@@ -200,7 +201,7 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 				emitErr = sink.Instructions(b.stats)
 				if emitErr == nil && !noResults {
 					b.mergeValues()
-					emitErr = sink.Results(b.results)
+					emitErr = sink.Results(b.localResults())
 				}
 				if emitErr != nil {
 					halt()

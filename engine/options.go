@@ -14,6 +14,8 @@ type options struct {
 	maxMemory  uint64 // bytes of simulated memory (pages) a replay may create
 	explore    bool
 	progress   func(Summary)
+	part       int // this replay is partition part of parts (WithPartition)
+	parts      int
 }
 
 // DefaultMaxMemory bounds the simulated memory a replay creates: 8 GiB of
@@ -21,7 +23,7 @@ type options struct {
 const DefaultMaxMemory = 8 << 30
 
 func defaultOptions() options {
-	return options{shards: 64, workers: 0, batchInsts: 4096, maxMemory: DefaultMaxMemory}
+	return options{shards: 64, workers: 0, batchInsts: 4096, maxMemory: DefaultMaxMemory, parts: 1}
 }
 
 // Option configures a replay.
@@ -47,6 +49,24 @@ func WithWorkers(n int) Option {
 			return fmt.Errorf("workers: %d is outside 0..1024", n)
 		}
 		o.workers = n
+		return nil
+	}
+}
+
+// WithPartition replays partition i of n: only the accesses to addresses
+// whose page falls in partition i (by the xxhash of the page's key, as its
+// shard: shard.Partition), so that n replays of the same trace, one per
+// partition, together do exactly what one replay does. A partition's
+// memory, results and addresses are its own rows of the whole replay's;
+// its instructions' statistics count its own lanes (addresses and faults
+// add up over the partitions, max_conflict is the largest of theirs, lanes
+// is every partition's). n = 1 (the default) is the whole replay.
+func WithPartition(i, n int) Option {
+	return func(o *options) error {
+		if n < 1 || n > shard.MaxPartitions || i < 0 || i >= n {
+			return fmt.Errorf("partition %d/%d: want 0 <= i < n <= %d", i, n, shard.MaxPartitions)
+		}
+		o.part, o.parts = i, n
 		return nil
 	}
 }
