@@ -185,10 +185,10 @@ func (t *dirTable) with(d *dir) *dirTable {
 // the memory's mutex, once per page.
 type Memory struct {
 	nshards     uint64
-	part, parts int // this memory holds partition part of parts
-	mu      sync.Mutex // serialises creating pages and directories
-	npages  atomic.Uint32
-	dirs    atomic.Pointer[dirTable]
+	part, parts int        // this memory holds partition part of parts
+	mu          sync.Mutex // serialises creating pages and directories
+	npages      atomic.Uint32
+	dirs        atomic.Pointer[dirTable]
 	// chunks holds the pages by reference: page ref is
 	// chunks[ref/chunkPages][ref%chunkPages]. Page 0 is never handed out,
 	// so that the zero Entry means no page. Chunks never move.
