@@ -3,6 +3,8 @@ package columnar
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -56,6 +58,7 @@ type options struct {
 	tables    [numTables]bool
 	mem       memory.Allocator
 	logf      func(format string, args ...any)
+	meta      [][2]string // key-value metadata of every file, sorted by key
 }
 
 func defaultOptions() options {
@@ -141,6 +144,31 @@ func WithAllocator(mem memory.Allocator) Option {
 		return nil
 	}
 }
+
+// WithMetadata adds key-value pairs to every table file: the Parquet
+// footer's key-value metadata, and the Arrow IPC file's schema metadata.
+// `replay -partition` records there which partition of which trace a file
+// holds (MetaPartition, MetaTrace), which `replay merge` checks; readers
+// see them as the file's metadata (pyarrow's schema.metadata, DuckDB's
+// parquet_kv_metadata()).
+func WithMetadata(kv map[string]string) Option {
+	return func(o *options) error {
+		for k, v := range kv {
+			if k == "" || strings.HasPrefix(k, "ARROW:") {
+				return fmt.Errorf("columnar: metadata key %q is reserved", k)
+			}
+			o.meta = append(o.meta, [2]string{k, v})
+		}
+		slices.SortFunc(o.meta, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+		return nil
+	}
+}
+
+// Metadata keys `replay -partition` writes into every table file.
+const (
+	MetaPartition = "replay.partition" // "i/n": partition i of n
+	MetaTrace     = "replay.trace"     // "xxh64:<16 hex digits> <bytes>": the trace file replayed
+)
 
 // WithLogf sets where [New] reports, in one line, what it did to tidy the
 // directory: a commit of a killed writer it completed, leftover temporary

@@ -61,7 +61,7 @@ const (
 	extArrow   = ".arrow"
 )
 
-func openOutput(dir string, spec *tableSpec, format Format, batchRows int, mem memory.Allocator) (*output, error) {
+func openOutput(dir string, spec *tableSpec, format Format, batchRows int, mem memory.Allocator, meta [][2]string) (*output, error) {
 	ext := extParquet
 	if format == FormatArrow {
 		ext = extArrow
@@ -76,7 +76,7 @@ func openOutput(dir string, spec *tableSpec, format Format, batchRows int, mem m
 	switch format {
 	case FormatParquet:
 		var pw *parquetWriter
-		pw, err = newParquetWriter(sink, spec, batchRows, mem)
+		pw, err = newParquetWriter(sink, spec, batchRows, mem, meta)
 		if err == nil {
 			o.w = pw
 		}
@@ -84,7 +84,16 @@ func openOutput(dir string, spec *tableSpec, format Format, batchRows int, mem m
 		// Uncompressed IPC: readable by every Arrow implementation
 		// (compressed IPC bodies are not) and memory-mappable.
 		var iw *ipc.FileWriter
-		iw, err = ipc.NewFileWriter(sink, ipc.WithSchema(spec.schema), ipc.WithAllocator(mem))
+		sc := spec.schema
+		if len(meta) > 0 {
+			keys, vals := make([]string, len(meta)), make([]string, len(meta))
+			for i, kv := range meta {
+				keys[i], vals[i] = kv[0], kv[1]
+			}
+			md := arrow.NewMetadata(keys, vals)
+			sc = arrow.NewSchema(sc.Fields(), &md)
+		}
+		iw, err = ipc.NewFileWriter(sink, ipc.WithSchema(sc), ipc.WithAllocator(mem))
 		if err == nil {
 			o.w = &ipcWriter{iw, spec.schema, mem}
 		}

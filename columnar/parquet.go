@@ -89,7 +89,7 @@ func parquetProps(spec *tableSpec, batchRows int, mem memory.Allocator) *parquet
 	return parquet.NewWriterProperties(popts...)
 }
 
-func newParquetWriter(sink io.Writer, spec *tableSpec, batchRows int, mem memory.Allocator) (*parquetWriter, error) {
+func newParquetWriter(sink io.Writer, spec *tableSpec, batchRows int, mem memory.Allocator, kv [][2]string) (*parquetWriter, error) {
 	props := parquetProps(spec, batchRows, mem)
 	sc, err := pqarrow.ToParquet(spec.schema, props, pqarrow.DefaultWriterProps())
 	if err != nil {
@@ -102,6 +102,11 @@ func newParquetWriter(sink io.Writer, spec *tableSpec, batchRows int, mem memory
 	meta := metadata.NewKeyValueMetadata()
 	if err := meta.Append("ARROW:schema", base64.StdEncoding.EncodeToString(flight.SerializeSchema(spec.schema, mem))); err != nil {
 		return nil, err
+	}
+	for _, p := range kv {
+		if err := meta.Append(p[0], p[1]); err != nil {
+			return nil, err
+		}
 	}
 	fw, err := file.NewParquetWriterWithError(sink, sc.Root(), file.WithWriterProps(props), file.WithWriteMetadata(meta))
 	if err != nil {

@@ -23,6 +23,16 @@ func (f Fault) String() string {
 	return "fault?"
 }
 
+// ParseFault is the Fault a results table names (String's inverse).
+func ParseFault(s string) (Fault, bool) {
+	for i, n := range faultNames {
+		if n == s {
+			return Fault(i), true
+		}
+	}
+	return 0, false
+}
+
 // Result is what one lane (and element) of one instruction got back.
 type Result struct {
 	Seq     uint64

@@ -19,11 +19,12 @@ var helpCases = []struct {
 	synopsis string
 	wants    []string
 }{
-	{"replay", "replay [flags] [TRACE]", []string{"-shards N", "-workers N", "-format F", "-max-memory N", "-profile KIND", "-q ", "(default 64)", "(default 4096)"}},
+	{"replay", "replay [flags] [TRACE]", []string{"-shards N", "-workers N", "-format F", "-max-memory N", "-profile KIND", "-q ", "(default 64)", "(default 4096)", "-partition P", "JOB_COMPLETION_INDEX"}},
 	{"asm", "replay asm [-chunk N] IN.tasm -o OUT.zst", []string{"-chunk N", "-o FILE", "(default 65536)"}},
 	{"disasm", "replay disasm IN.zst [-o OUT.tasm]", []string{"-o FILE", "(default: standard output)"}},
 	{"gen", "replay gen WORKLOAD [flags] -o OUT.zst|OUT.tasm", []string{"replay gen -list", "-dialect D", "-lane-ops N", "-seed N", "-list ", "Workloads:"}},
-	{"help", "replay help [SUBCOMMAND]", []string{"asm", "disasm", "gen"}},
+	{"merge", "replay merge DIR... -o OUT", []string{"-o DIR", "-format F", "part=i", "missing or repeated"}},
+	{"help", "replay help [SUBCOMMAND]", []string{"asm", "disasm", "gen", "merge"}},
 }
 
 // TestHelpEverySubcommand: -h, --help, -help, -h after other arguments,
@@ -85,8 +86,8 @@ func TestHelpSameTextEveryForm(t *testing.T) {
 				}
 			}
 			flags := flagLines(want)
-			if len(flags) != 12 {
-				t.Errorf("replay help replay lists %d flags, want 12:\n%s", len(flags), want)
+			if len(flags) != 14 {
+				t.Errorf("replay help replay lists %d flags, want 14:\n%s", len(flags), want)
 			}
 			for _, l := range flags {
 				if !strings.Contains(overview, l+"\n") {
@@ -134,7 +135,7 @@ func TestHelpUsageErrors(t *testing.T) {
 		args  []string
 		wants []string
 	}{
-		{[]string{"help", "nosuch"}, []string{`replay: help: unknown subcommand "nosuch"; the subcommands are replay, asm, disasm, gen, help`, "run 'replay help' for usage"}},
+		{[]string{"help", "nosuch"}, []string{`replay: help: unknown subcommand "nosuch"; the subcommands are replay, asm, disasm, gen, merge, help`, "run 'replay help' for usage"}},
 		{[]string{"help", "gen", "asm"}, []string{"help takes one subcommand, got 2: gen asm"}},
 		{[]string{"help", "-x"}, []string{"flag provided but not defined: -x"}},
 		{[]string{"gen", "-bogus"}, []string{"flag provided but not defined: -bogus", "run 'replay help gen' for usage"}},
@@ -162,6 +163,7 @@ func TestUsageListsEveryFlag(t *testing.T) {
 		"asm":    func(a []string) error { return cmdAsm(a, io.Discard, io.Discard) },
 		"disasm": func(a []string) error { return cmdDisasm(a, io.Discard, io.Discard) },
 		"gen":    func(a []string) error { return cmdGen(a, io.Discard, io.Discard) },
+		"merge":  func(a []string) error { return cmdMerge(a, io.Discard, io.Discard) },
 		"help":   func(a []string) error { return cmdHelp(a, io.Discard) },
 	}
 	if names := commandNames(); len(names) != len(cmds) {

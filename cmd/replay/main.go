@@ -56,6 +56,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdDisasm(args[1:], stdout, stderr)
 	case "gen":
 		err = cmdGen(args[1:], stdout, stderr)
+	case "merge":
+		err = cmdMerge(args[1:], stdout, stderr)
 	case "help":
 		err = cmdHelp(args[1:], stdout)
 	case "-h", "-help", "--help":
@@ -81,7 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
 		switch cmd {
-		case "asm", "disasm", "gen":
+		case "asm", "disasm", "gen", "merge":
 			fmt.Fprintf(stderr, "run 'replay help %s' for usage\n", cmd)
 		default: // replay's flags are in the overview
 			fmt.Fprintln(stderr, "run 'replay help' for usage")
@@ -145,6 +147,11 @@ demo (CUDA simpleAtomicIntrinsics).
   -strict           stop at the first faulting lane
   -explore          mark addresses whose accesses might not commute (addresses.order_sensitive)
   -max-memory N     stop when the simulated memory passes N bytes (default 8Gi; 512Mi, 1e9 …)
+  -partition P      replay partition i/n only (0 <= i < n): the accesses to the pages whose xxhash
+                    falls in it; the tables go to DIR/part=i; replay merge joins the n partitions.
+                    auto: i from SLURM_ARRAY_TASK_ID (minus SLURM_ARRAY_TASK_MIN) or
+                    JOB_COMPLETION_INDEX, n from -partitions, REPLAY_PARTITIONS or SLURM_ARRAY_TASK_COUNT
+  -partitions N     with -partition auto: the number of partitions
   -profile KIND     cpu, mem, allocs, block, mutex, trace or goroutine (github.com/pkg/profile)
   -profile-dir DIR  where the profile goes (default ./profiles)
   -q                print nothing on success (no summary, no progress line; a note that leftovers of
@@ -192,10 +199,25 @@ demo (CUDA simpleAtomicIntrinsics).
 		more:  workloadList,
 	},
 	{
+		name:     "merge",
+		synopsis: []string{"replay merge DIR... -o OUT"},
+		summary:  "join the partitions of a partitioned replay into one replay's tables",
+		about: `Reads the partition directories DIR/part=i that replay TRACE -partition i/n -o DIR wrote (a
+DIR holding part=* directories stands for them all) and writes to OUT the tables one replay of
+TRACE without -partition writes (docs/OUTPUT.md, "Partitions"), whole or not at all. It refuses,
+writing nothing, partitions of different traces or partition counts, and a missing or repeated
+partition.
+`,
+		flags: `  -o DIR            where the merged tables go (required)
+  -format F         parquet (default), arrow, or both
+  -q                print nothing on success
+`,
+	},
+	{
 		name:     "help",
 		synopsis: []string{"replay help [SUBCOMMAND]"},
 		summary:  "print the overview, or a SUBCOMMAND's usage",
-		about: `SUBCOMMAND is replay (the command itself), asm, disasm, gen or help. -h, -help or --help
+		about: `SUBCOMMAND is replay (the command itself), asm, disasm, gen, merge or help. -h, -help or --help
 among a subcommand's arguments prints its usage too; replay -h prints the overview.
 `,
 	},

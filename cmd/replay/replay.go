@@ -11,15 +11,18 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/pkg/profile"
 
 	"github.com/gpureplay/replay/columnar"
 	"github.com/gpureplay/replay/engine"
 	"github.com/gpureplay/replay/examples"
+	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
 )
 
@@ -38,12 +41,28 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	prof := fs.String("profile", "", "cpu, mem, allocs, block, mutex, trace, goroutine")
 	profDir := fs.String("profile-dir", "profiles", "profile directory")
 	quiet := fs.Bool("q", false, "quiet")
+	partFlag := fs.String("partition", "", "replay partition i/n, or auto")
+	partsFlag := fs.Int("partitions", 0, "with -partition auto: n")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 1 {
 		return usagef("replay takes one trace, got %d: %s", len(pos), strings.Join(pos, " "))
+	}
+	part, parts := 0, 1
+	if *partFlag != "" {
+		if part, parts, err = partitionOf(*partFlag, *partsFlag, os.Getenv); err != nil {
+			return usagef("%v", err)
+		}
+		if len(pos) == 1 && pos[0] == "-" {
+			return usagef("-partition: every partition reads the whole trace, so it must be a file, not standard input")
+		}
+		if *tables != "" && strings.Contains(","+*tables+",", ",ops,") && !strings.Contains(","+*tables+",", ",instructions,") {
+			return usagef("-partition with the ops table needs the instructions table: replay merge recomputes ops from it")
+		}
+	} else if *partsFlag != 0 {
+		return usagef("-partitions goes with -partition auto")
 	}
 
 	var copts []columnar.Option
@@ -56,7 +75,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		copts = append(copts, columnar.WithTables(strings.Split(*tables, ",")...))
 	}
 	eopts := []engine.Option{engine.WithShards(*shards), engine.WithWorkers(*workers),
-		engine.WithBatchInsts(*batch), engine.WithStrict(*strict), engine.WithMaxMemory(uint64(maxMem)), engine.WithExplore(*explore)}
+		engine.WithBatchInsts(*batch), engine.WithStrict(*strict), engine.WithMaxMemory(uint64(maxMem)), engine.WithExplore(*explore),
+		engine.WithPartition(part, parts)}
 	// Validate every option before touching the trace or the output.
 	if _, err := engine.New(&trace.Header{}, eopts...); err != nil {
 		return usagef("%v", err)
@@ -80,6 +100,19 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	dir := *out
 	if dir == "" {
 		dir = defaultOutDir(name)
+	}
+	if *partFlag != "" {
+		// A partition's tables go to DIR/part=i (Hive partitioning), marked
+		// with the partition and the trace, which replay merge checks.
+		sum, err := traceChecksum(pos)
+		if err != nil {
+			return err
+		}
+		dir = filepath.Join(dir, fmt.Sprintf("part=%d", part))
+		copts = append(copts, columnar.WithMetadata(map[string]string{
+			columnar.MetaPartition: fmt.Sprintf("%d/%d", part, parts),
+			columnar.MetaTrace:     sum,
+		}))
 	}
 	// New reports in one line when it completes or cleans up after a
 	// replay that was killed in this directory. It is a warning about
@@ -239,6 +272,96 @@ func defaultOutDir(name string) string {
 		base = base[:i]
 	}
 	return base + ".tables"
+}
+
+// partitionOf resolves -partition: "i/n", or "auto": i from the array
+// job's index (Slurm: SLURM_ARRAY_TASK_ID minus SLURM_ARRAY_TASK_MIN;
+// Kubernetes Indexed Jobs: JOB_COMPLETION_INDEX) and n from -partitions,
+// else REPLAY_PARTITIONS, else (Slurm) SLURM_ARRAY_TASK_COUNT.
+func partitionOf(flagVal string, partsFlag int, getenv func(string) string) (i, n int, err error) {
+	if flagVal != "auto" {
+		if partsFlag != 0 {
+			return 0, 0, fmt.Errorf("-partitions goes with -partition auto, not %s", flagVal)
+		}
+		i, n, err = columnar.ParsePartition(flagVal)
+		if err == nil && n > shard.MaxPartitions {
+			err = fmt.Errorf("-partition %s: at most %d partitions", flagVal, shard.MaxPartitions)
+		}
+		return i, n, err
+	}
+	num := func(name string) (int, bool, error) {
+		s := getenv(name)
+		if s == "" {
+			return 0, false, nil
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 {
+			return 0, true, fmt.Errorf("-partition auto: %s=%q is not a count", name, s)
+		}
+		return v, true, nil
+	}
+	n = partsFlag
+	if n == 0 {
+		v, ok, err := num("REPLAY_PARTITIONS")
+		if err != nil {
+			return 0, 0, err
+		}
+		if ok {
+			n = v
+		}
+	}
+	if id, ok, err := num("SLURM_ARRAY_TASK_ID"); err != nil {
+		return 0, 0, err
+	} else if ok {
+		lo, _, err := num("SLURM_ARRAY_TASK_MIN")
+		if err != nil {
+			return 0, 0, err
+		}
+		i = id - lo
+		if n == 0 {
+			if n, _, err = num("SLURM_ARRAY_TASK_COUNT"); err != nil {
+				return 0, 0, err
+			}
+		}
+	} else if idx, ok, err := num("JOB_COMPLETION_INDEX"); err != nil {
+		return 0, 0, err
+	} else if ok {
+		i = idx
+	} else {
+		return 0, 0, fmt.Errorf("-partition auto: no SLURM_ARRAY_TASK_ID (Slurm array job) nor JOB_COMPLETION_INDEX (Kubernetes Indexed Job) in the environment")
+	}
+	switch {
+	case n == 0:
+		return 0, 0, fmt.Errorf("-partition auto: how many partitions? give -partitions N or REPLAY_PARTITIONS")
+	case n > shard.MaxPartitions:
+		return 0, 0, fmt.Errorf("-partition auto: %d partitions, at most %d", n, shard.MaxPartitions)
+	case i < 0 || i >= n:
+		return 0, 0, fmt.Errorf("-partition auto: index %d is not one of %d partitions (0..%d)", i, n, n-1)
+	}
+	return i, n, nil
+}
+
+// traceChecksum names the trace a partition replays, for replay merge:
+// the xxhash64 of the file's bytes and its size (of the embedded demo's,
+// without a TRACE).
+func traceChecksum(pos []string) (string, error) {
+	h := xxhash.New()
+	var n int64
+	if len(pos) == 0 {
+		b := examples.SimpleAtomicIntrinsics()
+		h.Write(b)
+		n = int64(len(b))
+	} else {
+		f, err := os.Open(pos[0])
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		if n, err = io.Copy(h, f); err != nil {
+			return "", fmt.Errorf("%s: %w", pos[0], err)
+		}
+	}
+	return fmt.Sprintf("xxh64:%016x %d", h.Sum64(), n), nil
 }
 
 // cancelSource stops a replay when ctx is cancelled (Ctrl-C): the engine

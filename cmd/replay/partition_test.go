@@ -1,0 +1,201 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpureplay/replay/internal/duckdbq"
+)
+
+// TestPartitionsEqualOneReplay: for generated traces of all four dialects
+// and the text fixture that sets memory up mid-trace and seeds shared
+// memory per group, and n = 1, 2, 3 and 7: the partitions' memory and
+// results rows, read through DuckDB as one Hive-partitioned dataset, are
+// the single replay's, each row once; and replay merge of the partitions
+// writes files byte-identical to the single replay's, every table.
+func TestPartitionsEqualOneReplay(t *testing.T) {
+	duckdbq.Require(t)
+	root := t.TempDir()
+	var traces []string
+	for _, d := range []string{"ptx", "sass", "visa", "lsc"} {
+		p := filepath.Join(root, "uniform-"+d+".zst")
+		if code, _, stderr := replayCmd(t, "gen", "uniform", "-dialect", d, "-words", "16Ki", "-lane-ops", "3e4", "-o", p, "-q"); code != 0 {
+			t.Fatalf("gen %s: %s", d, stderr)
+		}
+		traces = append(traces, p)
+	}
+	traces = append(traces, filepath.Join("..", "..", "testdata", "directives.tasm"))
+	var queries, what []string
+	for _, tr := range traces {
+		name := strings.TrimSuffix(filepath.Base(tr), filepath.Ext(tr))
+		whole := filepath.Join(root, name, "whole")
+		if code, _, stderr := replayCmd(t, tr, "-o", whole, "-q", "-explore"); code != 0 {
+			t.Fatalf("%s: %s", name, stderr)
+		}
+		want := tableDigests(t, whole)
+		for _, n := range []int{1, 2, 3, 7} {
+			parts := filepath.Join(root, name, fmt.Sprint("n", n))
+			for i := range n {
+				args := []string{tr, "-partition", fmt.Sprintf("%d/%d", i, n), "-o", parts, "-q", "-explore",
+					"-workers", fmt.Sprint(1 + i%2), "-batch", fmt.Sprint([]int{4096, 3}[i%2])}
+				if code, _, stderr := replayCmd(t, args...); code != 0 {
+					t.Fatalf("%s partition %d/%d: %s", name, i, n, stderr)
+				}
+			}
+			merged := parts + "-merged"
+			if code, _, stderr := replayCmd(t, "merge", parts, "-o", merged, "-q"); code != 0 {
+				t.Fatalf("%s: merge of %d: %s", name, n, stderr)
+			}
+			got := tableDigests(t, merged)
+			for f, h := range want {
+				if strings.HasPrefix(f, ".") {
+					continue
+				}
+				if got[f] != h {
+					t.Errorf("%s, %d partitions: merged %s differs from the single replay's", name, n, f)
+				}
+			}
+			for _, table := range []string{"memory", "results"} {
+				one := duckdbq.QuoteString(filepath.Join(whole, table+".parquet"))
+				all := fmt.Sprintf("read_parquet(%s, hive_partitioning = true)", duckdbq.QuoteString(filepath.Join(parts, "*", table+".parquet")))
+				queries = append(queries, fmt.Sprintf(`SELECT
+  (SELECT count(*) FROM (SELECT * FROM %[1]s EXCEPT ALL SELECT * EXCLUDE (part) FROM %[2]s)),
+  (SELECT count(*) FROM (SELECT * EXCLUDE (part) FROM %[2]s EXCEPT ALL SELECT * FROM %[1]s)),
+  (SELECT count(*) FROM %[1]s), (SELECT count(*) FROM %[2]s), (SELECT count(DISTINCT part) FROM %[2]s)`, one, all))
+				what = append(what, fmt.Sprintf("%s %s, %d partitions", name, table, n))
+			}
+		}
+	}
+	rs, err := duckdbq.QueryBatch(queries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, r := range rs {
+		row := r.Rows[0]
+		if row[0] != "0" || row[1] != "0" || row[2] != row[3] || row[2] == "0" && !strings.Contains(what[k], "directives") {
+			t.Errorf("%s: %v rows of the single replay not in the partitions, %v of the partitions not in it; %v rows and %v", what[k], row[0], row[1], row[2], row[3])
+		}
+	}
+}
+
+// partitionSet replays tr as n partitions into dir.
+func partitionSet(t *testing.T, tr, dir string, n int, only ...int) {
+	t.Helper()
+	idx := only
+	if idx == nil {
+		for i := range n {
+			idx = append(idx, i)
+		}
+	}
+	for _, i := range idx {
+		if code, _, stderr := replayCmd(t, tr, "-partition", fmt.Sprintf("%d/%d", i, n), "-o", dir, "-q"); code != 0 {
+			t.Fatalf("partition %d/%d: %s", i, n, stderr)
+		}
+	}
+}
+
+// TestMergeRefuses: a missing, repeated or foreign partition, partitions of
+// different counts, and tables not written by a partitioned replay are
+// refused with an error that says which, exit status 1, and no output.
+func TestMergeRefuses(t *testing.T) {
+	root := t.TempDir()
+	a, b := filepath.Join(root, "a.zst"), filepath.Join(root, "b.zst")
+	for i, p := range []string{a, b} {
+		if code, _, stderr := replayCmd(t, "gen", "histogram", "-seed", fmt.Sprint(i+1), "-lane-ops", "2e4", "-o", p, "-q"); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	pa := filepath.Join(root, "pa")
+	partitionSet(t, a, pa, 3)
+	other := filepath.Join(root, "pb")
+	partitionSet(t, b, other, 3, 2)
+	two := filepath.Join(root, "p2")
+	partitionSet(t, a, two, 2, 1)
+	whole := filepath.Join(root, "whole")
+	if code, _, stderr := replayCmd(t, a, "-o", whole, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	part := func(dir string, i int) string { return filepath.Join(dir, fmt.Sprintf("part=%d", i)) }
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing", []string{part(pa, 0), part(pa, 2)}, "merge: partition 1 of 3 missing (have 2 of them)"},
+		{"twice", []string{pa, part(pa, 1)}, "merge: partition 1 of 3 is there twice: "},
+		{"foreign", []string{part(pa, 0), part(pa, 1), part(other, 2)}, "is a partition of another trace (xxh64:"},
+		{"counts", []string{part(pa, 0), part(two, 1), part(pa, 2)}, "is partition 1 of 2, but "},
+		{"not partitioned", []string{whole}, "was not written by replay -partition (no replay.partition metadata)"},
+		{"no tables", []string{root}, "holds no table files"},
+	} {
+		out := filepath.Join(root, "out-"+strings.ReplaceAll(c.name, " ", "-"))
+		code, _, stderr := replayCmd(t, append(append([]string{"merge"}, c.args...), "-o", out)...)
+		if code != exitError || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, %q; want exit %d and %q", c.name, code, stderr, exitError, c.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%s: the output directory exists (%v): merge must write nothing", c.name, err)
+		}
+	}
+	// The complete set merges.
+	if code, _, stderr := replayCmd(t, "merge", pa, "-o", filepath.Join(root, "ok")); code != 0 {
+		t.Errorf("the complete set: %s", stderr)
+	}
+	if code, _, stderr := replayCmd(t, "merge", pa); code != exitUsage || !strings.Contains(stderr, "-o DIR is required") {
+		t.Errorf("merge without -o: exit %d, %q", code, stderr)
+	}
+}
+
+// TestPartitionFlag: -partition auto reads the array job's index the way
+// Slurm and Kubernetes set it, and bad values are usage errors.
+func TestPartitionFlag(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		m := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return func(k string) string { return m[k] }
+	}
+	for _, c := range []struct {
+		flag   string
+		parts  int
+		getenv func(string) string
+		i, n   int
+		err    string
+	}{
+		{"2/5", 0, env(), 2, 5, ""},
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "5", "SLURM_ARRAY_TASK_MIN", "4", "SLURM_ARRAY_TASK_COUNT", "3"), 1, 3, ""},
+		{"auto", 7, env("SLURM_ARRAY_TASK_ID", "6", "SLURM_ARRAY_TASK_COUNT", "3"), 6, 7, ""},
+		{"auto", 0, env("JOB_COMPLETION_INDEX", "2", "REPLAY_PARTITIONS", "3"), 2, 3, ""},
+		{"auto", 4, env("JOB_COMPLETION_INDEX", "3", "REPLAY_PARTITIONS", "3"), 3, 4, ""},
+		{"auto", 0, env("JOB_COMPLETION_INDEX", "2"), 0, 0, "how many partitions?"},
+		{"auto", 0, env(), 0, 0, "no SLURM_ARRAY_TASK_ID"},
+		{"auto", 0, env("JOB_COMPLETION_INDEX", "3", "REPLAY_PARTITIONS", "3"), 0, 0, "index 3 is not one of 3 partitions"},
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "x", "SLURM_ARRAY_TASK_COUNT", "3"), 0, 0, `SLURM_ARRAY_TASK_ID="x" is not a count`},
+		{"3/3", 0, env(), 0, 0, "want i/n with 0 <= i < n"},
+		{"1", 0, env(), 0, 0, "want i/n"},
+		{"1/2", 2, env(), 0, 0, "-partitions goes with -partition auto"},
+		{"0/70000", 0, env(), 0, 0, "at most 65536 partitions"},
+	} {
+		i, n, err := partitionOf(c.flag, c.parts, c.getenv)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("-partition %s -partitions %d: %v; want an error with %q", c.flag, c.parts, err, c.err)
+			}
+			continue
+		}
+		if err != nil || i != c.i || n != c.n {
+			t.Errorf("-partition %s -partitions %d: %d/%d, %v; want %d/%d", c.flag, c.parts, i, n, err, c.i, c.n)
+		}
+	}
+	// Through the command: usage errors, exit 2.
+	for _, args := range [][]string{{"-partition", "5/3"}, {"-partition", "0/2", "-"}, {"-partitions", "3"},
+		{"-partition", "0/2", "-tables", "ops,memory"}} {
+		if code, _, stderr := replayCmd(t, args...); code != exitUsage {
+			t.Errorf("replay %s: exit %d, %s; want %d", strings.Join(args, " "), code, stderr, exitUsage)
+		}
+	}
+}

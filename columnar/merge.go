@@ -1,0 +1,809 @@
+package columnar
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/gpureplay/replay/engine"
+	"github.com/gpureplay/replay/trace"
+)
+
+// A partitioned replay (`replay TRACE -partition i/n -o DIR`) writes each
+// partition's tables to DIR/part=i. Merge turns the n partition directories
+// back into the tables one unpartitioned replay writes:
+//
+//   - memory, results and addresses: every row is in exactly one partition
+//     (a page, hence an address, is in one), and each partition's rows are
+//     sorted as the whole table is; Merge interleaves them in that order
+//     (a k-way merge, reading each file once, in row groups).
+//   - instructions: every partition has every instruction's row, with the
+//     statistics of its own lanes; Merge combines them (docs/OUTPUT.md):
+//     lanes is every partition's, addresses and faults add up, max_conflict
+//     is the largest.
+//   - ops: recomputed from the combined instructions, exactly as a replay
+//     computes it (a sum of per-instruction max_conflict cannot be
+//     combined from partitions' sums), so the partitions must have the
+//     instructions table.
+//
+// Every table goes through a Writer, the one a replay writes with, so the
+// merged files have the same schemas, encodings and row order as one
+// process's.
+
+// partDir is one partition directory and what its files say it is.
+type partDir struct {
+	dir          string
+	index, count int
+	trace        string
+	files        map[tableID]string // the file Merge reads per table: Parquet, else Arrow
+}
+
+// MergeError is why Merge refused its partitions; it wrote nothing.
+type MergeError struct{ Msg string }
+
+func (e *MergeError) Error() string { return "merge: " + e.Msg }
+
+func mergeErr(format string, args ...any) error {
+	return &MergeError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// PartitionDirs expands Merge's arguments: a directory holding part=*
+// directories stands for them, in index order; any other directory is a
+// partition directory itself.
+func PartitionDirs(args []string) ([]string, error) {
+	var dirs []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, mergeErr("%v", err)
+		}
+		if !st.IsDir() {
+			return nil, mergeErr("%s is not a directory", a)
+		}
+		sub, err := filepath.Glob(filepath.Join(a, "part=*"))
+		if err != nil {
+			return nil, mergeErr("%v", err)
+		}
+		var parts []string
+		for _, s := range sub {
+			if st, err := os.Stat(s); err == nil && st.IsDir() {
+				parts = append(parts, s)
+			}
+		}
+		if len(parts) == 0 {
+			dirs = append(dirs, a)
+			continue
+		}
+		slices.SortFunc(parts, func(x, y string) int {
+			xi, _ := strconv.Atoi(strings.TrimPrefix(filepath.Base(x), "part="))
+			yi, _ := strconv.Atoi(strings.TrimPrefix(filepath.Base(y), "part="))
+			return cmp.Or(cmp.Compare(xi, yi), strings.Compare(x, y))
+		})
+		dirs = append(dirs, parts...)
+	}
+	return dirs, nil
+}
+
+// fileMeta reads the replay metadata of a table file.
+func fileMeta(path string) (part, trc string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", "", err
+	}
+	defer f.Close()
+	if strings.HasSuffix(path, extParquet) {
+		pf, err := file.NewParquetReader(f)
+		if err != nil {
+			return "", "", fmt.Errorf("%s: %w", path, err)
+		}
+		defer pf.Close()
+		kv := pf.MetaData().KeyValueMetadata()
+		if v := kv.FindValue(MetaPartition); v != nil {
+			part = *v
+		}
+		if v := kv.FindValue(MetaTrace); v != nil {
+			trc = *v
+		}
+		return part, trc, nil
+	}
+	r, err := ipc.NewFileReader(f)
+	if err != nil {
+		return "", "", fmt.Errorf("%s: %w", path, err)
+	}
+	defer r.Close()
+	md := r.Schema().Metadata()
+	if i := md.FindKey(MetaPartition); i >= 0 {
+		part = md.Values()[i]
+	}
+	if i := md.FindKey(MetaTrace); i >= 0 {
+		trc = md.Values()[i]
+	}
+	return part, trc, nil
+}
+
+// ParsePartition parses "i/n" (0 <= i < n).
+func ParsePartition(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		i, err = strconv.Atoi(a)
+		if err == nil {
+			n, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("partition %q: want i/n with 0 <= i < n", s)
+	}
+	return i, n, nil
+}
+
+// readPartDir finds the table files of a partition directory and checks
+// that they agree on which partition of which trace they hold.
+func readPartDir(dir string) (*partDir, error) {
+	p := &partDir{dir: dir, files: map[tableID]string{}}
+	var first string
+	for id := range numTables {
+		name := specs[id].name
+		path := ""
+		for _, ext := range []string{extParquet, extArrow} {
+			if _, err := os.Stat(filepath.Join(dir, name+ext)); err == nil {
+				path = filepath.Join(dir, name+ext)
+				break
+			}
+		}
+		if path == "" {
+			continue
+		}
+		part, trc, err := fileMeta(path)
+		if err != nil {
+			return nil, mergeErr("%v", err)
+		}
+		if part == "" {
+			return nil, mergeErr("%s was not written by replay -partition (no %s metadata)", path, MetaPartition)
+		}
+		i, n, err := ParsePartition(part)
+		if err != nil {
+			return nil, mergeErr("%s: %v", path, err)
+		}
+		if first == "" {
+			first, p.index, p.count, p.trace = path, i, n, trc
+		} else if i != p.index || n != p.count || trc != p.trace {
+			return nil, mergeErr("%s says partition %d/%d of %s, but %s says %d/%d of %s", path, i, n, trc, first, p.index, p.count, p.trace)
+		}
+		p.files[id] = path
+	}
+	if first == "" {
+		return nil, mergeErr("%s holds no table files", dir)
+	}
+	return p, nil
+}
+
+// checkParts checks that parts are the n partitions of one replay, each
+// once, with the same tables.
+func checkParts(parts []*partDir) error {
+	if len(parts) == 0 {
+		return mergeErr("no partition directories")
+	}
+	p0 := parts[0]
+	for _, p := range parts[1:] {
+		if p.trace != p0.trace {
+			return mergeErr("%s is a partition of another trace (%s) than %s (%s)", p.dir, p.trace, p0.dir, p0.trace)
+		}
+		if p.count != p0.count {
+			return mergeErr("%s is partition %d of %d, but %s is one of %d", p.dir, p.index, p.count, p0.dir, p0.count)
+		}
+		if !sameTables(p.files, p0.files) {
+			return mergeErr("%s has the tables %s, %s has %s", p.dir, tableNames(p.files), p0.dir, tableNames(p0.files))
+		}
+	}
+	seen := make([]*partDir, p0.count)
+	for _, p := range parts {
+		if q := seen[p.index]; q != nil {
+			return mergeErr("partition %d of %d is there twice: %s and %s", p.index, p.count, q.dir, p.dir)
+		}
+		seen[p.index] = p
+	}
+	var missing []string
+	for i, p := range seen {
+		if p == nil {
+			missing = append(missing, strconv.Itoa(i))
+		}
+	}
+	if len(missing) > 0 {
+		return mergeErr("partition %s of %d missing (have %d of them)", strings.Join(missing, ", "), p0.count, len(parts))
+	}
+	if _, ok := p0.files[tOps]; ok {
+		if _, ok := p0.files[tInstructions]; !ok {
+			return mergeErr("the partitions have ops but not instructions: ops is recomputed from the instructions")
+		}
+	}
+	return nil
+}
+
+func sameTables(a, b map[tableID]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for id := range a {
+		if _, ok := b[id]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func tableNames(files map[tableID]string) string {
+	var names []string
+	for id := range numTables {
+		if _, ok := files[id]; ok {
+			names = append(names, specs[id].name)
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// Merge reads the partition directories dirs (see PartitionDirs) of one
+// partitioned replay and writes to out the tables one unpartitioned replay
+// of the trace writes, in the formats opts give (WithFormat; the tables
+// are those the partitions have). It refuses, before writing anything,
+// partitions of different traces or counts, a missing or repeated
+// partition, and files without partition metadata, with a *MergeError.
+func Merge(dirs []string, out string, opts ...Option) error {
+	var parts []*partDir
+	for _, d := range dirs {
+		p, err := readPartDir(d)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, p)
+	}
+	if err := checkParts(parts); err != nil {
+		return err
+	}
+	slices.SortFunc(parts, func(a, b *partDir) int { return cmp.Compare(a.index, b.index) })
+	var tables []string
+	for id := range numTables {
+		if _, ok := parts[0].files[id]; ok {
+			tables = append(tables, specs[id].name)
+		}
+	}
+	opts = append(slices.Clip(opts), WithTables(tables...))
+	w, err := New(out, opts...)
+	if err != nil {
+		return err
+	}
+	if err := mergeInto(w, parts); err != nil {
+		return errors.Join(err, w.Abort())
+	}
+	return w.Commit()
+}
+
+func mergeInto(w *Writer, parts []*partDir) error {
+	if _, ok := parts[0].files[tInstructions]; ok {
+		if err := mergeInstructions(w, parts); err != nil {
+			return err
+		}
+	}
+	if _, ok := parts[0].files[tResults]; ok {
+		if err := mergeSorted(parts, tResults, w, newResultCursor); err != nil {
+			return err
+		}
+	}
+	if _, ok := parts[0].files[tMemory]; ok {
+		if err := mergeSorted(parts, tMemory, w, newMemoryCursor); err != nil {
+			return err
+		}
+	}
+	if _, ok := parts[0].files[tAddresses]; ok {
+		if err := mergeSorted(parts, tAddresses, w, newAddressCursor); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tableReader reads a table file's rows, a record batch at a time.
+type tableReader struct {
+	path string
+	f    *os.File
+	next func() (arrow.RecordBatch, error) // io.EOF-like: nil, nil at the end
+	stop func()
+}
+
+func openTable(path string) (*tableReader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	t := &tableReader{path: path, f: f}
+	mem := memory.DefaultAllocator
+	if strings.HasSuffix(path, extParquet) {
+		pf, err := file.NewParquetReader(f)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, mem)
+		if err != nil {
+			pf.Close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+		if err != nil {
+			pf.Close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		t.next = func() (arrow.RecordBatch, error) {
+			if rr.Next() {
+				return rr.RecordBatch(), nil
+			}
+			return nil, rr.Err()
+		}
+		t.stop = func() { rr.Release(); pf.Close() }
+		return t, nil
+	}
+	r, err := ipc.NewFileReader(f, ipc.WithAllocator(mem))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	i := 0
+	t.next = func() (arrow.RecordBatch, error) {
+		if i >= r.NumRecords() {
+			return nil, nil
+		}
+		rec, err := r.RecordBatch(i)
+		i++
+		return rec, err
+	}
+	t.stop = func() { r.Close() }
+	return t, nil
+}
+
+func (t *tableReader) close() {
+	t.stop()
+	t.f.Close()
+}
+
+// column returns the column of rec called name, as T.
+func column[T arrow.Array](path string, rec arrow.RecordBatch, name string) (T, error) {
+	var zero T
+	idx := rec.Schema().FieldIndices(name)
+	if len(idx) != 1 {
+		return zero, fmt.Errorf("%s: no column %s", path, name)
+	}
+	c, ok := rec.Column(idx[0]).(T)
+	if !ok {
+		return zero, fmt.Errorf("%s: column %s is %s", path, name, rec.Column(idx[0]).DataType())
+	}
+	return c, nil
+}
+
+// cursor walks one partition's rows of one table in order.
+type cursor interface {
+	// advance moves to the next row; false at the end.
+	advance() (bool, error)
+	// less orders the current rows of two cursors by the table's key.
+	less(other cursor) bool
+	// emit hands the current row to the writer's buffer.
+	emit(b *rowBuffer)
+	close()
+}
+
+// rowCursor is what the cursors share: the reader, its record and row.
+type rowCursor struct {
+	t    *tableReader
+	rec  arrow.RecordBatch
+	row  int
+	bind func(rec arrow.RecordBatch) error
+}
+
+func (c *rowCursor) advance() (bool, error) {
+	c.row++
+	for c.rec == nil || c.row >= int(c.rec.NumRows()) {
+		rec, err := c.t.next()
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", c.t.path, err)
+		}
+		if rec == nil {
+			c.rec = nil
+			return false, nil
+		}
+		c.rec, c.row = rec, 0
+		if err := c.bind(rec); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+func (c *rowCursor) close() { c.t.close() }
+
+// spaceOf parses a space name, remembering the last.
+type spaceMemo struct {
+	name  string
+	space trace.Space
+}
+
+func (m *spaceMemo) parse(path, s string) (trace.Space, error) {
+	if s != m.name || m.name == "" {
+		sp, ok := trace.ParseSpace(s)
+		if !ok {
+			return trace.Space{}, fmt.Errorf("%s: space %q", path, s)
+		}
+		m.name, m.space = strings.Clone(s), sp
+	}
+	return m.space, nil
+}
+
+type memoryCursor struct {
+	rowCursor
+	space *array.String
+	group *array.Int64
+	addr  *array.Uint64
+	value *array.Uint32
+	memo  spaceMemo
+	err   error
+}
+
+func newMemoryCursor(t *tableReader) cursor {
+	c := &memoryCursor{rowCursor: rowCursor{t: t, row: -1}}
+	c.bind = func(rec arrow.RecordBatch) (err error) {
+		p := t.path
+		if c.space, err = column[*array.String](p, rec, "space"); err != nil {
+			return err
+		}
+		if c.group, err = column[*array.Int64](p, rec, "group"); err != nil {
+			return err
+		}
+		if c.addr, err = column[*array.Uint64](p, rec, "addr"); err != nil {
+			return err
+		}
+		c.value, err = column[*array.Uint32](p, rec, "value")
+		return err
+	}
+	return c
+}
+
+func (c *memoryCursor) less(o cursor) bool {
+	d := o.(*memoryCursor)
+	return cmp.Or(strings.Compare(c.space.Value(c.row), d.space.Value(d.row)),
+		cmp.Compare(c.group.Value(c.row), d.group.Value(d.row)),
+		cmp.Compare(c.addr.Value(c.row), d.addr.Value(d.row))) < 0
+}
+
+func (c *memoryCursor) emit(b *rowBuffer) {
+	sp, err := c.memo.parse(c.t.path, c.space.Value(c.row))
+	if err != nil {
+		b.err = err
+		return
+	}
+	b.words = append(b.words, engine.Word{Space: sp, Group: c.group.Value(c.row), Addr: c.addr.Value(c.row), Value: c.value.Value(c.row)})
+}
+
+type addressCursor struct {
+	rowCursor
+	space                    *array.String
+	group                    *array.Int64
+	addr, acc, warps, groups *array.Uint64
+	sensitive, exact         *array.Boolean
+	memo                     spaceMemo
+}
+
+func newAddressCursor(t *tableReader) cursor {
+	c := &addressCursor{rowCursor: rowCursor{t: t, row: -1}}
+	c.bind = func(rec arrow.RecordBatch) (err error) {
+		p := t.path
+		if c.space, err = column[*array.String](p, rec, "space"); err != nil {
+			return err
+		}
+		if c.group, err = column[*array.Int64](p, rec, "group"); err != nil {
+			return err
+		}
+		for _, u := range []struct {
+			dst  **array.Uint64
+			name string
+		}{{&c.addr, "addr"}, {&c.acc, "accesses"}, {&c.warps, "warps"}, {&c.groups, "groups"}} {
+			if *u.dst, err = column[*array.Uint64](p, rec, u.name); err != nil {
+				return err
+			}
+		}
+		if c.sensitive, err = column[*array.Boolean](p, rec, "order_sensitive"); err != nil {
+			return err
+		}
+		c.exact, err = column[*array.Boolean](p, rec, "exact")
+		return err
+	}
+	return c
+}
+
+func (c *addressCursor) less(o cursor) bool {
+	d := o.(*addressCursor)
+	return cmp.Or(strings.Compare(c.space.Value(c.row), d.space.Value(d.row)),
+		cmp.Compare(c.group.Value(c.row), d.group.Value(d.row)),
+		cmp.Compare(c.addr.Value(c.row), d.addr.Value(d.row))) < 0
+}
+
+func (c *addressCursor) emit(b *rowBuffer) {
+	sp, err := c.memo.parse(c.t.path, c.space.Value(c.row))
+	if err != nil {
+		b.err = err
+		return
+	}
+	r := c.row
+	b.addrs = append(b.addrs, engine.AddressStat{Space: sp, Group: c.group.Value(r), Addr: c.addr.Value(r),
+		Accesses: c.acc.Value(r), Warps: c.warps.Value(r), Groups: c.groups.Value(r),
+		Exact: c.exact.Value(r), OrderSensitive: c.sensitive.Value(r)})
+}
+
+type resultCursor struct {
+	rowCursor
+	seq, addr, value, hi *array.Uint64
+	lane, elem           *array.Uint32
+	fault                *array.String
+}
+
+func newResultCursor(t *tableReader) cursor {
+	c := &resultCursor{rowCursor: rowCursor{t: t, row: -1}}
+	c.bind = func(rec arrow.RecordBatch) (err error) {
+		p := t.path
+		for _, u := range []struct {
+			dst  **array.Uint64
+			name string
+		}{{&c.seq, "seq"}, {&c.addr, "addr"}, {&c.value, "value"}, {&c.hi, "value_hi"}} {
+			if *u.dst, err = column[*array.Uint64](p, rec, u.name); err != nil {
+				return err
+			}
+		}
+		if c.lane, err = column[*array.Uint32](p, rec, "lane"); err != nil {
+			return err
+		}
+		if c.elem, err = column[*array.Uint32](p, rec, "elem"); err != nil {
+			return err
+		}
+		c.fault, err = column[*array.String](p, rec, "fault")
+		return err
+	}
+	return c
+}
+
+func (c *resultCursor) less(o cursor) bool {
+	d := o.(*resultCursor)
+	return cmp.Or(cmp.Compare(c.seq.Value(c.row), d.seq.Value(d.row)),
+		cmp.Compare(c.lane.Value(c.row), d.lane.Value(d.row)),
+		cmp.Compare(c.elem.Value(c.row), d.elem.Value(d.row))) < 0
+}
+
+func (c *resultCursor) emit(b *rowBuffer) {
+	r := c.row
+	f, ok := engine.ParseFault(c.fault.Value(r))
+	if !ok {
+		b.err = fmt.Errorf("%s: fault %q", c.t.path, c.fault.Value(r))
+		return
+	}
+	b.results = append(b.results, engine.Result{Seq: c.seq.Value(r), Lane: c.lane.Value(r), Elem: c.elem.Value(r),
+		Addr: c.addr.Value(r), Value: c.value.Value(r), ValueHi: c.hi.Value(r), Fault: f})
+}
+
+// rowBuffer collects merged rows and hands them to the writer in chunks.
+type rowBuffer struct {
+	results []engine.Result
+	words   []engine.Word
+	addrs   []engine.AddressStat
+	err     error
+}
+
+const mergeChunk = 64 << 10
+
+func (b *rowBuffer) flush(w *Writer, final bool) error {
+	if b.err != nil {
+		return b.err
+	}
+	n := len(b.results) + len(b.words) + len(b.addrs)
+	if n < mergeChunk && !final {
+		return nil
+	}
+	var err error
+	switch {
+	case len(b.results) > 0:
+		err = w.Results(b.results)
+	case len(b.words) > 0:
+		err = w.Memory(b.words)
+	case len(b.addrs) > 0:
+		err = w.Addresses(b.addrs)
+	}
+	b.results, b.words, b.addrs = b.results[:0], b.words[:0], b.addrs[:0]
+	return err
+}
+
+// cursorHeap orders cursors by their current rows.
+type cursorHeap []cursor
+
+func (h cursorHeap) Len() int           { return len(h) }
+func (h cursorHeap) Less(i, j int) bool { return h[i].less(h[j]) }
+func (h cursorHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *cursorHeap) Push(x any)        { *h = append(*h, x.(cursor)) }
+func (h *cursorHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// mergeSorted k-way merges table id of every partition into w.
+func mergeSorted(parts []*partDir, id tableID, w *Writer, newCursor func(*tableReader) cursor) error {
+	var h cursorHeap
+	var all []cursor
+	defer func() {
+		for _, c := range all {
+			c.close()
+		}
+	}()
+	for _, p := range parts {
+		t, err := openTable(p.files[id])
+		if err != nil {
+			return err
+		}
+		c := newCursor(t)
+		all = append(all, c)
+		ok, err := c.advance()
+		if err != nil {
+			return err
+		}
+		if ok {
+			h = append(h, c)
+		}
+	}
+	heap.Init(&h)
+	var buf rowBuffer
+	for len(h) > 0 {
+		c := h[0]
+		c.emit(&buf)
+		if err := buf.flush(w, false); err != nil {
+			return err
+		}
+		ok, err := c.advance()
+		if err != nil {
+			return err
+		}
+		if ok {
+			heap.Fix(&h, 0)
+		} else {
+			heap.Pop(&h)
+		}
+	}
+	return buf.flush(w, true)
+}
+
+// instructionCursor reads one partition's instructions rows.
+type instructionCursor struct {
+	rowCursor
+	seq                           *array.Uint64
+	group, warp                   *array.Int64
+	lanes, addrs, maxc, faults    *array.Uint32
+	dialect, op, typ, space, text *array.String
+}
+
+func newInstructionCursor(t *tableReader) *instructionCursor {
+	c := &instructionCursor{rowCursor: rowCursor{t: t, row: -1}}
+	c.bind = func(rec arrow.RecordBatch) (err error) {
+		p := t.path
+		if c.seq, err = column[*array.Uint64](p, rec, "seq"); err != nil {
+			return err
+		}
+		if c.group, err = column[*array.Int64](p, rec, "group"); err != nil {
+			return err
+		}
+		if c.warp, err = column[*array.Int64](p, rec, "warp"); err != nil {
+			return err
+		}
+		for _, u := range []struct {
+			dst  **array.Uint32
+			name string
+		}{{&c.lanes, "lanes"}, {&c.addrs, "addresses"}, {&c.maxc, "max_conflict"}, {&c.faults, "faults"}} {
+			if *u.dst, err = column[*array.Uint32](p, rec, u.name); err != nil {
+				return err
+			}
+		}
+		for _, u := range []struct {
+			dst  **array.String
+			name string
+		}{{&c.dialect, "dialect"}, {&c.op, "op"}, {&c.typ, "type"}, {&c.space, "space"}, {&c.text, "text"}} {
+			if *u.dst, err = column[*array.String](p, rec, u.name); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return c
+}
+
+// mergeInstructions combines the partitions' instructions rows, row by
+// row: every partition has every instruction, in trace order.
+func mergeInstructions(w *Writer, parts []*partDir) error {
+	cs := make([]*instructionCursor, len(parts))
+	for i, p := range parts {
+		t, err := openTable(p.files[tInstructions])
+		if err != nil {
+			for _, c := range cs[:i] {
+				c.close()
+			}
+			return err
+		}
+		cs[i] = newInstructionCursor(t)
+	}
+	defer func() {
+		for _, c := range cs {
+			c.close()
+		}
+	}()
+	statics := map[string]*trace.Static{}
+	out := make([]engine.InstStat, 0, mergeChunk)
+	for n := 0; ; n++ {
+		more, err := cs[0].advance()
+		if err != nil {
+			return err
+		}
+		for _, c := range cs[1:] {
+			ok, err := c.advance()
+			if err != nil {
+				return err
+			}
+			if ok != more {
+				return mergeErr("%s and %s have different numbers of instructions rows: not partitions of one replay", c.t.path, cs[0].t.path)
+			}
+		}
+		if !more {
+			break
+		}
+		c, r := cs[0], cs[0].row
+		text := c.text.Value(r)
+		s := statics[text]
+		if s == nil {
+			if s, err = trace.ParseStatic(text); err != nil {
+				return fmt.Errorf("%s: seq %d: %w", c.t.path, c.seq.Value(r), err)
+			}
+			if s.Dialect.String() != c.dialect.Value(r) || s.Op.String() != c.op.Value(r) || s.Type.String() != c.typ.Value(r) {
+				return fmt.Errorf("%s: seq %d: %q parses as %s %s %s, the row says %s %s %s", c.t.path, c.seq.Value(r), text,
+					s.Dialect, s.Op, s.Type, c.dialect.Value(r), c.op.Value(r), c.typ.Value(r))
+			}
+			statics[strings.Clone(text)] = s
+		}
+		st := engine.InstStat{Seq: c.seq.Value(r), Static: s, Group: c.group.Value(r), Warp: c.warp.Value(r),
+			Lanes: c.lanes.Value(r), Addresses: c.addrs.Value(r), MaxConflict: c.maxc.Value(r), Faults: c.faults.Value(r)}
+		for _, d := range cs[1:] {
+			r := d.row
+			if d.seq.Value(r) != st.Seq || d.lanes.Value(r) != st.Lanes || d.text.Value(r) != text {
+				return mergeErr("%s row %d is instruction %d (%d lanes), %s row %d is %d (%d lanes): not partitions of one replay",
+					d.t.path, n, d.seq.Value(r), d.lanes.Value(r), c.t.path, n, st.Seq, st.Lanes)
+			}
+			st.Addresses += d.addrs.Value(r)
+			st.Faults += d.faults.Value(r)
+			st.MaxConflict = max(st.MaxConflict, d.maxc.Value(r))
+		}
+		out = append(out, st)
+		if len(out) == mergeChunk {
+			if err := w.Instructions(out); err != nil {
+				return err
+			}
+			out = out[:0]
+		}
+	}
+	if len(out) > 0 {
+		return w.Instructions(out)
+	}
+	return nil
+}
