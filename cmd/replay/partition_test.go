@@ -199,3 +199,45 @@ func TestPartitionFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestPartitionsArrowFormat: partitions written as Arrow IPC (and Parquet,
+// -format both) merge, read from the Parquet files, into both formats,
+// each file byte-identical to the single replay's; and from Arrow files
+// alone when the partitions have no Parquet.
+func TestPartitionsArrowFormat(t *testing.T) {
+	root := t.TempDir()
+	tr := filepath.Join(root, "h.zst")
+	if code, _, stderr := replayCmd(t, "gen", "histogram", "-dialect", "sass", "-bins", "4096", "-lane-ops", "3e4", "-o", tr, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, format := range []string{"both", "arrow"} {
+		whole := filepath.Join(root, format, "whole")
+		if code, _, stderr := replayCmd(t, tr, "-format", format, "-o", whole, "-q"); code != 0 {
+			t.Fatal(stderr)
+		}
+		parts := filepath.Join(root, format, "parts")
+		for i := range 3 {
+			if code, _, stderr := replayCmd(t, tr, "-format", format, "-partition", fmt.Sprintf("%d/3", i), "-o", parts, "-q"); code != 0 {
+				t.Fatal(stderr)
+			}
+		}
+		merged := filepath.Join(root, format, "merged")
+		if code, _, stderr := replayCmd(t, "merge", parts, "-format", format, "-o", merged, "-q"); code != 0 {
+			t.Fatalf("%s: %s", format, stderr)
+		}
+		want, got := tableDigests(t, whole), tableDigests(t, merged)
+		n := 0
+		for f, h := range want {
+			if strings.HasPrefix(f, ".") {
+				continue
+			}
+			n++
+			if got[f] != h {
+				t.Errorf("-format %s: merged %s differs from the single replay's", format, f)
+			}
+		}
+		if wantN := map[string]int{"both": 10, "arrow": 5}[format]; n != wantN {
+			t.Errorf("-format %s: %d table files, want %d", format, n, wantN)
+		}
+	}
+}
