@@ -178,7 +178,7 @@ var replayVariants = []replayVariant{
 // replayOnce replays t into Parquet tables in dir through columnar, as
 // `replay -tables T -workers W -o dir t.zst` does, the trace read from
 // memory.
-func replayOnce(tb testing.TB, t *Trace, dir string, tables []string, workers int) engine.Summary {
+func replayOnce(tb testing.TB, t *Trace, dir string, tables []string, workers int, more ...engine.Option) engine.Summary {
 	src, err := trace.NewBinaryReader(bytes.NewReader(t.Data))
 	if err != nil {
 		tb.Fatal(err)
@@ -191,7 +191,7 @@ func replayOnce(tb testing.TB, t *Trace, dir string, tables []string, workers in
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sum, err := engine.Replay(src, sink, engine.WithWorkers(workers))
+	sum, err := engine.Replay(src, sink, append([]engine.Option{engine.WithWorkers(workers)}, more...)...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func BenchmarkReplay(b *testing.B) {
 	}
 }
 
-func benchReplay(b *testing.B, t *Trace, tables []string, workers int) {
+func benchReplay(b *testing.B, t *Trace, tables []string, workers int, more ...engine.Option) {
 	root := b.TempDir()
 	b.SetBytes(int64(len(t.Data)))
 	b.ReportAllocs()
@@ -251,7 +251,7 @@ func benchReplay(b *testing.B, t *Trace, tables []string, workers int) {
 		before, ok := rssBytes("VmRSS")
 		ok = ok && resetPeakRSS()
 		b.StartTimer()
-		sum = replayOnce(b, t, dir, tables, workers)
+		sum = replayOnce(b, t, dir, tables, workers, more...)
 		b.StopTimer()
 		hwm, ok2 := rssBytes("VmHWM")
 		if peakOK = peakOK && ok && ok2; peakOK {
@@ -267,6 +267,26 @@ func benchReplay(b *testing.B, t *Trace, tables []string, workers int) {
 	b.ReportMetric(float64(sum.Words), "words")
 	if peakOK {
 		b.ReportMetric(float64(peak), "peakRSS-B")
+	}
+}
+
+// BenchmarkPartition/<trace>/n=N is partition 0 of N of a replay with the
+// default tables (all five) on 2 workers, measured as BenchmarkReplay
+// measures a replay: the time and peak memory one process of a partitioned
+// replay needs, as N grows. Every partition decodes the whole trace
+// (BenchmarkLimit/<trace>/reader) and writes every instruction's row; the
+// rest (pages, results, addresses) is its share. docs/PERFORMANCE.md,
+// "Partitions", has the figures.
+func BenchmarkPartition(b *testing.B) {
+	for _, name := range []string{"uniform-64Mi", "uniform-1Mi"} {
+		b.Run(name, func(b *testing.B) {
+			t := getTrace(b, name)
+			for _, n := range []int{1, 2, 4, 8} {
+				b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+					benchReplay(b, t, nil, 2, engine.WithPartition(0, n))
+				})
+			}
+		})
 	}
 }
 
