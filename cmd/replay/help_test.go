@@ -24,7 +24,8 @@ var helpCases = []struct {
 	{"disasm", "replay disasm IN.zst [-o OUT.tasm]", []string{"-o FILE", "(default: standard output)"}},
 	{"gen", "replay gen WORKLOAD [flags] -o OUT.zst|OUT.tasm", []string{"replay gen -list", "-dialect D", "-lane-ops N", "-seed N", "-list ", "Workloads:"}},
 	{"merge", "replay merge DIR... -o OUT", []string{"-o DIR", "-format F", "part=i", "missing or repeated"}},
-	{"help", "replay help [SUBCOMMAND]", []string{"asm", "disasm", "gen", "merge"}},
+	{"diff", "replay diff A B", []string{"-limit N", "-q ", "seq, lane, elem", "1 they differ"}},
+	{"help", "replay help [SUBCOMMAND]", []string{"asm", "disasm", "gen", "merge", "diff"}},
 }
 
 // TestHelpEverySubcommand: -h, --help, -help, -h after other arguments,
@@ -47,6 +48,8 @@ func TestHelpEverySubcommand(t *testing.T) {
 			after = []string{"gen", "uniform", "-lane-ops", "1e3", "-o", "out.zst"}
 		case "help":
 			after = []string{"help", "gen"}
+		case "diff":
+			after = []string{"diff", "a", "b", "-limit", "3"}
 		}
 		forms := [][]string{
 			append(slices.Clone(prefix), "-h"),
@@ -135,7 +138,7 @@ func TestHelpUsageErrors(t *testing.T) {
 		args  []string
 		wants []string
 	}{
-		{[]string{"help", "nosuch"}, []string{`replay: help: unknown subcommand "nosuch"; the subcommands are replay, asm, disasm, gen, merge, help`, "run 'replay help' for usage"}},
+		{[]string{"help", "nosuch"}, []string{`replay: help: unknown subcommand "nosuch"; the subcommands are replay, asm, disasm, gen, merge, diff, help`, "run 'replay help' for usage"}},
 		{[]string{"help", "gen", "asm"}, []string{"help takes one subcommand, got 2: gen asm"}},
 		{[]string{"help", "-x"}, []string{"flag provided but not defined: -x"}},
 		{[]string{"gen", "-bogus"}, []string{"flag provided but not defined: -bogus", "run 'replay help gen' for usage"}},
@@ -164,6 +167,7 @@ func TestUsageListsEveryFlag(t *testing.T) {
 		"disasm": func(a []string) error { return cmdDisasm(a, io.Discard, io.Discard) },
 		"gen":    func(a []string) error { return cmdGen(a, io.Discard, io.Discard) },
 		"merge":  func(a []string) error { return cmdMerge(a, io.Discard, io.Discard) },
+		"diff":   func(a []string) error { return cmdDiff(a, io.Discard, io.Discard) },
 		"help":   func(a []string) error { return cmdHelp(a, io.Discard) },
 	}
 	if names := commandNames(); len(names) != len(cmds) {

@@ -58,6 +58,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdGen(args[1:], stdout, stderr)
 	case "merge":
 		err = cmdMerge(args[1:], stdout, stderr)
+	case "diff":
+		err = cmdDiff(args[1:], stdout, stderr)
 	case "help":
 		err = cmdHelp(args[1:], stdout)
 	case "-h", "-help", "--help":
@@ -79,11 +81,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
+	if errors.Is(err, errDiffer) {
+		return exitError
+	}
 	fmt.Fprintf(stderr, "replay: %v\n", err)
+	var te *troubleError
+	if errors.As(err, &te) {
+		return exitUsage
+	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		switch cmd {
-		case "asm", "disasm", "gen", "merge":
+		case "asm", "disasm", "gen", "merge", "diff":
 			fmt.Fprintf(stderr, "run 'replay help %s' for usage\n", cmd)
 		default: // replay's flags are in the overview
 			fmt.Fprintln(stderr, "run 'replay help' for usage")
@@ -214,10 +223,24 @@ partition.
 `,
 	},
 	{
+		name:     "diff",
+		synopsis: []string{"replay diff A B"},
+		summary:  "list what differs between two replays' tables; exit 1 when they differ",
+		about: `Compares the memory tables of output directories A and B word by word, on (space, group,
+addr), and their results tables lane by lane, on (seq, lane, elem): the key names neither the
+dialect nor the text, so a PTX replay and a SASS replay of one kernel compare lane by lane. It
+lists the differences (a key in one only, or different values) and a summary. Exit status: 0 no
+difference, 1 they differ, 2 bad usage or a directory or table that cannot be read.
+`,
+		flags: `  -limit N          differences to list, 0 = all (default 20)
+  -q                print nothing: the exit status says
+`,
+	},
+	{
 		name:     "help",
 		synopsis: []string{"replay help [SUBCOMMAND]"},
 		summary:  "print the overview, or a SUBCOMMAND's usage",
-		about: `SUBCOMMAND is replay (the command itself), asm, disasm, gen, merge or help. -h, -help or --help
+		about: `SUBCOMMAND is replay (the command itself), asm, disasm, gen, merge, diff or help. -h, -help or --help
 among a subcommand's arguments prints its usage too; replay -h prints the overview.
 `,
 	},

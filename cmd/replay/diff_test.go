@@ -1,0 +1,96 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDiffPTXAndSASS: the simpleAtomicIntrinsics kernel replayed from its
+// PTX and from its SASS form: no difference, exit 0, every word and lane
+// compared.
+func TestDiffPTXAndSASS(t *testing.T) {
+	root := t.TempDir()
+	ptx, sass := filepath.Join(root, "ptx"), filepath.Join(root, "sass")
+	for _, c := range [][2]string{{"../../examples/simpleAtomicIntrinsics.tasm", ptx}, {"../../examples/simpleAtomicIntrinsics.sass.tasm", sass}} {
+		if code, _, stderr := replayCmd(t, c[0], "-o", c[1], "-q"); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	code, out, stderr := replayCmd(t, "diff", ptx, sass)
+	if code != exitOK || stderr != "" {
+		t.Fatalf("diff: exit %d, %s%s", code, out, stderr)
+	}
+	for _, want := range []string{
+		"memory: 11 words in A, 11 in B: 0 differ, 0 only in A, 0 only in B",
+		"results: 180224 lane results in A, 180224 in B: 0 differ, 0 only in A, 0 only in B",
+		"no difference",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("diff output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestDiffOneWord: two traces that differ in one addend, of a warp whose
+// 32 lanes all add to one word and get nothing back, leave one word
+// different, and nothing else: diff lists exactly that word, with both
+// values, and exits 1; -q says the same by its status alone.
+func TestDiffOneWord(t *testing.T) {
+	root := t.TempDir()
+	trace := func(addend string) string {
+		return ".region global 0x1000 0x100\n" +
+			"atom.global.add.u32 d, [a], 1; | a=0x1000:4\n" +
+			"atom.global.add.u32 _, [a], " + addend + "; | a=0x1080\n"
+	}
+	dirs := map[string]string{}
+	for _, c := range []string{"2", "3"} {
+		p := filepath.Join(root, "t"+c+".tasm")
+		if err := os.WriteFile(p, []byte(trace(c)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dirs[c] = filepath.Join(root, "out"+c)
+		if code, _, stderr := replayCmd(t, p, "-o", dirs[c], "-q"); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	code, out, stderr := replayCmd(t, "diff", dirs["2"], dirs["3"])
+	if code != exitError || stderr != "" {
+		t.Fatalf("diff: exit %d (want 1), %s%s", code, out, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("diff printed %d lines, want a header, one difference and two summary lines:\n%s", len(lines), out)
+	}
+	// 32 lanes add 2 (or 3) to 0x1080: 0x40 against 0x60.
+	if f := strings.Fields(lines[1]); strings.Join(f, " ") != "memory global -1 0x1080 0x00000040 0x00000060" {
+		t.Errorf("the difference is %q, want memory global -1 0x1080 0x00000040 0x00000060", lines[1])
+	}
+	for _, want := range []string{
+		"memory: 33 words in A, 33 in B: 1 differ, 0 only in A, 0 only in B",
+		// The second instruction's lanes get nothing back (`_`): 0 in both.
+		"results: 64 lane results in A, 64 in B: 0 differ, 0 only in A, 0 only in B",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("diff output lacks %q:\n%s", want, out)
+		}
+	}
+	if code, out, _ := replayCmd(t, "diff", "-q", dirs["2"], dirs["3"]); code != exitError || out != "" {
+		t.Errorf("diff -q of different replays: exit %d, %q; want 1 and nothing", code, out)
+	}
+	if code, out, _ := replayCmd(t, "diff", "-q", dirs["2"], dirs["2"]); code != exitOK || out != "" {
+		t.Errorf("diff -q of a replay and itself: exit %d, %q; want 0 and nothing", code, out)
+	}
+	// Trouble is 2, not 1: a missing directory, a table on one side only.
+	if code, _, stderr := replayCmd(t, "diff", dirs["2"], filepath.Join(root, "nosuch")); code != exitUsage || !strings.Contains(stderr, "nosuch") {
+		t.Errorf("diff with a missing directory: exit %d, %q; want 2", code, stderr)
+	}
+	lean := filepath.Join(root, "lean")
+	if code, _, stderr := replayCmd(t, filepath.Join(root, "t2.tasm"), "-tables", "memory", "-o", lean, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := replayCmd(t, "diff", dirs["2"], lean); code != exitUsage || !strings.Contains(stderr, "has the results table") {
+		t.Errorf("diff with results on one side only: exit %d, %q; want 2", code, stderr)
+	}
+}
