@@ -124,6 +124,10 @@ type batch struct {
 	// partitioned: the memory holds one partition of several: lanes of
 	// other partitions' pages are skipped, their rows marked faultForeign.
 	partitioned bool
+	// order and seed: the order of lanes within an instruction (order.go);
+	// OrderLane takes the paths below as they are.
+	order Order
+	seed  uint64
 }
 
 // errMemoryFull is what expand reports when the simulated memory cannot
@@ -348,10 +352,20 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 			}
 		}
 		bi.bUni, bi.cUni = false, false
-		slot := bi.slot
 		var faults uint32
-		for m := bi.active; m != 0; m &= m - 1 {
-			lane := bits.TrailingZeros32(m)
+		var lanesBuf, permBuf [trace.MaxLanes]uint8
+		ls := activeLanes(bi.active, &lanesBuf)
+		var pm []uint8 // the lanes' order, when not lane order (order.go)
+		if b.order != OrderLane {
+			pm = lanePerm(b.order, b.seed, bi.Seq, len(ls), &permBuf)
+		}
+		for i := range ls {
+			k := i
+			if pm != nil {
+				k = int(pm[i])
+			}
+			lane := int(ls[k])
+			slot := bi.slot + uint32(k*st.Elems)
 			for e := 0; e < st.Elems; e++ {
 				addr := p.addr(bi, lane, e)
 				if b.partitioned && !mem.Local(bi.mem, addr) {
@@ -381,7 +395,9 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 				}
 				if f != FaultNone {
 					faults++
-					if b.firstFault[r] < 0 {
+					// The first in (seq, lane, elem) order, whatever order
+					// the lanes apply in.
+					if b.firstFault[r] < 0 || int(slot) < b.firstFault[r] {
 						b.firstFault[r] = int(slot)
 						b.faultRow[r] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr, Fault: f}
 					}
@@ -530,8 +546,11 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 	}
 	n := uint32(len(addrs))
 	var distinct, maxc uint32
-	if lo == hi {
-		// Every lane on one address: one record for the warp.
+	if lo == hi && (b.order == OrderLane || noDst && bi.bUni && bi.cUni) {
+		// Every lane on one address: one record for the warp. (Lanes in
+		// another order go one record each, below, unless nothing returns
+		// and every lane applies the same value: then any order leaves
+		// the same.)
 		en := cur.Resolve(bi.mem, lo)
 		if en == 0 {
 			return true, addrs, errMemoryFull
@@ -568,7 +587,7 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 		// lanes l < 32 are nonzero and under 2^37, so no two meet even
 		// modulo 2^64) need no conflict count.
 		// A partition counts only its own lanes.
-		count := list != nil || mask != ^uint64(0) || (step >= 1<<32 && -step >= 1<<32) || b.partitioned
+		count := lo == hi || list != nil || mask != ^uint64(0) || (step >= 1<<32 && -step >= 1<<32) || b.partitioned
 		var ok bool
 		if distinct, maxc, ok = b.routeLanes(ii, bi, routes, cur, addrs, vals, srcList, count, r); !ok {
 			return true, addrs, errMemoryFull
@@ -611,12 +630,19 @@ func (b *batch) routeLanes(ii int, bi *binst, routes []route, cur *shard.Cursor,
 	cs := &b.cset[r]
 	cs.next()
 	var en shard.Entry
-	slot := bi.slot
 	owners := len(routes)
-	m := bi.active
-	for _, a := range addrs {
-		lane := bits.TrailingZeros32(m)
-		m &= m - 1
+	var lanesBuf, permBuf [trace.MaxLanes]uint8
+	ls := activeLanes(bi.active, &lanesBuf)
+	var pm []uint8 // the lanes' order, when not lane order (order.go)
+	if b.order != OrderLane {
+		pm = lanePerm(b.order, b.seed, bi.Seq, len(addrs), &permBuf)
+	}
+	for i := range addrs {
+		k := i
+		if pm != nil {
+			k = int(pm[i])
+		}
+		a, lane, slot := addrs[k], int(ls[k]), bi.slot+uint32(k)
 		if en = cur.Cached(bi.mem, a); en == 0 {
 			if en = cur.Resolve(bi.mem, a); en == 0 {
 				return 0, 0, false
@@ -624,7 +650,6 @@ func (b *batch) routeLanes(ii int, bi *binst, routes []route, cur *shard.Cursor,
 		}
 		if en.Foreign() {
 			b.foreignRows(slot, 1)
-			slot++
 			continue
 		}
 		o := 0
@@ -639,7 +664,6 @@ func (b *batch) routeLanes(ii int, bi *binst, routes []route, cur *shard.Cursor,
 			aux = uint32(v >> p.srcShift)
 		}
 		routes[o].add(uint32(ii), rec{word: en.WordRef(a), slot: aux}, vals)
-		slot++
 		if count {
 			if c, fresh := cs.add(a); fresh {
 				distinct++

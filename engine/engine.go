@@ -175,6 +175,7 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 			b.reset(expanders, appliers, e.mem.Shards())
 			b.noResults = noResults
 			b.partitioned = e.opts.parts > 1
+			b.order, b.seed = e.opts.order, e.opts.seed
 			eof := e.fill(b, src)
 			// Decide before handing b over: from then on it is the
 			// compute stage's, which may set b.err.

@@ -16,6 +16,8 @@ type options struct {
 	progress   func(Summary)
 	part       int // this replay is partition part of parts (WithPartition)
 	parts      int
+	order      Order  // the lanes' order within an instruction (WithOrder)
+	seed       uint64 // OrderRandom's seed
 }
 
 // DefaultMaxMemory bounds the simulated memory a replay creates: 8 GiB of

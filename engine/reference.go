@@ -1,16 +1,18 @@
 package engine
 
 import (
+	"cmp"
 	"encoding/binary"
 	"io"
 	"math/bits"
+	"slices"
 	"sort"
 
 	"github.com/gpureplay/replay/trace"
 )
 
 // Reference replays src the plain way: one instruction at a time, lanes in
-// ascending order, memory as a map from byte address to byte. It shares no
+// ascending order (or the order WithOrder gives), memory as a map from byte address to byte. It shares no
 // memory code with the sharded engine (package shard is not used) and is
 // the oracle the engine's tests compare against. It writes to sink what
 // Replay writes, and commits or aborts it the same way.
@@ -22,7 +24,7 @@ func Reference(src trace.Source, sink Sink, opts ...Option) (Summary, error) {
 			return Summary{}, err
 		}
 	}
-	sum, err := reference(src, sink, o.explore)
+	sum, err := reference(src, sink, o.explore, o.order, o.seed)
 	if err != nil {
 		sink.Abort()
 		return Summary{}, err
@@ -48,7 +50,7 @@ type refAddrStat struct {
 	commuting bool
 }
 
-func reference(src trace.Source, sink Sink, explore bool) (Summary, error) {
+func reference(src trace.Source, sink Sink, explore bool, order Order, seed uint64) (Summary, error) {
 	addrs := map[refAddr]*refAddrStat{}
 	h := src.Header()
 	regions := map[trace.Space][]trace.Region{}
@@ -114,10 +116,12 @@ func reference(src trace.Source, sink Sink, explore bool) (Summary, error) {
 		var results []Result
 		hits := map[uint64]uint32{}
 		var faults uint32
-		for lane := 0; lane < trace.MaxLanes; lane++ {
-			if active&(1<<lane) == 0 {
-				continue
-			}
+		// The lanes in the replay's order (order.go); the rows are sorted
+		// back into lane order below.
+		var lanesBuf, permBuf [trace.MaxLanes]uint8
+		ls := activeLanes(active, &lanesBuf)
+		for _, k := range lanePerm(order, seed, in.Seq, len(ls), &permBuf) {
+			lane := int(ls[k])
 			for e := 0; e < st.Elems; e++ {
 				addr := refElemAddr(p, bi, lane, e)
 				hits[addr]++
@@ -198,6 +202,7 @@ func reference(src trace.Source, sink Sink, explore bool) (Summary, error) {
 				results = append(results, r)
 			}
 		}
+		slices.SortStableFunc(results, func(a, b Result) int { return cmp.Compare(a.Lane, b.Lane) })
 		maxc := uint32(0)
 		for _, n := range hits {
 			maxc = max(maxc, n)

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gpureplay/replay/internal/duckdbq"
 )
 
 // TestDiffPTXAndSASS: the simpleAtomicIntrinsics kernel replayed from its
@@ -92,5 +95,43 @@ func TestDiffOneWord(t *testing.T) {
 	}
 	if code, _, stderr := replayCmd(t, "diff", dirs["2"], lean); code != exitUsage || !strings.Contains(stderr, "has the results table") {
 		t.Errorf("diff with results on one side only: exit %d, %q; want 2", code, stderr)
+	}
+}
+
+// TestOrderFlag: -order reverse gives a CAS lock to the last lane, as the
+// results table shows through DuckDB; replay diff then tells the two
+// orders apart, lane by lane; a bad -order is a usage error.
+func TestOrderFlag(t *testing.T) {
+	duckdbq.Require(t)
+	root := t.TempDir()
+	tr := filepath.Join(root, "lock.tasm")
+	if err := os.WriteFile(tr, []byte(".region global 0x1000 0x100\natom.global.cas.b32 d, [l], 0, 1; | l=0x1000 mask=0xff0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]string{}
+	for _, o := range []string{"lane", "reverse"} {
+		dirs[o] = filepath.Join(root, o)
+		if code, _, stderr := replayCmd(t, tr, "-order", o, "-o", dirs[o], "-q"); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	var qs []string
+	for _, o := range []string{"lane", "reverse"} {
+		qs = append(qs, fmt.Sprintf("SELECT list(lane ORDER BY lane) FROM %s WHERE value = 0", duckdbq.QuoteString(filepath.Join(dirs[o], "results.parquet"))))
+	}
+	rs, err := duckdbq.QueryBatch(qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(rs[0].Rows[0][0], rs[1].Rows[0][0]); got != "[4] [11]" {
+		t.Errorf("the lock went to lanes %s under lane and reverse order, want [4] [11]", got)
+	}
+	// Lanes 4 and 11 swapped their values: two lane results differ.
+	code, out, _ := replayCmd(t, "diff", dirs["lane"], dirs["reverse"])
+	if code != exitError || !strings.Contains(out, "results: 8 lane results in A, 8 in B: 2 differ") {
+		t.Errorf("diff of the two orders: exit %d:\n%s", code, out)
+	}
+	if code, _, stderr := replayCmd(t, tr, "-order", "sideways"); code != exitUsage || !strings.Contains(stderr, "want lane, reverse or random") {
+		t.Errorf("-order sideways: exit %d, %q", code, stderr)
 	}
 }

@@ -25,7 +25,8 @@ var helpCases = []struct {
 	{"gen", "replay gen WORKLOAD [flags] -o OUT.zst|OUT.tasm", []string{"replay gen -list", "-dialect D", "-lane-ops N", "-seed N", "-list ", "Workloads:"}},
 	{"merge", "replay merge DIR... -o OUT", []string{"-o DIR", "-format F", "part=i", "missing or repeated"}},
 	{"diff", "replay diff A B", []string{"-limit N", "-q ", "seq, lane, elem", "1 they differ"}},
-	{"help", "replay help [SUBCOMMAND]", []string{"asm", "disasm", "gen", "merge", "diff"}},
+	{"report", "replay report DIR -o FILE.html [-title T]", []string{"-o FILE", "-title T", "-q ", "whole", "SQL", "docs/REPORT.md"}},
+	{"help", "replay help [SUBCOMMAND]", []string{"asm", "disasm", "gen", "merge", "diff", "report"}},
 }
 
 // TestHelpEverySubcommand: -h, --help, -help, -h after other arguments,
@@ -89,8 +90,8 @@ func TestHelpSameTextEveryForm(t *testing.T) {
 				}
 			}
 			flags := flagLines(want)
-			if len(flags) != 14 {
-				t.Errorf("replay help replay lists %d flags, want 14:\n%s", len(flags), want)
+			if len(flags) != 16 {
+				t.Errorf("replay help replay lists %d flags, want 16:\n%s", len(flags), want)
 			}
 			for _, l := range flags {
 				if !strings.Contains(overview, l+"\n") {
@@ -138,7 +139,7 @@ func TestHelpUsageErrors(t *testing.T) {
 		args  []string
 		wants []string
 	}{
-		{[]string{"help", "nosuch"}, []string{`replay: help: unknown subcommand "nosuch"; the subcommands are replay, asm, disasm, gen, merge, diff, help`, "run 'replay help' for usage"}},
+		{[]string{"help", "nosuch"}, []string{`replay: help: unknown subcommand "nosuch"; the subcommands are replay, asm, disasm, gen, merge, diff, report, help`, "run 'replay help' for usage"}},
 		{[]string{"help", "gen", "asm"}, []string{"help takes one subcommand, got 2: gen asm"}},
 		{[]string{"help", "-x"}, []string{"flag provided but not defined: -x"}},
 		{[]string{"gen", "-bogus"}, []string{"flag provided but not defined: -bogus", "run 'replay help gen' for usage"}},
@@ -168,6 +169,7 @@ func TestUsageListsEveryFlag(t *testing.T) {
 		"gen":    func(a []string) error { return cmdGen(a, io.Discard, io.Discard) },
 		"merge":  func(a []string) error { return cmdMerge(a, io.Discard, io.Discard) },
 		"diff":   func(a []string) error { return cmdDiff(a, io.Discard, io.Discard) },
+		"report": func(a []string) error { return cmdReport(a, io.Discard, io.Discard) },
 		"help":   func(a []string) error { return cmdHelp(a, io.Discard) },
 	}
 	if names := commandNames(); len(names) != len(cmds) {

@@ -60,6 +60,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdMerge(args[1:], stdout, stderr)
 	case "diff":
 		err = cmdDiff(args[1:], stdout, stderr)
+	case "report":
+		err = cmdReport(args[1:], stdout, stderr)
 	case "help":
 		err = cmdHelp(args[1:], stdout)
 	case "-h", "-help", "--help":
@@ -92,7 +94,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
 		switch cmd {
-		case "asm", "disasm", "gen", "merge", "diff":
+		case "asm", "disasm", "gen", "merge", "diff", "report":
 			fmt.Fprintf(stderr, "run 'replay help %s' for usage\n", cmd)
 		default: // replay's flags are in the overview
 			fmt.Fprintln(stderr, "run 'replay help' for usage")
@@ -155,6 +157,10 @@ demo (CUDA simpleAtomicIntrinsics).
   -batch N          instructions per batch, 1..1048576 (default 4096)
   -strict           stop at the first faulting lane
   -explore          mark addresses whose accesses might not commute (addresses.order_sensitive)
+  -order O          the order of an instruction's lanes, which no ISA document fixes: lane (default),
+                    reverse, or random (a permutation per instruction from -seed and its seq, the
+                    same for any -shards, -workers and -batch)
+  -seed N           -order random's seed (default 1)
   -max-memory N     stop when the simulated memory passes N bytes (default 8Gi; 512Mi, 1e9 …)
   -partition P      replay partition i/n only (0 <= i < n): the accesses to the pages whose xxhash
                     falls in it; the tables go to DIR/part=i; replay merge joins the n partitions.
@@ -237,11 +243,25 @@ difference, 1 they differ, 2 bad usage or a directory or table that cannot be re
 `,
 	},
 	{
+		name:     "report",
+		synopsis: []string{"replay report DIR -o FILE.html [-title T]"},
+		summary:  "write one self-contained HTML page of a replay's tables: numbers, plots, their SQL",
+		about: `Reads the Parquet tables a replay wrote to DIR (any of memory, results, instructions, ops and
+addresses; a plot whose table is absent says which table or flag it needs) and writes FILE, whole
+or not at all: headline numbers, plots drawn as inline SVG, and under each plot the DuckDB SQL
+that gives its data (docs/REPORT.md). The page needs no network to view.
+`,
+		flags: `  -o FILE           the HTML page to write (required)
+  -title T          the page's title (default: replay report: DIR)
+  -q                print nothing on success
+`,
+	},
+	{
 		name:     "help",
 		synopsis: []string{"replay help [SUBCOMMAND]"},
 		summary:  "print the overview, or a SUBCOMMAND's usage",
-		about: `SUBCOMMAND is replay (the command itself), asm, disasm, gen, merge, diff or help. -h, -help or --help
-among a subcommand's arguments prints its usage too; replay -h prints the overview.
+		about: `SUBCOMMAND is replay (the command itself), asm, disasm, gen, merge, diff, report or help. -h, -help
+or --help among a subcommand's arguments prints its usage too; replay -h prints the overview.
 `,
 	},
 }

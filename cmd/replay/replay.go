@@ -42,6 +42,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	profDir := fs.String("profile-dir", "profiles", "profile directory")
 	quiet := fs.Bool("q", false, "quiet")
 	partFlag := fs.String("partition", "", "replay partition i/n, or auto")
+	orderFlag := fs.String("order", "lane", "lane, reverse or random")
+	seed := fs.Uint64("seed", 1, "the random order's seed")
 	partsFlag := fs.Int("partitions", 0, "with -partition auto: n")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -49,6 +51,10 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(pos) > 1 {
 		return usagef("replay takes one trace, got %d: %s", len(pos), strings.Join(pos, " "))
+	}
+	order, err := engine.ParseOrder(*orderFlag)
+	if err != nil {
+		return usagef("-order: %v", err)
 	}
 	part, parts := 0, 1
 	if *partFlag != "" {
@@ -76,7 +82,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	eopts := []engine.Option{engine.WithShards(*shards), engine.WithWorkers(*workers),
 		engine.WithBatchInsts(*batch), engine.WithStrict(*strict), engine.WithMaxMemory(uint64(maxMem)), engine.WithExplore(*explore),
-		engine.WithPartition(part, parts)}
+		engine.WithPartition(part, parts), engine.WithOrder(order, *seed)}
 	// Validate every option before touching the trace or the output.
 	if _, err := engine.New(&trace.Header{}, eopts...); err != nil {
 		return usagef("%v", err)
