@@ -161,6 +161,9 @@ demo (CUDA simpleAtomicIntrinsics).
                     reverse, or random (a permutation per instruction from -seed and its seq, the
                     same for any -shards, -workers and -batch)
   -seed N           -order random's seed (default 1)
+  -explore-orders K also replay K random orders (seeds -seed, -seed+1, …) and write, for every word whose
+                    final value differs between them and lane order, its value under each: the orders
+                    table, witnesses that the result depends on an order the ISA leaves open
   -max-memory N     stop when the simulated memory passes N bytes (default 8Gi; 512Mi, 1e9 …)
   -partition P      replay partition i/n only (0 <= i < n): the accesses to the pages whose xxhash
                     falls in it; the tables go to DIR/part=i; replay merge joins the n partitions.

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpureplay/replay/report"
+)
+
+var updateReportPNG = flag.Bool("update-report-png", false, "rewrite docs/report.png from TestReportInBrowser's screenshot")
+
+// browserCheck is what tools/browser/check.mjs prints.
+type browserCheck struct {
+	ConsoleErrors []string `json:"consoleErrors"`
+	PageErrors    []string `json:"pageErrors"`
+	Requests      []string `json:"requests"`
+	SVGs          int      `json:"svgs"`
+	Texts         []string `json:"texts"`
+	Title         string   `json:"title"`
+}
+
+// requireBrowser fails the test (it does not skip: CI installs them) when
+// node, Chromium or tools/browser's playwright-core is missing, and returns
+// the path of check.mjs.
+func requireBrowser(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(root, "tools", "browser", "check.mjs")
+	chromium := os.Getenv("CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	var missing []string
+	if _, err := exec.LookPath("node"); err != nil {
+		missing = append(missing, "node (apt-get install -y nodejs npm)")
+	}
+	if _, err := os.Stat(chromium); err != nil {
+		missing = append(missing, chromium+" (apt-get install -y chromium, or set CHROMIUM)")
+	}
+	if _, err := os.Stat(filepath.Join(root, "tools", "browser", "node_modules", "playwright-core", "package.json")); err != nil {
+		missing = append(missing, "playwright-core (npm ci --prefix tools/browser)")
+	}
+	if len(missing) > 0 {
+		t.Fatalf("the browser test needs %s", strings.Join(missing, "; "))
+	}
+	return script
+}
+
+// TestReportInBrowser: a generated trace replayed with -explore, its report
+// loaded in headless Chromium: no console or page error, no request beyond
+// the file, the plots rendered, the headline numbers shown; a screenshot.
+func TestReportInBrowser(t *testing.T) {
+	script := requireBrowser(t)
+	tmp := t.TempDir()
+	trace, out, page := filepath.Join(tmp, "h.zst"), filepath.Join(tmp, "out"), filepath.Join(tmp, "report.html")
+	for _, args := range [][]string{
+		{"gen", "histogram", "-lane-ops", "2e4", "-o", trace, "-q"},
+		{"-q", "-explore", "-o", out, trace},
+		{"report", out, "-o", page, "-title", "histogram, 2e4 lane-ops"},
+	} {
+		if code, _, errOut := replayCmd(t, args...); code != exitOK {
+			t.Fatalf("replay %s: exit %d: %s", strings.Join(args, " "), code, errOut)
+		}
+	}
+	d, err := report.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(tmp, "report.png")
+	start := time.Now()
+	cmd := exec.Command("node", script, page, shot)
+	cmd.Env = append(os.Environ(), "SHOT_MAX_HEIGHT=1900")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node %s: %v\n%s", script, err, stderr.String())
+	}
+	t.Logf("Chromium loaded the page in %v", time.Since(start).Round(time.Millisecond))
+	var got browserCheck
+	if err := json.Unmarshal(stdout, &got); err != nil {
+		t.Fatalf("check.mjs printed %q: %v", stdout, err)
+	}
+	if len(got.ConsoleErrors) > 0 || len(got.PageErrors) > 0 {
+		t.Errorf("console errors %q, page errors %q", got.ConsoleErrors, got.PageErrors)
+	}
+	if len(got.Requests) > 0 {
+		t.Errorf("the page fetched %q; it must be self-contained", got.Requests)
+	}
+	// hottest addresses, conflict depth, ops, per-warp activity (no faults,
+	// and histogram's adds commute: no order-sensitive address).
+	if got.SVGs != 4 {
+		t.Errorf("%d rendered <svg> elements, want 4", got.SVGs)
+	}
+	if got.Title != "histogram, 2e4 lane-ops" {
+		t.Errorf("title %q", got.Title)
+	}
+	want := []string{commaInt(d.Instructions.N), commaInt(d.Lanes.N), "20,000", "0", commaInt(d.Addresses.N), d.Hottest.Label()}
+	if len(got.Texts) < len(want) {
+		t.Fatalf("headline numbers %q, want %q…", got.Texts, want)
+	}
+	for i, w := range want {
+		if got.Texts[i] != w {
+			t.Errorf("headline number %d is %q, want %q (all: %q)", i, got.Texts[i], w, got.Texts)
+		}
+	}
+	if st, err := os.Stat(shot); err != nil || st.Size() < 10<<10 {
+		t.Errorf("screenshot %s: %v", shot, err)
+	}
+	if *updateReportPNG {
+		b, err := os.ReadFile(shot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("../../docs/report.png", b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// commaInt writes n as the page does, with thousands separators.
+func commaInt(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// TestReportErrors: a bad or empty DIR fails with exit 1 and leaves no
+// file; a missing -o is a usage error; a failed report keeps an earlier page.
+func TestReportErrors(t *testing.T) {
+	tmp := t.TempDir()
+	page := filepath.Join(tmp, "r.html")
+	if err := os.WriteFile(page, []byte("earlier"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(tmp, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"report", filepath.Join(tmp, "nosuch"), "-o", page}, exitError, "no such file or directory"},
+		{[]string{"report", empty, "-o", page}, exitError, "holds none of the tables"},
+		{[]string{"report", empty}, exitUsage, "report needs -o FILE.html"},
+		{[]string{"report", "-o", page}, exitUsage, "report takes one output directory, got 0"},
+		{[]string{"report", empty, "-o", page, "-bogus"}, exitUsage, "run 'replay help report' for usage"},
+	} {
+		code, _, errOut := replayCmd(t, c.args...)
+		if code != c.code || !strings.Contains(errOut, c.want) {
+			t.Errorf("replay %s: exit %d, stderr %q; want exit %d and %q", strings.Join(c.args, " "), code, errOut, c.code, c.want)
+		}
+	}
+	if b, _ := os.ReadFile(page); string(b) != "earlier" {
+		t.Errorf("a failed report changed %s: %q", page, b)
+	}
+	ents, _ := os.ReadDir(tmp)
+	if len(ents) != 2 {
+		t.Errorf("%s holds %d entries, want r.html and empty: %v", tmp, len(ents), ents)
+	}
+}

@@ -1,0 +1,37 @@
+// Package report turns a replay's output directory into one self-contained
+// HTML page: headline numbers (instructions, lanes, lane-ops, faults,
+// distinct addresses, the hottest address, the worst max_conflict, memory
+// words), plots drawn in Go with gonum.org/v1/plot as inline SVG, and under
+// each plot the DuckDB SQL, over the Parquet files by relative path
+// ('instructions.parquet'), that gives its data. `replay report DIR -o
+// FILE` (cmd/replay) writes it; docs/REPORT.md shows it.
+//
+// The plots: the hottest addresses (addresses), the distribution of
+// max_conflict (instructions), the mean max_conflict per (dialect, op,
+// type) (ops), faults by kind (results; instructions without kinds when
+// results is absent), order-sensitive addresses (addresses, filled by
+// replay -explore), racing addresses (no table yet: the section says that a
+// future -races flag will write it), and lanes per warp over windows of
+// the trace (instructions).
+//
+// Invariants:
+//
+//   - The data comes from the Parquet files alone, read with arrow-go
+//     (only the columns a plot needs, in batches of 64 Ki rows; memory is
+//     bounded by the top-20 heaps, the distinct max_conflict values, the
+//     distinct (group, warp) pairs and a grid of at most 100 windows by 64
+//     warp rows, never by the table's length). The instructions table is
+//     read twice: once for the counts and the set of warps, once for the
+//     grid.
+//   - Each plot's SQL gives exactly the data the plot draws: the same
+//     grouping, order and ties (addresses of equal accesses in the table's
+//     order: space, group, addr), and the activity query names the window
+//     and rows-per-row sizes the plot used.
+//   - A table that is absent leaves its sections with a note of which table
+//     (or flag) is needed and how to get it, never an error; Load fails only
+//     when DIR is not a directory or holds none of the five tables.
+//   - The page needs nothing beyond itself: no script, no stylesheet, font
+//     or image from elsewhere (the SVGs name Liberation Sans and embed no
+//     font; the activity grid is a PNG inside its SVG as a data: URL).
+//   - The same tables give the same bytes: no timestamp, maps sorted.
+package report

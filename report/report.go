@@ -1,0 +1,380 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+)
+
+// Options are the page's settings.
+type Options struct {
+	// Title heads the page; empty: "replay report: DIR".
+	Title string
+}
+
+// Number is a headline figure: its value, or why it is missing.
+type Number struct {
+	Label string
+	Value string
+	Note  string // under the value: where it came from, or what it needs
+	Known bool
+}
+
+// Section is one part of the page: a plot and the SQL of its data, or
+// what is needed to draw it.
+type Section struct {
+	ID, Title string
+	About     string        // what it shows
+	SVG       template.HTML // the plot; empty when there is none
+	Message   string        // instead of, or beside, a plot
+	Needs     string        // the table or flag it lacks
+	SQL       string        // DuckDB SQL over the Parquet files that gives the plot's data
+}
+
+// Page is everything the HTML template shows.
+type Page struct {
+	Title    string
+	Dir      string
+	Tables   []string // present
+	Missing  []string
+	Numbers  []Number
+	NumSQL   string
+	Sections []Section
+}
+
+// Generate reads the tables in dir and writes the report page to w.
+func Generate(w io.Writer, dir string, opts Options) error {
+	d, err := Load(dir)
+	if err != nil {
+		return err
+	}
+	return Write(w, d, opts)
+}
+
+// Write renders d as one self-contained HTML page.
+func Write(w io.Writer, d *Data, opts Options) error {
+	p, err := Build(d, opts)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := pageTemplate.Execute(&b, p); err != nil {
+		return err
+	}
+	_, err = b.WriteTo(w)
+	return err
+}
+
+// Build computes the page: the headline numbers and each section's plot.
+func Build(d *Data, opts Options) (*Page, error) {
+	p := &Page{Title: opts.Title, Dir: d.Dir}
+	if p.Title == "" {
+		p.Title = "replay report: " + d.Dir
+	}
+	for _, t := range Tables {
+		if d.Present[t] {
+			p.Tables = append(p.Tables, t)
+		} else {
+			p.Missing = append(p.Missing, t)
+		}
+	}
+	p.Numbers, p.NumSQL = d.numbers()
+	for _, f := range []func() (Section, error){d.hotSection, d.conflictSection, d.opsSection, d.faultSection, d.orderSection, d.raceSection, d.activitySection} {
+		s, err := f()
+		if err != nil {
+			return nil, fmt.Errorf("report: %s: %w", s.Title, err)
+		}
+		p.Sections = append(p.Sections, s)
+	}
+	return p, nil
+}
+
+// needs says what a section lacks: the table, and how to get it.
+func (d *Data) needs(table, flag string) string {
+	if d.Arrow[table] {
+		return fmt.Sprintf("needs %s.parquet; %s has %s.arrow only: run replay with -format parquet (or both)", table, d.Dir, table)
+	}
+	s := fmt.Sprintf("needs the %s table (%s.parquet), which %s lacks: run replay with -tables including %s (replay writes all five tables by default)", table, table, d.Dir, table)
+	if flag != "" {
+		s += ", and with " + flag
+	}
+	return s
+}
+
+func count(c Count) Number {
+	if !c.Known {
+		return Number{Value: "—"}
+	}
+	return Number{Value: commas(c.N), Note: "from " + c.From, Known: true}
+}
+
+func (d *Data) numbers() ([]Number, string) {
+	var ns []Number
+	add := func(label string, n Number, need string) {
+		n.Label = label
+		if !n.Known && need != "" {
+			n.Note = "needs " + need
+		}
+		ns = append(ns, n)
+	}
+	add("instructions", count(d.Instructions), "instructions or ops")
+	add("lanes", count(d.Lanes), "instructions or ops")
+	add("lane-ops", count(d.LaneOps), "results")
+	add("faults", count(d.Faults), "results, instructions or ops")
+	add("distinct addresses", count(d.Addresses), "addresses")
+	if d.Hottest != nil {
+		add("hottest address", Number{Value: d.Hottest.Label(), Note: commas(d.Hottest.Accesses) + " accesses, " + commas(d.Hottest.Warps) + " warps", Known: true}, "")
+	} else {
+		add("hottest address", Number{Value: "—"}, "addresses")
+	}
+	add("worst max_conflict", count(d.WorstConflict), "instructions or ops")
+	add("memory words", count(d.MemoryWords), "memory")
+
+	var sql []string
+	if d.Present["instructions"] {
+		sql = append(sql, `SELECT count(*) AS instructions, sum(lanes) AS lanes, sum(faults) AS faults,
+       max(max_conflict) AS worst_conflict
+FROM 'instructions.parquet';`)
+	} else if d.Present["ops"] {
+		sql = append(sql, `SELECT sum(instructions) AS instructions, sum(lanes) AS lanes, sum(faults) AS faults,
+       max(max_conflict) AS worst_conflict
+FROM 'ops.parquet';`)
+	}
+	if d.Present["results"] {
+		sql = append(sql, `SELECT count(*) AS lane_ops, count(*) FILTER (WHERE fault <> '') AS faults
+FROM 'results.parquet';`)
+	}
+	if d.Present["addresses"] {
+		sql = append(sql, `SELECT count(*) AS addresses, sum(accesses) AS accesses
+FROM 'addresses.parquet';`, hotSQL("", 1))
+	}
+	if d.Present["memory"] {
+		sql = append(sql, `SELECT count(*) AS memory_words FROM 'memory.parquet';`)
+	}
+	return ns, strings.Join(sql, "\n\n")
+}
+
+func hotSQL(where string, limit int) string {
+	if where != "" {
+		where = "\nWHERE " + where
+	}
+	return fmt.Sprintf(`SELECT space, "group", printf('0x%%x', addr) AS addr, accesses, warps
+FROM 'addresses.parquet'%s
+ORDER BY accesses DESC, space, "group", addr
+LIMIT %d;`, where, limit)
+}
+
+func (d *Data) hotSection() (s Section, err error) {
+	s = Section{ID: "hot", Title: "Hottest addresses",
+		About: fmt.Sprintf("The %d addresses with the most lane-element accesses by atomics (ties in the table's order: space, group, address).", TopN),
+		SQL:   hotSQL("", TopN)}
+	switch {
+	case !d.Present["addresses"]:
+		s.Needs = d.needs("addresses", "")
+	case len(d.Hot) == 0:
+		s.Message = "No atomic touched an address (the addresses table is empty)."
+	default:
+		s.SVG, err = hotPlot(fmt.Sprintf("Top %d addresses by accesses", len(d.Hot)), d.Hot, barColor)
+	}
+	return s, err
+}
+
+func (d *Data) conflictSection() (s Section, err error) {
+	s = Section{ID: "conflicts", Title: "Distribution of conflict depth",
+		About: "How many instructions had each max_conflict: the most lane-elements of one instruction that hit one address, which the hardware serialises.",
+		SQL: `SELECT max_conflict, count(*) AS instructions
+FROM 'instructions.parquet'
+GROUP BY max_conflict
+ORDER BY max_conflict;`}
+	switch {
+	case !d.Present["instructions"]:
+		s.Needs = d.needs("instructions", "")
+	case len(d.Conflicts) == 0:
+		s.Message = "The instructions table is empty."
+	default:
+		s.SVG, err = conflictPlot(d.Conflicts)
+	}
+	return s, err
+}
+
+func (d *Data) opsSection() (s Section, err error) {
+	s = Section{ID: "ops", Title: "Serialisation by operation",
+		About: "Per (dialect, op, type): the mean max_conflict of its instructions (conflict_sum / instructions), with the instruction count and the worst max_conflict in the label.",
+		SQL: `SELECT dialect, op, type, sum(instructions) AS instructions, sum(lanes) AS lanes,
+       max(max_conflict) AS worst_conflict,
+       sum(conflict_sum) / sum(instructions) AS mean_conflict
+FROM 'ops.parquet'
+GROUP BY dialect, op, type
+ORDER BY dialect, op, type;`}
+	switch {
+	case !d.Present["ops"]:
+		s.Needs = d.needs("ops", "")
+	case len(d.Ops) == 0:
+		s.Message = "The ops table is empty."
+	default:
+		s.SVG, err = opsPlot(d.Ops)
+	}
+	return s, err
+}
+
+func (d *Data) faultSection() (s Section, err error) {
+	s = Section{ID: "faults", Title: "Faults by kind"}
+	switch {
+	case d.Present["results"]:
+		s.About = "Faulted lane-elements by kind (results.fault)."
+		s.SQL = `SELECT fault, count(*) AS lanes
+FROM 'results.parquet'
+WHERE fault <> ''
+GROUP BY fault
+ORDER BY lanes DESC, fault;`
+		if len(d.FaultKinds) == 0 {
+			s.Message = "No lane faulted."
+		} else {
+			s.SVG, err = faultPlot("Faulted lane-elements by kind", d.FaultKinds)
+		}
+	case d.Present["instructions"]:
+		s.About = "Without the results table the kinds are unknown: faulted or dropped lane-elements by instruction kind (instructions.faults). Run replay with the results table for the kinds."
+		s.SQL = `SELECT dialect || ' ' || op || '.' || type AS kind, sum(faults) AS faults
+FROM 'instructions.parquet'
+GROUP BY kind
+HAVING sum(faults) > 0
+ORDER BY faults DESC, kind;`
+		if len(d.FaultsByInst) == 0 {
+			s.Message = "No lane faulted."
+		} else {
+			s.SVG, err = faultPlot("Faulted lane-elements by instruction kind", d.FaultsByInst)
+		}
+	default:
+		s.SQL = `SELECT fault, count(*) AS lanes FROM 'results.parquet' WHERE fault <> '' GROUP BY fault;`
+		s.Needs = d.needs("results", "") + " (or, for counts without kinds, the instructions table)"
+	}
+	return s, err
+}
+
+func (d *Data) orderSection() (s Section, err error) {
+	s = Section{ID: "order", Title: "Order-sensitive addresses",
+		About: "Addresses whose accesses might not commute, so that another order the ISA allows could leave a different final value (addresses.order_sensitive, filled by replay -explore): the most accessed of them.",
+		SQL: hotSQL("order_sensitive", TopN) + `
+
+SELECT count(*) FILTER (WHERE order_sensitive) AS order_sensitive,
+       sum(accesses) FILTER (WHERE order_sensitive) AS their_accesses,
+       sum(accesses) AS accesses
+FROM 'addresses.parquet';`}
+	switch {
+	case !d.Present["addresses"]:
+		s.Needs = d.needs("addresses", "-explore")
+	case d.OrderCount == 0:
+		s.Message = "No address is marked order-sensitive. Without -explore the column is always false: if this replay ran without it, run replay -explore to fill it."
+	default:
+		s.Message = fmt.Sprintf("%s of %s addresses are order-sensitive, with %s of %s accesses.",
+			commas(d.OrderCount), commas(d.Addresses.N), commas(d.OrderAccesses), commas(d.TotalAccesses))
+		s.SVG, err = hotPlot(fmt.Sprintf("Top %d order-sensitive addresses by accesses", len(d.OrderSensitive)), d.OrderSensitive, alarmColor)
+	}
+	return s, err
+}
+
+func (d *Data) raceSection() (Section, error) {
+	s := Section{ID: "races", Title: "Racing addresses",
+		About: "Addresses that accesses of different warps reach without an order between them.",
+		Needs: "needs a races table, which replay does not write yet: a future replay -races flag will write races.parquet, and this section will plot it"}
+	if d.RacesPresent {
+		s.Message = "races.parquet is here, but this version of replay report does not read it yet."
+	}
+	return s, nil
+}
+
+func (d *Data) activitySection() (s Section, err error) {
+	s = Section{ID: "activity", Title: "Per-warp activity over the trace",
+		About: "Lanes that ran, per (group, warp) and window of the trace (seq): white where a warp ran nothing."}
+	a := d.Activity
+	w, r := uint64(1), 1
+	if a != nil {
+		w, r = a.Window, a.WarpsPerRow
+		s.About += fmt.Sprintf(" %d windows of %d instructions; %d warps", len(a.Lanes[0]), a.Window, len(a.Warps))
+		if r > 1 {
+			s.About += fmt.Sprintf(", %d to a row (in (group, warp) order)", r)
+		}
+		s.About += "."
+	}
+	s.SQL = fmt.Sprintf(`WITH w AS (
+  SELECT "group", warp, row_number() OVER (ORDER BY "group", warp) - 1 AS rank
+  FROM (SELECT DISTINCT "group", warp FROM 'instructions.parquet'))
+SELECT i.seq // %d AS "window", w.rank // %d AS "row", sum(i.lanes) AS lanes
+FROM 'instructions.parquet' i JOIN w USING ("group", warp)
+GROUP BY ALL
+ORDER BY "window", "row";`, w, r)
+	switch {
+	case !d.Present["instructions"]:
+		s.Needs = d.needs("instructions", "")
+	case a == nil:
+		s.Message = "The instructions table is empty."
+	default:
+		s.SVG, err = activityPlot(a)
+	}
+	return s, err
+}
+
+// commas writes n with thousands separators.
+func commas(n uint64) string {
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="replay report">
+<title>{{.Title}}</title>
+<style>
+body { font-family: "Liberation Sans", Arial, Helvetica, sans-serif; margin: 0 auto; max-width: 62rem; padding: 1rem 1.5rem 3rem; color: #1d232a; background: #fff; }
+h1 { font-size: 1.5rem; margin: .5rem 0 .25rem; }
+h2 { font-size: 1.15rem; margin: 2rem 0 .25rem; border-bottom: 1px solid #d8dee4; padding-bottom: .2rem; }
+.meta { color: #57606a; font-size: .9rem; }
+.numbers { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: .6rem; margin: 1rem 0; }
+.num { border: 1px solid #d8dee4; border-radius: 6px; padding: .5rem .7rem; }
+.num .label { color: #57606a; font-size: .8rem; }
+.num .value { font-size: 1.35rem; font-weight: bold; overflow-wrap: anywhere; }
+.num .note { color: #57606a; font-size: .75rem; }
+.num.missing .value { color: #8c959f; }
+svg.plot { display: block; width: 100%; max-width: 46rem; height: auto; margin: .5rem 0; }
+pre { background: #f6f8fa; border: 1px solid #d8dee4; border-radius: 6px; padding: .6rem .8rem; overflow-x: auto; font-size: .8rem; }
+.needs { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px; padding: .5rem .8rem; }
+.sqlhead { font-size: .8rem; color: #57606a; margin: .4rem 0 0; }
+nav a { margin-right: .8rem; font-size: .9rem; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p class="meta">Output directory <code>{{.Dir}}</code>. Tables read: {{range $i, $t := .Tables}}{{if $i}}, {{end}}<code>{{$t}}.parquet</code>{{end}}{{if .Missing}}; absent: {{range $i, $t := .Missing}}{{if $i}}, {{end}}<code>{{$t}}</code>{{end}}{{end}}.
+The SQL under each plot (DuckDB) reproduces its data: run it in DIR, e.g. <code>cd DIR &amp;&amp; duckdb</code>.</p>
+<nav>{{range .Sections}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}</nav>
+<section id="numbers">
+<div class="numbers">
+{{range .Numbers}}<div class="num{{if not .Known}} missing{{end}}"><div class="label">{{.Label}}</div><div class="value">{{.Value}}</div>{{if .Note}}<div class="note">{{.Note}}</div>{{end}}</div>
+{{end}}</div>
+{{if .NumSQL}}<p class="sqlhead">SQL</p>
+<pre><code class="sql">{{.NumSQL}}</code></pre>{{end}}
+</section>
+{{range .Sections}}<section id="{{.ID}}">
+<h2>{{.Title}}</h2>
+{{if .About}}<p>{{.About}}</p>{{end}}
+{{if .Needs}}<p class="needs">This section {{.Needs}}.</p>{{end}}
+{{if .Message}}<p class="message">{{.Message}}</p>{{end}}
+{{.SVG}}
+{{if .SQL}}<p class="sqlhead">SQL</p>
+<pre><code class="sql">{{.SQL}}</code></pre>{{end}}
+</section>
+{{end}}</body>
+</html>
+`))
