@@ -281,7 +281,7 @@ func failingRename(k int, sticky bool, calls *int) func(string, string) error {
 // renames is how many renames a commit of the later run over the earlier
 // one makes: the journal, a backup of each earlier table file, a rename
 // of each later one.
-var renames = 1 + 2*int(numTables) + len(laterTables)
+var renames = 1 + 2*len(TableNames()) + len(laterTables)
 
 // TestRenameFailsPartWay: a rename failing at any point of Commit leaves
 // the directory exactly as it was, byte for byte, hidden files included.
@@ -331,7 +331,7 @@ func TestRenameFailsPartWay(t *testing.T) {
 // completes the commit. (From the second backup on: when the first one
 // fails there is nothing to undo.)
 func TestUndoFails(t *testing.T) {
-	for _, k := range []int{2, 5, 1 + 2*int(numTables), renames - 1} {
+	for _, k := range []int{2, 5, 1 + 2*len(TableNames()), renames - 1} {
 		t.Run(fmt.Sprint("rename ", k), func(t *testing.T) {
 			dir := t.TempDir()
 			commitRun(t, dir, earlierRows, earlierOpts...)

@@ -60,7 +60,10 @@ func TestParquetEncodings(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[encoding]string{encPlain: "PLAIN", encDelta: "DELTA_BINARY_PACKED", encDict: "RLE_DICTIONARY"}
-	for _, spec := range specs {
+	for id, spec := range specs {
+		if tableID(id) == tOrders {
+			continue // not written by default: cmd/replay's -explore-orders test reads it
+		}
 		rdr, err := file.OpenParquetFile(filepath.Join(dir, spec.name+".parquet"), false)
 		if err != nil {
 			t.Fatal(err)

@@ -312,6 +312,11 @@ func mergeInto(w *Writer, parts []*partDir) error {
 			return err
 		}
 	}
+	if _, ok := parts[0].files[tOrders]; ok {
+		if err := mergeSorted(parts, tOrders, w, newOrdersCursor); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -494,6 +499,57 @@ func (c *memoryCursor) emit(b *rowBuffer) {
 	b.words = append(b.words, engine.Word{Space: sp, Group: c.group.Value(c.row), Addr: c.addr.Value(c.row), Value: c.value.Value(c.row)})
 }
 
+// ordersCursor reads the orders table: an address's rows are all in one
+// partition, one after another, so merging on the address keeps them
+// together and in their order.
+type ordersCursor struct {
+	rowCursor
+	space, order *array.String
+	group        *array.Int64
+	addr         *array.Uint64
+	value        *array.Uint32
+	memo         spaceMemo
+}
+
+func newOrdersCursor(t *tableReader) cursor {
+	c := &ordersCursor{rowCursor: rowCursor{t: t, row: -1}}
+	c.bind = func(rec arrow.RecordBatch) (err error) {
+		p := t.path
+		if c.space, err = column[*array.String](p, rec, "space"); err != nil {
+			return err
+		}
+		if c.order, err = column[*array.String](p, rec, "order"); err != nil {
+			return err
+		}
+		if c.group, err = column[*array.Int64](p, rec, "group"); err != nil {
+			return err
+		}
+		if c.addr, err = column[*array.Uint64](p, rec, "addr"); err != nil {
+			return err
+		}
+		c.value, err = column[*array.Uint32](p, rec, "value")
+		return err
+	}
+	return c
+}
+
+func (c *ordersCursor) less(o cursor) bool {
+	d := o.(*ordersCursor)
+	return cmp.Or(strings.Compare(c.space.Value(c.row), d.space.Value(d.row)),
+		cmp.Compare(c.group.Value(c.row), d.group.Value(d.row)),
+		cmp.Compare(c.addr.Value(c.row), d.addr.Value(d.row))) < 0
+}
+
+func (c *ordersCursor) emit(b *rowBuffer) {
+	sp, err := c.memo.parse(c.t.path, c.space.Value(c.row))
+	if err != nil {
+		b.err = err
+		return
+	}
+	b.orders = append(b.orders, engine.OrderWitness{Space: sp, Group: c.group.Value(c.row), Addr: c.addr.Value(c.row),
+		Order: strings.Clone(c.order.Value(c.row)), Value: c.value.Value(c.row)})
+}
+
 type addressCursor struct {
 	rowCursor
 	space                    *array.String
@@ -603,6 +659,7 @@ type rowBuffer struct {
 	results []engine.Result
 	words   []engine.Word
 	addrs   []engine.AddressStat
+	orders  []engine.OrderWitness
 	err     error
 }
 
@@ -612,7 +669,7 @@ func (b *rowBuffer) flush(w *Writer, final bool) error {
 	if b.err != nil {
 		return b.err
 	}
-	n := len(b.results) + len(b.words) + len(b.addrs)
+	n := len(b.results) + len(b.words) + len(b.addrs) + len(b.orders)
 	if n < mergeChunk && !final {
 		return nil
 	}
@@ -624,8 +681,10 @@ func (b *rowBuffer) flush(w *Writer, final bool) error {
 		err = w.Memory(b.words)
 	case len(b.addrs) > 0:
 		err = w.Addresses(b.addrs)
+	case len(b.orders) > 0:
+		err = w.Orders(b.orders)
 	}
-	b.results, b.words, b.addrs = b.results[:0], b.words[:0], b.addrs[:0]
+	b.results, b.words, b.addrs, b.orders = b.results[:0], b.words[:0], b.addrs[:0], b.orders[:0]
 	return err
 }
 

@@ -64,7 +64,7 @@ type options struct {
 func defaultOptions() options {
 	o := options{format: FormatParquet, batchRows: DefaultBatchRows}
 	for i := range o.tables {
-		o.tables[i] = true
+		o.tables[i] = tableID(i) != tOrders // only when asked for
 	}
 	return o
 }
@@ -122,7 +122,7 @@ func WithTables(names ...string) Option {
 		for _, n := range names {
 			id, ok := tableByName(n)
 			if !ok {
-				return fmt.Errorf("columnar: unknown table %q (want one of %v)", n, TableNames())
+				return fmt.Errorf("columnar: unknown table %q (want one of %v)", n, AllTableNames())
 			}
 			sel[id] = true
 		}

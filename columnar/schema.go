@@ -12,6 +12,7 @@ const (
 	tInstructions
 	tOps
 	tAddresses
+	tOrders // with -explore-orders only: not among the default tables
 	numTables
 )
 
@@ -130,6 +131,13 @@ var specs = [numTables]tableSpec{
 		col("max_conflict", tU32), // max over the group's instructions
 		col("conflict_sum", tU64), // sum of the instructions' max_conflict
 	),
+	tOrders: newTableSpec("orders",
+		col("space", tString),
+		col("group", tI64),
+		col("addr", tU64, encDelta),
+		col("order", tString), // "lane", or "random:SEED"
+		col("value", tU32, encDelta),
+	),
 	tAddresses: newTableSpec("addresses",
 		col("space", tString),
 		col("group", tI64),
@@ -142,9 +150,21 @@ var specs = [numTables]tableSpec{
 	),
 }
 
-// TableNames returns the names of the tables a [Writer] can write, in the
-// order it writes them.
+// TableNames returns the names of the tables a [Writer] writes by default,
+// in the order it writes them: every table but orders, which only
+// `-explore-orders` fills ([AllTableNames]).
 func TableNames() []string {
+	var names []string
+	for i, s := range specs {
+		if tableID(i) != tOrders {
+			names = append(names, s.name)
+		}
+	}
+	return names
+}
+
+// AllTableNames returns the names of every table a [Writer] can write.
+func AllTableNames() []string {
 	names := make([]string, numTables)
 	for i, s := range specs {
 		names[i] = s.name

@@ -537,6 +537,42 @@ func (w *Writer) Instructions(st []engine.InstStat) error {
 	return nil
 }
 
+// WantsOrders reports whether the orders table is selected.
+func (w *Writer) WantsOrders() bool { return w.tables[tOrders] != nil }
+
+// Orders appends rows to the orders table (-explore-orders), in the order
+// given: sorted like memory, then by order.
+func (w *Writer) Orders(rows []engine.OrderWitness) error {
+	t, err := w.open(tOrders)
+	if t == nil {
+		return err
+	}
+	for len(rows) > 0 {
+		k := w.chunk(t, len(rows))
+		b, n := t.b, t.b.rows
+		var (
+			space = b.cols[0].idx()[n : n+k]
+			group = b.cols[1].i64()[n : n+k]
+			addr  = b.cols[2].u64()[n : n+k]
+			order = b.cols[3].idx()[n : n+k]
+			value = b.cols[4].u32()[n : n+k]
+		)
+		for i := range k {
+			r := &rows[i]
+			space[i] = t.space(w, 0, r.Space)
+			group[i] = r.Group
+			addr[i] = r.Addr
+			order[i] = t.str(3, r.Order)
+			value[i] = r.Value
+		}
+		rows = rows[k:]
+		if err := w.added(t, k); err != nil {
+			return w.fail(err)
+		}
+	}
+	return nil
+}
+
 // Memory appends rows to the memory table, in the order given.
 func (w *Writer) Memory(ws []engine.Word) error {
 	t, err := w.open(tMemory)

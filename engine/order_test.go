@@ -167,3 +167,49 @@ func TestOrdersEqualReference(t *testing.T) {
 		}
 	}
 }
+
+// TestExploreOrders: a warp of 32 lanes exchanging distinct values into
+// one word leaves a different value under different orders (the last lane
+// applied wins): the word has a witness per order, at least two of them
+// different, lane order's the value of lane 31; an add histogram beside it
+// commutes and has none.
+func TestExploreOrders(t *testing.T) {
+	src := ".region global 0x1000 0x100\n" +
+		"atom.global.exch.b32 d, [a], v; | a=0x1000 v=100:1\n" +
+		"atom.global.add.u32 d, [h], 1; | h=[" + strings.TrimSuffix(strings.Repeat("0x1040,0x1044,0x1040,0x1048,", 8), ",") + "]\n"
+	open := func() (trace.Source, error) { return textSource(t, src), nil }
+	rows, err := ExploreOrders(open, 4, 7, WithWorkers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 5 {
+		t.Fatalf("%d witness rows, want 5 (lane order and 4 random ones) for the exchanged word: %+v", len(rows), rows)
+	}
+	values := map[uint32]bool{}
+	for i, r := range rows {
+		if r.Addr != 0x1000 || r.Space != trace.Global || r.Group != -1 {
+			t.Errorf("witness %d is of %s %d 0x%x, want global -1 0x1000", i, r.Space, r.Group, r.Addr)
+		}
+		if r.Value < 100 || r.Value > 131 {
+			t.Errorf("witness %d: %d is no lane's value", i, r.Value)
+		}
+		values[r.Value] = true
+	}
+	if rows[0].Order != "lane" || rows[0].Value != 131 || rows[1].Order != "random:7" || rows[4].Order != "random:10" {
+		t.Errorf("witnesses %+v: want lane order first with 131 (lane 31 last), then random:7 … random:10", rows)
+	}
+	if len(values) < 2 {
+		t.Errorf("every order left %v: want at least two different final values", values)
+	}
+	// Each random order's value is that of the lane it applies last.
+	for i, r := range rows[1:] {
+		var p [trace.MaxLanes]uint8
+		last := lanePerm(OrderRandom, 7+uint64(i), 0, 32, &p)[31]
+		if r.Value != 100+uint32(last) {
+			t.Errorf("%s left %d, want %d (lane %d applies last)", r.Order, r.Value, 100+uint32(last), last)
+		}
+	}
+	if _, err := ExploreOrders(open, 0, 1); err == nil {
+		t.Error("ExploreOrders with 0 orders accepted")
+	}
+}

@@ -135,3 +135,45 @@ func TestOrderFlag(t *testing.T) {
 		t.Errorf("-order sideways: exit %d, %q", code, stderr)
 	}
 }
+
+// TestExploreOrdersFlag: -explore-orders writes the orders table with the
+// others: rows only for the word that an exch race leaves order-dependent
+// (one per order, lane order and K random), none for the add histogram;
+// -explore's static marking stays; standard input is refused.
+func TestExploreOrdersFlag(t *testing.T) {
+	duckdbq.Require(t)
+	root := t.TempDir()
+	tr := filepath.Join(root, "race.tasm")
+	src := ".region global 0x1000 0x100\n" +
+		"atom.global.exch.b32 d, [a], v; | a=0x1000 v=100:1\n" +
+		"atom.global.add.u32 d, [h], 1; | h=0x1040:4\n" +
+		"atom.global.add.u32 d, [h], 1; | h=0x1040:4\n"
+	if err := os.WriteFile(tr, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(root, "out")
+	if code, _, stderr := replayCmd(t, tr, "-explore", "-explore-orders", "3", "-seed", "11", "-o", out, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	orders := duckdbq.QuoteString(filepath.Join(out, "orders.parquet"))
+	rs, err := duckdbq.QueryBatch([]string{
+		"SELECT addr, list(\"order\" ORDER BY \"order\"), count(DISTINCT value) > 1 FROM " + orders + " GROUP BY addr",
+		"SELECT value FROM " + orders + " WHERE \"order\" = 'lane'",
+		"SELECT count(*) FILTER (WHERE order_sensitive) FROM " + duckdbq.QuoteString(filepath.Join(out, "addresses.parquet")),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(rs[0].Rows); got != "[[4096 [lane random:11 random:12 random:13] true]]" {
+		t.Errorf("orders table grouped by address: %s; want only 0x1000 (4096), under 4 orders, with differing values", got)
+	}
+	if got := fmt.Sprint(rs[1].Rows); got != "[[131]]" {
+		t.Errorf("lane order left %s at 0x1000, want 131 (lane 31's value)", got)
+	}
+	if got := fmt.Sprint(rs[2].Rows); got != "[[1]]" {
+		t.Errorf("%s addresses marked order_sensitive, want 1 (the exch)", got)
+	}
+	if code, _, stderr := replayCmd(t, "-explore-orders", "2", "-"); code != exitUsage || !strings.Contains(stderr, "not standard input") {
+		t.Errorf("-explore-orders on standard input: exit %d, %q", code, stderr)
+	}
+}

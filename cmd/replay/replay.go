@@ -44,6 +44,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	partFlag := fs.String("partition", "", "replay partition i/n, or auto")
 	orderFlag := fs.String("order", "lane", "lane, reverse or random")
 	seed := fs.Uint64("seed", 1, "the random order's seed")
+	exploreOrders := fs.Int("explore-orders", 0, "replay K random orders too: the orders table")
 	partsFlag := fs.Int("partitions", 0, "with -partition auto: n")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -55,6 +56,12 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	order, err := engine.ParseOrder(*orderFlag)
 	if err != nil {
 		return usagef("-order: %v", err)
+	}
+	if *exploreOrders < 0 || *exploreOrders > 1000 {
+		return usagef("-explore-orders %d: want 0..1000", *exploreOrders)
+	}
+	if *exploreOrders > 0 && len(pos) == 1 && pos[0] == "-" {
+		return usagef("-explore-orders replays the trace again per order, so it must be a file, not standard input")
 	}
 	part, parts := 0, 1
 	if *partFlag != "" {
@@ -77,8 +84,18 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		return usagef("-format: %v", err)
 	}
 	copts = append(copts, columnar.WithFormat(f))
-	if *tables != "" {
-		copts = append(copts, columnar.WithTables(strings.Split(*tables, ",")...))
+	tableList := *tables
+	if *exploreOrders > 0 {
+		// The orders table comes with -explore-orders, beside the others.
+		if tableList == "" {
+			tableList = strings.Join(columnar.TableNames(), ",")
+		}
+		if !strings.Contains(","+tableList+",", ",orders,") {
+			tableList += ",orders"
+		}
+	}
+	if tableList != "" {
+		copts = append(copts, columnar.WithTables(strings.Split(tableList, ",")...))
 	}
 	eopts := []engine.Option{engine.WithShards(*shards), engine.WithWorkers(*workers),
 		engine.WithBatchInsts(*batch), engine.WithStrict(*strict), engine.WithMaxMemory(uint64(maxMem)), engine.WithExplore(*explore),
@@ -137,7 +154,25 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
-	sum, err := engine.Replay(withCancel(ctx, src), sink, eopts...)
+	var replaySink engine.Sink = sink
+	if *exploreOrders > 0 {
+		// The other orders first, each a replay of its own with the memory
+		// table only; their witnesses go into the orders table, which is
+		// committed with the others.
+		open := func() (trace.Source, error) {
+			_, s, closeFn, _, err := openTrace(pos)
+			if err != nil {
+				return nil, err
+			}
+			return &closingSource{Source: withCancel(ctx, s), close: closeFn}, nil
+		}
+		rows, err := engine.ExploreOrders(open, *exploreOrders, *seed, eopts...)
+		if err != nil {
+			return errors.Join(fmt.Errorf("%s: %w (no tables written)", name, err), sink.Abort())
+		}
+		replaySink = &ordersThenCommit{Writer: sink, rows: rows}
+	}
+	sum, err := engine.Replay(withCancel(ctx, src), replaySink, eopts...)
 	progress.clear()
 	if err != nil {
 		return fmt.Errorf("%s: %w (no tables written)", name, err)
@@ -278,6 +313,29 @@ func defaultOutDir(name string) string {
 		base = base[:i]
 	}
 	return base + ".tables"
+}
+
+// closingSource is a Source with the function that closes its file.
+type closingSource struct {
+	trace.Source
+	close func()
+}
+
+func (s *closingSource) Close() error { s.close(); return nil }
+
+// ordersThenCommit writes the -explore-orders witnesses into the orders
+// table just before the replay's commit, so that they appear with the
+// other tables or not at all.
+type ordersThenCommit struct {
+	*columnar.Writer
+	rows []engine.OrderWitness
+}
+
+func (s *ordersThenCommit) Commit() error {
+	if err := s.Writer.Orders(s.rows); err != nil {
+		return err
+	}
+	return s.Writer.Commit()
 }
 
 // partitionOf resolves -partition: "i/n", or "auto": i from the array
