@@ -1,8 +1,9 @@
 # replay: make demo runs the embedded demo, make test runs every test.
 GO ?= go
 DUCKDB := tools/duckdb/node_modules/@duckdb/node-api/package.json
+BROWSER := tools/browser/node_modules/playwright-core/package.json
 
-.PHONY: demo test test-race bench pgo fuzz build clean check-sizes
+.PHONY: demo test test-race bench pgo fuzz build clean check-sizes test-cluster
 
 build:
 	$(GO) build -o bin/replay ./cmd/replay
@@ -11,13 +12,24 @@ demo:
 	$(GO) run ./cmd/replay
 
 # The test command of the README and of CI.
-test: $(DUCKDB) check-sizes
+test: $(DUCKDB) $(BROWSER) check-sizes
 	$(GO) vet ./...
 	$(GO) test -race ./trace/... ./engine/... ./shard/...
 	$(GO) test ./...
 
 $(DUCKDB): tools/duckdb/package.json tools/duckdb/package-lock.json
 	npm ci --prefix tools/duckdb --no-audit --no-fund --loglevel=error
+
+# playwright-core drives Debian's chromium (never a browser of its own) to
+# render replay report's page in a test.
+$(BROWSER): tools/browser/package.json tools/browser/package-lock.json
+	npm ci --prefix tools/browser --no-audit --no-fund --loglevel=error
+
+# The Slurm recipe (deploy/slurm/) on a real one-node Slurm cluster that
+# tools/test-cluster.sh starts here and stops: as root; it installs Debian's
+# slurm-wlm and munge when missing (about 20 s; 10 s more to install them).
+test-cluster: $(DUCKDB)
+	GO=$(GO) bash tools/test-cluster.sh
 
 # No tracked file over 1 MiB unless tools/large-fixtures.txt names it.
 check-sizes:
