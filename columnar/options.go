@@ -64,7 +64,7 @@ type options struct {
 func defaultOptions() options {
 	o := options{format: FormatParquet, batchRows: DefaultBatchRows}
 	for i := range o.tables {
-		o.tables[i] = tableID(i) != tOrders // only when asked for
+		o.tables[i] = tableID(i) != tOrders && tableID(i) != tRaces // only when asked for
 	}
 	return o
 }

@@ -13,6 +13,7 @@ const (
 	tOps
 	tAddresses
 	tOrders // with -explore-orders only: not among the default tables
+	tRaces  // with -races only: not among the default tables
 	numTables
 )
 
@@ -138,6 +139,26 @@ var specs = [numTables]tableSpec{
 		col("order", tString), // "lane", or "random:SEED"
 		col("value", tU32, encDelta),
 	),
+	tRaces: newTableSpec("races",
+		col("space", tString),
+		col("group", tI64),
+		col("addr", tU64, encDelta),
+		col("rule", tString), // "scope" or "atomic_plain"
+		col("seq_a", tU64, encDelta),
+		col("dialect_a", tString),
+		col("text_a", tString),
+		col("group_a", tI64),
+		col("warp_a", tI64),
+		col("lane_a", tU32),
+		col("scope_a", tString),
+		col("seq_b", tU64, encDelta),
+		col("dialect_b", tString),
+		col("text_b", tString),
+		col("group_b", tI64),
+		col("warp_b", tI64),
+		col("lane_b", tU32),
+		col("scope_b", tString),
+	),
 	tAddresses: newTableSpec("addresses",
 		col("space", tString),
 		col("group", tI64),
@@ -151,12 +172,12 @@ var specs = [numTables]tableSpec{
 }
 
 // TableNames returns the names of the tables a [Writer] writes by default,
-// in the order it writes them: every table but orders, which only
-// `-explore-orders` fills ([AllTableNames]).
+// in the order it writes them: every table but orders and races, which
+// only `-explore-orders` and `-races` fill ([AllTableNames]).
 func TableNames() []string {
 	var names []string
 	for i, s := range specs {
-		if tableID(i) != tOrders {
+		if tableID(i) != tOrders && tableID(i) != tRaces {
 			names = append(names, s.name)
 		}
 	}

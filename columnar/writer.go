@@ -537,6 +537,43 @@ func (w *Writer) Instructions(st []engine.InstStat) error {
 	return nil
 }
 
+// Races appends rows to the races table (-races), in the order given.
+func (w *Writer) Races(rows []engine.RaceRow) error {
+	t, err := w.open(tRaces)
+	if t == nil {
+		return err
+	}
+	for len(rows) > 0 {
+		k := w.chunk(t, len(rows))
+		b, n := t.b, t.b.rows
+		for i := range k {
+			r := &rows[i]
+			b.cols[0].idx()[n+i] = t.space(w, 0, r.Space)
+			b.cols[1].i64()[n+i] = r.Group
+			b.cols[2].u64()[n+i] = r.Addr
+			b.cols[3].idx()[n+i] = t.str(3, r.Rule)
+			for j, a := range [2]*engine.RaceAccess{&r.A, &r.B} {
+				c := 4 + 7*j
+				b.cols[c].u64()[n+i] = a.Seq
+				b.cols[c+1].idx()[n+i] = t.str(c+1, a.Dialect)
+				b.cols[c+2].idx()[n+i] = t.str(c+2, a.Text)
+				b.cols[c+3].i64()[n+i] = a.Group
+				b.cols[c+4].i64()[n+i] = a.Warp
+				b.cols[c+5].u32()[n+i] = a.Lane
+				b.cols[c+6].idx()[n+i] = t.str(c+6, a.Scope)
+			}
+		}
+		rows = rows[k:]
+		if err := w.added(t, k); err != nil {
+			return w.fail(err)
+		}
+	}
+	return nil
+}
+
+// WantsRaces reports whether the races table is selected.
+func (w *Writer) WantsRaces() bool { return w.tables[tRaces] != nil }
+
 // WantsOrders reports whether the orders table is selected.
 func (w *Writer) WantsOrders() bool { return w.tables[tOrders] != nil }
 

@@ -177,3 +177,46 @@ func TestExploreOrdersFlag(t *testing.T) {
 		t.Errorf("-explore-orders on standard input: exit %d, %q", code, stderr)
 	}
 }
+
+// TestRacesFlag: -races writes the races table with the others, one row
+// for the .cta atomics of two CTAs (engine/testdata/races), none with
+// -cluster-size 2 putting them in one cluster when they are .cluster; and
+// -races is refused on standard input and with -partition.
+func TestRacesFlag(t *testing.T) {
+	duckdbq.Require(t)
+	root := t.TempDir()
+	cta := filepath.Join("..", "..", "engine", "testdata", "races", "cta_two_ctas.tasm")
+	clu := filepath.Join("..", "..", "engine", "testdata", "races", "cluster.tasm")
+	outs := map[string][]string{
+		"cta":  {cta, "-races"},
+		"clu1": {clu, "-races"},
+		"clu2": {clu, "-races", "-cluster-size", "2"},
+	}
+	var qs []string
+	for _, k := range []string{"cta", "clu1", "clu2"} {
+		out := filepath.Join(root, k)
+		if code, _, stderr := replayCmd(t, append(outs[k], "-o", out, "-q")...); code != 0 {
+			t.Fatalf("%s: %s", k, stderr)
+		}
+		qs = append(qs, "SELECT list(rule || ' ' || addr || ' ' || seq_a || ':' || group_a || ':' || scope_a || ' ' || seq_b || ':' || group_b || ':' || scope_b ORDER BY seq_b) FROM "+
+			duckdbq.QuoteString(filepath.Join(out, "races.parquet")))
+	}
+	rs, err := duckdbq.QueryBatch(qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{
+		"[scope 4096 0:0:cta 1:1:cta]",
+		"[scope 4096 0:0:cluster 1:1:cluster]", // one CTA a cluster: groups 0 and 1 race at once
+		"[scope 4096 0:0:cluster 2:2:cluster]", // two a cluster: 0 and 1 share one, 2 does not
+	} {
+		if got := fmt.Sprint(rs[i].Rows[0][0]); got != want {
+			t.Errorf("races %d: %s, want %s", i, got, want)
+		}
+	}
+	for _, args := range [][]string{{"-races", "-"}, {cta, "-races", "-partition", "0/2"}, {cta, "-races", "-cluster-size", "0"}} {
+		if code, _, stderr := replayCmd(t, args...); code != exitUsage {
+			t.Errorf("replay %s: exit %d, %q; want 2", strings.Join(args, " "), code, stderr)
+		}
+	}
+}

@@ -45,6 +45,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	orderFlag := fs.String("order", "lane", "lane, reverse or random")
 	seed := fs.Uint64("seed", 1, "the random order's seed")
 	exploreOrders := fs.Int("explore-orders", 0, "replay K random orders too: the orders table")
+	races := fs.Bool("races", false, "the races table")
+	clusterSize := fs.Int64("cluster-size", 1, "CTAs (groups) a cluster, for .cluster scope")
 	partsFlag := fs.Int("partitions", 0, "with -partition auto: n")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -63,6 +65,12 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	if *exploreOrders > 0 && len(pos) == 1 && pos[0] == "-" {
 		return usagef("-explore-orders replays the trace again per order, so it must be a file, not standard input")
 	}
+	if *races && len(pos) == 1 && pos[0] == "-" {
+		return usagef("-races reads the trace in a pass of its own, so it must be a file, not standard input")
+	}
+	if *clusterSize < 1 {
+		return usagef("-cluster-size %d: want 1 or more", *clusterSize)
+	}
 	part, parts := 0, 1
 	if *partFlag != "" {
 		if part, parts, err = partitionOf(*partFlag, *partsFlag, os.Getenv); err != nil {
@@ -73,6 +81,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		}
 		if *tables != "" && strings.Contains(","+*tables+",", ",ops,") && !strings.Contains(","+*tables+",", ",instructions,") {
 			return usagef("-partition with the ops table needs the instructions table: replay merge recomputes ops from it")
+		}
+		if *races {
+			return usagef("-races looks at every access to an address, which partitions split: replay without -partition")
 		}
 	} else if *partsFlag != 0 {
 		return usagef("-partitions goes with -partition auto")
@@ -85,13 +96,19 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	copts = append(copts, columnar.WithFormat(f))
 	tableList := *tables
-	if *exploreOrders > 0 {
-		// The orders table comes with -explore-orders, beside the others.
+	// The orders and races tables come with their flags, beside the others.
+	for _, extra := range []struct {
+		on    bool
+		table string
+	}{{*exploreOrders > 0, "orders"}, {*races, "races"}} {
+		if !extra.on {
+			continue
+		}
 		if tableList == "" {
 			tableList = strings.Join(columnar.TableNames(), ",")
 		}
-		if !strings.Contains(","+tableList+",", ",orders,") {
-			tableList += ",orders"
+		if !strings.Contains(","+tableList+",", ","+extra.table+",") {
+			tableList += "," + extra.table
 		}
 	}
 	if tableList != "" {
@@ -155,22 +172,33 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
 	var replaySink engine.Sink = sink
-	if *exploreOrders > 0 {
-		// The other orders first, each a replay of its own with the memory
-		// table only; their witnesses go into the orders table, which is
-		// committed with the others.
-		open := func() (trace.Source, error) {
-			_, s, closeFn, _, err := openTrace(pos)
-			if err != nil {
-				return nil, err
-			}
-			return &closingSource{Source: withCancel(ctx, s), close: closeFn}, nil
+	open := func() (trace.Source, error) {
+		_, s, closeFn, _, err := openTrace(pos)
+		if err != nil {
+			return nil, err
 		}
-		rows, err := engine.ExploreOrders(open, *exploreOrders, *seed, eopts...)
+		return &closingSource{Source: withCancel(ctx, s), close: closeFn}, nil
+	}
+	if *exploreOrders > 0 || *races {
+		// The other orders (each a replay of its own with the memory table
+		// only) and the races (a pass of their own) first; their rows go
+		// into their tables, committed with the others.
+		extra := &extrasThenCommit{Writer: sink}
+		var err error
+		if *exploreOrders > 0 {
+			extra.orders, err = engine.ExploreOrders(open, *exploreOrders, *seed, eopts...)
+		}
+		if err == nil && *races {
+			var src trace.Source
+			if src, err = open(); err == nil {
+				extra.races, err = engine.Races(src, engine.RacesOptions{ClusterSize: *clusterSize})
+				src.(*closingSource).Close()
+			}
+		}
 		if err != nil {
 			return errors.Join(fmt.Errorf("%s: %w (no tables written)", name, err), sink.Abort())
 		}
-		replaySink = &ordersThenCommit{Writer: sink, rows: rows}
+		replaySink = extra
 	}
 	sum, err := engine.Replay(withCancel(ctx, src), replaySink, eopts...)
 	progress.clear()
@@ -323,17 +351,25 @@ type closingSource struct {
 
 func (s *closingSource) Close() error { s.close(); return nil }
 
-// ordersThenCommit writes the -explore-orders witnesses into the orders
-// table just before the replay's commit, so that they appear with the
-// other tables or not at all.
-type ordersThenCommit struct {
+// extrasThenCommit writes the -explore-orders witnesses and the -races rows
+// into their tables just before the replay's commit, so that they appear
+// with the other tables or not at all.
+type extrasThenCommit struct {
 	*columnar.Writer
-	rows []engine.OrderWitness
+	orders []engine.OrderWitness
+	races  []engine.RaceRow
 }
 
-func (s *ordersThenCommit) Commit() error {
-	if err := s.Writer.Orders(s.rows); err != nil {
-		return err
+func (s *extrasThenCommit) Commit() error {
+	if s.Writer.WantsOrders() {
+		if err := s.Writer.Orders(s.orders); err != nil {
+			return err
+		}
+	}
+	if s.Writer.WantsRaces() {
+		if err := s.Writer.Races(s.races); err != nil {
+			return err
+		}
 	}
 	return s.Writer.Commit()
 }
