@@ -115,10 +115,10 @@ func (a *raceAcc) thread() [3]int64 { return [3]int64{a.group, a.warp, int64(a.l
 // of different clusters; the first plain access and the first atomic, each
 // with the first of its kind from another thread.
 type raceState struct {
-	found                          [2]bool
-	first, otherGroup, otherClu    raceAcc
-	cta1, cta2, clu1, clu2         raceAcc
-	atom1, atom2, plain1, plain2   raceAcc
+	found                        [2]bool
+	first, otherGroup, otherClu  raceAcc
+	cta1, cta2, clu1, clu2       raceAcc
+	atom1, atom2, plain1, plain2 raceAcc
 }
 
 type raceKey struct {
