@@ -16,6 +16,7 @@ type binst struct {
 	mem    uint32 // memory id of (space, group)
 	active uint32
 	slot   uint32 // first result slot
+	pos    uint32 // index in the batch in trace order: of its statistics row
 	// The sources as expand found them: when bUni, every lane's first
 	// source is bVal (already shifted by plan.srcShift) and no slot holds
 	// it in batch.opB; likewise cUni, cVal and opC.
@@ -200,6 +201,7 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	bi.mem = mem
 	bi.active = in.Active()
 	bi.slot = uint32(b.nslots)
+	bi.pos = uint32(n)
 	b.nslots += bits.OnesCount32(bi.active) * in.Static.Elems
 	b.wide = b.wide || p.size == 16
 }
@@ -429,7 +431,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 		}
 		distinct, maxc := conflicts(addrs)
 		addrs = addrs[:0]
-		b.stats[ii] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
+		b.stats[bi.pos] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
 			Lanes: uint32(bits.OnesCount32(bi.active)), Addresses: distinct, MaxConflict: maxc, Faults: faults}
 		if b.rangeErr[r] != nil {
 			break
@@ -596,7 +598,7 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 			distinct, maxc = n, 1
 		}
 	}
-	b.stats[ii] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
+	b.stats[bi.pos] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
 		Lanes: uint32(bits.OnesCount32(bi.active)), Addresses: distinct, MaxConflict: maxc}
 	return true, addrs, nil
 }

@@ -44,6 +44,12 @@ type Engine struct {
 	ran      bool
 	// arenaHint is the most list storage a batch has needed so far.
 	arenaHint int
+	// The window of WithInterleave being filled: how many instructions it
+	// has, and where it starts in the batch.
+	winPos, winStart int
+	winWarps         []warpKey
+	winPerm          []int
+	winInsts         []binst
 	// pending is an instruction read after a batch's .init: it opens the
 	// next batch. The Source owns it until the next call to Next.
 	pending *trace.Inst
@@ -62,6 +68,9 @@ func New(h *trace.Header, opts ...Option) (*Engine, error) {
 		if err := opt(&o); err != nil {
 			return nil, err
 		}
+	}
+	if err := o.checkInterleave(); err != nil {
+		return nil, err
 	}
 	mem, err := shard.New(shard.WithShards(o.shards), shard.WithPartition(o.part, o.parts))
 	if err != nil {
@@ -305,14 +314,18 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 // A source that can (trace.ArenaSource) decodes the instructions' lists
 // straight into the batch's arena; others' lists are copied there.
 func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
+	w := e.opts.interleave
+	defer e.closeWindow(b) // a batch ends a window only where the trace does (below)
 	if in := e.pending; in != nil {
 		e.pending = nil
 		// Its lists, if decoded into an arena, are in the last batch's:
 		// copied.
+		e.winStart = len(b.insts)
 		if !e.addInst(b, in, false) {
 			b.finishAdd()
 			return false
 		}
+		e.windowAdded(b)
 	}
 	as, into := src.(trace.ArenaSource)
 	if into && cap(b.arena) < e.arenaHint {
@@ -322,7 +335,10 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 		b.arena = make([]uint64, 0, e.arenaHint)
 	}
 	defer func() { e.arenaHint = max(e.arenaHint, len(b.arena)) }()
-	for len(b.insts) < e.opts.batchInsts && b.initBytes < maxBatchInitBytes {
+	for (len(b.insts) < e.opts.batchInsts || e.winPos > 0) && b.initBytes < maxBatchInitBytes {
+		if w > 0 && e.winPos == 0 && len(b.insts) > 0 && len(b.insts)+w > e.opts.batchInsts {
+			break // the next window whole in the next batch
+		}
 		var in *trace.Inst
 		var err error
 		if into {
@@ -339,6 +355,7 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 			break
 		}
 		if in.Dir != nil {
+			e.closeWindow(b) // a directive ends a window
 			e.directive(b, in.Dir)
 			continue
 		}
@@ -346,12 +363,52 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 			e.pending = in
 			break
 		}
+		if e.winPos == 0 {
+			e.winStart = len(b.insts)
+		}
 		if !e.addInst(b, in, into) {
 			break
 		}
+		e.windowAdded(b)
 	}
 	b.finishAdd()
 	return eof
+}
+
+// windowAdded counts an instruction into the window, and closes the window
+// when it is full.
+func (e *Engine) windowAdded(b *batch) {
+	if e.opts.interleave == 0 {
+		return
+	}
+	if e.winPos++; e.winPos == e.opts.interleave {
+		e.closeWindow(b)
+	}
+}
+
+// closeWindow puts the window's instructions, b.insts[winStart:], in the
+// interleaved order (interleavePerm): each keeps its result slots and its
+// statistics' place (binst.pos), so rows stay in trace order; only the
+// order they apply in changes. The reference reads the same windows in
+// the same order (interleaved).
+func (e *Engine) closeWindow(b *batch) {
+	if e.winPos == 0 {
+		return
+	}
+	win := b.insts[e.winStart:]
+	e.winPos = 0
+	if len(win) < 2 {
+		return
+	}
+	e.winWarps = e.winWarps[:0]
+	for i := range win {
+		e.winWarps = append(e.winWarps, warpKey{win[i].Group, win[i].Warp})
+	}
+	e.winPerm = interleavePerm(e.opts.seed, win[0].Seq, e.winWarps, e.winPerm)
+	e.winInsts = append(e.winInsts[:0], win...)
+	for k, i := range e.winPerm {
+		win[k] = e.winInsts[i]
+	}
 }
 
 // addInst plans in and copies it into b (its lists unless inArena: see

@@ -18,6 +18,7 @@ type options struct {
 	parts      int
 	order      Order  // the lanes' order within an instruction (WithOrder)
 	seed       uint64 // OrderRandom's seed
+	interleave int    // windows of instructions reordered across warps (WithInterleave)
 }
 
 // DefaultMaxMemory bounds the simulated memory a replay creates: 8 GiB of
@@ -133,4 +134,13 @@ func (o *options) workerCount() int {
 		w = runtime.GOMAXPROCS(0)
 	}
 	return w
+}
+
+// checkInterleave: windows of instructions reorder only under a random
+// order.
+func (o *options) checkInterleave() error {
+	if o.interleave > 0 && o.order != OrderRandom {
+		return fmt.Errorf("interleave %d: only with the random order", o.interleave)
+	}
+	return nil
 }

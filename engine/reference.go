@@ -24,6 +24,15 @@ func Reference(src trace.Source, sink Sink, opts ...Option) (Summary, error) {
 			return Summary{}, err
 		}
 	}
+	if err := o.checkInterleave(); err != nil {
+		return Summary{}, err
+	}
+	if o.interleave > 0 {
+		// Windows of instructions in the interleaved order; the rows back
+		// in trace order for the sink.
+		src = newInterleaved(src, o.interleave, o.seed)
+		sink = &seqOrderSink{Sink: sink}
+	}
 	sum, err := reference(src, sink, o.explore, o.order, o.seed)
 	if err != nil {
 		sink.Abort()
@@ -292,4 +301,62 @@ func refElemAddr(p *plan, bi *binst, lane, e int) uint64 {
 		a %= uint64(1) << uint(st.AddrBits)
 	}
 	return a
+}
+
+// seqOrderSink holds the instruction and result rows until the memory
+// comes, then hands them on sorted by seq (then lane, element): the
+// reference's rows under WithInterleave.
+type seqOrderSink struct {
+	Sink
+	stats   []InstStat
+	results []Result
+	flushed bool
+}
+
+func (s *seqOrderSink) Instructions(st []InstStat) error {
+	s.stats = append(s.stats, st...)
+	return nil
+}
+
+func (s *seqOrderSink) Results(rs []Result) error {
+	s.results = append(s.results, rs...)
+	return nil
+}
+
+func (s *seqOrderSink) flush() error {
+	if s.flushed {
+		return nil
+	}
+	s.flushed = true
+	slices.SortStableFunc(s.stats, func(a, b InstStat) int { return cmp.Compare(a.Seq, b.Seq) })
+	slices.SortStableFunc(s.results, func(a, b Result) int {
+		return cmp.Or(cmp.Compare(a.Seq, b.Seq), cmp.Compare(a.Lane, b.Lane), cmp.Compare(a.Elem, b.Elem))
+	})
+	if err := s.Sink.Instructions(s.stats); err != nil {
+		return err
+	}
+	return s.Sink.Results(s.results)
+}
+
+func (s *seqOrderSink) Memory(ws []Word) error {
+	if err := s.flush(); err != nil {
+		return err
+	}
+	return s.Sink.Memory(ws)
+}
+
+func (s *seqOrderSink) Commit() error {
+	if err := s.flush(); err != nil {
+		return err
+	}
+	return s.Sink.Commit()
+}
+
+func (s *seqOrderSink) WantsAddresses() bool {
+	as, ok := s.Sink.(AddressSink)
+	return ok && as.WantsAddresses()
+}
+
+func (s *seqOrderSink) Addresses(rows []AddressStat) error {
+	return s.Sink.(AddressSink).Addresses(rows)
 }

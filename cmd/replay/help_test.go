@@ -90,8 +90,8 @@ func TestHelpSameTextEveryForm(t *testing.T) {
 				}
 			}
 			flags := flagLines(want)
-			if len(flags) != 19 {
-				t.Errorf("replay help replay lists %d flags, want 19:\n%s", len(flags), want)
+			if len(flags) != 20 {
+				t.Errorf("replay help replay lists %d flags, want 20:\n%s", len(flags), want)
 			}
 			for _, l := range flags {
 				if !strings.Contains(overview, l+"\n") {

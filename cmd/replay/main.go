@@ -161,6 +161,8 @@ demo (CUDA simpleAtomicIntrinsics).
                     reverse, or random (a permutation per instruction from -seed and its seq, the
                     same for any -shards, -workers and -batch)
   -seed N           -order random's seed (default 1)
+  -interleave W     with -order random: also reorder the instructions of different warps within windows
+                    of W instructions (counted anew after each .init and .region), each warp's in order
   -explore-orders K also replay K random orders (seeds -seed, -seed+1, …) and write, for every word whose
                     final value differs between them and lane order, its value under each: the orders
                     table, witnesses that the result depends on an order the ISA leaves open

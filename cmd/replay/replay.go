@@ -44,6 +44,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	partFlag := fs.String("partition", "", "replay partition i/n, or auto")
 	orderFlag := fs.String("order", "lane", "lane, reverse or random")
 	seed := fs.Uint64("seed", 1, "the random order's seed")
+	interleave := fs.Int("interleave", 0, "with -order random: reorder warps within windows of W instructions")
 	exploreOrders := fs.Int("explore-orders", 0, "replay K random orders too: the orders table")
 	races := fs.Bool("races", false, "the races table")
 	clusterSize := fs.Int64("cluster-size", 1, "CTAs (groups) a cluster, for .cluster scope")
@@ -116,7 +117,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	}
 	eopts := []engine.Option{engine.WithShards(*shards), engine.WithWorkers(*workers),
 		engine.WithBatchInsts(*batch), engine.WithStrict(*strict), engine.WithMaxMemory(uint64(maxMem)), engine.WithExplore(*explore),
-		engine.WithPartition(part, parts), engine.WithOrder(order, *seed)}
+		engine.WithPartition(part, parts), engine.WithOrder(order, *seed), engine.WithInterleave(*interleave)}
 	// Validate every option before touching the trace or the output.
 	if _, err := engine.New(&trace.Header{}, eopts...); err != nil {
 		return usagef("%v", err)
