@@ -374,6 +374,10 @@ func (t *addrTracker) emit(sink AddressSink, pages []shard.PageRef, keys []memKe
 				e := ps.entry(i)
 				wc, we := sketchCount(e.wn, e.warps[:], warpRegs)
 				gc, ge := sketchCount(e.gn, e.groups[:], groupRegs)
+				// An estimate past what can be: no more warps than
+				// accesses, no more groups than warps.
+				wc = min(wc, e.accesses)
+				gc = min(gc, wc)
 				r := AddressStat{Space: k.space, Group: k.group, Addr: pr.Base + uint64(e.off), Accesses: e.accesses,
 					Warps: wc, Groups: gc, Exact: we && ge}
 				if t.explore {

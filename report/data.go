@@ -14,11 +14,24 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
-// Tables are the tables a report reads, in the order of docs/OUTPUT.md.
+// Tables are the tables a replay writes by default, in the order of
+// docs/OUTPUT.md.
 var Tables = []string{"memory", "results", "instructions", "ops", "addresses"}
 
-// TopN is how many addresses the address plots show.
+// Extras are the tables a replay writes only with a flag: orders
+// (-explore-orders K) and races (-races). A report reads them too.
+var Extras = []string{"orders", "races"}
+
+// allTables is Tables, then Extras.
+var allTables = append(slices.Clone(Tables), Extras...)
+
+// TopN is how many addresses the address plots show, and how many rows
+// the races and order-witness tables show.
 const TopN = 20
+
+// MaxOrders is how many orders (columns) the order-witness table shows:
+// lane order and the first MaxOrders-1 random ones.
+const MaxOrders = 16
 
 // maxWindows and maxWarpRows bound the per-warp activity grid.
 const (
@@ -86,6 +99,31 @@ type Bin struct {
 	N           uint64
 }
 
+// RaceSide is one access of a racing pair: its instruction and thread.
+type RaceSide struct {
+	Seq           uint64
+	Dialect, Text string
+	Group, Warp   int64
+	Lane          uint32
+	Scope         string
+}
+
+// Race is one row of the races table: the first racing pair on an address
+// under a rule ("scope" or "atomic_plain").
+type Race struct {
+	Address // Accesses and Warps are zero: the table has none
+	Rule    string
+	A, B    RaceSide
+}
+
+// Witness is a word whose final value differs between orders: Values[i]
+// is its value under Data.OrderNames[i], Has[i] whether the table gave one.
+type Witness struct {
+	Address // Accesses and Warps are zero: the table has none
+	Values  []uint32
+	Has     []bool
+}
+
 // Warp is a (group, warp) context.
 type Warp struct{ Group, Warp int64 }
 
@@ -122,7 +160,15 @@ type Data struct {
 	FaultKinds   []KindCount // from results, by count descending
 	FaultsByInst []KindCount // from instructions, by count descending
 	Activity     *Activity
-	RacesPresent bool // a races.parquet exists (a later replay's)
+
+	Races         Count       // rows of races: racing (address, rule) pairs
+	RaceAddresses uint64      // distinct addresses among them
+	RaceRules     []KindCount // races by rule, by count descending
+	RaceRows      []Race      // the first TopN rows, in the table's order
+
+	OrderWords Count     // words of orders: words whose final value differs between orders
+	OrderNames []string  // the orders, in the table's order (lane first)
+	Witnesses  []Witness // the first TopN words, in the table's order
 }
 
 // Load reads the tables in dir. It fails when dir is not a directory or
@@ -136,14 +182,13 @@ func Load(dir string) (*Data, error) {
 		return nil, fmt.Errorf("%s is not a directory (want a replay's output directory)", dir)
 	}
 	d := &Data{Dir: dir, Present: map[string]bool{}, Arrow: map[string]bool{}}
-	for _, t := range Tables {
+	for _, t := range allTables {
 		if fileExists(filepath.Join(dir, t+".parquet")) {
 			d.Present[t] = true
 		} else if fileExists(filepath.Join(dir, t+".arrow")) {
 			d.Arrow[t] = true
 		}
 	}
-	d.RacesPresent = fileExists(filepath.Join(dir, "races.parquet"))
 	if len(d.Present) == 0 {
 		if parts, _ := filepath.Glob(filepath.Join(dir, "part=*")); len(parts) > 0 {
 			return nil, fmt.Errorf("%s holds the partitions of a partitioned replay (%s …), not tables: run replay merge %s -o MERGED, then replay report MERGED", dir, filepath.Base(parts[0]), dir)
@@ -162,6 +207,8 @@ func Load(dir string) (*Data, error) {
 		{"instructions", d.loadInstructions},
 		{"ops", d.loadOps},
 		{"addresses", d.loadAddresses},
+		{"orders", d.loadOrders},
+		{"races", d.loadRaces},
 	}
 	for _, s := range steps {
 		if d.Present[s.table] {
@@ -174,8 +221,8 @@ func Load(dir string) (*Data, error) {
 }
 
 func tableFiles() []string {
-	fs := make([]string, len(Tables))
-	for i, t := range Tables {
+	fs := make([]string, len(allTables))
+	for i, t := range allTables {
 		fs[i] = t + ".parquet"
 	}
 	return fs

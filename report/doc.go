@@ -10,26 +10,35 @@
 // max_conflict (instructions), the mean max_conflict per (dialect, op,
 // type) (ops), faults by kind (results; instructions without kinds when
 // results is absent), order-sensitive addresses (addresses, filled by
-// replay -explore), racing addresses (no table yet: the section says that a
-// future -races flag will write it), and lanes per warp over windows of
-// the trace (instructions).
+// replay -explore), order witnesses (orders, written by replay
+// -explore-orders K: how many words end with a different value under
+// different orders, and a table of the first 20 with their value under
+// each order, at most MaxOrders of them), racing addresses (races, written
+// by replay -races: races by rule as a plot, and a table of the first 20
+// racing pairs, each side's seq, group, warp, lane, scope and instruction
+// text), and lanes per warp over windows of the trace (instructions).
 //
 // Invariants:
 //
 //   - The data comes from the Parquet files alone, read with arrow-go
 //     (only the columns a plot needs, in batches of 64 Ki rows; memory is
 //     bounded by the top-20 heaps, the distinct max_conflict values, the
-//     distinct (group, warp) pairs and a grid of at most 100 windows by 64
-//     warp rows, never by the table's length). The instructions table is
-//     read twice: once for the counts and the set of warps, once for the
-//     grid.
-//   - Each plot's SQL gives exactly the data the plot draws: the same
+//     distinct (group, warp) pairs, a grid of at most 100 windows by 64
+//     warp rows, the first 20 rows of races and orders and their distinct
+//     rules and orders, never by the table's length). The instructions
+//     table is read twice: once for the counts and the set of warps, once
+//     for the grid. Races and orders are sorted by word (space, group,
+//     addr), so their words are counted by the changes of that key.
+//   - Each plot's and table's SQL gives exactly the data it shows: the same
 //     grouping, order and ties (addresses of equal accesses in the table's
-//     order: space, group, addr), and the activity query names the window
+//     order: space, group, addr; races in the table's order, space, group,
+//     addr, rule; witnesses and their orders in the file's row order, by
+//     DuckDB's file_row_number), and the activity query names the window
 //     and rows-per-row sizes the plot used.
 //   - A table that is absent leaves its sections with a note of which table
-//     (or flag) is needed and how to get it, never an error; Load fails only
-//     when DIR is not a directory or holds none of the five tables.
+//     (or flag: -races, -explore-orders K) is needed and how to get it,
+//     never an error; Load fails only when DIR is not a directory or holds
+//     none of the seven tables (the five default ones, orders, races).
 //   - The page needs nothing beyond itself: no script, no stylesheet, font
 //     or image from elsewhere (the SVGs name Liberation Sans and embed no
 //     font; the activity grid is a PNG inside its SVG as a data: URL).

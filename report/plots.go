@@ -128,6 +128,16 @@ func opsPlot(ops []OpStat) (template.HTML, error) {
 	return hbars("Serialisation by operation: mean max_conflict", "conflict_sum / instructions", ls, vs, barColor)
 }
 
+// hbarsCounts is a bar chart of counts by name, in the order given.
+func hbarsCounts(title, x string, ks []KindCount, c color.Color) (template.HTML, error) {
+	ls := make([]string, len(ks))
+	vs := make([]float64, len(ks))
+	for i, k := range ks {
+		ls[i], vs[i] = k.Kind, float64(k.N)
+	}
+	return hbars(title, x, ls, vs, c)
+}
+
 func faultPlot(title string, ks []KindCount) (template.HTML, error) {
 	ls := make([]string, len(ks))
 	vs := make([]float64, len(ks))

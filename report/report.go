@@ -30,7 +30,31 @@ type Section struct {
 	SVG       template.HTML // the plot; empty when there is none
 	Message   string        // instead of, or beside, a plot
 	Needs     string        // the table or flag it lacks
-	SQL       string        // DuckDB SQL over the Parquet files that gives the plot's data
+	Table     *Table        // rows beside or instead of a plot; nil when there are none
+	SQL       string        // DuckDB SQL over the Parquet files that gives the plot's (and table's) data
+}
+
+// Table is an HTML table of a section: a caption, an optional row of
+// column groups over the head, and rows of cells.
+type Table struct {
+	Caption string
+	Groups  []HeadGroup // empty: no group row
+	Head    []string
+	Rows    [][]Cell
+}
+
+// HeadGroup is a heading over Span columns.
+type HeadGroup struct {
+	Label string
+	Span  int
+}
+
+// Cell is one cell: text, shown as code (an instruction) when Code, with
+// Title as its tooltip.
+type Cell struct {
+	Text  string
+	Code  bool
+	Title string
 }
 
 // Page is everything the HTML template shows.
@@ -73,7 +97,7 @@ func Build(d *Data, opts Options) (*Page, error) {
 	if p.Title == "" {
 		p.Title = "replay report: " + d.Dir
 	}
-	for _, t := range Tables {
+	for _, t := range allTables {
 		if d.Present[t] {
 			p.Tables = append(p.Tables, t)
 		} else {
@@ -81,7 +105,7 @@ func Build(d *Data, opts Options) (*Page, error) {
 		}
 	}
 	p.Numbers, p.NumSQL = d.numbers()
-	for _, f := range []func() (Section, error){d.hotSection, d.conflictSection, d.opsSection, d.faultSection, d.orderSection, d.raceSection, d.activitySection} {
+	for _, f := range []func() (Section, error){d.hotSection, d.conflictSection, d.opsSection, d.faultSection, d.orderSection, d.witnessSection, d.raceSection, d.activitySection} {
 		s, err := f()
 		if err != nil {
 			return nil, fmt.Errorf("report: %s: %w", s.Title, err)
@@ -275,16 +299,6 @@ FROM 'addresses.parquet';`}
 	return s, err
 }
 
-func (d *Data) raceSection() (Section, error) {
-	s := Section{ID: "races", Title: "Racing addresses",
-		About: "Addresses that accesses of different warps reach without an order between them.",
-		Needs: "needs a races table, which replay does not write yet: a future replay -races flag will write races.parquet, and this section will plot it"}
-	if d.RacesPresent {
-		s.Message = "races.parquet is here, but this version of replay report does not read it yet."
-	}
-	return s, nil
-}
-
 func (d *Data) activitySection() (s Section, err error) {
 	s = Section{ID: "activity", Title: "Per-warp activity over the trace",
 		About: "Lanes that ran, per (group, warp) and window of the trace (seq): white where a warp ran nothing."}
@@ -352,6 +366,10 @@ pre { background: #f6f8fa; border: 1px solid #d8dee4; border-radius: 6px; paddin
 .needs { background: #fff8c5; border: 1px solid #d4a72c; border-radius: 6px; padding: .5rem .8rem; }
 .sqlhead { font-size: .8rem; color: #57606a; margin: .4rem 0 0; }
 nav a { margin-right: .8rem; font-size: .9rem; }
+table.data { border-collapse: collapse; font-size: .8rem; margin: .5rem 0; display: block; overflow-x: auto; }
+table.data caption { caption-side: top; text-align: left; color: #57606a; padding-bottom: .3rem; }
+table.data th, table.data td { border: 1px solid #d8dee4; padding: .2rem .45rem; text-align: left; vertical-align: top; }
+table.data th { background: #f6f8fa; }
 </style>
 </head>
 <body>
@@ -372,6 +390,14 @@ The SQL under each plot (DuckDB) reproduces its data: run it in DIR, e.g. <code>
 {{if .Needs}}<p class="needs">This section {{.Needs}}.</p>{{end}}
 {{if .Message}}<p class="message">{{.Message}}</p>{{end}}
 {{.SVG}}
+{{with .Table}}<table class="data">
+<caption>{{.Caption}}</caption>
+<thead>{{if .Groups}}<tr>{{range .Groups}}<th colspan="{{.Span}}">{{.Label}}</th>{{end}}</tr>
+{{end}}<tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr>{{range .}}<td{{if .Title}} title="{{.Title}}"{{end}}>{{if .Code}}<code>{{.Text}}</code>{{else}}{{.Text}}{{end}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>{{end}}
 {{if .SQL}}<p class="sqlhead">SQL</p>
 <pre><code class="sql">{{.SQL}}</code></pre>{{end}}
 </section>

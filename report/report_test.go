@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,7 +114,8 @@ func TestReportTiny(t *testing.T) {
 		"sum(conflict_sum) / sum(instructions) AS mean_conflict",
 		"WHERE fault &lt;&gt; &#39;&#39;",
 		"SELECT i.seq // 1 AS &#34;window&#34;, w.rank // 1 AS &#34;row&#34;",
-		"a future replay -races flag will write races.parquet",
+		"needs the races table (races.parquet), which " + dir + " lacks: run replay with -races, which writes it",
+		"needs the orders table (orders.parquet), which " + dir + " lacks: run replay with -explore-orders K",
 		"No address is marked order-sensitive",
 	} {
 		if !strings.Contains(page, w) {
@@ -140,6 +142,141 @@ func TestReportTiny(t *testing.T) {
 	// The same tables give the same bytes.
 	var b2 bytes.Buffer
 	if err := Generate(&b2, dir, Options{Title: "tiny <report>"}); err != nil {
+		t.Fatal(err)
+	}
+	if b2.String() != page {
+		t.Error("two reports of one directory differ")
+	}
+}
+
+// racy: one .cta add on 0x1000 from each of two CTAs, which race (rule
+// scope: neither's scope includes the other's thread), and an exch of 32
+// lanes (values 100 … 131) on 0x1004, whose final value is lane 31's, 131,
+// in lane order and some other lane's in a random order.
+const racy = `.region global 0x1000 0x100
+.group 0
+atom.cta.global.add.u32 d, [a], 1; | a=0x1000 mask=0x1
+.group 1
+atom.cta.global.add.u32 d, [a], 1; | a=0x1000 mask=0x1
+atom.global.exch.b32 d, [a], v; | a=0x1004 v=100:1
+`
+
+// extras writes the orders and races rows just before the replay's commit,
+// as cmd/replay does.
+type extras struct {
+	*columnar.Writer
+	orders []engine.OrderWitness
+	races  []engine.RaceRow
+}
+
+func (s *extras) Commit() error {
+	if err := s.Writer.Orders(s.orders); err != nil {
+		return err
+	}
+	if err := s.Writer.Races(s.races); err != nil {
+		return err
+	}
+	return s.Writer.Commit()
+}
+
+// replayRacy replays racy with -explore, -races and -explore-orders 2
+// (seeds 1 and 2) into a new directory, and returns the witnesses too.
+func replayRacy(t *testing.T) (string, []engine.OrderWitness) {
+	t.Helper()
+	dir := t.TempDir()
+	open := func() (trace.Source, error) { return trace.NewTextReader(strings.NewReader(racy), "racy.tasm") }
+	orders, err := engine.ExploreOrders(open, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	races, err := engine.Races(src, engine.RacesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := columnar.New(dir, columnar.WithTables(columnar.AllTableNames()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src, err = open(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := engine.Replay(src, &extras{w, orders, races}, engine.WithExplore(true)); err != nil {
+		t.Fatal(err)
+	}
+	return dir, orders
+}
+
+// TestReportRacesAndOrders: racy's one race (scope, 0x1000, group 0's add
+// then group 1's) and its one order witness (0x1004: 131 in lane order)
+// are counted, plotted (the races by rule) and listed on the page.
+func TestReportRacesAndOrders(t *testing.T) {
+	dir, orders := replayRacy(t)
+	d, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Races != (Count{1, true, "races"}) || d.RaceAddresses != 1 {
+		t.Errorf("races %+v on %d addresses, want 1 on 1", d.Races, d.RaceAddresses)
+	}
+	if want := []KindCount{{"scope", 1}}; !equal(d.RaceRules, want) {
+		t.Errorf("races by rule %v, want %v", d.RaceRules, want)
+	}
+	const text = "atom.cta.global.add.u32 d, [a], 1" // as written, without the ";"
+	wantA := RaceSide{Seq: 0, Dialect: "ptx", Text: text, Group: 0, Warp: 0, Lane: 0, Scope: "cta"}
+	wantB := wantA
+	wantB.Seq, wantB.Group = 1, 1
+	if len(d.RaceRows) != 1 || d.RaceRows[0].Label() != "global 0x1000" || d.RaceRows[0].Rule != "scope" || d.RaceRows[0].A != wantA || d.RaceRows[0].B != wantB {
+		t.Errorf("race rows %+v, want global 0x1000 scope: %+v then %+v", d.RaceRows, wantA, wantB)
+	}
+
+	// Only 0x1004 differs (adds commute); one row per order, lane first.
+	if len(orders) != 3 || orders[0].Addr != 0x1004 || orders[0].Order != "lane" || orders[0].Value != 131 {
+		t.Fatalf("ExploreOrders gave %+v, want three rows of 0x1004, lane order's value 131", orders)
+	}
+	if d.OrderWords != (Count{1, true, "orders"}) || !equal(d.OrderNames, []string{"lane", "random:1", "random:2"}) {
+		t.Errorf("order words %+v, orders %q", d.OrderWords, d.OrderNames)
+	}
+	if len(d.Witnesses) != 1 || d.Witnesses[0].Label() != "global 0x1004" ||
+		!equal(d.Witnesses[0].Values, []uint32{orders[0].Value, orders[1].Value, orders[2].Value}) ||
+		!equal(d.Witnesses[0].Has, []bool{true, true, true}) {
+		t.Errorf("witnesses %+v, want global 0x1004 with %+v", d.Witnesses, orders)
+	}
+
+	var b bytes.Buffer
+	if err := Write(&b, d, Options{Title: "racy"}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, w := range []string{
+		"1 race on 1 address (by rule: scope 1).",
+		`<svg class="plot" role="img" aria-label="Races by rule"`,
+		"The first 1 of 1 races, in the table&#39;s order",
+		`<th colspan="6">A (earlier)</th><th colspan="6">B (later)</th>`,
+		`<tr><td>global 0x1000</td><td>scope</td>` +
+			`<td>0</td><td>0</td><td>0</td><td>0</td><td>cta</td><td title="ptx"><code>` + text + `</code></td>` +
+			`<td>1</td><td>1</td><td>0</td><td>0</td><td>cta</td><td title="ptx"><code>` + text + `</code></td></tr>`,
+		"SELECT rule, count(*) AS addresses\nFROM &#39;races.parquet&#39;",
+		"ORDER BY space, &#34;group&#34;, addr, rule\nLIMIT 20;",
+		"1 word has a different final value under different orders (3 orders replayed).",
+		"<tr><th>address</th><th>lane</th><th>random:1</th><th>random:2</th></tr>",
+		fmt.Sprintf("<tr><td>global 0x1004</td><td>131</td><td>%d</td><td>%d</td></tr>", orders[1].Value, orders[2].Value),
+		"FROM read_parquet(&#39;orders.parquet&#39;, file_row_number = true)",
+		"<code>orders.parquet</code>, <code>races.parquet</code>",
+	} {
+		if !strings.Contains(page, w) {
+			t.Errorf("the page lacks %q", w)
+		}
+	}
+	// hot, conflicts, ops, order-sensitive (the exch), races and activity.
+	if n := strings.Count(page, "<svg "); n != 6 {
+		t.Errorf("%d <svg> elements, want 6", n)
+	}
+	var b2 bytes.Buffer
+	if err := Generate(&b2, dir, Options{Title: "racy"}); err != nil {
 		t.Fatal(err)
 	}
 	if b2.String() != page {
@@ -219,5 +356,16 @@ func TestCommas(t *testing.T) {
 		if g := commas(n); g != w {
 			t.Errorf("commas(%d) = %q, want %q", n, g, w)
 		}
+	}
+}
+
+// TestWitnessSQLSlices: past MaxOrders orders, the table and its SQL show
+// the first MaxOrders only.
+func TestWitnessSQLSlices(t *testing.T) {
+	if s := witnessSQL(MaxOrders); strings.Contains(s, "[1:") {
+		t.Errorf("%d orders: the SQL slices its lists:\n%s", MaxOrders, s)
+	}
+	if s := witnessSQL(MaxOrders + 1); !strings.Contains(s, fmt.Sprintf("(list(value ORDER BY file_row_number))[1:%d] AS", MaxOrders)) {
+		t.Errorf("%d orders: the SQL does not slice its lists:\n%s", MaxOrders+1, s)
 	}
 }

@@ -1,0 +1,307 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// The tables replay writes only with a flag: races (-races) and orders
+// (-explore-orders K). Both are sorted by word (space, group, addr), so a
+// report counts words by the changes of that key and keeps only the first
+// TopN rows: memory is bounded by TopN and the distinct rules and orders.
+
+func (d *Data) loadRaces(p string) error {
+	cols := []string{"space", "group", "addr", "rule",
+		"seq_a", "dialect_a", "text_a", "group_a", "warp_a", "lane_a", "scope_a",
+		"seq_b", "dialect_b", "text_b", "group_b", "warp_b", "lane_b", "scope_b"}
+	rules := map[string]uint64{}
+	var (
+		n         uint64
+		addresses uint64
+		last      Address
+	)
+	err := scan(p, cols, func(cs []arrow.Array) error {
+		sp, ok1 := cs[0].(strs)
+		rule, ok2 := cs[3].(strs)
+		if !ok1 || !ok2 {
+			return errors.New("space and rule must be strings")
+		}
+		grp, err := col[*array.Int64](cs[1], "group")
+		if err != nil {
+			return err
+		}
+		addr, err := col[*array.Uint64](cs[2], "addr")
+		if err != nil {
+			return err
+		}
+		type side struct {
+			seq              *array.Uint64
+			dia, text, scope strs
+			group, warp      *array.Int64
+			lane             *array.Uint32
+		}
+		var sides [2]side
+		for j := range sides {
+			c := 4 + 7*j
+			s := &sides[j]
+			var ok1, ok2, ok3 bool
+			s.dia, ok1 = cs[c+1].(strs)
+			s.text, ok2 = cs[c+2].(strs)
+			s.scope, ok3 = cs[c+6].(strs)
+			if !ok1 || !ok2 || !ok3 {
+				return errors.New("dialect, text and scope must be strings")
+			}
+			if s.seq, err = col[*array.Uint64](cs[c], cols[c]); err != nil {
+				return err
+			}
+			if s.group, err = col[*array.Int64](cs[c+3], cols[c+3]); err != nil {
+				return err
+			}
+			if s.warp, err = col[*array.Int64](cs[c+4], cols[c+4]); err != nil {
+				return err
+			}
+			if s.lane, err = col[*array.Uint32](cs[c+5], cols[c+5]); err != nil {
+				return err
+			}
+		}
+		for i := range sp.Len() {
+			a := Address{Space: sp.Value(i), Group: grp.Value(i), Addr: addr.Value(i)}
+			if n == 0 || a != last {
+				addresses++
+				last = Address{Space: strings.Clone(a.Space), Group: a.Group, Addr: a.Addr}
+			}
+			n++
+			r := rule.Value(i)
+			if _, ok := rules[r]; !ok {
+				r = strings.Clone(r)
+			}
+			rules[r]++
+			if len(d.RaceRows) < TopN {
+				race := Race{Address: last, Rule: strings.Clone(rule.Value(i))}
+				for j, x := range []*RaceSide{&race.A, &race.B} {
+					s := &sides[j]
+					*x = RaceSide{Seq: s.seq.Value(i), Dialect: strings.Clone(s.dia.Value(i)), Text: strings.Clone(s.text.Value(i)),
+						Group: s.group.Value(i), Warp: s.warp.Value(i), Lane: s.lane.Value(i), Scope: strings.Clone(s.scope.Value(i))}
+				}
+				d.RaceRows = append(d.RaceRows, race)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	d.Races = Count{n, true, "races"}
+	d.RaceAddresses = addresses
+	d.RaceRules = sortCounts(rules)
+	return nil
+}
+
+func (d *Data) loadOrders(p string) error {
+	index := map[string]int{}
+	var (
+		words uint64
+		last  Address
+		cur   *Witness // the current word's, while it is among the first TopN
+	)
+	err := scan(p, []string{"space", "group", "addr", "order", "value"}, func(cs []arrow.Array) error {
+		sp, ok1 := cs[0].(strs)
+		ord, ok2 := cs[3].(strs)
+		if !ok1 || !ok2 {
+			return errors.New("space and order must be strings")
+		}
+		grp, err := col[*array.Int64](cs[1], "group")
+		if err != nil {
+			return err
+		}
+		addr, err := col[*array.Uint64](cs[2], "addr")
+		if err != nil {
+			return err
+		}
+		val, err := col[*array.Uint32](cs[4], "value")
+		if err != nil {
+			return err
+		}
+		for i := range sp.Len() {
+			a := Address{Space: sp.Value(i), Group: grp.Value(i), Addr: addr.Value(i)}
+			if words == 0 || a != last {
+				words++
+				last = Address{Space: strings.Clone(a.Space), Group: a.Group, Addr: a.Addr}
+				cur = nil
+				if len(d.Witnesses) < TopN {
+					d.Witnesses = append(d.Witnesses, Witness{Address: last})
+					cur = &d.Witnesses[len(d.Witnesses)-1]
+				}
+			}
+			o := ord.Value(i)
+			k, ok := index[o]
+			if !ok {
+				k = len(d.OrderNames)
+				o = strings.Clone(o)
+				index[o] = k
+				d.OrderNames = append(d.OrderNames, o)
+			}
+			if cur != nil {
+				for len(cur.Values) <= k {
+					cur.Values = append(cur.Values, 0)
+					cur.Has = append(cur.Has, false)
+				}
+				cur.Values[k], cur.Has[k] = val.Value(i), true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i := range d.Witnesses { // an order first seen after a kept word
+		w := &d.Witnesses[i]
+		for len(w.Values) < len(d.OrderNames) {
+			w.Values = append(w.Values, 0)
+			w.Has = append(w.Has, false)
+		}
+	}
+	d.OrderWords = Count{words, true, "orders"}
+	return nil
+}
+
+// needsFlag says what a section of a flag's table lacks.
+func (d *Data) needsFlag(table, flag string) string {
+	if d.Arrow[table] {
+		return fmt.Sprintf("needs %s.parquet; %s has %s.arrow only: run replay with -format parquet (or both)", table, d.Dir, table)
+	}
+	return fmt.Sprintf("needs the %s table (%s.parquet), which %s lacks: run replay with %s, which writes it (it is not among the default tables)", table, table, d.Dir, flag)
+}
+
+const raceRulesSQL = `SELECT rule, count(*) AS addresses
+FROM 'races.parquet'
+GROUP BY rule
+ORDER BY addresses DESC, rule;`
+
+var raceRowsSQL = fmt.Sprintf(`SELECT space, "group", printf('0x%%x', addr) AS addr, rule,
+       seq_a, group_a, warp_a, lane_a, scope_a, text_a,
+       seq_b, group_b, warp_b, lane_b, scope_b, text_b
+FROM 'races.parquet'
+ORDER BY space, "group", addr, rule
+LIMIT %d;`, TopN)
+
+const raceCountSQL = `SELECT (SELECT count(*) FROM 'races.parquet') AS races,
+       (SELECT count(*) FROM (SELECT DISTINCT space, "group", addr FROM 'races.parquet')) AS addresses;`
+
+func (d *Data) raceSection() (s Section, err error) {
+	s = Section{ID: "races", Title: "Racing addresses",
+		About: "Addresses that two accesses reach without being atomic with respect to each other (replay -races): under rule scope, two atomics whose scopes do not both include the other's thread (a .cta atomic and one of another CTA); under atomic_plain, an atomic and a plain load or store of another thread. One row per address and rule: the first such pair in trace order, A the earlier access.",
+		SQL:   raceCountSQL + "\n\n" + raceRulesSQL + "\n\n" + raceRowsSQL}
+	switch {
+	case !d.Present["races"]:
+		s.Needs = d.needsFlag("races", "-races")
+	case d.Races.N == 0:
+		s.Message = "No race: every two accesses to an address were atomic with respect to each other (the races table is empty)."
+	default:
+		var by []string
+		for _, k := range d.RaceRules {
+			by = append(by, k.Kind+" "+commas(k.N))
+		}
+		s.Message = fmt.Sprintf("%s on %s (by rule: %s).", plural(d.Races.N, "race"), plural(d.RaceAddresses, "address"), strings.Join(by, ", "))
+		s.SVG, err = hbarsCounts("Races by rule", "addresses (one racing pair each)", d.RaceRules, alarmColor)
+		s.Table = d.raceTable()
+	}
+	return s, err
+}
+
+func (d *Data) raceTable() *Table {
+	t := &Table{
+		Caption: fmt.Sprintf("The first %d of %s races, in the table's order (space, group, address, rule).", len(d.RaceRows), commas(d.Races.N)),
+		Groups:  []HeadGroup{{"", 2}, {"A (earlier)", 6}, {"B (later)", 6}},
+	}
+	side := []string{"seq", "group", "warp", "lane", "scope", "text"}
+	t.Head = append(append(append(t.Head, "address", "rule"), side...), side...)
+	for _, r := range d.RaceRows {
+		row := []Cell{{Text: r.Label()}, {Text: r.Rule}}
+		for _, x := range []RaceSide{r.A, r.B} {
+			row = append(row, Cell{Text: fmt.Sprint(x.Seq)}, Cell{Text: fmt.Sprint(x.Group)}, Cell{Text: fmt.Sprint(x.Warp)},
+				Cell{Text: fmt.Sprint(x.Lane)}, Cell{Text: x.Scope}, Cell{Text: x.Text, Code: true, Title: x.Dialect})
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// witnessSQL gives the order-witness table's data: the first TopN words in
+// the table's order, with the first orders of them in the table's order.
+func witnessSQL(orders int) string {
+	slice := ""
+	if orders > MaxOrders {
+		slice = fmt.Sprintf("[1:%d]", MaxOrders)
+	}
+	orderList, valueList := `list("order" ORDER BY file_row_number)`, `list(value ORDER BY file_row_number)`
+	if slice != "" {
+		orderList, valueList = "("+orderList+")"+slice, "("+valueList+")"+slice
+	}
+	return fmt.Sprintf(`SELECT count(*) AS words
+FROM (SELECT DISTINCT space, "group", addr FROM 'orders.parquet');
+
+SELECT space, "group", printf('0x%%x', addr) AS addr,
+       %s AS orders,
+       %s AS "values"
+FROM read_parquet('orders.parquet', file_row_number = true)
+GROUP BY space, "group", addr
+ORDER BY min(file_row_number)
+LIMIT %d;`, orderList, valueList, TopN)
+}
+
+func (d *Data) witnessSection() (s Section, err error) {
+	s = Section{ID: "witnesses", Title: "Order witnesses",
+		About: "Words whose final value differs between lane order and K seeded random orders of each instruction's lanes (the orders table, written by replay -explore-orders K): proof that the trace's result depends on an order no ISA document fixes. Each row is a word and its final value under each order.",
+		SQL:   witnessSQL(len(d.OrderNames))}
+	switch {
+	case !d.Present["orders"]:
+		s.Needs = d.needsFlag("orders", "-explore-orders K (K random orders beside lane order)")
+	case d.OrderWords.N == 0:
+		s.Message = "No word's final value differed between the orders replayed (the orders table is empty)."
+	default:
+		s.Message = fmt.Sprintf("%s %s a different final value under different orders (%s replayed).",
+			plural(d.OrderWords.N, "word"), map[bool]string{true: "has", false: "have"}[d.OrderWords.N == 1], plural(uint64(len(d.OrderNames)), "order"))
+		s.Table = d.witnessTable()
+	}
+	return s, err
+}
+
+func (d *Data) witnessTable() *Table {
+	names := d.OrderNames[:min(len(d.OrderNames), MaxOrders)]
+	t := &Table{Caption: fmt.Sprintf("The first %d of %s words, in the table's order (space, group, address), and their final value under ", len(d.Witnesses), commas(d.OrderWords.N))}
+	if len(names) < len(d.OrderNames) {
+		t.Caption += fmt.Sprintf("the first %d of %d orders.", len(names), len(d.OrderNames))
+	} else {
+		t.Caption += "each order."
+	}
+	t.Head = append([]string{"address"}, names...)
+	for _, w := range d.Witnesses {
+		row := []Cell{{Text: w.Label()}}
+		for k := range names {
+			c := Cell{Text: "—"}
+			if w.Has[k] {
+				c.Text = fmt.Sprint(w.Values[k])
+			}
+			row = append(row, c)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// plural is n and the noun, plural unless n is 1 ("address": "addresses").
+func plural(n uint64, noun string) string {
+	if n != 1 {
+		if strings.HasSuffix(noun, "s") {
+			noun += "es"
+		} else {
+			noun += "s"
+		}
+	}
+	return commas(n) + " " + noun
+}
