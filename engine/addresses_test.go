@@ -112,3 +112,32 @@ func TestAddressesCountTowardMaxMemory(t *testing.T) {
 		t.Errorf("without the addresses table: %v", err)
 	}
 }
+
+// TestAddressEstimatesBounded: an address's estimated warps never pass its
+// accesses, its groups never its warps: 300 addresses, each hit once by
+// each of 8 to 14 warps (past the 7 counted exactly) of as many groups.
+func TestAddressEstimatesBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(".region global 0x1000 0x1000\n")
+	for a := 0; a < 300; a++ {
+		for w := 0; w < 8+a%7; w++ {
+			fmt.Fprintf(&b, ".group %d\n.warp %d\natom.global.add.u32 d, [a], 1; | a=0x%x mask=0x1\n", w, a, 0x1000+4*a)
+		}
+	}
+	var c Collector
+	if _, err := Replay(textSource(t, b.String()), &c); err != nil {
+		t.Fatal(err)
+	}
+	estimated := 0
+	for _, r := range c.Addrs {
+		if r.Warps > r.Accesses || r.Groups > r.Warps {
+			t.Errorf("0x%x: %d accesses, %d warps, %d groups", r.Addr, r.Accesses, r.Warps, r.Groups)
+		}
+		if !r.Exact {
+			estimated++
+		}
+	}
+	if len(c.Addrs) != 300 || estimated != 300 {
+		t.Errorf("%d addresses, %d estimated; want 300 and 300", len(c.Addrs), estimated)
+	}
+}
