@@ -127,8 +127,9 @@ func fop16(k kind, old, b, c uint16) uint16 {
 		if fp.EqF16(old, b) {
 			return c
 		}
+		return old
 	}
-	return old
+	panic(noFormula{k, 16})
 }
 
 // fop32 is the new value of a 32-bit float element: f32, or a packed
@@ -168,8 +169,9 @@ func fop32(k kind, old, b, c uint32) uint32 {
 		if fp.EqF32(old, b) {
 			return c
 		}
+		return old
 	}
-	return old
+	panic(noFormula{k, 32})
 }
 
 // fop64 is the new value of a 64-bit float element.
@@ -187,8 +189,9 @@ func fop64(k kind, old, b, c uint64) uint64 {
 		if fp.EqF64(old, b) {
 			return c
 		}
+		return old
 	}
-	return old
+	panic(noFormula{k, 64})
 }
 
 func canonF16x2(x uint32) uint32 {

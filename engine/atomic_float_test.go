@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Expected values are hand-computed from the seeds' formulas (new = old op b;
 // CAS new = (old == b) ? c : old) and the rules in atomic_float.go. Where a
@@ -158,17 +161,24 @@ func TestFloatKinds(t *testing.T) {
 	}
 }
 
-// A kind of another width leaves memory unchanged: fop16 never applies a
-// 32-bit kind and so on, so a wrongly planned access cannot corrupt memory.
+// TestFloatKindWrongWidth: a float kind asked at a width it has no formula
+// for is an error, never the old value unchanged.
 func TestFloatKindWrongWidth(t *testing.T) {
-	if got := fop16(kFAddF32, 0x1234, 0x3c00, 0); got != 0x1234 {
-		t.Errorf("fop16(kFAddF32) = %#x", got)
+	for _, c := range []struct {
+		k    kind
+		size uint8
+	}{{kFAddF32, 2}, {kFAddF64, 4}, {kFAddF16, 8}, {kFCASF32, 16}} {
+		if err := formulaErr(c.k, c.size); err == nil || !strings.Contains(err.Error(), "formula") {
+			t.Errorf("kind %d at %d bytes: %v, want no formula", c.k, c.size, err)
+		}
 	}
-	if got := fop32(kFAddF64, 0x12345678, s1, 0); got != 0x12345678 {
-		t.Errorf("fop32(kFAddF64) = %#x", got)
-	}
-	if got := fop64(kFAddF16, 7, 1, 0); got != 7 {
-		t.Errorf("fop64(kFAddF16) = %#x", got)
+	for _, c := range []struct {
+		k    kind
+		size uint8
+	}{{kFAddF32, 4}, {kFAddF64, 8}, {kFAddF16, 2}, {kFCASF64, 8}, {kFAddF16x2, 4}} {
+		if err := formulaErr(c.k, c.size); err != nil {
+			t.Errorf("kind %d at %d bytes: %v", c.k, c.size, err)
+		}
 	}
 }
 

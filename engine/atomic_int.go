@@ -1,20 +1,25 @@
 package engine
 
-import "github.com/gpureplay/replay/trace"
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/gpureplay/replay/trace"
+)
 
 // Integer and bit-size atomics: the operations every dialect shares. The
-// formulas are the seeds' own:
+// formulas are those of the public ISA documents:
 //
-//	PTX (ptx-atom.md, Semantics):
+//	PTX (PTX ISA, atom: Semantics):
 //	    inc(r, s)  = (r >= s) ? 0 : r+1;
 //	    dec(r, s)  = (r==0 || r > s) ? s : r-1;
 //	    exch(r, s) = s;
 //	    cas(r,s,t) = (r == s) ? t : r;
-//	SASS (sass-ATOM.txt, Atomic Operations table):
+//	SASS (CUDA Binary Utilities, ATOM: Atomic Operations table):
 //	    .INC  M = (M >= Rb)? 0 : (M + 1);
 //	    .DEC  M = (M == 0 || M > Rb)? Rb : M - 1;
 //	    .CAS  if (M == Rb) M = Rc;
-//	vISA (visa-DWORD_ATOMIC.md, DWORD_ATOMIC_OP): INC new = old+1, DEC
+//	vISA (vISA spec, DWORD_ATOMIC: DWORD_ATOMIC_OP): INC new = old+1, DEC
 //	    new = old-1 (plain, no bound), PREDEC new = old-1 returning new,
 //	    CMPXCHG new = (old==src1) ? src0 : old.
 //
@@ -155,8 +160,51 @@ func opInt[T uint16 | uint32 | uint64](k kind, old, b, c T) T {
 		return old | b
 	case kXor:
 		return old ^ b
+	case kLoad:
+		return old // an atomic load leaves memory as it is
 	}
-	return old // kLoad
+	panic(noFormula{k, int(unsafe.Sizeof(old)) * 8})
+}
+
+// noFormula is the panic of an op function asked for a kind its switch
+// does not name. Plans ask each op function once, for their own kind and
+// width (formulaErr), so a replay never meets it: a kind without a formula
+// is an error when the instruction is planned.
+type noFormula struct {
+	k    kind
+	bits int
+}
+
+func (e noFormula) Error() string {
+	return fmt.Sprintf("no %d-bit formula for operation kind %d (engine/atomic_int.go, atomic_float.go)", e.bits, e.k)
+}
+
+// formulaErr reports whether kind k has a formula for size-byte accesses,
+// by applying it once: each op function's switch is the one list of its
+// formulas, so nothing else can drift from it.
+func formulaErr(k kind, size uint8) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			nf, ok := r.(noFormula)
+			if !ok {
+				panic(r)
+			}
+			err = nf
+		}
+	}()
+	switch size {
+	case 1, 2:
+		op16(k, 0, 0, 0)
+	case 4:
+		op32(k, 0, 0, 0)
+	case 8:
+		op64(k, 0, 0, 0)
+	case 16:
+		op128(k, 0, 0, 0, 0, 0, 0)
+	default:
+		return fmt.Errorf("no %d-byte accesses", size)
+	}
+	return nil
 }
 
 // op16 is the new memory value of a 16-bit atomic (PTX cas.b16, vISA .16,

@@ -1089,6 +1089,7 @@ func op128(k kind, oldLo, oldHi, bLo, bHi, cLo, cHi uint64) (uint64, uint64) {
 		if oldLo == bLo && oldHi == bHi {
 			return cLo, cHi
 		}
+		return oldLo, oldHi
 	}
-	return oldLo, oldHi
+	panic(noFormula{k, 128})
 }

@@ -87,6 +87,13 @@ func newPlan(st *trace.Static, h *trace.Header, regions map[trace.Space][]trace.
 	if p.size == 16 && p.kind != kCAS && p.kind != kExch {
 		return nil, fmt.Errorf("128-bit %s is not an atomic any document defines", st.Op)
 	}
+	if !p.status {
+		// Every kind a plan runs must have a formula at its width: never a
+		// silent "memory unchanged" for an operation nobody wrote.
+		if err := formulaErr(p.kind, p.size); err != nil {
+			return nil, fmt.Errorf("%s: %w", st.Op, err)
+		}
+	}
 	p.simple = p.elemAddr == nil && p.elemFault == nil && p.window == nil && p.vecAlign == 0 && !p.status
 	if len(p.b) != st.Elems && p.kind != kLoad && p.kind != kInc && p.kind != kDec {
 		return nil, fmt.Errorf("%d sources for %d elements", len(p.b), st.Elems)
