@@ -1,5 +1,5 @@
 // Package columnar writes a replay's output tables, as specified in
-// ../shared/OUTPUT.md, as Parquet and/or Arrow IPC files. [Writer] is the
+// docs/OUTPUT.md, as Parquet and/or Arrow IPC files. [Writer] is the
 // [engine.Sink] that the replay hands its results to.
 //
 // # Tables

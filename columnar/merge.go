@@ -461,7 +461,6 @@ type memoryCursor struct {
 	addr  *array.Uint64
 	value *array.Uint32
 	memo  spaceMemo
-	err   error
 }
 
 func newMemoryCursor(t *tableReader) cursor {

@@ -53,7 +53,8 @@ import "github.com/gpureplay/replay/internal/fp"
 // atom.add.f32 on shared memory supports subnormal inputs and results";
 // f16/bf16 forms require .noftz. The CUDA guide agrees: global float atomic
 // adds "behave equivalent to FADD.F32.FTZ.RN", shared ones to FADD.F32.RN.
-// The SASS seed's operation table lists .F16x2.RN (no FTZ) for ADD/MIN/MAX
+// The SASS Atomic Operations table (CUDA Binary Utilities, ATOM) lists
+// .F16x2.RN (no FTZ) for ADD/MIN/MAX
 // while its .sz list says .F16x2.FTZ.RN: kFAddF16x2 follows the table,
 // kFAddF16x2FTZ exists for traces that carry the .FTZ spelling. Intel's
 // seeds say nothing about subnormals; they are kept.

@@ -74,7 +74,7 @@ var floatCases = []floatCase{
 	{"f16x2 add", kFAddF16x2, 32, h2048<<16 | h1, h1<<16 | h1, 0, h2048<<16 | 0x4000, "hi 2048+1=2048, lo 1+1=2"},
 	{"f16x2 NaN lane", kFAddF16x2, 32, 0x7c01<<16 | h1, h1<<16 | h1, 0, 0x7fff<<16 | 0x4000, "NaN lane canonical, other lane unaffected"},
 	{"f16x2 subnormal kept", kFAddF16x2, 32, 0x0001, 0x0001, 0, 0x0002, ".noftz / SASS .F16x2.RN"},
-	{"f16x2 ftz", kFAddF16x2FTZ, 32, 0x0001<<16 | 0x0401, 0x8001<<16 | 0x8400, 0, 0x0000<<16 | 0x0000, "hi: +0 + -0 inputs flushed; lo: 2^-24 result flushed"},
+	{"f16x2 ftz", kFAddF16x2FTZ, 32, 0x0001<<16 | 0x0401, 0x8001<<16 | 0x8400, 0, 0x0000_0000, "hi: +0 + -0 inputs flushed; lo: 2^-24 result flushed"},
 	{"f16x2 ftz normal", kFAddF16x2FTZ, 32, h1<<16 | h1, h1<<16 | h1, 0, 0x4000<<16 | 0x4000, "1+1"},
 	{"bf16x2 add", kFAddBF16x2, 32, b256<<16 | b1, b1<<16 | b1, 0, b256<<16 | 0x4000, "hi 256+1=256, lo 1+1=2"},
 	{"bf16x2 NaN lane", kFAddBF16x2, 32, 0x7fc0<<16 | b1, b1<<16 | b1, 0, 0x7fff<<16 | 0x4000, "canonical per lane"},

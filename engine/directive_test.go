@@ -113,7 +113,7 @@ atom.shared.add.u32 d, [a], 1; | mask=0x3`,
 			"0:0@0x0=0x0 0:1@0x0=0x1 1:0@0x0=0x14 1:1@0x0=0x15 2:0@0x0=0xa 2:1@0x0=0xb",
 			"shared[1]@0x0=0xc shared[2]@0x0=0x16"},
 		// SASS ATOM addresses global memory only ("An ATOM instruction must
-		// address global memory", sass-ATOM.txt); an ATOM into the shared
+		// address global memory", CUDA Binary Utilities, ATOM); an ATOM into the shared
 		// window faults invalid_space. Shared memory seeded mid-trace shows
 		// in the memory table, per group, untouched by the ATOMs.
 		{"sass shared per group", `.window shared 0x10000 0x1000

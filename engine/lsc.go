@@ -6,7 +6,8 @@ import (
 	"github.com/gpureplay/replay/trace"
 )
 
-// Intel vISA LSC_UNTYPED (../shared/seeds/visa-LSC_UNTYPED.md).
+// Intel vISA LSC_UNTYPED (Intel Graphics Compiler vISA specification,
+// LSC_UNTYPED; below, the seed).
 //
 //   - Loads (lsc_load, _strided, _quad) read each active lane's elements:
 //     kLoad, one result row per lane and element, the value being the datum

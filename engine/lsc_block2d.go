@@ -7,7 +7,8 @@ import (
 )
 
 // Intel LSC lsc_load_block2d and lsc_store_block2d
-// (../shared/seeds/visa-LSC_UNTYPED.md, LOAD_BLOCK2D and STORE_BLOCK2D).
+// (vISA spec, LSC_UNTYPED: Semantics, LOAD_BLOCK2D and STORE_BLOCK2D; below,
+// the seed).
 //
 // The instruction is SIMD1: its six address registers (SurfaceBase,
 // SurfaceWidth, SurfaceHeight, SurfacePitch, Src0AddrX, Src0AddrY) are

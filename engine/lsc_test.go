@@ -37,7 +37,7 @@ func replayLSC(t *testing.T, src string) *Collector {
 }
 
 // TestLSCSemantics checks each sub-op against values worked out by hand
-// from the seed's pseudo-code (visa-LSC_UNTYPED.md, Semantics).
+// from the seed's pseudo-code (vISA spec, LSC_UNTYPED: Semantics).
 func TestLSCSemantics(t *testing.T) {
 	const mem = ".region global 0x1000 0x100\n.init global 0x1000 u32 1 2 3 4 5 6 7 8\n"
 	tests := []struct {
@@ -437,7 +437,7 @@ func TestLSCLoadStatus(t *testing.T) {
 }
 
 // TestLSCSeedExamples replays every example of the seed's Examples section
-// (visa-LSC_UNTYPED.md), with bindings chosen here, against the reference,
+// (vISA spec, LSC_UNTYPED: Examples), with bindings chosen here, against the reference,
 // and checks each line's row count and a few values.
 func TestLSCSeedExamples(t *testing.T) {
 	const block = "flat[VSURF_BASE,VSURF_W,V_SURF_H,SURF_P,OFF_X,OFF_Y]"

@@ -34,8 +34,8 @@ func TestLanePerm(t *testing.T) {
 		var b [trace.MaxLanes]uint8
 		return fmt.Sprint(lanePerm(OrderRandom, seed, seq, 32, &b))
 	}
-	if perm(1, 5) != perm(1, 5) || perm(1, 5) == perm(2, 5) || perm(1, 5) == perm(1, 6) {
-		t.Errorf("random orders: seed 1 seq 5 %s, again %s, seed 2 %s, seq 6 %s", perm(1, 5), perm(1, 5), perm(2, 5), perm(1, 6))
+	if a, again := perm(1, 5), perm(1, 5); a != again || a == perm(2, 5) || a == perm(1, 6) {
+		t.Errorf("random orders: seed 1 seq 5 %s, again %s, seed 2 %s, seq 6 %s", a, again, perm(2, 5), perm(1, 6))
 	}
 	var first [32]int // how often each lane comes first, over many instructions
 	for seq := range uint64(3200) {

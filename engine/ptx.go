@@ -6,8 +6,8 @@ import (
 	"github.com/gpureplay/replay/trace"
 )
 
-// PTX atom (../shared/seeds/ptx-atom.md). Integer semantics are the seed's
-// formulas (atomic_int.go); inc and dec are the bounded forms.
+// PTX atom (NVIDIA PTX ISA, atom). Integer semantics are the formulas of
+// PTX ISA, atom: Semantics (atomic_int.go); inc and dec are the bounded forms.
 
 // planPTX fills p for a PTX atom.
 func planPTX(p *plan) error {
@@ -22,7 +22,7 @@ func planPTX(p *plan) error {
 	}
 	if st.Elems > 1 {
 		// A vector atom accesses adjacent elements, each atomic on its own
-		// (ptx-atom.md: "the atomicity is guaranteed separately for each of
+		// (PTX ISA, atom: Description: "the atomicity is guaranteed separately for each of
 		// the individual scalar elements"); the vector as a whole must be
 		// aligned to its size (PTX ISA, "Addresses as Operands": vector
 		// accesses are aligned to the vector's total size).

@@ -82,8 +82,8 @@ func runLaneCases(t *testing.T, cases []laneCase) {
 	}
 }
 
-// Every (op, type) of ../shared/seeds/ptx-atom.md on one lane, with the
-// seed's formulas worked by hand.
+// Every (op, type) of PTX ISA, atom: Syntax on one lane, with the formulas
+// of PTX ISA, atom: Semantics worked by hand.
 func TestPTXSemantics(t *testing.T) {
 	runLaneCases(t, []laneCase{
 		{"add.u32 wraps", "atom.global.add.u32 d, [a], b", "u32 0xffffffff", "2", "", 0xffffffff, 0, []uint32{1}, ""},

@@ -81,8 +81,6 @@ const (
 	scopeGPU
 )
 
-var scopeNames = [...]string{"cta", "cluster", "gpu"}
-
 // scopeOf is an instruction's scope class: .sys includes everything .gpu
 // does within a trace.
 func scopeOf(st *trace.Static) (uint8, string) {

@@ -7,7 +7,7 @@ import (
 	"github.com/gpureplay/replay/trace"
 )
 
-// SASS ATOM (../shared/seeds/sass-ATOM.txt). The parser (trace/
+// SASS ATOM (NVIDIA CUDA Binary Utilities, ATOM; below, the seed). The parser (trace/
 // parse_sass.go) admits exactly the (op, sz) pairs of the seed's Atomic
 // Operations table; every row is "Rd = M; M = <formula>" and maps to a kind:
 //

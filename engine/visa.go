@@ -6,7 +6,8 @@ import (
 	"github.com/gpureplay/replay/trace"
 )
 
-// vISA DWORD_ATOMIC (../shared/seeds/visa-DWORD_ATOMIC.md). The table
+// vISA DWORD_ATOMIC (Intel Graphics Compiler vISA specification,
+// DWORD_ATOMIC: Description; below, the seed). The table
 // DWORD_ATOMIC_OP gives each operation's formula; the parser (trace/
 // parse_visa.go) puts Src0 in Static.B and Src1 in Static.C, and planVISA
 // maps them onto the kind's b and c:

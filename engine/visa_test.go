@@ -45,8 +45,8 @@ func memoryText(c *Collector) string {
 	return strings.Join(parts, " ")
 }
 
-// Every row of the seed's DWORD_ATOMIC_OP table (../shared/seeds/
-// visa-DWORD_ATOMIC.md), 32-bit and .16, with the expected values worked
+// Every row of the DWORD_ATOMIC_OP table (vISA spec, DWORD_ATOMIC:
+// Description), 32-bit and .16, with the expected values worked
 // out by hand from the table's formulas. With .16 "only the lower 16bit
 // part of each dword is used" of a source, and the access is the word at
 // the offset: the other half-word of the dword is never touched. A lane

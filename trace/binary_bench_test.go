@@ -17,9 +17,8 @@ import (
 
 // benchTrace is a binary trace held in memory for the decoding benchmarks.
 type benchTrace struct {
-	name    string
-	data    []byte
-	records int
+	name string
+	data []byte
 }
 
 // benchTraces builds the reference workloads of the decoding benchmarks:

@@ -14,7 +14,6 @@ import (
 type TextWriter struct {
 	w           *bufio.Writer
 	group, warp int64
-	wroteHeader bool
 	buf         []byte
 }
 

@@ -1,6 +1,6 @@
 // Package trace is the instruction model of a replay: what ran, on which
 // lanes, with which operand values. It reads and writes the two forms a
-// trace takes: the `.tasm` text of ../shared/TASM.md and the binary,
+// trace takes: the `.tasm` text of docs/TASM.md and the binary,
 // zstd-compressed form specified in docs/FORMAT.md.
 //
 // # Invariants

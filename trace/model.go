@@ -217,7 +217,7 @@ type Init struct {
 
 // Window is a range of the generic (flat) address space that maps to a
 // space other than global: NVIDIA's shared and local windows. A SASS ATOM
-// into one faults with invalid_space (sass-ATOM.txt: "An ATOM instruction
+// into one faults with invalid_space (CUDA Binary Utilities, ATOM: "An ATOM instruction
 // must address global memory, otherwise it generates an invalid address
 // space error"). Declared with `.window shared|local BASE SIZE`.
 type Window struct {

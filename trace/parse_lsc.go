@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// Intel vISA LSC_UNTYPED, per ../shared/seeds/visa-LSC_UNTYPED.md ("Text"):
+// Intel vISA LSC_UNTYPED, per the Intel Graphics Compiler vISA specification
+// ("vISA spec"; below, the seed), LSC_UNTYPED: Text:
 //
 //	[(P)] lsc_load.SFID[.L1[.L3]] (ExecSize) DstData:DataSpec AddrType[[Scale*]Src0Addrs[+Imm]]:AddrSize
 //	[(P)] lsc_load_strided.SFID[.L1[.L3]] [(ExecSize)] DstData:DataSpec AddrType[[Scale*]Base[+Imm][,Pitch]]:AddrSize
@@ -191,7 +192,7 @@ func parseLSCText(text string) (*Static, *LSC, error) {
 	return parseLSCFull(lx)
 }
 
-// parseLSC parses an Intel LSC instruction (../shared/seeds/visa-LSC_UNTYPED.md).
+// parseLSC parses an Intel LSC instruction (vISA spec, LSC_UNTYPED).
 // The text starts at the opcode or at a (P) predicate.
 func parseLSC(lx *lexer, opcode string, opStart int) (*Static, error) {
 	st, _, err := parseLSCFull(lx)

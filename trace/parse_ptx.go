@@ -5,7 +5,9 @@ import (
 	"strings"
 )
 
-// PTX atom, per ../shared/seeds/ptx-atom.md:
+// PTX atom, per NVIDIA's PTX ISA (Parallel Thread Execution ISA), "Parallel
+// Synchronization and Communication Instructions: atom" (below, the seed),
+// Syntax:
 //
 //	atom{.sem}{.scope}{.space}.op{.level::cache_hint}.type d, [a], b{, cache-policy};
 //	atom{.sem}{.scope}{.space}.op.type d, [a], b, c;

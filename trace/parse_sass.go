@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// NVIDIA SASS ATOM, per ../shared/seeds/sass-ATOM.txt (SPA 5.0). Six forms:
+// NVIDIA SASS ATOM, per NVIDIA's CUDA Binary Utilities, instruction set
+// reference, ATOM (SPA 5.0; below, the seed). Six forms:
 //
 //	{@{!}Pg} ATOM{.E}.op{.sz}  Rd, [Ra + ImmS20], Rb
 //	{@{!}Pg} ATOM{.E}.CAS{.sz} Rd, [Ra + ImmS20], Rb, Rc

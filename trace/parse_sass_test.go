@@ -28,8 +28,9 @@ func sassSrc(st *Static, s []Src) string {
 	return st.Inputs[s[0].In].Name
 }
 
-// Every example of sass-ATOM.txt and TASM.md, and one instruction of every
-// form and (op, sz) pair of the seed, with what it must parse to.
+// Every example of the seed (CUDA Binary Utilities, ATOM) and docs/TASM.md,
+// and one instruction of every form and (op, sz) pair of the seed, with
+// what it must parse to.
 func TestParseSASS(t *testing.T) {
 	tests := []struct {
 		text     string

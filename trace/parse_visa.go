@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// vISA DWORD_ATOMIC, per ../shared/seeds/visa-DWORD_ATOMIC.md (Text):
+// vISA DWORD_ATOMIC, per the Intel Graphics Compiler vISA specification
+// ("vISA spec"; below, the seed), DWORD_ATOMIC: Text:
 //
 //	[(<P>)] DWORD_ATOMIC.<Op>[.16] (<Exec_size>) <Surface> <Element_offset> <Src0> <Src1> <Dst>
 //
@@ -77,7 +78,7 @@ func visaType(c visaClass, half bool) Type {
 // no value will be returned".
 const visaNull = "V0"
 
-// parseVISA parses a vISA DWORD_ATOMIC (../shared/seeds/visa-DWORD_ATOMIC.md).
+// parseVISA parses a vISA DWORD_ATOMIC (vISA spec, DWORD_ATOMIC).
 // The text starts at the opcode or at a (P) predicate.
 func parseVISA(lx *lexer, opcode string, opStart int) (*Static, error) {
 	b := newBuilder(DialectVISA)

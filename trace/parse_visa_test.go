@@ -6,7 +6,7 @@ import (
 )
 
 // TASM.md's vISA example and one line per row of the seed's DWORD_ATOMIC_OP
-// table (../shared/seeds/visa-DWORD_ATOMIC.md), with what each parses to.
+// table (vISA spec, DWORD_ATOMIC: Description), with what each parses to.
 func TestParseVISA(t *testing.T) {
 	tests := []struct {
 		text    string
@@ -107,8 +107,9 @@ func TestParseVISA(t *testing.T) {
 	}
 }
 
-// Every error names its line and column (TASM.md: "a combination that the
-// ISA document forbids is an error naming the line and column").
+// Every error names its line and column (docs/TASM.md, Errors: a
+// combination that the ISA document forbids is an error, and every error
+// names its line and column).
 func TestParseVISAErrors(t *testing.T) {
 	tests := []struct {
 		src  string

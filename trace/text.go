@@ -13,7 +13,7 @@ import (
 // make the reader buffer without limit.
 const MaxLineBytes = 1 << 20
 
-// TextReader reads a `.tasm` trace (../shared/TASM.md) as a Source.
+// TextReader reads a `.tasm` trace (docs/TASM.md) as a Source.
 // Directives before the first instruction make the Header. A .init or
 // .region after it is a directive record (Inst.Dir) at its place in trace
 // order; .window must come before the first instruction.

@@ -27,7 +27,7 @@ func readAll(t *testing.T, src string) (*Header, []*Inst, error) {
 	}
 }
 
-// Every PTX example of ../shared/seeds/ptx-atom.md, with what it must parse to.
+// Every PTX example of PTX ISA, atom: Examples, with what it must parse to.
 func TestParsePTXSeedExamples(t *testing.T) {
 	tests := []struct {
 		text       string

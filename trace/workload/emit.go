@@ -44,7 +44,7 @@ var forms = [...]map[op]form{
 	trace.DialectSASS: {
 		opAdd: {"ATOM.E.ADD.U32 R0, [R2], R4", []trace.Op{trace.OpAdd}, "R2", "R4", "", ""},
 		opMin: {"ATOM.E.MIN.U32 R0, [R2], R4", []trace.Op{trace.OpMin}, "R2", "R4", "", ""},
-		// sass-ATOM.txt: for CAS, Rb is an even register and Rc is Rb+1.
+		// CUDA Binary Utilities, ATOM: for CAS, Rb is an even register and Rc is Rb+1.
 		opCAS:  {"ATOM.E.CAS R0, [R2], R4, R5", []trace.Op{trace.OpCAS}, "R2", "", "R4", "R5"},
 		opExch: {"ATOM.E.EXCH R0, [R2], R6", []trace.Op{trace.OpExch}, "R2", "R6", "", ""},
 		opFAdd: {"ATOM.E.ADD.F32.FTZ.RN R0, [R2], R4", []trace.Op{trace.OpAdd}, "R2", "R4", "", ""},
