@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -108,7 +109,7 @@ func TestCommutingBatchesEqualReference(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := e.Run(textSource(t, src), sink); err != nil {
+				if _, err := e.Run(context.Background(), textSource(t, src), sink); err != nil {
 					t.Fatal(err)
 				}
 				if i < 3 && e.commuted == 0 && dst != "d+" {

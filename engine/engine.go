@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -118,12 +119,19 @@ func (e *InstError) Error() string {
 func (e *InstError) Unwrap() error { return e.Err }
 
 // Replay reads src to the end, replays it, and writes the output to sink:
-// committed on success, aborted on any error.
+// committed on success, aborted on any error. It is ReplayContext with a
+// context that is never cancelled.
 func Replay(src trace.Source, sink Sink, opts ...Option) (Summary, error) {
+	return ReplayContext(context.Background(), src, sink, opts...)
+}
+
+// ReplayContext is Replay that stops, aborting the sink, when ctx is done:
+// the error then wraps ctx.Err().
+func ReplayContext(ctx context.Context, src trace.Source, sink Sink, opts ...Option) (Summary, error) {
 	e, err := New(src.Header(), opts...)
 	if err == nil {
 		var sum Summary
-		sum, err = e.Run(src, sink)
+		sum, err = e.Run(ctx, src, sink)
 		if err == nil {
 			if err = sink.Commit(); err == nil {
 				return sum, nil
@@ -137,8 +145,9 @@ func Replay(src trace.Source, sink Sink, opts ...Option) (Summary, error) {
 }
 
 // Run replays src and hands every result, statistic and the final memory
-// to sink. It neither commits nor aborts the sink.
-func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
+// to sink. It neither commits nor aborts the sink. It stops between two
+// batches when ctx is done, with an error wrapping ctx.Err().
+func (e *Engine) Run(ctx context.Context, src trace.Source, sink Sink) (Summary, error) {
 	if e.ran {
 		return Summary{}, errors.New("engine: Run called twice")
 	}
@@ -185,6 +194,16 @@ func (e *Engine) Run(src trace.Source, sink Sink) (Summary, error) {
 			b.noResults = noResults
 			b.partitioned = e.opts.parts > 1
 			b.order, b.seed = e.opts.order, e.opts.seed
+			if err := ctx.Err(); err != nil {
+				// The batch goes on empty, carrying the error: the
+				// compute stage stops the replay with it.
+				b.err = fmt.Errorf("replay stopped: %w", err)
+				select {
+				case toCompute <- b:
+				case <-stop:
+				}
+				return
+			}
 			eof := e.fill(b, src)
 			// Decide before handing b over: from then on it is the
 			// compute stage's, which may set b.err.

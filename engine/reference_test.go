@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -394,5 +395,17 @@ func TestMaxMemory(t *testing.T) {
 	}
 	if err := WithMaxMemory(1000)(&options{}); err == nil {
 		t.Error("a limit under 1 MiB is accepted")
+	}
+}
+
+// TestReplayContextCancelled: a cancelled context stops the replay with an
+// error wrapping context.Canceled, and the sink is aborted.
+func TestReplayContextCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var c Collector
+	_, err := ReplayContext(ctx, textSource(t, randomPTX(rand.New(rand.NewPCG(1, 1)), 50)), &c, WithBatchInsts(4))
+	if !errors.Is(err, context.Canceled) || !c.Aborted || c.Committed {
+		t.Errorf("err %v, aborted %v, committed %v: want context.Canceled and an aborted sink", err, c.Aborted, c.Committed)
 	}
 }

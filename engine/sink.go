@@ -83,3 +83,17 @@ type Sink interface {
 	Commit() error
 	Abort() error
 }
+
+// Discard is a Sink that keeps nothing and reads no per-lane results and
+// no addresses table: for a replay whose Summary is all that is wanted
+// (and for measuring the engine alone).
+type Discard struct{}
+
+func (Discard) Results([]Result) error        { return nil }
+func (Discard) Instructions([]InstStat) error { return nil }
+func (Discard) Memory([]Word) error           { return nil }
+func (Discard) Commit() error                 { return nil }
+func (Discard) Abort() error                  { return nil }
+
+// WantsResults is false: the engine builds no per-lane rows.
+func (Discard) WantsResults() bool { return false }
