@@ -248,43 +248,90 @@ func lscTokens(src string, base int) ([]operand, error) {
 	return toks, nil
 }
 
+// parseLSCFull parses an LSC instruction (the seed, LSC_UNTYPED: Text)
+// into its Static and what it fixes beyond it. The text starts at the
+// opcode or at a (P) predicate.
 func parseLSCFull(lx *lexer) (*Static, *LSC, error) {
 	b := newBuilder(DialectLSC)
 	st := b.st
 	l := &LSC{L1: "df", L3: "df", VecSize: 1}
-	var pred *predRef
-	if lx.peek() == '(' {
-		start := lx.pos
-		end := strings.IndexByte(lx.src[lx.pos:], ')')
-		if end < 0 {
-			return nil, nil, errAt(start, "unclosed ( in a predicate")
-		}
-		inner := strings.TrimSpace(lx.src[lx.pos+1 : lx.pos+end])
-		neg := strings.HasPrefix(inner, "!")
-		name := strings.TrimSpace(strings.TrimPrefix(inner, "!"))
-		if name == "" || !validIdent(name) {
-			return nil, nil, errAt(start, "a predicate is (P1) or (!P1), got %q", lx.src[start:lx.pos+end+1])
-		}
-		pred = &predRef{name: name, neg: neg, off: start}
-		lx.pos += end + 1
-		lx.skipSpace()
+	pred, err := parseLSCPred(lx)
+	if err != nil {
+		return nil, nil, err
 	}
+	opStart := lx.pos
+	info, err := parseLSCOpcode(lx, st, l)
+	if err != nil {
+		return nil, nil, err
+	}
+	toks, err := lscExecSize(lx, st, l, info)
+	if err != nil {
+		return nil, nil, err
+	}
+	end := len(lx.src)
+	spec, err := lscOperands(b, l, info, toks, end)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkLSCData(st, l, info, &spec, opStart); err != nil {
+		return nil, nil, err
+	}
+	memType, regBits := lscTypes(st, info, spec)
+	lscElements(st, l, info, spec)
+	if err := lscSources(b, l, info, toks, spec, memType, regBits, end); err != nil {
+		return nil, nil, err
+	}
+	if pred != nil {
+		st.Pred = b.input(pred.name, RolePred, 32, TypeU32)
+		st.PredNeg = pred.neg
+	}
+	st.Text = strings.TrimSpace(lx.src)
+	return st, l, nil
+}
+
+// parseLSCPred reads the optional predicate [(P)], written (P1) or (!P1),
+// at lx.pos; it returns nil when there is none.
+func parseLSCPred(lx *lexer) (*predRef, error) {
+	if lx.peek() != '(' {
+		return nil, nil
+	}
+	start := lx.pos
+	end := strings.IndexByte(lx.src[lx.pos:], ')')
+	if end < 0 {
+		return nil, errAt(start, "unclosed ( in a predicate")
+	}
+	inner := strings.TrimSpace(lx.src[lx.pos+1 : lx.pos+end])
+	neg := strings.HasPrefix(inner, "!")
+	name := strings.TrimSpace(strings.TrimPrefix(inner, "!"))
+	if name == "" || !validIdent(name) {
+		return nil, errAt(start, "a predicate is (P1) or (!P1), got %q", lx.src[start:lx.pos+end+1])
+	}
+	pred := &predRef{name: name, neg: neg, off: start}
+	lx.pos += end + 1
+	lx.skipSpace()
+	return pred, nil
+}
+
+// parseLSCOpcode reads the opcode lsc_SubOp.SFID[.L1[.L3]] (the seed's
+// LscSubOp table, SFID and caching) into st and l, and returns the
+// operation's row of the LscSubOp table.
+func parseLSCOpcode(lx *lexer, st *Static, l *LSC) (lscOpInfo, error) {
 	opStart := lx.pos
 	opcode := lx.word()
 	if !strings.HasPrefix(opcode, "lsc_") {
-		return nil, nil, errAt(opStart, "expected an lsc_ opcode, got %q", opcode)
+		return lscOpInfo{}, errAt(opStart, "expected an lsc_ opcode, got %q", opcode)
 	}
 	parts := strings.Split(opcode[len("lsc_"):], ".")
 	l.SubOp = parts[0]
 	info, ok := lscSubOps[l.SubOp]
 	if !ok {
-		return nil, nil, errAt(opStart, "unknown LSC operation lsc_%s", l.SubOp)
+		return info, errAt(opStart, "unknown LSC operation lsc_%s", l.SubOp)
 	}
 	st.Op = info.op
 	l.Float = info.float
 	off := opStart + len("lsc_") + len(parts[0])
 	if len(parts) < 2 {
-		return nil, nil, errAt(opStart+len(opcode), "lsc_%s needs an SFID (.ugm, .ugml or .slm)", l.SubOp)
+		return info, errAt(opStart+len(opcode), "lsc_%s needs an SFID (.ugm, .ugml or .slm)", l.SubOp)
 	}
 	var cacheOff int
 	for i, q := range parts[1:] {
@@ -296,11 +343,11 @@ func parseLSCFull(lx *lexer) (*Static, *LSC, error) {
 			case "ugm", "ugml", "slm":
 				l.SFID = q
 			default:
-				return nil, nil, errAt(qoff, "unknown LSC SFID .%s (.ugm, .ugml, .slm)", q)
+				return info, errAt(qoff, "unknown LSC SFID .%s (.ugm, .ugml, .slm)", q)
 			}
 		case 1, 2:
 			if !lscCaching[q] {
-				return nil, nil, errAt(qoff, "unknown caching .%s (df uc ca wb wt st ri)", q)
+				return info, errAt(qoff, "unknown caching .%s (df uc ca wb wt st ri)", q)
 			}
 			if i == 1 {
 				l.L1, cacheOff = q, qoff
@@ -308,36 +355,47 @@ func parseLSCFull(lx *lexer) (*Static, *LSC, error) {
 				l.L3 = q
 			}
 		default:
-			return nil, nil, errAt(qoff, "too many qualifiers: .SFID.L1.L3 at most")
+			return info, errAt(qoff, "too many qualifiers: .SFID.L1.L3 at most")
 		}
 	}
 	if cacheOff > 0 {
-		if l.SFID == "slm" && (l.L1 != "df" || l.L3 != "df") {
-			return nil, nil, errAt(cacheOff, "caching must be .df for SLM accesses")
-		}
-		applies, ok := lscCachingPairs[[2]string{l.L1, l.L3}]
-		isLoad := info.class <= lscLoadStatus
-		isStore := info.class >= lscStore && info.class <= lscStoreBlock2D
-		switch {
-		case !ok:
-			return nil, nil, errAt(cacheOff, "caching .%s.%s is not a valid L1/L3 combination", l.L1, l.L3)
-		case applies == 'l' && !isLoad, applies == 's' && !isStore:
-			what := map[byte]string{'l': "loads", 's': "stores"}[applies]
-			return nil, nil, errAt(cacheOff, "caching .%s.%s applies only to %s", l.L1, l.L3, what)
-		}
+		return info, checkLSCCaching(l, info, cacheOff)
 	}
+	return info, nil
+}
 
+// checkLSCCaching checks written caching against the seed's table of
+// valid (L1, L3) combinations (lscCachingPairs); SLM takes .df only.
+func checkLSCCaching(l *LSC, info lscOpInfo, cacheOff int) error {
+	if l.SFID == "slm" && (l.L1 != "df" || l.L3 != "df") {
+		return errAt(cacheOff, "caching must be .df for SLM accesses")
+	}
+	applies, ok := lscCachingPairs[[2]string{l.L1, l.L3}]
+	isLoad := info.class <= lscLoadStatus
+	isStore := info.class >= lscStore && info.class <= lscStoreBlock2D
+	switch {
+	case !ok:
+		return errAt(cacheOff, "caching .%s.%s is not a valid L1/L3 combination", l.L1, l.L3)
+	case applies == 'l' && !isLoad, applies == 's' && !isStore:
+		what := map[byte]string{'l': "loads", 's': "stores"}[applies]
+		return errAt(cacheOff, "caching .%s.%s applies only to %s", l.L1, l.L3, what)
+	}
+	return nil
+}
+
+// lscExecSize splits the operand part into tokens (lscTokens) and reads
+// the execution size, (ExecSize), into st; it returns the tokens after it.
+func lscExecSize(lx *lexer, st *Static, l *LSC, info lscOpInfo) ([]operand, error) {
 	lx.skipSpace()
 	toks, err := lscTokens(lx.src[lx.pos:], lx.pos)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	// Execution size.
 	st.ExecSize = 0
 	if len(toks) > 0 && strings.HasPrefix(toks[0].text, "(") {
 		n, err := parseLSCExecSize(toks[0])
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		st.ExecSize = n
 		toks = toks[1:]
@@ -346,11 +404,16 @@ func parseLSCFull(lx *lexer) (*Static, *LSC, error) {
 		// default is PVC's native SIMD32 ("SIMD16 for DG2 and SIMD32 for PVC").
 		st.ExecSize = 32
 	} else {
-		return nil, nil, errAt(lx.pos, "lsc_%s needs an execution size, e.g. (M1,32)", l.SubOp)
+		return nil, errAt(lx.pos, "lsc_%s needs an execution size, e.g. (M1,32)", l.SubOp)
 	}
-	end := len(lx.src)
+	return toks, nil
+}
 
-	// Operands, by class.
+// lscOperands reads the operands by class, as the seed's Text orders them:
+// DstData and the address (loads, atomics), the address and Src1Data
+// (stores), or DstData and the surface (append counter). It returns the
+// data operand's spec; an atomic's sources are read by lscSources.
+func lscOperands(b *builder, l *LSC, info lscOpInfo, toks []operand, end int) (lscSpec, error) {
 	need := func(n int, what string) error {
 		if len(toks) < n {
 			return errAt(end, "lsc_%s needs %s", l.SubOp, what)
@@ -360,107 +423,113 @@ func parseLSCFull(lx *lexer) (*Static, *LSC, error) {
 		}
 		return nil
 	}
-	var dataTok operand
 	var spec lscSpec
+	var err error
 	switch info.class {
 	case lscLoad, lscLoadStrided, lscLoadQuad, lscLoadStatus, lscLoadBlock2D:
 		if err := need(2, "DstData and an address"); err != nil {
-			return nil, nil, err
+			return spec, err
 		}
-		dataTok = toks[0]
-		if spec, err = parseLSCData(dataTok, info.class == lscLoadBlock2D); err != nil {
-			return nil, nil, err
+		if spec, err = lscDstData(b.st, toks[0], info.class == lscLoadBlock2D); err != nil {
+			return spec, err
 		}
-		st.Dst = spec.name
-		st.HasDst = !isNullReg(spec.name)
-		if err := lscAddress(b, l, info, toks[1], &spec); err != nil {
-			return nil, nil, err
-		}
+		err = lscAddress(b, l, info, toks[1], &spec)
 	case lscStore, lscStoreStrided, lscStoreQuad, lscStoreBlock2D:
 		if err := need(2, "an address and Src1Data"); err != nil {
-			return nil, nil, err
+			return spec, err
 		}
-		dataTok = toks[1]
+		dataTok := toks[1]
 		if spec, err = parseLSCData(dataTok, info.class == lscStoreBlock2D); err != nil {
-			return nil, nil, err
+			return spec, err
 		}
 		if isNullReg(spec.name) {
-			return nil, nil, errAt(dataTok.off, "a store needs a data register, not %s", spec.name)
+			return spec, errAt(dataTok.off, "a store needs a data register, not %s", spec.name)
 		}
-		if err := lscAddress(b, l, info, toks[0], &spec); err != nil {
-			return nil, nil, err
-		}
+		err = lscAddress(b, l, info, toks[0], &spec)
 	case lscAtomic:
 		if len(toks) < 2 {
-			return nil, nil, errAt(end, "lsc_%s needs DstData, an address and %d source(s)", l.SubOp, info.extra)
+			return spec, errAt(end, "lsc_%s needs DstData, an address and %d source(s)", l.SubOp, info.extra)
 		}
 		if len(toks) > 4 {
-			return nil, nil, errAt(toks[4].off, "unexpected operand %q", toks[4].text)
+			return spec, errAt(toks[4].off, "unexpected operand %q", toks[4].text)
 		}
-		dataTok = toks[0]
-		if spec, err = parseLSCData(dataTok, false); err != nil {
-			return nil, nil, err
+		if spec, err = lscDstData(b.st, toks[0], false); err != nil {
+			return spec, err
 		}
-		st.Dst = spec.name
-		st.HasDst = !isNullReg(spec.name)
-		if err := lscAddress(b, l, info, toks[1], &spec); err != nil {
-			return nil, nil, err
-		}
+		err = lscAddress(b, l, info, toks[1], &spec)
 	case lscApndctr:
 		if err := need(3, "DstData, a surface and Src0Data"); err != nil {
-			return nil, nil, err
+			return spec, err
 		}
-		dataTok = toks[0]
-		if spec, err = parseLSCData(dataTok, false); err != nil {
-			return nil, nil, err
+		if spec, err = lscDstData(b.st, toks[0], false); err != nil {
+			return spec, err
 		}
-		st.Dst = spec.name
-		st.HasDst = !isNullReg(spec.name)
-		if err := lscApndctrSurface(l, st, toks[1]); err != nil {
-			return nil, nil, err
-		}
+		err = lscApndctrSurface(l, b.st, toks[1])
 	}
+	return spec, err
+}
 
-	// Data spec checks.
+// lscDstData reads DstData:DataSpec into st's destination; V0, null,
+// %null and _ return nothing.
+func lscDstData(st *Static, o operand, block2d bool) (lscSpec, error) {
+	spec, err := parseLSCData(o, block2d)
+	if err != nil {
+		return spec, err
+	}
+	st.Dst = spec.name
+	st.HasDst = !isNullReg(spec.name)
+	return spec, nil
+}
+
+// checkLSCData records the data spec in l and checks it against the
+// operation: channels only for the quad forms, the seed's transpose
+// restrictions, block2d's shape (checkBlock2D), and an atomic's single
+// element of d16, d16u32, d32 or d64 (d32 for an append counter).
+func checkLSCData(st *Static, l *LSC, info lscOpInfo, spec *lscSpec, opStart int) error {
 	l.Data, l.VecSize, l.Transposed, l.ChMask = spec.size, spec.vec, spec.transposed, spec.chmask
 	quad := info.class == lscLoadQuad || info.class == lscStoreQuad
 	if quad != (spec.chmask != 0) {
 		if quad {
-			return nil, nil, errAt(spec.sizeOff, "lsc_%s needs channels, e.g. :d32.xzw", l.SubOp)
+			return errAt(spec.sizeOff, "lsc_%s needs channels, e.g. :d32.xzw", l.SubOp)
 		}
-		return nil, nil, errAt(spec.sizeOff, "channels (.xyzw) are only for lsc_load_quad and lsc_store_quad")
+		return errAt(spec.sizeOff, "channels (.xyzw) are only for lsc_load_quad and lsc_store_quad")
 	}
 	if spec.transposed && !l.Block2D() {
 		if info.class == lscAtomic || info.class == lscApndctr {
-			return nil, nil, errAt(spec.tOff, "transpose is not permitted for atomic operations")
+			return errAt(spec.tOff, "transpose is not permitted for atomic operations")
 		}
 		if st.ExecSize != 1 {
-			return nil, nil, errAt(spec.tOff, "transpose only supports SIMD1, not (%d)", st.ExecSize)
+			return errAt(spec.tOff, "transpose only supports SIMD1, not (%d)", st.ExecSize)
 		}
 	}
 	if l.Block2D() {
 		if st.ExecSize != 1 {
-			return nil, nil, errAt(opStart, "block2d operations are SIMD1")
+			return errAt(opStart, "block2d operations are SIMD1")
 		}
-		if err := checkBlock2D(l, info, &spec); err != nil {
-			return nil, nil, err
+		if err := checkBlock2D(l, info, spec); err != nil {
+			return err
 		}
 	}
 	if info.class == lscAtomic || info.class == lscApndctr {
 		if spec.vec != 1 {
-			return nil, nil, errAt(spec.sizeOff, "an atomic takes one element per address, not x%d", spec.vec)
+			return errAt(spec.sizeOff, "an atomic takes one element per address, not x%d", spec.vec)
 		}
 		switch spec.size {
 		case LSCD16, LSCD16U32, LSCD32, LSCD64:
 		default:
-			return nil, nil, errAt(spec.sizeOff, "lsc_%s does not take :%s (d16, d16u32, d32, d64)", l.SubOp, spec.size)
+			return errAt(spec.sizeOff, "lsc_%s does not take :%s (d16, d16u32, d32, d64)", l.SubOp, spec.size)
 		}
 		if info.class == lscApndctr && spec.size != LSCD32 {
-			return nil, nil, errAt(spec.sizeOff, "an append counter is 32-bit: use :d32")
+			return errAt(spec.sizeOff, "an append counter is 32-bit: use :d32")
 		}
 	}
+	return nil
+}
 
-	// Types: memory type and the data register's binding type.
+// lscTypes sets the memory type from the data size (signed for smin and
+// smax, floating-point for the f atomics) and returns it with the width of
+// the data register's binding.
+func lscTypes(st *Static, info lscOpInfo, spec lscSpec) (Type, int) {
 	memType := map[int]Type{1: TypeU8, 2: TypeU16, 4: TypeU32, 8: TypeU64}[spec.size.MemBytes()]
 	if info.sign {
 		memType = map[int]Type{2: TypeS16, 4: TypeS32, 8: TypeS64}[spec.size.MemBytes()]
@@ -469,9 +538,13 @@ func parseLSCFull(lx *lexer) (*Static, *LSC, error) {
 		memType = map[int]Type{2: TypeF16, 4: TypeF32, 8: TypeF64}[spec.size.MemBytes()]
 	}
 	st.Type = memType
-	regBits := spec.size.RegBits()
+	return memType, spec.size.RegBits()
+}
 
-	// Elements.
+// lscElements sets the elements per lane (and a quad's channel offsets)
+// and a strided access's uniform base and default lane pitch.
+func lscElements(st *Static, l *LSC, info lscOpInfo, spec lscSpec) {
+	quad := info.class == lscLoadQuad || info.class == lscStoreQuad
 	switch {
 	case quad:
 		st.Elems = bits.OnesCount8(spec.chmask)
@@ -498,8 +571,12 @@ func parseLSCFull(lx *lexer) (*Static, *LSC, error) {
 			st.LanePitch = int64(spec.size.MemBytes() * spec.vec)
 		}
 	}
+}
 
-	// Sources.
+// lscSources binds the data sources: a store's Src1Data, an atomic's
+// Src1Data and Src2Data (lscAtomicSources), an append counter's Src0Data.
+func lscSources(b *builder, l *LSC, info lscOpInfo, toks []operand, spec lscSpec, memType Type, regBits, end int) error {
+	st := b.st
 	dataIn := func(name string, role Role) Src {
 		i := b.input(name, role, regBits, memType)
 		if st.Elems > 1 {
@@ -524,67 +601,69 @@ func parseLSCFull(lx *lexer) (*Static, *LSC, error) {
 			st.B = append(st.B, Src{In: s.In, Elem: e})
 		}
 	case lscAtomic:
-		srcs := toks[2:]
-		for i, o := range srcs {
-			name, err := lscSourceName(o, spec)
-			if err != nil {
-				return nil, nil, err
-			}
-			if i < info.extra {
-				if isNullReg(name) {
-					return nil, nil, errAt(o.off, "lsc_%s needs Src%dData, not %s", l.SubOp, i+1, name)
-				}
-				role := RoleSrcB
-				if i == 1 {
-					role = RoleSrcC
-				}
-				src, err := b.src(operand{text: name, off: o.off}, regBits, memType, role)
-				if err != nil {
-					return nil, nil, err
-				}
-				// lsc_atomic_icas and lsc_atomic_fcas: Src1Data is the
-				// compare value and Src2Data the new value (see
-				// docs/status/lsc.md: IGC lowers cmpxchg to
-				// LSC_ATOMIC_ICAS with (CmpVal, NewVal) as
-				// (src1, src2), GenXLoadStoreLowering.cpp
-				// createLSCAtomicCmpXchg, and its SLM emulation loop
-				// BiF/Library/Atomics/Local/binop.cpp passes (orig,
-				// newval) and retries while the return differs from
-				// orig). So B (compare) is Src1Data, C (new) Src2Data.
-				if i == 0 {
-					st.B = []Src{src}
-				} else {
-					st.C = []Src{src}
-				}
-			} else if !isNullReg(name) {
-				return nil, nil, errAt(o.off, "lsc_%s takes %d source(s); Src%dData must be null (V0, %%null), got %s",
-					l.SubOp, info.extra, i+1, name)
-			}
-		}
-		if len(srcs) < info.extra {
-			return nil, nil, errAt(end, "lsc_%s needs %d source(s), got %d", l.SubOp, info.extra, len(srcs))
-		}
+		return lscAtomicSources(b, l, info, toks[2:], spec, memType, regBits, end)
 	case lscApndctr:
 		o := toks[2]
 		name, err := lscSourceName(o, spec)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		if isNullReg(name) {
-			return nil, nil, errAt(o.off, "lsc_%s needs Src0Data, not %s", l.SubOp, name)
+			return errAt(o.off, "lsc_%s needs Src0Data, not %s", l.SubOp, name)
 		}
 		src, err := b.src(operand{text: name, off: o.off}, regBits, memType, RoleSrcB)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		st.B = []Src{src}
 	}
-	if pred != nil {
-		st.Pred = b.input(pred.name, RolePred, 32, TypeU32)
-		st.PredNeg = pred.neg
+	return nil
+}
+
+// lscAtomicSources binds an atomic's Src1Data and Src2Data: as many as the
+// seed's "Extra atomic arguments" column says, the rest null.
+func lscAtomicSources(b *builder, l *LSC, info lscOpInfo, srcs []operand, spec lscSpec, memType Type, regBits, end int) error {
+	st := b.st
+	for i, o := range srcs {
+		name, err := lscSourceName(o, spec)
+		if err != nil {
+			return err
+		}
+		if i < info.extra {
+			if isNullReg(name) {
+				return errAt(o.off, "lsc_%s needs Src%dData, not %s", l.SubOp, i+1, name)
+			}
+			role := RoleSrcB
+			if i == 1 {
+				role = RoleSrcC
+			}
+			src, err := b.src(operand{text: name, off: o.off}, regBits, memType, role)
+			if err != nil {
+				return err
+			}
+			// lsc_atomic_icas and lsc_atomic_fcas: Src1Data is the
+			// compare value and Src2Data the new value (see
+			// docs/status/lsc.md: IGC lowers cmpxchg to
+			// LSC_ATOMIC_ICAS with (CmpVal, NewVal) as
+			// (src1, src2), GenXLoadStoreLowering.cpp
+			// createLSCAtomicCmpXchg, and its SLM emulation loop
+			// BiF/Library/Atomics/Local/binop.cpp passes (orig,
+			// newval) and retries while the return differs from
+			// orig). So B (compare) is Src1Data, C (new) Src2Data.
+			if i == 0 {
+				st.B = []Src{src}
+			} else {
+				st.C = []Src{src}
+			}
+		} else if !isNullReg(name) {
+			return errAt(o.off, "lsc_%s takes %d source(s); Src%dData must be null (V0, %%null), got %s",
+				l.SubOp, info.extra, i+1, name)
+		}
 	}
-	st.Text = strings.TrimSpace(lx.src)
-	return st, l, nil
+	if len(srcs) < info.extra {
+		return errAt(end, "lsc_%s needs %d source(s), got %d", l.SubOp, info.extra, len(srcs))
+	}
+	return nil
 }
 
 func validIdent(s string) bool {
@@ -805,7 +884,10 @@ func lscSpace(l *LSC, t string, off int, sfid string) (Space, int, error) {
 	return Space{}, 0, errAt(off, "unknown address type in %q (flat, bti(N), bss(N), ss(N))", t)
 }
 
-// lscAddress reads an address operand into the Static.
+// lscAddress reads an address operand into the Static:
+// AddrType[[Scale*]Src0Addrs[+Imm]]:AddrSize, AddrType[Base[+Imm][,Pitch]]:AddrSize
+// for the strided forms, or flat[Base,W,H,P,X,Y] for block2d (the seed,
+// LSC_UNTYPED: Text).
 func lscAddress(b *builder, l *LSC, info lscOpInfo, o operand, spec *lscSpec) error {
 	st := b.st
 	sp, n, err := lscSpace(l, o.text, o.off, l.SFID)
@@ -825,6 +907,26 @@ func lscAddress(b *builder, l *LSC, info lscOpInfo, o operand, spec *lscSpec) er
 	inner, ioff := rest[1:close], roff+1
 	suffix, soff := rest[close+1:], roff+close+1
 	block2d := info.class == lscLoadBlock2D || info.class == lscStoreBlock2D
+	if err := lscAddrSize(st, suffix, soff, block2d); err != nil {
+		return err
+	}
+	parts, err := splitOperands(inner, ioff)
+	if err != nil {
+		return err
+	}
+	if block2d {
+		return lscBlock2DAddress(b, l, o, parts)
+	}
+	strided := info.class == lscLoadStrided || info.class == lscStoreStrided
+	if err := lscAddrPitch(st, parts, strided, ioff, spec); err != nil {
+		return err
+	}
+	return lscAddrBase(b, parts[0])
+}
+
+// lscAddrSize reads the AddrSize suffix, :a16, :a32 or :a64, into
+// st.AddrBits; block2d addresses are 64-bit, and may omit it.
+func lscAddrSize(st *Static, suffix string, soff int, block2d bool) error {
 	st.AddrBits = 64
 	switch {
 	case suffix == "" && block2d:
@@ -845,31 +947,35 @@ func lscAddress(b *builder, l *LSC, info lscOpInfo, o operand, spec *lscSpec) er
 	default:
 		return errAt(soff, "an address ends with :a16, :a32 or :a64")
 	}
-	parts, err := splitOperands(inner, ioff)
-	if err != nil {
-		return err
+	return nil
+}
+
+// lscBlock2DAddress reads block2d's flat[SurfaceBase,SurfaceWidth,
+// SurfaceHeight,SurfacePitch,X,Y]: six registers, the base 64-bit.
+func lscBlock2DAddress(b *builder, l *LSC, o operand, parts []operand) error {
+	if l.AddrType != "flat" {
+		return errAt(o.off, "block2d takes flat[SurfaceBase,SurfaceWidth,SurfaceHeight,SurfacePitch,X,Y]")
 	}
-	if block2d {
-		if l.AddrType != "flat" {
-			return errAt(o.off, "block2d takes flat[SurfaceBase,SurfaceWidth,SurfaceHeight,SurfacePitch,X,Y]")
-		}
-		if len(parts) != 6 {
-			return errAt(o.off, "block2d takes flat[SurfaceBase,SurfaceWidth,SurfaceHeight,SurfacePitch,X,Y], got %d fields", len(parts))
-		}
-		for i, p := range parts {
-			if !validIdent(p.text) {
-				return errAt(p.off, "block2d fields are registers, got %q", p.text)
-			}
-			bitsN := 32
-			if i == 0 {
-				bitsN = 64
-			}
-			l.Block2DIn[i] = b.input(p.text, RoleAddr, bitsN, TypeU64)
-		}
-		st.Addr = l.Block2DIn[0]
-		return nil
+	if len(parts) != 6 {
+		return errAt(o.off, "block2d takes flat[SurfaceBase,SurfaceWidth,SurfaceHeight,SurfacePitch,X,Y], got %d fields", len(parts))
 	}
-	strided := info.class == lscLoadStrided || info.class == lscStoreStrided
+	for i, p := range parts {
+		if !validIdent(p.text) {
+			return errAt(p.off, "block2d fields are registers, got %q", p.text)
+		}
+		bitsN := 32
+		if i == 0 {
+			bitsN = 64
+		}
+		l.Block2DIn[i] = b.input(p.text, RoleAddr, bitsN, TypeU64)
+	}
+	b.st.Addr = l.Block2DIn[0]
+	return nil
+}
+
+// lscAddrPitch checks the number of address fields: one, or for the
+// strided forms also an immediate ,Pitch, read into st.LanePitch.
+func lscAddrPitch(st *Static, parts []operand, strided bool, ioff int, spec *lscSpec) error {
 	if len(parts) == 2 && strided {
 		pt := strings.TrimSpace(parts[1].text)
 		v, err := strconv.ParseInt(pt, 0, 64)
@@ -887,7 +993,13 @@ func lscAddress(b *builder, l *LSC, info lscOpInfo, o operand, spec *lscSpec) er
 		}
 		return errAt(parts[1].off, "an address is [[Scale*]Src0Addrs[+Imm]]; only lsc_*_strided take a pitch")
 	}
-	a := parts[0]
+	return nil
+}
+
+// lscAddrBase reads [Scale*]Src0Addrs[+Imm]: the scale, the address
+// register and the immediate offset.
+func lscAddrBase(b *builder, a operand) error {
+	st := b.st
 	t := a.text
 	// Scale.
 	if star := strings.IndexByte(t, '*'); star >= 0 {

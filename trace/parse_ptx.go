@@ -47,116 +47,179 @@ var ptxScalarTypes = map[Op][]Type{
 	OpMax:  {TypeU32, TypeS32, TypeU64, TypeS64},
 }
 
+// parsePTX parses a PTX atom (the seed, "atom": Syntax). The text starts
+// at the opcode, after an optional @p guard predicate.
 func parsePTX(lx *lexer, opcode string, opStart int, pred *predRef) (*Static, error) {
 	b := newBuilder(DialectPTX)
 	st := b.st
 	st.ExecSize = 32
 	st.AddrBits = 64
-	var haveOp, haveType, haveSpace, cacheHint, noftz bool
-	vec := 0
+	q, err := parsePTXQualifiers(st, opcode, opStart)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPTXQualifiers(st, q, opStart); err != nil {
+		return nil, err
+	}
+
+	ops, err := ptxOperands(lx, st, q.cacheHint)
+	if err != nil {
+		return nil, err
+	}
+	if err := ptxDest(st, ops[0], q.vec); err != nil {
+		return nil, err
+	}
+	// Address: [reg], [reg+imm], [reg-imm], [imm], or a bare name.
+	if err := parseAddr(b, ops[1]); err != nil {
+		return nil, err
+	}
+	if err := ptxSources(b, ops, q.vec); err != nil {
+		return nil, err
+	}
+	if pred != nil {
+		st.Pred = b.input(pred.name, RolePred, 32, TypeU32)
+		st.PredNeg = pred.neg
+	}
+	return st, nil
+}
+
+// ptxQuals is what the qualifiers of an atom opcode say beyond the Static.
+type ptxQuals struct {
+	haveOp, haveType, haveSpace, cacheHint, noftz bool
+	vec                                           int // 2, 4 or 8; 0 for a scalar atom
+}
+
+// parsePTXQualifiers reads the qualifiers after atom, in any order
+// ({.sem}{.scope}{.space}.op{.noftz}{.level::cache_hint}{.vec}.type, the
+// seed's Syntax), into st; each may be given once.
+func parsePTXQualifiers(st *Static, opcode string, opStart int) (ptxQuals, error) {
+	var q ptxQuals
 	off := opStart + len("atom")
 	quals := strings.Split(opcode, ".")[1:]
 	seen := map[string]bool{}
-	for _, q := range quals {
+	for _, name := range quals {
 		qoff := off + 1
-		off += 1 + len(q)
-		if q == "" {
-			return nil, errAt(qoff, "empty qualifier")
+		off += 1 + len(name)
+		if name == "" {
+			return q, errAt(qoff, "empty qualifier")
 		}
-		if seen[q] {
-			return nil, errAt(qoff, "qualifier .%s given twice", q)
+		if seen[name] {
+			return q, errAt(qoff, "qualifier .%s given twice", name)
 		}
-		seen[q] = true
-		dup := func(have bool, what string) error {
-			if have {
-				return errAt(qoff, "two %s qualifiers (.%s)", what, q)
-			}
-			return nil
-		}
-		switch q {
-		case "relaxed", "acquire", "release", "acq_rel":
-			if err := dup(st.Sem != "", "memory-order"); err != nil {
-				return nil, err
-			}
-			st.Sem = q
-		case "cta", "cluster", "gpu", "sys":
-			if err := dup(st.Scope != "", "scope"); err != nil {
-				return nil, err
-			}
-			st.Scope = q
-		case "global", "shared", "shared::cta", "shared::cluster":
-			if err := dup(haveSpace, "state-space"); err != nil {
-				return nil, err
-			}
-			haveSpace = true
-			if q == "global" {
-				st.Space = Global
-			} else {
-				// .shared::cluster reaches the shared memory of any CTA of
-				// the cluster; a trace records the executing CTA's window, so
-				// it replays on the group's own shared memory.
-				st.Space = Shared
-			}
-		case "L2::cache_hint":
-			cacheHint = true
-		case "noftz":
-			noftz = true
-		case "v2", "v4", "v8":
-			if vec != 0 {
-				return nil, errAt(qoff, "two vector qualifiers")
-			}
-			vec = int(q[1] - '0')
-		default:
-			if op, ok := ptxOps[q]; ok {
-				if err := dup(haveOp, "operation"); err != nil {
-					return nil, err
-				}
-				haveOp = true
-				st.Op = op
-			} else if t, ok := ptxTypes[q]; ok {
-				if err := dup(haveType, "type"); err != nil {
-					return nil, err
-				}
-				haveType = true
-				st.Type = t
-			} else {
-				return nil, errAt(qoff, "unknown PTX atom qualifier .%s", q)
-			}
+		seen[name] = true
+		if err := q.add(st, name, qoff); err != nil {
+			return q, err
 		}
 	}
-	if !haveOp {
-		return nil, errAt(opStart, "atom needs an operation (.add, .cas, .exch, …)")
+	return q, nil
+}
+
+// add reads one qualifier: a memory order (.sem), a scope, a state space,
+// .L2::cache_hint, .noftz, a vector size, an operation or a type. Two of
+// one kind are an error.
+func (pq *ptxQuals) add(st *Static, q string, qoff int) error {
+	dup := func(have bool, what string) error {
+		if have {
+			return errAt(qoff, "two %s qualifiers (.%s)", what, q)
+		}
+		return nil
 	}
-	if !haveType {
-		return nil, errAt(opStart, "atom needs a type (.u32, .b64, .f32, …)")
+	switch q {
+	case "relaxed", "acquire", "release", "acq_rel":
+		if err := dup(st.Sem != "", "memory-order"); err != nil {
+			return err
+		}
+		st.Sem = q
+	case "cta", "cluster", "gpu", "sys":
+		if err := dup(st.Scope != "", "scope"); err != nil {
+			return err
+		}
+		st.Scope = q
+	case "global", "shared", "shared::cta", "shared::cluster":
+		if err := dup(pq.haveSpace, "state-space"); err != nil {
+			return err
+		}
+		pq.haveSpace = true
+		if q == "global" {
+			st.Space = Global
+		} else {
+			// .shared::cluster reaches the shared memory of any CTA of
+			// the cluster; a trace records the executing CTA's window, so
+			// it replays on the group's own shared memory.
+			st.Space = Shared
+		}
+	case "L2::cache_hint":
+		pq.cacheHint = true
+	case "noftz":
+		pq.noftz = true
+	case "v2", "v4", "v8":
+		if pq.vec != 0 {
+			return errAt(qoff, "two vector qualifiers")
+		}
+		pq.vec = int(q[1] - '0')
+	default:
+		if op, ok := ptxOps[q]; ok {
+			if err := dup(pq.haveOp, "operation"); err != nil {
+				return err
+			}
+			pq.haveOp = true
+			st.Op = op
+		} else if t, ok := ptxTypes[q]; ok {
+			if err := dup(pq.haveType, "type"); err != nil {
+				return err
+			}
+			pq.haveType = true
+			st.Type = t
+		} else {
+			return errAt(qoff, "unknown PTX atom qualifier .%s", q)
+		}
 	}
-	if !haveSpace {
+	return nil
+}
+
+// checkPTXQualifiers applies the seed's rules on the qualifiers as a whole:
+// an operation and a type are required, .noftz goes with the half types
+// only, .L2::cache_hint with .global only, and the type must suit the
+// operation (ptxScalarTypes, or the vector table in checkPTXVector).
+func checkPTXQualifiers(st *Static, q ptxQuals, opStart int) error {
+	if !q.haveOp {
+		return errAt(opStart, "atom needs an operation (.add, .cas, .exch, …)")
+	}
+	if !q.haveType {
+		return errAt(opStart, "atom needs a type (.u32, .b64, .f32, …)")
+	}
+	if !q.haveSpace {
 		// Generic addressing: the address points to .global or .shared; a
 		// trace of generic atoms records global addresses.
 		st.Space = Global
 	}
-	if noftz {
+	if q.noftz {
 		st.Flags |= FlagNoFTZ
 	}
 	half := st.Type == TypeF16 || st.Type == TypeBF16 || st.Type == TypeF16x2 || st.Type == TypeBF16x2
-	if half && !noftz {
-		return nil, errAt(opStart, "atom.%s.%s requires .noftz", st.Op, st.Type)
+	if half && !q.noftz {
+		return errAt(opStart, "atom.%s.%s requires .noftz", st.Op, st.Type)
 	}
-	if noftz && !half {
-		return nil, errAt(opStart, ".noftz applies only to f16, bf16, f16x2 and bf16x2")
+	if q.noftz && !half {
+		return errAt(opStart, ".noftz applies only to f16, bf16, f16x2 and bf16x2")
 	}
-	if cacheHint && st.Space != Global {
-		return nil, errAt(opStart, ".L2::cache_hint is only supported for .global")
+	if q.cacheHint && st.Space != Global {
+		return errAt(opStart, ".L2::cache_hint is only supported for .global")
 	}
-	if vec != 0 {
-		if err := checkPTXVector(st, vec, opStart); err != nil {
-			return nil, err
+	if q.vec != 0 {
+		if err := checkPTXVector(st, q.vec, opStart); err != nil {
+			return err
 		}
-		st.Elems = vec
+		st.Elems = q.vec
 	} else if !typeIn(st.Type, ptxScalarTypes[st.Op]) {
-		return nil, errAt(opStart, "atom.%s does not take .%s", st.Op, st.Type)
+		return errAt(opStart, "atom.%s does not take .%s", st.Op, st.Type)
 	}
+	return nil
+}
 
+// ptxOperands splits the operands, d, [a], b{, c}{, cache-policy} (the
+// seed's Syntax), and checks their number.
+func ptxOperands(lx *lexer, st *Static, cacheHint bool) ([]operand, error) {
 	lx.skipSpace()
 	ops, err := splitOperands(lx.src[lx.pos:], lx.pos)
 	if err != nil {
@@ -172,61 +235,63 @@ func parsePTX(lx *lexer, opcode string, opStart int, pred *predRef) (*Static, er
 	if len(ops) != want {
 		return nil, errAt(lx.pos, "atom.%s takes %d operands, got %d", st.Op, want, len(ops))
 	}
-	bits := st.Type.Size() * 8
-	// Destination.
-	d := ops[0]
+	return ops, nil
+}
+
+// ptxDest reads the destination d: a register, or with .vec a brace list
+// of vec registers.
+func ptxDest(st *Static, d operand, vec int) error {
 	st.Dst = d.text
 	st.HasDst = d.text != "_" && d.text != "%null"
 	if vec != 0 {
 		els, err := vectorList(d)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if len(els) != vec {
-			return nil, errAt(d.off, "a .v%d destination has %d elements, got %d", vec, vec, len(els))
+			return errAt(d.off, "a .v%d destination has %d elements, got %d", vec, vec, len(els))
 		}
 	} else if d.text[0] == '{' {
-		return nil, errAt(d.off, "a vector destination needs a .v2/.v4/.v8 qualifier")
+		return errAt(d.off, "a vector destination needs a .v2/.v4/.v8 qualifier")
 	}
-	// Address: [reg], [reg+imm], [reg-imm], [imm], or a bare name.
-	if err := parseAddr(b, ops[1]); err != nil {
-		return nil, err
-	}
-	// Sources.
+	return nil
+}
+
+// ptxSources reads the sources: b (a brace list of vec elements with
+// .vec) and, for .cas, c.
+func ptxSources(b *builder, ops []operand, vec int) error {
+	st := b.st
+	bits := st.Type.Size() * 8
 	if vec != 0 {
 		els, err := vectorList(ops[2])
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if len(els) != vec {
-			return nil, errAt(ops[2].off, "a .v%d source has %d elements, got %d", vec, vec, len(els))
+			return errAt(ops[2].off, "a .v%d source has %d elements, got %d", vec, vec, len(els))
 		}
 		for _, e := range els {
 			s, err := b.src(e, bits, st.Type, RoleSrcB)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			st.B = append(st.B, s)
 		}
-	} else {
-		s, err := b.src(ops[2], bits, st.Type, RoleSrcB)
+		return nil
+	}
+	s, err := b.src(ops[2], bits, st.Type, RoleSrcB)
+	if err != nil {
+		return err
+	}
+	st.B = []Src{s}
+	if st.Op == OpCAS {
+		c, err := b.src(ops[3], bits, st.Type, RoleSrcC)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		st.B = []Src{s}
-		if st.Op == OpCAS {
-			c, err := b.src(ops[3], bits, st.Type, RoleSrcC)
-			if err != nil {
-				return nil, err
-			}
-			st.C = []Src{c}
-		}
+		st.C = []Src{c}
 	}
-	if pred != nil {
-		st.Pred = b.input(pred.name, RolePred, 32, TypeU32)
-		st.PredNeg = pred.neg
-	}
-	return st, nil
+	return nil
 }
 
 func typeIn(t Type, ts []Type) bool {

@@ -93,13 +93,66 @@ type sassRegUse struct {
 	n     int // 1, or 2 for a pair
 }
 
+// parseSASS parses a SASS ATOM in one of the seed's six forms. The text
+// starts at the opcode, after an optional @{!}Pg guard predicate.
 func parseSASS(lx *lexer, opcode string, opStart int, pred *predRef) (*Static, error) {
 	sp := &sassParser{b: newBuilder(DialectSASS)}
 	st := sp.b.st
 	st.ExecSize = 32
 	st.Space = Global
 
-	// Qualifiers: ATOM{.E}.op{.sz}, in that order.
+	oc, err := parseSASSOpcode(opcode, opStart)
+	if err != nil {
+		return nil, err
+	}
+	size, err := parseSASSSize(oc)
+	if err != nil {
+		return nil, err
+	}
+	st.Op, st.Type = oc.op, size.typ
+	if size.ftz {
+		st.Flags |= FlagFTZ
+	}
+	st.AddrBits = 32
+	if oc.ext {
+		st.AddrBits = 64
+	}
+	dbits := st.Type.Size() * 8 // 32 or 64: F16x2 is one 32-bit register
+
+	ops, sparse, err := sassOperands(lx, oc)
+	if err != nil {
+		return nil, err
+	}
+	if err := sp.dest(ops[0], dbits); err != nil {
+		return nil, err
+	}
+	// Address.
+	if err := sp.addr(ops[1], oc.ext, sparse); err != nil {
+		return nil, err
+	}
+	if err := sp.sources(ops, dbits); err != nil {
+		return nil, err
+	}
+	if err := sp.guard(pred, lx.src, opStart); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// sassOpcode is an ATOM opcode split into its qualifiers.
+type sassOpcode struct {
+	ext       bool   // .E: a 64-bit address
+	op        Op     // the .op
+	opName    string // the .op as written
+	opOff     int    // where the .op starts
+	szWritten string // the .sz as written, "" when absent
+	szOff     int    // the dot before .sz, or the end of the opcode
+}
+
+// parseSASSOpcode reads the opcode's qualifiers: ATOM{.E}.op{.sz}, in that
+// order (the seed's six forms); the .sz is checked by parseSASSSize.
+func parseSASSOpcode(opcode string, opStart int) (sassOpcode, error) {
+	var oc sassOpcode
 	parts := strings.Split(opcode, ".")
 	offs := make([]int, len(parts))
 	off := opStart
@@ -107,33 +160,42 @@ func parseSASS(lx *lexer, opcode string, opStart int, pred *predRef) (*Static, e
 		offs[i] = off
 		off += len(q) + 1
 		if i > 0 && q == "" {
-			return nil, errAt(offs[i], "empty qualifier")
+			return oc, errAt(offs[i], "empty qualifier")
 		}
 	}
 	if parts[0] != "ATOM" {
-		return nil, errAt(opStart, "unknown opcode %q", opcode)
+		return oc, errAt(opStart, "unknown opcode %q", opcode)
 	}
 	i := 1
-	ext := i < len(parts) && parts[i] == "E"
-	if ext {
+	oc.ext = i < len(parts) && parts[i] == "E"
+	if oc.ext {
 		i++
 	}
 	if i >= len(parts) {
-		return nil, errAt(opStart, "ATOM needs an operation (.ADD, .MIN, .MAX, .INC, .DEC, .AND, .OR, .XOR, .EXCH or .CAS)")
+		return oc, errAt(opStart, "ATOM needs an operation (.ADD, .MIN, .MAX, .INC, .DEC, .AND, .OR, .XOR, .EXCH or .CAS)")
 	}
-	opName, opOff := parts[i], offs[i]
-	op, ok := sassOps[opName]
+	oc.opName, oc.opOff = parts[i], offs[i]
+	op, ok := sassOps[oc.opName]
 	if !ok {
-		if opName == "E" {
-			return nil, errAt(opOff, ".E given twice")
+		if oc.opName == "E" {
+			return oc, errAt(oc.opOff, ".E given twice")
 		}
-		return nil, errAt(opOff, "unknown ATOM operation .%s", opName)
+		return oc, errAt(oc.opOff, "unknown ATOM operation .%s", oc.opName)
 	}
-	szWritten := strings.Join(parts[i+1:], ".")
-	szOff := opOff + len(opName) // the dot before .sz, or the end of the opcode
+	oc.op = op
+	oc.szWritten = strings.Join(parts[i+1:], ".")
+	oc.szOff = oc.opOff + len(oc.opName) // the dot before .sz, or the end of the opcode
 	if i+1 < len(parts) {
-		szOff = offs[i+1]
+		oc.szOff = offs[i+1]
 	}
+	return oc, nil
+}
+
+// parseSASSSize reads the .sz, resolving the seed's aliases, and checks it
+// against the seed's Atomic Operations table; it then refuses SAFEADD,
+// whose semantics the seed does not define.
+func parseSASSSize(oc sassOpcode) (sassSize, error) {
+	opName, szWritten, szOff := oc.opName, oc.szWritten, oc.szOff
 	sz := szWritten
 	if a, ok := sassAliases[sz]; ok {
 		sz = a
@@ -141,11 +203,11 @@ func parseSASS(lx *lexer, opcode string, opStart int, pred *predRef) (*Static, e
 	size, ok := sassSizes[sz]
 	switch {
 	case sz == "128" || sz == "U128":
-		return nil, errAt(szOff, "ATOM.%s.%s is illegal (sass-ATOM.txt: \".128 aliases to .U128, but is illegal\")", opName, szWritten)
+		return size, errAt(szOff, "ATOM.%s.%s is illegal (sass-ATOM.txt: \".128 aliases to .U128, but is illegal\")", opName, szWritten)
 	case !ok && strings.Contains("."+szWritten+".", ".E."):
-		return nil, errAt(szOff, "unknown ATOM size .%s (.E comes before the operation: ATOM.E.%s)", szWritten, opName)
+		return size, errAt(szOff, "unknown ATOM size .%s (.E comes before the operation: ATOM.E.%s)", szWritten, opName)
 	case !ok:
-		return nil, errAt(szOff, "unknown ATOM size .%s (.U32, .S32, .U64, .S64, .F32.FTZ.RN, .F16x2.RN, .F64.RN, .32, .64)", szWritten)
+		return size, errAt(szOff, "unknown ATOM size .%s (.U32, .S32, .U64, .S64, .F32.FTZ.RN, .F16x2.RN, .F64.RN, .32, .64)", szWritten)
 	}
 	if !strIn(sz, sassTable[opName]) {
 		what := "." + szWritten
@@ -156,121 +218,128 @@ func parseSASS(lx *lexer, opcode string, opStart int, pred *predRef) (*Static, e
 		if sz == "F16x2.FTZ.RN" {
 			msg += " (.F16x2.FTZ.RN is in the .sz list, but no row of the table takes it)"
 		}
-		return nil, errAt(szOff, msg, opName, what, opName, "."+strings.Join(sassTable[opName], " ."))
+		return size, errAt(szOff, msg, opName, what, opName, "."+strings.Join(sassTable[opName], " ."))
 	}
 	if opName == "SAFEADD" {
-		return nil, errAt(opOff, "ATOM.SAFEADD: semantics not published (sass-ATOM.txt says only \"Increment put pointer in a circular queue\"), so it is not replayed")
+		return size, errAt(oc.opOff, "ATOM.SAFEADD: semantics not published (sass-ATOM.txt says only \"Increment put pointer in a circular queue\"), so it is not replayed")
 	}
-	st.Op, st.Type = op, size.typ
-	if size.ftz {
-		st.Flags |= FlagFTZ
-	}
-	st.AddrBits = 32
-	if ext {
-		st.AddrBits = 64
-	}
-	dbits := st.Type.Size() * 8 // 32 or 64: F16x2 is one 32-bit register
+	return size, nil
+}
 
-	// Operands, then the optional scheduling tokens.
+// sassOperands reads the operands, then the optional scheduling tokens
+// (sassHints): Rd, [addr], Rb{, Rc}, after a sparse predicate Ps in the
+// seed's last two forms. It returns the operands without Ps and whether Ps
+// was given.
+func sassOperands(lx *lexer, oc sassOpcode) ([]operand, bool, error) {
 	lx.skipSpace()
 	body, bodyOff := lx.src[lx.pos:], lx.pos
 	end, err := sassHints(body, bodyOff)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	ops, err := splitOperands(body[:end], bodyOff)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	want := 3
-	if op == OpCAS {
+	if oc.op == OpCAS {
 		want = 4
 	}
 	sparse := false
 	if len(ops) == want+1 {
 		if !isSASSPred(ops[0].text) {
-			return nil, errAt(ops[0].off, "the %d-operand form of ATOM.%s starts with a sparse predicate Ps (P0–P6 or PT), got %q", want+1, opName, ops[0].text)
+			return nil, false, errAt(ops[0].off, "the %d-operand form of ATOM.%s starts with a sparse predicate Ps (P0–P6 or PT), got %q", want+1, oc.opName, ops[0].text)
 		}
 		sparse = true
 		ops = ops[1:]
 	}
 	if len(ops) != want {
-		return nil, errAt(bodyOff, "ATOM.%s takes %d operands (%d with a sparse predicate Ps), got %d", opName, want, want+1, len(ops))
+		return nil, false, errAt(bodyOff, "ATOM.%s takes %d operands (%d with a sparse predicate Ps), got %d", oc.opName, want, want+1, len(ops))
 	}
+	return ops, sparse, nil
+}
 
-	// Rd.
-	d := ops[0]
+// dest reads Rd: a general register, an even-odd pair for 64-bit data;
+// RZ returns nothing.
+func (sp *sassParser) dest(d operand, dbits int) error {
+	st := sp.b.st
 	rd, ok := sassReg(d.text)
 	if !ok {
-		return nil, errAt(d.off, "Rd must be a general register (R0–R254 or RZ), got %q", d.text)
+		return errAt(d.off, "Rd must be a general register (R0–R254 or RZ), got %q", d.text)
 	}
 	if dbits == 64 && rd != sassRZ {
 		if err := checkPair(rd, d.off, "Rd"); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	st.Dst = d.text
 	st.HasDst = rd != sassRZ
+	return nil
+}
 
-	// Address.
-	if err := sp.addr(ops[1], ext, sparse); err != nil {
-		return nil, err
-	}
-
-	// Rb and, for CAS, Rc.
+// sources reads Rb and, for CAS, Rc (ops[2] and ops[3]), with the seed's
+// register rules (checkCAS, checkPair).
+func (sp *sassParser) sources(ops []operand, dbits int) error {
+	st := sp.b.st
 	rbOp := ops[2]
 	rb, ok := sassReg(rbOp.text)
 	if !ok {
 		if c := rbOp.text[0]; c >= '0' && c <= '9' || c == '-' {
-			return nil, errAt(rbOp.off, "Rb must be a general register (R0–R254 or RZ), got %q: ATOM takes no immediate source", rbOp.text)
+			return errAt(rbOp.off, "Rb must be a general register (R0–R254 or RZ), got %q: ATOM takes no immediate source", rbOp.text)
 		}
-		return nil, errAt(rbOp.off, "Rb must be a general register (R0–R254 or RZ), got %q", rbOp.text)
+		return errAt(rbOp.off, "Rb must be a general register (R0–R254 or RZ), got %q", rbOp.text)
 	}
-	if op == OpCAS {
+	if st.Op == OpCAS {
 		rcOp := ops[3]
 		rc, ok := sassReg(rcOp.text)
 		if !ok {
-			return nil, errAt(rcOp.off, "Rc must be a general register (R0–R254 or RZ), got %q", rcOp.text)
+			return errAt(rcOp.off, "Rc must be a general register (R0–R254 or RZ), got %q", rcOp.text)
 		}
 		if err := checkCAS(dbits, rb, rbOp.off, rc, rcOp.off); err != nil {
-			return nil, err
+			return err
 		}
 		sb, err := sp.src(rbOp, rb, RoleSrcB, dbits, st.Type)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		sc, err := sp.src(rcOp, rc, RoleSrcC, dbits, st.Type)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		st.B, st.C = []Src{sb}, []Src{sc}
-	} else {
-		if dbits == 64 && rb != sassRZ {
-			if err := checkPair(rb, rbOp.off, "Rb"); err != nil {
-				return nil, err
-			}
-		}
-		sb, err := sp.src(rbOp, rb, RoleSrcB, dbits, st.Type)
-		if err != nil {
-			return nil, err
-		}
-		st.B = []Src{sb}
+		return nil
 	}
+	if dbits == 64 && rb != sassRZ {
+		if err := checkPair(rb, rbOp.off, "Rb"); err != nil {
+			return err
+		}
+	}
+	sb, err := sp.src(rbOp, rb, RoleSrcB, dbits, st.Type)
+	if err != nil {
+		return err
+	}
+	st.B = []Src{sb}
+	return nil
+}
 
-	// Guard predicate: P0..P6, or PT (always true: no input).
-	if pred != nil {
-		switch {
-		case pred.name == "PT" && pred.neg:
-			return nil, errAt(pred.off, "@!PT is never true: the instruction runs on no lane, and a trace records instructions that ran")
-		case pred.name == "PT":
-		case isSASSPred(pred.name):
-			st.Pred = sp.b.input(pred.name, RolePred, 32, TypeU32)
-			st.PredNeg = pred.neg
-		default:
-			return nil, errAt(pred.off, "a SASS guard predicate is P0–P6 or PT, got %q", strings.TrimSpace(lx.src[pred.off:opStart]))
-		}
+// guard binds the guard predicate @{!}Pg: P0..P6, or PT (always true: no
+// input). src is the instruction text and opStart where the opcode starts.
+func (sp *sassParser) guard(pred *predRef, src string, opStart int) error {
+	if pred == nil {
+		return nil
 	}
-	return st, nil
+	st := sp.b.st
+	switch {
+	case pred.name == "PT" && pred.neg:
+		return errAt(pred.off, "@!PT is never true: the instruction runs on no lane, and a trace records instructions that ran")
+	case pred.name == "PT":
+	case isSASSPred(pred.name):
+		st.Pred = sp.b.input(pred.name, RolePred, 32, TypeU32)
+		st.PredNeg = pred.neg
+	default:
+		return errAt(pred.off, "a SASS guard predicate is P0–P6 or PT, got %q", strings.TrimSpace(src[pred.off:opStart]))
+	}
+	return nil
 }
 
 // addr reads [Ra + ImmS20], [Ra - ImmS20], [Ra], [ImmU20], and for the

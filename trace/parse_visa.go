@@ -96,41 +96,9 @@ func parseVISA(lx *lexer, opcode string, opStart int) (*Static, error) {
 		lx.skipSpace()
 	}
 
-	// Opcode: DWORD_ATOMIC.<Op>[.16], ending at a blank or at the '(' of
-	// the execution size.
-	lx.pos = opStart
-	for lx.pos < len(lx.src) && lx.src[lx.pos] != ' ' && lx.src[lx.pos] != '\t' && lx.src[lx.pos] != '(' {
-		lx.pos++
-	}
-	word := lx.src[opStart:lx.pos]
-	parts := strings.Split(word, ".")
-	if parts[0] != "DWORD_ATOMIC" {
-		return nil, errAt(opStart, "unknown opcode %q (vISA writes DWORD_ATOMIC.<Op>)", word)
-	}
-	if len(parts) < 2 {
-		return nil, errAt(opStart, "DWORD_ATOMIC needs an operation (.ADD, .CMPXCHG, …)")
-	}
-	off := opStart + len(parts[0]) + 1
-	opName := parts[1]
-	def, ok := visaOps[strings.ToUpper(opName)]
-	if !ok {
-		return nil, errAt(off, "unknown DWORD_ATOMIC operation .%s (ADD SUB INC DEC MIN MAX XCHG CMPXCHG AND OR XOR IMIN IMAX PREDEC FMAX FMIN FCMPWR)", opName)
-	}
-	opName = strings.ToUpper(opName)
-	off += len(parts[1]) + 1
-	half := false
-	for _, q := range parts[2:] {
-		switch {
-		case q == "16" && !half:
-			half = true
-		case q == "16":
-			return nil, errAt(off, "qualifier .16 given twice")
-		case q == "":
-			return nil, errAt(off, "empty qualifier")
-		default:
-			return nil, errAt(off, "unknown DWORD_ATOMIC qualifier .%s (only .16)", q)
-		}
-		off += len(q) + 1
+	def, opName, half, err := parseVISAOpcode(lx, opStart)
+	if err != nil {
+		return nil, err
 	}
 	st.Op = def.op
 	st.Type = visaType(def.class, half)
@@ -143,7 +111,73 @@ func parseVISA(lx *lexer, opcode string, opStart int) (*Static, error) {
 	}
 	st.ExecSize = n
 
-	// Surface Element_offset Src0 Src1 Dst, separated by blanks.
+	ops, err := visaOperands(lx)
+	if err != nil {
+		return nil, err
+	}
+	if err := visaSurfaceAndOffset(b, ops); err != nil {
+		return nil, err
+	}
+	if err := visaSources(b, def, opName, ops[2], ops[3]); err != nil {
+		return nil, err
+	}
+	dst := ops[4]
+	st.Dst = dst.text
+	st.HasDst = dst.text != visaNull
+
+	if pred != nil {
+		st.Pred = b.input(pred.name, RolePred, 32, TypeU32)
+		st.PredNeg = pred.neg
+	}
+	return st, nil
+}
+
+// parseVISAOpcode reads the opcode, DWORD_ATOMIC.<Op>[.16] (vISA spec,
+// DWORD_ATOMIC: Text), ending at a blank or at the '(' of the execution
+// size. It returns the operation's DWORD_ATOMIC_OP row, its name in upper
+// case, and whether .16 was given.
+func parseVISAOpcode(lx *lexer, opStart int) (visaOp, string, bool, error) {
+	lx.pos = opStart
+	for lx.pos < len(lx.src) && lx.src[lx.pos] != ' ' && lx.src[lx.pos] != '\t' && lx.src[lx.pos] != '(' {
+		lx.pos++
+	}
+	word := lx.src[opStart:lx.pos]
+	parts := strings.Split(word, ".")
+	if parts[0] != "DWORD_ATOMIC" {
+		return visaOp{}, "", false, errAt(opStart, "unknown opcode %q (vISA writes DWORD_ATOMIC.<Op>)", word)
+	}
+	if len(parts) < 2 {
+		return visaOp{}, "", false, errAt(opStart, "DWORD_ATOMIC needs an operation (.ADD, .CMPXCHG, …)")
+	}
+	off := opStart + len(parts[0]) + 1
+	opName := parts[1]
+	def, ok := visaOps[strings.ToUpper(opName)]
+	if !ok {
+		return visaOp{}, "", false, errAt(off, "unknown DWORD_ATOMIC operation .%s (ADD SUB INC DEC MIN MAX XCHG CMPXCHG AND OR XOR IMIN IMAX PREDEC FMAX FMIN FCMPWR)", opName)
+	}
+	opName = strings.ToUpper(opName)
+	off += len(parts[1]) + 1
+	half := false
+	for _, q := range parts[2:] {
+		switch {
+		case q == "16" && !half:
+			half = true
+		case q == "16":
+			return visaOp{}, "", false, errAt(off, "qualifier .16 given twice")
+		case q == "":
+			return visaOp{}, "", false, errAt(off, "empty qualifier")
+		default:
+			return visaOp{}, "", false, errAt(off, "unknown DWORD_ATOMIC qualifier .%s (only .16)", q)
+		}
+		off += len(q) + 1
+	}
+	return def, opName, half, nil
+}
+
+// visaOperands reads the five raw operands after the execution size,
+// Surface Element_offset Src0 Src1 Dst, separated by blanks (vISA spec,
+// DWORD_ATOMIC: Text).
+func visaOperands(lx *lexer) ([]operand, error) {
 	lx.skipSpace()
 	ws, offs := fields(lx.src[lx.pos:])
 	if len(ws) != 5 {
@@ -157,6 +191,15 @@ func parseVISA(lx *lexer, opcode string, opStart int) (*Static, error) {
 	for i := range ws {
 		ops[i] = operand{text: ws[i], off: lx.pos + offs[i]}
 	}
+	return ops, nil
+}
+
+// visaSurfaceAndOffset reads the Surface (T0 or T255, vISA spec,
+// DWORD_ATOMIC: Surface) into the space, checks that Element_offset, Src0,
+// Src1 and Dst are variables (raw operands), and binds Element_offset as
+// the address.
+func visaSurfaceAndOffset(b *builder, ops []operand) error {
+	st := b.st
 	surf, eoff, src0, src1, dst := ops[0], ops[1], ops[2], ops[3], ops[4]
 
 	switch surf.text {
@@ -165,46 +208,46 @@ func parseVISA(lx *lexer, opcode string, opStart int) (*Static, error) {
 	case "T255":
 		st.Space = Global
 	default:
-		return nil, errAt(surf.off, "surface %s: DWORD_ATOMIC accesses T0 (shared local memory) or T255 (stateless); the seed's valid values are 0: T0, 5: T255", surf.text)
+		return errAt(surf.off, "surface %s: DWORD_ATOMIC accesses T0 (shared local memory) or T255 (stateless); the seed's valid values are 0: T0, 5: T255", surf.text)
 	}
 
 	for _, o := range []operand{eoff, src0, src1, dst} {
 		if err := checkVISAVar(o); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if eoff.text == visaNull {
-		return nil, errAt(eoff.off, "Element_offset cannot be the null variable V0")
+		return errAt(eoff.off, "Element_offset cannot be the null variable V0")
 	}
 	st.Addr = b.input(eoff.text, RoleAddr, 32, TypeU32)
+	return nil
+}
 
+// visaSources binds Src0 and Src1 as the operation's DWORD_ATOMIC_OP row
+// says (vISA spec, DWORD_ATOMIC: Src0, Src1): a source the operation does
+// not read must be V0, one it reads cannot be.
+func visaSources(b *builder, def visaOp, opName string, src0, src1 operand) error {
+	st := b.st
 	// Sources keep their 32-bit unpacked form with .16 ("the source operand
 	// shall be in an unpacked form, and only the lower 16bit part of each
 	// dword is used"): bound as 32 bits, encoded in the operation's type.
 	switch {
 	case !def.src0 && src0.text != visaNull:
-		return nil, errAt(src0.off, "DWORD_ATOMIC.%s: Src0 must be V0 (the null variable), got %s", opName, src0.text)
+		return errAt(src0.off, "DWORD_ATOMIC.%s: Src0 must be V0 (the null variable), got %s", opName, src0.text)
 	case def.src0 && src0.text == visaNull:
-		return nil, errAt(src0.off, "DWORD_ATOMIC.%s reads Src0; it cannot be V0", opName)
+		return errAt(src0.off, "DWORD_ATOMIC.%s reads Src0; it cannot be V0", opName)
 	case def.src0:
 		st.B = []Src{{In: b.input(src0.text, RoleSrcB, 32, st.Type)}}
 	}
 	switch {
 	case !def.src1 && src1.text != visaNull:
-		return nil, errAt(src1.off, "DWORD_ATOMIC.%s: Src1 must be V0 (only CMPXCHG and FCMPWR read Src1), got %s", opName, src1.text)
+		return errAt(src1.off, "DWORD_ATOMIC.%s: Src1 must be V0 (only CMPXCHG and FCMPWR read Src1), got %s", opName, src1.text)
 	case def.src1 && src1.text == visaNull:
-		return nil, errAt(src1.off, "DWORD_ATOMIC.%s reads Src1; it cannot be V0", opName)
+		return errAt(src1.off, "DWORD_ATOMIC.%s reads Src1; it cannot be V0", opName)
 	case def.src1:
 		st.C = []Src{{In: b.input(src1.text, RoleSrcC, 32, st.Type)}}
 	}
-	st.Dst = dst.text
-	st.HasDst = dst.text != visaNull
-
-	if pred != nil {
-		st.Pred = b.input(pred.name, RolePred, 32, TypeU32)
-		st.PredNeg = pred.neg
-	}
-	return st, nil
+	return nil
 }
 
 // parseVISAPred reads (P1) or (!P1) at lx.pos.
