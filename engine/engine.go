@@ -152,115 +152,159 @@ func (e *Engine) Run(ctx context.Context, src trace.Source, sink Sink) (Summary,
 		return Summary{}, errors.New("engine: Run called twice")
 	}
 	e.ran = true
-	start := time.Now()
-	workers := e.opts.workerCount()
-	noResults := false
-	if rw, ok := sink.(ResultsWanter); ok {
-		noResults = !rw.WantsResults()
+	pl := e.newPipeline(sink)
+	go pl.read(ctx, src)
+	go pl.emit(sink)
+	runErr := pl.compute()
+	close(pl.toEmit)
+	<-pl.emitted
+	if runErr == nil {
+		runErr = pl.emitErr
 	}
-	as, wantAddrs := sink.(AddressSink)
-	if wantAddrs && as.WantsAddresses() {
-		e.addrs = newAddrTracker(workers, e.opts.explore)
+	if runErr != nil {
+		return Summary{}, runErr
 	}
+	words, err := e.emitMemory(sink)
+	if err != nil {
+		return Summary{}, err
+	}
+	if e.addrs != nil {
+		if err := e.addrs.emit(sink.(AddressSink), e.pagesInOrder(), e.memKeys); err != nil {
+			return Summary{}, err
+		}
+	}
+	pl.sum.Words = words
+	pl.sum.Elapsed = time.Since(pl.start)
+	return pl.sum, nil
+}
 
-	expanders, appliers := stages(workers, e.addrs != nil)
+// pipeline is one Run's stages and the channels between them (see the
+// package documentation): batches go from the pool to read, compute
+// (expand, then apply), emit, and back to the pool.
+type pipeline struct {
+	e                   *Engine
+	start               time.Time
+	workers             int
+	expanders, appliers int
+	noResults           bool
+	pool                chan *batch
+	toCompute, toEmit   chan *batch
+	stop                chan struct{}
+	stopOnce            sync.Once
+	emitted             chan struct{}
+	sum                 Summary
+	emitErr             error
+}
+
+func (e *Engine) newPipeline(sink Sink) *pipeline {
+	pl := &pipeline{e: e, start: time.Now(), workers: e.opts.workerCount()}
+	if rw, ok := sink.(ResultsWanter); ok {
+		pl.noResults = !rw.WantsResults()
+	}
+	if as, ok := sink.(AddressSink); ok && as.WantsAddresses() {
+		e.addrs = newAddrTracker(pl.workers, e.opts.explore)
+	}
+	pl.expanders, pl.appliers = stages(pl.workers, e.addrs != nil)
 	// One batch reading, one expanding and applying (or one expanding, one
 	// applying), one emitting.
 	inFlight := 3
-	if workers > 1 {
+	if pl.workers > 1 {
 		inFlight = 4
 	}
-	pool := make(chan *batch, inFlight)
+	pl.pool = make(chan *batch, inFlight)
 	for i := 0; i < inFlight; i++ {
-		pool <- &batch{}
+		pl.pool <- &batch{}
 	}
-	toCompute := make(chan *batch, 1)
-	toEmit := make(chan *batch, 1)
-	stop := make(chan struct{})
-	var stopOnce sync.Once
-	halt := func() { stopOnce.Do(func() { close(stop) }) }
+	pl.toCompute, pl.toEmit = make(chan *batch, 1), make(chan *batch, 1)
+	pl.stop, pl.emitted = make(chan struct{}), make(chan struct{})
+	return pl
+}
 
-	// Stage 1: read.
-	go func() {
-		defer close(toCompute)
-		for {
-			var b *batch
+// halt stops the read stage, once: the replay failed.
+func (pl *pipeline) halt() { pl.stopOnce.Do(func() { close(pl.stop) }) }
+
+// read is stage 1, on a goroutine of its own: it fills batches from src.
+func (pl *pipeline) read(ctx context.Context, src trace.Source) {
+	e := pl.e
+	defer close(pl.toCompute)
+	for {
+		var b *batch
+		select {
+		case b = <-pl.pool:
+		case <-pl.stop:
+			return
+		}
+		b.reset(pl.expanders, pl.appliers, e.mem.Shards())
+		b.noResults = pl.noResults
+		b.partitioned = e.opts.parts > 1
+		b.order, b.seed = e.opts.order, e.opts.seed
+		if err := ctx.Err(); err != nil {
+			// The batch goes on empty, carrying the error: the compute
+			// stage stops the replay with it.
+			b.err = fmt.Errorf("replay stopped: %w", err)
 			select {
-			case b = <-pool:
-			case <-stop:
-				return
+			case pl.toCompute <- b:
+			case <-pl.stop:
 			}
-			b.reset(expanders, appliers, e.mem.Shards())
-			b.noResults = noResults
-			b.partitioned = e.opts.parts > 1
-			b.order, b.seed = e.opts.order, e.opts.seed
-			if err := ctx.Err(); err != nil {
-				// The batch goes on empty, carrying the error: the
-				// compute stage stops the replay with it.
-				b.err = fmt.Errorf("replay stopped: %w", err)
-				select {
-				case toCompute <- b:
-				case <-stop:
-				}
-				return
+			return
+		}
+		eof := e.fill(b, src)
+		// Decide before handing b over: from then on it is the compute
+		// stage's, which may set b.err.
+		last := eof || b.err != nil
+		select {
+		case pl.toCompute <- b:
+		case <-pl.stop:
+			return
+		}
+		if last {
+			return
+		}
+	}
+}
+
+// emit is stage 3, on a goroutine of its own: it hands each batch's rows
+// to the sink in trace order and counts the summary.
+func (pl *pipeline) emit(sink Sink) {
+	defer close(pl.emitted)
+	for b := range pl.toEmit {
+		if pl.emitErr == nil {
+			pl.emitErr = sink.Instructions(b.stats)
+			if pl.emitErr == nil && !pl.noResults {
+				b.mergeValues()
+				pl.emitErr = sink.Results(b.localResults())
 			}
-			eof := e.fill(b, src)
-			// Decide before handing b over: from then on it is the
-			// compute stage's, which may set b.err.
-			last := eof || b.err != nil
-			select {
-			case toCompute <- b:
-			case <-stop:
-				return
+			if pl.emitErr != nil {
+				pl.halt()
 			}
-			if last {
-				return
+			for i := range b.stats {
+				pl.sum.Lanes += uint64(b.stats[i].Lanes)
+				pl.sum.Faults += uint64(b.stats[i].Faults)
+			}
+			pl.sum.Instructions += uint64(len(b.stats))
+			pl.sum.LaneOps += uint64(b.nslots)
+			if pl.e.opts.progress != nil {
+				s := pl.sum
+				s.Elapsed = time.Since(pl.start)
+				pl.e.opts.progress(s)
 			}
 		}
-	}()
+		pl.pool <- b
+	}
+}
 
-	// Stage 3: emit.
-	var sum Summary
-	var emitErr error
-	emitted := make(chan struct{})
-	go func() {
-		defer close(emitted)
-		for b := range toEmit {
-			if emitErr == nil {
-				emitErr = sink.Instructions(b.stats)
-				if emitErr == nil && !noResults {
-					b.mergeValues()
-					emitErr = sink.Results(b.localResults())
-				}
-				if emitErr != nil {
-					halt()
-				}
-				for i := range b.stats {
-					sum.Lanes += uint64(b.stats[i].Lanes)
-					sum.Faults += uint64(b.stats[i].Faults)
-				}
-				sum.Instructions += uint64(len(b.stats))
-				sum.LaneOps += uint64(b.nslots)
-				if e.opts.progress != nil {
-					s := sum
-					s.Elapsed = time.Since(start)
-					e.opts.progress(s)
-				}
-			}
-			pool <- b
-		}
-	}()
-
-	// Stage 2: compute. With one worker, here: expand and apply fused.
-	// With more, expand on a goroutine of its own, apply here: batch k+1
-	// expands while batch k applies.
-	fused := workers == 1
-	toApply := toCompute
+// compute is stage 2, here. With one worker: expand and apply fused. With
+// more, expand on a goroutine of its own, apply here: batch k+1 expands
+// while batch k applies. It returns the first batch's error.
+func (pl *pipeline) compute() error {
+	e := pl.e
+	fused := pl.workers == 1
+	toApply := pl.toCompute
 	if !fused {
 		expanded := make(chan *batch, 1)
 		go func() {
 			defer close(expanded)
-			for b := range toCompute {
+			for b := range pl.toCompute {
 				if b.err == nil {
 					e.expandBatch(b, false)
 				}
@@ -272,59 +316,47 @@ func (e *Engine) Run(ctx context.Context, src trace.Source, sink Sink) (Summary,
 	var runErr error
 	for b := range toApply {
 		if runErr == nil && b.err == nil {
-			if fused {
-				e.expandBatch(b, true)
-			}
-			if b.err == nil {
-				e.applyBatch(b, fused)
-			}
-			if err := e.applyInits(b); err != nil && b.err == nil {
-				b.err = err
-			}
-			used := uint64(e.mem.Pages()) * shard.PageBytes
-			if e.addrs != nil {
-				used += e.addrs.bytes()
-			}
-			if used > e.opts.maxMemory && len(b.insts) > 0 {
-				b.err = fmt.Errorf("by instruction %[2]d the replay holds %[1]d MiB of simulated memory and address statistics, over the %[3]d MiB limit (-max-memory)",
-					used>>20, b.insts[len(b.insts)-1].Seq, e.opts.maxMemory>>20)
-			}
-			if b.err == nil && e.opts.strict {
-				if err := b.strictError(); err != nil {
-					b.err = err
-				}
-			}
+			e.finishBatch(b, fused)
 		}
 		if b.err != nil && runErr == nil {
 			runErr = b.err
-			halt()
+			pl.halt()
 		}
 		if runErr != nil {
-			pool <- b
+			pl.pool <- b
 			continue
 		}
-		toEmit <- b
+		pl.toEmit <- b
 	}
-	close(toEmit)
-	<-emitted
-	if runErr == nil {
-		runErr = emitErr
+	return runErr
+}
+
+// finishBatch applies an expanded batch (expanding it too when fused),
+// writes its .inits, and checks the memory limit and, with WithStrict,
+// for a fault, setting b.err.
+func (e *Engine) finishBatch(b *batch, fused bool) {
+	if fused {
+		e.expandBatch(b, true)
 	}
-	if runErr != nil {
-		return Summary{}, runErr
+	if b.err == nil {
+		e.applyBatch(b, fused)
 	}
-	words, err := e.emitMemory(sink)
-	if err != nil {
-		return Summary{}, err
+	if err := e.applyInits(b); err != nil && b.err == nil {
+		b.err = err
 	}
+	used := uint64(e.mem.Pages()) * shard.PageBytes
 	if e.addrs != nil {
-		if err := e.addrs.emit(as, e.pagesInOrder(), e.memKeys); err != nil {
-			return Summary{}, err
+		used += e.addrs.bytes()
+	}
+	if used > e.opts.maxMemory && len(b.insts) > 0 {
+		b.err = fmt.Errorf("by instruction %[2]d the replay holds %[1]d MiB of simulated memory and address statistics, over the %[3]d MiB limit (-max-memory)",
+			used>>20, b.insts[len(b.insts)-1].Seq, e.opts.maxMemory>>20)
+	}
+	if b.err == nil && e.opts.strict {
+		if err := b.strictError(); err != nil {
+			b.err = err
 		}
 	}
-	sum.Words = words
-	sum.Elapsed = time.Since(start)
-	return sum, nil
 }
 
 // fill reads up to a batch of instructions; it reports whether src ended.
