@@ -349,7 +349,7 @@ func (e *Engine) finishBatch(b *batch, fused bool) {
 		used += e.addrs.bytes()
 	}
 	if used > e.opts.maxMemory && len(b.insts) > 0 {
-		b.err = fmt.Errorf("by instruction %[2]d the replay holds %[1]d MiB of simulated memory and address statistics, over the %[3]d MiB limit (-max-memory)",
+		b.err = fmt.Errorf("by instruction %[2]d the replay holds %[1]d MiB of simulated memory and address statistics, over the %[3]d MiB limit (WithMaxMemory)",
 			used>>20, b.insts[len(b.insts)-1].Seq, e.opts.maxMemory>>20)
 	}
 	if b.err == nil && e.opts.strict {
@@ -599,7 +599,7 @@ func (b *batch) strictError() error {
 			bi := &b.insts[i]
 			if bi.Seq == res.Seq {
 				return &InstError{Seq: bi.Seq, Line: bi.Line, Text: bi.Static.Text,
-					Err: fmt.Errorf("lane %d: %s access at 0x%x (--strict stops at the first fault)", res.Lane, res.Fault, res.Addr)}
+					Err: fmt.Errorf("lane %d: %s access at 0x%x (WithStrict stops at the first fault)", res.Lane, res.Fault, res.Addr)}
 			}
 		}
 	}

@@ -362,7 +362,7 @@ func TestNoResultsSameMemoryAndStats(t *testing.T) {
 		t.Fatal("the random trace has no fault")
 	}
 	want := fmt.Sprintf("instruction %d (", first.Seq)
-	wantLane := fmt.Sprintf("lane %d: %s access at 0x%x (--strict stops at the first fault)", first.Lane, first.Fault, first.Addr)
+	wantLane := fmt.Sprintf("lane %d: %s access at 0x%x (WithStrict stops at the first fault)", first.Lane, first.Fault, first.Addr)
 	for _, w := range []int{1, 2} {
 		var strict statsOnly
 		_, err = Replay(textSource(t, src), &strict, WithStrict(true), WithWorkers(w), WithBatchInsts(16))
@@ -383,7 +383,7 @@ func TestMaxMemory(t *testing.T) {
 	}
 	var c Collector
 	_, err := Replay(textSource(t, b.String()), &c, WithMaxMemory(1<<20), WithBatchInsts(16))
-	if err == nil || !strings.Contains(err.Error(), "over the 1 MiB limit (-max-memory)") {
+	if err == nil || !strings.Contains(err.Error(), "over the 1 MiB limit (WithMaxMemory)") {
 		t.Fatalf("got %v, want the memory limit", err)
 	}
 	if !c.Aborted || c.Committed {
