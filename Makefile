@@ -3,7 +3,7 @@ GO ?= go
 DUCKDB := tools/duckdb/node_modules/@duckdb/node-api/package.json
 BROWSER := tools/browser/node_modules/playwright-core/package.json
 
-.PHONY: demo test test-race bench pgo fuzz build clean check-sizes test-cluster
+.PHONY: demo test test-race bench pgo fuzz build clean check-sizes test-cluster cross lint
 
 build:
 	$(GO) build -o bin/replay ./cmd/replay
@@ -16,6 +16,28 @@ test: $(DUCKDB) $(BROWSER) check-sizes
 	$(GO) vet ./...
 	$(GO) test -race ./trace/... ./engine/... ./shard/...
 	$(GO) test ./...
+
+# gofmt and staticcheck (a pinned release, from the Go module proxy):
+# nothing unformatted, no finding.
+STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
+	$(GO) run $(STATICCHECK) ./...
+
+# go build for every OS and architecture the code is meant to build on,
+# and go vet (which compiles the tests too) for one of each other OS: the
+# OS-specific test files (*_linux_test.go, *_other_test.go) differ by OS,
+# not by architecture.
+CROSS_TARGETS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+cross:
+	@set -e; for t in $(CROSS_TARGETS); do \
+		echo "go build ./... for $$t"; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build ./...; \
+	done
+	@set -e; for t in windows/amd64 darwin/arm64; do \
+		echo "go vet ./... (tests too) for $$t"; \
+		GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) vet ./...; \
+	done
 
 $(DUCKDB): tools/duckdb/package.json tools/duckdb/package-lock.json
 	npm ci --prefix tools/duckdb --no-audit --no-fund --loglevel=error

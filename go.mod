@@ -1,6 +1,6 @@
 module github.com/gpureplay/replay
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/apache/arrow-go/v18 v18.8.0
@@ -9,6 +9,7 @@ require (
 	github.com/klauspost/compress v1.20.3
 	github.com/pkg/profile v1.7.0
 	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.47.0
 )
 
 require (

@@ -293,86 +293,153 @@ func sortCounts(m map[string]uint64) []KindCount {
 	return ks
 }
 
-func (d *Data) loadInstructions(p string) error {
-	var (
-		n, lanes, faults uint64
-		worst            uint32
-		maxSeq           uint64
-		bins             = map[uint32]uint64{}
-		byInst           = map[string]uint64{}
-		warps            = map[Warp]struct{}{}
-	)
-	cols := []string{"seq", "dialect", "op", "type", "group", "warp", "lanes", "max_conflict", "faults"}
-	err := scan(p, cols, func(cs []arrow.Array) error {
-		seq, err := col[*array.Uint64](cs[0], "seq")
+// instColumns are the columns of one record of the instructions table that
+// the first pass reads, checked for their types.
+type instColumns struct {
+	seq          *array.Uint64
+	dia, op, typ strs
+	grp, warp    *array.Int64
+	ln, mc, fl   *array.Uint32
+}
+
+// instCols names the columns instColumns reads, in its order.
+var instCols = []string{"seq", "dialect", "op", "type", "group", "warp", "lanes", "max_conflict", "faults"}
+
+// newInstColumns checks and types the columns of a record read with
+// instCols.
+func newInstColumns(cs []arrow.Array) (*instColumns, error) {
+	var c instColumns
+	var err error
+	if c.seq, err = col[*array.Uint64](cs[0], "seq"); err != nil {
+		return nil, err
+	}
+	var ok1, ok2, ok3 bool
+	c.dia, ok1 = cs[1].(strs)
+	c.op, ok2 = cs[2].(strs)
+	c.typ, ok3 = cs[3].(strs)
+	if !ok1 || !ok2 || !ok3 {
+		return nil, errors.New("dialect, op and type must be strings")
+	}
+	if c.grp, err = col[*array.Int64](cs[4], "group"); err != nil {
+		return nil, err
+	}
+	if c.warp, err = col[*array.Int64](cs[5], "warp"); err != nil {
+		return nil, err
+	}
+	if c.ln, err = col[*array.Uint32](cs[6], "lanes"); err != nil {
+		return nil, err
+	}
+	if c.mc, err = col[*array.Uint32](cs[7], "max_conflict"); err != nil {
+		return nil, err
+	}
+	if c.fl, err = col[*array.Uint32](cs[8], "faults"); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// instStats is what the first pass over the instructions table gathers.
+type instStats struct {
+	n, lanes, faults uint64
+	worst            uint32
+	maxSeq           uint64
+	bins             map[uint32]uint64 // instructions by max_conflict
+	byInst           map[string]uint64 // faults by "dialect op.type"
+	warps            map[Warp]struct{} // the warps seen
+}
+
+func newInstStats() *instStats {
+	return &instStats{bins: map[uint32]uint64{}, byInst: map[string]uint64{}, warps: map[Warp]struct{}{}}
+}
+
+// add accumulates one record's rows.
+func (s *instStats) add(c *instColumns) {
+	var last Warp = Warp{math.MinInt64, math.MinInt64}
+	for i := range c.seq.Len() {
+		s.n++
+		s.maxSeq = max(s.maxSeq, c.seq.Value(i))
+		s.lanes += uint64(c.ln.Value(i))
+		s.addConflict(c.mc.Value(i))
+		if f := c.fl.Value(i); f > 0 {
+			s.addFaults(c, i, f)
+		}
+		if w := (Warp{c.grp.Value(i), c.warp.Value(i)}); w != last {
+			s.warps[w] = struct{}{}
+			last = w
+		}
+	}
+}
+
+// addConflict counts an instruction of max_conflict c.
+func (s *instStats) addConflict(c uint32) {
+	s.worst = max(s.worst, c)
+	s.bins[c]++
+}
+
+// addFaults counts the f faults of row i, by its dialect, op and type.
+func (s *instStats) addFaults(c *instColumns, i int, f uint32) {
+	s.faults += uint64(f)
+	s.byInst[c.dia.Value(i)+" "+c.op.Value(i)+"."+c.typ.Value(i)] += uint64(f)
+}
+
+// conflicts is the bins, by max_conflict ascending.
+func (s *instStats) conflicts() []Bin {
+	bs := make([]Bin, 0, len(s.bins))
+	for c, k := range s.bins {
+		bs = append(bs, Bin{c, k})
+	}
+	slices.SortFunc(bs, func(a, b Bin) int { return int(a.MaxConflict) - int(b.MaxConflict) })
+	return bs
+}
+
+// scanInstructions is the first pass over the instructions table at p.
+func scanInstructions(p string) (*instStats, error) {
+	s := newInstStats()
+	err := scan(p, instCols, func(cs []arrow.Array) error {
+		c, err := newInstColumns(cs)
 		if err != nil {
 			return err
 		}
-		dia, ok1 := cs[1].(strs)
-		op, ok2 := cs[2].(strs)
-		typ, ok3 := cs[3].(strs)
-		if !ok1 || !ok2 || !ok3 {
-			return errors.New("dialect, op and type must be strings")
-		}
-		grp, err := col[*array.Int64](cs[4], "group")
-		if err != nil {
-			return err
-		}
-		warp, err := col[*array.Int64](cs[5], "warp")
-		if err != nil {
-			return err
-		}
-		ln, err := col[*array.Uint32](cs[6], "lanes")
-		if err != nil {
-			return err
-		}
-		mc, err := col[*array.Uint32](cs[7], "max_conflict")
-		if err != nil {
-			return err
-		}
-		fl, err := col[*array.Uint32](cs[8], "faults")
-		if err != nil {
-			return err
-		}
-		var last Warp = Warp{math.MinInt64, math.MinInt64}
-		for i := range seq.Len() {
-			n++
-			maxSeq = max(maxSeq, seq.Value(i))
-			lanes += uint64(ln.Value(i))
-			c := mc.Value(i)
-			worst = max(worst, c)
-			bins[c]++
-			if f := fl.Value(i); f > 0 {
-				faults += uint64(f)
-				byInst[dia.Value(i)+" "+op.Value(i)+"."+typ.Value(i)] += uint64(f)
-			}
-			if w := (Warp{grp.Value(i), warp.Value(i)}); w != last {
-				warps[w] = struct{}{}
-				last = w
-			}
-		}
+		s.add(c)
 		return nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// loadInstructions reads the instructions table at p: the counts, the
+// max_conflict bins and faults by instruction in one pass, then the
+// per-warp activity grid in a second.
+func (d *Data) loadInstructions(p string) error {
+	s, err := scanInstructions(p)
+	if err != nil {
 		return err
 	}
-	d.Instructions = Count{n, true, "instructions"}
-	d.Lanes = Count{lanes, true, "instructions"}
-	d.WorstConflict = Count{uint64(worst), true, "instructions"}
+	d.Instructions = Count{s.n, true, "instructions"}
+	d.Lanes = Count{s.lanes, true, "instructions"}
+	d.WorstConflict = Count{uint64(s.worst), true, "instructions"}
 	if !d.Faults.Known {
-		d.Faults = Count{faults, true, "instructions"}
+		d.Faults = Count{s.faults, true, "instructions"}
 	}
-	d.FaultsByInst = sortCounts(byInst)
-	d.Conflicts = make([]Bin, 0, len(bins))
-	for c, k := range bins {
-		d.Conflicts = append(d.Conflicts, Bin{c, k})
-	}
-	slices.SortFunc(d.Conflicts, func(a, b Bin) int { return int(a.MaxConflict) - int(b.MaxConflict) })
-	if n == 0 {
+	d.FaultsByInst = sortCounts(s.byInst)
+	d.Conflicts = s.conflicts()
+	if s.n == 0 {
 		return nil
 	}
+	a := newActivity(s.maxSeq, s.warps)
+	if err := a.fill(p); err != nil {
+		return err
+	}
+	d.Activity = a
+	return nil
+}
 
-	// The second pass: lanes per (warp row, window).
+// newActivity lays out the activity grid, empty: maxWindows windows at
+// most over seqs 0..maxSeq, and the warps, sorted, in maxWarpRows rows at
+// most.
+func newActivity(maxSeq uint64, warps map[Warp]struct{}) *Activity {
 	a := &Activity{Window: max(1, (maxSeq+maxWindows)/maxWindows)}
 	for w := range warps {
 		a.Warps = append(a.Warps, w)
@@ -384,17 +451,23 @@ func (d *Data) loadInstructions(p string) error {
 		return cmpInt(x.Warp, y.Warp)
 	})
 	a.WarpsPerRow = (len(a.Warps) + maxWarpRows - 1) / maxWarpRows
-	rank := make(map[Warp]int, len(a.Warps))
-	for i, w := range a.Warps {
-		rank[w] = i
-	}
 	rows := (len(a.Warps) + a.WarpsPerRow - 1) / a.WarpsPerRow
 	windows := int(maxSeq/a.Window) + 1
 	a.Lanes = make([][]uint64, rows)
 	for r := range a.Lanes {
 		a.Lanes[r] = make([]uint64, windows)
 	}
-	err = scan(p, []string{"seq", "group", "warp", "lanes"}, func(cs []arrow.Array) error {
+	return a
+}
+
+// fill is the second pass over the instructions table at p: lanes per
+// (warp row, window), then the largest cell.
+func (a *Activity) fill(p string) error {
+	rank := make(map[Warp]int, len(a.Warps))
+	for i, w := range a.Warps {
+		rank[w] = i
+	}
+	err := scan(p, []string{"seq", "group", "warp", "lanes"}, func(cs []arrow.Array) error {
 		seq := cs[0].(*array.Uint64)
 		grp := cs[1].(*array.Int64)
 		warp := cs[2].(*array.Int64)
@@ -417,7 +490,6 @@ func (d *Data) loadInstructions(p string) error {
 			a.Max = max(a.Max, v)
 		}
 	}
-	d.Activity = a
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -68,6 +69,9 @@ func parquetRows(t *testing.T, path string) int64 {
 func TestKilledReplay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("needs SIGKILL: Windows has no signals (Process.Kill is TerminateProcess there)")
 	}
 	tmp := t.TempDir()
 	big := filepath.Join(tmp, "uniform.zst")

@@ -383,7 +383,7 @@ func TestStrictStopsAtFirstFault(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("strict: exit %d, want 1", code)
 	}
-	for _, want := range []string{"line 4", "instruction 2", "lane 5", "misaligned access at 0x1002"} {
+	for _, want := range []string{"line 4", "instruction 2", "lane 5", "misaligned access at 0x1002", "(-strict stops at the first fault)"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("strict error %q lacks %q", errOut, want)
 		}

@@ -26,82 +26,168 @@ import (
 	"github.com/gpureplay/replay/trace"
 )
 
+// replayOptions are replay's flags, parsed, and the trace named (pos). part
+// and parts are -partition resolved, order -order, by validate.
+type replayOptions struct {
+	out, format, tables    string
+	shards, workers, batch int
+	strict, explore        bool
+	maxMem                 sizeValue
+	prof, profDir          string
+	quiet                  bool
+	partFlag, orderFlag    string
+	seed                   uint64
+	interleave             int
+	exploreOrders          int
+	races                  bool
+	clusterSize            int64
+	partsFlag              int
+	pos                    []string
+
+	order       engine.Order
+	part, parts int
+}
+
+// cmdReplay replays a trace (none: the embedded demo; "-": standard input)
+// into tables, whole or not at all.
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	out := fs.String("o", "", "output directory")
-	format := fs.String("format", "parquet", "parquet, arrow or both")
-	tables := fs.String("tables", "", "comma-separated tables")
-	shards := fs.Int("shards", 64, "memory shards")
-	workers := fs.Int("workers", 0, "workers, 0 = GOMAXPROCS")
-	batch := fs.Int("batch", 4096, "instructions per batch")
-	strict := fs.Bool("strict", false, "stop at the first fault")
-	explore := fs.Bool("explore", false, "fill the addresses table's order_sensitive column")
-	maxMem := sizeValue(engine.DefaultMaxMemory)
-	fs.Var(&maxMem, "max-memory", "simulated memory limit in bytes (8Gi, 512Mi, 1e9)")
-	prof := fs.String("profile", "", "cpu, mem, allocs, block, mutex, trace, goroutine")
-	profDir := fs.String("profile-dir", "profiles", "profile directory")
-	quiet := fs.Bool("q", false, "quiet")
-	partFlag := fs.String("partition", "", "replay partition i/n, or auto")
-	orderFlag := fs.String("order", "lane", "lane, reverse or random")
-	seed := fs.Uint64("seed", 1, "the random order's seed")
-	interleave := fs.Int("interleave", 0, "with -order random: reorder warps within windows of W instructions")
-	exploreOrders := fs.Int("explore-orders", 0, "replay K random orders too: the orders table")
-	races := fs.Bool("races", false, "the races table")
-	clusterSize := fs.Int64("cluster-size", 1, "CTAs (groups) a cluster, for .cluster scope")
-	partsFlag := fs.Int("partitions", 0, "with -partition auto: n")
-	pos, err := parseArgs(fs, args)
+	o, err := parseReplayFlags(args)
 	if err != nil {
 		return err
 	}
-	if len(pos) > 1 {
-		return usagef("replay takes one trace, got %d: %s", len(pos), strings.Join(pos, " "))
+	if err := o.validate(); err != nil {
+		return err
 	}
-	order, err := engine.ParseOrder(*orderFlag)
+	copts, f, err := o.columnarOptions()
+	if err != nil {
+		return err
+	}
+	eopts := o.engineOptions()
+	// Validate every option before touching the trace or the output.
+	if _, err := engine.New(&trace.Header{}, eopts...); err != nil {
+		return usagef("%v", err)
+	}
+	if o.prof != "" {
+		stop, err := startProfile(o.prof, o.profDir)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	return o.run(copts, eopts, f, stdout, stderr)
+}
+
+// parseReplayFlags defines replay's flags and parses args into options.
+func parseReplayFlags(args []string) (*replayOptions, error) {
+	o := &replayOptions{maxMem: sizeValue(engine.DefaultMaxMemory)}
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.StringVar(&o.out, "o", "", "output directory")
+	fs.StringVar(&o.format, "format", "parquet", "parquet, arrow or both")
+	fs.StringVar(&o.tables, "tables", "", "comma-separated tables")
+	fs.IntVar(&o.shards, "shards", 64, "memory shards")
+	fs.IntVar(&o.workers, "workers", 0, "workers, 0 = GOMAXPROCS")
+	fs.IntVar(&o.batch, "batch", 4096, "instructions per batch")
+	fs.BoolVar(&o.strict, "strict", false, "stop at the first fault")
+	fs.BoolVar(&o.explore, "explore", false, "fill the addresses table's order_sensitive column")
+	fs.Var(&o.maxMem, "max-memory", "simulated memory limit in bytes (8Gi, 512Mi, 1e9)")
+	fs.StringVar(&o.prof, "profile", "", "cpu, mem, allocs, block, mutex, trace, goroutine")
+	fs.StringVar(&o.profDir, "profile-dir", "profiles", "profile directory")
+	fs.BoolVar(&o.quiet, "q", false, "quiet")
+	fs.StringVar(&o.partFlag, "partition", "", "replay partition i/n, or auto")
+	fs.StringVar(&o.orderFlag, "order", "lane", "lane, reverse or random")
+	fs.Uint64Var(&o.seed, "seed", 1, "the random order's seed")
+	fs.IntVar(&o.interleave, "interleave", 0, "with -order random: reorder warps within windows of W instructions")
+	fs.IntVar(&o.exploreOrders, "explore-orders", 0, "replay K random orders too: the orders table")
+	fs.BoolVar(&o.races, "races", false, "the races table")
+	fs.Int64Var(&o.clusterSize, "cluster-size", 1, "CTAs (groups) a cluster, for .cluster scope")
+	fs.IntVar(&o.partsFlag, "partitions", 0, "with -partition auto: n")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	o.pos = pos
+	return o, nil
+}
+
+// stdin reports whether the trace is standard input ("-").
+func (o *replayOptions) stdin() bool { return len(o.pos) == 1 && o.pos[0] == "-" }
+
+// validate checks the flag combinations, in this order: the trace count,
+// -order, -explore-orders, -races, -cluster-size, then -partition. It sets
+// o.order, o.part and o.parts.
+func (o *replayOptions) validate() error {
+	if len(o.pos) > 1 {
+		return usagef("replay takes one trace, got %d: %s", len(o.pos), strings.Join(o.pos, " "))
+	}
+	order, err := engine.ParseOrder(o.orderFlag)
 	if err != nil {
 		return usagef("-order: %v", err)
 	}
-	if *exploreOrders < 0 || *exploreOrders > 1000 {
-		return usagef("-explore-orders %d: want 0..1000", *exploreOrders)
+	o.order = order
+	if o.exploreOrders < 0 || o.exploreOrders > 1000 {
+		return usagef("-explore-orders %d: want 0..1000", o.exploreOrders)
 	}
-	if *exploreOrders > 0 && len(pos) == 1 && pos[0] == "-" {
+	if o.exploreOrders > 0 && o.stdin() {
 		return usagef("-explore-orders replays the trace again per order, so it must be a file, not standard input")
 	}
-	if *races && len(pos) == 1 && pos[0] == "-" {
+	if o.races && o.stdin() {
 		return usagef("-races reads the trace in a pass of its own, so it must be a file, not standard input")
 	}
-	if *clusterSize < 1 {
-		return usagef("-cluster-size %d: want 1 or more", *clusterSize)
+	if o.clusterSize < 1 {
+		return usagef("-cluster-size %d: want 1 or more", o.clusterSize)
 	}
-	part, parts := 0, 1
-	if *partFlag != "" {
-		if part, parts, err = partitionOf(*partFlag, *partsFlag, os.Getenv); err != nil {
-			return usagef("%v", err)
-		}
-		if len(pos) == 1 && pos[0] == "-" {
-			return usagef("-partition: every partition reads the whole trace, so it must be a file, not standard input")
-		}
-		if *tables != "" && strings.Contains(","+*tables+",", ",ops,") && !strings.Contains(","+*tables+",", ",instructions,") {
-			return usagef("-partition with the ops table needs the instructions table: replay merge recomputes ops from it")
-		}
-		if *races {
-			return usagef("-races looks at every access to an address, which partitions split: replay without -partition")
-		}
-	} else if *partsFlag != 0 {
-		return usagef("-partitions goes with -partition auto")
-	}
+	return o.validatePartition()
+}
 
-	var copts []columnar.Option
-	f, err := columnar.ParseFormat(*format)
-	if err != nil {
-		return usagef("-format: %v", err)
+// validatePartition resolves -partition (and -partitions) into o.part and
+// o.parts, and checks what a partitioned replay cannot do.
+func (o *replayOptions) validatePartition() error {
+	o.part, o.parts = 0, 1
+	if o.partFlag == "" {
+		if o.partsFlag != 0 {
+			return usagef("-partitions goes with -partition auto")
+		}
+		return nil
 	}
-	copts = append(copts, columnar.WithFormat(f))
-	tableList := *tables
+	var err error
+	if o.part, o.parts, err = partitionOf(o.partFlag, o.partsFlag, os.Getenv); err != nil {
+		return usagef("%v", err)
+	}
+	if o.stdin() {
+		return usagef("-partition: every partition reads the whole trace, so it must be a file, not standard input")
+	}
+	if o.tables != "" && strings.Contains(","+o.tables+",", ",ops,") && !strings.Contains(","+o.tables+",", ",instructions,") {
+		return usagef("-partition with the ops table needs the instructions table: replay merge recomputes ops from it")
+	}
+	if o.races {
+		return usagef("-races looks at every access to an address, which partitions split: replay without -partition")
+	}
+	return nil
+}
+
+// columnarOptions are the writer's options from -format and -tables (with
+// the orders and races tables their flags add), and the format.
+func (o *replayOptions) columnarOptions() ([]columnar.Option, columnar.Format, error) {
+	f, err := columnar.ParseFormat(o.format)
+	if err != nil {
+		return nil, f, usagef("-format: %v", err)
+	}
+	copts := []columnar.Option{columnar.WithFormat(f)}
+	if tableList := o.tableList(); tableList != "" {
+		copts = append(copts, columnar.WithTables(strings.Split(tableList, ",")...))
+	}
+	return copts, f, nil
+}
+
+// tableList is -tables with the orders and races tables added when their
+// flags ask for them; "" for the default tables.
+func (o *replayOptions) tableList() string {
+	tableList := o.tables
 	// The orders and races tables come with their flags, beside the others.
 	for _, extra := range []struct {
 		on    bool
 		table string
-	}{{*exploreOrders > 0, "orders"}, {*races, "races"}} {
+	}{{o.exploreOrders > 0, "orders"}, {o.races, "races"}} {
 		if !extra.on {
 			continue
 		}
@@ -112,49 +198,80 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 			tableList += "," + extra.table
 		}
 	}
-	if tableList != "" {
-		copts = append(copts, columnar.WithTables(strings.Split(tableList, ",")...))
-	}
-	eopts := []engine.Option{engine.WithShards(*shards), engine.WithWorkers(*workers),
-		engine.WithBatchInsts(*batch), engine.WithStrict(*strict), engine.WithMaxMemory(uint64(maxMem)), engine.WithExplore(*explore),
-		engine.WithPartition(part, parts), engine.WithOrder(order, *seed), engine.WithInterleave(*interleave)}
-	// Validate every option before touching the trace or the output.
-	if _, err := engine.New(&trace.Header{}, eopts...); err != nil {
-		return usagef("%v", err)
-	}
-	if *prof != "" {
-		stop, err := startProfile(*prof, *profDir)
-		if err != nil {
-			return err
-		}
-		defer stop()
-	}
+	return tableList
+}
 
-	name, src, closeSrc, prog, err := openTrace(pos)
+// engineOptions are the engine's options from the flags.
+func (o *replayOptions) engineOptions() []engine.Option {
+	return []engine.Option{engine.WithShards(o.shards), engine.WithWorkers(o.workers),
+		engine.WithBatchInsts(o.batch), engine.WithStrict(o.strict), engine.WithMaxMemory(uint64(o.maxMem)), engine.WithExplore(o.explore),
+		engine.WithPartition(o.part, o.parts), engine.WithOrder(o.order, o.seed), engine.WithInterleave(o.interleave)}
+}
+
+// run opens the trace and the output directory, runs the extra passes,
+// replays and prints the summary.
+func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f columnar.Format, stdout, stderr io.Writer) error {
+	name, src, closeSrc, prog, err := openTrace(o.pos)
 	if err != nil {
 		return err
 	}
 	defer closeSrc()
 	progress := &replayProgress{bar: newProgressBar(stderr, 0), file: prog}
-	progress.bar.on = progress.bar.on && !*quiet
+	progress.bar.on = progress.bar.on && !o.quiet
 	eopts = append(eopts, engine.WithProgress(progress.update))
-	dir := *out
+	dir, copts, err := o.outputDir(name, copts)
+	if err != nil {
+		return err
+	}
+	sink, err := openSink(dir, copts, stderr)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer cancel()
+	var replaySink engine.Sink = sink
+	if o.exploreOrders > 0 || o.races {
+		if replaySink, err = o.extras(ctx, name, sink, eopts); err != nil {
+			return err
+		}
+	}
+	sum, err := engine.Replay(withCancel(ctx, src), replaySink, eopts...)
+	progress.clear()
+	if err != nil {
+		return fmt.Errorf("%s: %w (no tables written)", name, cliError{err})
+	}
+	if !o.quiet {
+		printSummary(stdout, name, dir, f, o.tables, sum)
+	}
+	return nil
+}
+
+// outputDir is the directory the tables go to: -o, else one named after
+// the trace; a partition's is its part=i below, and copts gain the
+// partition's metadata.
+func (o *replayOptions) outputDir(name string, copts []columnar.Option) (string, []columnar.Option, error) {
+	dir := o.out
 	if dir == "" {
 		dir = defaultOutDir(name)
 	}
-	if *partFlag != "" {
+	if o.partFlag != "" {
 		// A partition's tables go to DIR/part=i (Hive partitioning), marked
 		// with the partition and the trace, which replay merge checks.
-		sum, err := traceChecksum(pos)
+		sum, err := traceChecksum(o.pos)
 		if err != nil {
-			return err
+			return "", nil, err
 		}
-		dir = filepath.Join(dir, fmt.Sprintf("part=%d", part))
+		dir = filepath.Join(dir, fmt.Sprintf("part=%d", o.part))
 		copts = append(copts, columnar.WithMetadata(map[string]string{
-			columnar.MetaPartition: fmt.Sprintf("%d/%d", part, parts),
+			columnar.MetaPartition: fmt.Sprintf("%d/%d", o.part, o.parts),
 			columnar.MetaTrace:     sum,
 		}))
 	}
+	return dir, copts, nil
+}
+
+// openSink creates the columnar writer for dir, logging to stderr.
+func openSink(dir string, copts []columnar.Option, stderr io.Writer) (*columnar.Writer, error) {
 	// New reports in one line when it completes or cleans up after a
 	// replay that was killed in this directory. It is a warning about
 	// files it touched, so it is printed even with -q.
@@ -163,53 +280,45 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	}))
 	sink, err := columnar.New(dir, copts...)
 	if errors.Is(err, columnar.ErrInvalidOption) {
-		return usagef("%v", err)
+		return nil, usagef("%v", err)
 	}
 	if err != nil {
 		// Another replay is writing dir, or dir cannot be created,
 		// locked or tidied: not a usage error.
-		return err
+		return nil, err
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer cancel()
-	var replaySink engine.Sink = sink
+	return sink, nil
+}
+
+// extras runs the -explore-orders and -races passes, and returns the sink
+// that writes their rows at the replay's commit. On failure it aborts sink.
+func (o *replayOptions) extras(ctx context.Context, name string, sink *columnar.Writer, eopts []engine.Option) (engine.Sink, error) {
 	open := func() (trace.Source, error) {
-		_, s, closeFn, _, err := openTrace(pos)
+		_, s, closeFn, _, err := openTrace(o.pos)
 		if err != nil {
 			return nil, err
 		}
 		return &closingSource{Source: withCancel(ctx, s), close: closeFn}, nil
 	}
-	if *exploreOrders > 0 || *races {
-		// The other orders (each a replay of its own with the memory table
-		// only) and the races (a pass of their own) first; their rows go
-		// into their tables, committed with the others.
-		extra := &extrasThenCommit{Writer: sink}
-		var err error
-		if *exploreOrders > 0 {
-			extra.orders, err = engine.ExploreOrders(open, *exploreOrders, *seed, eopts...)
-		}
-		if err == nil && *races {
-			var src trace.Source
-			if src, err = open(); err == nil {
-				extra.races, err = engine.Races(src, engine.RacesOptions{ClusterSize: *clusterSize})
-				src.(*closingSource).Close()
-			}
-		}
-		if err != nil {
-			return errors.Join(fmt.Errorf("%s: %w (no tables written)", name, err), sink.Abort())
-		}
-		replaySink = extra
+	// The other orders (each a replay of its own with the memory table
+	// only) and the races (a pass of their own) first; their rows go
+	// into their tables, committed with the others.
+	extra := &extrasThenCommit{Writer: sink}
+	var err error
+	if o.exploreOrders > 0 {
+		extra.orders, err = engine.ExploreOrders(open, o.exploreOrders, o.seed, eopts...)
 	}
-	sum, err := engine.Replay(withCancel(ctx, src), replaySink, eopts...)
-	progress.clear()
+	if err == nil && o.races {
+		var src trace.Source
+		if src, err = open(); err == nil {
+			extra.races, err = engine.Races(src, engine.RacesOptions{ClusterSize: o.clusterSize})
+			src.(*closingSource).Close()
+		}
+	}
 	if err != nil {
-		return fmt.Errorf("%s: %w (no tables written)", name, err)
+		return nil, errors.Join(fmt.Errorf("%s: %w (no tables written)", name, err), sink.Abort())
 	}
-	if !*quiet {
-		printSummary(stdout, name, dir, f, *tables, sum)
-	}
-	return nil
+	return extra, nil
 }
 
 // openTrace opens the trace named by pos (none: the embedded demo; "-":
@@ -569,3 +678,14 @@ func humanRate(r float64) string {
 	}
 	return fmt.Sprintf("%.0f", r)
 }
+
+// cliError is a library error as the command shows it: the engine names
+// its options (WithMaxMemory), the command the flags that set them
+// (-max-memory).
+type cliError struct{ err error }
+
+func (e cliError) Error() string {
+	return strings.NewReplacer("(WithMaxMemory)", "(-max-memory)", "(WithStrict ", "(-strict ").Replace(e.err.Error())
+}
+
+func (e cliError) Unwrap() error { return e.err }
