@@ -484,9 +484,7 @@ func newMemoryCursor(t *tableReader) cursor {
 
 func (c *memoryCursor) less(o cursor) bool {
 	d := o.(*memoryCursor)
-	return cmp.Or(strings.Compare(c.space.Value(c.row), d.space.Value(d.row)),
-		cmp.Compare(c.group.Value(c.row), d.group.Value(d.row)),
-		cmp.Compare(c.addr.Value(c.row), d.addr.Value(d.row))) < 0
+	return wordLess(c.space, c.group, c.addr, c.row, d.space, d.group, d.addr, d.row)
 }
 
 func (c *memoryCursor) emit(b *rowBuffer) {
@@ -534,9 +532,7 @@ func newOrdersCursor(t *tableReader) cursor {
 
 func (c *ordersCursor) less(o cursor) bool {
 	d := o.(*ordersCursor)
-	return cmp.Or(strings.Compare(c.space.Value(c.row), d.space.Value(d.row)),
-		cmp.Compare(c.group.Value(c.row), d.group.Value(d.row)),
-		cmp.Compare(c.addr.Value(c.row), d.addr.Value(d.row))) < 0
+	return wordLess(c.space, c.group, c.addr, c.row, d.space, d.group, d.addr, d.row)
 }
 
 func (c *ordersCursor) emit(b *rowBuffer) {
@@ -587,9 +583,7 @@ func newAddressCursor(t *tableReader) cursor {
 
 func (c *addressCursor) less(o cursor) bool {
 	d := o.(*addressCursor)
-	return cmp.Or(strings.Compare(c.space.Value(c.row), d.space.Value(d.row)),
-		cmp.Compare(c.group.Value(c.row), d.group.Value(d.row)),
-		cmp.Compare(c.addr.Value(c.row), d.addr.Value(d.row))) < 0
+	return wordLess(c.space, c.group, c.addr, c.row, d.space, d.group, d.addr, d.row)
 }
 
 func (c *addressCursor) emit(b *rowBuffer) {
@@ -651,6 +645,13 @@ func (c *resultCursor) emit(b *rowBuffer) {
 	}
 	b.results = append(b.results, engine.Result{Seq: c.seq.Value(r), Lane: c.lane.Value(r), Elem: c.elem.Value(r),
 		Addr: c.addr.Value(r), Value: c.value.Value(r), ValueHi: c.hi.Value(r), Fault: f})
+}
+
+// wordLess orders two rows of tables sorted like memory: by space (as a
+// string), group, addr.
+func wordLess(s1 *array.String, g1 *array.Int64, a1 *array.Uint64, r1 int, s2 *array.String, g2 *array.Int64, a2 *array.Uint64, r2 int) bool {
+	return cmp.Or(strings.Compare(s1.Value(r1), s2.Value(r2)), cmp.Compare(g1.Value(r1), g2.Value(r2)),
+		cmp.Compare(a1.Value(r1), a2.Value(r2))) < 0
 }
 
 // rowBuffer collects merged rows and hands them to the writer in chunks.

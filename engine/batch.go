@@ -356,11 +356,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 		bi.bUni, bi.cUni = false, false
 		var faults uint32
 		var lanesBuf, permBuf [trace.MaxLanes]uint8
-		ls := activeLanes(bi.active, &lanesBuf)
-		var pm []uint8 // the lanes' order, when not lane order (order.go)
-		if b.order != OrderLane {
-			pm = lanePerm(b.order, b.seed, bi.Seq, len(ls), &permBuf)
-		}
+		ls, pm := b.laneOrder(bi, &lanesBuf, &permBuf)
 		for i := range ls {
 			k := i
 			if pm != nil {
@@ -623,6 +619,17 @@ func wordRun(addrs []uint64, size uint64, active uint32) (int32, bool) {
 	return int32(d / 4), true
 }
 
+// laneOrder lists bi's active lanes, lowest first, and, unless the batch
+// applies lanes in lane order, the order they apply in (indexes into the
+// list; nil for lane order: order.go), in the storage given.
+func (b *batch) laneOrder(bi *binst, lanes, perm *[trace.MaxLanes]uint8) (ls, pm []uint8) {
+	ls = activeLanes(bi.active, lanes)
+	if b.order != OrderLane {
+		pm = lanePerm(b.order, b.seed, bi.Seq, len(ls), perm)
+	}
+	return ls, pm
+}
+
 // routeLanes routes one record per lane of a warp that does not fault,
 // addrs being its active lanes' addresses in lane order, and, with count,
 // counts its distinct addresses and largest conflict on the range's
@@ -634,11 +641,7 @@ func (b *batch) routeLanes(ii int, bi *binst, routes []route, cur *shard.Cursor,
 	var en shard.Entry
 	owners := len(routes)
 	var lanesBuf, permBuf [trace.MaxLanes]uint8
-	ls := activeLanes(bi.active, &lanesBuf)
-	var pm []uint8 // the lanes' order, when not lane order (order.go)
-	if b.order != OrderLane {
-		pm = lanePerm(b.order, b.seed, bi.Seq, len(addrs), &permBuf)
-	}
+	ls, pm := b.laneOrder(bi, &lanesBuf, &permBuf)
 	for i := range addrs {
 		k := i
 		if pm != nil {
