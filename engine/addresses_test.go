@@ -104,7 +104,7 @@ func TestAddressesCountTowardMaxMemory(t *testing.T) {
 	}
 	var with Collector
 	_, err := Replay(textSource(t, b.String()), &with, WithMaxMemory(1<<20), WithBatchInsts(8))
-	if err == nil || !strings.Contains(err.Error(), "-max-memory") {
+	if err == nil || !strings.Contains(err.Error(), "over the 1 MiB limit (WithMaxMemory)") {
 		t.Errorf("tracking 40960 addresses under a 1 MiB limit: %v", err)
 	}
 	var without noAddrs

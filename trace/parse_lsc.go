@@ -255,7 +255,7 @@ func parseLSCFull(lx *lexer) (*Static, *LSC, error) {
 	b := newBuilder(DialectLSC)
 	st := b.st
 	l := &LSC{L1: "df", L3: "df", VecSize: 1}
-	pred, err := parseLSCPred(lx)
+	pred, err := parseIntelPred(lx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -289,28 +289,6 @@ func parseLSCFull(lx *lexer) (*Static, *LSC, error) {
 	return st, l, nil
 }
 
-// parseLSCPred reads the optional predicate [(P)], written (P1) or (!P1),
-// at lx.pos; it returns nil when there is none.
-func parseLSCPred(lx *lexer) (*predRef, error) {
-	if lx.peek() != '(' {
-		return nil, nil
-	}
-	start := lx.pos
-	end := strings.IndexByte(lx.src[lx.pos:], ')')
-	if end < 0 {
-		return nil, errAt(start, "unclosed ( in a predicate")
-	}
-	inner := strings.TrimSpace(lx.src[lx.pos+1 : lx.pos+end])
-	neg := strings.HasPrefix(inner, "!")
-	name := strings.TrimSpace(strings.TrimPrefix(inner, "!"))
-	if name == "" || !validIdent(name) {
-		return nil, errAt(start, "a predicate is (P1) or (!P1), got %q", lx.src[start:lx.pos+end+1])
-	}
-	pred := &predRef{name: name, neg: neg, off: start}
-	lx.pos += end + 1
-	lx.skipSpace()
-	return pred, nil
-}
 
 // parseLSCOpcode reads the opcode lsc_SubOp.SFID[.L1[.L3]] (the seed's
 // LscSubOp table, SFID and caching) into st and l, and returns the

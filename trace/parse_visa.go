@@ -85,15 +85,9 @@ func parseVISA(lx *lexer, opcode string, opStart int) (*Static, error) {
 	st := b.st
 	st.AddrBits = 32 // Element_offset "Must have type UD": offsets wrap at 32 bits
 
-	// Predicate: (P1) or (!P1).
-	var pred *predRef
-	if lx.peek() == '(' {
-		p, err := parseVISAPred(lx)
-		if err != nil {
-			return nil, err
-		}
-		pred = p
-		lx.skipSpace()
+	pred, err := parseIntelPred(lx)
+	if err != nil {
+		return nil, err
 	}
 
 	def, opName, half, err := parseVISAOpcode(lx, opStart)
@@ -250,8 +244,14 @@ func visaSources(b *builder, def visaOp, opName string, src0, src1 operand) erro
 	return nil
 }
 
-// parseVISAPred reads (P1) or (!P1) at lx.pos.
-func parseVISAPred(lx *lexer) (*predRef, error) {
+// parseIntelPred reads the optional predicate that opens a vISA or LSC
+// instruction, (P1) or (!P1) (vISA spec, DWORD_ATOMIC and LSC_UNTYPED:
+// Text, "[(P)]"), and the space after it: nil when the text does not
+// start with "(". The one parser of Intel predicates.
+func parseIntelPred(lx *lexer) (*predRef, error) {
+	if lx.peek() != '(' {
+		return nil, nil
+	}
 	start := lx.pos
 	lx.pos++ // (
 	lx.skipSpace()
@@ -271,6 +271,7 @@ func parseVISAPred(lx *lexer) (*predRef, error) {
 		return nil, errAt(lx.pos, "expected ) after the predicate %s", name)
 	}
 	lx.pos++
+	lx.skipSpace()
 	return &predRef{name: name, neg: neg, off: start}, nil
 }
 
