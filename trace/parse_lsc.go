@@ -289,7 +289,6 @@ func parseLSCFull(lx *lexer) (*Static, *LSC, error) {
 	return st, l, nil
 }
 
-
 // parseLSCOpcode reads the opcode lsc_SubOp.SFID[.L1[.L3]] (the seed's
 // LscSubOp table, SFID and caching) into st and l, and returns the
 // operation's row of the LscSubOp table.
