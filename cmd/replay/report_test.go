@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpureplay/replay/internal/duckdbq"
 	"github.com/gpureplay/replay/report"
 )
 
@@ -175,5 +176,55 @@ func TestReportErrors(t *testing.T) {
 	ents, _ := os.ReadDir(tmp)
 	if len(ents) != 2 {
 		t.Errorf("%s holds %d entries, want r.html and empty: %v", tmp, len(ents), ents)
+	}
+}
+
+// TestReportSQLRuns: every SQL text the page shows, the headline numbers'
+// and each section's, runs in DuckDB over the tables it was drawn from
+// (with every table there: -explore, -explore-orders, -races) and returns
+// rows; the headline numbers' first query gives the instructions the page
+// counts.
+func TestReportSQLRuns(t *testing.T) {
+	duckdbq.Require(t)
+	root := t.TempDir()
+	tr := filepath.Join(root, "t.tasm")
+	src := ".region global 0x1000 0x100\n.group 0\natom.cta.global.add.u32 d, [a], 1; | a=0x1000 mask=0x1\n" +
+		".group 1\natom.cta.global.add.u32 d, [a], 1; | a=0x1000 mask=0x1\n" +
+		"atom.global.exch.b32 d, [a], v; | a=0x1004 v=100:1\natom.global.add.u32 d, [a], 1; | a=0x1009\n"
+	if err := os.WriteFile(tr, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(root, "out")
+	if code, _, stderr := replayCmd(t, tr, "-explore", "-explore-orders", "2", "-races", "-o", out, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	d, err := report.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := report.Build(d, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sqls, names []string
+	prefix := "SET file_search_path = " + duckdbq.QuoteString(out) + ";\n"
+	sqls, names = append(sqls, prefix+p.NumSQL), append(names, "headline numbers")
+	for _, s := range p.Sections {
+		if s.SQL != "" {
+			sqls, names = append(sqls, prefix+s.SQL), append(names, s.Title)
+		}
+	}
+	if len(sqls) < 8 {
+		t.Fatalf("%d SQL texts on the page, want the numbers' and every section's", len(sqls))
+	}
+	for i, q := range sqls {
+		rs, err := duckdbq.QueryBatch([]string{q})
+		if err != nil {
+			t.Errorf("%s: the page's SQL does not run: %v", names[i], err)
+			continue
+		}
+		if len(rs[0].Rows) == 0 {
+			t.Errorf("%s: the page's SQL returns no row", names[i])
+		}
 	}
 }
