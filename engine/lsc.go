@@ -47,9 +47,9 @@ import (
 // planLSC fills p for an Intel LSC instruction.
 func planLSC(p *plan) error {
 	st := p.st
-	l, err := trace.LSCOf(st)
-	if err != nil {
-		return err
+	l := st.LSC
+	if l == nil {
+		return fmt.Errorf("an LSC instruction without its LSC fields (trace.Static.LSC): parse it with trace.ParseStatic")
 	}
 	p.dropOOB = true
 	p.plain = l.Load() || l.Store() || l.Status() || l.Block2D()

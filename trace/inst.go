@@ -60,6 +60,11 @@ type Static struct {
 	// result (memory order, scope, cache hints), for the statistics.
 	Sem, Scope string
 
+	// LSC is what an Intel LSC instruction's text fixes beyond the fields
+	// above (its sub-operation, data size, caching, block2d shape …), as
+	// the parser read it; nil for the other dialects.
+	LSC *LSC
+
 	Inputs []Input // the registers and symbols the instruction reads
 
 	// The effective address of lane n, element e is

@@ -136,7 +136,7 @@ var lscSubOps = map[string]lscOpInfo{
 }
 
 // LSC is what an LSC instruction text fixes beyond its [Static]: the
-// engine reads it with [LSCOf].
+// parser keeps it in [Static.LSC].
 type LSC struct {
 	SubOp      string // as written after lsc_: "load", "atomic_icas", "apndctr_atomic_add", …
 	SFID       string // "ugm", "ugml" or "slm"
@@ -176,11 +176,15 @@ func (l *LSC) Block2D() bool {
 // Status reports whether the operation is lsc_load_status.
 func (l *LSC) Status() bool { return l.SubOp == "load_status" }
 
-// LSCOf parses again the text of an LSC Static and returns what it fixes
-// beyond the Static.
+// LSCOf returns what an LSC Static's text fixes beyond the Static: its
+// LSC field, or, for a Static built by hand without one, its text parsed
+// again.
 func LSCOf(st *Static) (*LSC, error) {
 	if st.Dialect != DialectLSC {
 		return nil, errAt(0, "not an LSC instruction")
+	}
+	if st.LSC != nil {
+		return st.LSC, nil
 	}
 	_, l, err := parseLSCText(st.Text)
 	return l, err
@@ -195,8 +199,12 @@ func parseLSCText(text string) (*Static, *LSC, error) {
 // parseLSC parses an Intel LSC instruction (vISA spec, LSC_UNTYPED).
 // The text starts at the opcode or at a (P) predicate.
 func parseLSC(lx *lexer, opcode string, opStart int) (*Static, error) {
-	st, _, err := parseLSCFull(lx)
-	return st, err
+	st, l, err := parseLSCFull(lx)
+	if err != nil {
+		return nil, err
+	}
+	st.LSC = l
+	return st, nil
 }
 
 // lscCaching names the CachingL1/CachingL3 values.
