@@ -454,146 +454,129 @@ func (m *spaceMemo) parse(path, s string) (trace.Space, error) {
 	return m.space, nil
 }
 
-type memoryCursor struct {
+// binder takes a record's columns by name, keeping the first error.
+type binder struct {
+	path string
+	rec  arrow.RecordBatch
+	err  error
+}
+
+func bindCol[T arrow.Array](b *binder, dst *T, name string) {
+	if b.err == nil {
+		*dst, b.err = column[T](b.path, b.rec, name)
+	}
+}
+
+// wordRow is a cursor over a table sorted like memory, by (space, group,
+// addr): memory, addresses and orders share its key columns, order and
+// space parsing.
+type wordRow struct {
 	rowCursor
 	space *array.String
 	group *array.Int64
 	addr  *array.Uint64
-	value *array.Uint32
 	memo  spaceMemo
 }
 
-func newMemoryCursor(t *tableReader) cursor {
-	c := &memoryCursor{rowCursor: rowCursor{t: t, row: -1}}
-	c.bind = func(rec arrow.RecordBatch) (err error) {
-		p := t.path
-		if c.space, err = column[*array.String](p, rec, "space"); err != nil {
-			return err
-		}
-		if c.group, err = column[*array.Int64](p, rec, "group"); err != nil {
-			return err
-		}
-		if c.addr, err = column[*array.Uint64](p, rec, "addr"); err != nil {
-			return err
-		}
-		c.value, err = column[*array.Uint32](p, rec, "value")
-		return err
+func (c *wordRow) keyRow() *wordRow { return c }
+
+// bindKey binds the key columns, then more (the table's other columns).
+func (c *wordRow) bindKey(more func(b *binder)) {
+	c.bind = func(rec arrow.RecordBatch) error {
+		b := &binder{path: c.t.path, rec: rec}
+		bindCol(b, &c.space, "space")
+		bindCol(b, &c.group, "group")
+		bindCol(b, &c.addr, "addr")
+		more(b)
+		return b.err
 	}
-	return c
 }
 
-func (c *memoryCursor) less(o cursor) bool {
-	d := o.(*memoryCursor)
+func (c *wordRow) less(o cursor) bool {
+	d := o.(interface{ keyRow() *wordRow }).keyRow()
 	return wordLess(c.space, c.group, c.addr, c.row, d.space, d.group, d.addr, d.row)
 }
 
-func (c *memoryCursor) emit(b *rowBuffer) {
+// rowKey returns the current row's space (parsed), group and addr.
+func (c *wordRow) rowKey() (trace.Space, int64, uint64, error) {
 	sp, err := c.memo.parse(c.t.path, c.space.Value(c.row))
+	return sp, c.group.Value(c.row), c.addr.Value(c.row), err
+}
+
+type memoryCursor struct {
+	wordRow
+	value *array.Uint32
+}
+
+func newMemoryCursor(t *tableReader) cursor {
+	c := &memoryCursor{wordRow: wordRow{rowCursor: rowCursor{t: t, row: -1}}}
+	c.bindKey(func(b *binder) { bindCol(b, &c.value, "value") })
+	return c
+}
+
+func (c *memoryCursor) emit(b *rowBuffer) {
+	sp, g, a, err := c.rowKey()
 	if err != nil {
 		b.err = err
 		return
 	}
-	b.words = append(b.words, engine.Word{Space: sp, Group: c.group.Value(c.row), Addr: c.addr.Value(c.row), Value: c.value.Value(c.row)})
+	b.words = append(b.words, engine.Word{Space: sp, Group: g, Addr: a, Value: c.value.Value(c.row)})
 }
 
 // ordersCursor reads the orders table: an address's rows are all in one
 // partition, one after another, so merging on the address keeps them
 // together and in their order.
 type ordersCursor struct {
-	rowCursor
-	space, order *array.String
-	group        *array.Int64
-	addr         *array.Uint64
-	value        *array.Uint32
-	memo         spaceMemo
+	wordRow
+	order *array.String
+	value *array.Uint32
 }
 
 func newOrdersCursor(t *tableReader) cursor {
-	c := &ordersCursor{rowCursor: rowCursor{t: t, row: -1}}
-	c.bind = func(rec arrow.RecordBatch) (err error) {
-		p := t.path
-		if c.space, err = column[*array.String](p, rec, "space"); err != nil {
-			return err
-		}
-		if c.order, err = column[*array.String](p, rec, "order"); err != nil {
-			return err
-		}
-		if c.group, err = column[*array.Int64](p, rec, "group"); err != nil {
-			return err
-		}
-		if c.addr, err = column[*array.Uint64](p, rec, "addr"); err != nil {
-			return err
-		}
-		c.value, err = column[*array.Uint32](p, rec, "value")
-		return err
-	}
+	c := &ordersCursor{wordRow: wordRow{rowCursor: rowCursor{t: t, row: -1}}}
+	c.bindKey(func(b *binder) {
+		bindCol(b, &c.order, "order")
+		bindCol(b, &c.value, "value")
+	})
 	return c
 }
 
-func (c *ordersCursor) less(o cursor) bool {
-	d := o.(*ordersCursor)
-	return wordLess(c.space, c.group, c.addr, c.row, d.space, d.group, d.addr, d.row)
-}
-
 func (c *ordersCursor) emit(b *rowBuffer) {
-	sp, err := c.memo.parse(c.t.path, c.space.Value(c.row))
+	sp, g, a, err := c.rowKey()
 	if err != nil {
 		b.err = err
 		return
 	}
-	b.orders = append(b.orders, engine.OrderWitness{Space: sp, Group: c.group.Value(c.row), Addr: c.addr.Value(c.row),
+	b.orders = append(b.orders, engine.OrderWitness{Space: sp, Group: g, Addr: a,
 		Order: strings.Clone(c.order.Value(c.row)), Value: c.value.Value(c.row)})
 }
 
 type addressCursor struct {
-	rowCursor
-	space                    *array.String
-	group                    *array.Int64
-	addr, acc, warps, groups *array.Uint64
-	sensitive, exact         *array.Boolean
-	memo                     spaceMemo
+	wordRow
+	acc, warps, groups *array.Uint64
+	sensitive, exact   *array.Boolean
 }
 
 func newAddressCursor(t *tableReader) cursor {
-	c := &addressCursor{rowCursor: rowCursor{t: t, row: -1}}
-	c.bind = func(rec arrow.RecordBatch) (err error) {
-		p := t.path
-		if c.space, err = column[*array.String](p, rec, "space"); err != nil {
-			return err
-		}
-		if c.group, err = column[*array.Int64](p, rec, "group"); err != nil {
-			return err
-		}
-		for _, u := range []struct {
-			dst  **array.Uint64
-			name string
-		}{{&c.addr, "addr"}, {&c.acc, "accesses"}, {&c.warps, "warps"}, {&c.groups, "groups"}} {
-			if *u.dst, err = column[*array.Uint64](p, rec, u.name); err != nil {
-				return err
-			}
-		}
-		if c.sensitive, err = column[*array.Boolean](p, rec, "order_sensitive"); err != nil {
-			return err
-		}
-		c.exact, err = column[*array.Boolean](p, rec, "exact")
-		return err
-	}
+	c := &addressCursor{wordRow: wordRow{rowCursor: rowCursor{t: t, row: -1}}}
+	c.bindKey(func(b *binder) {
+		bindCol(b, &c.acc, "accesses")
+		bindCol(b, &c.warps, "warps")
+		bindCol(b, &c.groups, "groups")
+		bindCol(b, &c.sensitive, "order_sensitive")
+		bindCol(b, &c.exact, "exact")
+	})
 	return c
 }
 
-func (c *addressCursor) less(o cursor) bool {
-	d := o.(*addressCursor)
-	return wordLess(c.space, c.group, c.addr, c.row, d.space, d.group, d.addr, d.row)
-}
-
 func (c *addressCursor) emit(b *rowBuffer) {
-	sp, err := c.memo.parse(c.t.path, c.space.Value(c.row))
+	sp, g, a, err := c.rowKey()
 	if err != nil {
 		b.err = err
 		return
 	}
 	r := c.row
-	b.addrs = append(b.addrs, engine.AddressStat{Space: sp, Group: c.group.Value(r), Addr: c.addr.Value(r),
+	b.addrs = append(b.addrs, engine.AddressStat{Space: sp, Group: g, Addr: a,
 		Accesses: c.acc.Value(r), Warps: c.warps.Value(r), Groups: c.groups.Value(r),
 		Exact: c.exact.Value(r), OrderSensitive: c.sensitive.Value(r)})
 }
@@ -607,24 +590,16 @@ type resultCursor struct {
 
 func newResultCursor(t *tableReader) cursor {
 	c := &resultCursor{rowCursor: rowCursor{t: t, row: -1}}
-	c.bind = func(rec arrow.RecordBatch) (err error) {
-		p := t.path
-		for _, u := range []struct {
-			dst  **array.Uint64
-			name string
-		}{{&c.seq, "seq"}, {&c.addr, "addr"}, {&c.value, "value"}, {&c.hi, "value_hi"}} {
-			if *u.dst, err = column[*array.Uint64](p, rec, u.name); err != nil {
-				return err
-			}
-		}
-		if c.lane, err = column[*array.Uint32](p, rec, "lane"); err != nil {
-			return err
-		}
-		if c.elem, err = column[*array.Uint32](p, rec, "elem"); err != nil {
-			return err
-		}
-		c.fault, err = column[*array.String](p, rec, "fault")
-		return err
+	c.bind = func(rec arrow.RecordBatch) error {
+		b := &binder{path: t.path, rec: rec}
+		bindCol(b, &c.seq, "seq")
+		bindCol(b, &c.lane, "lane")
+		bindCol(b, &c.elem, "elem")
+		bindCol(b, &c.addr, "addr")
+		bindCol(b, &c.value, "value")
+		bindCol(b, &c.hi, "value_hi")
+		bindCol(b, &c.fault, "fault")
+		return b.err
 	}
 	return c
 }
@@ -758,34 +733,21 @@ type instructionCursor struct {
 
 func newInstructionCursor(t *tableReader) *instructionCursor {
 	c := &instructionCursor{rowCursor: rowCursor{t: t, row: -1}}
-	c.bind = func(rec arrow.RecordBatch) (err error) {
-		p := t.path
-		if c.seq, err = column[*array.Uint64](p, rec, "seq"); err != nil {
-			return err
-		}
-		if c.group, err = column[*array.Int64](p, rec, "group"); err != nil {
-			return err
-		}
-		if c.warp, err = column[*array.Int64](p, rec, "warp"); err != nil {
-			return err
-		}
-		for _, u := range []struct {
-			dst  **array.Uint32
-			name string
-		}{{&c.lanes, "lanes"}, {&c.addrs, "addresses"}, {&c.maxc, "max_conflict"}, {&c.faults, "faults"}} {
-			if *u.dst, err = column[*array.Uint32](p, rec, u.name); err != nil {
-				return err
-			}
-		}
-		for _, u := range []struct {
-			dst  **array.String
-			name string
-		}{{&c.dialect, "dialect"}, {&c.op, "op"}, {&c.typ, "type"}, {&c.space, "space"}, {&c.text, "text"}} {
-			if *u.dst, err = column[*array.String](p, rec, u.name); err != nil {
-				return err
-			}
-		}
-		return nil
+	c.bind = func(rec arrow.RecordBatch) error {
+		b := &binder{path: t.path, rec: rec}
+		bindCol(b, &c.seq, "seq")
+		bindCol(b, &c.dialect, "dialect")
+		bindCol(b, &c.op, "op")
+		bindCol(b, &c.typ, "type")
+		bindCol(b, &c.space, "space")
+		bindCol(b, &c.group, "group")
+		bindCol(b, &c.warp, "warp")
+		bindCol(b, &c.lanes, "lanes")
+		bindCol(b, &c.addrs, "addresses")
+		bindCol(b, &c.maxc, "max_conflict")
+		bindCol(b, &c.faults, "faults")
+		bindCol(b, &c.text, "text")
+		return b.err
 	}
 	return c
 }
