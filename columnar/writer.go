@@ -539,14 +539,8 @@ func (w *Writer) Instructions(st []engine.InstStat) error {
 
 // Races appends rows to the races table (-races), in the order given.
 func (w *Writer) Races(rows []engine.RaceRow) error {
-	t, err := w.open(tRaces)
-	if t == nil {
-		return err
-	}
-	for len(rows) > 0 {
-		k := w.chunk(t, len(rows))
-		b, n := t.b, t.b.rows
-		for i := range k {
+	return addRows(w, tRaces, rows, func(t *table, b *batch, n int, rows []engine.RaceRow) {
+		for i := range rows {
 			r := &rows[i]
 			b.cols[0].idx()[n+i] = t.space(w, 0, r.Space)
 			b.cols[1].i64()[n+i] = r.Group
@@ -563,12 +557,7 @@ func (w *Writer) Races(rows []engine.RaceRow) error {
 				b.cols[c+6].idx()[n+i] = t.str(c+6, a.Scope)
 			}
 		}
-		rows = rows[k:]
-		if err := w.added(t, k); err != nil {
-			return w.fail(err)
-		}
-	}
-	return nil
+	})
 }
 
 // WantsRaces reports whether the races table is selected.
@@ -580,59 +569,45 @@ func (w *Writer) WantsOrders() bool { return w.tables[tOrders] != nil }
 // Orders appends rows to the orders table (-explore-orders), in the order
 // given: sorted like memory, then by order.
 func (w *Writer) Orders(rows []engine.OrderWitness) error {
-	t, err := w.open(tOrders)
-	if t == nil {
-		return err
-	}
-	for len(rows) > 0 {
-		k := w.chunk(t, len(rows))
-		b, n := t.b, t.b.rows
-		var (
-			space = b.cols[0].idx()[n : n+k]
-			group = b.cols[1].i64()[n : n+k]
-			addr  = b.cols[2].u64()[n : n+k]
-			order = b.cols[3].idx()[n : n+k]
-			value = b.cols[4].u32()[n : n+k]
-		)
-		for i := range k {
+	return addRows(w, tOrders, rows, func(t *table, b *batch, n int, rows []engine.OrderWitness) {
+		for i := range rows {
 			r := &rows[i]
-			space[i] = t.space(w, 0, r.Space)
-			group[i] = r.Group
-			addr[i] = r.Addr
-			order[i] = t.str(3, r.Order)
-			value[i] = r.Value
+			b.cols[0].idx()[n+i] = t.space(w, 0, r.Space)
+			b.cols[1].i64()[n+i] = r.Group
+			b.cols[2].u64()[n+i] = r.Addr
+			b.cols[3].idx()[n+i] = t.str(3, r.Order)
+			b.cols[4].u32()[n+i] = r.Value
 		}
-		rows = rows[k:]
-		if err := w.added(t, k); err != nil {
-			return w.fail(err)
-		}
-	}
-	return nil
+	})
 }
 
 // Memory appends rows to the memory table, in the order given.
 func (w *Writer) Memory(ws []engine.Word) error {
-	t, err := w.open(tMemory)
-	if t == nil {
-		return err
-	}
-	for len(ws) > 0 {
-		k := w.chunk(t, len(ws))
-		b, n := t.b, t.b.rows
-		var (
-			space = b.cols[0].idx()[n : n+k]
-			group = b.cols[1].i64()[n : n+k]
-			addr  = b.cols[2].u64()[n : n+k]
-			value = b.cols[3].u32()[n : n+k]
-		)
-		for i := range k {
+	return addRows(w, tMemory, ws, func(t *table, b *batch, n int, ws []engine.Word) {
+		k := len(ws)
+		space, group := b.cols[0].idx()[n:n+k], b.cols[1].i64()[n:n+k]
+		addr, value := b.cols[2].u64()[n:n+k], b.cols[3].u32()[n:n+k]
+		for i := range ws {
 			m := &ws[i]
 			space[i] = t.space(w, 0, m.Space)
 			group[i] = m.Group
 			addr[i] = m.Addr
 			value[i] = m.Value
 		}
-		ws = ws[k:]
+	})
+}
+
+// addRows appends rows to table id (nothing when it is not selected),
+// a batch's room at a time: put writes rows, given, at row n of batch b.
+func addRows[T any](w *Writer, id tableID, rows []T, put func(t *table, b *batch, n int, rows []T)) error {
+	t, err := w.open(id)
+	if t == nil {
+		return err
+	}
+	for len(rows) > 0 {
+		k := w.chunk(t, len(rows))
+		put(t, t.b, t.b.rows, rows[:k])
+		rows = rows[k:]
 		if err := w.added(t, k); err != nil {
 			return w.fail(err)
 		}
@@ -646,24 +621,13 @@ func (w *Writer) WantsAddresses() bool { return w.tables[tAddresses] != nil }
 
 // Addresses appends the addresses table's rows.
 func (w *Writer) Addresses(rows []engine.AddressStat) error {
-	t, err := w.open(tAddresses)
-	if t == nil {
-		return err
-	}
-	for len(rows) > 0 {
-		k := w.chunk(t, len(rows))
-		b, n := t.b, t.b.rows
-		var (
-			space     = b.cols[0].idx()[n : n+k]
-			group     = b.cols[1].i64()[n : n+k]
-			addr      = b.cols[2].u64()[n : n+k]
-			accesses  = b.cols[3].u64()[n : n+k]
-			warps     = b.cols[4].u64()[n : n+k]
-			groups    = b.cols[5].u64()[n : n+k]
-			sensitive = b.cols[6].bools()[n : n+k]
-			exact     = b.cols[7].bools()[n : n+k]
-		)
-		for i := range k {
+	return addRows(w, tAddresses, rows, func(t *table, b *batch, n int, rows []engine.AddressStat) {
+		k := len(rows)
+		space, group := b.cols[0].idx()[n:n+k], b.cols[1].i64()[n:n+k]
+		addr, accesses := b.cols[2].u64()[n:n+k], b.cols[3].u64()[n:n+k]
+		warps, groups := b.cols[4].u64()[n:n+k], b.cols[5].u64()[n:n+k]
+		sensitive, exact := b.cols[6].bools()[n:n+k], b.cols[7].bools()[n:n+k]
+		for i := range rows {
 			r := &rows[i]
 			space[i] = t.space(w, 0, r.Space)
 			group[i] = r.Group
@@ -674,12 +638,7 @@ func (w *Writer) Addresses(rows []engine.AddressStat) error {
 			sensitive[i] = r.OrderSensitive
 			exact[i] = r.Exact
 		}
-		rows = rows[k:]
-		if err := w.added(t, k); err != nil {
-			return w.fail(err)
-		}
-	}
-	return nil
+	})
 }
 
 // writeOps appends the ops totals to the ops table, sorted by
