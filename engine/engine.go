@@ -350,7 +350,7 @@ func (e *Engine) finishBatch(b *batch, fused bool) {
 	}
 	if used > e.opts.maxMemory && len(b.insts) > 0 {
 		b.err = fmt.Errorf("by instruction %[2]d the replay holds %[1]d MiB of simulated memory and address statistics, over the %[3]d MiB limit (WithMaxMemory)",
-			used>>20, b.insts[len(b.insts)-1].Seq, e.opts.maxMemory>>20)
+			used>>20, b.stats[len(b.insts)-1].Seq, e.opts.maxMemory>>20) // the last in trace order, under -interleave too
 	}
 	if b.err == nil && e.opts.strict {
 		if err := b.strictError(); err != nil {
