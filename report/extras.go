@@ -25,18 +25,13 @@ func (d *Data) loadRaces(p string) error {
 		last      Address
 	)
 	err := scan(p, cols, func(cs []arrow.Array) error {
-		sp, ok1 := cs[0].(strs)
-		rule, ok2 := cs[3].(strs)
-		if !ok1 || !ok2 {
-			return errors.New("space and rule must be strings")
-		}
-		grp, err := col[*array.Int64](cs[1], "group")
+		sp, grp, addr, err := wordCols(cs)
 		if err != nil {
 			return err
 		}
-		addr, err := col[*array.Uint64](cs[2], "addr")
-		if err != nil {
-			return err
+		rule, ok := cs[3].(strs)
+		if !ok {
+			return errors.New("rule must be strings")
 		}
 		type side struct {
 			seq              *array.Uint64
@@ -109,18 +104,13 @@ func (d *Data) loadOrders(p string) error {
 		cur   *Witness // the current word's, while it is among the first TopN
 	)
 	err := scan(p, []string{"space", "group", "addr", "order", "value"}, func(cs []arrow.Array) error {
-		sp, ok1 := cs[0].(strs)
-		ord, ok2 := cs[3].(strs)
-		if !ok1 || !ok2 {
-			return errors.New("space and order must be strings")
-		}
-		grp, err := col[*array.Int64](cs[1], "group")
+		sp, grp, addr, err := wordCols(cs)
 		if err != nil {
 			return err
 		}
-		addr, err := col[*array.Uint64](cs[2], "addr")
-		if err != nil {
-			return err
+		ord, ok := cs[3].(strs)
+		if !ok {
+			return errors.New("order must be strings")
 		}
 		val, err := col[*array.Uint32](cs[4], "value")
 		if err != nil {
@@ -304,4 +294,19 @@ func plural(n uint64, noun string) string {
 		}
 	}
 	return commas(n) + " " + noun
+}
+
+// wordCols returns the key columns of a table sorted like memory, the
+// first three of cs: space, group, addr.
+func wordCols(cs []arrow.Array) (strs, *array.Int64, *array.Uint64, error) {
+	sp, ok := cs[0].(strs)
+	if !ok {
+		return nil, nil, nil, errors.New("space must be strings")
+	}
+	grp, err := col[*array.Int64](cs[1], "group")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	addr, err := col[*array.Uint64](cs[2], "addr")
+	return sp, grp, addr, err
 }
