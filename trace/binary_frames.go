@@ -88,60 +88,47 @@ const (
 	frameEOF
 )
 
-// walkFrame walks a zstd frame after its magic: the frame header and every
-// block header (RFC 8878 section 3.1.1), taking each block's bytes without
-// decompressing them. It returns an upper bound of the decompressed size.
-// take returns the frame's next n bytes, valid until its next call.
+// walkFrame walks a zstd frame after its magic: the frame header, read
+// with klauspost's zstd.Header, and every block header (RFC 8878 section
+// 3.1.1), taking each block's bytes without decompressing them. It returns
+// an upper bound of the decompressed size. take returns the frame's next n
+// bytes, valid until its next call.
 func walkFrame(take func(n int) ([]byte, error)) (bound int, err error) {
 	b, err := take(1)
 	if err != nil {
 		return 0, err
 	}
 	fhd := b[0]
-	if fhd&0x08 != 0 {
-		return 0, errors.New("zstd frame header has its reserved bit set")
+	// The header's length is all zstd.Header cannot say before it has the
+	// bytes: the descriptor's fields (RFC 8878 section 3.1.1.1.1).
+	n := [4]int{0, 1, 2, 4}[fhd&3] + [4]int{0, 2, 4, 8}[fhd>>6]
+	switch {
+	case fhd&0x20 == 0:
+		n++ // Window_Descriptor
+	case fhd>>6 == 0:
+		n++ // a single segment has a 1-byte Frame_Content_Size
 	}
-	single := fhd&0x20 != 0
-	nWin := 1
-	if single {
-		nWin = 0
-	}
-	nDict := [4]int{0, 1, 2, 4}[fhd&3]
-	nFCS := [4]int{0, 2, 4, 8}[fhd>>6]
-	if fhd>>6 == 0 && single {
-		nFCS = 1
-	}
-	h, err := take(nWin + nDict + nFCS)
+	rest, err := take(n)
 	if err != nil {
 		return 0, err
 	}
-	var window uint64
-	if !single {
-		exp, mant := uint64(h[0]>>3), uint64(h[0]&7)
-		base := uint64(1) << (10 + exp)
-		window = base + base/8*mant
-		h = h[1:]
+	var hdr [zstd.HeaderMaxSize]byte
+	binary.LittleEndian.PutUint32(hdr[:], zstdFrameMagic)
+	hdr[4] = fhd
+	m := 5 + copy(hdr[5:], rest)
+	var h zstd.Header
+	if err := h.Decode(hdr[:m]); err != nil {
+		return 0, fmt.Errorf("zstd frame header: %w", err)
 	}
-	var dict uint64
-	for i := nDict - 1; i >= 0; i-- {
-		dict = dict<<8 | uint64(h[i])
+	if h.DictionaryID != 0 {
+		return 0, fmt.Errorf("zstd frame needs dictionary %d; binary traces use none", h.DictionaryID)
 	}
-	if dict != 0 {
-		return 0, fmt.Errorf("zstd frame needs dictionary %d; binary traces use none", dict)
+	if h.HasFCS && h.FrameContentSize > maxFrameContent {
+		return 0, fmt.Errorf("frame declares %d decompressed bytes, over the limit of %d", h.FrameContentSize, maxFrameContent)
 	}
-	h = h[nDict:]
-	var fcs uint64
-	for i := nFCS - 1; i >= 0; i-- {
-		fcs = fcs<<8 | uint64(h[i])
-	}
-	if nFCS == 2 {
-		fcs += 256
-	}
-	if nFCS > 0 && fcs > maxFrameContent {
-		return 0, fmt.Errorf("frame declares %d decompressed bytes, over the limit of %d", fcs, maxFrameContent)
-	}
-	if single {
-		window = fcs
+	window := h.WindowSize
+	if h.SingleSegment {
+		window = h.FrameContentSize
 	}
 	if window > maxWindow {
 		return 0, fmt.Errorf("zstd window of %d bytes is over the limit of %d", window, maxWindow)
@@ -177,16 +164,16 @@ func walkFrame(take func(n int) ([]byte, error)) (bound int, err error) {
 			break
 		}
 	}
-	if fhd&0x04 != 0 {
+	if h.HasCheckSum {
 		if _, err := take(4); err != nil {
 			return 0, err
 		}
 	}
-	if nFCS > 0 {
-		if fcs > blocks {
-			return 0, fmt.Errorf("frame declares %d decompressed bytes, its blocks hold at most %d", fcs, blocks)
+	if h.HasFCS {
+		if h.FrameContentSize > blocks {
+			return 0, fmt.Errorf("frame declares %d decompressed bytes, its blocks hold at most %d", h.FrameContentSize, blocks)
 		}
-		blocks = fcs
+		blocks = h.FrameContentSize
 	}
 	if blocks > maxFrameContent {
 		return 0, fmt.Errorf("frame decompresses to over %d bytes", maxFrameContent)
