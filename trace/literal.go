@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/gpureplay/replay/internal/fp"
 )
 
 // parseImm reads an immediate or bound value for an operand of the given
@@ -110,78 +112,17 @@ func floatBits(f float64, typ Type) uint64 {
 	case TypeF32:
 		return uint64(math.Float32bits(float32(f)))
 	case TypeF16:
-		return uint64(F16FromFloat64(f))
+		return uint64(fp.F64ToF16(f))
 	case TypeBF16:
-		return uint64(BF16FromFloat64(f))
+		return uint64(fp.F64ToBF16(f))
 	case TypeF16x2:
-		h := uint64(F16FromFloat64(f))
+		h := uint64(fp.F64ToF16(f))
 		return h | h<<16
 	case TypeBF16x2:
-		h := uint64(BF16FromFloat64(f))
+		h := uint64(fp.F64ToBF16(f))
 		return h | h<<16
 	}
 	return 0
 }
 
-// F16FromFloat64 rounds f to IEEE 754 binary16, nearest even.
-func F16FromFloat64(f float64) uint16 {
-	b := math.Float64bits(f)
-	sign := uint16(b>>48) & 0x8000
-	if math.IsNaN(f) {
-		return sign | 0x7e00
-	}
-	a := math.Abs(f)
-	if a >= 65520 { // rounds to infinity
-		return sign | 0x7c00
-	}
-	if a < math.Ldexp(1, -25) { // below half the smallest subnormal (ties to even 0)
-		if a == math.Ldexp(1, -25) {
-			return sign
-		}
-		return sign
-	}
-	exp := math.Ilogb(a)
-	if exp < -14 { // subnormal: units of 2^-24
-		q := roundEven(a * (1 << 24))
-		return sign | uint16(q)
-	}
-	m := roundEven(math.Ldexp(a, 10-exp)) // 1024..2048
-	if m == 2048 {
-		m = 1024
-		exp++
-	}
-	if exp > 15 {
-		return sign | 0x7c00
-	}
-	return sign | uint16(exp+15)<<10 | uint16(m-1024)
-}
 
-// BF16FromFloat64 rounds f to bfloat16 (the top half of a binary32), nearest even.
-func BF16FromFloat64(f float64) uint16 {
-	if math.IsNaN(f) {
-		return uint16(math.Float64bits(f)>>48)&0x8000 | 0x7fc0
-	}
-	// f64 -> f32 may round once; do it exactly instead: bf16 has 8 bits of
-	// precision and f32's exponent range, so round the f64 directly.
-	sign := uint16(math.Float64bits(f)>>48) & 0x8000
-	a := math.Abs(f)
-	if a == 0 {
-		return sign
-	}
-	exp := math.Ilogb(a)
-	if exp < -126 { // subnormal: units of 2^-133
-		q := roundEven(math.Ldexp(a, 133))
-		return sign | uint16(q) // q == 128 gives the smallest normal, as the encoding wants
-	}
-	m := roundEven(math.Ldexp(a, 7-exp)) // 128..256
-	if m == 256 {
-		m = 128
-		exp++
-	}
-	if exp > 127 {
-		return sign | 0x7f80
-	}
-	return sign | uint16(exp+127)<<7 | uint16(m-128)
-}
-
-func roundEven(x float64) uint64 { return uint64(math.RoundToEven(x)) }
