@@ -124,5 +124,3 @@ func floatBits(f float64, typ Type) uint64 {
 	}
 	return 0
 }
-
-
