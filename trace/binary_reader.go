@@ -674,7 +674,6 @@ func (r *BinaryReader) inputErr(si *staticInfo, j int, format string, args ...an
 // one-byte case of each varint is inlined by hand.
 func (r *BinaryReader) decodeInst() error {
 	p := r.p
-	var n int
 	var code, dg, dw, mask uint64
 	if len(p) >= 4 && (p[0]|p[1]|p[2]|p[3]) < 0x80 {
 		// The usual case: code, group and warp deltas and mask, one
@@ -710,96 +709,9 @@ func (r *BinaryReader) decodeInst() error {
 	lanes := r.lanes[:si.lanes] // loadChunk made room
 	at := 0
 	for j := range si.inputs {
-		ii := &si.inputs[j]
-		if len(p) == 0 {
-			return r.inputErr(si, j, "payload ends before its vector")
-		}
-		kind := p[0]
-		p = p[1:]
-		v := &vals[j]
-		switch kind {
-		case vecKindBroadcast:
-			var x uint64
-			if len(p) > 0 && p[0] < 0x80 {
-				x, p = uint64(p[0]), p[1:]
-			} else if x, n = uvarintLong(p); n > 0 {
-				p = p[n:]
-			} else {
-				return r.inputErr(si, j, "bad value")
-			}
-			*v = Vector{Kind: VecBroadcast, Base: x}
-		case vecKindStride:
-			var x, d uint64
-			if len(p) > 0 && p[0] < 0x80 {
-				x, p = uint64(p[0]), p[1:]
-			} else if x, n = uvarintLong(p); n > 0 {
-				p = p[n:]
-			} else {
-				return r.inputErr(si, j, "bad base")
-			}
-			if len(p) > 0 && p[0] < 0x80 {
-				d, p = uint64(p[0]), p[1:]
-			} else if d, n = uvarintLong(p); n > 0 {
-				p = p[n:]
-			} else {
-				return r.inputErr(si, j, "bad stride")
-			}
-			*v = Vector{Kind: VecStride, Base: x, Stride: uint64(unzigzag(d))}
-		case vecKindFixed, vecKindFixed128:
-			if r.ver < 2 {
-				return r.inputErr(si, j, "unknown vector kind %d", kind)
-			}
-			if kind == vecKindFixed128 && !ii.wide {
-				return r.inputErr(si, j, "vector kind %d (list with high halves) on a %d-bit input", kind, si.s.Inputs[j].Bits)
-			}
-			lo := lanes[at : at+ii.n : at+ii.n]
-			p0 := p
-			var ok bool
-			if p, ok = readFixed(p, lo); !ok {
-				return r.inputErr(si, j, "%s", fixedProblem(p0, ii.n))
-			}
-			if kind == vecKindFixed128 {
-				hi := lanes[at+ii.n : at+2*ii.n : at+2*ii.n]
-				p0 = p
-				if p, ok = readFixed(p, hi); !ok {
-					return r.inputErr(si, j, "high halves: %s", fixedProblem(p0, ii.n))
-				}
-				*v = Vector{Kind: VecList, List: lo, ListHi: hi}
-				at += 2 * ii.n
-				continue
-			}
-			*v = Vector{Kind: VecList, List: lo}
-			at += ii.n
-		case vecKindList, vecKindList128:
-			if kind == vecKindList128 && !ii.wide {
-				return r.inputErr(si, j, "vector kind %d (list with high halves) on a %d-bit input", kind, si.s.Inputs[j].Bits)
-			}
-			lo := lanes[at : at+ii.n : at+ii.n]
-			if p, n = readDeltas(p, lo); n < 0 {
-				return r.inputErr(si, j, "list ends after %d of %d lanes", -n-1, ii.n)
-			}
-			if kind == vecKindList128 {
-				hi := lanes[at+ii.n : at+2*ii.n : at+2*ii.n]
-				if p, n = readDeltas(p, hi); n < 0 {
-					return r.inputErr(si, j, "high list ends after %d of %d lanes", -n-1, ii.n)
-				}
-				*v = Vector{Kind: VecList, List: lo, ListHi: hi}
-				at += 2 * ii.n
-				continue
-			}
-			*v = Vector{Kind: VecList, List: lo}
-			at += ii.n
-		default:
-			return r.inputErr(si, j, "unknown vector kind %d", kind)
-		}
-		if ii.wide {
-			if len(p) > 0 && p[0] < 0x80 {
-				v.BaseHi, p = uint64(p[0]), p[1:]
-			} else if v.BaseHi, n = uvarintLong(p); n > 0 {
-				p = p[n:]
-			} else {
-				return r.inputErr(si, j, "bad high half")
-			}
+		var err error
+		if p, at, err = r.decodeVector(si, j, p, &vals[j], lanes, at); err != nil {
+			return err
 		}
 	}
 	r.p = p
@@ -816,6 +728,105 @@ func (r *BinaryReader) decodeInst() error {
 	}
 	r.laneOps += uint64(bits.OnesCount32(act)) * si.elems
 	return nil
+}
+
+// decodeVector decodes input j's vector into v: its kind byte, then a
+// broadcast or stride value, or a list into lanes from at (decoded in
+// place, the batch's arena); then a 128-bit input's high half. It returns
+// the rest of the payload and the next free lane slot.
+func (r *BinaryReader) decodeVector(si *staticInfo, j int, p []byte, v *Vector, lanes []uint64, at int) ([]byte, int, error) {
+	ii := &si.inputs[j]
+	if len(p) == 0 {
+		return p, at, r.inputErr(si, j, "payload ends before its vector")
+	}
+	kind := p[0]
+	p = p[1:]
+	var ok bool
+	switch kind {
+	case vecKindBroadcast:
+		var x uint64
+		if x, p, ok = readUvarint(p); !ok {
+			return p, at, r.inputErr(si, j, "bad value")
+		}
+		*v = Vector{Kind: VecBroadcast, Base: x}
+	case vecKindStride:
+		var x, d uint64
+		if x, p, ok = readUvarint(p); !ok {
+			return p, at, r.inputErr(si, j, "bad base")
+		}
+		if d, p, ok = readUvarint(p); !ok {
+			return p, at, r.inputErr(si, j, "bad stride")
+		}
+		*v = Vector{Kind: VecStride, Base: x, Stride: uint64(unzigzag(d))}
+	case vecKindFixed128, vecKindList128:
+		return r.decodeList(si, j, kind, p, v, lanes, at)
+	case vecKindFixed, vecKindList:
+		// A list of low halves on a 128-bit input: one high half follows.
+		var err error
+		if p, at, err = r.decodeList(si, j, kind, p, v, lanes, at); err != nil {
+			return p, at, err
+		}
+	default:
+		return p, at, r.inputErr(si, j, "unknown vector kind %d", kind)
+	}
+	if ii.wide {
+		if v.BaseHi, p, ok = readUvarint(p); !ok {
+			return p, at, r.inputErr(si, j, "bad high half")
+		}
+	}
+	return p, at, nil
+}
+
+// decodeList decodes a list vector (fixed-width or delta, with or without
+// high halves) into lanes from at.
+func (r *BinaryReader) decodeList(si *staticInfo, j int, kind byte, p []byte, v *Vector, lanes []uint64, at int) ([]byte, int, error) {
+	ii := &si.inputs[j]
+	fixed := kind == vecKindFixed || kind == vecKindFixed128
+	if fixed && r.ver < 2 {
+		return p, at, r.inputErr(si, j, "unknown vector kind %d", kind)
+	}
+	wideKind := kind == vecKindFixed128 || kind == vecKindList128
+	if wideKind && !ii.wide {
+		return p, at, r.inputErr(si, j, "vector kind %d (list with high halves) on a %d-bit input", kind, si.s.Inputs[j].Bits)
+	}
+	lo := lanes[at : at+ii.n : at+ii.n]
+	var hi []uint64
+	if wideKind {
+		hi = lanes[at+ii.n : at+2*ii.n : at+2*ii.n]
+	}
+	half := ""
+	for _, dst := range [2][]uint64{lo, hi} {
+		if dst == nil {
+			break
+		}
+		if fixed {
+			p0 := p
+			var ok bool
+			if p, ok = readFixed(p, dst); !ok {
+				return p, at, r.inputErr(si, j, "%s%s", half, fixedProblem(p0, ii.n))
+			}
+		} else {
+			var n int
+			if p, n = readDeltas(p, dst); n < 0 {
+				return p, at, r.inputErr(si, j, "%slist ends after %d of %d lanes", half, -n-1, ii.n)
+			}
+		}
+		half = "high halves: "
+	}
+	*v = Vector{Kind: VecList, List: lo, ListHi: hi}
+	return p, at + len(lo) + len(hi), nil
+}
+
+// readUvarint reads one varint, the one-byte case inline.
+func readUvarint(p []byte) (uint64, []byte, bool) {
+	if len(p) > 0 && p[0] < 0x80 {
+		return uint64(p[0]), p[1:], true
+	}
+	x, n := uvarintLong(p)
+	if n <= 0 {
+		return 0, p, false
+	}
+	return x, p[n:], true
 }
 
 // decodeHead decodes an instruction's code, group and warp deltas and
