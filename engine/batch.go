@@ -353,82 +353,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 				continue
 			}
 		}
-		bi.bUni, bi.cUni = false, false
-		var faults uint32
-		var lanesBuf, permBuf [trace.MaxLanes]uint8
-		ls, pm := b.laneOrder(bi, &lanesBuf, &permBuf)
-		for i := range ls {
-			k := i
-			if pm != nil {
-				k = int(pm[i])
-			}
-			lane := int(ls[k])
-			slot := bi.slot + uint32(k*st.Elems)
-			for e := 0; e < st.Elems; e++ {
-				addr := p.addr(bi, lane, e)
-				if b.partitioned && !mem.Local(bi.mem, addr) {
-					// Another partition's lane-element: its row, fault and
-					// access are that partition's.
-					b.foreignRows(slot, 1)
-					slot++
-					continue
-				}
-				addrs = append(addrs, addr)
-				f := p.checkElem(bi, lane, e, addr)
-				if p.status {
-					// lsc_load_status: no access, a 1 for an in-bounds lane.
-					if !b.noResults {
-						b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
-						b.vals[slot], b.valsHi[slot] = 0, 0
-						if f == FaultNone {
-							b.vals[slot] = 1
-						}
-					}
-					slot++
-					continue
-				}
-				if !b.noResults {
-					b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr, Fault: f}
-					b.vals[slot], b.valsHi[slot] = 0, 0
-				}
-				if f != FaultNone {
-					faults++
-					// The first in (seq, lane, elem) order, whatever order
-					// the lanes apply in.
-					if b.firstFault[r] < 0 || int(slot) < b.firstFault[r] {
-						b.firstFault[r] = int(slot)
-						b.faultRow[r] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr, Fault: f}
-					}
-					slot++
-					continue
-				}
-				var bv, bh, cv, ch uint64
-				if p.b != nil {
-					bv, bh = bi.Value(p.b[e], lane)
-				}
-				if p.c != nil {
-					cv, ch = bi.Value(p.c[e], lane)
-				}
-				b.opB[slot], b.opC[slot] = bv>>p.srcShift, cv>>p.srcShift
-				if p.size == 16 {
-					b.opBhi[slot], b.opChi[slot] = bh, ch
-				}
-				en := cur.Resolve(bi.mem, addr)
-				if en == 0 {
-					b.rangeErr[r] = errMemoryFull
-					break
-				}
-				if en.Foreign() {
-					panic("engine: a local address resolved to another partition's page") // Local and Resolve use one hash
-				}
-				routes[b.owner[en.Shard()]].add(uint32(ii), rec{word: en.WordRef(addr), slot: slot | uint32(addr&3)<<slotBits}, false)
-				slot++
-			}
-		}
-		distinct, maxc := conflicts(addrs)
-		addrs = addrs[:0]
-		b.stats[bi.pos] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
-			Lanes: uint32(bits.OnesCount32(bi.active)), Addresses: distinct, MaxConflict: maxc, Faults: faults}
+		addrs = b.expandLanes(ii, bi, routes, &cur, addrs, mem, r)
 		if b.rangeErr[r] != nil {
 			break
 		}
@@ -444,6 +369,114 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 	}
 }
 
+// expandLanes is expand's general path for one instruction: lane by lane
+// in the replay's order, element by element, each address checked on its
+// own (partition, fault, status), its sources gathered into the batch's
+// operand slots and its record routed to the page's shard. It writes the
+// instruction's statistics and returns addrs emptied for reuse.
+func (b *batch) expandLanes(ii int, bi *binst, routes []route, cur *shard.Cursor, addrs []uint64, mem *shard.Memory, r int) []uint64 {
+	p := bi.plan
+	st := bi.Static
+	bi.bUni, bi.cUni = false, false
+	var faults uint32
+	var lanesBuf, permBuf [trace.MaxLanes]uint8
+	ls, pm := b.laneOrder(bi, &lanesBuf, &permBuf)
+	for i := range ls {
+		k := i
+		if pm != nil {
+			k = int(pm[i])
+		}
+		lane := int(ls[k])
+		slot := bi.slot + uint32(k*st.Elems)
+		for e := 0; e < st.Elems; e, slot = e+1, slot+1 {
+			addr := p.addr(bi, lane, e)
+			if b.partitioned && !mem.Local(bi.mem, addr) {
+				// Another partition's lane-element: its row, fault and
+				// access are that partition's.
+				b.foreignRows(slot, 1)
+				continue
+			}
+			addrs = append(addrs, addr)
+			f := p.checkElem(bi, lane, e, addr)
+			switch {
+			case p.status:
+				b.statusRow(bi, lane, e, slot, addr, f)
+			case f != FaultNone:
+				faults++
+				b.recordFault(bi, lane, e, slot, addr, f, r)
+			default:
+				if !b.noResults {
+					b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
+					b.vals[slot], b.valsHi[slot] = 0, 0
+				}
+				if !b.routeElem(ii, bi, lane, e, slot, addr, routes, cur) {
+					b.rangeErr[r] = errMemoryFull
+					return addrs[:0]
+				}
+			}
+		}
+	}
+	distinct, maxc := conflicts(addrs)
+	b.stats[bi.pos] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
+		Lanes: uint32(bits.OnesCount32(bi.active)), Addresses: distinct, MaxConflict: maxc, Faults: faults}
+	return addrs[:0]
+}
+
+// statusRow is lsc_load_status's lane-element: no access, a 1 for an
+// in-bounds lane.
+func (b *batch) statusRow(bi *binst, lane, e int, slot uint32, addr uint64, f Fault) {
+	if b.noResults {
+		return
+	}
+	b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
+	b.vals[slot], b.valsHi[slot] = 0, 0
+	if f == FaultNone {
+		b.vals[slot] = 1
+	}
+}
+
+// recordFault records a faulting lane-element's row, and keeps range r's
+// first fault in (seq, lane, elem) order, whatever order the lanes apply
+// in.
+func (b *batch) recordFault(bi *binst, lane, e int, slot uint32, addr uint64, f Fault, r int) {
+	row := Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr, Fault: f}
+	if !b.noResults {
+		b.results[slot] = row
+		b.vals[slot], b.valsHi[slot] = 0, 0
+	}
+	if b.firstFault[r] < 0 || int(slot) < b.firstFault[r] {
+		b.firstFault[r] = int(slot)
+		b.faultRow[r] = row
+	}
+}
+
+// routeElem gathers a lane-element's sources into its operand slots and
+// routes its record to the shard that owns addr's page. It reports false
+// when memory is full.
+func (b *batch) routeElem(ii int, bi *binst, lane, e int, slot uint32, addr uint64, routes []route, cur *shard.Cursor) bool {
+	p := bi.plan
+	var bv, bh, cv, ch uint64
+	if p.b != nil {
+		bv, bh = bi.Value(p.b[e], lane)
+	}
+	if p.c != nil {
+		cv, ch = bi.Value(p.c[e], lane)
+	}
+	b.opB[slot], b.opC[slot] = bv>>p.srcShift, cv>>p.srcShift
+	if p.size == 16 {
+		b.opBhi[slot], b.opChi[slot] = bh, ch
+	}
+	en := cur.Resolve(bi.mem, addr)
+	if en == 0 {
+		return false
+	}
+	if en.Foreign() {
+		panic("engine: a local address resolved to another partition's page") // Local and Resolve use one hash
+	}
+	routes[b.owner[en.Shard()]].add(uint32(ii), rec{word: en.WordRef(addr), slot: slot | uint32(addr&3)<<slotBits}, false)
+	return true
+}
+
 // expandWarp is expand's fast path for one instruction whose lanes all
 // hit memory without a fault: scalar, no per-element hooks, every address
 // aligned and inside one region, whatever form the address vector has
@@ -455,6 +488,74 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 // possibly grown.
 func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor, addrs []uint64, r int) (bool, []uint64, error) {
 	st, p := bi.Static, bi.plan
+	addrs, sp := warpAddresses(bi, addrs, b.noResults)
+	size := uint64(p.size)
+	if len(addrs) == 0 || sp.or&(size-1) != 0 || sp.hi+size-1 < sp.hi || !p.inRegion(sp.lo, sp.hi) {
+		return false, addrs[:0], nil
+	}
+	// No lane faults.
+	b.sources(bi)
+	noDst := !st.HasDst || p.noRet || b.noResults
+	// A 32-bit access whose value goes nowhere carries its lane's source
+	// in its record: apply then reads nothing but the record.
+	words, isRun := wordRun(addrs, size, bi.active)
+	vals := noDst && p.size == 4 && !bi.bUni && bi.cUni && !p.retShl16 && sp.lo != sp.hi && !isRun
+	if !vals {
+		b.fillSources(bi)
+	}
+	if !b.noResults {
+		b.warpRows(bi, addrs)
+	}
+	n := uint32(len(addrs))
+	var distinct, maxc uint32
+	switch {
+	case sp.lo == sp.hi && (b.order == OrderLane || noDst && bi.bUni && bi.cUni):
+		// Every lane on one address: one record for the warp. (Lanes in
+		// another order go one record each, below, unless nothing returns
+		// and every lane applies the same value: then any order leaves
+		// the same.)
+		local, ok := b.routeRun(ii, bi, routes, cur, sp.lo, n, 0)
+		if !ok {
+			return true, addrs, errMemoryFull
+		}
+		if local {
+			distinct, maxc = 1, n
+		}
+	case isRun:
+		// Consecutive lanes, a constant step, one page: one record.
+		local, ok := b.routeRun(ii, bi, routes, cur, addrs[0], n, words)
+		if !ok {
+			return true, addrs, errMemoryFull
+		}
+		if local {
+			distinct, maxc = n, 1
+		}
+	default:
+		var ok bool
+		if distinct, maxc, ok = b.routeWarpLanes(ii, bi, routes, cur, addrs, sp, vals, r); !ok {
+			return true, addrs, errMemoryFull
+		}
+	}
+	b.stats[bi.pos] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
+		Lanes: uint32(bits.OnesCount32(bi.active)), Addresses: distinct, MaxConflict: maxc}
+	return true, addrs, nil
+}
+
+// warpSpan is what expandWarp learns of a warp's addresses as it computes
+// them: the per-lane bases of a list-bound address, the step between
+// lanes, the address mask, and the OR, lowest and highest of the
+// addresses.
+type warpSpan struct {
+	list       []uint64
+	step, mask uint64
+	or, lo, hi uint64
+}
+
+// warpAddresses appends the active lanes' addresses, in lane order, to
+// addrs. oneRow: no per-lane rows are wanted, so a warp whose lanes share
+// one address computes it once.
+func warpAddresses(bi *binst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) {
+	st := bi.Static
 	var base, stride uint64
 	var list []uint64 // per-lane bases, for a list-bound address
 	if st.Addr >= 0 {
@@ -475,10 +576,13 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 	first := scale*base + uint64(st.AddrImm)
 	step := scale*stride + uint64(st.LanePitch)
 	mask := st.AddrMask()
-	size := uint64(p.size)
+	// Accumulated in locals and returned by value: a loop storing through
+	// a pointer that may point to a local is miscompiled by this Go
+	// (docs/STATUS.md).
 	var or uint64
 	lo, hi := ^uint64(0), uint64(0)
-	if list == nil && step == 0 && b.noResults {
+	switch {
+	case list == nil && step == 0 && oneRow:
 		// Every lane on one address, and no per-lane rows: the address
 		// once for the whole warp.
 		a := first & mask
@@ -489,7 +593,7 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 		if n > 0 {
 			or, lo, hi = a, a, a
 		}
-	} else if list == nil {
+	case list == nil:
 		for m := bi.active; m != 0; m &= m - 1 {
 			lane := uint64(bits.TrailingZeros32(m))
 			a := (first + lane*step) & mask
@@ -497,7 +601,7 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 			or |= a
 			lo, hi = min(lo, a), max(hi, a)
 		}
-	} else {
+	default:
 		imm, pitch := uint64(st.AddrImm), uint64(st.LanePitch)
 		for m := bi.active; m != 0; m &= m - 1 {
 			lane := bits.TrailingZeros32(m)
@@ -507,96 +611,81 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 			lo, hi = min(lo, a), max(hi, a)
 		}
 	}
-	if len(addrs) == 0 || or&(size-1) != 0 || hi+size-1 < hi {
-		return false, addrs[:0], nil
+	return addrs, warpSpan{list: list, step: step, mask: mask, or: or, lo: lo, hi: hi}
+}
+
+// inRegion reports whether accesses at lo and at hi both lie inside one
+// of the plan's regions (always, when the space declares none).
+func (p *plan) inRegion(lo, hi uint64) bool {
+	if len(p.regions) == 0 {
+		return true
 	}
-	if len(p.regions) > 0 {
-		in := false
-		for i := range p.regions {
-			if p.regions[i].Contains(lo, size) && p.regions[i].Contains(hi, size) {
-				in = true
-				break
-			}
-		}
-		if !in {
-			return false, addrs[:0], nil
+	size := uint64(p.size)
+	for i := range p.regions {
+		if p.regions[i].Contains(lo, size) && p.regions[i].Contains(hi, size) {
+			return true
 		}
 	}
-	// No lane faults.
-	b.sources(bi)
-	noDst := !st.HasDst || p.noRet || b.noResults
-	// A 32-bit access whose value goes nowhere carries its lane's source
-	// in its record: apply then reads nothing but the record.
-	words, isRun := wordRun(addrs, size, bi.active)
-	vals := noDst && p.size == 4 && !bi.bUni && bi.cUni && !p.retShl16 && lo != hi && !isRun
-	if !vals {
-		b.fillSources(bi)
+	return false
+}
+
+// warpRows writes a fault-free warp's result rows, one per active lane.
+func (b *batch) warpRows(bi *binst, addrs []uint64) {
+	slot := bi.slot
+	k := 0
+	for m := bi.active; m != 0; m &= m - 1 {
+		b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(bits.TrailingZeros32(m)), Addr: addrs[k]}
+		b.vals[slot], b.valsHi[slot] = 0, 0 // what stays when nothing returns
+		slot++
+		k++
 	}
-	if !b.noResults {
-		slot := bi.slot
-		k := 0
-		for m := bi.active; m != 0; m &= m - 1 {
-			b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(bits.TrailingZeros32(m)), Addr: addrs[k]}
-			b.vals[slot], b.valsHi[slot] = 0, 0 // what stays when nothing returns
-			slot++
-			k++
+}
+
+// routeRun routes n lanes as one record from addr: all on one word
+// (words 0) or a run words apart. Another partition's page gets the
+// lanes' foreign rows instead (local false). ok is false when memory is
+// full.
+func (b *batch) routeRun(ii int, bi *binst, routes []route, cur *shard.Cursor, addr uint64, n uint32, words int32) (local, ok bool) {
+	en := cur.Resolve(bi.mem, addr)
+	if en == 0 {
+		return false, false
+	}
+	if en.Foreign() {
+		b.foreignRows(bi.slot, n)
+		return false, true
+	}
+	slot := bi.slot
+	if words == 0 {
+		slot |= uint32(addr&3) << slotBits
+	}
+	routes[b.owner[en.Shard()]].run(uint32(ii), rec{word: en.WordRef(addr), slot: slot}, n, words)
+	return true, true
+}
+
+// routeWarpLanes routes a warp's lanes one record each, counting
+// conflicts unless the addresses are distinct by construction.
+func (b *batch) routeWarpLanes(ii int, bi *binst, routes []route, cur *shard.Cursor, addrs []uint64, sp warpSpan, vals bool, r int) (distinct, maxc uint32, ok bool) {
+	p := bi.plan
+	// A vals segment's sources: straight from a per-lane list when the
+	// first source is one (scattered updates), else lane by lane.
+	var srcList []uint64
+	if vals && p.b[0].In >= 0 {
+		if v := &bi.Vals[p.b[0].In]; v.Kind == trace.VecList && bi.Static.Inputs[p.b[0].In].Elems <= 1 {
+			srcList = v.List
 		}
+	}
+	// Lanes on distinct addresses by construction (a nonzero step of
+	// magnitude under 2^32, no mask: the differences (l1-l2)*step of
+	// lanes l < 32 are nonzero and under 2^37, so no two meet even
+	// modulo 2^64) need no conflict count.
+	// A partition counts only its own lanes.
+	step := sp.step
+	count := sp.lo == sp.hi || sp.list != nil || sp.mask != ^uint64(0) || (step >= 1<<32 && -step >= 1<<32) || b.partitioned
+	if distinct, maxc, ok = b.routeLanes(ii, bi, routes, cur, addrs, vals, srcList, count, r); !ok || count {
+		return distinct, maxc, ok
 	}
 	n := uint32(len(addrs))
-	var distinct, maxc uint32
-	if lo == hi && (b.order == OrderLane || noDst && bi.bUni && bi.cUni) {
-		// Every lane on one address: one record for the warp. (Lanes in
-		// another order go one record each, below, unless nothing returns
-		// and every lane applies the same value: then any order leaves
-		// the same.)
-		en := cur.Resolve(bi.mem, lo)
-		if en == 0 {
-			return true, addrs, errMemoryFull
-		}
-		if en.Foreign() {
-			b.foreignRows(bi.slot, n)
-		} else {
-			routes[b.owner[en.Shard()]].run(uint32(ii), rec{word: en.WordRef(lo), slot: bi.slot | uint32(lo&3)<<slotBits}, n, 0)
-			distinct, maxc = 1, n
-		}
-	} else if isRun {
-		// Consecutive lanes, a constant step, one page: one record.
-		en := cur.Resolve(bi.mem, addrs[0])
-		if en == 0 {
-			return true, addrs, errMemoryFull
-		}
-		if en.Foreign() {
-			b.foreignRows(bi.slot, n)
-		} else {
-			routes[b.owner[en.Shard()]].run(uint32(ii), rec{word: en.WordRef(addrs[0]), slot: bi.slot}, n, words)
-			distinct, maxc = n, 1
-		}
-	} else {
-		// A vals segment's sources: straight from a per-lane list when the
-		// first source is one (scattered updates), else lane by lane.
-		var srcList []uint64
-		if vals && p.b[0].In >= 0 {
-			if v := &bi.Vals[p.b[0].In]; v.Kind == trace.VecList && st.Inputs[p.b[0].In].Elems <= 1 {
-				srcList = v.List
-			}
-		}
-		// Lanes on distinct addresses by construction (a nonzero step of
-		// magnitude under 2^32, no mask: the differences (l1-l2)*step of
-		// lanes l < 32 are nonzero and under 2^37, so no two meet even
-		// modulo 2^64) need no conflict count.
-		// A partition counts only its own lanes.
-		count := lo == hi || list != nil || mask != ^uint64(0) || (step >= 1<<32 && -step >= 1<<32) || b.partitioned
-		var ok bool
-		if distinct, maxc, ok = b.routeLanes(ii, bi, routes, cur, addrs, vals, srcList, count, r); !ok {
-			return true, addrs, errMemoryFull
-		}
-		if !count {
-			distinct, maxc = n, 1
-		}
-	}
-	b.stats[bi.pos] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
-		Lanes: uint32(bits.OnesCount32(bi.active)), Addresses: distinct, MaxConflict: maxc}
-	return true, addrs, nil
+	return n, 1, true
 }
 
 // wordRun reports whether the addresses (of the active lanes, in lane
