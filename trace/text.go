@@ -167,36 +167,9 @@ func (tr *TextReader) directive(text string) (*Directive, error) {
 	col := func(i int) int { return offs[i] + 1 }
 	switch ws[0] {
 	case ".group", ".warp":
-		if len(ws) != 2 {
-			return nil, tr.errf(col(0), "%s takes one number", ws[0])
-		}
-		n, err := strconv.ParseInt(ws[1], 0, 64)
-		if err != nil || n < 0 || n > 1<<40 {
-			return nil, tr.errf(col(1), "%s needs a number from 0 to 2^40, got %q", ws[0], ws[1])
-		}
-		if ws[0] == ".group" {
-			tr.group = n
-		} else {
-			tr.warp = n
-		}
-		return nil, nil
+		return nil, tr.counter(ws, col)
 	case ".window":
-		if tr.started {
-			return nil, tr.errf(col(0), ".window must come before the first instruction")
-		}
-		if len(ws) != 4 || (ws[1] != "shared" && ws[1] != "local") {
-			return nil, tr.errf(col(0), ".window takes shared|local BASE SIZE")
-		}
-		base, err := strconv.ParseUint(ws[2], 0, 64)
-		if err != nil {
-			return nil, tr.errf(col(2), "bad window base %q", ws[2])
-		}
-		size, err := strconv.ParseUint(ws[3], 0, 64)
-		if err != nil || size == 0 || base+size-1 < base {
-			return nil, tr.errf(col(3), "bad window size %q (must be >0 and end below 2^64)", ws[3])
-		}
-		tr.hdr.Windows = append(tr.hdr.Windows, Window{Kind: ws[1], Base: base, Size: size})
-		return nil, nil
+		return nil, tr.window(ws, col)
 	case ".region", ".init":
 	default:
 		return nil, tr.errf(col(0), "unknown directive %s (.region, .init, .window, .group, .warp)", ws[0])
@@ -212,16 +185,66 @@ func (tr *TextReader) directive(text string) (*Directive, error) {
 		if len(ws) != 4 {
 			return nil, tr.errf(col(0), ".region takes SPACE BASE SIZE")
 		}
-		base, err := strconv.ParseUint(ws[2], 0, 64)
+		base, size, err := tr.extent(ws, col, "region")
 		if err != nil {
-			return nil, tr.errf(col(2), "bad region base %q", ws[2])
-		}
-		size, err := strconv.ParseUint(ws[3], 0, 64)
-		if err != nil || size == 0 || base+size-1 < base {
-			return nil, tr.errf(col(3), "bad region size %q (must be >0 and end below 2^64)", ws[3])
+			return nil, err
 		}
 		return &Directive{Region: &Region{Space: sp, Base: base, Size: size}}, nil
 	}
+	return tr.initDirective(ws, col, sp)
+}
+
+// counter reads .group N or .warp N: the group or warp of the
+// instructions that follow.
+func (tr *TextReader) counter(ws []string, col func(int) int) error {
+	if len(ws) != 2 {
+		return tr.errf(col(0), "%s takes one number", ws[0])
+	}
+	n, err := strconv.ParseInt(ws[1], 0, 64)
+	if err != nil || n < 0 || n > 1<<40 {
+		return tr.errf(col(1), "%s needs a number from 0 to 2^40, got %q", ws[0], ws[1])
+	}
+	if ws[0] == ".group" {
+		tr.group = n
+	} else {
+		tr.warp = n
+	}
+	return nil
+}
+
+// window reads .window shared|local BASE SIZE into the header.
+func (tr *TextReader) window(ws []string, col func(int) int) error {
+	if tr.started {
+		return tr.errf(col(0), ".window must come before the first instruction")
+	}
+	if len(ws) != 4 || (ws[1] != "shared" && ws[1] != "local") {
+		return tr.errf(col(0), ".window takes shared|local BASE SIZE")
+	}
+	base, size, err := tr.extent(ws, col, "window")
+	if err != nil {
+		return err
+	}
+	tr.hdr.Windows = append(tr.hdr.Windows, Window{Kind: ws[1], Base: base, Size: size})
+	return nil
+}
+
+// extent reads a region's or window's BASE SIZE from ws[2] and ws[3]: a
+// nonempty range that ends below 2^64.
+func (tr *TextReader) extent(ws []string, col func(int) int, what string) (base, size uint64, err error) {
+	base, err = strconv.ParseUint(ws[2], 0, 64)
+	if err != nil {
+		return 0, 0, tr.errf(col(2), "bad %s base %q", what, ws[2])
+	}
+	size, err = strconv.ParseUint(ws[3], 0, 64)
+	if err != nil || size == 0 || base+size-1 < base {
+		return 0, 0, tr.errf(col(3), "bad %s size %q (must be >0 and end below 2^64)", what, ws[3])
+	}
+	return base, size, nil
+}
+
+// initDirective reads .init SPACE ADDR TYPE v0 v1 …: host writes, little-endian,
+// into the current group's memory for a per-group space.
+func (tr *TextReader) initDirective(ws []string, col func(int) int, sp Space) (*Directive, error) {
 	if len(ws) < 5 {
 		return nil, tr.errf(col(0), ".init takes SPACE ADDR TYPE v0 v1 …")
 	}
