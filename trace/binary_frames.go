@@ -133,7 +133,30 @@ func walkFrame(take func(n int) ([]byte, error)) (bound int, err error) {
 	if window > maxWindow {
 		return 0, fmt.Errorf("zstd window of %d bytes is over the limit of %d", window, maxWindow)
 	}
-	var blocks uint64 // the most the blocks can decompress to
+	blocks, err := walkBlocks(take)
+	if err != nil {
+		return 0, err
+	}
+	if h.HasCheckSum {
+		if _, err := take(4); err != nil {
+			return 0, err
+		}
+	}
+	if h.HasFCS {
+		if h.FrameContentSize > blocks {
+			return 0, fmt.Errorf("frame declares %d decompressed bytes, its blocks hold at most %d", h.FrameContentSize, blocks)
+		}
+		blocks = h.FrameContentSize
+	}
+	if blocks > maxFrameContent {
+		return 0, fmt.Errorf("frame decompresses to over %d bytes", maxFrameContent)
+	}
+	return int(blocks), nil
+}
+
+// walkBlocks takes a frame's blocks (RFC 8878 section 3.1.1.2) up to the
+// last, and returns the most they can decompress to.
+func walkBlocks(take func(n int) ([]byte, error)) (blocks uint64, err error) {
 	for {
 		b, err := take(3)
 		if err != nil {
@@ -164,21 +187,7 @@ func walkFrame(take func(n int) ([]byte, error)) (bound int, err error) {
 			break
 		}
 	}
-	if h.HasCheckSum {
-		if _, err := take(4); err != nil {
-			return 0, err
-		}
-	}
-	if h.HasFCS {
-		if h.FrameContentSize > blocks {
-			return 0, fmt.Errorf("frame declares %d decompressed bytes, its blocks hold at most %d", h.FrameContentSize, blocks)
-		}
-		blocks = h.FrameContentSize
-	}
-	if blocks > maxFrameContent {
-		return 0, fmt.Errorf("frame decompresses to over %d bytes", maxFrameContent)
-	}
-	return int(blocks), nil
+	return blocks, nil
 }
 
 // streamIn reads frames from an io.Reader, in order, never seeking.
