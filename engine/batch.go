@@ -681,6 +681,9 @@ func (b *batch) routeWarpLanes(ii int, bi *binst, routes []route, cur *shard.Cur
 	// A partition counts only its own lanes.
 	step := sp.step
 	count := sp.lo == sp.hi || sp.list != nil || sp.mask != ^uint64(0) || (step >= 1<<32 && -step >= 1<<32) || b.partitioned
+	if b.order == OrderLane && sp.lo>>shard.PageShift == sp.hi>>shard.PageShift {
+		return b.routePageLanes(ii, bi, routes, cur, addrs, vals, srcList, count, r)
+	}
 	if distinct, maxc, ok = b.routeLanes(ii, bi, routes, cur, addrs, vals, srcList, count, r); !ok || count {
 		return distinct, maxc, ok
 	}
@@ -764,6 +767,66 @@ func (b *batch) routeLanes(ii int, bi *binst, routes []route, cur *shard.Cursor,
 			} else {
 				maxc = max(maxc, c)
 			}
+		}
+	}
+	return distinct, max(maxc, min(distinct, 1)), true
+}
+
+// routePageLanes is routeLanes for a warp whose lanes, in lane order, all
+// hit one page (a histogram's bins, a scatter within 4 KiB): the page is
+// resolved once and every record goes to its owner's route in one
+// segment, in one loop per kind of source.
+func (b *batch) routePageLanes(ii int, bi *binst, routes []route, cur *shard.Cursor, addrs []uint64, vals bool, srcList []uint64, count bool, r int) (distinct, maxc uint32, ok bool) {
+	en := cur.Resolve(bi.mem, addrs[0])
+	if en == 0 {
+		return 0, 0, false
+	}
+	n := uint32(len(addrs))
+	if en.Foreign() {
+		b.foreignRows(bi.slot, n)
+		return 0, 0, true
+	}
+	rt := &routes[0]
+	if len(routes) > 1 {
+		rt = &routes[b.owner[en.Shard()]]
+	}
+	if k := len(rt.segs); k == 0 || rt.segs[k-1].inst != uint32(ii) || rt.segs[k-1].n != 0 {
+		rt.segs = append(rt.segs, seg{inst: uint32(ii), lo: uint32(len(rt.recs)), vals: vals})
+	}
+	page := en.WordRef(addrs[0]) &^ (shard.PageWords - 1)
+	r0 := len(rt.recs)
+	rt.recs = slices.Grow(rt.recs, len(addrs))[:r0+len(addrs)]
+	out := rt.recs[r0:]
+	p := bi.plan
+	switch {
+	case srcList != nil:
+		var lanesBuf [trace.MaxLanes]uint8
+		ls := activeLanes(bi.active, &lanesBuf)
+		for k, a := range addrs {
+			out[k] = rec{word: page | uint32(a>>2)&(shard.PageWords-1), slot: uint32(srcList[ls[k]&(trace.MaxLanes-1)] >> p.srcShift)}
+		}
+	case vals:
+		var lanesBuf [trace.MaxLanes]uint8
+		ls := activeLanes(bi.active, &lanesBuf)
+		for k, a := range addrs {
+			v, _ := bi.Value(p.b[0], int(ls[k]))
+			out[k] = rec{word: page | uint32(a>>2)&(shard.PageWords-1), slot: uint32(v >> p.srcShift)}
+		}
+	default:
+		for k, a := range addrs {
+			out[k] = rec{word: page | uint32(a>>2)&(shard.PageWords-1), slot: bi.slot + uint32(k) | uint32(a&3)<<slotBits}
+		}
+	}
+	if !count {
+		return n, 1, true
+	}
+	cs := &b.cset[r]
+	cs.next()
+	for _, a := range addrs {
+		if c, fresh := cs.add(a); fresh {
+			distinct++
+		} else {
+			maxc = max(maxc, c)
 		}
 	}
 	return distinct, max(maxc, min(distinct, 1)), true
