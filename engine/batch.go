@@ -490,7 +490,7 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 	st, p := bi.Static, bi.plan
 	addrs, sp := warpAddresses(bi, addrs, b.noResults)
 	size := uint64(p.size)
-	if len(addrs) == 0 || sp.or&(size-1) != 0 || sp.hi+size-1 < sp.hi || !p.inRegion(sp.lo, sp.hi) {
+	if sp.n == 0 || sp.or&(size-1) != 0 || sp.hi+size-1 < sp.hi || !p.inRegion(sp.lo, sp.hi) {
 		return false, addrs[:0], nil
 	}
 	// No lane faults.
@@ -506,7 +506,7 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 	if !b.noResults {
 		b.warpRows(bi, addrs)
 	}
-	n := uint32(len(addrs))
+	n := uint32(sp.n)
 	var distinct, maxc uint32
 	switch {
 	case sp.lo == sp.hi && (b.order == OrderLane || noDst && bi.bUni && bi.cUni):
@@ -531,6 +531,9 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 			distinct, maxc = n, 1
 		}
 	default:
+		for len(addrs) < sp.n {
+			addrs = append(addrs, sp.lo) // the one address, once per lane
+		}
 		var ok bool
 		if distinct, maxc, ok = b.routeWarpLanes(ii, bi, routes, cur, addrs, sp, vals, r); !ok {
 			return true, addrs, errMemoryFull
@@ -543,18 +546,21 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 
 // warpSpan is what expandWarp learns of a warp's addresses as it computes
 // them: the per-lane bases of a list-bound address, the step between
-// lanes, the address mask, and the OR, lowest and highest of the
-// addresses.
+// lanes, the address mask, the OR, lowest and highest of the addresses,
+// and the number of active lanes n (addrs may hold just one address for
+// them all: see warpAddresses).
 type warpSpan struct {
 	list       []uint64
 	step, mask uint64
 	or, lo, hi uint64
+	n          int
 }
 
 // warpAddresses appends the active lanes' addresses, in lane order, to
-// addrs. oneRow: no per-lane rows are wanted, so a warp whose lanes share
-// one address computes it once.
+// addrs[:0]. oneRow: no per-lane rows are wanted, so a warp whose lanes share
+// one address computes it once and appends it once.
 func warpAddresses(bi *binst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) {
+	addrs = addrs[:0]
 	st := bi.Static
 	var base, stride uint64
 	var list []uint64 // per-lane bases, for a list-bound address
@@ -587,12 +593,11 @@ func warpAddresses(bi *binst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) 
 		// once for the whole warp.
 		a := first & mask
 		n := bits.OnesCount32(bi.active)
-		for range n {
-			addrs = append(addrs, a)
-		}
 		if n > 0 {
+			addrs = append(addrs, a)
 			or, lo, hi = a, a, a
 		}
+		return addrs, warpSpan{step: step, mask: mask, or: or, lo: lo, hi: hi, n: n}
 	case list == nil:
 		for m := bi.active; m != 0; m &= m - 1 {
 			lane := uint64(bits.TrailingZeros32(m))
@@ -611,7 +616,7 @@ func warpAddresses(bi *binst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) 
 			lo, hi = min(lo, a), max(hi, a)
 		}
 	}
-	return addrs, warpSpan{list: list, step: step, mask: mask, or: or, lo: lo, hi: hi}
+	return addrs, warpSpan{list: list, step: step, mask: mask, or: or, lo: lo, hi: hi, n: len(addrs)}
 }
 
 // inRegion reports whether accesses at lo and at hi both lie inside one

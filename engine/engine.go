@@ -213,7 +213,9 @@ func (e *Engine) newPipeline(sink Sink) *pipeline {
 	}
 	pl.pool = make(chan *batch, inFlight)
 	for i := 0; i < inFlight; i++ {
-		pl.pool <- &batch{}
+		// Room for a default batch's instructions from the start, so that
+		// filling it never copies them; a larger batch grows as it fills.
+		pl.pool <- &batch{insts: make([]binst, 0, min(e.opts.batchInsts, defaultBatchInsts))}
 	}
 	pl.toCompute, pl.toEmit = make(chan *batch, 1), make(chan *batch, 1)
 	pl.stop, pl.emitted = make(chan struct{}), make(chan struct{})

@@ -25,8 +25,12 @@ type options struct {
 // 4 KiB pages.
 const DefaultMaxMemory = 8 << 30
 
+// defaultBatchInsts is how many instructions a batch holds unless
+// WithBatchInsts says otherwise.
+const defaultBatchInsts = 4096
+
 func defaultOptions() options {
-	return options{shards: 64, workers: 0, batchInsts: 4096, maxMemory: DefaultMaxMemory, parts: 1}
+	return options{shards: 64, workers: 0, batchInsts: defaultBatchInsts, maxMemory: DefaultMaxMemory, parts: 1}
 }
 
 // Option configures a replay.
