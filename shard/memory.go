@@ -213,10 +213,6 @@ func New(opts ...Option) (*Memory, error) {
 	return m, nil
 }
 
-// Partition returns which partition of how many the memory holds
-// (WithPartition; 0 of 1 for the whole memory).
-func (m *Memory) Partition() (i, n int) { return m.part, m.parts }
-
 // Local reports whether the page of addr in instance mem belongs to this
 // memory's partition, whether or not the page exists yet.
 func (m *Memory) Local(mem uint32, addr uint64) bool {
