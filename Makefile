@@ -17,12 +17,15 @@ test: $(DUCKDB) $(BROWSER) check-sizes
 	$(GO) test -race ./trace/... ./engine/... ./shard/...
 	$(GO) test ./...
 
-# gofmt and staticcheck (a pinned release, from the Go module proxy):
-# nothing unformatted, no finding.
+# gofmt, staticcheck and deadcode (pinned releases, from the Go module
+# proxy): nothing unformatted, no finding, no function that neither a
+# command nor a test reaches.
 STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
+DEADCODE = golang.org/x/tools/cmd/deadcode@v0.52.0
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt: not formatted:"; echo "$$out"; exit 1; fi
 	$(GO) run $(STATICCHECK) ./...
+	@out=$$($(GO) run $(DEADCODE) -test ./...); if [ -n "$$out" ]; then echo "deadcode:"; echo "$$out"; exit 1; fi
 
 # go build for every OS and architecture the code is meant to build on,
 # and go vet (which compiles the tests too) for one of each other OS: the

@@ -60,7 +60,7 @@ func TestWalkFrameHeader(t *testing.T) {
 		}), "needs dictionary 7"},
 		{"window over the limit", with(func(f []byte) []byte {
 			// Not single segment, no FCS, Window_Descriptor 2^(10+18) = 256 MiB.
-			f[4] = f[4]&^0xE0 | 0x00
+			f[4] &^= 0xE0
 			return append(f[:5], append([]byte{18 << 3}, f[7:]...)...)
 		}), "zstd window of 268435456 bytes is over the limit"},
 		{"content size over the blocks", with(func(f []byte) []byte {
