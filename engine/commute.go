@@ -55,7 +55,7 @@ func (b *batch) applyCommuting(o int, mem *shard.Memory) {
 	}
 	b.sorted[o] = grow(b.sorted[o], len(pairs))
 	pages := uint(mem.Pages() + 1)
-	add32Vals(mem, sortByPage(pairs, b.sorted[o], uint(bits.Len(pages)), &b.radix[o]))
+	add32ByPage(mem, sortByPage(pairs, b.sorted[o], uint(bits.Len(pages)), &b.radix[o]))
 	b.pairs[o] = pairs[:0] // (sortByPage returns either buffer; both stay)
 }
 
@@ -99,6 +99,28 @@ func (b *batch) addends(out []rec, bi *binst, s seg, recs []rec) []rec {
 		out = append(out, rec{word: x.word, slot: uint32(b.opB[x.slot&slotMask])})
 	}
 	return out
+}
+
+// add32ByPage is add32Vals over records sorted by page: each page's
+// written words are gathered in a bitmap on the stack and merged into the
+// page's once, instead of one read-modify-write of the page's bitmap per
+// record.
+func add32ByPage(mem *shard.Memory, recs []rec) {
+	for i := 0; i < len(recs); {
+		ref := recs[i].word >> (shard.PageShift - 2)
+		pg := mem.Page(ref)
+		var touched [shard.PageWords / 64]uint64
+		j := i
+		for ; j < len(recs) && recs[j].word>>(shard.PageShift-2) == ref; j++ {
+			wi := recs[j].word & (shard.PageWords - 1)
+			pg.Words[wi] += recs[j].slot
+			touched[wi>>6] |= 1 << (wi & 63)
+		}
+		for k, t := range touched {
+			pg.Touched[k] |= t
+		}
+		i = j
+	}
 }
 
 // sortByPage orders recs by page reference (the word reference's bits
