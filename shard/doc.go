@@ -40,6 +40,16 @@
 //  6. At most [MaxPages] pages (16 GiB): past them [Cursor.Resolve] returns
 //     the zero Entry instead of a page, and the engine stops the replay.
 //
+// # Why it is a public package
+//
+// The engine, in another package, builds on these types, and the layout of
+// the project names shard/ as the stage between trace decoding and the
+// engine. Of its API a user embedding the engine needs only [Hash] and
+// [Partition], to know which shard or partition (-partition i/n) an
+// address falls in; the rest is public so that it can be tested and
+// documented as a unit, and it promises what the invariants above say and
+// nothing more.
+//
 // # Hash
 //
 // [Hash] is xxhash64 (seed 0, as github.com/cespare/xxhash/v2 computes it)
