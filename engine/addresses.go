@@ -46,10 +46,12 @@ type addrEntry struct {
 }
 
 // exploreEntry is an address's order analysis (WithExplore), beside its
-// addrEntry: the first access's function, whether every later one was the
-// same, and the commuting family of all of them.
+// addrEntry: the first access's function (its operands at the access's
+// width, high halves of 128-bit ones in bh and ch), whether every later
+// one was the same, and the commuting family of all of them.
 type exploreEntry struct {
 	b, c     uint64
+	bh, ch   uint64
 	kind     kind
 	family   uint8
 	same     bool
@@ -286,15 +288,25 @@ func (t *addrTracker) count(o int, b *batch) {
 func (t *addrTracker) analyse(e *addrEntry, ex *exploreEntry, b *batch, bi *binst, it *statItem) {
 	p := bi.plan
 	fam := familyOf(p.kind)
+	// Operands compare at the access's width: a 16-bit atomic uses only
+	// the low half of its 32-bit source (vISA DWORD_ATOMIC, Description:
+	// "only the lower 16bit part of each dword is used").
+	width := ^uint64(0)
+	if p.size < 8 {
+		width = 1<<(8*uint(p.size)) - 1
+	}
 	for l := uint32(0); l < uint32(it.n); l++ {
 		bv, cv := b.src(bi, it.slot+l, it.vals, it.slot)
+		bv, cv = bv&width, cv&width
+		var bh, ch uint64
+		if p.size == 16 {
+			bh, ch = b.opBhi[it.slot+l], b.opChi[it.slot+l]
+		}
 		if e.accesses == uint64(it.n) && l == 0 {
-			// The first access: 128-bit operands are not compared, never
-			// "the same".
-			*ex = exploreEntry{kind: p.kind, b: bv, c: cv, same: p.size != 16, family: fam, sensible: fam != famNone}
+			*ex = exploreEntry{kind: p.kind, b: bv, c: cv, bh: bh, ch: ch, same: true, family: fam, sensible: fam != famNone}
 			continue
 		}
-		ex.same = ex.same && p.kind == ex.kind && bv == ex.b && cv == ex.c
+		ex.same = ex.same && p.kind == ex.kind && bv == ex.b && cv == ex.c && bh == ex.bh && ch == ex.ch
 		ex.sensible = ex.sensible && fam == ex.family
 	}
 }

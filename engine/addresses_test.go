@@ -141,3 +141,40 @@ func TestAddressEstimatesBounded(t *testing.T) {
 		t.Errorf("%d addresses, %d estimated; want 300 and 300", len(c.Addrs), estimated)
 	}
 }
+
+// TestOrderSensitiveAtWidth checks that the order analysis compares
+// operands as the operation sees them: a 16-bit atomic only the low half
+// of its 32-bit source, a 128-bit one both halves. Each trace's accesses
+// to 0x100 are the same operation with the same operands at that width,
+// so every order leaves the same value, except where a case says not.
+func TestOrderSensitiveAtWidth(t *testing.T) {
+	cases := []struct {
+		name, src string
+		want      bool
+	}{
+		{"vISA CMPXCHG.16, sources equal in their low halves",
+			"DWORD_ATOMIC.CMPXCHG.16 (2) T255 V1 V2 V3 V4 | V1=0x100 V2=[0x10007,0x7] V3=5", false},
+		{"vISA CMPXCHG.16, sources differ in their low halves",
+			"DWORD_ATOMIC.CMPXCHG.16 (2) T255 V1 V2 V3 V4 | V1=0x100 V2=[0x10007,0x8] V3=5", true},
+		{"LSC icas d16u32, compare values equal in their low halves",
+			"lsc_atomic_icas.ugm (M1,2) V13:d16u32 flat[V12]:a64 V14 V15 | V12=0x100 V14=[0x10005,5] V15=7", false},
+		{"PTX exch.b128, one value", "atom.global.exch.b128 d, [a], b; | a=0x100 b=0x20000000000000001 mask=3", false},
+		{"PTX exch.b128, values differing in the high half", "atom.global.exch.b128 d, [a], b; | a=0x100 b=[0x20000000000000001,0x30000000000000001" + strings.Repeat(",0", 30) + "] mask=3", true},
+		{"PTX cas.b128, one access", "atom.global.cas.b128 d, [a], b, c; | a=0x100 b=0 c=0x10000000000000001 mask=1", false},
+	}
+	for _, c := range cases {
+		for _, opts := range engineOptSets[:2] {
+			var col Collector
+			if _, err := Replay(textSource(t, c.src), &col, append(opts, WithExplore(true))...); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if len(col.Addrs) != 1 || col.Addrs[0].Addr != 0x100 {
+				t.Fatalf("%s: addresses %+v, want one row for 0x100", c.name, col.Addrs)
+			}
+			if got := col.Addrs[0].OrderSensitive; got != c.want {
+				t.Errorf("%s: order_sensitive %v, want %v", c.name, got, c.want)
+			}
+		}
+		equalToReference(t, c.src, engineOptSets[:2]...)
+	}
+}

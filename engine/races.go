@@ -185,7 +185,7 @@ func Races(src trace.Source, ro RacesOptions) ([]RaceRow, error) {
 		for m := in.Active(); m != 0; m &= m - 1 {
 			lane := bits.TrailingZeros32(m)
 			for e := 0; e < st.Elems; e++ {
-				addr := refElemAddr(p, bi, lane, e)
+				addr := p.addr(bi, lane, e)
 				if p.checkElem(bi, lane, e, addr) != FaultNone {
 					continue // no access
 				}
