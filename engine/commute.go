@@ -42,6 +42,15 @@ const sortMinPages = 64
 // applyCommuting performs owner o's records of a commuting batch (see
 // commutes) page by page.
 func (b *batch) applyCommuting(o int, mem *shard.Memory) {
+	pages := uint(mem.Pages() + 1)
+	if rt := &b.out[0][o]; len(b.out) == 1 && allVals(rt.segs) {
+		// One range whose records are (word, addend) pairs already: sort
+		// them where they are. Nothing reads a commuting batch's routes
+		// after apply (no addresses table), so the sort may reuse them.
+		b.sorted[o] = grow(b.sorted[o], len(rt.recs))
+		add32ByPage(mem, sortByPage(rt.recs, b.sorted[o], uint(bits.Len(pages)), &b.radix[o]))
+		return
+	}
 	pairs := b.pairs[o][:0]
 	for r := range b.out {
 		rt := &b.out[r][o]
@@ -54,9 +63,19 @@ func (b *batch) applyCommuting(o int, mem *shard.Memory) {
 		}
 	}
 	b.sorted[o] = grow(b.sorted[o], len(pairs))
-	pages := uint(mem.Pages() + 1)
 	add32ByPage(mem, sortByPage(pairs, b.sorted[o], uint(bits.Len(pages)), &b.radix[o]))
 	b.pairs[o] = pairs[:0] // (sortByPage returns either buffer; both stay)
+}
+
+// allVals reports whether every segment's records carry their addends
+// (seg.vals): the route is a list of (word, addend) pairs as it stands.
+func allVals(segs []seg) bool {
+	for _, s := range segs {
+		if !s.vals {
+			return false
+		}
+	}
+	return true
 }
 
 // addends appends a segment's additions as (word, addend) records, a run's

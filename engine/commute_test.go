@@ -168,3 +168,51 @@ func TestSortByPage(t *testing.T) {
 		}
 	}
 }
+
+// TestCommutingScatterEqualReference: a trace of scattered additions with
+// a value per lane and no destination, whose routes hold (word, addend)
+// pairs only, so that one expander's records are sorted by page where
+// they lie (applyCommuting's first path), leaves the reference's memory,
+// results and statistics.
+func TestCommutingScatterEqualReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 13))
+	var b strings.Builder
+	const base, size = 0x100000, 0x100000 // 256 pages
+	fmt.Fprintf(&b, ".region global 0x%x 0x%x\n", base, size)
+	for range 200 {
+		addrs, vals := make([]string, 32), make([]string, 32)
+		for l := range 32 {
+			addrs[l] = fmt.Sprintf("0x%x", base+uint64(r.IntN(size/4))*4)
+			vals[l] = fmt.Sprint(r.Uint32())
+		}
+		fmt.Fprintf(&b, "atom.global.add.u32 _, [a], b; | a=[%s] b=[%s]\n", strings.Join(addrs, ","), strings.Join(vals, ","))
+	}
+	src := b.String()
+	var ref Collector
+	if _, err := Reference(textSource(t, src), &ref); err != nil {
+		t.Fatal(err)
+	}
+	want := collect(&ref)
+	for _, opts := range [][]Option{
+		{WithWorkers(1), WithBatchInsts(16)},
+		{WithWorkers(2), WithBatchInsts(64), WithShards(5)},
+	} {
+		var c noAddrs
+		e, err := New(textSource(t, src).Header(), opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Run(context.Background(), textSource(t, src), &c); err != nil {
+			t.Fatal(err)
+		}
+		if e.commuted == 0 {
+			t.Errorf("%d options: no batch was applied page by page", len(opts))
+		}
+		got := collect(&c.Collector)
+		want.Addrs = got.Addrs // (none)
+		if !reflect.DeepEqual(got, want) {
+			describeDiff(t, got, want)
+			t.Fatalf("%d options: differs from the reference", len(opts))
+		}
+	}
+}
