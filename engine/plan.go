@@ -58,6 +58,12 @@ type plan struct {
 }
 
 func newPlan(st *trace.Static, h *trace.Header, regions map[trace.Space][]trace.Region) (*plan, error) {
+	// The form must be a row of the dialect's table of legal forms, the
+	// one the parsers read (trace/forms.go): a Static built by hand
+	// cannot reach a formula no document gives.
+	if _, err := trace.FormOf(st); err != nil {
+		return nil, err
+	}
 	p := &plan{st: st, regions: regions[st.Space], b: st.B, c: st.C}
 	var err error
 	switch st.Dialect {

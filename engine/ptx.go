@@ -8,6 +8,8 @@ import (
 
 // PTX atom (NVIDIA PTX ISA, atom). Integer semantics are the formulas of
 // PTX ISA, atom: Semantics (atomic_int.go); inc and dec are the bounded forms.
+// newPlan admits only the forms of the PTX table (trace/forms.go); a row
+// that ptxKind does not map is refused here (TestFormsPlan names it).
 
 // planPTX fills p for a PTX atom.
 func planPTX(p *plan) error {

@@ -7,9 +7,10 @@ import (
 	"github.com/gpureplay/replay/trace"
 )
 
-// SASS ATOM (NVIDIA CUDA Binary Utilities, ATOM; below, the seed). The parser (trace/
-// parse_sass.go) admits exactly the (op, sz) pairs of the seed's Atomic
-// Operations table; every row is "Rd = M; M = <formula>" and maps to a kind:
+// SASS ATOM (NVIDIA CUDA Binary Utilities, ATOM; below, the seed). The parser
+// (trace/parse_sass.go) and newPlan admit exactly the (op, sz) pairs of the
+// SASS table of legal forms (trace/forms.go, the seed's Atomic Operations
+// table); every row is "Rd = M; M = <formula>" and maps to a kind:
 //
 //	.ADD  .U32 .S32 .U64     M = M + Rb                               kAdd
 //	.ADD  .F32.FTZ.RN        M = M + Rb, f32, flush to zero            kFAddF32FTZ

@@ -92,47 +92,46 @@ const (
 	lscApndctr
 )
 
+// lscOpInfo is the shape of a sub-operation's operands; its operation and
+// the types of its data are its rows in the LSC table (lscForms).
 type lscOpInfo struct {
 	class lscClass
-	op    Op
-	extra int  // atomic arguments: the seed's "Extra atomic arguments" column
-	sign  bool // smin, smax
-	float bool // fadd, fsub, fmin, fmax, fcas
+	extra int // atomic arguments: the seed's "Extra atomic arguments" column
 }
 
 // lscSubOps is the seed's LscSubOp table (names without the lsc_ prefix).
 var lscSubOps = map[string]lscOpInfo{
-	"load":               {class: lscLoad, op: OpLoad},
-	"load_strided":       {class: lscLoadStrided, op: OpLoad},
-	"load_quad":          {class: lscLoadQuad, op: OpLoad},
-	"load_block2d":       {class: lscLoadBlock2D, op: OpLoad},
-	"load_status":        {class: lscLoadStatus, op: OpLoad},
-	"store":              {class: lscStore, op: OpStore},
-	"store_uncompressed": {class: lscStore, op: OpStore},
-	"store_strided":      {class: lscStoreStrided, op: OpStore},
-	"store_quad":         {class: lscStoreQuad, op: OpStore},
-	"store_block2d":      {class: lscStoreBlock2D, op: OpStore},
-	"atomic_iinc":        {class: lscAtomic, op: OpInc},
-	"atomic_idec":        {class: lscAtomic, op: OpDec},
-	"atomic_load":        {class: lscAtomic, op: OpLoad},
-	"atomic_store":       {class: lscAtomic, op: OpExch, extra: 1},
-	"atomic_iadd":        {class: lscAtomic, op: OpAdd, extra: 1},
-	"atomic_isub":        {class: lscAtomic, op: OpSub, extra: 1},
-	"atomic_smin":        {class: lscAtomic, op: OpMin, extra: 1, sign: true},
-	"atomic_smax":        {class: lscAtomic, op: OpMax, extra: 1, sign: true},
-	"atomic_umin":        {class: lscAtomic, op: OpMin, extra: 1},
-	"atomic_umax":        {class: lscAtomic, op: OpMax, extra: 1},
-	"atomic_icas":        {class: lscAtomic, op: OpCAS, extra: 2},
-	"atomic_fadd":        {class: lscAtomic, op: OpAdd, extra: 1, float: true},
-	"atomic_fsub":        {class: lscAtomic, op: OpSub, extra: 1, float: true},
-	"atomic_fmin":        {class: lscAtomic, op: OpMin, extra: 1, float: true},
-	"atomic_fmax":        {class: lscAtomic, op: OpMax, extra: 1, float: true},
-	"atomic_fcas":        {class: lscAtomic, op: OpCAS, extra: 2, float: true},
-	"atomic_and":         {class: lscAtomic, op: OpAnd, extra: 1},
-	"atomic_or":          {class: lscAtomic, op: OpOr, extra: 1},
-	"atomic_xor":         {class: lscAtomic, op: OpXor, extra: 1},
-	"apndctr_atomic_add": {class: lscApndctr, op: OpAdd, extra: 1},
-	"apndctr_atomic_sub": {class: lscApndctr, op: OpSub, extra: 1},
+	"load":               {class: lscLoad},
+	"load_strided":       {class: lscLoadStrided},
+	"load_quad":          {class: lscLoadQuad},
+	"load_block2d":       {class: lscLoadBlock2D},
+	"load_status":        {class: lscLoadStatus},
+	"store":              {class: lscStore},
+	"store_uncompressed": {class: lscStore},
+	"store_strided":      {class: lscStoreStrided},
+	"store_quad":         {class: lscStoreQuad},
+	"store_block2d":      {class: lscStoreBlock2D},
+	"atomic_iinc":        {class: lscAtomic},
+	"atomic_idec":        {class: lscAtomic},
+	"atomic_load":        {class: lscAtomic},
+	"atomic_store":       {class: lscAtomic, extra: 1},
+	"atomic_iadd":        {class: lscAtomic, extra: 1},
+	"atomic_isub":        {class: lscAtomic, extra: 1},
+	"atomic_smin":        {class: lscAtomic, extra: 1},
+	"atomic_smax":        {class: lscAtomic, extra: 1},
+	"atomic_umin":        {class: lscAtomic, extra: 1},
+	"atomic_umax":        {class: lscAtomic, extra: 1},
+	"atomic_icas":        {class: lscAtomic, extra: 2},
+	"atomic_fadd":        {class: lscAtomic, extra: 1},
+	"atomic_fsub":        {class: lscAtomic, extra: 1},
+	"atomic_fmin":        {class: lscAtomic, extra: 1},
+	"atomic_fmax":        {class: lscAtomic, extra: 1},
+	"atomic_fcas":        {class: lscAtomic, extra: 2},
+	"atomic_and":         {class: lscAtomic, extra: 1},
+	"atomic_or":          {class: lscAtomic, extra: 1},
+	"atomic_xor":         {class: lscAtomic, extra: 1},
+	"apndctr_atomic_add": {class: lscApndctr, extra: 1},
+	"apndctr_atomic_sub": {class: lscApndctr, extra: 1},
 }
 
 // LSC is what an LSC instruction text fixes beyond its [Static]: the
@@ -284,7 +283,7 @@ func parseLSCFull(lx *lexer) (*Static, *LSC, error) {
 	if err := checkLSCData(st, l, info, &spec, opStart); err != nil {
 		return nil, nil, err
 	}
-	memType, regBits := lscTypes(st, info, spec)
+	memType, regBits := lscTypes(st, spec)
 	lscElements(st, l, info, spec)
 	if err := lscSources(b, l, info, toks, spec, memType, regBits, end); err != nil {
 		return nil, nil, err
@@ -312,8 +311,6 @@ func parseLSCOpcode(lx *lexer, st *Static, l *LSC) (lscOpInfo, error) {
 	if !ok {
 		return info, errAt(opStart, "unknown LSC operation lsc_%s", l.SubOp)
 	}
-	st.Op = info.op
-	l.Float = info.float
 	off := opStart + len("lsc_") + len(parts[0])
 	if len(parts) < 2 {
 		return info, errAt(opStart+len(opcode), "lsc_%s needs an SFID (.ugm, .ugml or .slm)", l.SubOp)
@@ -468,8 +465,9 @@ func lscDstData(st *Static, o operand, block2d bool) (lscSpec, error) {
 
 // checkLSCData records the data spec in l and checks it against the
 // operation: channels only for the quad forms, the seed's transpose
-// restrictions, block2d's shape (checkBlock2D), and an atomic's single
-// element of d16, d16u32, d32 or d64 (d32 for an append counter).
+// restrictions, the (sub-operation, DataSize) pair against the LSC table
+// (lscForms, which sets st's operation and type), block2d's shape
+// (checkBlock2D), and an atomic's single element.
 func checkLSCData(st *Static, l *LSC, info lscOpInfo, spec *lscSpec, opStart int) error {
 	l.Data, l.VecSize, l.Transposed, l.ChMask = spec.size, spec.vec, spec.transposed, spec.chmask
 	quad := info.class == lscLoadQuad || info.class == lscStoreQuad
@@ -487,6 +485,9 @@ func checkLSCData(st *Static, l *LSC, info lscOpInfo, spec *lscSpec, opStart int
 			return errAt(spec.tOff, "transpose only supports SIMD1, not (%d)", st.ExecSize)
 		}
 	}
+	if err := lscForm(st, l, spec); err != nil {
+		return err
+	}
 	if l.Block2D() {
 		if st.ExecSize != 1 {
 			return errAt(opStart, "block2d operations are SIMD1")
@@ -495,35 +496,32 @@ func checkLSCData(st *Static, l *LSC, info lscOpInfo, spec *lscSpec, opStart int
 			return err
 		}
 	}
-	if info.class == lscAtomic || info.class == lscApndctr {
-		if spec.vec != 1 {
-			return errAt(spec.sizeOff, "an atomic takes one element per address, not x%d", spec.vec)
-		}
-		switch spec.size {
-		case LSCD16, LSCD16U32, LSCD32, LSCD64:
-		default:
-			return errAt(spec.sizeOff, "lsc_%s does not take :%s (d16, d16u32, d32, d64)", l.SubOp, spec.size)
-		}
-		if info.class == lscApndctr && spec.size != LSCD32 {
-			return errAt(spec.sizeOff, "an append counter is 32-bit: use :d32")
-		}
+	if (info.class == lscAtomic || info.class == lscApndctr) && spec.vec != 1 {
+		return errAt(spec.sizeOff, "an atomic takes one element per address, not x%d", spec.vec)
 	}
 	return nil
 }
 
-// lscTypes sets the memory type from the data size (signed for smin and
-// smax, floating-point for the f atomics) and returns it with the width of
-// the data register's binding.
-func lscTypes(st *Static, info lscOpInfo, spec lscSpec) (Type, int) {
-	memType := map[int]Type{1: TypeU8, 2: TypeU16, 4: TypeU32, 8: TypeU64}[spec.size.MemBytes()]
-	if info.sign {
-		memType = map[int]Type{2: TypeS16, 4: TypeS32, 8: TypeS64}[spec.size.MemBytes()]
+// lscForm looks (sub-operation, DataSize) up in the LSC table and sets st's
+// operation and type, and l.Float, from its row.
+func lscForm(st *Static, l *LSC, spec *lscSpec) error {
+	f, ok := lookupForm(DialectLSC, func(f *Form) bool { return f.Name == l.SubOp && f.Data == spec.size })
+	if !ok {
+		var sizes []string
+		for _, g := range formsNamed(DialectLSC, l.SubOp) {
+			sizes = append(sizes, g.Data.String())
+		}
+		return errAt(spec.sizeOff, "lsc_%s does not take :%s: its data is %s", l.SubOp, spec.size, joinList(sizes, "or"))
 	}
-	if info.float {
-		memType = map[int]Type{2: TypeF16, 4: TypeF32, 8: TypeF64}[spec.size.MemBytes()]
-	}
-	st.Type = memType
-	return memType, spec.size.RegBits()
+	st.Op, st.Type = f.Op, f.Type
+	l.Float = f.Type.Float()
+	return nil
+}
+
+// lscTypes returns the data's type (the row's, set by lscForm) and the
+// width of the data register's binding.
+func lscTypes(st *Static, spec lscSpec) (Type, int) {
+	return st.Type, spec.size.RegBits()
 }
 
 // lscElements sets the elements per lane (and a quad's channel offsets)
@@ -1167,15 +1165,10 @@ func roundUpTo(n, m int) int { return (n + m - 1) / m * m }
 
 // checkBlock2D checks a block2d shape against the seed and records it in l.
 func checkBlock2D(l *LSC, info lscOpInfo, spec *lscSpec) error {
-	switch spec.size {
-	case LSCD8, LSCD16, LSCD32, LSCD64:
-	default:
-		// The seed's LOAD_BLOCK2D: "let T be the element data type (e.g.
-		// uint32_t for d32)"; the conversions (d8u32, d16u32, d16u32h)
-		// have no element type there, and ESIMD's lsc_load2d/lsc_store2d
-		// take only u8, u16, u32, u64.
-		return errAt(spec.sizeOff, "block2d data is d8, d16, d32 or d64, not :%s", spec.size)
-	}
+	// The data size is checked by lscForm: d8, d16, d32, d64 (the seed's
+	// LOAD_BLOCK2D: "let T be the element data type (e.g. uint32_t for
+	// d32)"; the conversions have no element type there, and ESIMD's
+	// lsc_load2d/lsc_store2d take only u8, u16, u32, u64).
 	if spec.vnni && spec.size == LSCD64 {
 		// elems_per_dword = 4/sizeof(T) is 0 for d64: the seed's VNNI
 		// loops never advance. ESIMD: "VNNI transform is supported only

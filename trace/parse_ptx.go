@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -26,25 +27,6 @@ var ptxTypes = map[string]Type{
 	"u32": TypeU32, "u64": TypeU64, "s32": TypeS32, "s64": TypeS64,
 	"f32": TypeF32, "f64": TypeF64, "f16": TypeF16, "bf16": TypeBF16,
 	"f16x2": TypeF16x2, "bf16x2": TypeBF16x2,
-}
-
-// ptxScalarTypes lists, per operation, the scalar types the seed allows:
-// bit-size operations on .b types (.cas also .b16 and .b128, .exch .b128),
-// integer operations on .u/.s types, .add also on floats (f16 and bf16
-// forms require .noftz). .inc and .dec are unsigned: the seed defines them
-// by the unsigned comparisons r >= s and r > s, and the PTX ISA lists only
-// .u32 for them (PTX ISA 8.x, "atom", restrictions on .inc/.dec).
-var ptxScalarTypes = map[Op][]Type{
-	OpAnd:  {TypeB32, TypeB64},
-	OpOr:   {TypeB32, TypeB64},
-	OpXor:  {TypeB32, TypeB64},
-	OpExch: {TypeB32, TypeB64, TypeB128},
-	OpCAS:  {TypeB16, TypeB32, TypeB64, TypeB128},
-	OpAdd:  {TypeU32, TypeS32, TypeU64, TypeS64, TypeF32, TypeF64, TypeF16, TypeBF16, TypeF16x2, TypeBF16x2},
-	OpInc:  {TypeU32},
-	OpDec:  {TypeU32},
-	OpMin:  {TypeU32, TypeS32, TypeU64, TypeS64},
-	OpMax:  {TypeU32, TypeS32, TypeU64, TypeS64},
 }
 
 // parsePTX parses a PTX atom (the seed, "atom": Syntax). The text starts
@@ -178,9 +160,10 @@ func (pq *ptxQuals) add(st *Static, q string, qoff int) error {
 }
 
 // checkPTXQualifiers applies the seed's rules on the qualifiers as a whole:
-// an operation and a type are required, .noftz goes with the half types
-// only, .L2::cache_hint with .global only, and the type must suit the
-// operation (ptxScalarTypes, or the vector table in checkPTXVector).
+// an operation and a type are required, .L2::cache_hint and a vector type
+// go with .global only, the (operation, type, vector width) must be a row
+// of the PTX table (ptxForms), and .noftz is given exactly when the row
+// requires it.
 func checkPTXQualifiers(st *Static, q ptxQuals, opStart int) error {
 	if !q.haveOp {
 		return errAt(opStart, "atom needs an operation (.add, .cas, .exch, …)")
@@ -193,28 +176,71 @@ func checkPTXQualifiers(st *Static, q ptxQuals, opStart int) error {
 		// trace of generic atoms records global addresses.
 		st.Space = Global
 	}
-	if q.noftz {
-		st.Flags |= FlagNoFTZ
-	}
-	half := st.Type == TypeF16 || st.Type == TypeBF16 || st.Type == TypeF16x2 || st.Type == TypeBF16x2
-	if half && !q.noftz {
-		return errAt(opStart, "atom.%s.%s requires .noftz", st.Op, st.Type)
-	}
-	if q.noftz && !half {
-		return errAt(opStart, ".noftz applies only to f16, bf16, f16x2 and bf16x2")
-	}
 	if q.cacheHint && st.Space != Global {
 		return errAt(opStart, ".L2::cache_hint is only supported for .global")
 	}
 	if q.vec != 0 {
-		if err := checkPTXVector(st, q.vec, opStart); err != nil {
-			return err
+		if st.Space != Global {
+			return errAt(opStart, "atom with a vector type may be used only with .global")
 		}
 		st.Elems = q.vec
-	} else if !typeIn(st.Type, ptxScalarTypes[st.Op]) {
-		return errAt(opStart, "atom.%s does not take .%s", st.Op, st.Type)
 	}
+	f, ok := lookupForm(DialectPTX, func(f *Form) bool {
+		return f.Op == st.Op && f.Type == st.Type && f.Vec == q.vec
+	})
+	if !ok {
+		return ptxFormError(st, q.vec, opStart)
+	}
+	switch {
+	case f.Flags&FlagNoFTZ != 0 && !q.noftz:
+		vec := ""
+		if q.vec != 0 {
+			vec = fmt.Sprintf(".v%d", q.vec)
+		}
+		return errAt(opStart, "atom.%s%s.%s requires .noftz", st.Op, vec, st.Type)
+	case f.Flags&FlagNoFTZ == 0 && q.noftz:
+		return errAt(opStart, ".noftz applies only to %s", joinList(ptxNoFTZTypes(), "and"))
+	}
+	st.Flags |= f.Flags
 	return nil
+}
+
+// ptxFormError says that no row of the PTX table has st's operation and
+// type at vector width vec, and which rows the operation or type has.
+func ptxFormError(st *Static, vec int, opStart int) error {
+	var took []string
+	if vec == 0 {
+		for _, f := range formsNamed(DialectPTX, st.Op.String()) {
+			if f.Vec == 0 {
+				took = append(took, "."+f.Type.String())
+			}
+		}
+		msg := fmt.Sprintf("atom.%s does not take .%s (the seed gives .%s %s", st.Op, st.Type, st.Op, strings.Join(took, " "))
+		if _, ok := lookupForm(DialectPTX, func(f *Form) bool { return f.Op == st.Op && f.Type == st.Type }); ok {
+			msg += fmt.Sprintf("; .%s.%s only as a vector, .v2/.v4…", st.Op, st.Type)
+		}
+		return errAt(opStart, "%s)", msg)
+	}
+	for _, f := range Forms(DialectPTX) {
+		if f.Vec != 0 && f.Type == st.Type {
+			took = append(took, fmt.Sprintf(".%s.v%d", f.Name, f.Vec))
+		}
+	}
+	if len(took) == 0 {
+		return errAt(opStart, "atom.v%d does not take .%s: the seed's vector forms are .f32, .f16, .bf16, .f16x2 and .bf16x2", vec, st.Type)
+	}
+	return errAt(opStart, "atom.v%d.%s does not take .%s: the seed's vector forms of .%s are %s", vec, st.Type, st.Op, st.Type, strings.Join(took, " "))
+}
+
+// ptxNoFTZTypes lists the types of the PTX forms that require .noftz.
+func ptxNoFTZTypes() []string {
+	var ts []string
+	for _, f := range Forms(DialectPTX) {
+		if name := f.Type.String(); f.Flags&FlagNoFTZ != 0 && !strIn(name, ts) {
+			ts = append(ts, name)
+		}
+	}
+	return ts
 }
 
 // ptxOperands splits the operands, d, [a], b{, c}{, cache-policy} (the
@@ -290,41 +316,6 @@ func ptxSources(b *builder, ops []operand, vec int) error {
 			return err
 		}
 		st.C = []Src{c}
-	}
-	return nil
-}
-
-func typeIn(t Type, ts []Type) bool {
-	for _, x := range ts {
-		if x == t {
-			return true
-		}
-	}
-	return false
-}
-
-// checkPTXVector applies the seed's vector table: .v2/.v4 .f32 add;
-// .v2/.v4/.v8 of .f16/.bf16 and .v2/.v4 of .f16x2/.bf16x2 with add, min, max
-// and .noftz; global space only.
-func checkPTXVector(st *Static, vec int, off int) error {
-	if st.Space != Global {
-		return errAt(off, "atom with a vector type may be used only with .global")
-	}
-	switch st.Type {
-	case TypeF32:
-		if st.Op != OpAdd || vec == 8 {
-			return errAt(off, "atom.v%d.f32 supports only .add on .v2 and .v4", vec)
-		}
-	case TypeF16, TypeBF16:
-		if st.Op != OpAdd && st.Op != OpMin && st.Op != OpMax {
-			return errAt(off, "atom.v%d.%s supports .add, .min and .max", vec, st.Type)
-		}
-	case TypeF16x2, TypeBF16x2:
-		if st.Op != OpAdd && st.Op != OpMin && st.Op != OpMax || vec == 8 {
-			return errAt(off, "atom.v%d.%s supports .add, .min and .max on .v2 and .v4", vec, st.Type)
-		}
-	default:
-		return errAt(off, "atom.v%d does not take .%s", vec, st.Type)
 	}
 	return nil
 }

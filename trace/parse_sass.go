@@ -44,34 +44,9 @@ type sassSize struct {
 	ftz bool
 }
 
-var sassSizes = map[string]sassSize{
-	"U32": {TypeU32, false}, "S32": {TypeS32, false}, "U64": {TypeU64, false}, "S64": {TypeS64, false},
-	"F32.FTZ.RN": {TypeF32, true}, "F16x2.FTZ.RN": {TypeF16x2, true}, "F16x2.RN": {TypeF16x2, false},
-	"F64.RN": {TypeF64, false},
-}
-
 // sassAliases: no .sz is .U32 (the default, "U32*"); ".32 is also accepted
 // and aliases to .U32 .64 is also accepted and aliases to .U64".
 var sassAliases = map[string]string{"": "U32", "32": "U32", "64": "U64"}
-
-// sassTable is the seed's Atomic Operations table: the .sz each .op takes.
-// .F16x2.FTZ.RN is in the syntax's .sz list ("{ .U32*, .S32, .U64, S64,
-// .F32.FTZ.RN, .F16x2.FTZ.RN }") though the table's ADD row spells it
-// .F16x2.RN: ADD takes both, the FTZ one flushing subnormals; MIN and MAX
-// take .F16x2.RN only, as their rows say.
-var sassTable = map[string][]string{
-	"ADD":     {"U32", "S32", "U64", "F32.FTZ.RN", "F16x2.RN", "F16x2.FTZ.RN", "F64.RN"},
-	"MIN":     {"U32", "S32", "U64", "S64", "F16x2.RN"},
-	"MAX":     {"U32", "S32", "U64", "S64", "F16x2.RN"},
-	"INC":     {"U32"},
-	"DEC":     {"U32"},
-	"AND":     {"U32", "S32", "U64"},
-	"OR":      {"U32", "S32", "U64"},
-	"XOR":     {"U32", "S32", "U64"},
-	"EXCH":    {"U32", "S32", "U64"},
-	"SAFEADD": {"U64"},
-	"CAS":     {"U32", "S32", "U64"},
-}
 
 const (
 	sassRZ      = 255     // RZ, register 255: reads zero, writes nothing
@@ -191,39 +166,45 @@ func parseSASSOpcode(opcode string, opStart int) (sassOpcode, error) {
 	return oc, nil
 }
 
-// parseSASSSize reads the .sz, resolving the seed's aliases, and checks it
-// against the seed's Atomic Operations table; it then refuses SAFEADD,
-// whose semantics the seed does not define.
+// parseSASSSize reads the .sz, resolving the seed's aliases, and checks
+// (.op, .sz) against the SASS table (sassForms: the seed's Atomic
+// Operations table); it then refuses the rows the table marks refused
+// (SAFEADD, whose semantics the seed does not define).
 func parseSASSSize(oc sassOpcode) (sassSize, error) {
 	opName, szWritten, szOff := oc.opName, oc.szWritten, oc.szOff
 	sz := szWritten
 	if a, ok := sassAliases[sz]; ok {
 		sz = a
 	}
-	size, ok := sassSizes[sz]
+	_, _, known := sassSizeOf(sz)
 	switch {
 	case sz == "128" || sz == "U128":
-		return size, errAt(szOff, "ATOM.%s.%s is illegal (sass-ATOM.txt: \".128 aliases to .U128, but is illegal\")", opName, szWritten)
-	case !ok && strings.Contains("."+szWritten+".", ".E."):
-		return size, errAt(szOff, "unknown ATOM size .%s (.E comes before the operation: ATOM.E.%s)", szWritten, opName)
-	case !ok:
-		return size, errAt(szOff, "unknown ATOM size .%s (.U32, .S32, .U64, .S64, .F32.FTZ.RN, .F16x2.RN, .F64.RN, .32, .64)", szWritten)
+		return sassSize{}, errAt(szOff, "ATOM.%s.%s is illegal (sass-ATOM.txt: \".128 aliases to .U128, but is illegal\")", opName, szWritten)
+	case !known && strings.Contains("."+szWritten+".", ".E."):
+		return sassSize{}, errAt(szOff, "unknown ATOM size .%s (.E comes before the operation: ATOM.E.%s)", szWritten, opName)
+	case !known:
+		return sassSize{}, errAt(szOff, "unknown ATOM size .%s (.U32, .S32, .U64, .S64, .F32.FTZ.RN, .F16x2.RN, .F64.RN, .32, .64)", szWritten)
 	}
-	if !strIn(sz, sassTable[opName]) {
+	f, ok := lookupForm(DialectSASS, func(f *Form) bool { return f.Name == opName && f.Size == sz })
+	if !ok {
 		what := "." + szWritten
 		if szWritten == "" {
 			what = ".U32 (the default .sz)"
+		}
+		var row []string
+		for _, g := range formsNamed(DialectSASS, opName) {
+			row = append(row, "."+g.Size)
 		}
 		msg := "ATOM.%s does not take %s: the seed's Atomic Operations table gives .%s %s"
 		if sz == "F16x2.FTZ.RN" {
 			msg += " (.F16x2.FTZ.RN is in the .sz list, but no row of the table takes it)"
 		}
-		return size, errAt(szOff, msg, opName, what, opName, "."+strings.Join(sassTable[opName], " ."))
+		return sassSize{}, errAt(szOff, msg, opName, what, opName, strings.Join(row, " "))
 	}
-	if opName == "SAFEADD" {
-		return size, errAt(oc.opOff, "ATOM.SAFEADD: semantics not published (sass-ATOM.txt says only \"Increment put pointer in a circular queue\"), so it is not replayed")
+	if f.refused != "" {
+		return sassSize{}, errAt(oc.opOff, "ATOM.%s: %s", opName, f.refused)
 	}
-	return size, nil
+	return sassSize{typ: f.Type, ftz: f.Flags&FlagFTZ != 0}, nil
 }
 
 // sassOperands reads the operands, then the optional scheduling tokens

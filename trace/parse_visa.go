@@ -14,64 +14,13 @@ import (
 // (M5_NM, 8). Surface is T0 (shared local memory) or T255 (stateless). The
 // operands are raw operands: variables, V0 being the null variable.
 
-// visaOp is one row of the seed's DWORD_ATOMIC_OP table.
-type visaOp struct {
-	op    Op
-	class visaClass
-	src0  bool // Src0 is read (INC, DEC, PREDEC: "it must be V0")
-	src1  bool // Src1 is read (CMPXCHG, FCMPWR; "For all other operations it must be V0")
-}
-
-// visaClass is the operand type the seed's Notes give an operation:
-// "IMIN, IMAX: type D, FMAX, FMIN, FCMPWR: type F, Other operations: type UD".
-type visaClass uint8
-
-const (
-	visaUD visaClass = iota
-	visaD
-	visaF
-)
-
-var visaOps = map[string]visaOp{
-	"ADD":     {OpAdd, visaUD, true, false},
-	"SUB":     {OpSub, visaUD, true, false},
-	"INC":     {OpInc, visaUD, false, false},
-	"DEC":     {OpDec, visaUD, false, false},
-	"MIN":     {OpMin, visaUD, true, false},
-	"MAX":     {OpMax, visaUD, true, false},
-	"XCHG":    {OpExch, visaUD, true, false},
-	"CMPXCHG": {OpCAS, visaUD, true, true},
-	"AND":     {OpAnd, visaUD, true, false},
-	"OR":      {OpOr, visaUD, true, false},
-	"XOR":     {OpXor, visaUD, true, false},
-	"IMIN":    {OpMin, visaD, true, false},
-	"IMAX":    {OpMax, visaD, true, false},
-	// PREDEC: new = old - 1, like DEC it has no source. The seed names
-	// only INC and DEC in Src0's "must be V0" rule, but PREDEC's formula
-	// reads no src0 either, so it takes the same rule.
-	"PREDEC": {OpPreDec, visaUD, false, false},
-	"FMAX":   {OpMax, visaF, true, false},
-	"FMIN":   {OpMin, visaF, true, false},
-	"FCMPWR": {OpCAS, visaF, true, true},
-}
-
-// visaType is the data type of an operation class, 32-bit or with .16
-// ("lower 16 bits of each dword will be reinterpreted as its 16 bit
-// counterpart").
-func visaType(c visaClass, half bool) Type {
-	switch {
-	case c == visaD && half:
-		return TypeS16
-	case c == visaD:
-		return TypeS32
-	case c == visaF && half:
-		return TypeF16
-	case c == visaF:
-		return TypeF32
-	case half:
-		return TypeU16
-	}
-	return TypeU32
+// visaReads says which sources a DWORD_ATOMIC operation reads (vISA spec,
+// DWORD_ATOMIC: Src0, Src1): Src0 all but INC and DEC ("it must be V0")
+// and PREDEC, whose formula new = old - 1 reads no source either; Src1
+// only CMPXCHG and FCMPWR ("For all other operations it must be V0"), the
+// two compare-and-swaps.
+func visaReads(op Op) (src0, src1 bool) {
+	return op != OpInc && op != OpDec && op != OpPreDec, op == OpCAS
 }
 
 // visaNull is the null variable: "Dst is permitted to be V0, in which case
@@ -90,12 +39,11 @@ func parseVISA(lx *lexer, opcode string, opStart int) (*Static, error) {
 		return nil, err
 	}
 
-	def, opName, half, err := parseVISAOpcode(lx, opStart)
+	form, err := parseVISAOpcode(lx, opStart)
 	if err != nil {
 		return nil, err
 	}
-	st.Op = def.op
-	st.Type = visaType(def.class, half)
+	st.Op, st.Type = form.Op, form.Type
 
 	// Execution size.
 	lx.skipSpace()
@@ -112,7 +60,7 @@ func parseVISA(lx *lexer, opcode string, opStart int) (*Static, error) {
 	if err := visaSurfaceAndOffset(b, ops); err != nil {
 		return nil, err
 	}
-	if err := visaSources(b, def, opName, ops[2], ops[3]); err != nil {
+	if err := visaSources(b, form.Name, ops[2], ops[3]); err != nil {
 		return nil, err
 	}
 	dst := ops[4]
@@ -128,9 +76,9 @@ func parseVISA(lx *lexer, opcode string, opStart int) (*Static, error) {
 
 // parseVISAOpcode reads the opcode, DWORD_ATOMIC.<Op>[.16] (vISA spec,
 // DWORD_ATOMIC: Text), ending at a blank or at the '(' of the execution
-// size. It returns the operation's DWORD_ATOMIC_OP row, its name in upper
-// case, and whether .16 was given.
-func parseVISAOpcode(lx *lexer, opStart int) (visaOp, string, bool, error) {
+// size. It returns the operation's row of the vISA table (visaForms), whose
+// Name is the operation in upper case.
+func parseVISAOpcode(lx *lexer, opStart int) (Form, error) {
 	lx.pos = opStart
 	for lx.pos < len(lx.src) && lx.src[lx.pos] != ' ' && lx.src[lx.pos] != '\t' && lx.src[lx.pos] != '(' {
 		lx.pos++
@@ -138,18 +86,22 @@ func parseVISAOpcode(lx *lexer, opStart int) (visaOp, string, bool, error) {
 	word := lx.src[opStart:lx.pos]
 	parts := strings.Split(word, ".")
 	if parts[0] != "DWORD_ATOMIC" {
-		return visaOp{}, "", false, errAt(opStart, "unknown opcode %q (vISA writes DWORD_ATOMIC.<Op>)", word)
+		return Form{}, errAt(opStart, "unknown opcode %q (vISA writes DWORD_ATOMIC.<Op>)", word)
 	}
 	if len(parts) < 2 {
-		return visaOp{}, "", false, errAt(opStart, "DWORD_ATOMIC needs an operation (.ADD, .CMPXCHG, …)")
+		return Form{}, errAt(opStart, "DWORD_ATOMIC needs an operation (.ADD, .CMPXCHG, …)")
 	}
 	off := opStart + len(parts[0]) + 1
-	opName := parts[1]
-	def, ok := visaOps[strings.ToUpper(opName)]
-	if !ok {
-		return visaOp{}, "", false, errAt(off, "unknown DWORD_ATOMIC operation .%s (ADD SUB INC DEC MIN MAX XCHG CMPXCHG AND OR XOR IMIN IMAX PREDEC FMAX FMIN FCMPWR)", opName)
+	opName := strings.ToUpper(parts[1])
+	if len(formsNamed(DialectVISA, opName)) == 0 {
+		var names []string
+		for _, f := range Forms(DialectVISA) {
+			if !f.Half {
+				names = append(names, f.Name)
+			}
+		}
+		return Form{}, errAt(off, "unknown DWORD_ATOMIC operation .%s (%s)", parts[1], strings.Join(names, " "))
 	}
-	opName = strings.ToUpper(opName)
 	off += len(parts[1]) + 1
 	half := false
 	for _, q := range parts[2:] {
@@ -157,15 +109,19 @@ func parseVISAOpcode(lx *lexer, opStart int) (visaOp, string, bool, error) {
 		case q == "16" && !half:
 			half = true
 		case q == "16":
-			return visaOp{}, "", false, errAt(off, "qualifier .16 given twice")
+			return Form{}, errAt(off, "qualifier .16 given twice")
 		case q == "":
-			return visaOp{}, "", false, errAt(off, "empty qualifier")
+			return Form{}, errAt(off, "empty qualifier")
 		default:
-			return visaOp{}, "", false, errAt(off, "unknown DWORD_ATOMIC qualifier .%s (only .16)", q)
+			return Form{}, errAt(off, "unknown DWORD_ATOMIC qualifier .%s (only .16)", q)
 		}
 		off += len(q) + 1
 	}
-	return def, opName, half, nil
+	f, ok := lookupForm(DialectVISA, func(f *Form) bool { return f.Name == opName && f.Half == half })
+	if !ok {
+		return Form{}, errAt(opStart, "DWORD_ATOMIC.%s does not take .16", opName)
+	}
+	return f, nil
 }
 
 // visaOperands reads the five raw operands after the execution size,
@@ -217,28 +173,29 @@ func visaSurfaceAndOffset(b *builder, ops []operand) error {
 	return nil
 }
 
-// visaSources binds Src0 and Src1 as the operation's DWORD_ATOMIC_OP row
-// says (vISA spec, DWORD_ATOMIC: Src0, Src1): a source the operation does
-// not read must be V0, one it reads cannot be.
-func visaSources(b *builder, def visaOp, opName string, src0, src1 operand) error {
+// visaSources binds Src0 and Src1 as the operation reads them (visaReads;
+// vISA spec, DWORD_ATOMIC: Src0, Src1): a source the operation does not
+// read must be V0, one it reads cannot be.
+func visaSources(b *builder, opName string, src0, src1 operand) error {
 	st := b.st
+	reads0, reads1 := visaReads(st.Op)
 	// Sources keep their 32-bit unpacked form with .16 ("the source operand
 	// shall be in an unpacked form, and only the lower 16bit part of each
 	// dword is used"): bound as 32 bits, encoded in the operation's type.
 	switch {
-	case !def.src0 && src0.text != visaNull:
+	case !reads0 && src0.text != visaNull:
 		return errAt(src0.off, "DWORD_ATOMIC.%s: Src0 must be V0 (the null variable), got %s", opName, src0.text)
-	case def.src0 && src0.text == visaNull:
+	case reads0 && src0.text == visaNull:
 		return errAt(src0.off, "DWORD_ATOMIC.%s reads Src0; it cannot be V0", opName)
-	case def.src0:
+	case reads0:
 		st.B = []Src{{In: b.input(src0.text, RoleSrcB, 32, st.Type)}}
 	}
 	switch {
-	case !def.src1 && src1.text != visaNull:
+	case !reads1 && src1.text != visaNull:
 		return errAt(src1.off, "DWORD_ATOMIC.%s: Src1 must be V0 (only CMPXCHG and FCMPWR read Src1), got %s", opName, src1.text)
-	case def.src1 && src1.text == visaNull:
+	case reads1 && src1.text == visaNull:
 		return errAt(src1.off, "DWORD_ATOMIC.%s reads Src1; it cannot be V0", opName)
-	case def.src1:
+	case reads1:
 		st.C = []Src{{In: b.input(src1.text, RoleSrcC, 32, st.Type)}}
 	}
 	return nil
