@@ -343,15 +343,7 @@ func (sp *sassParser) addr(o operand, ext, sparse bool) error {
 		if sparse {
 			return errAt(ioff, noImm)
 		}
-		v, ok := sassUint(inner)
-		if !ok || c == '-' || c == '+' {
-			return errAt(ioff, "an absolute address is ImmU20, an unsigned number from 0 to 0xfffff; got %q", inner)
-		}
-		if v >= sassImmU20 {
-			return errAt(ioff, "absolute address %s is outside ImmU20 (0 to 0xfffff)", inner)
-		}
-		st.Addr, st.AddrImm = sassNoInput, int64(v)
-		return nil
+		return sp.absAddr(inner, ioff)
 	}
 	j := 0
 	for j < len(inner) && isIdentByte(inner[j], j == 0) {
@@ -378,28 +370,11 @@ func (sp *sassParser) addr(o operand, ext, sparse bool) error {
 		if sparse {
 			return errAt(roff, noImm)
 		}
-		if rest[0] != '+' && rest[0] != '-' {
-			return errAt(roff, "expected + or - after %s in the address, got %q", name, rest)
+		imm, err := sassAddrOffset(name, rest, roff)
+		if err != nil {
+			return err
 		}
-		neg := rest[0] == '-'
-		num := rest[1:]
-		noff := roff + 1 + len(num) - len(strings.TrimLeft(num, " \t"))
-		num = strings.TrimSpace(num)
-		if !neg && strings.HasPrefix(num, "-") { // nvdisasm writes [R2+-0x8]
-			neg = true
-			num = strings.TrimLeft(num[1:], " \t")
-		}
-		v, ok := sassUint(num)
-		if !ok {
-			return errAt(noff, "bad address offset %q", rest)
-		}
-		if neg && v > sassImmS20 || !neg && v >= sassImmS20 {
-			return errAt(noff, "offset %s is outside ImmS20 (-0x80000 to 0x7ffff)", rest)
-		}
-		st.AddrImm = int64(v)
-		if neg {
-			st.AddrImm = -st.AddrImm
-		}
+		st.AddrImm = imm
 	}
 	if ra != sassRZ {
 		in, err := sp.input(name, ra, bits, RoleAddr, TypeU64, ioff)
@@ -409,6 +384,46 @@ func (sp *sassParser) addr(o operand, ext, sparse bool) error {
 		st.Addr = in
 	}
 	return nil
+}
+
+// absAddr reads [ImmU20], an unsigned absolute address.
+func (sp *sassParser) absAddr(inner string, ioff int) error {
+	v, ok := sassUint(inner)
+	if c := inner[0]; !ok || c == '-' || c == '+' {
+		return errAt(ioff, "an absolute address is ImmU20, an unsigned number from 0 to 0xfffff; got %q", inner)
+	}
+	if v >= sassImmU20 {
+		return errAt(ioff, "absolute address %s is outside ImmU20 (0 to 0xfffff)", inner)
+	}
+	sp.b.st.Addr, sp.b.st.AddrImm = sassNoInput, int64(v)
+	return nil
+}
+
+// sassAddrOffset reads the "+ ImmS20" or "- ImmS20" after Ra (at column
+// roff), a signed 20-bit offset.
+func sassAddrOffset(ra, rest string, roff int) (int64, error) {
+	if rest[0] != '+' && rest[0] != '-' {
+		return 0, errAt(roff, "expected + or - after %s in the address, got %q", ra, rest)
+	}
+	neg := rest[0] == '-'
+	num := rest[1:]
+	noff := roff + 1 + len(num) - len(strings.TrimLeft(num, " \t"))
+	num = strings.TrimSpace(num)
+	if !neg && strings.HasPrefix(num, "-") { // nvdisasm writes [R2+-0x8]
+		neg = true
+		num = strings.TrimLeft(num[1:], " \t")
+	}
+	v, ok := sassUint(num)
+	if !ok {
+		return 0, errAt(noff, "bad address offset %q", rest)
+	}
+	if neg && v > sassImmS20 || !neg && v >= sassImmS20 {
+		return 0, errAt(noff, "offset %s is outside ImmS20 (-0x80000 to 0x7ffff)", rest)
+	}
+	if neg {
+		return -int64(v), nil
+	}
+	return int64(v), nil
 }
 
 // src makes a data source: RZ is the immediate 0, a register an input.
