@@ -37,7 +37,7 @@ func planSASS(p *plan) error {
 	st := p.st
 	k, ok := sassKind(st.Op, st.Type)
 	if !ok {
-		return fmt.Errorf("ATOM.%s on %s is not in the Atomic Operations table of sass-ATOM.txt", st.Op, st.Type)
+		return fmt.Errorf("ATOM.%s on %s is not in the Atomic Operations table of CUDA Binary Utilities, ATOM", st.Op, st.Type)
 	}
 	if k == kFAddF16x2 && st.Flags&trace.FlagFTZ != 0 {
 		k = kFAddF16x2FTZ // .F16x2.FTZ.RN, from the .sz list

@@ -317,7 +317,7 @@ func sassForms() []Form {
 				// .sz list has ".F16x2.FTZ.RN": ADD takes both.
 				f.Doc = "CUDA Binary Utilities, ATOM: .sz list ({ .U32*, .S32, .U64, S64, .F32.FTZ.RN, .F16x2.FTZ.RN })"
 			case r.name == "SAFEADD":
-				f.refused = `semantics not published (sass-ATOM.txt says only "Increment put pointer in a circular queue"), so it is not replayed`
+				f.refused = `semantics not published (CUDA Binary Utilities, ATOM, says only "Increment put pointer in a circular queue"), so it is not replayed`
 			}
 			out = append(out, f)
 		}

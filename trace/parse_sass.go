@@ -179,7 +179,7 @@ func parseSASSSize(oc sassOpcode) (sassSize, error) {
 	_, _, known := sassSizeOf(sz)
 	switch {
 	case sz == "128" || sz == "U128":
-		return sassSize{}, errAt(szOff, "ATOM.%s.%s is illegal (sass-ATOM.txt: \".128 aliases to .U128, but is illegal\")", opName, szWritten)
+		return sassSize{}, errAt(szOff, "ATOM.%s.%s is illegal (CUDA Binary Utilities, ATOM: \".128 aliases to .U128, but is illegal\")", opName, szWritten)
 	case !known && strings.Contains("."+szWritten+".", ".E."):
 		return sassSize{}, errAt(szOff, "unknown ATOM size .%s (.E comes before the operation: ATOM.E.%s)", szWritten, opName)
 	case !known:
@@ -337,7 +337,7 @@ func (sp *sassParser) addr(o operand, ext, sparse bool) error {
 	if inner == "" {
 		return errAt(o.off, "empty address")
 	}
-	const noImm = "the sparse-predicate form takes [Ra]: immediate offsets are not supported for these variants (sass-ATOM.txt)"
+	const noImm = "the sparse-predicate form takes [Ra]: immediate offsets are not supported for these variants (CUDA Binary Utilities, ATOM)"
 	if c := inner[0]; c >= '0' && c <= '9' || c == '-' || c == '+' {
 		// [ImmU20]: an unsigned absolute address.
 		if sparse {
