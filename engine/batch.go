@@ -95,9 +95,10 @@ type batch struct {
 	// out holds, per instruction range and owner, the records in trace
 	// order. An owner is an applying worker: it owns the pages whose shard
 	// is its index modulo the owner count.
-	out     [][]route     // [range][owner]
-	scratch [][]uint64    // [range]: one instruction's addresses, for its statistics
-	cset    []conflictSet // [range]: the warp path's conflict counts
+	out     [][]route        // [range][owner]
+	scratch [][]uint64       // [range]: one instruction's addresses, for its statistics
+	cset    []conflictSet    // [range]: the warp path's conflict counts
+	pset    []*pageConflicts // [range]: the same within one page, made on first use
 	// pairs, sorted and radix are each owner's buffers for a commuting
 	// batch (commute.go).
 	pairs, sorted [][]rec
@@ -152,6 +153,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 		}
 		b.scratch = make([][]uint64, ranges)
 		b.cset = make([]conflictSet, ranges)
+		b.pset = make([]*pageConflicts, ranges)
 		b.firstFault = make([]int, ranges)
 		b.faultRow = make([]Result, ranges)
 		b.rangeErr = make([]error, ranges)
@@ -825,16 +827,49 @@ func (b *batch) routePageLanes(ii int, bi *binst, routes []route, cur *shard.Cur
 	if !count {
 		return n, 1, true
 	}
-	cs := &b.cset[r]
-	cs.next()
-	for _, a := range addrs {
-		if c, fresh := cs.add(a); fresh {
-			distinct++
-		} else {
-			maxc = max(maxc, c)
-		}
+	ps := b.pset[r]
+	if ps == nil {
+		ps = new(pageConflicts)
+		b.pset[r] = ps
 	}
-	return distinct, max(maxc, min(distinct, 1)), true
+	distinct, maxc = ps.count(addrs)
+	return distinct, maxc, true
+}
+
+// pageConflicts counts the distinct addresses and the largest conflict of
+// one warp whose addresses all lie in one page: a counter per byte of the
+// page, indexed directly, live only when stamped with the current warp's
+// generation (its high bits), so that no warp clears it; it is cleared
+// when the generations wrap, once every 1024 warps.
+type pageConflicts struct {
+	gen    uint16 // the current warp's generation << pageCountBits
+	counts [shard.PageBytes]uint16
+}
+
+// pageCountBits is the bits of a counter that count: up to 63 accesses per
+// warp and address (a warp has at most 32 lanes).
+const pageCountBits = 6
+
+// count counts addrs (one page's) as one warp's accesses.
+func (ps *pageConflicts) count(addrs []uint64) (distinct, maxc uint32) {
+	ps.gen += 1 << pageCountBits
+	if ps.gen == 0 {
+		clear(ps.counts[:])
+		ps.gen = 1 << pageCountBits
+	}
+	gen := ps.gen
+	counts := &ps.counts
+	for _, a := range addrs {
+		c := &counts[a&(shard.PageBytes-1)]
+		if *c&^(1<<pageCountBits-1) != gen {
+			*c = gen | 1
+			distinct++
+			continue
+		}
+		*c++
+		maxc = max(maxc, uint32(*c&(1<<pageCountBits-1)))
+	}
+	return distinct, max(maxc, min(distinct, 1))
 }
 
 // conflictSet counts, for one instruction at a time, how often each of at

@@ -61,3 +61,51 @@ func TestConflictSet(t *testing.T) {
 		t.Errorf("after the wrap, address 0 counted %d (fresh %v): a stale slot was live", c, fresh)
 	}
 }
+
+// TestPageConflicts: warps of up to 32 accesses within one page (byte
+// addresses, so sub-word accesses are distinct addresses), drawn from a
+// small span so that many repeat, count as conflictsSmall counts them,
+// over 3000 warps: across the generations' wrap every 1024 warps, where a
+// stale counter of the warp 1024 before must not count.
+func TestPageConflicts(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var ps pageConflicts
+	page := uint64(0x7f3000)
+	for w := 0; w < 3000; w++ {
+		n := 1 + r.IntN(32)
+		span := 1 + r.IntN(64)
+		step := uint64(1) << r.IntN(4) // 1, 2, 4 or 8 bytes apart
+		base := uint64(r.IntN(4096/int(step)-span)) * step
+		addrs := make([]uint64, n)
+		for i := range addrs {
+			addrs[i] = page + base + uint64(r.IntN(span))*step
+		}
+		if w%1024 == 1023 {
+			// The next warp is the first of a new cycle: the same
+			// addresses, which the wrap must have cleared.
+			ps.count(addrs)
+		}
+		wd, wm := conflictsSmall(addrs)
+		gd, gm := ps.count(addrs)
+		if gd != wd || gm != wm {
+			t.Fatalf("warp %d: %d distinct, max %d; want %d, %d (%x)", w, gd, gm, wd, wm, addrs)
+		}
+	}
+}
+
+// TestPageConflictsWrap: counters stamped by the first generation of a
+// cycle must not count for the first warp of the next cycle, which has the
+// same stamp: the wrap clears them.
+func TestPageConflictsWrap(t *testing.T) {
+	var ps pageConflicts
+	a := []uint64{0x1000, 0x1000, 0x1004}
+	if d, m := ps.count(a); d != 2 || m != 2 {
+		t.Fatalf("first warp: %d distinct, max %d; want 2, 2", d, m)
+	}
+	// The next warp takes the last generation of the cycle.
+	ps.gen = ^uint16(0)&^(1<<pageCountBits-1) - 1<<pageCountBits
+	ps.count([]uint64{0x1008})
+	if d, m := ps.count(a); d != 2 || m != 2 {
+		t.Errorf("first warp of the next cycle: %d distinct, max %d; want 2, 2", d, m)
+	}
+}
