@@ -120,19 +120,29 @@ func (b *batch) addends(out []rec, bi *binst, s seg, recs []rec) []rec {
 	return out
 }
 
-// add32ByPage is add32Vals over records sorted by page: each page's
-// written words are gathered in a bitmap on the stack and merged into the
-// page's once, instead of one read-modify-write of the page's bitmap per
-// record.
+// add32ByPage is add32Vals over records sorted by page. A page with many
+// records in the batch gathers its written-word bits in a bitmap on the
+// stack and merges them into the page's once, instead of one
+// read-modify-write of the page's bitmap per record; a page with few (a
+// large memory, where a batch hits each page a few times) sets its bits
+// directly, as add32Vals does.
 func add32ByPage(mem *shard.Memory, recs []rec) {
 	for i := 0; i < len(recs); {
 		ref := recs[i].word >> (shard.PageShift - 2)
+		j := i + 1
+		for j < len(recs) && recs[j].word>>(shard.PageShift-2) == ref {
+			j++
+		}
 		pg := mem.Page(ref)
+		if j-i < shard.PageWords/64 {
+			add32Vals(mem, recs[i:j])
+			i = j
+			continue
+		}
 		var touched [shard.PageWords / 64]uint64
-		j := i
-		for ; j < len(recs) && recs[j].word>>(shard.PageShift-2) == ref; j++ {
-			wi := recs[j].word & (shard.PageWords - 1)
-			pg.Words[wi] += recs[j].slot
+		for _, x := range recs[i:j] {
+			wi := x.word & (shard.PageWords - 1)
+			pg.Words[wi] += x.slot
 			touched[wi>>6] |= 1 << (wi & 63)
 		}
 		for k, t := range touched {
