@@ -691,6 +691,9 @@ func (b *batch) routeWarpLanes(ii int, bi *binst, routes []route, cur *shard.Cur
 	if b.order == OrderLane && sp.lo>>shard.PageShift == sp.hi>>shard.PageShift {
 		return b.routePageLanes(ii, bi, routes, cur, addrs, vals, srcList, count, r)
 	}
+	if b.order == OrderLane && srcList != nil && len(routes) == 1 && !b.partitioned {
+		return b.routeScatter(ii, bi, &routes[0], cur, addrs, srcList, count, r)
+	}
 	if distinct, maxc, ok = b.routeLanes(ii, bi, routes, cur, addrs, vals, srcList, count, r); !ok || count {
 		return distinct, maxc, ok
 	}
@@ -774,6 +777,46 @@ func (b *batch) routeLanes(ii int, bi *binst, routes []route, cur *shard.Cursor,
 			} else {
 				maxc = max(maxc, c)
 			}
+		}
+	}
+	return distinct, max(maxc, min(distinct, 1)), true
+}
+
+// routeScatter is routeLanes for scattered updates to one owner (a lean
+// replay on one or two workers): every lane's (word, addend) record, its
+// addend straight from the source's per-lane list, in lane order, into
+// one segment written in place.
+func (b *batch) routeScatter(ii int, bi *binst, rt *route, cur *shard.Cursor, addrs, srcList []uint64, count bool, r int) (distinct, maxc uint32, ok bool) {
+	if k := len(rt.segs); k == 0 || rt.segs[k-1].inst != uint32(ii) || rt.segs[k-1].n != 0 {
+		rt.segs = append(rt.segs, seg{inst: uint32(ii), lo: uint32(len(rt.recs)), vals: true})
+	}
+	r0 := len(rt.recs)
+	rt.recs = slices.Grow(rt.recs, len(addrs))[:r0+len(addrs)]
+	out := rt.recs[r0:]
+	var lanesBuf [trace.MaxLanes]uint8
+	ls := activeLanes(bi.active, &lanesBuf)
+	shift := bi.plan.srcShift
+	for k, a := range addrs {
+		en := cur.Cached(bi.mem, a)
+		if en == 0 {
+			if en = cur.Resolve(bi.mem, a); en == 0 {
+				rt.recs = rt.recs[:r0+k]
+				return 0, 0, false
+			}
+		}
+		out[k] = rec{word: en.WordRef(a), slot: uint32(srcList[ls[k]&(trace.MaxLanes-1)] >> shift)}
+	}
+	n := uint32(len(addrs))
+	if !count {
+		return n, 1, true
+	}
+	cs := &b.cset[r]
+	cs.next()
+	for _, a := range addrs {
+		if c, fresh := cs.add(a); fresh {
+			distinct++
+		} else {
+			maxc = max(maxc, c)
 		}
 	}
 	return distinct, max(maxc, min(distinct, 1)), true
