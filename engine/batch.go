@@ -63,10 +63,16 @@ type route struct {
 // add appends r, opening a segment for instruction ii if the last one is
 // another instruction's.
 func (rt *route) add(ii uint32, r rec, vals bool) {
+	rt.open(ii, vals)
+	rt.recs = append(rt.recs, r)
+}
+
+// open opens a segment for instruction ii's next records unless the last
+// segment is ii's already (and not a run).
+func (rt *route) open(ii uint32, vals bool) {
 	if n := len(rt.segs); n == 0 || rt.segs[n-1].inst != ii || rt.segs[n-1].n != 0 {
 		rt.segs = append(rt.segs, seg{inst: ii, lo: uint32(len(rt.recs)), vals: vals})
 	}
-	rt.recs = append(rt.recs, r)
 }
 
 // run appends a run segment of n lanes (see seg) and its one record.
@@ -787,9 +793,7 @@ func (b *batch) routeLanes(ii int, bi *binst, routes []route, cur *shard.Cursor,
 // addend straight from the source's per-lane list, in lane order, into
 // one segment written in place.
 func (b *batch) routeScatter(ii int, bi *binst, rt *route, cur *shard.Cursor, addrs, srcList []uint64, count bool, r int) (distinct, maxc uint32, ok bool) {
-	if k := len(rt.segs); k == 0 || rt.segs[k-1].inst != uint32(ii) || rt.segs[k-1].n != 0 {
-		rt.segs = append(rt.segs, seg{inst: uint32(ii), lo: uint32(len(rt.recs)), vals: true})
-	}
+	rt.open(uint32(ii), true)
 	r0 := len(rt.recs)
 	rt.recs = slices.Grow(rt.recs, len(addrs))[:r0+len(addrs)]
 	out := rt.recs[r0:]
@@ -806,20 +810,11 @@ func (b *batch) routeScatter(ii int, bi *binst, rt *route, cur *shard.Cursor, ad
 		}
 		out[k] = rec{word: en.WordRef(a), slot: uint32(srcList[ls[k]&(trace.MaxLanes-1)] >> shift)}
 	}
-	n := uint32(len(addrs))
 	if !count {
-		return n, 1, true
+		return uint32(len(addrs)), 1, true
 	}
-	cs := &b.cset[r]
-	cs.next()
-	for _, a := range addrs {
-		if c, fresh := cs.add(a); fresh {
-			distinct++
-		} else {
-			maxc = max(maxc, c)
-		}
-	}
-	return distinct, max(maxc, min(distinct, 1)), true
+	distinct, maxc = b.cset[r].count(addrs)
+	return distinct, maxc, true
 }
 
 // routePageLanes is routeLanes for a warp whose lanes, in lane order, all
@@ -840,9 +835,7 @@ func (b *batch) routePageLanes(ii int, bi *binst, routes []route, cur *shard.Cur
 	if len(routes) > 1 {
 		rt = &routes[b.owner[en.Shard()]]
 	}
-	if k := len(rt.segs); k == 0 || rt.segs[k-1].inst != uint32(ii) || rt.segs[k-1].n != 0 {
-		rt.segs = append(rt.segs, seg{inst: uint32(ii), lo: uint32(len(rt.recs)), vals: vals})
-	}
+	rt.open(uint32(ii), vals)
 	page := en.WordRef(addrs[0]) &^ (shard.PageWords - 1)
 	r0 := len(rt.recs)
 	rt.recs = slices.Grow(rt.recs, len(addrs))[:r0+len(addrs)]
@@ -936,6 +929,20 @@ func (c *conflictSet) next() {
 		clear(c.slots[:])
 		c.gen = 1
 	}
+}
+
+// count counts addrs as one instruction's accesses: its distinct
+// addresses and its largest conflict (at least 1 when there are any).
+func (c *conflictSet) count(addrs []uint64) (distinct, maxc uint32) {
+	c.next()
+	for _, a := range addrs {
+		if n, fresh := c.add(a); fresh {
+			distinct++
+		} else {
+			maxc = max(maxc, n)
+		}
+	}
+	return distinct, max(maxc, min(distinct, 1))
 }
 
 // add counts one access to a and returns its count so far, and whether a

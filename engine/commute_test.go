@@ -85,11 +85,7 @@ func TestCommutingBatchesEqualReference(t *testing.T) {
 		// lanes get back depend on the order, so nothing commutes.
 		for _, dst := range []string{"_", "d", "d+"} {
 			src := randomAdds(rand.New(rand.NewPCG(seed, 11)), 300, strings.TrimSuffix(dst, "+"))
-			var ref Collector
-			if _, err := Reference(textSource(t, src), &ref); err != nil {
-				t.Fatal(err)
-			}
-			want := collect(&ref)
+			want := referenceOutcome(t, src)
 			for i, opts := range [][]Option{
 				{WithWorkers(1), WithBatchInsts(16)},
 				{WithWorkers(2), WithBatchInsts(7), WithShards(5)},
@@ -105,13 +101,7 @@ func TestCommutingBatchesEqualReference(t *testing.T) {
 				if dst == "d" {
 					sink = &lean
 				}
-				e, err := New(textSource(t, src).Header(), opts...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := e.Run(context.Background(), textSource(t, src), sink); err != nil {
-					t.Fatal(err)
-				}
+				e := runEngine(t, src, sink, opts...)
 				if i < 3 && e.commuted == 0 && dst != "d+" {
 					t.Errorf("seed %d dst %s: no batch was applied page by page", seed, dst)
 				}
@@ -188,23 +178,13 @@ func TestCommutingScatterEqualReference(t *testing.T) {
 		fmt.Fprintf(&b, "atom.global.add.u32 _, [a], b; | a=[%s] b=[%s]\n", strings.Join(addrs, ","), strings.Join(vals, ","))
 	}
 	src := b.String()
-	var ref Collector
-	if _, err := Reference(textSource(t, src), &ref); err != nil {
-		t.Fatal(err)
-	}
-	want := collect(&ref)
+	want := referenceOutcome(t, src)
 	for _, opts := range [][]Option{
 		{WithWorkers(1), WithBatchInsts(16)},
 		{WithWorkers(2), WithBatchInsts(64), WithShards(5)},
 	} {
 		var c noAddrs
-		e, err := New(textSource(t, src).Header(), opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := e.Run(context.Background(), textSource(t, src), &c); err != nil {
-			t.Fatal(err)
-		}
+		e := runEngine(t, src, &c, opts...)
 		if e.commuted == 0 {
 			t.Errorf("%d options: no batch was applied page by page", len(opts))
 		}
@@ -215,4 +195,28 @@ func TestCommutingScatterEqualReference(t *testing.T) {
 			t.Fatalf("%d options: differs from the reference", len(opts))
 		}
 	}
+}
+
+// referenceOutcome is the reference's replay of src.
+func referenceOutcome(t *testing.T, src string) outcome {
+	t.Helper()
+	var ref Collector
+	if _, err := Reference(textSource(t, src), &ref); err != nil {
+		t.Fatal(err)
+	}
+	return collect(&ref)
+}
+
+// runEngine replays src into sink with an engine of opts, and returns the
+// engine, for its counters.
+func runEngine(t *testing.T, src string, sink Sink, opts ...Option) *Engine {
+	t.Helper()
+	e, err := New(textSource(t, src).Header(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(context.Background(), textSource(t, src), sink); err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
