@@ -55,8 +55,10 @@
 //  3. engine never imports Arrow: output goes through the Sink interface.
 //  4. A replay that fails (bad trace, --strict fault) calls Sink.Abort and
 //     leaves nothing behind.
-//  5. The reference interpreter (reference.go) shares no memory code with
-//     the sharded engine: it keeps memory as a map of bytes.
+//  5. The reference interpreter (engine/internal/reference, called through
+//     Reference in reference.go) shares no semantic code with the engine:
+//     it imports only package trace (TestImportsOnlyTrace), keeps memory as
+//     a map of bytes, and takes from the engine only the lane-order policy.
 //  6. A .init after an instruction is ordered after every access of the
 //     instructions before it and before every access of those after it, for
 //     any shard, worker and batch count: a .init ends its batch, and the
