@@ -53,6 +53,7 @@ type exploreEntry struct {
 	b, c     uint64
 	bh, ch   uint64
 	kind     kind
+	size     uint8 // the access's bytes: a 4- and a 16-byte exch are not the same operation
 	family   uint8
 	same     bool
 	sensible bool // family holds
@@ -303,11 +304,13 @@ func (t *addrTracker) analyse(e *addrEntry, ex *exploreEntry, b *batch, bi *bins
 			bh, ch = b.opBhi[it.slot+l], b.opChi[it.slot+l]
 		}
 		if e.accesses == uint64(it.n) && l == 0 {
-			*ex = exploreEntry{kind: p.kind, b: bv, c: cv, bh: bh, ch: ch, same: true, family: fam, sensible: fam != famNone}
+			*ex = exploreEntry{kind: p.kind, size: p.size, b: bv, c: cv, bh: bh, ch: ch, same: true, family: fam, sensible: fam != famNone}
 			continue
 		}
-		ex.same = ex.same && p.kind == ex.kind && bv == ex.b && cv == ex.c && bh == ex.bh && ch == ex.ch
-		ex.sensible = ex.sensible && fam == ex.family
+		ex.same = ex.same && p.kind == ex.kind && p.size == ex.size && bv == ex.b && cv == ex.c && bh == ex.bh && ch == ex.ch
+		// One family at one width: a 16-bit and a 32-bit add at one
+		// address do not commute (the carry out of the low half).
+		ex.sensible = ex.sensible && fam == ex.family && p.size == ex.size
 	}
 }
 

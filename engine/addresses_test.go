@@ -161,6 +161,13 @@ func TestOrderSensitiveAtWidth(t *testing.T) {
 		{"PTX exch.b128, one value", "atom.global.exch.b128 d, [a], b; | a=0x100 b=0x20000000000000001 mask=3", false},
 		{"PTX exch.b128, values differing in the high half", "atom.global.exch.b128 d, [a], b; | a=0x100 b=[0x20000000000000001,0x30000000000000001" + strings.Repeat(",0", 30) + "] mask=3", true},
 		{"PTX cas.b128, one access", "atom.global.cas.b128 d, [a], b, c; | a=0x100 b=0 c=0x10000000000000001 mask=1", false},
+		// One operation at two widths is two operations: a 32- and a
+		// 128-bit exch of one value, a 32- and a 64-bit add (whose carries
+		// differ by order).
+		{"PTX exch.b32 and exch.b128 of one value",
+			"atom.global.exch.b32 d, [a], b; | a=0x100 b=2 mask=1\natom.global.exch.b128 d, [a], b; | a=0x100 b=2 mask=1", true},
+		{"PTX add.u32 and add.u64", "atom.global.add.u32 _, [a], b; | a=0x100 b=1 mask=1\natom.global.add.u64 _, [a], b; | a=0x100 b=5 mask=1", true},
+		{"PTX add.u32 twice, other values", "atom.global.add.u32 _, [a], b; | a=0x100 b=1 mask=1\natom.global.add.u32 _, [a], b; | a=0x100 b=5 mask=1", false},
 	}
 	for _, c := range cases {
 		for _, opts := range engineOptSets[:2] {

@@ -17,10 +17,13 @@ type addrRow struct {
 	accesses uint64
 	warps    map[[2]int64]bool
 	groups   map[int64]bool
-	// The order analysis: the first access's operation and operands, and
-	// whether every later one was the same (same), and whether all are of
-	// one commuting family (commuting).
+	// The order analysis: the first access's operation, width and
+	// operands, and whether every later one was the same (same), and
+	// whether all are of one commuting family at one width (commuting: a
+	// 16-bit and a 32-bit add at one address do not commute, the carry
+	// out of the low half differing).
 	op        string
+	width     int
 	b, c      wide
 	family    string
 	same      bool
@@ -37,14 +40,14 @@ func (t *addrTable) count(at place, in *trace.Inst, r *rule, b, c wide) {
 	row := t.rows[at]
 	if row == nil {
 		row = &addrRow{warps: map[[2]int64]bool{}, groups: map[int64]bool{},
-			op: r.op, b: b, c: c, family: r.family, same: true, commuting: r.family != ""}
+			op: r.op, width: r.width, b: b, c: c, family: r.family, same: true, commuting: r.family != ""}
 		t.rows[at] = row
 	}
 	row.accesses++
 	row.warps[[2]int64{in.Group, in.Warp}] = true
 	row.groups[in.Group] = true
-	row.same = row.same && r.op == row.op && b == row.b && c == row.c
-	row.commuting = row.commuting && r.family == row.family
+	row.same = row.same && r.op == row.op && r.width == row.width && b == row.b && c == row.c
+	row.commuting = row.commuting && r.family == row.family && r.width == row.width
 }
 
 // table is the addresses table, sorted like memory. With explore, an
