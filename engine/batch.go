@@ -1096,29 +1096,15 @@ func (b *batch) applyRun(mem *shard.Memory, bi *binst, x rec, s seg, noDst, add3
 		n := int(s.n)
 		words := pg.Words[w0 : w0+n : w0+n]
 		touchRange(pg, w0, n)
-		var res []uint64
+		var res []uint64 // what the lanes get back, unless nothing returns
 		if !noDst {
 			res = b.vals[slot0 : int(slot0)+n : int(slot0)+n]
 		}
 		if bi.bUni {
-			v := uint32(bi.bVal)
-			for k := range words {
-				old := words[k]
-				words[k] = old + v
-				if res != nil {
-					res[k] = uint64(old)
-				}
-			}
+			addRunUniform(words, uint32(bi.bVal), res)
 			return
 		}
-		ops := b.opB[slot0 : int(slot0)+n : int(slot0)+n]
-		for k := range words {
-			old := words[k]
-			words[k] = old + uint32(ops[k])
-			if res != nil {
-				res[k] = uint64(old)
-			}
-		}
+		addRunSlots(words, b.opB[slot0:int(slot0)+n:int(slot0)+n], res)
 		return
 	}
 	fl := p.flags()
@@ -1131,6 +1117,39 @@ func (b *batch) applyRun(mem *shard.Memory, bi *binst, x rec, s seg, noDst, add3
 			b.vals[slot], b.valsHi[slot] = ret, retHi
 		}
 		wi += int(s.step)
+	}
+}
+
+// addRunUniform adds v to each of words (a coalesced atomicAdd of one
+// value), and stores each old value in res unless res is nil.
+func addRunUniform(words []uint32, v uint32, res []uint64) {
+	if res == nil {
+		for k := range words {
+			words[k] += v
+		}
+		return
+	}
+	res = res[:len(words)]
+	for k, old := range words {
+		words[k] = old + v
+		res[k] = uint64(old)
+	}
+}
+
+// addRunSlots adds ops[k] to words[k] (a coalesced atomicAdd of per-lane
+// values), and stores each old value in res unless res is nil.
+func addRunSlots(words []uint32, ops, res []uint64) {
+	ops = ops[:len(words)]
+	if res == nil {
+		for k := range words {
+			words[k] += uint32(ops[k])
+		}
+		return
+	}
+	res = res[:len(words)]
+	for k, old := range words {
+		words[k] = old + uint32(ops[k])
+		res[k] = uint64(old)
 	}
 }
 
