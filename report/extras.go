@@ -14,15 +14,32 @@ import (
 // report counts words by the changes of that key and keeps only the first
 // TopN rows: memory is bounded by TopN and the distinct rules and orders.
 
+// wordRuns counts the words of a table sorted by word: n words so far,
+// the current one last (its space copied out of the Arrow buffer).
+type wordRuns struct {
+	n    uint64
+	last Address
+}
+
+// next takes a row's word and reports whether it starts a new one.
+func (w *wordRuns) next(space string, group int64, addr uint64) bool {
+	a := Address{Space: space, Group: group, Addr: addr}
+	if w.n > 0 && a == w.last {
+		return false
+	}
+	w.n++
+	w.last = Address{Space: strings.Clone(space), Group: group, Addr: addr}
+	return true
+}
+
 func (d *Data) loadRaces(p string) error {
 	cols := []string{"space", "group", "addr", "rule",
 		"seq_a", "dialect_a", "text_a", "group_a", "warp_a", "lane_a", "scope_a",
 		"seq_b", "dialect_b", "text_b", "group_b", "warp_b", "lane_b", "scope_b"}
 	rules := map[string]uint64{}
 	var (
-		n         uint64
-		addresses uint64
-		last      Address
+		n     uint64
+		words wordRuns
 	)
 	err := scan(p, cols, func(cs []arrow.Array) error {
 		sp, grp, addr, err := wordCols(cs)
@@ -64,11 +81,7 @@ func (d *Data) loadRaces(p string) error {
 			}
 		}
 		for i := range sp.Len() {
-			a := Address{Space: sp.Value(i), Group: grp.Value(i), Addr: addr.Value(i)}
-			if n == 0 || a != last {
-				addresses++
-				last = Address{Space: strings.Clone(a.Space), Group: a.Group, Addr: a.Addr}
-			}
+			words.next(sp.Value(i), grp.Value(i), addr.Value(i))
 			n++
 			r := rule.Value(i)
 			if _, ok := rules[r]; !ok {
@@ -76,7 +89,7 @@ func (d *Data) loadRaces(p string) error {
 			}
 			rules[r]++
 			if len(d.RaceRows) < TopN {
-				race := Race{Address: last, Rule: strings.Clone(rule.Value(i))}
+				race := Race{Address: words.last, Rule: strings.Clone(rule.Value(i))}
 				for j, x := range []*RaceSide{&race.A, &race.B} {
 					s := &sides[j]
 					*x = RaceSide{Seq: s.seq.Value(i), Dialect: strings.Clone(s.dia.Value(i)), Text: strings.Clone(s.text.Value(i)),
@@ -91,7 +104,7 @@ func (d *Data) loadRaces(p string) error {
 		return err
 	}
 	d.Races = Count{n, true, "races"}
-	d.RaceAddresses = addresses
+	d.RaceAddresses = words.n
 	d.RaceRules = sortCounts(rules)
 	return nil
 }
@@ -99,8 +112,7 @@ func (d *Data) loadRaces(p string) error {
 func (d *Data) loadOrders(p string) error {
 	index := map[string]int{}
 	var (
-		words uint64
-		last  Address
+		words wordRuns
 		cur   *Witness // the current word's, while it is among the first TopN
 	)
 	err := scan(p, []string{"space", "group", "addr", "order", "value"}, func(cs []arrow.Array) error {
@@ -117,13 +129,10 @@ func (d *Data) loadOrders(p string) error {
 			return err
 		}
 		for i := range sp.Len() {
-			a := Address{Space: sp.Value(i), Group: grp.Value(i), Addr: addr.Value(i)}
-			if words == 0 || a != last {
-				words++
-				last = Address{Space: strings.Clone(a.Space), Group: a.Group, Addr: a.Addr}
+			if words.next(sp.Value(i), grp.Value(i), addr.Value(i)) {
 				cur = nil
 				if len(d.Witnesses) < TopN {
-					d.Witnesses = append(d.Witnesses, Witness{Address: last})
+					d.Witnesses = append(d.Witnesses, Witness{Address: words.last})
 					cur = &d.Witnesses[len(d.Witnesses)-1]
 				}
 			}
@@ -155,7 +164,7 @@ func (d *Data) loadOrders(p string) error {
 			w.Has = append(w.Has, false)
 		}
 	}
-	d.OrderWords = Count{words, true, "orders"}
+	d.OrderWords = Count{words.n, true, "orders"}
 	return nil
 }
 
