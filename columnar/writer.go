@@ -542,9 +542,7 @@ func (w *Writer) Races(rows []engine.RaceRow) error {
 	return addRows(w, tRaces, rows, func(t *table, b *batch, n int, rows []engine.RaceRow) {
 		for i := range rows {
 			r := &rows[i]
-			b.cols[0].idx()[n+i] = t.space(w, 0, r.Space)
-			b.cols[1].i64()[n+i] = r.Group
-			b.cols[2].u64()[n+i] = r.Addr
+			t.putWord(w, b, n+i, r.Space, r.Group, r.Addr)
 			b.cols[3].idx()[n+i] = t.str(3, r.Rule)
 			for j, a := range [2]*engine.RaceAccess{&r.A, &r.B} {
 				c := 4 + 7*j
@@ -560,6 +558,14 @@ func (w *Writer) Races(rows []engine.RaceRow) error {
 	})
 }
 
+// putWord writes a row's key, (space, group, addr), into columns 0-2: the
+// first columns of the races and orders tables.
+func (t *table) putWord(w *Writer, b *batch, row int, sp trace.Space, group int64, addr uint64) {
+	b.cols[0].idx()[row] = t.space(w, 0, sp)
+	b.cols[1].i64()[row] = group
+	b.cols[2].u64()[row] = addr
+}
+
 // WantsRaces reports whether the races table is selected.
 func (w *Writer) WantsRaces() bool { return w.tables[tRaces] != nil }
 
@@ -572,9 +578,7 @@ func (w *Writer) Orders(rows []engine.OrderWitness) error {
 	return addRows(w, tOrders, rows, func(t *table, b *batch, n int, rows []engine.OrderWitness) {
 		for i := range rows {
 			r := &rows[i]
-			b.cols[0].idx()[n+i] = t.space(w, 0, r.Space)
-			b.cols[1].i64()[n+i] = r.Group
-			b.cols[2].u64()[n+i] = r.Addr
+			t.putWord(w, b, n+i, r.Space, r.Group, r.Addr)
 			b.cols[3].idx()[n+i] = t.str(3, r.Order)
 			b.cols[4].u32()[n+i] = r.Value
 		}
