@@ -375,6 +375,7 @@ func (t *addrTracker) bytes() uint64 {
 func (t *addrTracker) emit(sink AddressSink, pages []shard.PageRef, keys []memKey) error {
 	const chunk = 1 << 16
 	out := make([]AddressStat, 0, chunk)
+	warps, groups := newSketchCounter(warpRegs), newSketchCounter(groupRegs)
 	for _, pr := range pages {
 		if int(pr.Ref) >= len(t.pages) {
 			continue
@@ -387,8 +388,8 @@ func (t *addrTracker) emit(sink AddressSink, pages []shard.PageRef, keys []memKe
 		for w := range ps.index {
 			for i := int(ps.index[w]) - 1; i >= 0; i = int(ps.entry(i).next) - 1 {
 				e := ps.entry(i)
-				wc, we := sketchCount(e.wn, e.warps[:], warpRegs)
-				gc, ge := sketchCount(e.gn, e.groups[:], groupRegs)
+				wc, we := warps.count(e.wn, e.warps[:])
+				gc, ge := groups.count(e.gn, e.groups[:])
 				// An estimate past what can be: no more warps than
 				// accesses, no more groups than warps.
 				wc = min(wc, e.accesses)

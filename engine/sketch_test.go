@@ -16,12 +16,12 @@ func TestSketchExactThenEstimate(t *testing.T) {
 		for range 3 { // repeats count once
 			sketchAdd(&n, buf, warpExact, warpRegs, newSketchKey(mix64(uint64(i))))
 		}
-		if c, exact := sketchCount(n, buf, warpRegs); c != uint64(i+1) || !exact {
+		if c, exact := newSketchCounter(warpRegs).count(n, buf); c != uint64(i+1) || !exact {
 			t.Fatalf("after %d keys: %d, exact %v", i+1, c, exact)
 		}
 	}
 	sketchAdd(&n, buf, warpExact, warpRegs, newSketchKey(mix64(99)))
-	if c, exact := sketchCount(n, buf, warpRegs); exact || c < 6 || c > 10 {
+	if c, exact := newSketchCounter(warpRegs).count(n, buf); exact || c < 6 || c > 10 {
 		t.Errorf("after %d keys: %d, exact %v; want an estimate near %d", warpExact+1, c, exact, warpExact+1)
 	}
 	// Adding the first keys again changes nothing: they are in the registers.
@@ -58,7 +58,7 @@ func TestSketchAccuracy(t *testing.T) {
 				for range n {
 					sketchAdd(&st, buf, sk.ex, sk.m, newSketchKey(r.Uint64()))
 				}
-				c, _ := sketchCount(st, buf, sk.m)
+				c, _ := newSketchCounter(sk.m).count(st, buf)
 				e := float64(c)/float64(n) - 1
 				sum, sq = sum+e, sq+e*e
 			}
@@ -74,8 +74,8 @@ func TestSketchAccuracy(t *testing.T) {
 	}
 }
 
-// refSketchCount is sketchCount as first written, register by register
-// with getReg and math.Ldexp: the one-pass version must agree exactly.
+// refSketchCount is the count as first written, register by register
+// with getReg, math.Ldexp and math.Log: sketchCounter must agree exactly.
 func refSketchCount(n uint8, buf []byte, m int) (uint64, bool) {
 	if n != sketchHLL {
 		return uint64(n), true
@@ -108,7 +108,7 @@ func TestSketchCountMatchesRegisterByRegister(t *testing.T) {
 			for range n {
 				sketchAdd(&st, buf, sk.ex, sk.m, newSketchKey(r.Uint64()))
 			}
-			got, ge := sketchCount(st, buf, sk.m)
+			got, ge := newSketchCounter(sk.m).count(st, buf)
 			want, we := refSketchCount(st, buf, sk.m)
 			if got != want || ge != we {
 				t.Errorf("m=%d after %d keys: %d (exact %v), register by register %d (exact %v)", sk.m, n, got, ge, want, we)
@@ -119,11 +119,39 @@ func TestSketchCountMatchesRegisterByRegister(t *testing.T) {
 			for i := 0; i < sk.m; i++ {
 				setReg(buf, i, uint8(r.IntN(32)))
 			}
-			got, _ := sketchCount(sketchHLL, buf, sk.m)
+			got, _ := newSketchCounter(sk.m).count(sketchHLL, buf)
 			want, _ := refSketchCount(sketchHLL, buf, sk.m)
 			if got != want {
 				t.Fatalf("m=%d registers %x: %d, register by register %d", sk.m, buf, got, want)
 			}
 		}
 	}
+}
+
+// BenchmarkSketchCount: what the addresses table's emit pays per address
+// for its warps sketch, against the register-by-register count.
+func BenchmarkSketchCount(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 3))
+	bufs := make([][]byte, 1024)
+	for i := range bufs {
+		bufs[i] = make([]byte, warpBytes)
+		for k := 0; k < warpRegs; k++ {
+			setReg(bufs[i], k, uint8(r.IntN(6))) // small ranks: linear counting, as for most addresses
+		}
+	}
+	b.Run("counter", func(b *testing.B) {
+		c := newSketchCounter(warpRegs)
+		i := 0
+		for b.Loop() {
+			c.count(sketchHLL, bufs[i%len(bufs)])
+			i++
+		}
+	})
+	b.Run("register-by-register", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			refSketchCount(sketchHLL, bufs[i%len(bufs)], warpRegs)
+			i++
+		}
+	})
 }
