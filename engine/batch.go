@@ -126,6 +126,10 @@ type batch struct {
 	faultRow   []Result // per range: the row of that fault
 	// wide: some instruction accesses 16 bytes (opBhi, opChi are sized).
 	wide bool
+	// perLaneOps: some instruction's sources may differ from lane to lane
+	// (opB, opC are sized): a vector or 16-byte access, or a source bound
+	// to a list or stride.
+	perLaneOps bool
 	// comm: every access adds and returns nothing: applied page by page
 	// (commute.go).
 	comm bool
@@ -148,7 +152,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 	b.insts = b.insts[:0]
 	b.arena = b.arena[:0]
 	b.nslots = 0
-	b.wide = false
+	b.wide, b.perLaneOps = false, false
 	clear(b.inits) // drop the copies' data
 	b.inits, b.initBytes = b.inits[:0], 0
 	b.err = nil
@@ -212,6 +216,9 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	bi.pos = uint32(n)
 	b.nslots += bits.OnesCount32(bi.active) * in.Static.Elems
 	b.wide = b.wide || p.size == 16
+	if !b.perLaneOps && (in.Static.Elems > 1 || p.size == 16 || !uniformSrc(bi, p.b) || !uniformSrc(bi, p.c)) {
+		b.perLaneOps = true
+	}
 }
 
 // faultForeign marks the result row of a lane-element that another
@@ -267,7 +274,9 @@ func (b *batch) finishAdd() {
 	} else {
 		b.results, b.vals, b.valsHi = b.results[:0], b.vals[:0], b.valsHi[:0]
 	}
-	b.opB, b.opC = grow(b.opB, n), grow(b.opC, n)
+	if b.perLaneOps {
+		b.opB, b.opC = grow(b.opB, n), grow(b.opC, n)
+	}
 	if b.wide {
 		b.opBhi, b.opChi = grow(b.opBhi, n), grow(b.opChi, n)
 	}
@@ -276,24 +285,33 @@ func (b *batch) finishAdd() {
 
 // sources sets bi's uniform sources: a source is uniform when it is an
 // immediate, absent, or an input bound to one value for every lane.
-// Only scalar instructions (one element) are asked.
+// Only scalar instructions (one element) of at most 8 bytes are asked.
 func (b *batch) sources(bi *binst) {
 	p := bi.plan
 	uni := func(srcs []trace.Src) (bool, uint64) {
+		if !uniformSrc(bi, srcs) {
+			return false, 0
+		}
 		if srcs == nil {
 			return true, 0
 		}
-		s := srcs[0]
-		if s.In < 0 {
-			return true, s.Imm >> p.srcShift
+		if s := srcs[0]; s.In >= 0 {
+			return true, bi.Vals[s.In].Base >> p.srcShift
 		}
-		if v := &bi.Vals[s.In]; v.Kind == trace.VecBroadcast && bi.Static.Inputs[s.In].Elems <= 1 {
-			return true, v.Base >> p.srcShift
-		}
-		return false, 0
+		return true, srcs[0].Imm >> p.srcShift
 	}
 	bi.bUni, bi.bVal = uni(p.b)
 	bi.cUni, bi.cVal = uni(p.c)
+}
+
+// uniformSrc reports whether a scalar source (element 0 of srcs) is one
+// value for every lane: absent, an immediate, or an input broadcast.
+func uniformSrc(bi *binst, srcs []trace.Src) bool {
+	if srcs == nil || srcs[0].In < 0 {
+		return true
+	}
+	s := srcs[0]
+	return bi.Vals[s.In].Kind == trace.VecBroadcast && bi.Static.Inputs[s.In].Elems <= 1
 }
 
 // src returns a lane's two sources: uniform ones from bi, others from its
@@ -385,7 +403,11 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 func (b *batch) expandLanes(ii int, bi *binst, routes []route, cur *shard.Cursor, addrs []uint64, mem *shard.Memory, r int) []uint64 {
 	p := bi.plan
 	st := bi.Static
-	bi.bUni, bi.cUni = false, false
+	if st.Elems == 1 && p.size <= 8 {
+		b.sources(bi) // uniform sources stay out of opB, opC (perLaneOps)
+	} else {
+		bi.bUni, bi.cUni = false, false
+	}
 	var faults uint32
 	var lanesBuf, permBuf [trace.MaxLanes]uint8
 	ls, pm := b.laneOrder(bi, &lanesBuf, &permBuf)
@@ -470,7 +492,12 @@ func (b *batch) routeElem(ii int, bi *binst, lane, e int, slot uint32, addr uint
 	if p.c != nil {
 		cv, ch = bi.Value(p.c[e], lane)
 	}
-	b.opB[slot], b.opC[slot] = bv>>p.srcShift, cv>>p.srcShift
+	if !bi.bUni {
+		b.opB[slot] = bv >> p.srcShift
+	}
+	if !bi.cUni {
+		b.opC[slot] = cv >> p.srcShift
+	}
 	if p.size == 16 {
 		b.opBhi[slot], b.opChi[slot] = bh, ch
 	}

@@ -636,7 +636,7 @@ func (e *Engine) pagesInOrder() []shard.PageRef {
 func (e *Engine) emitMemory(sink Sink) (uint64, error) {
 	pages := e.pagesInOrder()
 	const chunk = 1 << 16
-	ws := make([]Word, 0, chunk)
+	ws := make([]Word, 0, min(chunk, len(pages)*shard.PageWords)) // a few pages need no 2 MiB
 	var total uint64
 	for _, pr := range pages {
 		k := e.memKeys[pr.Mem]
