@@ -17,6 +17,13 @@ import (
 // strings, which the table builds as rows arrive (writer.go) without
 // hashing each row's string.
 //
+// A table whose string columns are all functions of one thing per row
+// (instructions: the row's instruction) stores them keyed: per row only
+// a key number (key), and per key the index into each keyed column's
+// dictionary (colBuf.byKey). A row then costs one index written instead
+// of one per string column, and the writers expand the indices a page's
+// worth at a time (indices), into a buffer that stays in cache.
+//
 // A batch belongs either to the goroutine that appends to it or, once
 // handed over, to the one that writes it (pipeline.go), never to both.
 type batch struct {
@@ -24,6 +31,10 @@ type batch struct {
 	rows int // rows appended
 	cap  int // rows every column has room for
 	cols []colBuf
+	// key is the rows' key numbers (int32) when some column is keyed;
+	// keys is how many there are.
+	key  *colBuf
+	keys int32
 	// textBytes is the length of the largest string column as plain utf8
 	// (Arrow's int32 offsets bound it): only instructions.text can come
 	// near maxBatchStringBytes.
@@ -36,16 +47,28 @@ type colBuf struct {
 	width int        // bytes per row in raw
 	raw   []byte     // cap rows; for STRING int32 dictionary indices, for BOOL one byte 0 or 1
 	dict  []string   // STRING: the distinct values, in order of first use
+	// keyed: a STRING column stored by the row's key (see batch): raw is
+	// unused, byKey[key] is the key's index into dict.
+	keyed bool
+	byKey []int32
 	// dictBytes is the dictionary's size as Parquet stores it (4 bytes of
 	// length per value).
 	dictBytes int
 }
 
-func newBatch(sc *arrow.Schema, mem memory.Allocator) *batch {
+func newBatch(spec *tableSpec, mem memory.Allocator) *batch {
+	sc := spec.schema
 	b := &batch{mem: mem, cols: make([]colBuf, sc.NumFields())}
 	for i, f := range sc.Fields() {
 		c := &b.cols[i]
 		c.typ = f.Type.ID()
+		if spec.keyed[i] {
+			c.keyed = true
+			if b.key == nil {
+				b.key = &colBuf{typ: arrow.INT32, width: 4}
+			}
+			continue // no per-row buffer
+		}
 		switch c.typ {
 		case arrow.UINT64, arrow.INT64:
 			c.width = 8
@@ -73,24 +96,34 @@ func (b *batch) reserve(n, limit int) {
 	}
 	newCap := max(need, min(max(2*b.cap, minBatchCap), limit))
 	for i := range b.cols {
-		c := &b.cols[i]
-		raw := b.mem.Allocate(newCap * c.width)
-		copy(raw, c.raw[:b.rows*c.width])
-		if c.raw != nil {
-			b.mem.Free(c.raw)
-		}
-		c.raw = raw
+		b.grow(&b.cols[i], newCap)
+	}
+	if b.key != nil {
+		b.grow(b.key, newCap)
 	}
 	b.cap = newCap
 }
 
+// grow gives column c room for newCap rows, keeping its rows.
+func (b *batch) grow(c *colBuf, newCap int) {
+	if c.keyed {
+		return
+	}
+	raw := b.mem.Allocate(newCap * c.width)
+	copy(raw, c.raw[:b.rows*c.width])
+	if c.raw != nil {
+		b.mem.Free(c.raw)
+	}
+	c.raw = raw
+}
+
 // reset empties b for reuse, keeping its memory.
 func (b *batch) reset() {
-	b.rows, b.textBytes = 0, 0
+	b.rows, b.textBytes, b.keys = 0, 0, 0
 	for i := range b.cols {
 		c := &b.cols[i]
 		clear(c.dict)
-		c.dict, c.dictBytes = c.dict[:0], 0
+		c.dict, c.dictBytes, c.byKey = c.dict[:0], 0, c.byKey[:0]
 	}
 }
 
@@ -98,13 +131,48 @@ func (b *batch) reset() {
 func (b *batch) release() {
 	for i := range b.cols {
 		c := &b.cols[i]
-		if c.raw != nil {
-			b.mem.Free(c.raw)
-			c.raw = nil
-		}
-		c.dict = nil
+		b.free(c)
+		c.dict, c.byKey = nil, nil
+	}
+	if b.key != nil {
+		b.free(b.key)
 	}
 	b.cap, b.rows = 0, 0
+}
+
+func (b *batch) free(c *colBuf) {
+	if c.raw != nil {
+		b.mem.Free(c.raw)
+		c.raw = nil
+	}
+}
+
+// indices returns the dictionary indices of STRING column c for rows
+// [from, from+n): the column's own buffer, or for a keyed column buf
+// (of at least n) filled from the rows' keys.
+func (b *batch) indices(c *colBuf, from, n int, buf []int32) []int32 {
+	if !c.keyed {
+		return c.idx()[from : from+n]
+	}
+	buf, byKey := buf[:n], c.byKey
+	for k, key := range b.key.idx()[from : from+n] {
+		buf[k] = byKey[key]
+	}
+	return buf
+}
+
+// addKey adds a key whose strings have the indices idx in the keyed
+// columns, in column order, and returns its number.
+func (b *batch) addKey(idx []int32) int32 {
+	j := 0
+	for i := range b.cols {
+		if c := &b.cols[i]; c.keyed {
+			c.byKey = append(c.byKey, idx[j])
+			j++
+		}
+	}
+	b.keys++
+	return b.keys - 1
 }
 
 // Typed views of the columns' whole capacity. Appending code writes rows
@@ -128,10 +196,16 @@ func (c *colBuf) add(s string) int32 {
 	return int32(len(c.dict) - 1)
 }
 
-// strings returns the first n rows of a STRING column as a plain utf8
+// strings returns the first n rows of STRING column c as a plain utf8
 // array (the IPC format has no dictionary here: OUTPUT.md's type is utf8).
-func (c *colBuf) strings(n int, mem memory.Allocator) arrow.Array {
-	idx := c.idx()[:n]
+func (b *batch) strings(c *colBuf, n int, mem memory.Allocator) arrow.Array {
+	var buf []int32
+	if c.keyed {
+		raw := mem.Allocate(4 * n)
+		defer mem.Free(raw)
+		buf = arrow.GetData[int32](raw)
+	}
+	idx := b.indices(c, 0, n, buf)
 	size := 0
 	for _, i := range idx {
 		size += len(c.dict[i])
@@ -165,7 +239,7 @@ func (b *batch) record(sc *arrow.Schema, mem memory.Allocator) arrow.RecordBatch
 		var data *array.Data
 		switch c.typ {
 		case arrow.STRING:
-			cols[i] = c.strings(n, mem)
+			cols[i] = b.strings(c, n, mem)
 			continue
 		case arrow.BOOL:
 			bits := memory.NewResizableBuffer(mem)

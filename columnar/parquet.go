@@ -28,16 +28,23 @@ import (
 //     B), results.addr 16 ns and 2.9 B (PLAIN: 55-68 ns, 3.4-3.5 B: random
 //     words of 4 MiB), results.value 11 ns and 1.7 B (PLAIN: 43-70 ns,
 //     1.8-2.2 B), instructions.addresses and max_conflict 7.5 ns and 0.34 B
-//     (PLAIN: 17 ns, 0.50 B), instructions.warp 6.8 ns (PLAIN: 8.4 ns); and
-//     the increasing seq and addr columns of the other tables.
+//     (PLAIN: 17 ns, 0.50 B), instructions.warp 6.8 ns (PLAIN: 8.4 ns);
+//     instructions.group 6-7 ns and 0.002 B on a 1-D grid's rows (a group
+//     every 8 warps; PLAIN: 10-11.5 ns, 0.19 B) and as cheap as PLAIN
+//     where groups cycle (6.3 and 6.0 ns); and the increasing seq and addr
+//     columns of the other tables.
 //   - PLAIN where the values repeat or cycle: results.lane, elem and
-//     value_hi, instructions.group, lanes and faults cost 2-4.5 ns and
+//     value_hi, instructions.lanes and faults cost 2-4.5 ns and
 //     0.00-0.01 B, where DELTA cost 5-6.5 ns and a dictionary built by the
 //     column writer 14-18 ns (it hashes every value).
 //   - RLE_DICTIONARY for the strings, from a dictionary the Writer builds
 //     per batch without hashing each row's string (writer.go): the column
 //     writer's own dictionary encoder hashed every value, and cost about
-//     100 ns and an allocation per row for results.fault. A chunk whose
+//     100 ns and an allocation per row for results.fault. The
+//     instructions' five string columns are keyed (batch.go): a row
+//     stores one key, and writeStrings expands each column's indices
+//     writeBatch rows at a time (fill 20 -> 8 ns a row, table 126 -> 118
+//     ns a row, CPU time, in BenchmarkInstructions). A chunk whose
 //     dictionary outgrows the dictionary page limit (1 MiB: a thousand
 //     distinct instruction texts of 1 KB) is written PLAIN instead.
 //   - zstd at level 1 (klauspost's SpeedFastest): level 3 cost 2 ns a row
@@ -63,6 +70,7 @@ type parquetWriter struct {
 	fw        *file.Writer
 	mem       memory.Allocator
 	dictLimit int
+	idxBuf    []int32 // a keyed column's indices, writeBatch rows at a time
 }
 
 func parquetProps(spec *tableSpec, batchRows int, mem memory.Allocator) *parquet.WriterProperties {
@@ -136,7 +144,7 @@ func (p *parquetWriter) write(b *batch) error {
 		case *file.BooleanColumnChunkWriter:
 			_, err = w.WriteBatch(c.bools()[:n], nil, nil)
 		case *file.ByteArrayColumnChunkWriter:
-			err = p.writeStrings(w, c, n)
+			err = p.writeStrings(w, b, c)
 		default:
 			err = fmt.Errorf("unexpected column writer %T", cw)
 		}
@@ -159,13 +167,18 @@ type dictPutter interface {
 // data, as pqarrow writes an Arrow dictionary array. The statistics are
 // the dictionary's smallest and largest value (every value of the
 // dictionary is used by some row).
-func (p *parquetWriter) writeStrings(w *file.ByteArrayColumnChunkWriter, c *colBuf, n int) error {
+func (p *parquetWriter) writeStrings(w *file.ByteArrayColumnChunkWriter, b *batch, c *colBuf) error {
+	n := b.rows
 	enc, ok := w.CurrentEncoder().(dictPutter)
 	if !ok || c.dictBytes > p.dictLimit {
 		// Too many distinct strings for one dictionary page: PLAIN.
 		w.FallbackToPlain()
 		vals := make([]parquet.ByteArray, n)
-		for k, i := range c.idx()[:n] {
+		var buf []int32
+		if c.keyed {
+			buf = make([]int32, n)
+		}
+		for k, i := range b.indices(c, 0, n, buf) {
 			vals[k] = parquet.ByteArray(c.dict[i])
 		}
 		_, err := w.WriteBatch(vals, nil, nil)
@@ -192,11 +205,28 @@ func (p *parquetWriter) writeStrings(w *file.ByteArrayColumnChunkWriter, c *colB
 		st.SetMinMax(append([]byte{}, lo...), append([]byte{}, hi...))
 		st.IncNumValues(int64(n))
 	}
-	data := array.NewData(arrow.PrimitiveTypes.Int32, n, []*memory.Buffer{nil, memory.NewBufferBytes(c.raw[:4*n])}, nil, 0, 0)
-	idx := array.NewInt32Data(data)
+	if !c.keyed {
+		return writeIndices(w, c.idx()[:n])
+	}
+	if p.idxBuf == nil {
+		p.idxBuf = make([]int32, writeBatch)
+	}
+	for from := 0; from < n; from += writeBatch {
+		if err := writeIndices(w, b.indices(c, from, min(writeBatch, n-from), p.idxBuf)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeIndices writes rows of a dictionary-encoded column, given as
+// indices into the chunk's dictionary.
+func writeIndices(w *file.ByteArrayColumnChunkWriter, idx []int32) error {
+	data := array.NewData(arrow.PrimitiveTypes.Int32, len(idx), []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(idx))}, nil, 0, 0)
+	arr := array.NewInt32Data(data)
 	data.Release()
-	defer idx.Release()
-	return w.WriteDictIndices(idx, nil, nil)
+	defer arr.Release()
+	return w.WriteDictIndices(arr, nil, nil)
 }
 
 // stringArray returns ss as an Arrow utf8 array.

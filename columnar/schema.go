@@ -22,6 +22,10 @@ type tableSpec struct {
 	schema *arrow.Schema
 	// encs is each column's Parquet encoding, in schema order.
 	encs []encoding
+	// keyed marks the string columns stored by the row's key (batch.go):
+	// the writer of the table sets every keyed column of a row through
+	// one key.
+	keyed []bool
 }
 
 // encoding is how a column's values are stored in Parquet. Every column
@@ -31,14 +35,16 @@ type encoding uint8
 
 const (
 	// encPlain: PLAIN, for small integers that repeat or cycle (lane,
-	// elem, value_hi, group, lanes, faults; booleans): zstd removes the
-	// repetition for less than any encoding costs.
+	// elem, value_hi, lanes, faults, the group of the tables sorted by
+	// address; booleans): zstd removes the repetition for less than any
+	// encoding costs.
 	encPlain encoding = iota
 	// encDelta: DELTA_BINARY_PACKED, for increasing columns (seq; addr in
-	// the tables sorted by address) and integers with many distinct
-	// values (addresses, values, counts): bit-packing the deltas is both
-	// smaller and several times faster than compressing PLAIN's 8 bytes,
-	// and its cost hardly depends on the data.
+	// the tables sorted by address; instructions.group, a grid's groups
+	// in order) and integers with many distinct values (addresses,
+	// values, counts): bit-packing the deltas is both smaller and several
+	// times faster than compressing PLAIN's 8 bytes, and its cost hardly
+	// depends on the data.
 	encDelta
 	// encDict: RLE_DICTIONARY, for the string columns, with a dictionary
 	// the writer builds itself per batch, so that no row's string is
@@ -61,8 +67,9 @@ var (
 
 // colSpec is one column of a table: its field and Parquet encoding.
 type colSpec struct {
-	f   arrow.Field
-	enc encoding
+	f     arrow.Field
+	enc   encoding
+	keyed bool
 }
 
 // col is a column: strings are always dictionary-encoded, integers
@@ -78,12 +85,21 @@ func col(name string, t arrow.DataType, enc ...encoding) colSpec {
 	return c
 }
 
+// keyedCol is a string column that is a function of the row's key
+// (batch.go).
+func keyedCol(name string) colSpec {
+	c := col(name, tString)
+	c.keyed = true
+	return c
+}
+
 func newTableSpec(name string, cols ...colSpec) tableSpec {
 	s := tableSpec{name: name}
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
 		fields[i] = c.f
 		s.encs = append(s.encs, c.enc)
+		s.keyed = append(s.keyed, c.keyed)
 	}
 	s.schema = arrow.NewSchema(fields, nil)
 	return s
@@ -109,17 +125,18 @@ var specs = [numTables]tableSpec{
 	),
 	tInstructions: newTableSpec("instructions",
 		col("seq", tU64, encDelta),
-		col("dialect", tString),
-		col("op", tString),
-		col("type", tString),
-		col("space", tString),
-		col("group", tI64),
+		// The strings of a row are its instruction's (trace.Static).
+		keyedCol("dialect"),
+		keyedCol("op"),
+		keyedCol("type"),
+		keyedCol("space"),
+		col("group", tI64, encDelta),
 		col("warp", tI64, encDelta),
 		col("lanes", tU32),
 		col("addresses", tU32, encDelta),
 		col("max_conflict", tU32, encDelta),
 		col("faults", tU32),
-		col("text", tString), // extra: the instruction as written (trace.Static.Text)
+		keyedCol("text"), // extra: the instruction as written (trace.Static.Text)
 	),
 	tOps: newTableSpec("ops",
 		col("dialect", tString),

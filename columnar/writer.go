@@ -59,7 +59,7 @@ type table struct {
 func newTable(id tableID, mem memory.Allocator) *table {
 	spec := &specs[id]
 	t := &table{id: id, spec: spec, free: make(chan *batch, maxBatches), nb: 1, mem: mem,
-		b: newBatch(spec.schema, mem), dicts: make([]map[string]int32, len(spec.encs))}
+		b: newBatch(spec, mem), dicts: make([]map[string]int32, len(spec.encs))}
 	for i, e := range spec.encs {
 		if e == encDict {
 			t.dicts[i] = make(map[string]int32)
@@ -93,7 +93,7 @@ func (t *table) next(capHint, limit int) *batch {
 	default:
 		if t.nb < maxBatches {
 			t.nb++
-			b = newBatch(t.spec.schema, t.mem)
+			b = newBatch(t.spec, t.mem)
 			b.reserve(capHint, limit)
 			return b
 		}
@@ -202,9 +202,10 @@ func (a *opAgg) add(s *engine.InstStat) {
 // that an instructions row costs one pointer lookup, not a hash of each
 // of its strings.
 type staticMemo struct {
-	agg *opAgg // its ops row; nil when the ops table is not written
-	gen uint64 // the instructions batch whose dictionaries idx indexes
-	idx [5]int32
+	agg     *opAgg // its ops row; nil when the ops table is not written
+	gen     uint64 // the instructions batch that key is of
+	key     int32  // its key in that batch (batch.go: its rows' strings)
+	textLen int    // len(Text): the row's share of the batch's text bytes
 }
 
 // maxStatics bounds the memo: past it, it starts afresh (the ops totals
@@ -241,7 +242,7 @@ func (w *Writer) newMemo(s *trace.Static) *staticMemo {
 		clear(w.statics)
 		clear(w.recent[:])
 	}
-	m := new(staticMemo)
+	m := &staticMemo{textLen: len(s.Text)}
 	if w.tables[tOps] != nil {
 		k := opKey{s.Dialect, s.Op, s.Type, s.Space}
 		m.agg = w.ops[k]
@@ -474,60 +475,14 @@ func (w *Writer) Instructions(st []engine.InstStat) error {
 	if err := w.check(); err != nil {
 		return err
 	}
-	for i := range st {
-		if st[i].Static == nil {
-			return w.fail(fmt.Errorf("columnar: instructions: seq %d has no Static", st[i].Seq))
-		}
-	}
 	t := w.tables[tInstructions]
 	if t == nil {
-		if w.tables[tOps] != nil {
-			for i := range st {
-				w.memo(st[i].Static).agg.add(&st[i])
-			}
-		}
-		return nil
+		return w.addOps(st)
 	}
 	for len(st) > 0 {
-		k := w.chunk(t, len(st))
-		b, n := t.b, t.b.rows
-		var (
-			seq         = b.cols[0].u64()[n : n+k]
-			dialect     = b.cols[1].idx()[n : n+k]
-			op          = b.cols[2].idx()[n : n+k]
-			typ         = b.cols[3].idx()[n : n+k]
-			space       = b.cols[4].idx()[n : n+k]
-			group       = b.cols[5].i64()[n : n+k]
-			warp        = b.cols[6].i64()[n : n+k]
-			lanes       = b.cols[7].u32()[n : n+k]
-			addresses   = b.cols[8].u32()[n : n+k]
-			maxConflict = b.cols[9].u32()[n : n+k]
-			faults      = b.cols[10].u32()[n : n+k]
-			text        = b.cols[11].idx()[n : n+k]
-		)
-		for i := range k {
-			s := &st[i]
-			m := w.memo(s.Static)
-			if m.agg != nil {
-				m.agg.add(s)
-			}
-			if m.gen != t.gen {
-				m.idx = [5]int32{t.str(1, s.Static.Dialect.String()), t.str(2, s.Static.Op.String()),
-					t.str(3, s.Static.Type.String()), t.space(w, 4, s.Static.Space), t.str(11, s.Static.Text)}
-				m.gen = t.gen
-			}
-			seq[i] = s.Seq
-			dialect[i], op[i], typ[i], space[i], text[i] = m.idx[0], m.idx[1], m.idx[2], m.idx[3], m.idx[4]
-			group[i] = s.Group
-			warp[i] = s.Warp
-			lanes[i] = s.Lanes
-			addresses[i] = s.Addresses
-			maxConflict[i] = s.MaxConflict
-			faults[i] = s.Faults
-			if b.textBytes += len(s.Static.Text); b.textBytes >= maxBatchStringBytes {
-				k = i + 1 // cut the batch short: see maxBatchStringBytes
-				break
-			}
+		k, err := w.putInstructions(t, st[:w.chunk(t, len(st))])
+		if err != nil {
+			return w.fail(err)
 		}
 		st = st[k:]
 		if err := w.added(t, k); err != nil {
@@ -535,6 +490,85 @@ func (w *Writer) Instructions(st []engine.InstStat) error {
 		}
 	}
 	return nil
+}
+
+// addOps adds rows to the ops totals only (the instructions table is not
+// written).
+func (w *Writer) addOps(st []engine.InstStat) error {
+	ops := w.tables[tOps] != nil
+	for i := range st {
+		if st[i].Static == nil {
+			return w.fail(errNoStatic(&st[i]))
+		}
+		if ops {
+			w.memo(st[i].Static).agg.add(&st[i])
+		}
+	}
+	return nil
+}
+
+func errNoStatic(s *engine.InstStat) error {
+	return fmt.Errorf("columnar: instructions: seq %d has no Static", s.Seq)
+}
+
+// putInstructions writes st, for which t's batch has room, into it and
+// adds them to the ops totals. It returns how many rows it wrote: fewer
+// than len(st) when the text column reached maxBatchStringBytes. A row
+// without a Static is an error (the writer then fails: the rows written
+// before it are discarded with the rest).
+func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
+	b, n, k := t.b, t.b.rows, len(st)
+	var (
+		seq         = b.cols[0].u64()[n : n+k]
+		key         = b.key.idx()[n : n+k] // dialect, op, type, space and text
+		group       = b.cols[5].i64()[n : n+k]
+		warp        = b.cols[6].i64()[n : n+k]
+		lanes       = b.cols[7].u32()[n : n+k]
+		addresses   = b.cols[8].u32()[n : n+k]
+		maxConflict = b.cols[9].u32()[n : n+k]
+		faults      = b.cols[10].u32()[n : n+k]
+	)
+	// A hot instruction's rows repeat the previous row's Static: then
+	// neither the memo nor its key need looking up.
+	var (
+		last *trace.Static
+		m    *staticMemo
+	)
+	for i := range st {
+		s := &st[i]
+		if s.Static != last || m == nil {
+			if s.Static == nil {
+				return 0, errNoStatic(s)
+			}
+			last, m = s.Static, w.memo(s.Static)
+			if m.gen != t.gen {
+				w.keyStatic(t, m, s.Static)
+			}
+		}
+		if m.agg != nil {
+			m.agg.add(s)
+		}
+		seq[i] = s.Seq
+		key[i] = m.key
+		group[i] = s.Group
+		warp[i] = s.Warp
+		lanes[i] = s.Lanes
+		addresses[i] = s.Addresses
+		maxConflict[i] = s.MaxConflict
+		faults[i] = s.Faults
+		if b.textBytes += m.textLen; b.textBytes >= maxBatchStringBytes {
+			return i + 1, nil // cut the batch short: see maxBatchStringBytes
+		}
+	}
+	return k, nil
+}
+
+// keyStatic gives s a key in t's batch, its strings looked up in (or
+// added to) the batch's dictionaries, into m.
+func (w *Writer) keyStatic(t *table, m *staticMemo, s *trace.Static) {
+	idx := [...]int32{t.str(1, s.Dialect.String()), t.str(2, s.Op.String()),
+		t.str(3, s.Type.String()), t.space(w, 4, s.Space), t.str(11, s.Text)}
+	m.key, m.gen = t.b.addKey(idx[:]), t.gen
 }
 
 // Races appends rows to the races table (-races), in the order given.
