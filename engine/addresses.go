@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"sync"
 	"unsafe"
 
 	"github.com/gpureplay/replay/shard"
@@ -370,12 +371,65 @@ func (t *addrTracker) bytes() uint64 {
 	return n
 }
 
-// emit hands every tracked address to sink, in chunks, pages in the order
-// given (sorted by space, group and address), each page's in address order.
+// emit hands the table to sink in (space, group, addr) order, pages
+// given in that order, in chunks of about emitChunk rows. The rows of a
+// chunk's pages are built on their own goroutine, one per owner (the
+// sketches' counts are most of the cost: a million addresses, two each),
+// a wave of chunks at a time, and handed over in order.
 func (t *addrTracker) emit(sink AddressSink, pages []shard.PageRef, keys []memKey) error {
-	const chunk = 1 << 16
-	out := make([]AddressStat, 0, chunk)
+	spans := t.emitSpans(pages)
+	wave := max(len(t.held), 1)
+	bufs := make([][]AddressStat, wave)
 	warps, groups := newSketchCounter(warpRegs), newSketchCounter(groupRegs)
+	for s := 0; s < len(spans); s += wave {
+		n := min(wave, len(spans)-s)
+		var wg sync.WaitGroup
+		for k := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				bufs[k] = t.rows(bufs[k][:0], spans[s+k], keys, warps, groups)
+			}()
+		}
+		wg.Wait()
+		for _, rows := range bufs[:n] {
+			if len(rows) == 0 {
+				continue
+			}
+			if err := sink.Addresses(rows); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// emitChunk is about how many rows one call of AddressSink.Addresses gets.
+const emitChunk = 1 << 16
+
+// emitSpans cuts pages (the tracked ones) into runs of about emitChunk
+// addresses.
+func (t *addrTracker) emitSpans(pages []shard.PageRef) [][]shard.PageRef {
+	var spans [][]shard.PageRef
+	from, rows := 0, 0
+	for i, pr := range pages {
+		if int(pr.Ref) < len(t.pages) {
+			rows += t.pages[pr.Ref].n
+		}
+		if rows >= emitChunk {
+			spans = append(spans, pages[from:i+1])
+			from, rows = i+1, 0
+		}
+	}
+	if from < len(pages) {
+		spans = append(spans, pages[from:])
+	}
+	return spans
+}
+
+// rows appends the rows of pages' addresses to out. The counters are
+// read-only: goroutines share them.
+func (t *addrTracker) rows(out []AddressStat, pages []shard.PageRef, keys []memKey, warps, groups *sketchCounter) []AddressStat {
 	for _, pr := range pages {
 		if int(pr.Ref) >= len(t.pages) {
 			continue
@@ -401,17 +455,8 @@ func (t *addrTracker) emit(sink AddressSink, pages []shard.PageRef, keys []memKe
 					r.OrderSensitive = !ex.same && !ex.sensible
 				}
 				out = append(out, r)
-				if len(out) == chunk {
-					if err := sink.Addresses(out); err != nil {
-						return err
-					}
-					out = out[:0]
-				}
 			}
 		}
 	}
-	if len(out) > 0 {
-		return sink.Addresses(out)
-	}
-	return nil
+	return out
 }
