@@ -88,7 +88,8 @@ func (rt *route) reset() { rt.recs, rt.segs = rt.recs[:0], rt.segs[:0] }
 // statistics, and the records routed per (range, owner).
 type batch struct {
 	insts   []binst
-	arena   []uint64 // backing store for copied vector lists
+	vecs    []trace.Vector // backing store of the instructions' Vals, reused batch after batch
+	arena   []uint64       // backing store for copied vector lists
 	results []Result
 	// vals and valsHi are what each slot's lane got back. apply writes
 	// them; mergeValues copies them into results in slot order before
@@ -150,6 +151,7 @@ var errMemoryFull = errors.New("the simulated memory is full: a replay holds at 
 // applying ones.
 func (b *batch) reset(ranges, owners, shards int) {
 	b.insts = b.insts[:0]
+	b.vecs = b.vecs[:0]
 	b.arena = b.arena[:0]
 	b.nslots = 0
 	b.wide, b.perLaneOps = false, false
@@ -193,7 +195,7 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 		b.insts = append(b.insts, binst{})
 	}
 	bi := &b.insts[n]
-	vals := bi.Vals[:0]
+	start := len(b.vecs)
 	bi.Inst = *in
 	for _, v := range in.Vals {
 		if v.Kind == trace.VecList && !inArena {
@@ -206,9 +208,9 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 				v.ListHi = b.arena[start:len(b.arena):len(b.arena)]
 			}
 		}
-		vals = append(vals, v)
+		b.vecs = append(b.vecs, v)
 	}
-	bi.Vals = vals
+	bi.Vals = b.vecs[start:len(b.vecs):len(b.vecs)]
 	bi.plan = p
 	bi.mem = mem
 	bi.active = in.Active()
