@@ -380,6 +380,9 @@ func (t *addrTracker) emit(sink AddressSink, pages []shard.PageRef, keys []memKe
 	spans := t.emitSpans(pages)
 	wave := max(len(t.held), 1)
 	bufs := make([][]AddressStat, wave)
+	for k := range bufs {
+		bufs[k] = make([]AddressStat, 0, emitChunk)
+	}
 	warps, groups := newSketchCounter(warpRegs), newSketchCounter(groupRegs)
 	for s := 0; s < len(spans); s += wave {
 		n := min(wave, len(spans)-s)
@@ -404,22 +407,26 @@ func (t *addrTracker) emit(sink AddressSink, pages []shard.PageRef, keys []memKe
 	return nil
 }
 
-// emitChunk is about how many rows one call of AddressSink.Addresses gets.
-const emitChunk = 1 << 16
+// emitChunk is the most rows one call of AddressSink.Addresses gets (a
+// page alone may give more: at most PageBytes addresses). Each owner's
+// goroutine fills a buffer of that many: 2 MiB.
+const emitChunk = 1 << 15
 
-// emitSpans cuts pages (the tracked ones) into runs of about emitChunk
-// addresses.
+// emitSpans cuts pages (the tracked ones) into runs of at most emitChunk
+// addresses, or one page.
 func (t *addrTracker) emitSpans(pages []shard.PageRef) [][]shard.PageRef {
 	var spans [][]shard.PageRef
 	from, rows := 0, 0
 	for i, pr := range pages {
+		n := 0
 		if int(pr.Ref) < len(t.pages) {
-			rows += t.pages[pr.Ref].n
+			n = t.pages[pr.Ref].n
 		}
-		if rows >= emitChunk {
-			spans = append(spans, pages[from:i+1])
-			from, rows = i+1, 0
+		if rows > 0 && rows+n > emitChunk {
+			spans = append(spans, pages[from:i])
+			from, rows = i, 0
 		}
+		rows += n
 	}
 	if from < len(pages) {
 		spans = append(spans, pages[from:])
