@@ -43,8 +43,9 @@ type Engine struct {
 	// commuted counts the batches applied page by page (commute.go).
 	commuted int
 	ran      bool
-	// arenaHint is the most list storage a batch has needed so far.
-	arenaHint int
+	// arenaHint and vecsHint are the most list storage and vectors a
+	// batch has needed so far.
+	arenaHint, vecsHint int
 	// The window of WithInterleave being filled: how many instructions it
 	// has, and where it starts in the batch.
 	winPos, winStart int
@@ -387,7 +388,10 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 		// paged in).
 		b.arena = make([]uint64, 0, e.arenaHint)
 	}
-	defer func() { e.arenaHint = max(e.arenaHint, len(b.arena)) }()
+	if cap(b.vecs) < e.vecsHint {
+		b.vecs = make([]trace.Vector, 0, e.vecsHint) // likewise: no doubling copies
+	}
+	defer func() { e.arenaHint, e.vecsHint = max(e.arenaHint, len(b.arena)), max(e.vecsHint, len(b.vecs)) }()
 	for (len(b.insts) < e.opts.batchInsts || e.winPos > 0) && b.initBytes < maxBatchInitBytes {
 		if w > 0 && e.winPos == 0 && len(b.insts) > 0 && len(b.insts)+w > e.opts.batchInsts {
 			break // the next window whole in the next batch
