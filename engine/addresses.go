@@ -409,7 +409,7 @@ func (t *addrTracker) emit(sink AddressSink, pages []shard.PageRef, keys []memKe
 
 // emitChunk is the most rows one call of AddressSink.Addresses gets (a
 // page alone may give more: at most PageBytes addresses). Each owner's
-// goroutine fills a buffer of that many: 2 MiB.
+// goroutine fills a buffer of that many: 1.75 MiB.
 const emitChunk = 1 << 15
 
 // emitSpans cuts pages (the tracked ones) into runs of at most emitChunk

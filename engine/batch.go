@@ -195,7 +195,7 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 		b.insts = append(b.insts, binst{})
 	}
 	bi := &b.insts[n]
-	start := len(b.vecs)
+	firstVec := len(b.vecs)
 	bi.Inst = *in
 	for _, v := range in.Vals {
 		if v.Kind == trace.VecList && !inArena {
@@ -210,7 +210,7 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 		}
 		b.vecs = append(b.vecs, v)
 	}
-	bi.Vals = b.vecs[start:len(b.vecs):len(b.vecs)]
+	bi.Vals = b.vecs[firstVec:len(b.vecs):len(b.vecs)]
 	bi.plan = p
 	bi.mem = mem
 	bi.active = in.Active()
