@@ -17,7 +17,7 @@ type binst struct {
 	active uint32
 	slot   uint32 // first result slot
 	pos    uint32 // index in the batch in trace order: of its statistics row
-	// The sources as expand found them: when bUni, every lane's first
+	// The sources as add found them: when bUni, every lane's first
 	// source is bVal (already shifted by plan.srcShift) and no slot holds
 	// it in batch.opB; likewise cUni, cVal and opC.
 	bUni, cUni bool
@@ -218,9 +218,12 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	bi.pos = uint32(n)
 	b.nslots += bits.OnesCount32(bi.active) * in.Static.Elems
 	b.wide = b.wide || p.size == 16
-	if !b.perLaneOps && (in.Static.Elems > 1 || p.size == 16 || !uniformSrc(bi, p.b) || !uniformSrc(bi, p.c)) {
-		b.perLaneOps = true
+	if in.Static.Elems == 1 && p.size <= 8 {
+		b.sources(bi)
+	} else {
+		bi.bUni, bi.cUni = false, false // a source per element, or a 128-bit one
 	}
+	b.perLaneOps = b.perLaneOps || !bi.bUni || !bi.cUni
 }
 
 // faultForeign marks the result row of a lane-element that another
@@ -285,35 +288,27 @@ func (b *batch) finishAdd() {
 	b.stats = grow(b.stats, len(b.insts))
 }
 
-// sources sets bi's uniform sources: a source is uniform when it is an
-// immediate, absent, or an input bound to one value for every lane.
-// Only scalar instructions (one element) of at most 8 bytes are asked.
+// sources sets bi's uniform sources, once, as it is added: a source is
+// uniform when it is an immediate, absent, or an input bound to one value
+// for every lane. Only scalar instructions (one element) of at most 8
+// bytes are asked; others take every source from opB, opC.
 func (b *batch) sources(bi *binst) {
 	p := bi.plan
 	uni := func(srcs []trace.Src) (bool, uint64) {
-		if !uniformSrc(bi, srcs) {
-			return false, 0
-		}
 		if srcs == nil {
 			return true, 0
 		}
-		if s := srcs[0]; s.In >= 0 {
-			return true, bi.Vals[s.In].Base >> p.srcShift
+		s := srcs[0]
+		if s.In < 0 {
+			return true, s.Imm >> p.srcShift
 		}
-		return true, srcs[0].Imm >> p.srcShift
+		if v := &bi.Vals[s.In]; v.Kind == trace.VecBroadcast && bi.Static.Inputs[s.In].Elems <= 1 {
+			return true, v.Base >> p.srcShift
+		}
+		return false, 0
 	}
 	bi.bUni, bi.bVal = uni(p.b)
 	bi.cUni, bi.cVal = uni(p.c)
-}
-
-// uniformSrc reports whether a scalar source (element 0 of srcs) is one
-// value for every lane: absent, an immediate, or an input broadcast.
-func uniformSrc(bi *binst, srcs []trace.Src) bool {
-	if srcs == nil || srcs[0].In < 0 {
-		return true
-	}
-	s := srcs[0]
-	return bi.Vals[s.In].Kind == trace.VecBroadcast && bi.Static.Inputs[s.In].Elems <= 1
 }
 
 // src returns a lane's two sources: uniform ones from bi, others from its
@@ -405,11 +400,6 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 func (b *batch) expandLanes(ii int, bi *binst, routes []route, cur *shard.Cursor, addrs []uint64, mem *shard.Memory, r int) []uint64 {
 	p := bi.plan
 	st := bi.Static
-	if st.Elems == 1 && p.size <= 8 {
-		b.sources(bi) // uniform sources stay out of opB, opC (perLaneOps)
-	} else {
-		bi.bUni, bi.cUni = false, false
-	}
 	var faults uint32
 	var lanesBuf, permBuf [trace.MaxLanes]uint8
 	ls, pm := b.laneOrder(bi, &lanesBuf, &permBuf)
@@ -531,7 +521,6 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 		return false, addrs[:0], nil
 	}
 	// No lane faults.
-	b.sources(bi)
 	noDst := !st.HasDst || p.noRet || b.noResults
 	// A 32-bit access whose value goes nowhere carries its lane's source
 	// in its record: apply then reads nothing but the record.
