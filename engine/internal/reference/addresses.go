@@ -1,6 +1,7 @@
 package reference
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/gpureplay/replay/trace"
@@ -55,11 +56,7 @@ func (t *addrTable) count(at place, in *trace.Inst, r *rule, b, c wide) {
 // one the same operation with the same operands, or all of one commuting
 // family: integer add and sub, one bitwise operation, one min, one max)".
 func (t *addrTable) table(explore bool) []AddressStat {
-	keys := make([]place, 0, len(t.rows))
-	for k := range t.rows {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, comparePlaces)
+	keys := slices.SortedFunc(maps.Keys(t.rows), comparePlaces)
 	out := make([]AddressStat, 0, len(keys))
 	for _, k := range keys {
 		row := t.rows[k]

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 
 	"github.com/gpureplay/replay/trace"
@@ -88,11 +89,7 @@ func comparePlaces(a, b place) int {
 
 // table is the memory table: every touched word and its final value.
 func (m *memory) table() []Word {
-	words := make([]place, 0, len(m.words))
-	for w := range m.words {
-		words = append(words, w)
-	}
-	slices.SortFunc(words, comparePlaces)
+	words := slices.SortedFunc(maps.Keys(m.words), comparePlaces)
 	out := make([]Word, 0, len(words))
 	for _, w := range words {
 		v := m.read(w, 4)
