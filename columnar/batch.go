@@ -31,10 +31,9 @@ type batch struct {
 	rows int // rows appended
 	cap  int // rows every column has room for
 	cols []colBuf
-	// key is the rows' key numbers (int32) when some column is keyed;
-	// keys is how many there are.
-	key  *colBuf
-	keys int32
+	// key is the rows' key numbers (int32) when some column is keyed:
+	// indexes into each keyed column's byKey.
+	key *colBuf
 	// textBytes is the length of the largest string column as plain utf8
 	// (Arrow's int32 offsets bound it): only instructions.text can come
 	// near maxBatchStringBytes.
@@ -119,7 +118,7 @@ func (b *batch) grow(c *colBuf, newCap int) {
 
 // reset empties b for reuse, keeping its memory.
 func (b *batch) reset() {
-	b.rows, b.textBytes, b.keys = 0, 0, 0
+	b.rows, b.textBytes = 0, 0
 	for i := range b.cols {
 		c := &b.cols[i]
 		clear(c.dict)
@@ -164,15 +163,15 @@ func (b *batch) indices(c *colBuf, from, n int, buf []int32) []int32 {
 // addKey adds a key whose strings have the indices idx in the keyed
 // columns, in column order, and returns its number.
 func (b *batch) addKey(idx []int32) int32 {
-	j := 0
+	j, key := 0, int32(0)
 	for i := range b.cols {
 		if c := &b.cols[i]; c.keyed {
+			key = int32(len(c.byKey)) // the same in every keyed column
 			c.byKey = append(c.byKey, idx[j])
 			j++
 		}
 	}
-	b.keys++
-	return b.keys - 1
+	return key
 }
 
 // Typed views of the columns' whole capacity. Appending code writes rows
