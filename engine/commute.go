@@ -121,19 +121,21 @@ func (b *batch) addends(out []rec, bi *binst, s seg, recs []rec) []rec {
 }
 
 // add32ByPage is add32Vals over records sorted by page. A page with many
-// records in the batch gathers its written-word bits in a bitmap on the
-// stack and merges them into the page's once, instead of one
-// read-modify-write of the page's bitmap per record; a page with few (a
-// large memory, where a batch hits each page a few times) sets its bits
-// directly, as add32Vals does.
+// records in the batch sums them into an accumulator on the stack (4 KiB,
+// in L1) with a bitmap of the words they hit, then adds the sums into the
+// page in address order and merges the bitmap once: the page's lines are
+// fetched in ascending order, which the hardware prefetcher follows, where
+// records in arrival order fetch them at random and wait for each. A page
+// with few records (a large memory, where a batch hits each page a few
+// times) is added directly, as add32Vals does.
 func add32ByPage(mem *shard.Memory, recs []rec) {
+	var acc [shard.PageWords]uint32 // zero between pages: the merge clears what it reads
 	for i := 0; i < len(recs); {
 		ref := recs[i].word >> (shard.PageShift - 2)
 		j := i + 1
 		for j < len(recs) && recs[j].word>>(shard.PageShift-2) == ref {
 			j++
 		}
-		pg := mem.Page(ref)
 		if j-i < shard.PageWords/64 {
 			add32Vals(mem, recs[i:j])
 			i = j
@@ -142,13 +144,29 @@ func add32ByPage(mem *shard.Memory, recs []rec) {
 		var touched [shard.PageWords / 64]uint64
 		for _, x := range recs[i:j] {
 			wi := x.word & (shard.PageWords - 1)
-			pg.Words[wi] += x.slot
+			acc[wi] += x.slot
 			touched[wi>>6] |= 1 << (wi & 63)
 		}
-		for k, t := range touched {
-			pg.Touched[k] |= t
-		}
+		mergeAcc(mem.Page(ref), &acc, &touched)
 		i = j
+	}
+}
+
+// mergeAcc adds acc's sums at the words touched marks into pg, in address
+// order, marks them written, and clears them from acc.
+func mergeAcc(pg *shard.Page, acc *[shard.PageWords]uint32, touched *[shard.PageWords / 64]uint64) {
+	for k, t := range touched {
+		if t == 0 {
+			continue
+		}
+		pg.Touched[k] |= t
+		words := pg.Words[k*64 : k*64+64 : k*64+64]
+		sums := acc[k*64 : k*64+64 : k*64+64]
+		for m := t; m != 0; m &= m - 1 {
+			w := bits.TrailingZeros64(m)
+			words[w] += sums[w]
+			sums[w] = 0
+		}
 	}
 }
 
