@@ -1172,23 +1172,25 @@ func addRunSlots(words []uint32, ops, res []uint64) {
 }
 
 // add32 is the commonest loop: 32-bit adds of one value (atomicAdd of a
-// constant: histograms, counters).
+// constant: histograms, counters). Like add32Vals and add32Slots, it finds
+// each record's word in its chunk (shard.Memory.Chunk), with no page in
+// between: one load to the chunk, then word and bit indexed directly.
 func add32(mem *shard.Memory, recs []rec, v uint32, vals []uint64, noDst bool) {
 	if noDst {
 		for _, x := range recs {
-			pg := mem.Page(x.word >> (shard.PageShift - 2))
-			wi := x.word & (shard.PageWords - 1)
-			pg.Words[wi] += v
-			pg.Touched[wi>>6] |= 1 << (wi & 63)
+			c := mem.Chunk(x.word)
+			w := x.word % shard.ChunkWords
+			c.Words[w] += v
+			c.Touched[w/64] |= 1 << (w % 64)
 		}
 		return
 	}
 	for _, x := range recs {
-		pg := mem.Page(x.word >> (shard.PageShift - 2))
-		wi := x.word & (shard.PageWords - 1)
-		old := pg.Words[wi]
-		pg.Words[wi] = old + v
-		pg.Touched[wi>>6] |= 1 << (wi & 63)
+		c := mem.Chunk(x.word)
+		w := x.word % shard.ChunkWords
+		old := c.Words[w]
+		c.Words[w] = old + v
+		c.Touched[w/64] |= 1 << (w % 64)
 		vals[x.slot&slotMask] = uint64(old)
 	}
 }
@@ -1197,10 +1199,10 @@ func add32(mem *shard.Memory, recs []rec, v uint32, vals []uint64, noDst bool) {
 // nothing returned (scattered updates in a lean replay).
 func add32Vals(mem *shard.Memory, recs []rec) {
 	for _, x := range recs {
-		pg := mem.Page(x.word >> (shard.PageShift - 2))
-		wi := x.word & (shard.PageWords - 1)
-		pg.Words[wi] += x.slot
-		pg.Touched[wi>>6] |= 1 << (wi & 63)
+		c := mem.Chunk(x.word)
+		w := x.word % shard.ChunkWords
+		c.Words[w] += x.slot
+		c.Touched[w/64] |= 1 << (w % 64)
 	}
 }
 
@@ -1208,20 +1210,20 @@ func add32Vals(mem *shard.Memory, recs []rec) {
 func add32Slots(mem *shard.Memory, recs []rec, opB, vals []uint64, noDst bool) {
 	if noDst {
 		for _, x := range recs {
-			pg := mem.Page(x.word >> (shard.PageShift - 2))
-			wi := x.word & (shard.PageWords - 1)
-			pg.Words[wi] += uint32(opB[x.slot&slotMask])
-			pg.Touched[wi>>6] |= 1 << (wi & 63)
+			c := mem.Chunk(x.word)
+			w := x.word % shard.ChunkWords
+			c.Words[w] += uint32(opB[x.slot&slotMask])
+			c.Touched[w/64] |= 1 << (w % 64)
 		}
 		return
 	}
 	for _, x := range recs {
-		pg := mem.Page(x.word >> (shard.PageShift - 2))
-		wi := x.word & (shard.PageWords - 1)
+		c := mem.Chunk(x.word)
+		w := x.word % shard.ChunkWords
 		slot := x.slot & slotMask
-		old := pg.Words[wi]
-		pg.Words[wi] = old + uint32(opB[slot])
-		pg.Touched[wi>>6] |= 1 << (wi & 63)
+		old := c.Words[w]
+		c.Words[w] = old + uint32(opB[slot])
+		c.Touched[w/64] |= 1 << (w % 64)
 		vals[slot] = uint64(old)
 	}
 }

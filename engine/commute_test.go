@@ -207,7 +207,7 @@ func TestAdd32ByPageEqualsInOrder(t *testing.T) {
 	}
 	for pg, ref := range refs {
 		got, want := byPage.Page(ref), inOrder.Page(ref)
-		if got.Words != want.Words || got.Touched != want.Touched {
+		if *got.Words != *want.Words || *got.Touched != *want.Touched {
 			t.Errorf("page %d: words or written bits differ from the in-order adds", pg)
 		}
 	}

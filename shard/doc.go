@@ -11,10 +11,13 @@
 // remembers its last directory) is one indexed load, with no hashing or
 // probing per access. Directories are found by (memory, address >> 22) in a
 // small open-addressing table that is replaced whole, never changed, when
-// one is added. Pages are allocated 64 at a time in pointer-free chunks,
-// named by a 22-bit reference, so a word is named by 32 bits
-// ([Entry.WordRef]) and the garbage collector sees a handful of objects per
-// 256 KiB, not one per page.
+// one is added. Pages are allocated 64 at a time in a [Chunk], named by a
+// 22-bit reference, so a word is named by 32 bits ([Entry.WordRef]) and the
+// garbage collector sees one object per 256 KiB, not one per page. A chunk
+// keeps its pages' words end to end and their written-word bitmaps end to
+// end: the word of a reference is the chunk's word at its low 16 bits, so a
+// loop over scattered words takes one load to find the chunk and indexes
+// word and bit directly.
 //
 // A page's shard is picked once, when the page is created: the xxhash of
 // its key ([Hash]) mapped with a multiply-shift ([Memory.ShardIndex]). The
@@ -27,14 +30,16 @@
 //     the shard count. The values a sequence of writes leaves are the same
 //     for any shard count.
 //  2. A page never moves: [Memory.Page] of a reference returns the same
-//     page for the life of the [Memory].
+//     page, and [Memory.Chunk] the same chunk, for the life of the
+//     [Memory].
 //  3. Lookups take no lock and may run in parallel with each other and with
 //     creation; creation takes the memory's mutex, once per page. A page's
 //     words are not synchronised: the caller makes sure one goroutine at a
 //     time writes a page (the engine: the page's owner), and that readers
 //     wait for writers (the engine: a barrier between batches).
 //  4. No allocation on a hit: [Cursor.Resolve], [Memory.Lookup],
-//     [Memory.Page] and [Hash] allocate nothing for a page that exists.
+//     [Memory.Page], [Memory.Chunk] and [Hash] allocate nothing for a page
+//     that exists.
 //  5. A new page is all zeros with no word touched. The package never sets
 //     [Page.Touched]; the engine does, for the words it writes.
 //  6. At most [MaxPages] pages (16 GiB): past them [Cursor.Resolve] returns

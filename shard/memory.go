@@ -33,8 +33,11 @@ const (
 	// MaxBytes is the most simulated memory a Memory holds.
 	MaxBytes = MaxPages * PageBytes
 
-	// chunkPages is how many pages are allocated together (256 KiB).
-	chunkPages = 64
+	// ChunkPages is how many pages are allocated together, in one [Chunk]
+	// (256 KiB): consecutive references.
+	ChunkPages = 64
+	// ChunkWords is the words of a chunk: its pages' words, end to end.
+	ChunkWords = ChunkPages * PageWords
 
 	// DefaultShards is the shard count when [WithShards] is not given.
 	DefaultShards = 64
@@ -44,10 +47,11 @@ const (
 
 // Page is 4 KiB of one memory instance: 1024 little-endian 32-bit words,
 // a bitmap of the words written (bit i of Touched[i/64] is word i), and
-// where it lives. It holds no pointer.
+// where it lives. Words and Touched lie in the page's [Chunk]; they never
+// move.
 type Page struct {
-	Words   [PageWords]uint32
-	Touched [PageWords / 64]uint64
+	Words   *[PageWords]uint32
+	Touched *[PageWords / 64]uint64
 	Mem     uint32 // the memory instance
 	Shard   uint32 // the shard, fixed when the page was created
 	Num     uint64 // the page number: the address of its first byte >> PageShift
@@ -55,6 +59,28 @@ type Page struct {
 
 // Touch marks word i written.
 func (p *Page) Touch(i uint32) { p.Touched[i>>6] |= 1 << (i & 63) }
+
+// Chunk holds the pages of ChunkPages consecutive references: their words
+// end to end, then their written-word bitmaps end to end, so that a word
+// reference ([Entry.WordRef]) names its word in the chunk by its low 16
+// bits ([Memory.Chunk]) and the apply loops of the engine index a word and
+// its bit directly, with no page in between.
+type Chunk struct {
+	// pages come first: the only pointers (into the arrays below), so the
+	// garbage collector scans 2 KiB of a chunk, not 264.
+	pages   [ChunkPages]Page
+	Words   [ChunkWords]uint32
+	Touched [ChunkWords / 64]uint64
+}
+
+func newChunk() *Chunk {
+	c := new(Chunk)
+	for i := range c.pages {
+		c.pages[i].Words = (*[PageWords]uint32)(c.Words[i*PageWords:])
+		c.pages[i].Touched = (*[PageWords / 64]uint64)(c.Touched[i*PageWords/64:])
+	}
+	return c
+}
 
 // Entry is a resolved page: its reference (low 32 bits) and its shard (high
 // 32). The zero Entry is no page.
@@ -190,9 +216,9 @@ type Memory struct {
 	npages      atomic.Uint32
 	dirs        atomic.Pointer[dirTable]
 	// chunks holds the pages by reference: page ref is
-	// chunks[ref/chunkPages][ref%chunkPages]. Page 0 is never handed out,
-	// so that the zero Entry means no page. Chunks never move.
-	chunks [MaxPages / chunkPages]atomic.Pointer[[chunkPages]Page]
+	// chunks[ref/ChunkPages].pages[ref%ChunkPages]. Page 0 is never handed
+	// out, so that the zero Entry means no page. Chunks never move.
+	chunks [MaxPages / ChunkPages]atomic.Pointer[Chunk]
 }
 
 // New returns an empty memory.
@@ -208,7 +234,7 @@ func New(opts ...Option) (*Memory, error) {
 	}
 	m := &Memory{nshards: uint64(o.shards), part: o.part, parts: o.parts}
 	m.dirs.Store(&dirTable{})
-	m.chunks[0].Store(new([chunkPages]Page))
+	m.chunks[0].Store(newChunk())
 	m.npages.Store(1) // page 0 is reserved
 	return m, nil
 }
@@ -235,12 +261,19 @@ func (m *Memory) Pages() int { return int(m.npages.Load()) - 1 }
 
 // Page returns the page of reference ref, from an [Entry].
 func (m *Memory) Page(ref uint32) *Page {
-	return &m.chunks[ref/chunkPages].Load()[ref%chunkPages]
+	return &m.chunks[ref/ChunkPages].Load().pages[ref%ChunkPages]
+}
+
+// Chunk returns the chunk of the word a [Entry.WordRef] names; the word is
+// Words[w%ChunkWords] of it, and its written bit bit w%64 of
+// Touched[w%ChunkWords/64].
+func (m *Memory) Chunk(w uint32) *Chunk {
+	return m.chunks[w/ChunkWords].Load()
 }
 
 // Word returns the word a [Entry.WordRef] names.
 func (m *Memory) Word(w uint32) *uint32 {
-	return &m.Page(w >> (PageShift - 2)).Words[w&(PageWords-1)]
+	return &m.Chunk(w).Words[w%ChunkWords]
 }
 
 // Cursor resolves addresses to pages for one goroutine, remembering the
@@ -353,9 +386,9 @@ func (m *Memory) create(d *dir, addr uint64) Entry {
 	if ref >= MaxPages {
 		return 0
 	}
-	c := &m.chunks[ref/chunkPages]
+	c := &m.chunks[ref/ChunkPages]
 	if c.Load() == nil {
-		c.Store(new([chunkPages]Page))
+		c.Store(newChunk())
 	}
 	num := addr >> PageShift
 	p := m.Page(ref)
