@@ -104,6 +104,7 @@ type batch struct {
 	// is its index modulo the owner count.
 	out     [][]route        // [range][owner]
 	scratch [][]uint64       // [range]: one instruction's addresses, for its statistics
+	words   [][]uint32       // [range]: one warp's word references (routeScatter)
 	cset    []conflictSet    // [range]: the warp path's conflict counts
 	pset    []*pageConflicts // [range]: the same within one page, made on first use
 	// pairs, sorted and radix are each owner's buffers for a commuting
@@ -164,6 +165,10 @@ func (b *batch) reset(ranges, owners, shards int) {
 			b.out[r] = make([]route, owners)
 		}
 		b.scratch = make([][]uint64, ranges)
+		b.words = make([][]uint32, ranges)
+		for r := range b.words {
+			b.words[r] = make([]uint32, trace.MaxLanes)
+		}
 		b.cset = make([]conflictSet, ranges)
 		b.pset = make([]*pageConflicts, ranges)
 		b.firstFault = make([]int, ranges)
@@ -811,22 +816,28 @@ func (b *batch) routeLanes(ii int, bi *binst, routes []route, cur *shard.Cursor,
 // addend straight from the source's per-lane list, in lane order, into
 // one segment written in place.
 func (b *batch) routeScatter(ii int, bi *binst, rt *route, cur *shard.Cursor, addrs, srcList []uint64, count bool, r int) (distinct, maxc uint32, ok bool) {
+	// The words first, in one loop that does nothing else, then the
+	// records: a loop that may call Resolve keeps nothing in registers.
+	words := b.words[r][:len(addrs)]
+	for n := cur.Words(bi.mem, addrs, words); n < len(addrs); {
+		en := cur.Resolve(bi.mem, addrs[n])
+		if en == 0 {
+			return 0, 0, false
+		}
+		words[n] = en.WordRef(addrs[n])
+		n++
+		n += cur.Words(bi.mem, addrs[n:], words[n:])
+	}
 	rt.open(uint32(ii), true)
 	r0 := len(rt.recs)
 	rt.recs = slices.Grow(rt.recs, len(addrs))[:r0+len(addrs)]
 	out := rt.recs[r0:]
 	var lanesBuf [trace.MaxLanes]uint8
 	ls := activeLanes(bi.active, &lanesBuf)
+	ls = ls[:len(out)]
 	shift := bi.plan.srcShift
-	for k, a := range addrs {
-		en := cur.Cached(bi.mem, a)
-		if en == 0 {
-			if en = cur.Resolve(bi.mem, a); en == 0 {
-				rt.recs = rt.recs[:r0+k]
-				return 0, 0, false
-			}
-		}
-		out[k] = rec{word: en.WordRef(a), slot: uint32(srcList[ls[k]&(trace.MaxLanes-1)] >> shift)}
+	for k, w := range words[:len(out)] {
+		out[k] = rec{word: w, slot: uint32(srcList[ls[k]&(trace.MaxLanes-1)] >> shift)}
 	}
 	if !count {
 		return uint32(len(addrs)), 1, true

@@ -37,7 +37,7 @@
 //     words are not synchronised: the caller makes sure one goroutine at a
 //     time writes a page (the engine: the page's owner), and that readers
 //     wait for writers (the engine: a barrier between batches).
-//  4. No allocation on a hit: [Cursor.Resolve], [Memory.Lookup],
+//  4. No allocation on a hit: [Cursor.Resolve], [Cursor.Words], [Memory.Lookup],
 //     [Memory.Page], [Memory.Chunk] and [Hash] allocate nothing for a page
 //     that exists.
 //  5. A new page is all zeros with no word touched. The package never sets

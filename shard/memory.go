@@ -296,11 +296,15 @@ const noDir = ^uint64(0)
 // dirKey packs a directory's memory instance and number into one word for
 // the cursor's one comparison: the number has 64-PageShift-DirBits = 42
 // bits, so instances below 1<<22 fit above it. A cursor does not remember
-// a directory of a higher instance (dirKey reports false); it still finds
+// a directory of instance cursorMems or higher (dirKey reports false),
+// whose keys could collide with a lower one's or be noDir; it still finds
 // it, through the table.
 func dirKey(mem uint32, addr uint64) (uint64, bool) {
-	return uint64(mem)<<42 | addr>>(PageShift+DirBits), mem < 1<<22
+	return uint64(mem)<<42 | addr>>(PageShift+DirBits), mem < cursorMems
 }
+
+// cursorMems bounds the instances a cursor remembers (see dirKey).
+const cursorMems = 1<<22 - 1
 
 // Cached is Resolve's common case, small enough to inline: the page of
 // addr when it is in the cursor's directory and exists, else the zero
@@ -308,10 +312,42 @@ func dirKey(mem uint32, addr uint64) (uint64, bool) {
 //
 //	if e = cur.Cached(mem, addr); e == 0 { e = cur.Resolve(mem, addr) }
 func (c *Cursor) Cached(mem uint32, addr uint64) Entry {
-	if uint64(mem)<<42|addr>>(PageShift+DirBits) != c.key || mem >= 1<<22 {
+	if uint64(mem)<<42|addr>>(PageShift+DirBits) != c.key || mem >= cursorMems {
 		return 0 // (a higher instance would have collided with a lower one)
 	}
 	return Entry(c.d.entries[addr>>PageShift&(DirPages-1)].Load())
+}
+
+// Words is Resolve for many addresses at once, without creating: it sets
+// out[i] to the [Entry.WordRef] of addrs[i] in instance mem for the
+// longest prefix of addrs whose pages exist in this memory's partition,
+// and returns that prefix's length (then call Resolve for the next
+// address, which creates its page). out must be at least as long as addrs.
+// It moves the cursor to the directory of the last address it resolved.
+func (c *Cursor) Words(mem uint32, addrs []uint64, out []uint32) int {
+	if mem >= cursorMems {
+		return 0 // (as Cached: Resolve finds it)
+	}
+	base, key, d := uint64(mem)<<42, c.key, c.d
+	out = out[:len(addrs)]
+	i := 0
+	for ; i < len(addrs); i++ {
+		a := addrs[i]
+		if k := base | a>>(PageShift+DirBits); k != key {
+			nd := c.m.dirs.Load().find(mem, a>>(PageShift+DirBits))
+			if nd == nil {
+				break
+			}
+			key, d = k, nd
+		}
+		ref := uint32(d.entries[a>>PageShift&(DirPages-1)].Load())
+		if ref == 0 {
+			break // no page, or another partition's
+		}
+		out[i] = ref<<(PageShift-2) | uint32(a>>2)&(PageWords-1)
+	}
+	c.key, c.d = key, d
+	return i
 }
 
 // Resolve returns the page holding addr in memory instance mem, creating

@@ -3,6 +3,7 @@ package shard
 import (
 	"encoding/binary"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 
@@ -242,5 +243,69 @@ func TestCached(t *testing.T) {
 	}
 	if got := c.Resolve(high, 0x1004); got != h {
 		t.Errorf("Resolve(%d, 0x1004) = %#x, want %#x", high, got, h)
+	}
+}
+
+// TestWords: Cursor.Words resolves the prefix of addresses whose pages
+// exist, across directories and memory instances, to the WordRefs Resolve
+// gives, stops at the first page that does not exist (or is another
+// partition's), and creates nothing; and a Chunk's words and bits are its
+// pages'.
+func TestWords(t *testing.T) {
+	m, _ := New(WithShards(3))
+	c := m.Cursor()
+	addrs := []uint64{0x1000, 0x1ffc, 0x40_0000 + 8, 0x1004, 0x9000_0000} // directories 0, 1, 0, 0x240
+	for _, a := range addrs {
+		c.Resolve(1, a)
+	}
+	c.Resolve(2, 0x1000)
+	want := make([]uint32, len(addrs))
+	for i, a := range addrs {
+		want[i] = m.Lookup(1, a).WordRef(a)
+	}
+	fresh := m.Cursor() // remembers no directory
+	for _, cur := range []*Cursor{&fresh, &c} {
+		out := make([]uint32, len(addrs))
+		if n := cur.Words(1, addrs, out); n != len(addrs) || !slices.Equal(out, want) {
+			t.Errorf("Words = %d, %#x; want %d, %#x", n, out, len(addrs), want)
+		}
+	}
+	pages := m.Pages()
+	out := make([]uint32, 4)
+	// Instance 2 has only the page at 0x1000; 0x2000 has none anywhere.
+	if n := c.Words(2, []uint64{0x1008, 0x2000, 0x1000}, out); n != 1 || out[0] != m.Lookup(2, 0x1008).WordRef(0x1008) {
+		t.Errorf("Words over a missing page = %d (%#x), want 1", n, out[0])
+	}
+	if n := c.Words(1, []uint64{0x5_0000_0000}, out); n != 0 {
+		t.Errorf("Words in a directory never made = %d, want 0", n)
+	}
+	if m.Pages() != pages {
+		t.Error("Words created a page")
+	}
+	// Words and bits through the chunk are the page's.
+	w := want[1]
+	*m.Word(w) = 7
+	m.Chunk(w).Touched[w%ChunkWords/64] |= 1 << (w % 64)
+	p := m.Page(w >> (PageShift - 2))
+	if p.Words[0xffc/4] != 7 || p.Touched[0xffc/4/64]>>(0xffc/4%64)&1 != 1 {
+		t.Error("a chunk's word or written bit is not its page's")
+	}
+	// Another partition's page stops Words as a missing one does.
+	pm, _ := New(WithPartition(0, 2))
+	pc := pm.Cursor()
+	var local, foreign uint64
+	for a := uint64(0); local == 0 || foreign == 0; a += PageBytes {
+		if Partition(0, a, 2) == 0 {
+			local = a
+		} else {
+			foreign = a
+		}
+	}
+	pc.Resolve(0, local)
+	if !pc.Resolve(0, foreign).Foreign() {
+		t.Fatal("the foreign page is not foreign")
+	}
+	if n := pc.Words(0, []uint64{local, foreign}, out); n != 1 {
+		t.Errorf("Words over another partition's page = %d, want 1", n)
 	}
 }
