@@ -359,6 +359,12 @@ func (b *batch) fillSources(bi *binst) {
 // and t counts them.
 func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTracker) {
 	routes := b.out[r]
+	if len(routes) == 1 && !fuse && cap(routes[0].recs) < b.nslots {
+		// One owner gets at most a record per slot: room for them all at
+		// once, not by doubling (each doubling copies, into memory not
+		// yet paged in).
+		routes[0].recs = make([]rec, 0, b.nslots+b.nslots/8)
+	}
 	cur := mem.Cursor()
 	b.firstFault[r] = -1
 	addrs := b.scratch[r][:0]

@@ -382,11 +382,13 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 		e.windowAdded(b)
 	}
 	as, into := src.(trace.ArenaSource)
-	if into && cap(b.arena) < e.arenaHint {
+	if want := e.arenaHint + e.arenaHint/8; into && cap(b.arena) < want {
 		// A batch object's first fill: the size the last batch needed at
 		// once, not by doubling (each doubling copies, into memory not yet
-		// paged in).
-		b.arena = make([]uint64, 0, e.arenaHint)
+		// paged in), and an eighth more: the source wants room for its
+		// widest instruction's lists past the last one's, and batches
+		// differ.
+		b.arena = make([]uint64, 0, want)
 	}
 	if cap(b.vecs) < e.vecsHint {
 		b.vecs = make([]trace.Vector, 0, e.vecsHint) // likewise: no doubling copies
