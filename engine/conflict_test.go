@@ -109,3 +109,48 @@ func TestPageConflictsWrap(t *testing.T) {
 		t.Errorf("first warp of the next cycle: %d distinct, max %d; want 2, 2", d, m)
 	}
 }
+
+// TestDistinctFilter: the filter says distinct only for words that are
+// distinct, says it for most sets of 32 random words, and is left all
+// zeros after every warp, including one it stopped early.
+func TestDistinctFilter(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var f distinctFilter
+	sure := 0
+	for warp := range 5000 {
+		n := 1 + r.IntN(32)
+		span := uint32(1 << (2 + r.IntN(20))) // from 4 words, where most warps repeat one, to 4 M
+		words := make([]uint32, n)
+		seen := map[uint32]bool{}
+		for i := range words {
+			words[i] = r.Uint32N(span)
+			seen[words[i]] = true
+		}
+		got := f.distinct(words)
+		if got && len(seen) != n {
+			t.Fatalf("warp %d: %d words with %d distinct reported distinct", warp, n, len(seen))
+		}
+		if got {
+			sure++
+		}
+		if f.bits != [64]uint64{} {
+			t.Fatalf("warp %d: the filter is not left clear", warp)
+		}
+	}
+	var random int
+	for range 1000 {
+		words := make([]uint32, 32)
+		for i := range words {
+			words[i] = r.Uint32N(1 << 20)
+		}
+		if f.distinct(words) {
+			random++
+		}
+	}
+	if random < 800 {
+		t.Errorf("only %d of 1000 warps of 32 random words found distinct, want about 890", random)
+	}
+	if sure == 0 {
+		t.Error("no warp was found distinct")
+	}
+}
