@@ -108,12 +108,8 @@ type batch struct {
 	cset    []conflictSet    // [range]: the warp path's conflict counts
 	filter  []distinctFilter // [range]: routeScatter's test for distinct words
 	pset    []*pageConflicts // [range]: the same within one page, made on first use
-	// pairs, sorted and radix are each owner's buffers for a commuting
-	// batch (commute.go).
-	pairs, sorted [][]rec
-	radix         [][1 << 11]uint32
-	ranges        []int // instruction index where each range starts; len = ranges+1
-	nslots        int
+	ranges  []int            // instruction index where each range starts; len = ranges+1
+	nslots  int
 	// owner maps a page's shard to its owner, for the current owner count.
 	owner []int32
 	// noResults: the sink reads no per-lane rows; only faulting lanes'
@@ -130,8 +126,8 @@ type batch struct {
 	// wide: some instruction accesses 16 bytes (opBhi, opChi are sized).
 	wide bool
 	// perLaneOps: some instruction's sources may differ from lane to lane
-	// (opB, opC are sized): a vector or 16-byte access, or a source bound
-	// to a list or stride.
+	// (opB, opC are sized, by finishAdd or, with one range, needOps): a
+	// vector or 16-byte access, or a source bound to a list or stride.
 	perLaneOps bool
 	// comm: every access adds and returns nothing: applied page by page
 	// (commute.go).
@@ -176,8 +172,6 @@ func (b *batch) reset(ranges, owners, shards int) {
 		b.firstFault = make([]int, ranges)
 		b.faultRow = make([]Result, ranges)
 		b.rangeErr = make([]error, ranges)
-		b.pairs, b.sorted = make([][]rec, owners), make([][]rec, owners)
-		b.radix = make([][1 << 11]uint32, owners)
 		b.owner = make([]int32, shards)
 		for s := range b.owner {
 			b.owner[s] = int32(s % owners)
@@ -286,8 +280,15 @@ func (b *batch) finishAdd() {
 	} else {
 		b.results, b.vals, b.valsHi = b.results[:0], b.vals[:0], b.valsHi[:0]
 	}
-	if b.perLaneOps {
+	switch {
+	case b.perLaneOps && len(b.out) > 1:
 		b.opB, b.opC = grow(b.opB, n), grow(b.opC, n)
+	default:
+		// One range expands the batch, on one goroutine: it sizes them
+		// when an instruction first stores a source there (needOps), so
+		// a batch whose every warp carries its sources in its records
+		// (scattered updates in a lean replay) sizes neither.
+		b.opB, b.opC = b.opB[:0], b.opC[:0]
 	}
 	if b.wide {
 		b.opBhi, b.opChi = grow(b.opBhi, n), grow(b.opChi, n)
@@ -333,11 +334,24 @@ func (b *batch) src(bi *binst, slot uint32, vals bool, carried uint32) (bv, cv u
 	return bv, cv
 }
 
+// needOps sizes opB (unless bi's first source is uniform) and opC (unless
+// its second is) for the batch's slots, where finishAdd left that to the
+// one goroutine that expands the batch.
+func (b *batch) needOps(bi *binst) {
+	if !bi.bUni && len(b.opB) < b.nslots {
+		b.opB = grow(b.opB, b.nslots)
+	}
+	if !bi.cUni && len(b.opC) < b.nslots {
+		b.opC = grow(b.opC, b.nslots)
+	}
+}
+
 // fillSources stores, per active lane, the sources that are not uniform.
 func (b *batch) fillSources(bi *binst) {
 	if bi.bUni && bi.cUni {
 		return
 	}
+	b.needOps(bi)
 	p := bi.plan
 	slot := bi.slot
 	for m := bi.active; m != 0; m &= m - 1 {
@@ -497,6 +511,7 @@ func (b *batch) routeElem(ii int, bi *binst, lane, e int, slot uint32, addr uint
 	if p.c != nil {
 		cv, ch = bi.Value(p.c[e], lane)
 	}
+	b.needOps(bi)
 	if !bi.bUni {
 		b.opB[slot] = bv >> p.srcShift
 	}

@@ -39,19 +39,27 @@ func (b *batch) commutes() bool {
 // 64 pages (256 KiB) stay in the core's cache anyway.
 const sortMinPages = 64
 
+// sortBufs is one owner's buffers for applying commuting batches. Batches
+// apply one after another, so the engine keeps one per owner for them all
+// (Engine.sortBufs), not one per batch.
+type sortBufs struct {
+	pairs, sorted []rec
+	radix         [1 << 11]uint32
+}
+
 // applyCommuting performs owner o's records of a commuting batch (see
-// commutes) page by page.
-func (b *batch) applyCommuting(o int, mem *shard.Memory) {
+// commutes) page by page, with sb's buffers.
+func (b *batch) applyCommuting(o int, mem *shard.Memory, sb *sortBufs) {
 	pages := uint(mem.Pages() + 1)
 	if rt := &b.out[0][o]; len(b.out) == 1 && allVals(rt.segs) {
 		// One range whose records are (word, addend) pairs already: sort
 		// them where they are. Nothing reads a commuting batch's routes
 		// after apply (no addresses table), so the sort may reuse them.
-		b.sorted[o] = grow(b.sorted[o], len(rt.recs))
-		add32ByPage(mem, sortByPage(rt.recs, b.sorted[o], uint(bits.Len(pages)), &b.radix[o]))
+		sb.sorted = grow(sb.sorted, len(rt.recs))
+		add32ByPage(mem, sortByPage(rt.recs, sb.sorted, uint(bits.Len(pages)), &sb.radix))
 		return
 	}
-	pairs := b.pairs[o][:0]
+	pairs := sb.pairs[:0]
 	for r := range b.out {
 		rt := &b.out[r][o]
 		for k, s := range rt.segs {
@@ -62,9 +70,9 @@ func (b *batch) applyCommuting(o int, mem *shard.Memory) {
 			pairs = b.addends(pairs, &b.insts[s.inst], s, rt.recs[s.lo:hi])
 		}
 	}
-	b.sorted[o] = grow(b.sorted[o], len(pairs))
-	add32ByPage(mem, sortByPage(pairs, b.sorted[o], uint(bits.Len(pages)), &b.radix[o]))
-	b.pairs[o] = pairs[:0] // (sortByPage returns either buffer; both stay)
+	sb.sorted = grow(sb.sorted, len(pairs))
+	add32ByPage(mem, sortByPage(pairs, sb.sorted, uint(bits.Len(pages)), &sb.radix))
+	sb.pairs = pairs[:0] // (sortByPage returns either buffer; both stay)
 }
 
 // allVals reports whether every segment's records carry their addends

@@ -46,6 +46,9 @@ type Engine struct {
 	// arenaHint and vecsHint are the most list storage and vectors a
 	// batch has needed so far.
 	arenaHint, vecsHint int
+	// sortBufs are the apply stage's buffers for commuting batches, one
+	// per owner (commute.go).
+	sortBufs []*sortBufs
 	// The window of WithInterleave being filled: how many instructions it
 	// has, and where it starts in the batch.
 	winPos, winStart int
@@ -572,6 +575,9 @@ func (e *Engine) applyBatch(b *batch, fused bool) {
 		e.addrs.grow(e.mem.Pages() + 1) // every page of the batch exists now
 	}
 	owners := len(b.out[0])
+	for len(e.sortBufs) < owners {
+		e.sortBufs = append(e.sortBufs, new(sortBufs))
+	}
 	if owners == 1 {
 		b.applyOwner(0, e)
 		return
@@ -590,7 +596,7 @@ func (e *Engine) applyBatch(b *batch, fused bool) {
 // applyOwner performs what owner o received.
 func (b *batch) applyOwner(o int, e *Engine) {
 	if b.comm {
-		b.applyCommuting(o, e.mem)
+		b.applyCommuting(o, e.mem, e.sortBufs[o])
 	} else {
 		b.apply(o, e.mem, e.addrs)
 	}
