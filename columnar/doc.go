@@ -102,5 +102,7 @@
 //
 // A Writer is used by one goroutine at a time. It writes each table's
 // batches on a goroutine of its own, which Commit, Abort and a failure
-// wait for before they touch the files.
+// wait for before they touch the files; a Parquet batch of 4096 rows or
+// more has some of its numeric columns encoded on a second goroutine
+// meanwhile, in a buffered row group, for the same file byte for byte.
 package columnar
