@@ -1125,11 +1125,29 @@ func (b *batch) applySeg(mem *shard.Memory, bi *binst, s seg, recs []rec) {
 	noDst := !bi.Static.HasDst || p.noRet || b.noResults
 	add32ok := p.size == 4 && p.kind == kAdd && !p.retNew && !p.retShl16
 	switch {
+	case s.n > 0 && s.step == 1 && add32ok:
+		// A coalesced atomicAdd: consecutive words (of one page), in one
+		// tight loop, in the chunk's words.
+		x := recs[0]
+		c := mem.Chunk(x.word)
+		slot0, w0, n := int(x.slot&slotMask), int(x.word%shard.ChunkWords), int(s.n)
+		words := c.Words[w0 : w0+n : w0+n]
+		touchRange(c.Touched[:], w0, n)
+		var res []uint64 // what the lanes get back, unless nothing returns
+		if !noDst {
+			res = b.vals[slot0 : slot0+n : slot0+n]
+		}
+		if bi.bUni {
+			addRunUniform(words, uint32(bi.bVal), res)
+		} else {
+			addRunSlots(words, b.opB[slot0:slot0+n:slot0+n], res)
+		}
+		return
 	case s.n > 0 && s.step == 0:
 		b.applyUniform(mem, bi, recs[0], s.n, noDst)
 		return
 	case s.n > 0:
-		b.applyRun(mem, bi, recs[0], s, noDst, add32ok)
+		b.applyRun(mem, bi, recs[0], s, noDst)
 		return
 	case s.vals && add32ok:
 		add32Vals(mem, recs)
@@ -1161,31 +1179,14 @@ func (b *batch) applySeg(mem *shard.Memory, bi *binst, s seg, recs []rec) {
 	}
 }
 
-// applyRun performs a run segment: lane k on the word s.step*k words from
-// x's, in lane order.
-func (b *batch) applyRun(mem *shard.Memory, bi *binst, x rec, s seg, noDst, add32ok bool) {
+// applyRun performs a run segment other than a coalesced 32-bit add
+// (applySeg's): lane k on the word s.step*k words from x's, in lane order.
+func (b *batch) applyRun(mem *shard.Memory, bi *binst, x rec, s seg, noDst bool) {
 	p := bi.plan
-	pg := mem.Page(x.word >> (shard.PageShift - 2))
-	w0 := int(x.word & (shard.PageWords - 1))
 	slot0 := x.slot & slotMask
-	if add32ok && s.step == 1 {
-		// A coalesced atomicAdd: consecutive words, in one tight loop.
-		n := int(s.n)
-		words := pg.Words[w0 : w0+n : w0+n]
-		touchRange(pg, w0, n)
-		var res []uint64 // what the lanes get back, unless nothing returns
-		if !noDst {
-			res = b.vals[slot0 : int(slot0)+n : int(slot0)+n]
-		}
-		if bi.bUni {
-			addRunUniform(words, uint32(bi.bVal), res)
-			return
-		}
-		addRunSlots(words, b.opB[slot0:int(slot0)+n:int(slot0)+n], res)
-		return
-	}
+	pg := mem.Page(x.word >> (shard.PageShift - 2))
 	fl := p.flags()
-	wi := w0
+	wi := int(x.word & (shard.PageWords - 1))
 	for k := uint32(0); k < s.n; k++ {
 		slot := slot0 + k
 		bv, cv := b.src(bi, slot, false, 0)
@@ -1287,12 +1288,13 @@ func add32Slots(mem *shard.Memory, recs []rec, opB, vals []uint64, noDst bool) {
 	}
 }
 
-// touchRange marks words w0..w0+n-1 of pg written, 64 at a time.
-func touchRange(pg *shard.Page, w0, n int) {
+// touchRange marks words w0..w0+n-1 written in touched, a bitmap of
+// words (bit w%64 of touched[w/64]), 64 at a time.
+func touchRange(touched []uint64, w0, n int) {
 	for n > 0 {
 		i, b := w0>>6, w0&63
 		k := min(n, 64-b)
-		pg.Touched[i&(len(pg.Touched)-1)] |= (^uint64(0) >> (64 - k)) << b
+		touched[i] |= (^uint64(0) >> (64 - k)) << b
 		w0, n = w0+k, n-k
 	}
 }
