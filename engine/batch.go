@@ -660,6 +660,17 @@ func warpAddresses(bi *binst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) 
 			or |= a
 			lo, hi = min(lo, a), max(hi, a)
 		}
+	case bi.active == ^uint32(0) && len(list) >= trace.MaxLanes:
+		// Every lane of a 32-lane warp: lane i is list[i], in one indexed
+		// loop.
+		imm, pitch := uint64(st.AddrImm), uint64(st.LanePitch)
+		addrs = slices.Grow(addrs, trace.MaxLanes)[:trace.MaxLanes]
+		for lane, x := range list[:trace.MaxLanes] {
+			a := (scale*x + imm + uint64(lane)*pitch) & mask
+			addrs[lane] = a
+			or |= a
+			lo, hi = min(lo, a), max(hi, a)
+		}
 	default:
 		imm, pitch := uint64(st.AddrImm), uint64(st.LanePitch)
 		for m := bi.active; m != 0; m &= m - 1 {
