@@ -129,20 +129,34 @@ func setReg(buf []byte, i int, r uint8) {
 // sketchCounter reads sketches of m registers: sketchCount runs once per
 // address of the table, a million times for a million addresses, at the
 // end of the replay where nothing else runs, so it reads the registers
-// eight at a time from five bytes, sums 2^-rank as an integer (a multiple
-// of 2^-31 under 2^6, so every float partial sum of the textbook version
-// is exact and the two agree to the bit), and takes linear counting's
+// two at a time through a table, sums 2^-rank as an integer (a multiple of
+// 2^-31 under 2^6, so every float partial sum of the textbook version is
+// exact and the two agree to the bit), and takes linear counting's
 // logarithm from a table.
 type sketchCounter struct {
 	m      int
 	linear [256]float64 // linear[z] = m·ln(m/z): linear counting with z empty registers
+	// pair[v] is, for the two registers r1, r2 packed in the 10 bits v,
+	// 2^(31-r1) + 2^(31-r2) in the low pairSumBits and the number of them
+	// that are 0 above.
+	pair [1 << (2 * regBits)]uint64
 }
+
+const pairSumBits = 40
 
 func newSketchCounter(m int) *sketchCounter {
 	c := &sketchCounter{m: m}
 	fm := float64(m)
 	for z := 1; z <= m && z < len(c.linear); z++ {
 		c.linear[z] = fm * math.Log(fm/float64(z))
+	}
+	for v := range c.pair {
+		for _, r := range [2]int{v & (1<<regBits - 1), v >> regBits} {
+			c.pair[v] += 1 << (31 - r)
+			if r == 0 {
+				c.pair[v] += 1 << pairSumBits
+			}
+		}
 	}
 	return c
 }
@@ -154,27 +168,25 @@ func (c *sketchCounter) count(n uint8, buf []byte) (uint64, bool) {
 		return uint64(n), true
 	}
 	m := c.m
-	var sum uint64 // Σ 2^(31-rank)
-	zeros := 0
+	var acc uint64 // Σ pair[...]: Σ 2^(31-rank), and the zeros above pairSumBits
 	i, j := 0, 0
 	for ; i+8 <= m; i, j = i+8, j+5 {
 		v := uint64(binary.LittleEndian.Uint32(buf[j:])) | uint64(buf[j+4])<<32
-		for range 8 {
-			r := v & (1<<regBits - 1)
-			v >>= regBits
-			sum += 1 << (31 - r)
-			zeros += int((r - 1) >> 63) // r == 0
-		}
+		acc += c.pair[v&0x3ff] + c.pair[v>>10&0x3ff] + c.pair[v>>20&0x3ff] + c.pair[v>>30&0x3ff]
 	}
 	var v uint64
 	for k := j; k < len(buf); k++ {
 		v |= uint64(buf[k]) << (8 * (k - j))
 	}
-	for ; i < m; i++ {
+	for ; i+2 <= m; i += 2 {
+		acc += c.pair[v&0x3ff]
+		v >>= 2 * regBits
+	}
+	sum, zeros := acc&(1<<pairSumBits-1), int(acc>>pairSumBits)
+	if i < m { // one register left
 		r := v & (1<<regBits - 1)
-		v >>= regBits
 		sum += 1 << (31 - r)
-		zeros += int((r - 1) >> 63)
+		zeros += int((r - 1) >> 63) // r == 0
 	}
 	fm := float64(m)
 	est := 0.7213 / (1 + 1.079/fm) * fm * fm / (float64(sum) / (1 << 31))
