@@ -77,8 +77,10 @@ type pageStats struct {
 	explore []*[slabChunk]exploreEntry // with WithExplore only, parallel to entries
 }
 
-// slabChunk is how many entries a page's slab grows by.
-const slabChunk = 64
+// slabChunk is how many entries a page's slab grows by: as many as fit in
+// 4 KiB, one of the allocator's size classes, so that none of it is waste
+// (64 entries, 3584 bytes, took a 4096-byte block).
+const slabChunk = 4096 / int(unsafe.Sizeof(addrEntry{}))
 
 func (ps *pageStats) entry(i int) *addrEntry { return &ps.entries[i/slabChunk][i%slabChunk] }
 
