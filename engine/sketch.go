@@ -37,17 +37,20 @@ const (
 	regBits = 5 // a register holds a rank up to 31: no overflow below ~2^31 keys a register
 )
 
-// sketchKey is one key as a sketch takes it: the 32 bits stored exactly,
-// and the register and rank it sets once the sketch estimates, worked out
-// once per instruction rather than once per access.
+// sketchKey is one key as a sketch of m registers takes it: the 32 bits
+// stored exactly, and the register (its first bit) and rank it sets once
+// the sketch estimates, worked out once per instruction rather than once
+// per access.
 type sketchKey struct {
 	key  uint32
-	hash uint64 // mix64 of key: what the registers see
+	bit  uint16
+	rank uint8
 }
 
-func newSketchKey(h uint64) sketchKey {
+func newSketchKey(h uint64, m int) sketchKey {
 	k := uint32(h >> 32)
-	return sketchKey{key: k, hash: mix64(uint64(k))}
+	bit, rank := hllPlace(mix64(uint64(k)), m)
+	return sketchKey{key: k, bit: bit, rank: rank}
 }
 
 // mix64 is SplitMix64's finalizer: a bijection that spreads every input bit
@@ -59,14 +62,14 @@ func mix64(h uint64) uint64 {
 }
 
 // sketchAdd adds k to the sketch (state n, bytes buf) that holds up to
-// exact keys, then m registers. It reports false when the sketch holds the
-// key exactly already (it cannot tell once it estimates).
+// exact keys, then m registers (k was made for m). It reports false when
+// the sketch holds the key exactly already (it cannot tell once it
+// estimates).
 func sketchAdd(n *uint8, buf []byte, exact, m int, k sketchKey) bool {
 	if *n != sketchHLL {
 		held := int(*n)
-		keys := buf[:4*held]
-		for i := 0; i+4 <= len(keys); i += 4 {
-			if uint32(keys[i])|uint32(keys[i+1])<<8|uint32(keys[i+2])<<16|uint32(keys[i+3])<<24 == k.key {
+		for i := 0; i < held; i++ {
+			if binary.LittleEndian.Uint32(buf[4*i:]) == k.key {
 				return false
 			}
 		}
@@ -83,46 +86,39 @@ func sketchAdd(n *uint8, buf []byte, exact, m int, k sketchKey) bool {
 		clear(buf)
 		*n = sketchHLL
 		for _, key := range saved[:held] {
-			hllAdd(buf, m, mix64(uint64(key)))
+			bit, rank := hllPlace(mix64(uint64(key)), m)
+			hllAdd(buf, bit, rank)
 		}
 	}
-	hllAdd(buf, m, k.hash)
+	hllAdd(buf, k.bit, k.rank)
 	return true
 }
 
-// hllAdd records hash h in the m 5-bit registers packed in buf: the
-// register from the high 32 bits (a multiply-shift, so m need not be a
-// power of two), the rank (leading zeros plus one) from the low 31, so it
-// fits 5 bits.
-func hllAdd(buf []byte, m int, h uint64) {
-	reg := int(uint64(uint32(h>>32)) * uint64(m) >> 32)
-	rank := uint8(bits.LeadingZeros32(uint32(h)|1)) + 1 // 1..32
-	rank = min(rank, 1<<regBits-1)
-	if rank > getReg(buf, reg) {
-		setReg(buf, reg, rank)
-	}
+// hllPlace is where hash h goes in m registers: the register from the
+// high 32 bits (a multiply-shift, so m need not be a power of two), given
+// as its first bit, and the rank (leading zeros plus one) from the low 31,
+// so that it fits 5 bits.
+func hllPlace(h uint64, m int) (bit uint16, rank uint8) {
+	reg := uint64(uint32(h>>32)) * uint64(m) >> 32
+	rank = uint8(bits.LeadingZeros32(uint32(h)|1)) + 1 // 1..32
+	return uint16(regBits * reg), min(rank, 1<<regBits-1)
 }
 
-// getReg reads register i of buf (little-endian bit order).
-func getReg(buf []byte, i int) uint8 {
-	bit := regBits * i
-	v := uint16(buf[bit/8])
-	if bit/8+1 < len(buf) {
-		v |= uint16(buf[bit/8+1]) << 8
+// hllAdd raises the register at bit of the 5-bit registers packed in buf
+// (little-endian bit order) to rank, if it is lower.
+func hllAdd(buf []byte, bit uint16, rank uint8) {
+	i, sh := int(bit>>3), bit&7
+	v := uint16(buf[i])
+	if i+1 < len(buf) {
+		v |= uint16(buf[i+1]) << 8
 	}
-	return uint8(v>>(bit%8)) & (1<<regBits - 1)
-}
-
-func setReg(buf []byte, i int, r uint8) {
-	bit := regBits * i
-	v := uint16(buf[bit/8])
-	if bit/8+1 < len(buf) {
-		v |= uint16(buf[bit/8+1]) << 8
+	if uint8(v>>sh)&(1<<regBits-1) >= rank {
+		return
 	}
-	v = v&^((1<<regBits-1)<<(bit%8)) | uint16(r)<<(bit%8)
-	buf[bit/8] = byte(v)
-	if bit/8+1 < len(buf) {
-		buf[bit/8+1] = byte(v >> 8)
+	v = v&^((1<<regBits-1)<<sh) | uint16(rank)<<sh
+	buf[i] = byte(v)
+	if i+1 < len(buf) {
+		buf[i+1] = byte(v >> 8)
 	}
 }
 

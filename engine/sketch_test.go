@@ -14,20 +14,20 @@ func TestSketchExactThenEstimate(t *testing.T) {
 	var n uint8
 	for i := 0; i < warpExact; i++ {
 		for range 3 { // repeats count once
-			sketchAdd(&n, buf, warpExact, warpRegs, newSketchKey(mix64(uint64(i))))
+			sketchAdd(&n, buf, warpExact, warpRegs, newSketchKey(mix64(uint64(i)), warpRegs))
 		}
 		if c, exact := newSketchCounter(warpRegs).count(n, buf); c != uint64(i+1) || !exact {
 			t.Fatalf("after %d keys: %d, exact %v", i+1, c, exact)
 		}
 	}
-	sketchAdd(&n, buf, warpExact, warpRegs, newSketchKey(mix64(99)))
+	sketchAdd(&n, buf, warpExact, warpRegs, newSketchKey(mix64(99), warpRegs))
 	if c, exact := newSketchCounter(warpRegs).count(n, buf); exact || c < 6 || c > 10 {
 		t.Errorf("after %d keys: %d, exact %v; want an estimate near %d", warpExact+1, c, exact, warpExact+1)
 	}
 	// Adding the first keys again changes nothing: they are in the registers.
 	before := string(buf)
 	for i := 0; i < warpExact; i++ {
-		sketchAdd(&n, buf, warpExact, warpRegs, newSketchKey(mix64(uint64(i))))
+		sketchAdd(&n, buf, warpExact, warpRegs, newSketchKey(mix64(uint64(i)), warpRegs))
 	}
 	if string(buf) != before {
 		t.Error("keys held exactly were lost when the sketch turned into registers")
@@ -56,7 +56,7 @@ func TestSketchAccuracy(t *testing.T) {
 				buf := make([]byte, sk.bytes)
 				var st uint8
 				for range n {
-					sketchAdd(&st, buf, sk.ex, sk.m, newSketchKey(r.Uint64()))
+					sketchAdd(&st, buf, sk.ex, sk.m, newSketchKey(r.Uint64(), sk.m))
 				}
 				c, _ := newSketchCounter(sk.m).count(st, buf)
 				e := float64(c)/float64(n) - 1
@@ -106,7 +106,7 @@ func TestSketchCountMatchesRegisterByRegister(t *testing.T) {
 			buf := make([]byte, sk.bytes)
 			var st uint8
 			for range n {
-				sketchAdd(&st, buf, sk.ex, sk.m, newSketchKey(r.Uint64()))
+				sketchAdd(&st, buf, sk.ex, sk.m, newSketchKey(r.Uint64(), sk.m))
 			}
 			got, ge := newSketchCounter(sk.m).count(st, buf)
 			want, we := refSketchCount(st, buf, sk.m)
@@ -154,4 +154,28 @@ func BenchmarkSketchCount(b *testing.B) {
 			i++
 		}
 	})
+}
+
+// getReg reads register i of buf (little-endian bit order), as the
+// reference count does.
+func getReg(buf []byte, i int) uint8 {
+	bit := regBits * i
+	v := uint16(buf[bit/8])
+	if bit/8+1 < len(buf) {
+		v |= uint16(buf[bit/8+1]) << 8
+	}
+	return uint8(v>>(bit%8)) & (1<<regBits - 1)
+}
+
+func setReg(buf []byte, i int, r uint8) {
+	bit := regBits * i
+	v := uint16(buf[bit/8])
+	if bit/8+1 < len(buf) {
+		v |= uint16(buf[bit/8+1]) << 8
+	}
+	v = v&^((1<<regBits-1)<<(bit%8)) | uint16(r)<<(bit%8)
+	buf[bit/8] = byte(v)
+	if bit/8+1 < len(buf) {
+		buf[bit/8+1] = byte(v >> 8)
+	}
 }
