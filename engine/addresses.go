@@ -377,61 +377,41 @@ func (t *addrTracker) bytes() uint64 {
 // given in that order, in chunks of about emitChunk rows. The rows of a
 // chunk's pages are built on their own goroutine, one per owner (the
 // sketches' counts are most of the cost: a million addresses, two each),
-// a wave of chunks at a time, and handed over in order while the next
-// wave's are built.
+// a wave of chunks at a time, and handed over in order.
 func (t *addrTracker) emit(sink AddressSink, pages []shard.PageRef, keys []memKey) error {
 	spans := t.emitSpans(pages)
-	if len(spans) == 0 {
-		return nil
-	}
 	wave := max(len(t.held), 1)
-	// Two sets of buffers: one wave's rows go to the sink from one while
-	// the next wave's are built in the other.
-	var bufs [2][][]AddressStat
-	for h := range bufs {
-		bufs[h] = make([][]AddressStat, wave)
-		for k := range bufs[h] {
-			bufs[h][k] = make([]AddressStat, 0, emitChunk)
-		}
+	bufs := make([][]AddressStat, wave)
+	for k := range bufs {
+		bufs[k] = make([]AddressStat, 0, emitChunk)
 	}
 	warps, groups := newSketchCounter(warpRegs), newSketchCounter(groupRegs)
-	build := func(s, h int) *sync.WaitGroup {
+	for s := 0; s < len(spans); s += wave {
+		n := min(wave, len(spans)-s)
 		var wg sync.WaitGroup
-		for k := range min(wave, len(spans)-s) {
+		for k := range n {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				bufs[h][k] = t.rows(bufs[h][k][:0], spans[s+k], keys, warps, groups)
+				bufs[k] = t.rows(bufs[k][:0], spans[s+k], keys, warps, groups)
 			}()
 		}
-		return &wg
-	}
-	built := build(0, 0)
-	for s, h := 0, 0; s < len(spans); s, h = s+wave, 1-h {
-		built.Wait()
-		var next *sync.WaitGroup
-		if s+wave < len(spans) {
-			next = build(s+wave, 1-h)
-		}
-		for _, rows := range bufs[h][:min(wave, len(spans)-s)] {
+		wg.Wait()
+		for _, rows := range bufs[:n] {
 			if len(rows) == 0 {
 				continue
 			}
 			if err := sink.Addresses(rows); err != nil {
-				if next != nil {
-					next.Wait()
-				}
 				return err
 			}
 		}
-		built = next
 	}
 	return nil
 }
 
 // emitChunk is the most rows one call of AddressSink.Addresses gets (a
 // page alone may give more: at most PageBytes addresses). Each owner's
-// goroutine fills a buffer of that many, two each: 3.5 MiB.
+// goroutine fills a buffer of that many: 1.75 MiB.
 const emitChunk = 1 << 15
 
 // emitSpans cuts pages (the tracked ones) into runs of at most emitChunk
