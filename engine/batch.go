@@ -4,6 +4,8 @@ import (
 	"errors"
 	"math/bits"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
@@ -98,7 +100,12 @@ type batch struct {
 	// opB, opC (and their high halves, for 128-bit accesses) are each
 	// slot's sources, where they differ from lane to lane (binst.bUni).
 	opB, opC, opBhi, opChi []uint64
-	stats                  []InstStat
+	// opsSized has opsB and opsC set once needOps has sized opB and opC
+	// for this batch's slots; opsMu serialises the sizing between the
+	// goroutines expanding the batch's ranges.
+	opsSized atomic.Uint32
+	opsMu    sync.Mutex
+	stats    []InstStat
 	// out holds, per instruction range and owner, the records in trace
 	// order. An owner is an applying worker: it owns the pages whose shard
 	// is its index modulo the owner count.
@@ -125,10 +132,6 @@ type batch struct {
 	faultRow   []Result // per range: the row of that fault
 	// wide: some instruction accesses 16 bytes (opBhi, opChi are sized).
 	wide bool
-	// perLaneOps: some instruction's sources may differ from lane to lane
-	// (opB, opC are sized, by finishAdd or, with one range, needOps): a
-	// vector or 16-byte access, or a source bound to a list or stride.
-	perLaneOps bool
 	// comm: every access adds and returns nothing: applied page by page
 	// (commute.go).
 	comm bool
@@ -152,7 +155,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 	b.vecs = b.vecs[:0]
 	b.arena = b.arena[:0]
 	b.nslots = 0
-	b.wide, b.perLaneOps = false, false
+	b.wide = false
 	clear(b.inits) // drop the copies' data
 	b.inits, b.initBytes = b.inits[:0], 0
 	b.err = nil
@@ -224,7 +227,6 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	} else {
 		bi.bUni, bi.cUni = false, false // a source per element, or a 128-bit one
 	}
-	b.perLaneOps = b.perLaneOps || !bi.bUni || !bi.cUni
 }
 
 // faultForeign marks the result row of a lane-element that another
@@ -280,16 +282,13 @@ func (b *batch) finishAdd() {
 	} else {
 		b.results, b.vals, b.valsHi = b.results[:0], b.vals[:0], b.valsHi[:0]
 	}
-	switch {
-	case b.perLaneOps && len(b.out) > 1:
-		b.opB, b.opC = grow(b.opB, n), grow(b.opC, n)
-	default:
-		// One range expands the batch, on one goroutine: it sizes them
-		// when an instruction first stores a source there (needOps), so
-		// a batch whose every warp carries its sources in its records
-		// (scattered updates in a lean replay) sizes neither.
-		b.opB, b.opC = b.opB[:0], b.opC[:0]
-	}
+	// Sized when an instruction first stores a source there (needOps),
+	// so that a batch whose every warp carries its sources in its records
+	// (scattered updates without per-lane rows) sizes neither: 2 MiB of
+	// a 4096-warp batch's lanes, which the addresses table's replays (two
+	// ranges) held in every batch in flight.
+	b.opB, b.opC = b.opB[:0], b.opC[:0]
+	b.opsSized.Store(0)
 	if b.wide {
 		b.opBhi, b.opChi = grow(b.opBhi, n), grow(b.opChi, n)
 	}
@@ -335,16 +334,38 @@ func (b *batch) src(bi *binst, slot uint32, vals bool, carried uint32) (bv, cv u
 }
 
 // needOps sizes opB (unless bi's first source is uniform) and opC (unless
-// its second is) for the batch's slots, where finishAdd left that to the
-// one goroutine that expands the batch.
+// its second is) for the batch's slots, once a batch. The goroutines that
+// expand a batch's ranges may ask at once: each then writes only its own
+// range's slots, and a slice, once sized, is not sized again until the
+// batch is refilled.
 func (b *batch) needOps(bi *binst) {
-	if !bi.bUni && len(b.opB) < b.nslots {
+	var want uint32
+	if !bi.bUni {
+		want |= opsB
+	}
+	if !bi.cUni {
+		want |= opsC
+	}
+	if b.opsSized.Load()&want == want {
+		return
+	}
+	b.opsMu.Lock()
+	defer b.opsMu.Unlock()
+	have := b.opsSized.Load()
+	if want&^have&opsB != 0 {
 		b.opB = grow(b.opB, b.nslots)
 	}
-	if !bi.cUni && len(b.opC) < b.nslots {
+	if want&^have&opsC != 0 {
 		b.opC = grow(b.opC, b.nslots)
 	}
+	b.opsSized.Store(have | want)
 }
+
+// The bits of batch.opsSized.
+const (
+	opsB = 1 << iota
+	opsC
+)
 
 // fillSources stores, per active lane, the sources that are not uniform.
 func (b *batch) fillSources(bi *binst) {
