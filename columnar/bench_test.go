@@ -206,6 +206,52 @@ func BenchmarkInstructions(b *testing.B) {
 	cpu.report(b, len(st), filepath.Join(dir, "instructions.parquet"))
 }
 
+// benchMemory is the final memory of a scattered replay like the
+// uniform workload's: 2^20 consecutive words of global memory, each the
+// sum of about nine 8-bit addends.
+func benchMemory(n int) []engine.Word {
+	rng := rand.New(rand.NewPCG(5, 6))
+	ws := make([]engine.Word, n)
+	for i := range ws {
+		var v uint32
+		for range 6 + rng.IntN(7) {
+			v += rng.Uint32N(256)
+		}
+		ws[i] = engine.Word{Space: trace.Global, Group: -1, Addr: 0x10000 + 4*uint64(i), Value: v}
+	}
+	return ws
+}
+
+// BenchmarkMemory is the memory table alone: 2^20 rows per op, handed
+// over 65536 at a time as the engine does, from New to a committed file.
+// The engine writes it after the replay, so its wall time is the
+// replay's tail.
+func BenchmarkMemory(b *testing.B) {
+	ws := benchMemory(benchRows)
+	dir := b.TempDir()
+	b.ReportAllocs()
+	var cpu cpuTimer
+	b.ResetTimer()
+	cpu.resume()
+	for range b.N {
+		w, err := New(dir, WithTables("memory"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < len(ws); i += 1 << 16 {
+			if err := w.Memory(ws[i:min(i+1<<16, len(ws))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu.pause()
+	b.StopTimer()
+	cpu.report(b, len(ws), filepath.Join(dir, "memory.parquet"))
+}
+
 // BenchmarkResultsVsDuckDB writes the rows of BenchmarkResults through the
 // Writer (timed as usual: ns/op, ns/row, cpu-ns/row) and then has DuckDB,
 // on one thread, write the same rows from a table it holds in memory to
