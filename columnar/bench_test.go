@@ -176,34 +176,31 @@ func (c *cpuTimer) report(b *testing.B, rows int, file string) float64 {
 // New to a committed file.
 func BenchmarkResults(b *testing.B) {
 	rs := benchResults(benchRows)
+	benchWrite(b, len(rs), "results.parquet", func(dir string) { writeResults(b, dir, rs) })
+}
+
+// benchWrite runs write, which writes one table into dir, b.N times, and
+// reports its costs per row of rows (cpuTimer.report) for the table's
+// file.
+func benchWrite(b *testing.B, rows int, file string, write func(dir string)) {
 	dir := b.TempDir()
 	b.ReportAllocs()
 	var cpu cpuTimer
 	b.ResetTimer()
 	cpu.resume()
 	for range b.N {
-		writeResults(b, dir, rs)
+		write(dir)
 	}
 	cpu.pause()
 	b.StopTimer()
-	cpu.report(b, len(rs), filepath.Join(dir, "results.parquet"))
+	cpu.report(b, rows, filepath.Join(dir, file))
 }
 
 // BenchmarkInstructions is the instructions table alone: 2^18 rows per op
 // (the instructions of 2^23 lane-ops).
 func BenchmarkInstructions(b *testing.B) {
 	st := benchInstructions(benchInsts)
-	dir := b.TempDir()
-	b.ReportAllocs()
-	var cpu cpuTimer
-	b.ResetTimer()
-	cpu.resume()
-	for range b.N {
-		writeInstructions(b, dir, st)
-	}
-	cpu.pause()
-	b.StopTimer()
-	cpu.report(b, len(st), filepath.Join(dir, "instructions.parquet"))
+	benchWrite(b, len(st), "instructions.parquet", func(dir string) { writeInstructions(b, dir, st) })
 }
 
 // benchMemory is the final memory of a scattered replay like the
@@ -228,12 +225,7 @@ func benchMemory(n int) []engine.Word {
 // replay's tail.
 func BenchmarkMemory(b *testing.B) {
 	ws := benchMemory(benchRows)
-	dir := b.TempDir()
-	b.ReportAllocs()
-	var cpu cpuTimer
-	b.ResetTimer()
-	cpu.resume()
-	for range b.N {
+	benchWrite(b, len(ws), "memory.parquet", func(dir string) {
 		w, err := New(dir, WithTables("memory"))
 		if err != nil {
 			b.Fatal(err)
@@ -246,10 +238,7 @@ func BenchmarkMemory(b *testing.B) {
 		if err := w.Commit(); err != nil {
 			b.Fatal(err)
 		}
-	}
-	cpu.pause()
-	b.StopTimer()
-	cpu.report(b, len(ws), filepath.Join(dir, "memory.parquet"))
+	})
 }
 
 // BenchmarkResultsVsDuckDB writes the rows of BenchmarkResults through the
