@@ -47,8 +47,13 @@ type sketchKey struct {
 	rank uint8
 }
 
-func newSketchKey(h uint64, m int) sketchKey {
-	k := uint32(h >> 32)
+// newSketchKey is the key of hash h, its high 32 bits, for m registers.
+func newSketchKey(h uint64, m int) sketchKey { return keyOf(uint32(h>>32), m) }
+
+// keyOf is the sketch key of the 32 bits k stores exactly: the registers
+// see k's mix64, so a key the sketch held exactly lands where it would
+// have landed had it come in after the switch.
+func keyOf(k uint32, m int) sketchKey {
 	bit, rank := hllPlace(mix64(uint64(k)), m)
 	return sketchKey{key: k, bit: bit, rank: rank}
 }
@@ -86,8 +91,8 @@ func sketchAdd(n *uint8, buf []byte, exact, m int, k sketchKey) bool {
 		clear(buf)
 		*n = sketchHLL
 		for _, key := range saved[:held] {
-			bit, rank := hllPlace(mix64(uint64(key)), m)
-			hllAdd(buf, bit, rank)
+			sk := keyOf(key, m)
+			hllAdd(buf, sk.bit, sk.rank)
 		}
 	}
 	hllAdd(buf, k.bit, k.rank)
