@@ -51,7 +51,7 @@ const maxReadAhead = 16
 // WithReadAhead sets how many chunks a reader reads and decompresses ahead
 // of the one whose records Next hands out, on other goroutines, 1 to 16:
 // the reader then holds at most n+1 chunks (each at most 64 MiB
-// decompressed, 4 MiB as the writer cuts them). 0 means the default: one
+// decompressed, 1 MiB as the writer cuts them). 0 means the default: one
 // more than the decompressors (WithDecoders), so each of them has a chunk
 // to work on while a decompressed one waits.
 func WithReadAhead(n int) ReaderOption {

@@ -1011,3 +1011,57 @@ func TestReadsVersion1(t *testing.T) {
 		t.Errorf("disasm of the version-1 file:\n%s\nwant:\n%s", out.String(), golden)
 	}
 }
+
+// TestBinaryWriterCutsChunksAtPayload: instructions with per-lane lists end
+// a chunk once its payload reaches chunkTargetBytes, long before the
+// instruction count does, so that a reader holds chunks of about 1 MiB
+// (docs/FORMAT.md, Limits). Every chunk but the last is at least the
+// target and at most the target plus one instruction; the trace reads
+// back whole.
+func TestBinaryWriterCutsChunksAtPayload(t *testing.T) {
+	const n = 40000 // about 3 MiB of payload: 32 two-byte address offsets and more a record
+	insts := make([]*Inst, n)
+	x := uint64(1)
+	for i := range insts {
+		insts[i] = &Inst{Static: stAdd, Group: int64(i / 64), Warp: int64(i % 64), Mask: 0xffffffff,
+			Vals: []Vector{{Kind: VecList, List: lanes(32, func(int) uint64 {
+				x = x*6364136223846793005 + 1442695040888963407 // LCG: scattered addresses, incompressible
+				return 0x1000 + (x>>40)&0xfffc
+			})}}}
+	}
+	data := writeTrace(t, testHeader, insts)
+	ix, err := OpenBinaryIndex(bytes.NewReader(data), int64(len(data)), WithStaticParser(fakeParse))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.NumChunks() < 3 {
+		t.Fatalf("%d chunks: the writer did not cut at %d bytes of payload", ix.NumChunks(), chunkTargetBytes)
+	}
+	const maxRecord = 4 << 10 // one record of 32 fixed-width addresses, generously
+	for i := 0; i < ix.NumChunks(); i++ {
+		size := int(ix.entries[i+1].dsize)
+		if size > chunkTargetBytes+maxRecord || (i < ix.NumChunks()-1 && size < chunkTargetBytes) {
+			t.Errorf("chunk %d of %d: %d bytes decompressed, want %d..%d", i, ix.NumChunks(), size, chunkTargetBytes, chunkTargetBytes+maxRecord)
+		}
+	}
+	r, err := ix.Reader(0, ix.NumChunks())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := wantInsts(insts)
+	for k := 0; ; k++ {
+		in, err := r.Next()
+		if err == io.EOF {
+			if k != n {
+				t.Fatalf("read %d instructions, want %d", k, n)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(cloneInst(in), want[k]) {
+			t.Fatalf("instruction %d differs from what was written", k)
+		}
+	}
+}

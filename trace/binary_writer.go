@@ -22,7 +22,7 @@ type WriterOption func(*writerOptions) error
 // WithChunkInsts sets the most records (instructions, and directives
 // after the first instruction) a chunk holds, 1..MaxChunkInsts. Default
 // DefaultChunkInsts (65536). A chunk also ends early once its payload
-// reaches 4 MiB.
+// reaches 1 MiB.
 func WithChunkInsts(n int) WriterOption {
 	return func(o *writerOptions) error {
 		if n < 1 || n > MaxChunkInsts {
