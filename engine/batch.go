@@ -902,28 +902,36 @@ func (b *batch) routeScatter(ii int, bi *binst, rt *route, cur *shard.Cursor, ad
 }
 
 // distinctFilter tells, for most warps of scattered words, that no two
-// lanes hit one word, at less than conflictSet's cost: a 4096-bit set of
-// the words' hashes. A repeated hash (a repeated word, or two that
-// collide: about one warp in nine of 32 random words) leaves the warp to
-// conflictSet's exact count. Between warps the set is all zeros.
-type distinctFilter struct{ bits [64]uint64 }
+// lanes hit one word, at less than conflictSet's cost: a table of 8192
+// slots indexed by a hash of the word, a slot holding the generation of
+// the last warp that hashed there. A slot already holding the current
+// warp's generation (a repeated word, or two that collide: about one warp
+// in seventeen of 32 random words) leaves the warp to conflictSet's exact
+// count. A warp costs a load and a store per lane and nothing to clear;
+// the table is cleared when the generations wrap, once every 65535 warps.
+type distinctFilter struct {
+	gen  uint16
+	seen [1 << distinctBits]uint16
+}
+
+// distinctBits is log2 of distinctFilter's slots: 16 KiB of them, in L1.
+const distinctBits = 13
 
 // distinct reports whether words are sure to be distinct.
 func (f *distinctFilter) distinct(words []uint32) bool {
-	ok := true
+	if f.gen++; f.gen == 0 {
+		clear(f.seen[:])
+		f.gen = 1
+	}
+	g := f.gen
 	for _, w := range words {
-		h := w * 0x9e3779b1 >> 20
-		bit := uint64(1) << (h & 63)
-		if f.bits[h>>6]&bit != 0 {
-			ok = false
-			break
+		h := w * 0x9e3779b1 >> (32 - distinctBits)
+		if f.seen[h] == g {
+			return false
 		}
-		f.bits[h>>6] |= bit
+		f.seen[h] = g
 	}
-	for _, w := range words {
-		f.bits[w*0x9e3779b1>>26] = 0
-	}
-	return ok
+	return true
 }
 
 // routePageLanes is routeLanes for a warp whose lanes, in lane order, all

@@ -111,8 +111,9 @@ func TestPageConflictsWrap(t *testing.T) {
 }
 
 // TestDistinctFilter: the filter says distinct only for words that are
-// distinct, says it for most sets of 32 random words, and is left all
-// zeros after every warp, including one it stopped early.
+// distinct, says it for most sets of 32 random words, and forgets each
+// warp's words by the next warp, including one it stopped early and the
+// warps on either side of the generations wrapping.
 func TestDistinctFilter(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	var f distinctFilter
@@ -133,8 +134,14 @@ func TestDistinctFilter(t *testing.T) {
 		if got {
 			sure++
 		}
-		if f.bits != [64]uint64{} {
-			t.Fatalf("warp %d: the filter is not left clear", warp)
+		if warp%1000 == 0 {
+			f.gen = ^uint16(0) - 1 // the next two warps wrap the generations
+		}
+		// The same words, one each, as the next warps: distinct.
+		for _, w := range words[:min(n, 3)] {
+			if !f.distinct([]uint32{w}) {
+				t.Fatalf("warp %d: a warp of one word is reported repeated (generation %d)", warp, f.gen)
+			}
 		}
 	}
 	var random int
@@ -147,8 +154,16 @@ func TestDistinctFilter(t *testing.T) {
 			random++
 		}
 	}
-	if random < 800 {
-		t.Errorf("only %d of 1000 warps of 32 random words found distinct, want about 890", random)
+	// A wrap forgets the first cycle: generation 1 comes round again.
+	var g distinctFilter
+	first := []uint32{1, 2, 3}
+	g.distinct(first)
+	g.gen = ^uint16(0)
+	if !g.distinct(first) {
+		t.Error("after the generations wrapped, a warp's words were taken for those of the warp of generation 1")
+	}
+	if random < 900 {
+		t.Errorf("only %d of 1000 warps of 32 random words found distinct, want about 940", random)
 	}
 	if sure == 0 {
 		t.Error("no warp was found distinct")
