@@ -113,6 +113,21 @@ func writeResults(tb testing.TB, dir string, rs []engine.Result) {
 	}
 }
 
+func writeMemory(tb testing.TB, dir string, ws []engine.Word) {
+	w, err := New(dir, WithTables("memory"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := 0; i < len(ws); i += 1 << 16 {
+		if err := w.Memory(ws[i:min(i+1<<16, len(ws))]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 func writeInstructions(tb testing.TB, dir string, st []engine.InstStat) {
 	w, err := New(dir, WithTables("instructions"))
 	if err != nil {
@@ -225,20 +240,7 @@ func benchMemory(n int) []engine.Word {
 // replay's tail.
 func BenchmarkMemory(b *testing.B) {
 	ws := benchMemory(benchRows)
-	benchWrite(b, len(ws), "memory.parquet", func(dir string) {
-		w, err := New(dir, WithTables("memory"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i := 0; i < len(ws); i += 1 << 16 {
-			if err := w.Memory(ws[i:min(i+1<<16, len(ws))]); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := w.Commit(); err != nil {
-			b.Fatal(err)
-		}
-	})
+	benchWrite(b, len(ws), "memory.parquet", func(dir string) { writeMemory(b, dir, ws) })
 }
 
 // BenchmarkResultsVsDuckDB writes the rows of BenchmarkResults through the
