@@ -246,34 +246,37 @@ func (t *addrTracker) count(o int, b *batch) {
 	t.keys[o] = keys
 	// In chunks: find every item's entry (the index, in cache), touch the
 	// entries in a tight loop so their cache misses overlap, then update
-	// them.
+	// them. The entries are found once, as pointers: reaching one through
+	// its chunk (entry) checks the chunk for nil by a load from its first
+	// line, a second cache miss an access when repeated in each loop.
 	const chunk = 256
 	var pss [chunk]*pageStats
 	var idx [chunk]int32
+	var eps [chunk]*addrEntry
 	for c := 0; c < len(sorted); c += chunk {
 		part := sorted[c:min(c+chunk, len(sorted))]
 		for k := range part {
 			it := &part[k]
 			ps := &t.pages[it.word>>(shard.PageShift-2)]
 			w := it.word & (shard.PageWords - 1)
-			pss[k] = ps
+			var i int
 			if it.sub == 0 && ps.aligned[w>>6]&(1<<(w&63)) != 0 {
-				idx[k] = int32(ps.index[w]) - 1
+				i = int(ps.index[w]) - 1
 			} else {
-				idx[k] = int32(ps.findIndex(w, uint16(w<<2)|uint16(it.sub), t.explore, held))
+				i = ps.findIndex(w, uint16(w<<2)|uint16(it.sub), t.explore, held)
 			}
+			pss[k], idx[k], eps[k] = ps, int32(i), ps.entry(i)
 		}
 		var touch uint64
-		for k := range part {
+		for _, e := range eps[:len(part)] {
 			// Both ends: a 56-byte entry may straddle two cache lines.
-			e := pss[k].entry(int(idx[k]))
 			touch += e.accesses + uint64(e.groups[groupBytes-1])
 		}
 		t.touch[o] += touch
 		for k := range part {
 			it := &part[k]
 			wk, gk := keys[2*it.inst], keys[2*it.inst+1]
-			e := pss[k].entry(int(idx[k]))
+			e := eps[k]
 			e.accesses += uint64(it.n)
 			// A warp the address has seen already is of a group it has
 			// counted: only a new warp can bring a new group.
