@@ -76,8 +76,11 @@ pass() {
 	fi
 }
 
+# Before tee truncates $OUT: were it a tracked file (bench/latest.txt, as
+# make bench has it), the tree would look modified from then on.
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo '+uncommitted')"
 {
-	echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo '+uncommitted')"
+	echo "commit: $commit"
 	echo "date: $(date -u +%Y-%m-%d)"
 	for i in $(seq 1 "$COUNT"); do
 		say "pass $i of $COUNT ($(($(date +%s) - start)) s so far)"
