@@ -96,51 +96,28 @@ func benchInstructions(n int) []engine.InstStat {
 	return st
 }
 
-// writeResults writes rs as the results table (only) of a replay into dir,
-// in calls of one engine batch each, and commits.
+// writeTable writes rows as table (only) of a replay into dir, per rows
+// a call of put (one engine batch's, or the memory table's 65536), and
+// commits.
+func writeTable[T any](tb testing.TB, dir, table string, rows []T, per int, put func(*Writer, []T) error) {
+	w, err := New(dir, WithTables(table))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := 0; i < len(rows); i += per {
+		if err := put(w, rows[i:min(i+per, len(rows))]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// writeResults writes rs as the results table, in calls of one engine
+// batch each.
 func writeResults(tb testing.TB, dir string, rs []engine.Result) {
-	w, err := New(dir, WithTables("results"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for i := 0; i < len(rs); i += benchCallInst * benchLanes {
-		if err := w.Results(rs[i:min(i+benchCallInst*benchLanes, len(rs))]); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	if err := w.Commit(); err != nil {
-		tb.Fatal(err)
-	}
-}
-
-func writeMemory(tb testing.TB, dir string, ws []engine.Word) {
-	w, err := New(dir, WithTables("memory"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for i := 0; i < len(ws); i += 1 << 16 {
-		if err := w.Memory(ws[i:min(i+1<<16, len(ws))]); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	if err := w.Commit(); err != nil {
-		tb.Fatal(err)
-	}
-}
-
-func writeInstructions(tb testing.TB, dir string, st []engine.InstStat) {
-	w, err := New(dir, WithTables("instructions"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for i := 0; i < len(st); i += benchCallInst {
-		if err := w.Instructions(st[i:min(i+benchCallInst, len(st))]); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	if err := w.Commit(); err != nil {
-		tb.Fatal(err)
-	}
+	writeTable(tb, dir, "results", rs, benchCallInst*benchLanes, (*Writer).Results)
 }
 
 func fileSize(tb testing.TB, path string) int64 {
@@ -215,7 +192,7 @@ func benchWrite(b *testing.B, rows int, file string, write func(dir string)) {
 // (the instructions of 2^23 lane-ops).
 func BenchmarkInstructions(b *testing.B) {
 	st := benchInstructions(benchInsts)
-	benchWrite(b, len(st), "instructions.parquet", func(dir string) { writeInstructions(b, dir, st) })
+	benchWrite(b, len(st), "instructions.parquet", func(dir string) { writeTable(b, dir, "instructions", st, benchCallInst, (*Writer).Instructions) })
 }
 
 // benchMemory is the final memory of a scattered replay like the
@@ -240,7 +217,7 @@ func benchMemory(n int) []engine.Word {
 // replay's tail.
 func BenchmarkMemory(b *testing.B) {
 	ws := benchMemory(benchRows)
-	benchWrite(b, len(ws), "memory.parquet", func(dir string) { writeMemory(b, dir, ws) })
+	benchWrite(b, len(ws), "memory.parquet", func(dir string) { writeTable(b, dir, "memory", ws, 1<<16, (*Writer).Memory) })
 }
 
 // BenchmarkResultsVsDuckDB writes the rows of BenchmarkResults through the
