@@ -90,11 +90,11 @@ func TestCommutingBatchesEqualReference(t *testing.T) {
 			src := randomAdds(rand.New(rand.NewPCG(seed, 11)), 300, strings.TrimSuffix(dst, "+"))
 			want := referenceOutcome(t, src)
 			for i, opts := range [][]Option{
-				{WithWorkers(1), WithBatchInsts(16)},
-				{WithWorkers(2), WithBatchInsts(7), WithShards(5)},
-				{WithWorkers(3), WithBatchInsts(64)},
+				{WithWorkers(1), WithBatchInsts(16), withSortDensity(1)},
+				{WithWorkers(2), WithBatchInsts(7), WithShards(5), withSortDensity(0)},
+				{WithWorkers(3), WithBatchInsts(64), withSortDensity(2)},
 				// One batch, before any page exists: applied in order.
-				{WithWorkers(2), WithBatchInsts(300)},
+				{WithWorkers(2), WithBatchInsts(300), withSortDensity(0)},
 			} {
 				// Without the addresses table: with it, batches apply in
 				// order (commutes).
@@ -131,6 +131,30 @@ type leanNoAddrs struct{ Collector }
 
 func (*leanNoAddrs) WantsResults() bool   { return false }
 func (*leanNoAddrs) WantsAddresses() bool { return false }
+
+// TestSortsByPage: a commuting batch is applied page by page when it
+// averages sortMinDensity records or more per page, on sortMinPages pages
+// or more; the batches of the uniform benchmark traces (4096 warps of 32
+// lanes) sort over 1 Mi words and not over 64 Mi.
+func TestSortsByPage(t *testing.T) {
+	const batch = 4096 * 32
+	for _, c := range []struct {
+		n, pages int
+		want     bool
+	}{
+		{batch, 1 << 10, true},  // uniform-1Mi: 128 a page
+		{batch, 1 << 11, true},  // 64 a page
+		{batch, 1 << 12, false}, // 32 a page
+		{batch, 1 << 16, false}, // uniform-64Mi: 2 a page
+		{batch, sortMinPages - 1, false},
+		{sortMinDensity * sortMinPages, sortMinPages, true},
+		{sortMinDensity*sortMinPages - 1, sortMinPages, false},
+	} {
+		if got := sortsByPage(c.n, c.pages, sortMinDensity); got != c.want {
+			t.Errorf("%d records on %d pages: sorted %v, want %v", c.n, c.pages, got, c.want)
+		}
+	}
+}
 
 // TestSortByPage: records come out ordered by page, the same multiset,
 // for key widths of one, two and three passes.
@@ -236,14 +260,17 @@ func TestCommutingScatterEqualReference(t *testing.T) {
 	}
 	src := b.String()
 	want := referenceOutcome(t, src)
-	for _, opts := range [][]Option{
-		{WithWorkers(1), WithBatchInsts(16)},
-		{WithWorkers(2), WithBatchInsts(64), WithShards(5)},
+	for i, opts := range [][]Option{
+		{WithWorkers(1), WithBatchInsts(16), withSortDensity(1)},
+		{WithWorkers(2), WithBatchInsts(64), WithShards(5), withSortDensity(1)},
+		// The default density: 2048 records a batch over 256 pages are
+		// too few to sort, and go in trace order.
+		{WithWorkers(2), WithBatchInsts(64)},
 	} {
 		var c noAddrs
 		e := runEngine(t, src, &c, opts...)
-		if e.commuted == 0 {
-			t.Errorf("%d options: no batch was applied page by page", len(opts))
+		if sorted := e.commuted > 0; sorted != (i < 2) {
+			t.Errorf("%d options: %d batches applied page by page", len(opts), e.commuted)
 		}
 		got := collect(&c.Collector)
 		want.Addrs = got.Addrs // (none)

@@ -540,7 +540,7 @@ func (e *Engine) expandBatch(b *batch, fuse bool) {
 		b.ranges = append(b.ranges, n)
 	}
 	// A batch of additions only is applied page by page (commute.go).
-	b.comm = e.addrs == nil && b.commutes() && e.mem.Pages() >= sortMinPages
+	b.comm = e.addrs == nil && sortsByPage(b.nslots, e.mem.Pages(), e.opts.sortDensity) && b.commutes()
 	if b.comm {
 		e.commuted++
 	}

@@ -19,6 +19,9 @@ type options struct {
 	order      Order  // the lanes' order within an instruction (WithOrder)
 	seed       uint64 // OrderRandom's seed
 	interleave int    // windows of instructions reordered across warps (WithInterleave)
+	// sortDensity is the records a commuting batch must average per page
+	// of memory to be applied page by page (commute.go); tests lower it.
+	sortDensity int
 }
 
 // DefaultMaxMemory bounds the simulated memory a replay creates: 8 GiB of
@@ -30,7 +33,7 @@ const DefaultMaxMemory = 8 << 30
 const defaultBatchInsts = 4096
 
 func defaultOptions() options {
-	return options{shards: 64, workers: 0, batchInsts: defaultBatchInsts, maxMemory: DefaultMaxMemory, parts: 1}
+	return options{shards: 64, workers: 0, batchInsts: defaultBatchInsts, maxMemory: DefaultMaxMemory, parts: 1, sortDensity: sortMinDensity}
 }
 
 // Option configures a replay.
@@ -147,4 +150,14 @@ func (o *options) checkInterleave() error {
 		return fmt.Errorf("interleave %d: only with the random order", o.interleave)
 	}
 	return nil
+}
+
+// withSortDensity sets the records per page a commuting batch must average
+// to be applied page by page (sortMinDensity): tests lower it, so that
+// small traces take that path.
+func withSortDensity(n int) Option {
+	return func(o *options) error {
+		o.sortDensity = n
+		return nil
+	}
 }
