@@ -135,6 +135,10 @@ type batch struct {
 	// comm: every access adds and returns nothing: applied page by page
 	// (commute.go).
 	comm bool
+	// flat: every access adds and returns nothing, but too sparsely to
+	// sort (sortsByPage): a route of (word, addend) records is applied
+	// in one loop.
+	flat bool
 	// partitioned: the memory holds one partition of several: lanes of
 	// other partitions' pages are skipped, their rows marked faultForeign.
 	partitioned bool
@@ -1146,6 +1150,12 @@ func (b *batch) apply(o int, mem *shard.Memory, t *addrTracker) {
 // applyRoute performs a route's segments in order, then counts them as
 // owner o's.
 func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) {
+	if b.flat && allVals(rt.segs) {
+		// Additions that commute, each record its word and addend: one
+		// loop over them all, whatever instruction they came from.
+		add32Vals(mem, rt.recs)
+		return
+	}
 	for k, s := range rt.segs {
 		hi := uint32(len(rt.recs))
 		if k+1 < len(rt.segs) {

@@ -272,6 +272,9 @@ func TestCommutingScatterEqualReference(t *testing.T) {
 		if sorted := e.commuted > 0; sorted != (i < 2) {
 			t.Errorf("%d options: %d batches applied page by page", len(opts), e.commuted)
 		}
+		if i == 2 && e.flattened == 0 {
+			t.Errorf("%d options: no batch was applied as routed in one loop", len(opts))
+		}
 		got := collect(&c.Collector)
 		want.Addrs = got.Addrs // (none)
 		if !reflect.DeepEqual(got, want) {

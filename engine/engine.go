@@ -40,9 +40,10 @@ type Engine struct {
 	memIDs  map[memKey]uint32
 	memKeys []memKey
 	addrs   *addrTracker // nil unless the sink wants the addresses table
-	// commuted counts the batches applied page by page (commute.go).
-	commuted int
-	ran      bool
+	// commuted counts the batches applied page by page (commute.go);
+	// flattened those that commute but are applied as routed (batch.flat).
+	commuted, flattened int
+	ran                 bool
 	// arenaHint and vecsHint are the most list storage and vectors a
 	// batch has needed so far.
 	arenaHint, vecsHint int
@@ -540,7 +541,12 @@ func (e *Engine) expandBatch(b *batch, fuse bool) {
 		b.ranges = append(b.ranges, n)
 	}
 	// A batch of additions only is applied page by page (commute.go).
-	b.comm = e.addrs == nil && sortsByPage(b.nslots, e.mem.Pages(), e.opts.sortDensity) && b.commutes()
+	commutes := e.addrs == nil && b.commutes()
+	b.comm = commutes && sortsByPage(b.nslots, e.mem.Pages(), e.opts.sortDensity)
+	b.flat = commutes && !b.comm
+	if b.flat {
+		e.flattened++
+	}
 	if b.comm {
 		e.commuted++
 	}
