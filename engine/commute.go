@@ -45,10 +45,11 @@ const sortMinPages = 64
 // additions in the accumulator (add32ByPage), and its radix pass, one for
 // up to 2048 pages, two beyond, costs more than it saves when the pages
 // get a few records each. Lean replays of `gen uniform` (9.6 M adds, 2
-// workers, medians of 3 to 9 alternating runs) put the crossover between
-// 64 and 32 records a page: sorted against in order, 1 Mi words (128 a
-// page) 169 against 174 ms, 2 Mi (64) 274 against 290, 4 Mi (32) 372
-// against 351, 8 Mi (16) 510 against 431, 64 Mi (2) 850 against 710.
+// workers, alternating runs) put the crossover between 64 and 32 records
+// a page: sorted against in order, 1 Mi words (128 a page) 169 against
+// 174 ms, 2 Mi (64) 274 against 290, 4 Mi (32) 372 against 351, 8 Mi
+// (16) 510 against 431, 64 Mi (2) 850 against 710 (docs/PERFORMANCE.md,
+// the tenth round).
 const sortMinDensity = 48
 
 // sortsByPage reports whether a commuting batch of n records is applied
