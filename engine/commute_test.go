@@ -95,6 +95,10 @@ func TestCommutingBatchesEqualReference(t *testing.T) {
 				{WithWorkers(3), WithBatchInsts(64), withSortDensity(2)},
 				// One batch, before any page exists: applied in order.
 				{WithWorkers(2), WithBatchInsts(300), withSortDensity(0)},
+				// The default density: 1024 records a batch over 256
+				// pages commute but are too few to sort; two expanding
+				// ranges, two owners.
+				{WithWorkers(4), WithBatchInsts(32), WithShards(3)},
 			} {
 				// Without the addresses table: with it, batches apply in
 				// order (commutes).
@@ -110,6 +114,9 @@ func TestCommutingBatchesEqualReference(t *testing.T) {
 				}
 				if e.commuted != 0 && dst == "d+" {
 					t.Errorf("seed %d: %d batches with results applied page by page", seed, e.commuted)
+				}
+				if i == 4 && (e.commuted != 0 || (e.flattened == 0) != (dst == "d+")) {
+					t.Errorf("seed %d dst %s: %d batches sorted and %d applied in one loop per route, at the default density", seed, dst, e.commuted, e.flattened)
 				}
 				got := collect(&c.Collector)
 				if dst == "d" {
