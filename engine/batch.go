@@ -1148,7 +1148,7 @@ func (b *batch) apply(o int, mem *shard.Memory, t *addrTracker) {
 }
 
 // applyRoute performs a route's segments in order, then counts them as
-// owner o's.
+// owner o's (a flat batch has no addresses table to count for).
 func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) {
 	if b.flat && allVals(rt.segs) {
 		// Additions that commute, each record its word and addend: one

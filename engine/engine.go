@@ -540,7 +540,8 @@ func (e *Engine) expandBatch(b *batch, fuse bool) {
 	for len(b.ranges) <= ranges {
 		b.ranges = append(b.ranges, n)
 	}
-	// A batch of additions only is applied page by page (commute.go).
+	// A batch of additions only is applied page by page when it hits each
+	// page often enough, and otherwise each route in one loop (commute.go).
 	commutes := e.addrs == nil && b.commutes()
 	b.comm = commutes && sortsByPage(b.nslots, e.mem.Pages(), e.opts.sortDensity)
 	b.flat = commutes && !b.comm
