@@ -132,13 +132,9 @@ type batch struct {
 	faultRow   []Result // per range: the row of that fault
 	// wide: some instruction accesses 16 bytes (opBhi, opChi are sized).
 	wide bool
-	// comm: every access adds and returns nothing: applied page by page
-	// (commute.go).
-	comm bool
-	// flat: every access adds and returns nothing, but too sparsely to
-	// sort (sortsByPage): a route of (word, addend) records is applied
-	// in one loop.
-	flat bool
+	// commute: how a batch whose every access adds and returns nothing
+	// is applied (commute.go); inOrder for any other.
+	commute commuteMode
 	// partitioned: the memory holds one partition of several: lanes of
 	// other partitions' pages are skipped, their rows marked faultForeign.
 	partitioned bool
@@ -1148,9 +1144,9 @@ func (b *batch) apply(o int, mem *shard.Memory, t *addrTracker) {
 }
 
 // applyRoute performs a route's segments in order, then counts them as
-// owner o's (a flat batch has no addresses table to count for).
+// owner o's (a oneLoop batch has no addresses table to count for).
 func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) {
-	if b.flat && allVals(rt.segs) {
+	if b.commute == oneLoop && allVals(rt.segs) {
 		// Additions that commute, each record its word and addend: one
 		// loop over them all, whatever instruction they came from.
 		add32Vals(mem, rt.recs)

@@ -14,9 +14,12 @@ import (
 // records as (word, addend) pairs, radix-sorts them by page, and adds them
 // in that order, so that a page's lines are fetched once per batch and
 // stay in cache while its additions land, where trace order sends every
-// addition to a random page of the whole memory. Nothing else differs:
-// the same words get the same sums, the bitmap of written words the same
-// bits; results, statistics and faults are expand's, untouched.
+// addition to a random page of the whole memory. A batch that hits each
+// page only a few times (a memory much larger than a batch) gains nothing
+// from the sort, and is added as routed instead, each route's pairs in one
+// loop (commuteMode). Nothing else differs: the same words get the same
+// sums, the bitmap of written words the same bits; results, statistics
+// and faults are expand's, untouched.
 
 // commutes reports whether b is such a batch. The addresses table counts
 // records in segments of instructions (addresses.go), so with it a batch
@@ -34,6 +37,19 @@ func (b *batch) commutes() bool {
 	}
 	return len(b.insts) > 0
 }
+
+// commuteMode is how a batch is applied: a batch that commutes (every
+// access an addition that returns nothing, no addresses table) page by
+// page when it hits each page often enough (sortsByPage), else each
+// route's records in one loop when they are (word, addend) pairs.
+type commuteMode uint8
+
+const (
+	inOrder commuteMode = iota // each route's segments in order, each with its loop
+	byPage                     // sorted by page (applyCommuting)
+	oneLoop                    // too sparse to sort: a route of pairs in one add32Vals
+	numCommuteModes
+)
 
 // sortMinPages is the memory below which the batch is applied as routed:
 // 64 pages (256 KiB) stay in the core's cache anyway.

@@ -109,14 +109,14 @@ func TestCommutingBatchesEqualReference(t *testing.T) {
 					sink = &lean
 				}
 				e := runEngine(t, src, sink, opts...)
-				if i < 3 && e.commuted == 0 && dst != "d+" {
+				if i < 3 && e.modes[byPage] == 0 && dst != "d+" {
 					t.Errorf("seed %d dst %s: no batch was applied page by page", seed, dst)
 				}
-				if e.commuted != 0 && dst == "d+" {
-					t.Errorf("seed %d: %d batches with results applied page by page", seed, e.commuted)
+				if e.modes[byPage] != 0 && dst == "d+" {
+					t.Errorf("seed %d: %d batches with results applied page by page", seed, e.modes[byPage])
 				}
-				if i == 4 && (e.commuted != 0 || (e.flattened == 0) != (dst == "d+")) {
-					t.Errorf("seed %d dst %s: %d batches sorted and %d applied in one loop per route, at the default density", seed, dst, e.commuted, e.flattened)
+				if i == 4 && (e.modes[byPage] != 0 || (e.modes[oneLoop] == 0) != (dst == "d+")) {
+					t.Errorf("seed %d dst %s: %d batches sorted and %d applied in one loop per route, at the default density", seed, dst, e.modes[byPage], e.modes[oneLoop])
 				}
 				got := collect(&c.Collector)
 				if dst == "d" {
@@ -276,10 +276,10 @@ func TestCommutingScatterEqualReference(t *testing.T) {
 	} {
 		var c noAddrs
 		e := runEngine(t, src, &c, opts...)
-		if sorted := e.commuted > 0; sorted != (i < 2) {
-			t.Errorf("%d options: %d batches applied page by page", len(opts), e.commuted)
+		if sorted := e.modes[byPage] > 0; sorted != (i < 2) {
+			t.Errorf("%d options: %d batches applied page by page", len(opts), e.modes[byPage])
 		}
-		if i == 2 && e.flattened == 0 {
+		if i == 2 && e.modes[oneLoop] == 0 {
 			t.Errorf("%d options: no batch was applied as routed in one loop", len(opts))
 		}
 		got := collect(&c.Collector)

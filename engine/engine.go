@@ -40,10 +40,9 @@ type Engine struct {
 	memIDs  map[memKey]uint32
 	memKeys []memKey
 	addrs   *addrTracker // nil unless the sink wants the addresses table
-	// commuted counts the batches applied page by page (commute.go);
-	// flattened those that commute but are applied as routed (batch.flat).
-	commuted, flattened int
-	ran                 bool
+	// modes counts the batches applied each way (batch.commute).
+	modes [numCommuteModes]int
+	ran   bool
 	// arenaHint and vecsHint are the most list storage and vectors a
 	// batch has needed so far.
 	arenaHint, vecsHint int
@@ -542,17 +541,16 @@ func (e *Engine) expandBatch(b *batch, fuse bool) {
 	}
 	// A batch of additions only is applied page by page when it hits each
 	// page often enough, and otherwise each route in one loop (commute.go).
-	commutes := e.addrs == nil && b.commutes()
-	b.comm = commutes && sortsByPage(b.nslots, e.mem.Pages(), e.opts.sortDensity)
-	b.flat = commutes && !b.comm
-	if b.flat {
-		e.flattened++
+	b.commute = inOrder
+	if e.addrs == nil && b.commutes() {
+		b.commute = oneLoop
+		if sortsByPage(b.nslots, e.mem.Pages(), e.opts.sortDensity) {
+			b.commute = byPage
+		}
 	}
-	if b.comm {
-		e.commuted++
-	}
+	e.modes[b.commute]++
 	if ranges == 1 {
-		b.expand(0, 0, n, e.mem, fuse && !b.comm, e.addrs)
+		b.expand(0, 0, n, e.mem, fuse && b.commute != byPage, e.addrs)
 	} else {
 		var wg sync.WaitGroup
 		for r := 0; r < ranges; r++ {
@@ -573,9 +571,9 @@ func (e *Engine) expandBatch(b *batch, fuse bool) {
 }
 
 // applyBatch applies an expanded batch, each owner in parallel; a fused
-// batch is applied already, unless it commutes.
+// batch is applied already, unless it is applied by page.
 func (e *Engine) applyBatch(b *batch, fused bool) {
-	if fused && !b.comm {
+	if fused && b.commute != byPage {
 		return
 	}
 	if e.addrs != nil {
@@ -602,7 +600,7 @@ func (e *Engine) applyBatch(b *batch, fused bool) {
 
 // applyOwner performs what owner o received.
 func (b *batch) applyOwner(o int, e *Engine) {
-	if b.comm {
+	if b.commute == byPage {
 		b.applyCommuting(o, e.mem, e.sortBufs[o])
 	} else {
 		b.apply(o, e.mem, e.addrs)
