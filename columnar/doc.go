@@ -53,10 +53,12 @@
 //     so pandas and polars read strings, not categoricals), unsigned
 //     Parquet logical types for the uint columns, so DuckDB reads UBIGINT,
 //     UINTEGER, BIGINT and VARCHAR and no uint64 above 2^63 turns negative.
-//     The encodings (parquet.go): DELTA_BINARY_PACKED for sequence numbers,
-//     addresses, values and counts and the instructions' group and warp,
-//     PLAIN for small integers that repeat, RLE_DICTIONARY for strings;
-//     zstd level 1; statistics on every column.
+//     The encodings (parquet.go; the package's own encoders, pqencode.go,
+//     whose pages tests read back with arrow-go and DuckDB):
+//     DELTA_BINARY_PACKED for sequence numbers, addresses, values and
+//     counts and the instructions' group and warp, PLAIN for small
+//     integers that repeat, RLE_DICTIONARY for strings; zstd level 1;
+//     exact statistics on every column chunk and data page.
 //  5. Rows are written in the order they arrive; the engine guarantees
 //     trace order for results and instructions and (space, group, addr)
 //     order for memory. The ops table is built from the Instructions calls

@@ -361,7 +361,7 @@ func TestStaticsMemo(t *testing.T) {
 }
 
 // TestParallelColumnsSameFile: a table whose batches have their columns
-// encoded on two goroutines (writeParallel, batches of parallelRows rows
+// encoded on two goroutines (encodeParallel, batches of parallelRows rows
 // or more) is byte for byte the file the serial write makes, for a table
 // with string, PLAIN and DELTA columns (results) and one with keyed
 // strings (instructions); and the parallel path did run.

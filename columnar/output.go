@@ -61,7 +61,7 @@ const (
 	extArrow   = ".arrow"
 )
 
-func openOutput(dir string, spec *tableSpec, format Format, batchRows int, mem memory.Allocator, meta [][2]string) (*output, error) {
+func openOutput(dir string, spec *tableSpec, format Format, mem memory.Allocator, meta [][2]string) (*output, error) {
 	ext := extParquet
 	if format == FormatArrow {
 		ext = extArrow
@@ -76,7 +76,7 @@ func openOutput(dir string, spec *tableSpec, format Format, batchRows int, mem m
 	switch format {
 	case FormatParquet:
 		var pw *parquetWriter
-		pw, err = newParquetWriter(sink, spec, batchRows, mem, meta)
+		pw, err = newParquetWriter(sink, spec, mem, meta)
 		if err == nil {
 			o.w = pw
 		}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"encoding/binary"
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -21,7 +21,11 @@ import (
 // 2^20 rows resembling a scattered replay's; instructions: 2^18 rows of a
 // 24-instruction loop), on the project's 2-core VM; ns/row is the time
 // of encoding and compressing that column alone (the best of several
-// runs), B/row its share of the file.
+// runs), B/row its share of the file. These figures are of arrow-go's
+// encoders, which the writer then used; its own (pqencode.go), which
+// write the same encodings in the same bytes per row, took the tables of
+// BenchmarkResults, BenchmarkInstructions and BenchmarkMemory from 62-72,
+// 103-109 and 32-35 CPU ns a row to 36-47, 57-63 and 21-22.
 //
 //   - DELTA_BINARY_PACKED (encDelta in schema.go) where PLAIN left zstd
 //     much to do: results.seq 6 ns and 0.00 B (PLAIN: 23-30 ns, 0.5-0.8
@@ -42,68 +46,84 @@ import (
 //     writer's own dictionary encoder hashed every value, and cost about
 //     100 ns and an allocation per row for results.fault. The
 //     instructions' five string columns are keyed (batch.go): a row
-//     stores one key, and writeStrings expands each column's indices
-//     writeBatch rows at a time (fill 20 -> 8 ns a row, table 126 -> 118
-//     ns a row, CPU time, in BenchmarkInstructions). A chunk whose
-//     dictionary outgrows the dictionary page limit (1 MiB: a thousand
-//     distinct instruction texts of 1 KB) is written PLAIN instead.
+//     stores one key, and encodeStrings expands each column's indices a
+//     page at a time. A chunk whose dictionary outgrows the dictionary
+//     page limit (1 MiB: a thousand distinct instruction texts of 1 KB)
+//     is written PLAIN instead.
 //   - zstd at level 1 (klauspost's SpeedFastest): level 3 cost 2 ns a row
 //     more for a results file of the same size, 13 ns more for an
 //     instructions file 2.5% smaller (whole tables, CPU time).
-//   - Pages of 64 KiB, the values handed to the column writers 8 Ki at a
-//     time: arrow-go's column writers allocate their page buffers anew for
-//     every row group, and smaller pages reuse them within it (results
-//     67 -> 60 ns a row, instructions 131 -> 104, for files 0.3% and 4%
-//     larger than with one page per column chunk).
+//   - Pages of dataPage bytes for PLAIN integers (8 Ki rows of 8 bytes),
+//     of up to maxPageRows rows for the other encodings (pqpages.go).
 //   - One row group per batch (64 Ki rows by default), statistics on every
 //     column.
 //   - A batch of parallelRows rows or more has its numeric columns split
-//     between two goroutines (writeParallel): the results table of
-//     BenchmarkResults 70-83 -> 56-64 ms a million rows, for the same CPU
-//     time and the same bytes (TestParallelColumnsSameFile).
+//     between two goroutines (encodeParallel): with arrow-go's encoders,
+//     the results table of BenchmarkResults went from 70-83 to 56-64 ms
+//     a million rows, for the same CPU time and the same bytes
+//     (TestParallelColumnsSameFile).
 const (
-	zstdLevel  = 1
-	writeBatch = 8 << 10
-	dataPage   = 64 << 10
+	zstdLevel = 1
+	dataPage  = 64 << 10
 )
 
-// parquetWriter writes batches as row groups of a Parquet file with
-// arrow-go's low-level file writer, from the batch's own buffers (no
-// Arrow arrays in between).
+// parquetWriter writes batches as row groups of a Parquet file. It
+// encodes and compresses each column chunk's pages itself (pqencode.go)
+// and hands them to arrow-go's page writer, which writes the page headers
+// and the column chunk's metadata; arrow-go's metadata builders make the
+// footer. The column chunks of a row group are encoded first, on two
+// goroutines for a large batch (encodeParallel), then written in column
+// order.
 type parquetWriter struct {
-	fw        *file.Writer
+	sink      *tellWriter
+	props     *parquet.WriterProperties
+	meta      *metadata.FileMetaDataBuilder
+	codec     compress.Codec
 	mem       memory.Allocator
 	dictLimit int
-	idxBuf    []int32 // a keyed column's indices, writeBatch rows at a time
-	aside     []bool  // the columns writeParallel encodes on its second goroutine
+	maxStats  int
+	encs      []encoding
+	chunks    []colChunk
+	rowGroups int
+	aside     []bool // the columns encodeParallel encodes on its second goroutine
 }
 
-func parquetProps(spec *tableSpec, batchRows int, mem memory.Allocator) *parquet.WriterProperties {
+// tellWriter counts the bytes written: the file offsets the page writer
+// records.
+type tellWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (t *tellWriter) Write(b []byte) (int, error) {
+	n, err := t.w.Write(b)
+	t.n += int64(n)
+	return n, err
+}
+
+func (t *tellWriter) Tell() int64 { return t.n }
+
+// parquetProps returns the properties that arrow-go's metadata and page
+// writers read: the codec and level each column chunk's metadata names,
+// and each column's encoding for the list of encodings in it.
+func parquetProps(spec *tableSpec) *parquet.WriterProperties {
 	popts := []parquet.WriterProperty{
 		// zstd: markedly smaller files than snappy at a similar decode
 		// speed, and DuckDB, pyarrow/pandas and polars all read it.
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithCompressionLevel(zstdLevel),
-		parquet.WithMaxRowGroupLength(int64(batchRows)),
-		parquet.WithBatchSize(int64(writeBatch)),
-		parquet.WithDataPageSize(int64(dataPage)),
 		parquet.WithDictionaryDefault(false),
-		parquet.WithStats(true),
-		parquet.WithAllocator(mem),
 	}
 	for i, f := range spec.schema.Fields() {
-		switch spec.encs[i] {
-		case encDict:
-			popts = append(popts, parquet.WithDictionaryFor(f.Name, true))
-		case encDelta:
+		if spec.encs[i] == encDelta {
 			popts = append(popts, parquet.WithEncodingFor(f.Name, parquet.Encodings.DeltaBinaryPacked))
 		}
 	}
 	return parquet.NewWriterProperties(popts...)
 }
 
-func newParquetWriter(sink io.Writer, spec *tableSpec, batchRows int, mem memory.Allocator, kv [][2]string) (*parquetWriter, error) {
-	props := parquetProps(spec, batchRows, mem)
+func newParquetWriter(sink io.Writer, spec *tableSpec, mem memory.Allocator, kv [][2]string) (*parquetWriter, error) {
+	props := parquetProps(spec)
 	sc, err := pqarrow.ToParquet(spec.schema, props, pqarrow.DefaultWriterProps())
 	if err != nil {
 		return nil, err
@@ -121,61 +141,68 @@ func newParquetWriter(sink io.Writer, spec *tableSpec, batchRows int, mem memory
 			return nil, err
 		}
 	}
-	fw, err := file.NewParquetWriterWithError(sink, sc.Root(), file.WithWriterProps(props), file.WithWriteMetadata(meta))
+	codec, err := compress.GetCodec(compress.Codecs.Zstd)
 	if err != nil {
 		return nil, err
 	}
-	return &parquetWriter{fw: fw, mem: mem, dictLimit: int(props.DictionaryPageSizeLimit()), aside: asideColumns(spec)}, nil
+	p := &parquetWriter{
+		sink:      &tellWriter{w: sink},
+		props:     props,
+		meta:      metadata.NewFileMetadataBuilder(sc, props, meta),
+		codec:     codec,
+		mem:       mem,
+		dictLimit: int(props.DictionaryPageSizeLimit()),
+		maxStats:  int(props.MaxStatsSize()),
+		encs:      spec.encs,
+		chunks:    make([]colChunk, sc.NumColumns()),
+		aside:     asideColumns(spec),
+	}
+	for i := range p.chunks {
+		p.chunks[i].descr = sc.Column(i)
+	}
+	if _, err := p.sink.Write(parquetMagic); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
+
+var parquetMagic = []byte("PAR1")
 
 // write writes b as one row group.
 func (p *parquetWriter) write(b *batch) error {
+	var err error
 	if b.rows >= parallelRows && len(p.aside) > 0 {
-		return p.writeParallel(b)
+		err = p.encodeParallel(b)
+	} else {
+		for i := range p.chunks {
+			if err = p.encodeColumn(b, i); err != nil {
+				break
+			}
+		}
 	}
-	rg, err := p.fw.AppendRowGroupChecked()
 	if err != nil {
 		return err
 	}
-	for i := range b.cols {
-		cw, err := rg.NextColumn()
-		if err != nil {
-			return err
-		}
-		if err := p.writeColumn(cw, b, i); err != nil {
-			return err
-		}
-	}
-	return rg.Close()
+	return p.writeRowGroup(b.rows)
 }
 
 // parallelRows is the fewest rows a batch has for its columns to be
-// encoded on two goroutines (writeParallel): below, starting one costs
+// encoded on two goroutines (encodeParallel): below, starting one costs
 // more than it saves.
 const parallelRows = 4096
 
-// writeParallel writes b as a buffered row group, whose column chunks
-// arrow-go keeps in memory, each with its own encoder, compressor and
-// page buffer, until the row group closes and writes them in column
-// order: the columns in p.aside are encoded on a goroutine of their own
-// while this one encodes the rest, so a table's encoding uses two cores
-// where the replay leaves one free (the memory table, written after the
-// replay). The file is the one write would make.
-func (p *parquetWriter) writeParallel(b *batch) error {
-	rg, err := p.fw.AppendBufferedRowGroupChecked()
-	if err != nil {
-		return err
-	}
-	writeCols := func(aside bool) error {
-		for i := range b.cols {
+// encodeParallel encodes the column chunks in p.aside on a goroutine of
+// their own while this one encodes the rest, so a table's encoding uses
+// two cores where the replay leaves one free (the memory table, written
+// after the replay). Each column chunk has its own buffers, and the
+// file is the one serial encoding makes.
+func (p *parquetWriter) encodeParallel(b *batch) error {
+	encodeCols := func(aside bool) error {
+		for i := range p.chunks {
 			if p.aside[i] != aside {
 				continue
 			}
-			cw, err := rg.Column(i)
-			if err != nil {
-				return err
-			}
-			if err := p.writeColumn(cw, b, i); err != nil {
+			if err := p.encodeColumn(b, i); err != nil {
 				return err
 			}
 		}
@@ -184,28 +211,26 @@ func (p *parquetWriter) writeParallel(b *batch) error {
 	done := make(chan error, 1)
 	go func() {
 		defer func() {
-			// As pipeline.write: a panic in arrow-go fails the write, not
-			// the process.
+			// As pipeline.write: a panic fails the write, not the
+			// process.
 			if r := recover(); r != nil {
 				done <- fmt.Errorf("panic: %v", r)
 			}
 		}()
-		done <- writeCols(true)
+		done <- encodeCols(true)
 	}()
-	err = writeCols(false)
+	err := encodeCols(false)
 	if errAside := <-done; err == nil {
 		err = errAside
 	}
-	if err != nil {
-		return err
-	}
-	return rg.Close()
+	return err
 }
 
-// asideColumns picks the columns writeParallel encodes on its second
-// goroutine: numeric columns only (the string columns share p.idxBuf),
-// heaviest first, as long as the goroutine's share stays within half of
-// the table's estimated cost. It returns nil when no column qualifies.
+// asideColumns picks the columns encodeParallel encodes on its second
+// goroutine: numeric columns only (the string columns share the batch's
+// keys), heaviest first, as long as the goroutine's share stays within
+// half of the table's estimated cost. It returns nil when no column
+// qualifies.
 func asideColumns(spec *tableSpec) []bool {
 	cost := func(i int) int {
 		switch {
@@ -235,109 +260,68 @@ func asideColumns(spec *tableSpec) []bool {
 	return aside
 }
 
-// writeColumn writes the first b.rows values of column i to cw.
-func (p *parquetWriter) writeColumn(cw file.ColumnChunkWriter, b *batch, i int) error {
-	c := &b.cols[i]
-	n := b.rows
-	var err error
-	switch w := cw.(type) {
-	case *file.Int64ColumnChunkWriter: // UINT64 and INT64
-		_, err = w.WriteBatch(arrow.GetData[int64](c.raw[:8*n]), nil, nil)
-	case *file.Int32ColumnChunkWriter: // UINT32
-		_, err = w.WriteBatch(arrow.GetData[int32](c.raw[:4*n]), nil, nil)
-	case *file.BooleanColumnChunkWriter:
-		_, err = w.WriteBatch(c.bools()[:n], nil, nil)
-	case *file.ByteArrayColumnChunkWriter:
-		err = p.writeStrings(w, b, c)
-	default:
-		err = fmt.Errorf("unexpected column writer %T", cw)
-	}
-	if err != nil {
-		return fmt.Errorf("column %s: %w", cw.Descr().Name(), err)
-	}
-	return nil
-}
-
-// dictPutter is the part of arrow-go's dictionary encoder (an internal
-// type) that writing a prepared dictionary needs.
-type dictPutter interface {
-	PutDictionary(arrow.Array) error
-	NumEntries() int
-}
-
-// writeStrings writes the first n rows of a string column: the batch's
-// dictionary as the chunk's dictionary page and the rows' indices as its
-// data, as pqarrow writes an Arrow dictionary array. The statistics are
-// the dictionary's smallest and largest value (every value of the
-// dictionary is used by some row).
-func (p *parquetWriter) writeStrings(w *file.ByteArrayColumnChunkWriter, b *batch, c *colBuf) error {
-	n := b.rows
-	enc, ok := w.CurrentEncoder().(dictPutter)
-	if !ok || c.dictBytes > p.dictLimit {
-		// Too many distinct strings for one dictionary page: PLAIN.
-		w.FallbackToPlain()
-		vals := make([]parquet.ByteArray, n)
-		var buf []int32
-		if c.keyed {
-			buf = make([]int32, n)
-		}
-		for k, i := range b.indices(c, 0, n, buf) {
-			vals[k] = parquet.ByteArray(c.dict[i])
-		}
-		_, err := w.WriteBatch(vals, nil, nil)
-		return err
-	}
-	if n == 0 {
-		return nil
-	}
-	dict := stringArray(c.dict, p.mem)
-	err := enc.PutDictionary(dict) // the encoder keeps (retains) dict
-	dict.Release()
-	if err != nil {
-		return err
-	}
-	if enc.NumEntries() != len(c.dict) {
-		return fmt.Errorf("dictionary of %d strings has %d distinct ones", len(c.dict), enc.NumEntries())
-	}
-	if st, ok := w.PageStatistics().(*metadata.ByteArrayStatistics); ok {
-		lo, hi := c.dict[0], c.dict[0]
-		for _, s := range c.dict[1:] {
-			lo, hi = min(lo, s), max(hi, s)
-		}
-		// Non-nil even when empty: a nil value means "no statistic".
-		st.SetMinMax(append([]byte{}, lo...), append([]byte{}, hi...))
-		st.IncNumValues(int64(n))
-	}
-	if !c.keyed {
-		return writeIndices(w, c.idx()[:n])
-	}
-	if p.idxBuf == nil {
-		p.idxBuf = make([]int32, writeBatch)
-	}
-	for from := 0; from < n; from += writeBatch {
-		if err := writeIndices(w, b.indices(c, from, min(writeBatch, n-from), p.idxBuf)); err != nil {
+// writeRowGroup writes the encoded column chunks as one row group of rows
+// rows, in column order: per chunk its dictionary page, if any, and its
+// data pages through arrow-go's page writer, which writes the page
+// headers and the chunk's metadata.
+func (p *parquetWriter) writeRowGroup(rows int) error {
+	rg := p.meta.AppendRowGroup()
+	ord := int16(p.rowGroups)
+	p.rowGroups++
+	var total int64
+	for i := range p.chunks {
+		ch := &p.chunks[i]
+		cc := rg.NextColumnChunk()
+		pager, err := file.NewPageWriter(p.sink, compress.Codecs.Zstd, zstdLevel, cc, ord, int16(i), p.mem, false, nil, nil)
+		if err != nil {
 			return err
 		}
+		hasDict := ch.dict != nil && len(ch.pages) > 0
+		if hasDict {
+			dp := file.NewDictionaryPage(memory.NewBufferBytes(ch.dict), int32(ch.dictN), p.props.DictionaryPageEncoding())
+			n, err := pager.WriteDictionaryPage(dp)
+			dp.Release()
+			if err != nil {
+				return fmt.Errorf("column %s: %w", ch.descr.Name(), err)
+			}
+			total += n
+		}
+		from := 0
+		for _, pg := range ch.pages {
+			dp := file.NewDataPageV1WithConfig(memory.NewBufferBytes(ch.out[from:pg.end]), parquet.Encodings.RLE, parquet.Encodings.RLE,
+				file.DataPageConfig{Num: pg.rows, Encoding: pg.enc, UncompressedSize: pg.raw, Stats: pg.stats})
+			n, err := pager.WriteDataPage(dp)
+			dp.Release()
+			if err != nil {
+				return fmt.Errorf("column %s: %w", ch.descr.Name(), err)
+			}
+			total += n
+			from = pg.end
+		}
+		if rows > 0 && ch.stats.IsSet() {
+			cc.SetStats(ch.stats)
+		}
+		if err := pager.Close(hasDict, false); err != nil {
+			return fmt.Errorf("column %s: %w", ch.descr.Name(), err)
+		}
 	}
-	return nil
+	rg.SetNumRows(rows)
+	return rg.Finish(total, ord)
 }
 
-// writeIndices writes rows of a dictionary-encoded column, given as
-// indices into the chunk's dictionary.
-func writeIndices(w *file.ByteArrayColumnChunkWriter, idx []int32) error {
-	data := array.NewData(arrow.PrimitiveTypes.Int32, len(idx), []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(idx))}, nil, 0, 0)
-	arr := array.NewInt32Data(data)
-	data.Release()
-	defer arr.Release()
-	return w.WriteDictIndices(arr, nil, nil)
+// close writes the footer: the file's metadata, its length and the magic.
+func (p *parquetWriter) close() error {
+	fm, err := p.meta.Finish()
+	if err != nil {
+		return err
+	}
+	n, err := fm.WriteTo(p.sink, nil)
+	if err != nil {
+		return err
+	}
+	var tail [8]byte
+	binary.LittleEndian.PutUint32(tail[:4], uint32(n))
+	copy(tail[4:], parquetMagic)
+	_, err = p.sink.Write(tail[:])
+	return err
 }
-
-// stringArray returns ss as an Arrow utf8 array.
-func stringArray(ss []string, mem memory.Allocator) arrow.Array {
-	b := array.NewStringBuilder(mem)
-	defer b.Release()
-	b.AppendValues(ss, nil)
-	return b.NewArray()
-}
-
-func (p *parquetWriter) close() error { return p.fw.Close() }

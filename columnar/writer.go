@@ -300,7 +300,7 @@ func New(dir string, opts ...Option) (*Writer, error) {
 			if o.format&f == 0 {
 				continue
 			}
-			out, err := openOutput(dir, t.spec, f, o.batchRows, o.mem, o.meta)
+			out, err := openOutput(dir, t.spec, f, o.mem, o.meta)
 			if err != nil {
 				return nil, w.fail(err)
 			}

@@ -1,0 +1,252 @@
+package columnar
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+)
+
+// Rows per data page: PLAIN integers and booleans dataPage bytes of the
+// batch's buffer (8 Ki rows of 8 bytes), the other encodings up to
+// maxPageRows (a DELTA_BINARY_PACKED page of 64 Ki random 64-bit values
+// is at most 513 KiB), PLAIN strings until a page holds dataPage bytes.
+const maxPageRows = 64 << 10
+
+// colChunk is one column chunk of the row group being written: its data
+// pages, encoded and compressed, and for a dictionary-encoded string
+// column its dictionary page. Its buffers are reused from row group to
+// row group.
+type colChunk struct {
+	descr *schema.Column
+	out   []byte // the compressed data pages, back to back
+	pages []pageDesc
+	enc   []byte  // one page's encoded values
+	zbuf  []byte  // one page compressed
+	idx   []int32 // a keyed column's indices for one page
+	rank  []int32 // a string column's dictionary: each value's rank in byte order
+	dict  []byte  // the dictionary page's values (PLAIN); nil when the chunk has none
+	dictN int
+	stats metadata.EncodedStatistics // the chunk's
+}
+
+// pageDesc is one data page of a colChunk.
+type pageDesc struct {
+	end   int   // its bytes are out[previous page's end:end]
+	raw   int32 // its size before compression
+	rows  int32
+	enc   parquet.Encoding
+	stats metadata.EncodedStatistics
+}
+
+func (ch *colChunk) reset() {
+	ch.out, ch.pages = ch.out[:0], ch.pages[:0]
+	ch.dict, ch.dictN = nil, 0
+	ch.stats = metadata.EncodedStatistics{}
+}
+
+// addPage compresses ch.enc (or raw, when the values are the batch's own
+// bytes) as the next data page.
+func (p *parquetWriter) addPage(ch *colChunk, raw []byte, rows int, enc parquet.Encoding, st metadata.EncodedStatistics) {
+	z := p.codec.EncodeLevel(ch.zbuf[:0], raw, zstdLevel)
+	ch.out = append(ch.out, z...)
+	ch.zbuf = z[:0]
+	ch.pages = append(ch.pages, pageDesc{end: len(ch.out), raw: int32(len(raw)), rows: int32(rows), enc: enc, stats: st})
+}
+
+// encodeColumn encodes column i of b as p.chunks[i]: data pages of the
+// column's encoding, with statistics (minimum, maximum and a null count
+// of 0) per page and for the chunk.
+func (p *parquetWriter) encodeColumn(b *batch, i int) error {
+	ch, c, n := &p.chunks[i], &b.cols[i], b.rows
+	ch.reset()
+	if n == 0 {
+		return nil
+	}
+	delta := p.encs[i] == encDelta
+	switch c.typ {
+	case arrow.UINT64:
+		encodeInts(p, ch, c.u64()[:n], delta, c.raw, 8)
+	case arrow.INT64:
+		encodeInts(p, ch, c.i64()[:n], delta, c.raw, 8)
+	case arrow.UINT32:
+		encodeInts(p, ch, c.u32()[:n], delta, c.raw, 4)
+	case arrow.BOOL:
+		encodeBools(p, ch, c.raw[:n])
+	case arrow.STRING:
+		p.encodeStrings(ch, b, c)
+	default:
+		return fmt.Errorf("column %s: unsupported type %s", ch.descr.Name(), c.typ)
+	}
+	return nil
+}
+
+// encodeInts encodes an integer column, PLAIN (the pages are raw's bytes)
+// or DELTA_BINARY_PACKED at the physical type's width (size bytes). T's
+// order is the column's sort order: unsigned for UINT_64 and UINT_32,
+// signed for INT64.
+func encodeInts[T uint64 | int64 | uint32](p *parquetWriter, ch *colChunk, vals []T, delta bool, raw []byte, size int) {
+	per := dataPage / size
+	if delta {
+		per = maxPageRows
+	}
+	lo, hi := vals[0], vals[0]
+	for from := 0; from < len(vals); from += per {
+		page := vals[from:min(from+per, len(vals))]
+		plo, phi := minMax(page)
+		lo, hi = min(lo, plo), max(hi, phi)
+		st := p.intStats(ch, plo, phi, size)
+		if !delta {
+			p.addPage(ch, raw[from*size:(from+len(page))*size], len(page), parquet.Encodings.Plain, st)
+			continue
+		}
+		if size == 8 {
+			ch.enc = appendDelta(ch.enc[:0], unsafe.Slice((*int64)(unsafe.Pointer(&page[0])), len(page)))
+		} else {
+			ch.enc = appendDelta(ch.enc[:0], unsafe.Slice((*int32)(unsafe.Pointer(&page[0])), len(page)))
+		}
+		p.addPage(ch, ch.enc, len(page), parquet.Encodings.DeltaBinaryPacked, st)
+	}
+	ch.stats = p.intStats(ch, lo, hi, size)
+}
+
+// minMax returns the smallest and largest of vals (not empty).
+func minMax[T cmp.Ordered](vals []T) (lo, hi T) {
+	lo, hi = vals[0], vals[0]
+	for _, v := range vals[1:] {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return lo, hi
+}
+
+// intStats returns the statistics of values from lo to hi, PLAIN-encoded
+// at size bytes.
+func (p *parquetWriter) intStats(ch *colChunk, lo, hi any, size int) metadata.EncodedStatistics {
+	enc := func(v any) []byte {
+		out := make([]byte, size)
+		switch v := v.(type) {
+		case uint64:
+			binary.LittleEndian.PutUint64(out, v)
+		case int64:
+			binary.LittleEndian.PutUint64(out, uint64(v))
+		case uint32:
+			binary.LittleEndian.PutUint32(out, v)
+		}
+		return out
+	}
+	return p.stats(ch, enc(lo), enc(hi))
+}
+
+// stats returns statistics with minimum lo, maximum hi and no nulls.
+func (p *parquetWriter) stats(ch *colChunk, lo, hi []byte) metadata.EncodedStatistics {
+	var st metadata.EncodedStatistics
+	st.SetMin(lo).SetMax(hi).SetNullCount(0)
+	st.Signed = ch.descr.SortOrder() == schema.SortSIGNED
+	st.ApplyStatSizeLimits(p.maxStats)
+	return st
+}
+
+// encodeBools encodes a boolean column (bytes 0 or 1) PLAIN.
+func encodeBools(p *parquetWriter, ch *colChunk, vals []byte) {
+	var all byte = 0 // every value seen, as a bit set: 1 false, 2 true
+	for from := 0; from < len(vals); from += maxPageRows {
+		page := vals[from:min(from+maxPageRows, len(vals))]
+		var seen byte
+		for _, v := range page {
+			seen |= 1 << (v & 1)
+		}
+		all |= seen
+		ch.enc = appendPlainBools(ch.enc[:0], page)
+		p.addPage(ch, ch.enc, len(page), parquet.Encodings.Plain, p.boolStats(ch, seen))
+	}
+	ch.stats = p.boolStats(ch, all)
+}
+
+// boolStats returns the statistics of booleans: seen has bit 0 set if
+// some value is false, bit 1 if some is true.
+func (p *parquetWriter) boolStats(ch *colChunk, seen byte) metadata.EncodedStatistics {
+	lo, hi := byte(1), byte(0)
+	if seen&1 != 0 {
+		lo = 0
+	}
+	if seen&2 != 0 {
+		hi = 1
+	}
+	return p.stats(ch, []byte{lo}, []byte{hi})
+}
+
+// encodeStrings encodes a string column: RLE_DICTIONARY from the batch's
+// dictionary, or PLAIN when the dictionary is larger than a dictionary
+// page may be (a thousand distinct instruction texts of 1 KB). The
+// statistics come from the dictionary values' ranks in byte order, so
+// no row's string is compared.
+func (p *parquetWriter) encodeStrings(ch *colChunk, b *batch, c *colBuf) {
+	n := b.rows
+	dict := c.dict
+	ch.rank = slices.Grow(ch.rank[:0], len(dict))[:len(dict)]
+	order := make([]int32, len(dict))
+	for k := range order {
+		order[k] = int32(k)
+	}
+	slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(dict[x], dict[y]) })
+	for r, k := range order {
+		ch.rank[k] = int32(r)
+	}
+	plain := c.dictBytes > p.dictLimit
+	if !plain {
+		ch.dict = ch.dict[:0]
+		for _, s := range dict {
+			ch.dict = appendPlainString(ch.dict, s)
+		}
+		ch.dictN = len(dict)
+	}
+	w := indexWidth(len(dict))
+	ch.idx = slices.Grow(ch.idx[:0], min(n, maxPageRows))
+	loR, hiR := int32(len(dict)), int32(-1)
+	for from := 0; from < n; {
+		rows := min(n-from, maxPageRows)
+		idx := b.indices(c, from, rows, ch.idx[:cap(ch.idx)])
+		if plain {
+			// Up to dataPage bytes of strings a page.
+			size := 0
+			for k, x := range idx {
+				if size += 4 + len(dict[x]); size >= dataPage {
+					idx = idx[:k+1]
+					break
+				}
+			}
+			rows = len(idx)
+		}
+		plo, phi := int32(0), int32(len(dict)-1)
+		if rows < n {
+			// A page of part of the batch: its own range. (Every
+			// value of the dictionary is some row's: writer.go adds
+			// a string when a row has it.)
+			plo, phi = int32(len(dict)), int32(-1)
+			for _, x := range idx {
+				r := ch.rank[x]
+				plo, phi = min(plo, r), max(phi, r)
+			}
+		}
+		loR, hiR = min(loR, plo), max(hiR, phi)
+		st := p.stats(ch, []byte(dict[order[plo]]), []byte(dict[order[phi]]))
+		if plain {
+			ch.enc = ch.enc[:0]
+			for _, x := range idx {
+				ch.enc = appendPlainString(ch.enc, dict[x])
+			}
+			p.addPage(ch, ch.enc, rows, parquet.Encodings.Plain, st)
+		} else {
+			ch.enc = appendRLEIndices(ch.enc[:0], idx, w)
+			p.addPage(ch, ch.enc, rows, p.props.DictionaryIndexEncoding(), st)
+		}
+		from += rows
+	}
+	ch.stats = p.stats(ch, []byte(dict[order[loR]]), []byte(dict[order[hiR]]))
+}
