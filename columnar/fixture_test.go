@@ -227,6 +227,12 @@ func readParquet(t testing.TB, path string) readBack {
 		t.Fatal(err)
 	}
 	defer rdr.Close()
+	return readParquetFile(t, filepath.Base(path), rdr, mem)
+}
+
+// readParquetFile is readParquet of an open file, named name.
+func readParquetFile(t testing.TB, name string, rdr *file.Reader, mem memory.Allocator) readBack {
+	t.Helper()
 	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, mem)
 	if err != nil {
 		t.Fatal(err)
@@ -251,7 +257,7 @@ func readParquet(t testing.TB, path string) readBack {
 			want = schema.StringLogicalType{}
 		}
 		if want != nil && !lt.Equals(want) && !(f.Type.ID() == arrow.INT64 && lt.Equals(schema.NoLogicalType{})) {
-			t.Errorf("%s: column %s has Parquet logical type %s, want %s", filepath.Base(path), f.Name, lt, want)
+			t.Errorf("%s: column %s has Parquet logical type %s, want %s", name, f.Name, lt, want)
 		}
 	}
 	tr := array.NewTableReader(tbl, 1<<20)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -110,7 +108,6 @@ func pagesBatch(ints []uint64, strs []int, dict []string) *batch {
 // every value, the chunk statistics and each page's.
 func checkPages(t testing.TB, b *batch, dictLimit int) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "pages.parquet")
 	var buf bytes.Buffer
 	pw, err := newParquetWriter(&buf, &pagesSpec, b.mem, nil)
 	if err != nil {
@@ -125,9 +122,6 @@ func checkPages(t testing.TB, b *batch, dictLimit int) {
 	if err := pw.close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o666); err != nil {
-		t.Fatal(err)
-	}
 	n := b.rows
 	want := make([][]any, n)
 	for r := range n {
@@ -135,13 +129,12 @@ func checkPages(t testing.TB, b *batch, dictLimit int) {
 		s := c[7].dict[c[7].idx()[r]]
 		want[r] = []any{c[0].u64()[r], c[1].u64()[r], c[2].i64()[r], c[3].i64()[r], c[4].u32()[r], c[5].u32()[r], c[6].raw[r] == 1, s}
 	}
-	checkRows(t, "pages", readParquet(t, path).rows, want)
-
-	rdr, err := file.OpenParquetFile(path, false)
+	rdr, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rdr.Close()
+	checkRows(t, "pages", readParquetFile(t, "pages.parquet", rdr, memory.NewGoAllocator()).rows, want)
 	if n == 0 {
 		return
 	}
