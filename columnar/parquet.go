@@ -2,10 +2,10 @@ package columnar
 
 import (
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"io"
 
-	"encoding/binary"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -25,7 +25,7 @@ import (
 // encoders, which the writer then used; its own (pqencode.go), which
 // write the same encodings in the same bytes per row, took the tables of
 // BenchmarkResults, BenchmarkInstructions and BenchmarkMemory from 62-72,
-// 103-109 and 32-35 CPU ns a row to 36-47, 57-63 and 21-22.
+// 103-109 and 32-35 CPU ns a row to 36-47, 56-66 and 21-22.
 //
 //   - DELTA_BINARY_PACKED (encDelta in schema.go) where PLAIN left zstd
 //     much to do: results.seq 6 ns and 0.00 B (PLAIN: 23-30 ns, 0.5-0.8
