@@ -276,7 +276,7 @@ func (p *parquetWriter) writeRowGroup(rows int) error {
 		if err != nil {
 			return err
 		}
-		hasDict := ch.dict != nil && len(ch.pages) > 0
+		hasDict := ch.dictN > 0
 		if hasDict {
 			dp := file.NewDictionaryPage(memory.NewBufferBytes(ch.dict), int32(ch.dictN), p.props.DictionaryPageEncoding())
 			n, err := pager.WriteDictionaryPage(dp)

@@ -3,6 +3,7 @@ package columnar
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 )
 
 // The Parquet value encodings the writer uses, each appending one data
@@ -80,7 +81,7 @@ func pack32(dst []byte, v *[deltaMiniBlock]uint64, w uint) []byte {
 	}
 	n := len(dst)
 	size := 4 * int(w)
-	dst = grow(dst, size)
+	dst = slices.Grow(dst, size)
 	out := dst[n : n+size]
 	var acc uint64
 	var nb uint // bits in acc
@@ -99,14 +100,6 @@ func pack32(dst []byte, v *[deltaMiniBlock]uint64, w uint) []byte {
 		binary.LittleEndian.PutUint32(out[o:], uint32(acc))
 	}
 	return dst[:n+size]
-}
-
-// grow returns dst with room for n more bytes (its length unchanged).
-func grow(dst []byte, n int) []byte {
-	if cap(dst)-len(dst) >= n {
-		return dst
-	}
-	return append(dst[:cap(dst)], make([]byte, n+cap(dst)/2)...)[:len(dst)]
 }
 
 // indexWidth is the bit width of the indices into a dictionary of n
@@ -162,21 +155,14 @@ func sameEight(g []int32) bool {
 func packIndices(dst []byte, idx []int32, count, w int) []byte {
 	n := len(dst)
 	size := count * w / 8
-	dst = grow(dst, size+8)
+	dst = slices.Grow(dst, size+8)
 	out := dst[n : n+size+8]
 	o := 0
 	if w <= 8 {
 		for g := 0; g < count; g += 8 {
 			var acc uint64
-			if g+8 <= len(idx) {
-				grp := idx[g : g+8]
-				for k, x := range grp {
-					acc |= uint64(uint32(x)) << (k * w)
-				}
-			} else {
-				for k, x := range idx[g:] {
-					acc |= uint64(uint32(x)) << (k * w)
-				}
+			for k, x := range idx[g:min(g+8, len(idx))] {
+				acc |= uint64(uint32(x)) << (k * w)
 			}
 			binary.LittleEndian.PutUint64(out[o:], acc) // w bytes of it count
 			o += w
@@ -207,7 +193,7 @@ func packIndices(dst []byte, idx []int32, count, w int) []byte {
 func appendPlainBools(dst []byte, vals []byte) []byte {
 	n := len(dst)
 	size := (len(vals) + 7) / 8
-	dst = grow(dst, size)
+	dst = slices.Grow(dst, size)
 	out := dst[n : n+size]
 	clear(out)
 	for k, v := range vals {

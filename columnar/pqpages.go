@@ -27,12 +27,12 @@ type colChunk struct {
 	descr *schema.Column
 	out   []byte // the compressed data pages, back to back
 	pages []pageDesc
-	enc   []byte  // one page's encoded values
-	zbuf  []byte  // one page compressed
-	idx   []int32 // a keyed column's indices for one page
-	rank  []int32 // a string column's dictionary: each value's rank in byte order
-	dict  []byte  // the dictionary page's values (PLAIN); nil when the chunk has none
-	dictN int
+	enc   []byte                     // one page's encoded values
+	zbuf  []byte                     // one page compressed
+	idx   []int32                    // a keyed column's indices for one page
+	rank  []int32                    // a string column's dictionary: each value's rank in byte order
+	dict  []byte                     // the dictionary page's values (PLAIN), when dictN > 0
+	dictN int                        // the dictionary's values; 0 when the chunk is PLAIN
 	stats metadata.EncodedStatistics // the chunk's
 }
 
@@ -47,7 +47,7 @@ type pageDesc struct {
 
 func (ch *colChunk) reset() {
 	ch.out, ch.pages = ch.out[:0], ch.pages[:0]
-	ch.dict, ch.dictN = nil, 0
+	ch.dict, ch.dictN = ch.dict[:0], 0
 	ch.stats = metadata.EncodedStatistics{}
 }
 
@@ -72,11 +72,11 @@ func (p *parquetWriter) encodeColumn(b *batch, i int) error {
 	delta := p.encs[i] == encDelta
 	switch c.typ {
 	case arrow.UINT64:
-		encodeInts(p, ch, c.u64()[:n], delta, c.raw, 8)
+		encodeInts(p, ch, c.u64()[:n], delta)
 	case arrow.INT64:
-		encodeInts(p, ch, c.i64()[:n], delta, c.raw, 8)
+		encodeInts(p, ch, c.i64()[:n], delta)
 	case arrow.UINT32:
-		encodeInts(p, ch, c.u32()[:n], delta, c.raw, 4)
+		encodeInts(p, ch, c.u32()[:n], delta)
 	case arrow.BOOL:
 		encodeBools(p, ch, c.raw[:n])
 	case arrow.STRING:
@@ -87,11 +87,12 @@ func (p *parquetWriter) encodeColumn(b *batch, i int) error {
 	return nil
 }
 
-// encodeInts encodes an integer column, PLAIN (the pages are raw's bytes)
-// or DELTA_BINARY_PACKED at the physical type's width (size bytes). T's
-// order is the column's sort order: unsigned for UINT_64 and UINT_32,
-// signed for INT64.
-func encodeInts[T uint64 | int64 | uint32](p *parquetWriter, ch *colChunk, vals []T, delta bool, raw []byte, size int) {
+// encodeInts encodes an integer column, PLAIN (the pages are the
+// values' own bytes) or DELTA_BINARY_PACKED at the physical type's width
+// (T's). T's order is the column's sort order: unsigned for UINT_64 and
+// UINT_32, signed for INT64.
+func encodeInts[T uint64 | int64 | uint32](p *parquetWriter, ch *colChunk, vals []T, delta bool) {
+	size := int(unsafe.Sizeof(vals[0]))
 	per := dataPage / size
 	if delta {
 		per = maxPageRows
@@ -101,19 +102,20 @@ func encodeInts[T uint64 | int64 | uint32](p *parquetWriter, ch *colChunk, vals 
 		page := vals[from:min(from+per, len(vals))]
 		plo, phi := minMax(page)
 		lo, hi = min(lo, plo), max(hi, phi)
-		st := p.intStats(ch, plo, phi, size)
-		if !delta {
-			p.addPage(ch, raw[from*size:(from+len(page))*size], len(page), parquet.Encodings.Plain, st)
+		st := intStats(p, ch, plo, phi)
+		ptr := unsafe.Pointer(&page[0])
+		switch {
+		case !delta:
+			p.addPage(ch, unsafe.Slice((*byte)(ptr), len(page)*size), len(page), parquet.Encodings.Plain, st)
 			continue
-		}
-		if size == 8 {
-			ch.enc = appendDelta(ch.enc[:0], unsafe.Slice((*int64)(unsafe.Pointer(&page[0])), len(page)))
-		} else {
-			ch.enc = appendDelta(ch.enc[:0], unsafe.Slice((*int32)(unsafe.Pointer(&page[0])), len(page)))
+		case size == 8:
+			ch.enc = appendDelta(ch.enc[:0], unsafe.Slice((*int64)(ptr), len(page)))
+		default:
+			ch.enc = appendDelta(ch.enc[:0], unsafe.Slice((*int32)(ptr), len(page)))
 		}
 		p.addPage(ch, ch.enc, len(page), parquet.Encodings.DeltaBinaryPacked, st)
 	}
-	ch.stats = p.intStats(ch, lo, hi, size)
+	ch.stats = intStats(p, ch, lo, hi)
 }
 
 // minMax returns the smallest and largest of vals (not empty).
@@ -126,19 +128,13 @@ func minMax[T cmp.Ordered](vals []T) (lo, hi T) {
 }
 
 // intStats returns the statistics of values from lo to hi, PLAIN-encoded
-// at size bytes.
-func (p *parquetWriter) intStats(ch *colChunk, lo, hi any, size int) metadata.EncodedStatistics {
-	enc := func(v any) []byte {
-		out := make([]byte, size)
-		switch v := v.(type) {
-		case uint64:
-			binary.LittleEndian.PutUint64(out, v)
-		case int64:
-			binary.LittleEndian.PutUint64(out, uint64(v))
-		case uint32:
-			binary.LittleEndian.PutUint32(out, v)
+// (little-endian, at T's width).
+func intStats[T uint64 | int64 | uint32](p *parquetWriter, ch *colChunk, lo, hi T) metadata.EncodedStatistics {
+	enc := func(v T) []byte {
+		if unsafe.Sizeof(v) == 4 {
+			return binary.LittleEndian.AppendUint32(nil, uint32(v))
 		}
-		return out
+		return binary.LittleEndian.AppendUint64(nil, uint64(v))
 	}
 	return p.stats(ch, enc(lo), enc(hi))
 }
@@ -200,7 +196,6 @@ func (p *parquetWriter) encodeStrings(ch *colChunk, b *batch, c *colBuf) {
 	}
 	plain := c.dictBytes > p.dictLimit
 	if !plain {
-		ch.dict = ch.dict[:0]
 		for _, s := range dict {
 			ch.dict = appendPlainString(ch.dict, s)
 		}
