@@ -35,16 +35,29 @@ type AddressSink interface {
 	Addresses(rows []AddressStat) error
 }
 
-// addrEntry is one address's statistics, 56 bytes, in its page's slab.
+// addrEntry is one address's statistics, 48 bytes, in its page's slab:
+// 48 rather than 56 bytes a distinct address (the table's budget is 64,
+// index and slack included), and half of them, not three in four, cross
+// a cache line.
 type addrEntry struct {
-	accesses uint64
-	off      uint16 // the address's byte offset in its page
-	next     uint16 // 1 + the slab index of the next entry of the same word, or 0
-	wn, gn   uint8  // the sketches' states (sketch.go)
-	_        [2]byte
-	warps    [warpBytes]byte
-	groups   [groupBytes]byte
+	// accesses is the count's low 32 bits: the carries out of it, which
+	// take 2^32 accesses to one address, are in its page's high.
+	accesses uint32
+	// link is next<<2 | sub: sub the address's byte in its word, next 1 +
+	// the slab index of the same word's next entry (the next higher
+	// address), or 0. A page has at most PageBytes entries, so next needs
+	// 13 bits.
+	link   uint16
+	wn, gn uint8 // the sketches' states (sketch.go)
+	warps  [warpBytes]byte
+	groups [groupBytes]byte
 }
+
+// sub is the address's byte within its word.
+func (e *addrEntry) sub() uint8 { return uint8(e.link & 3) }
+
+// next is the slab index of the same word's next entry, or -1.
+func (e *addrEntry) next() int { return int(e.link>>2) - 1 }
 
 // exploreEntry is an address's order analysis (WithExplore), beside its
 // addrEntry: the first access's function (its operands at the access's
@@ -75,14 +88,52 @@ type pageStats struct {
 	n       int
 	entries []*[slabChunk]addrEntry
 	explore []*[slabChunk]exploreEntry // with WithExplore only, parallel to entries
+	// high holds, by slab index, the carries out of an entry's 32-bit
+	// accesses (multiples of 2^32); nil until the first.
+	high map[uint16]uint64
+}
+
+// addAccesses adds n accesses to entry e, slab index i.
+func (ps *pageStats) addAccesses(e *addrEntry, i int, n uint32) {
+	a := e.accesses + n
+	if a < n {
+		ps.carry(i)
+	}
+	e.accesses = a
+}
+
+// carry records that entry i's accesses wrapped past 2^32.
+func (ps *pageStats) carry(i int) {
+	if ps.high == nil {
+		ps.high = make(map[uint16]uint64)
+	}
+	ps.high[uint16(i)] += 1 << 32
+}
+
+// accesses is entry e's (slab index i) full count.
+func (ps *pageStats) accesses(e *addrEntry, i int) uint64 {
+	n := uint64(e.accesses)
+	if ps.high != nil {
+		n += ps.high[uint16(i)]
+	}
+	return n
 }
 
 // slabChunk is how many entries a page's slab grows by: as many as fit in
-// 4 KiB, one of the allocator's size classes, so that none of it is waste
-// (64 entries, 3584 bytes, took a 4096-byte block).
+// 4 KiB (85, 4080 bytes), one of the allocator's size classes, so that
+// almost none of it is waste (64 entries of 56 bytes, 3584, took a
+// 4096-byte block).
 const slabChunk = 4096 / int(unsafe.Sizeof(addrEntry{}))
 
-func (ps *pageStats) entry(i int) *addrEntry { return &ps.entries[i/slabChunk][i%slabChunk] }
+// entry is the slab's entry i. It reaches the entry by pointer arithmetic
+// rather than by indexing the chunk: Go checks an indexed array pointer for
+// nil by loading from it, which reads the chunk's first cache line, a second
+// miss beside the entry's own (the slab's chunks are never nil: findIndex
+// makes them before it hands out their indices).
+func (ps *pageStats) entry(i int) *addrEntry {
+	c := ps.entries[i/slabChunk]
+	return (*addrEntry)(unsafe.Add(unsafe.Pointer(c), uintptr(i%slabChunk)*unsafe.Sizeof(addrEntry{})))
+}
 
 func (ps *pageStats) exploreAt(i int) *exploreEntry { return &ps.explore[i/slabChunk][i%slabChunk] }
 
@@ -263,28 +314,29 @@ func (t *addrTracker) count(o int, b *batch) {
 			if it.sub == 0 && ps.aligned[w>>6]&(1<<(w&63)) != 0 {
 				i = int(ps.index[w]) - 1
 			} else {
-				i = ps.findIndex(w, uint16(w<<2)|uint16(it.sub), t.explore, held)
+				i = ps.findIndex(w, it.sub, t.explore, held)
 			}
 			pss[k], idx[k], eps[k] = ps, int32(i), ps.entry(i)
 		}
 		var touch uint64
 		for _, e := range eps[:len(part)] {
-			// Both ends: a 56-byte entry may straddle two cache lines.
-			touch += e.accesses + uint64(e.groups[groupBytes-1])
+			// Both ends: an entry may straddle two cache lines.
+			touch += uint64(e.accesses) + uint64(e.groups[groupBytes-1])
 		}
 		t.touch[o] += touch
 		for k := range part {
 			it := &part[k]
 			wk, gk := keys[2*it.inst], keys[2*it.inst+1]
-			e := eps[k]
-			e.accesses += uint64(it.n)
+			e, ps, i := eps[k], pss[k], int(idx[k])
+			first := t.explore && ps.accesses(e, i) == 0
+			ps.addAccesses(e, i, uint32(it.n))
 			// A warp the address has seen already is of a group it has
 			// counted: only a new warp can bring a new group.
 			if sketchAdd(&e.wn, e.warps[:], warpExact, warpRegs, wk) {
 				sketchAdd(&e.gn, e.groups[:], groupExact, groupRegs, gk)
 			}
 			if t.explore {
-				t.analyse(e, pss[k].exploreAt(int(idx[k])), b, &b.insts[it.inst], it)
+				t.analyse(ps.exploreAt(i), b, &b.insts[it.inst], it, first)
 			}
 		}
 	}
@@ -292,7 +344,8 @@ func (t *addrTracker) count(o int, b *batch) {
 }
 
 // analyse updates an address's order analysis with an item's accesses.
-func (t *addrTracker) analyse(e *addrEntry, ex *exploreEntry, b *batch, bi *binst, it *statItem) {
+// first says that these are the address's first accesses.
+func (t *addrTracker) analyse(ex *exploreEntry, b *batch, bi *binst, it *statItem, first bool) {
 	p := bi.plan
 	fam := familyOf(p.kind)
 	// Operands compare at the access's width: a 16-bit atomic uses only
@@ -309,7 +362,7 @@ func (t *addrTracker) analyse(e *addrEntry, ex *exploreEntry, b *batch, bi *bins
 		if p.size == 16 {
 			bh, ch = b.opBhi[it.slot+l], b.opChi[it.slot+l]
 		}
-		if e.accesses == uint64(it.n) && l == 0 {
+		if first && l == 0 {
 			*ex = exploreEntry{kind: p.kind, size: p.size, b: bv, c: cv, bh: bh, ch: ch, same: true, family: fam, sensible: fam != famNone}
 			continue
 		}
@@ -321,8 +374,8 @@ func (t *addrTracker) analyse(e *addrEntry, ex *exploreEntry, b *batch, bi *bins
 }
 
 // findIndex returns the slab index of the entry of the address at byte
-// off, in word w, adding it. held counts the bytes the slab grows by.
-func (ps *pageStats) findIndex(w uint32, off uint16, explore bool, held *uint64) int {
+// sub of word w, adding it. held counts the bytes the slab grows by.
+func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, held *uint64) int {
 	// Fresh memory is written before it is read. A first read maps the
 	// kernel's shared zero page, and the first write after it faults
 	// again, to replace it, flushing the TLB of every core the process
@@ -338,12 +391,12 @@ func (ps *pageStats) findIndex(w uint32, off uint16, explore bool, held *uint64)
 		*held += 2 * shard.PageWords
 	} else {
 		head = ps.index[w]
-		for i := int(head) - 1; i >= 0; i = int(ps.entry(i).next) - 1 {
+		for i := int(head) - 1; i >= 0; i = ps.entry(i).next() {
 			e := ps.entry(i)
-			if e.off == off {
+			if e.sub() == sub {
 				return i
 			}
-			if e.off > off {
+			if e.sub() > sub {
 				break
 			}
 			prev = i
@@ -366,18 +419,19 @@ func (ps *pageStats) findIndex(w uint32, off uint16, explore bool, held *uint64)
 	} else {
 		e = ps.entry(i)
 	}
-	*e = addrEntry{off: off}
+	*e = addrEntry{link: uint16(sub)}
 	if prev < 0 {
-		e.next = head
+		e.link |= head << 2
 		ps.index[w] = uint16(i + 1)
-		if off&3 == 0 {
+		if sub == 0 {
 			ps.aligned[w>>6] |= 1 << (w & 63)
 		} else {
 			ps.aligned[w>>6] &^= 1 << (w & 63)
 		}
 	} else {
-		e.next = ps.entry(prev).next
-		ps.entry(prev).next = uint16(i + 1)
+		p := ps.entry(prev)
+		e.link |= p.link &^ 3
+		p.link = p.link&3 | uint16(i+1)<<2
 	}
 	return i
 }
@@ -469,15 +523,16 @@ func (t *addrTracker) rows(out []AddressStat, pages []shard.PageRef, keys []memK
 		}
 		k := keys[pr.Mem]
 		for w := range ps.index {
-			for i := int(ps.index[w]) - 1; i >= 0; i = int(ps.entry(i).next) - 1 {
+			for i := int(ps.index[w]) - 1; i >= 0; i = ps.entry(i).next() {
 				e := ps.entry(i)
+				accesses := ps.accesses(e, i)
 				wc, we := warps.count(e.wn, e.warps[:])
 				gc, ge := groups.count(e.gn, e.groups[:])
 				// An estimate past what can be: no more warps than
 				// accesses, no more groups than warps.
-				wc = min(wc, e.accesses)
+				wc = min(wc, accesses)
 				gc = min(gc, wc)
-				r := AddressStat{Space: k.space, Group: k.group, Addr: pr.Base + uint64(e.off), Accesses: e.accesses,
+				r := AddressStat{Space: k.space, Group: k.group, Addr: pr.Base + uint64(w)<<2 + uint64(e.sub()), Accesses: accesses,
 					Warps: wc, Groups: gc, Exact: we && ge}
 				if t.explore {
 					ex := ps.exploreAt(i)

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/gpureplay/replay/shard"
+	"github.com/gpureplay/replay/trace"
 )
 
 // TestAddressesSimpleAtomics: every one of the eleven words is hit by all
@@ -183,5 +186,44 @@ func TestOrderSensitiveAtWidth(t *testing.T) {
 			}
 		}
 		equalToReference(t, c.src, engineOptSets[:2]...)
+	}
+}
+
+// TestAddressAccessesCarry: an entry keeps the low 32 bits of its accesses
+// and its page the carries, so a count past 2^32 (a long hot trace) comes
+// out whole, for an aligned address and a sub-word one of the same word,
+// whose chain the carry must not disturb.
+func TestAddressAccessesCarry(t *testing.T) {
+	tr := newAddrTracker(1, false)
+	tr.grow(1)
+	b := &batch{insts: make([]binst, 1)}
+	const word = 5
+	count := func(sub uint8, n uint8) {
+		tr.items[0] = append(tr.items[0], statItem{word: word, sub: sub, n: n})
+		tr.count(0, b)
+	}
+	count(0, 1)
+	count(2, 3)
+	ps := &tr.pages[0]
+	// Just below the wrap: 2^32-2 accesses at the word, 2^33-1 (one carry
+	// already) at its byte 2.
+	ps.entry(0).accesses = 1<<32 - 2
+	ps.entry(1).accesses = 1<<32 - 1
+	ps.carry(1)
+	count(0, 200)
+	count(2, 1)
+	count(2, 1)
+	rows := tr.rows(nil, []shard.PageRef{{Ref: 0, Base: 0x4000}}, []memKey{{space: trace.Global, group: -1}},
+		newSketchCounter(warpRegs), newSketchCounter(groupRegs))
+	want := []struct {
+		addr, accesses uint64
+	}{{0x4000 + 4*word, 1<<32 + 198}, {0x4000 + 4*word + 2, 2<<32 + 1}}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d: %+v", len(rows), len(want), rows)
+	}
+	for i, w := range want {
+		if rows[i].Addr != w.addr || rows[i].Accesses != w.accesses {
+			t.Errorf("row %d: address 0x%x, %d accesses; want 0x%x, %d", i, rows[i].Addr, rows[i].Accesses, w.addr, w.accesses)
+		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 // algorithm", AofA 2007), with linear counting for small estimates (Heule,
 // Nunkesser, Hall, "HyperLogLog in practice", EDBT 2013, section 4). Why our
 // own and not a library: every address gets one, so it must live inside a
-// 56-byte slab entry with no pointer and no per-sketch header; the
+// 48-byte slab entry with no pointer and no per-sketch header; the
 // well-kept Go libraries (axiomhq/hyperloglog, clarkduvall/hyperloglog)
 // keep at least 2^4 registers behind a slice and a struct, hundreds of
 // bytes each.
