@@ -1143,21 +1143,21 @@ func (b *batch) apply(o int, mem *shard.Memory, t *addrTracker) {
 	}
 }
 
-// applyRoute performs a route's segments in order, then counts them as
-// owner o's (a oneLoop batch has no addresses table to count for).
+// applyRoute performs a route's segments in order, then collects them
+// for owner o's addresses table, if there is one.
 func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) {
 	if b.commute == oneLoop && allVals(rt.segs) {
 		// Additions that commute, each record its word and addend: one
 		// loop over them all, whatever instruction they came from.
 		add32Vals(mem, rt.recs)
-		return
-	}
-	for k, s := range rt.segs {
-		hi := uint32(len(rt.recs))
-		if k+1 < len(rt.segs) {
-			hi = rt.segs[k+1].lo
+	} else {
+		for k, s := range rt.segs {
+			hi := uint32(len(rt.recs))
+			if k+1 < len(rt.segs) {
+				hi = rt.segs[k+1].lo
+			}
+			b.applySeg(mem, &b.insts[s.inst], s, rt.recs[s.lo:hi])
 		}
-		b.applySeg(mem, &b.insts[s.inst], s, rt.recs[s.lo:hi])
 	}
 	if t != nil {
 		t.collect(o, b, rt)

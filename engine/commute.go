@@ -21,9 +21,9 @@ import (
 // sums, the bitmap of written words the same bits; results, statistics
 // and faults are expand's, untouched.
 
-// commutes reports whether b is such a batch. The addresses table counts
-// records in segments of instructions (addresses.go), so with it a batch
-// is applied in order.
+// commutes reports whether b is such a batch. The addresses table, if
+// there is one, collects the batch's records before they are sorted
+// (applyOwner).
 func (b *batch) commutes() bool {
 	for i := range b.insts {
 		bi := &b.insts[i]
@@ -39,7 +39,7 @@ func (b *batch) commutes() bool {
 }
 
 // commuteMode is how a batch is applied: a batch that commutes (every
-// access an addition that returns nothing, no addresses table) page by
+// access an addition that returns nothing) page by
 // page when it hits each page often enough (sortsByPage), else each
 // route's records in one loop when they are (word, addend) pairs.
 type commuteMode uint8
@@ -90,7 +90,8 @@ func (b *batch) applyCommuting(o int, mem *shard.Memory, sb *sortBufs) {
 	if rt := &b.out[0][o]; len(b.out) == 1 && allVals(rt.segs) {
 		// One range whose records are (word, addend) pairs already: sort
 		// them where they are. Nothing reads a commuting batch's routes
-		// after apply (no addresses table), so the sort may reuse them.
+		// after apply (the addresses table collected them before), so
+		// the sort may reuse them.
 		sb.sorted = grow(sb.sorted, len(rt.recs))
 		add32ByPage(mem, sortByPage(rt.recs, sb.sorted, uint(bits.Len(pages)), &sb.radix))
 		return

@@ -81,7 +81,9 @@ func randomAdds(r *rand.Rand, n int, dst string) string {
 // its every result and statistic, under 1 to 3 workers and several batch
 // sizes; with a destination, a sink that reads no results (statsOnly)
 // gets the reference's memory and statistics. Each replay must have
-// applied some batches page by page.
+// applied some batches page by page. Each runs twice, without the
+// addresses table and with it (and -explore), which must then equal the
+// reference's too, and apply its batches the same way.
 func TestCommutingBatchesEqualReference(t *testing.T) {
 	for seed := uint64(1); seed <= 6; seed++ {
 		// "d+": a destination, and a sink that reads results: the values
@@ -100,44 +102,69 @@ func TestCommutingBatchesEqualReference(t *testing.T) {
 				// ranges, two owners.
 				{WithWorkers(4), WithBatchInsts(32), WithShards(3)},
 			} {
-				// Without the addresses table: with it, batches apply in
-				// order (commutes).
-				var c noAddrs
-				var sink Sink = &c
-				var lean leanNoAddrs
-				if dst == "d" {
-					sink = &lean
-				}
-				e := runEngine(t, src, sink, opts...)
-				if i < 3 && e.modes[byPage] == 0 && dst != "d+" {
-					t.Errorf("seed %d dst %s: no batch was applied page by page", seed, dst)
-				}
-				if e.modes[byPage] != 0 && dst == "d+" {
-					t.Errorf("seed %d: %d batches with results applied page by page", seed, e.modes[byPage])
-				}
-				if i == 4 && (e.modes[byPage] != 0 || (e.modes[oneLoop] == 0) != (dst == "d+")) {
-					t.Errorf("seed %d dst %s: %d batches sorted and %d applied in one loop per route, at the default density", seed, dst, e.modes[byPage], e.modes[oneLoop])
-				}
-				got := collect(&c.Collector)
-				if dst == "d" {
-					got = collect(&lean.Collector)
-					got.Res, want.Res = nil, nil
-				}
-				want.Addrs = got.Addrs // (none)
-				if !reflect.DeepEqual(got, want) {
-					describeDiff(t, got, want)
-					t.Fatalf("seed %d dst %s, %d options: differs from the reference", seed, dst, len(opts))
+				for _, addrs := range []bool{false, true} {
+					sink, c := sinkFor(dst == "d", addrs)
+					o := opts
+					if addrs {
+						o = append(opts[:len(opts):len(opts)], WithExplore(true))
+					}
+					e := runEngine(t, src, sink, o...)
+					if i < 3 && e.modes[byPage] == 0 && dst != "d+" {
+						t.Errorf("seed %d dst %s addresses %v: no batch was applied page by page", seed, dst, addrs)
+					}
+					if e.modes[byPage] != 0 && dst == "d+" {
+						t.Errorf("seed %d addresses %v: %d batches with results applied page by page", seed, addrs, e.modes[byPage])
+					}
+					if i == 4 && (e.modes[byPage] != 0 || (e.modes[oneLoop] == 0) != (dst == "d+")) {
+						t.Errorf("seed %d dst %s addresses %v: %d batches sorted and %d applied in one loop per route, at the default density",
+							seed, dst, addrs, e.modes[byPage], e.modes[oneLoop])
+					}
+					got, want := collect(c), want
+					if dst == "d" {
+						got.Res, want.Res = nil, nil
+					}
+					if !addrs {
+						want.Addrs = []AddressStat{}
+					}
+					approxAddrs(t, got.Addrs, want.Addrs)
+					if !reflect.DeepEqual(got, want) {
+						describeDiff(t, got, want)
+						t.Fatalf("seed %d dst %s addresses %v, %d options: differs from the reference", seed, dst, addrs, len(opts))
+					}
 				}
 			}
 		}
 	}
 }
 
-// leanNoAddrs is a Collector that wants neither results nor addresses.
-type leanNoAddrs struct{ Collector }
+// leanNoAddrs is a Collector that wants neither results nor addresses;
+// leanAddrs one that wants addresses but no results.
+type (
+	leanNoAddrs struct{ Collector }
+	leanAddrs   struct{ Collector }
+)
+
+// sinkFor is a Collector that wants results unless lean, and the addresses
+// table if addrs, and the Collector it fills.
+func sinkFor(lean, addrs bool) (Sink, *Collector) {
+	switch {
+	case lean && addrs:
+		s := new(leanAddrs)
+		return s, &s.Collector
+	case lean:
+		s := new(leanNoAddrs)
+		return s, &s.Collector
+	case addrs:
+		s := new(Collector)
+		return s, s
+	}
+	s := new(noAddrs)
+	return s, &s.Collector
+}
 
 func (*leanNoAddrs) WantsResults() bool   { return false }
 func (*leanNoAddrs) WantsAddresses() bool { return false }
+func (*leanAddrs) WantsResults() bool     { return false }
 
 // TestSortsByPage: a commuting batch is applied page by page when it
 // averages sortMinDensity records or more per page, on sortMinPages pages
@@ -274,19 +301,28 @@ func TestCommutingScatterEqualReference(t *testing.T) {
 		// too few to sort, and go in trace order.
 		{WithWorkers(2), WithBatchInsts(64)},
 	} {
-		var c noAddrs
-		e := runEngine(t, src, &c, opts...)
-		if sorted := e.modes[byPage] > 0; sorted != (i < 2) {
-			t.Errorf("%d options: %d batches applied page by page", len(opts), e.modes[byPage])
-		}
-		if i == 2 && e.modes[oneLoop] == 0 {
-			t.Errorf("%d options: no batch was applied as routed in one loop", len(opts))
-		}
-		got := collect(&c.Collector)
-		want.Addrs = got.Addrs // (none)
-		if !reflect.DeepEqual(got, want) {
-			describeDiff(t, got, want)
-			t.Fatalf("%d options: differs from the reference", len(opts))
+		for _, addrs := range []bool{false, true} {
+			sink, c := sinkFor(false, addrs)
+			o := opts
+			if addrs {
+				o = append(opts[:len(opts):len(opts)], WithExplore(true))
+			}
+			e := runEngine(t, src, sink, o...)
+			if sorted := e.modes[byPage] > 0; sorted != (i < 2) {
+				t.Errorf("%d options, addresses %v: %d batches applied page by page", len(opts), addrs, e.modes[byPage])
+			}
+			if i == 2 && e.modes[oneLoop] == 0 {
+				t.Errorf("%d options, addresses %v: no batch was applied as routed in one loop", len(opts), addrs)
+			}
+			got, want := collect(c), want
+			if !addrs {
+				want.Addrs = []AddressStat{}
+			}
+			approxAddrs(t, got.Addrs, want.Addrs)
+			if !reflect.DeepEqual(got, want) {
+				describeDiff(t, got, want)
+				t.Fatalf("%d options, addresses %v: differs from the reference", len(opts), addrs)
+			}
 		}
 	}
 }
@@ -295,7 +331,7 @@ func TestCommutingScatterEqualReference(t *testing.T) {
 func referenceOutcome(t *testing.T, src string) outcome {
 	t.Helper()
 	var ref Collector
-	if _, err := Reference(textSource(t, src), &ref); err != nil {
+	if _, err := Reference(textSource(t, src), &ref, WithExplore(true)); err != nil {
 		t.Fatal(err)
 	}
 	return collect(&ref)

@@ -542,7 +542,7 @@ func (e *Engine) expandBatch(b *batch, fuse bool) {
 	// A batch of additions only is applied page by page when it hits each
 	// page often enough, and otherwise each route in one loop (commute.go).
 	b.commute = inOrder
-	if e.addrs == nil && b.commutes() {
+	if b.commutes() {
 		b.commute = oneLoop
 		if sortsByPage(b.nslots, e.mem.Pages(), e.opts.sortDensity) {
 			b.commute = byPage
@@ -598,12 +598,23 @@ func (e *Engine) applyBatch(b *batch, fused bool) {
 	wg.Wait()
 }
 
-// applyOwner performs what owner o received.
+// applyOwner performs what owner o received. With the addresses table,
+// a batch applied by page is collected for it first: the sort may reuse
+// the routes' records (applyCommuting).
 func (b *batch) applyOwner(o int, e *Engine) {
-	if b.commute == byPage {
-		b.applyCommuting(o, e.mem, e.sortBufs[o])
-	} else {
+	if b.commute != byPage {
 		b.apply(o, e.mem, e.addrs)
+		return
+	}
+	t := e.addrs
+	if t != nil {
+		for r := range b.out {
+			t.collect(o, b, &b.out[r][o])
+		}
+	}
+	b.applyCommuting(o, e.mem, e.sortBufs[o])
+	if t != nil {
+		t.count(o, b)
 	}
 }
 
