@@ -15,7 +15,7 @@ import (
 // runs by comparing indices, and PLAIN integers are the batch's own
 // little-endian buffers (every target of `make cross` is little-endian,
 // as arrow-go's own buffers assume). Their output is checked by reading it
-// back with arrow-go and with DuckDB (parquet_test.go, duckdb_test.go).
+// back with arrow-go and with DuckDB (pqencode_test.go, duckdb_test.go).
 
 // DELTA_BINARY_PACKED's layout: blocks of 128 deltas, each in 4 miniblocks
 // of 32, as parquet-mr, arrow-go and DuckDB write them.

@@ -31,6 +31,7 @@ type colChunk struct {
 	zbuf  []byte                     // one page compressed
 	idx   []int32                    // a keyed column's indices for one page
 	rank  []int32                    // a string column's dictionary: each value's rank in byte order
+	order []int32                    // and its values by rank (the inverse of rank)
 	dict  []byte                     // the dictionary page's values (PLAIN), when dictN > 0
 	dictN int                        // the dictionary's values; 0 when the chunk is PLAIN
 	stats metadata.EncodedStatistics // the chunk's
@@ -186,7 +187,8 @@ func (p *parquetWriter) encodeStrings(ch *colChunk, b *batch, c *colBuf) {
 	n := b.rows
 	dict := c.dict
 	ch.rank = slices.Grow(ch.rank[:0], len(dict))[:len(dict)]
-	order := make([]int32, len(dict))
+	ch.order = slices.Grow(ch.order[:0], len(dict))[:len(dict)]
+	order := ch.order
 	for k := range order {
 		order[k] = int32(k)
 	}
