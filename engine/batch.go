@@ -684,14 +684,8 @@ func warpAddresses(bi *binst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) 
 	case bi.active == ^uint32(0) && len(list) >= trace.MaxLanes:
 		// Every lane of a 32-lane warp: lane i is list[i], in one indexed
 		// loop.
-		imm, pitch := uint64(st.AddrImm), uint64(st.LanePitch)
 		addrs = slices.Grow(addrs, trace.MaxLanes)[:trace.MaxLanes]
-		for lane, x := range list[:trace.MaxLanes] {
-			a := (scale*x + imm + uint64(lane)*pitch) & mask
-			addrs[lane] = a
-			or |= a
-			lo, hi = min(lo, a), max(hi, a)
-		}
+		or, lo, hi = listAddresses((*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(list), scale, uint64(st.AddrImm), uint64(st.LanePitch), mask)
 	default:
 		imm, pitch := uint64(st.AddrImm), uint64(st.LanePitch)
 		for m := bi.active; m != 0; m &= m - 1 {
@@ -703,6 +697,24 @@ func warpAddresses(bi *binst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) 
 		}
 	}
 	return addrs, warpSpan{list: list, step: step, mask: mask, or: or, lo: lo, hi: hi, n: len(addrs)}
+}
+
+// listAddresses sets a full warp's addresses from its per-lane bases and
+// returns their OR, lowest and highest. It is a function of its own, not
+// inlined, so that its loop keeps its accumulators in registers: inlined
+// into expandWarp, the compiler spilled all four to the stack on every
+// lane.
+//
+//go:noinline
+func listAddresses(addrs, list *[trace.MaxLanes]uint64, scale, imm, pitch, mask uint64) (or, lo, hi uint64) {
+	lo = ^uint64(0)
+	for lane, x := range list {
+		a := (scale*x + imm + uint64(lane)*pitch) & mask
+		addrs[lane] = a
+		or |= a
+		lo, hi = min(lo, a), max(hi, a)
+	}
+	return or, lo, hi
 }
 
 // inRegion reports whether accesses at lo and at hi both lie inside one
@@ -887,18 +899,33 @@ func (b *batch) routeScatter(ii int, bi *binst, rt *route, cur *shard.Cursor, ad
 	r0 := len(rt.recs)
 	rt.recs = slices.Grow(rt.recs, len(addrs))[:r0+len(addrs)]
 	out := rt.recs[r0:]
-	var lanesBuf [trace.MaxLanes]uint8
-	ls := activeLanes(bi.active, &lanesBuf)
-	ls = ls[:len(out)]
 	shift := bi.plan.srcShift
-	for k, w := range words[:len(out)] {
-		out[k] = rec{word: w, slot: uint32(srcList[ls[k]&(trace.MaxLanes-1)] >> shift)}
+	if bi.active == ^uint32(0) && len(out) == trace.MaxLanes && len(srcList) >= trace.MaxLanes {
+		// A full warp, the common case: lane k is the k-th address.
+		scatterRecs((*[trace.MaxLanes]rec)(out), (*[trace.MaxLanes]uint32)(words), (*[trace.MaxLanes]uint64)(srcList), shift)
+	} else {
+		var lanesBuf [trace.MaxLanes]uint8
+		ls := activeLanes(bi.active, &lanesBuf)
+		ls = ls[:len(out)]
+		for k, w := range words[:len(out)] {
+			out[k] = rec{word: w, slot: uint32(srcList[ls[k]&(trace.MaxLanes-1)] >> shift)}
+		}
 	}
 	if !count || b.filter[r].distinct(words) {
 		return uint32(len(addrs)), 1, true
 	}
 	distinct, maxc = b.cset[r].count(addrs)
 	return distinct, maxc, true
+}
+
+// scatterRecs writes a full warp's (word, addend) records. Not inlined,
+// for its registers (see listAddresses).
+//
+//go:noinline
+func scatterRecs(out *[trace.MaxLanes]rec, words *[trace.MaxLanes]uint32, src *[trace.MaxLanes]uint64, shift uint8) {
+	for k, w := range words {
+		out[k] = rec{word: w, slot: uint32(src[k] >> shift)}
+	}
 }
 
 // distinctFilter tells, for most warps of scattered words, that no two

@@ -324,6 +324,11 @@ func (c *Cursor) Cached(mem uint32, addr uint64) Entry {
 // and returns that prefix's length (then call Resolve for the next
 // address, which creates its page). out must be at least as long as addrs.
 // It moves the cursor to the directory of the last address it resolved.
+//
+// It is not inlined: inlined into its caller's larger body, its loop kept
+// its index and address on the stack, a store and a load a lane.
+//
+//go:noinline
 func (c *Cursor) Words(mem uint32, addrs []uint64, out []uint32) int {
 	if mem >= cursorMems {
 		return 0 // (as Cached: Resolve finds it)

@@ -542,3 +542,37 @@ func TestBinaryReadersConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestReadFixedWidths reads lists written by appendFixed at every width
+// and shift, with the values last in the buffer and with bytes after
+// them: the wide loads of some widths read past a value only where the
+// buffer goes on, and must not take the next bytes into the last value.
+func TestReadFixedWidths(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for width := 1; width <= 8; width++ {
+		for _, shift := range []int{0, 2, 15} {
+			for _, n := range []int{1, 2, 31, 32} {
+				vs := make([]uint64, n)
+				base := rng.Uint64() >> 1
+				span := uint64(1)<<(8*width-1) | rng.Uint64()&(uint64(1)<<(8*width-1)-1)
+				if width == 8 {
+					span = rng.Uint64() >> 17
+				}
+				for i := range vs {
+					vs[i] = base + (rng.Uint64N(span)>>shift)<<shift
+				}
+				vs[0] = base
+				f := fixedForm(vs)
+				for _, tail := range [][]byte{nil, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}} {
+					p := append(appendFixed(nil, vs, f), tail...)
+					got := make([]uint64, n)
+					rest, ok := readFixed(p, got)
+					if !ok || len(rest) != len(tail) || !slices.Equal(got, vs) {
+						t.Fatalf("width %d (form %+v) shift %d, %d values, %d bytes after: ok %v, %d bytes left, got %x, want %x",
+							width, f, shift, n, len(tail), ok, len(rest), got, vs)
+					}
+				}
+			}
+		}
+	}
+}

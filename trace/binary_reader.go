@@ -924,7 +924,16 @@ func readFixed(p []byte, vs []uint64) ([]byte, bool) {
 			vs[i] = lo + (uint64(b[0])|uint64(b[1])<<8)<<sh
 		}
 	case 3:
-		for i := range vs {
+		// 4-byte loads, masked, while a fourth byte follows (in q or in
+		// rest: p holds both); the last value byte by byte.
+		i := 0
+		if len(p) > size {
+			for ; i < len(vs); i++ {
+				x := binary.LittleEndian.Uint32(p[3*i : 3*i+4 : 3*i+4])
+				vs[i] = lo + uint64(x&0xffffff)<<sh
+			}
+		}
+		for ; i < len(vs); i++ {
 			b := q[3*i : 3*i+3 : 3*i+3]
 			vs[i] = lo + (uint64(b[0])|uint64(b[1])<<8|uint64(b[2])<<16)<<sh
 		}
