@@ -1307,14 +1307,18 @@ func addRunSlots(words []uint32, ops, res []uint64) {
 // add32 is the commonest loop: 32-bit adds of one value (atomicAdd of a
 // constant: histograms, counters). Like add32Vals and add32Slots, it finds
 // each record's word in its chunk (shard.Memory.Chunk), with no page in
-// between: one load to the chunk, then word and bit indexed directly.
+// between: one load to the chunk, then word and bit indexed directly. Its
+// words are mostly written before (a histogram's bins), so it marks them
+// with Chunk.Mark, which stores only a new bit: histogram, lean, 2 workers,
+// 81.6 → 77.9 ms (alternating runs; the scattered loops below measured no
+// gain from it and keep the plain OR).
 func add32(mem *shard.Memory, recs []rec, v uint32, vals []uint64, noDst bool) {
 	if noDst {
 		for _, x := range recs {
 			c := mem.Chunk(x.word)
 			w := x.word % shard.ChunkWords
 			c.Words[w] += v
-			c.Touched[w/64] |= 1 << (w % 64)
+			c.Mark(w)
 		}
 		return
 	}
@@ -1323,7 +1327,7 @@ func add32(mem *shard.Memory, recs []rec, v uint32, vals []uint64, noDst bool) {
 		w := x.word % shard.ChunkWords
 		old := c.Words[w]
 		c.Words[w] = old + v
-		c.Touched[w/64] |= 1 << (w % 64)
+		c.Mark(w)
 		vals[x.slot&slotMask] = uint64(old)
 	}
 }

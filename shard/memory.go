@@ -73,6 +73,17 @@ type Chunk struct {
 	Touched [ChunkWords / 64]uint64
 }
 
+// Mark marks word w of the chunk (w < ChunkWords) written. It stores only
+// when the bit is clear: marking a word written before (a histogram's
+// bins, a hot counter, words a replay updates again and again) is a load,
+// with no store for the next mark of the same bitmap word to wait on.
+func (c *Chunk) Mark(w uint32) {
+	i, m := w/64%(ChunkWords/64), uint64(1)<<(w%64)
+	if t := c.Touched[i]; t&m == 0 {
+		c.Touched[i] = t | m
+	}
+}
+
 func newChunk() *Chunk {
 	c := new(Chunk)
 	for i := range c.pages {

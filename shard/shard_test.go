@@ -309,3 +309,19 @@ func TestWords(t *testing.T) {
 		t.Errorf("Words over another partition's page = %d, want 1", n)
 	}
 }
+
+// TestChunkMark marks words of a chunk, some twice, and checks the bitmap
+// holds exactly the marked words, at the ends of the chunk too.
+func TestChunkMark(t *testing.T) {
+	c := newChunk()
+	marked := map[uint32]bool{}
+	for _, w := range []uint32{0, 63, 64, 65, 1000, 1000, ChunkWords - 1, ChunkWords - 64, 63} {
+		c.Mark(w)
+		marked[w] = true
+	}
+	for w := uint32(0); w < ChunkWords; w++ {
+		if got := c.Touched[w/64]>>(w%64)&1 == 1; got != marked[w] {
+			t.Fatalf("word %d: marked %v, want %v", w, got, marked[w])
+		}
+	}
+}
