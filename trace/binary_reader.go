@@ -924,8 +924,9 @@ func readFixed(p []byte, vs []uint64) ([]byte, bool) {
 			vs[i] = lo + (uint64(b[0])|uint64(b[1])<<8)<<sh
 		}
 	case 3:
-		// 4-byte loads, masked, while a fourth byte follows (in q or in
-		// rest: p holds both); the last value byte by byte.
+		// 4-byte loads, masked, when a byte follows the list in p (almost
+		// always: the record goes on), so that the last load stays in p;
+		// else byte by byte.
 		i := 0
 		if len(p) > size {
 			for ; i < len(vs); i++ {
