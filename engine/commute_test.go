@@ -95,6 +95,7 @@ func TestCommutingBatchesEqualReference(t *testing.T) {
 				{WithWorkers(1), WithBatchInsts(16), withSortDensity(1)},
 				{WithWorkers(2), WithBatchInsts(7), WithShards(5), withSortDensity(0)},
 				{WithWorkers(3), WithBatchInsts(64), withSortDensity(2)},
+				{WithWorkers(2), withBatchListBytes(2048), withSortDensity(1)},
 				// One batch, before any page exists: applied in order.
 				{WithWorkers(2), WithBatchInsts(300), withSortDensity(0)},
 				// The default density: 1024 records a batch over 256

@@ -397,7 +397,10 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 		b.vecs = make([]trace.Vector, 0, e.vecsHint) // likewise: no doubling copies
 	}
 	defer func() { e.arenaHint, e.vecsHint = max(e.arenaHint, len(b.arena)), max(e.vecsHint, len(b.vecs)) }()
-	for (len(b.insts) < e.opts.batchInsts || e.winPos > 0) && b.initBytes < maxBatchInitBytes {
+	// A batch ends at its instruction count or once its lists fill the
+	// list budget (defaultBatchListBytes), whichever comes first, never
+	// within an interleaving window.
+	for (len(b.insts) < e.opts.batchInsts && len(b.arena) < e.opts.batchListWords || e.winPos > 0) && b.initBytes < maxBatchInitBytes {
 		if w > 0 && e.winPos == 0 && len(b.insts) > 0 && len(b.insts)+w > e.opts.batchInsts {
 			break // the next window whole in the next batch
 		}

@@ -22,6 +22,9 @@ type options struct {
 	// sortDensity is the records a commuting batch must average per page
 	// of memory to be applied page by page (commute.go); tests lower it.
 	sortDensity int
+	// batchListWords ends a batch early once its lists (the arena) hold
+	// that many 64-bit values (defaultBatchListBytes); tests lower it.
+	batchListWords int
 }
 
 // DefaultMaxMemory bounds the simulated memory a replay creates: 8 GiB of
@@ -32,8 +35,23 @@ const DefaultMaxMemory = 8 << 30
 // WithBatchInsts says otherwise.
 const defaultBatchInsts = 4096
 
+// defaultBatchListBytes ends a batch before its instruction count when its
+// per-lane lists (addresses, sources) fill 512 KiB, 1024 instructions of
+// two 32-lane lists: the lists, the records expanded from them and the
+// batch's other arrays then stay within one core's L2 cache (1 MiB on the
+// project's machine) as the batch passes from reading to expanding to
+// applying, and a replay's memory holds four such batches, not four of
+// 4096 such instructions. Traces without lists (broadcast and strided
+// operands, hotcounter) keep batches of 4096: their batches are small
+// anyway, and a batch costs wake-ups between stages. Lean replays of `gen
+// uniform` over 1 Mi words, 2 workers, alternating runs: 137 ms with whole
+// batches of 4096, 113 ms with this; histogram 70.6 and 66.4 ms
+// (docs/PERFORMANCE.md, the fourteenth round).
+const defaultBatchListBytes = 512 << 10
+
 func defaultOptions() options {
-	return options{shards: 64, workers: 0, batchInsts: defaultBatchInsts, maxMemory: DefaultMaxMemory, parts: 1, sortDensity: sortMinDensity}
+	return options{shards: 64, workers: 0, batchInsts: defaultBatchInsts, maxMemory: DefaultMaxMemory, parts: 1, sortDensity: sortMinDensity,
+		batchListWords: defaultBatchListBytes / 8}
 }
 
 // Option configures a replay.
@@ -88,8 +106,10 @@ func WithStrict(strict bool) Option {
 	return func(o *options) error { o.strict = strict; return nil }
 }
 
-// WithBatchInsts sets how many instructions a batch holds, 1..1<<20.
-// Default 4096. Memory use is proportional to it, never to trace length.
+// WithBatchInsts sets how many instructions a batch holds at most,
+// 1..1<<20. Default 4096. A batch whose instructions' per-lane lists fill
+// 512 KiB ends before that. Memory use is proportional to it, never to
+// trace length.
 func WithBatchInsts(n int) Option {
 	return func(o *options) error {
 		if n < 1 || n > 1<<20 {
@@ -158,6 +178,16 @@ func (o *options) checkInterleave() error {
 func withSortDensity(n int) Option {
 	return func(o *options) error {
 		o.sortDensity = n
+		return nil
+	}
+}
+
+// withBatchListBytes sets the bytes of per-lane lists that end a batch
+// early (defaultBatchListBytes): tests lower it, so that small traces are
+// cut by it.
+func withBatchListBytes(n int) Option {
+	return func(o *options) error {
+		o.batchListWords = max(n/8, 1)
 		return nil
 	}
 }

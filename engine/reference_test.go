@@ -156,6 +156,9 @@ var engineOptSets = [][]Option{
 	{WithShards(3), WithWorkers(2), WithBatchInsts(5)},
 	{WithShards(64), WithWorkers(2), WithBatchInsts(1)},
 	{WithShards(7), WithWorkers(3), WithBatchInsts(64)},
+	// Batches cut by their lists (defaultBatchListBytes), after an
+	// instruction with a list or two.
+	{WithShards(5), WithWorkers(2), withBatchListBytes(300)},
 }
 
 // randContext sometimes moves a random trace to another .group (of 3) or

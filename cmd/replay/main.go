@@ -154,7 +154,8 @@ demo (CUDA simpleAtomicIntrinsics).
   -tables LIST      comma-separated subset of memory,results,instructions,ops,addresses (default: all)
   -shards N         memory shards, 1..65536 (default 64); results do not depend on it
   -workers N        worker goroutines, 0 = GOMAXPROCS (default 0); results do not depend on it
-  -batch N          instructions per batch, 1..1048576 (default 4096)
+  -batch N          instructions per batch at most, 1..1048576 (default 4096); a batch also ends
+                    when its per-lane lists fill 512 KiB; results do not depend on it
   -strict           stop at the first faulting lane
   -explore          mark addresses whose accesses might not commute (addresses.order_sensitive)
   -order O          the order of an instruction's lanes, which no ISA document fixes: lane (default),
