@@ -24,10 +24,8 @@
 //     returned is applied in closed form: n adds of b are one add of n*b).
 //     Each owner then applies what it owns, range by range, each range's
 //     records in order; a batch whose every access is an addition that
-//     returns nothing commutes: its owners apply it page by page instead
-//     when it hits each page often enough (commute.go), and otherwise
-//     apply each route's records in one loop, whatever instruction they
-//     came from. Results land in per-lane slots fixed before the
+//     returns nothing commutes: its owners apply each route's records in
+//     one loop, whatever instruction they came from (commute.go). Results land in per-lane slots fixed before the
 //     batch started, so no two workers write the same slot.
 //     With one worker nothing is routed: each instruction's records apply
 //     as soon as they are made, while they are in cache. With W > 1,

@@ -46,9 +46,6 @@ type Engine struct {
 	// arenaHint and vecsHint are the most list storage and vectors a
 	// batch has needed so far.
 	arenaHint, vecsHint int
-	// sortBufs are the apply stage's buffers for commuting batches, one
-	// per owner (commute.go).
-	sortBufs []*sortBufs
 	// The window of WithInterleave being filled: how many instructions it
 	// has, and where it starts in the batch.
 	winPos, winStart int
@@ -542,18 +539,15 @@ func (e *Engine) expandBatch(b *batch, fuse bool) {
 	for len(b.ranges) <= ranges {
 		b.ranges = append(b.ranges, n)
 	}
-	// A batch of additions only is applied page by page when it hits each
-	// page often enough, and otherwise each route in one loop (commute.go).
+	// A batch of additions only is applied each route in one loop
+	// (commute.go).
 	b.commute = inOrder
 	if b.commutes() {
 		b.commute = oneLoop
-		if sortsByPage(b.nslots, e.mem.Pages(), e.opts.sortDensity) {
-			b.commute = byPage
-		}
 	}
 	e.modes[b.commute]++
 	if ranges == 1 {
-		b.expand(0, 0, n, e.mem, fuse && b.commute != byPage, e.addrs)
+		b.expand(0, 0, n, e.mem, fuse, e.addrs)
 	} else {
 		var wg sync.WaitGroup
 		for r := 0; r < ranges; r++ {
@@ -574,20 +568,17 @@ func (e *Engine) expandBatch(b *batch, fuse bool) {
 }
 
 // applyBatch applies an expanded batch, each owner in parallel; a fused
-// batch is applied already, unless it is applied by page.
+// batch is applied already.
 func (e *Engine) applyBatch(b *batch, fused bool) {
-	if fused && b.commute != byPage {
+	if fused {
 		return
 	}
 	if e.addrs != nil {
 		e.addrs.grow(e.mem.Pages() + 1) // every page of the batch exists now
 	}
 	owners := len(b.out[0])
-	for len(e.sortBufs) < owners {
-		e.sortBufs = append(e.sortBufs, new(sortBufs))
-	}
 	if owners == 1 {
-		b.applyOwner(0, e)
+		b.apply(0, e.mem, e.addrs)
 		return
 	}
 	var wg sync.WaitGroup
@@ -595,30 +586,10 @@ func (e *Engine) applyBatch(b *batch, fused bool) {
 		wg.Add(1)
 		go func(o int) {
 			defer wg.Done()
-			b.applyOwner(o, e)
+			b.apply(o, e.mem, e.addrs)
 		}(o)
 	}
 	wg.Wait()
-}
-
-// applyOwner performs what owner o received. With the addresses table,
-// a batch applied by page is collected for it first: the sort may reuse
-// the routes' records (applyCommuting).
-func (b *batch) applyOwner(o int, e *Engine) {
-	if b.commute != byPage {
-		b.apply(o, e.mem, e.addrs)
-		return
-	}
-	t := e.addrs
-	if t != nil {
-		for r := range b.out {
-			t.collect(o, b, &b.out[r][o])
-		}
-	}
-	b.applyCommuting(o, e.mem, e.sortBufs[o])
-	if t != nil {
-		t.count(o, b)
-	}
 }
 
 // strictError names the first faulting lane of the batch, in trace order.

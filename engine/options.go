@@ -19,9 +19,6 @@ type options struct {
 	order      Order  // the lanes' order within an instruction (WithOrder)
 	seed       uint64 // OrderRandom's seed
 	interleave int    // windows of instructions reordered across warps (WithInterleave)
-	// sortDensity is the records a commuting batch must average per page
-	// of memory to be applied page by page (commute.go); tests lower it.
-	sortDensity int
 	// batchListWords ends a batch early once its lists (the arena) hold
 	// that many 64-bit values (defaultBatchListBytes); tests lower it.
 	batchListWords int
@@ -50,7 +47,7 @@ const defaultBatchInsts = 4096
 const defaultBatchListBytes = 512 << 10
 
 func defaultOptions() options {
-	return options{shards: 64, workers: 0, batchInsts: defaultBatchInsts, maxMemory: DefaultMaxMemory, parts: 1, sortDensity: sortMinDensity,
+	return options{shards: 64, workers: 0, batchInsts: defaultBatchInsts, maxMemory: DefaultMaxMemory, parts: 1,
 		batchListWords: defaultBatchListBytes / 8}
 }
 
@@ -170,16 +167,6 @@ func (o *options) checkInterleave() error {
 		return fmt.Errorf("interleave %d: only with the random order", o.interleave)
 	}
 	return nil
-}
-
-// withSortDensity sets the records per page a commuting batch must average
-// to be applied page by page (sortMinDensity): tests lower it, so that
-// small traces take that path.
-func withSortDensity(n int) Option {
-	return func(o *options) error {
-		o.sortDensity = n
-		return nil
-	}
 }
 
 // withBatchListBytes sets the bytes of per-lane lists that end a batch
