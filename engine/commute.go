@@ -16,7 +16,7 @@ package engine
 // at 512 KiB of lists (defaultBatchListBytes), a batch hits the pages of a
 // memory larger than the cache too rarely for the sort to pay: lean
 // replays of `gen uniform` over 64 Ki to 512 Ki words and of `gen
-// histogram` over 64 Ki and 256 Ki bins were 4-15% faster without it
+// histogram` over 64 Ki and 256 Ki bins were 3-16% faster without it
 // (docs/PERFORMANCE.md, the fourteenth round), and it was removed.
 
 // commutes reports whether b is such a batch.
