@@ -132,9 +132,9 @@ type batch struct {
 	faultRow   []Result // per range: the row of that fault
 	// wide: some instruction accesses 16 bytes (opBhi, opChi are sized).
 	wide bool
-	// commute: how a batch whose every access adds and returns nothing
-	// is applied (commute.go); inOrder for any other.
-	commute commuteMode
+	// oneLoop: every access adds and returns nothing (commutes): a route
+	// of (word, addend) records is applied in one loop (commute.go).
+	oneLoop bool
 	// partitioned: the memory holds one partition of several: lanes of
 	// other partitions' pages are skipped, their rows marked faultForeign.
 	partitioned bool
@@ -1173,7 +1173,7 @@ func (b *batch) apply(o int, mem *shard.Memory, t *addrTracker) {
 // applyRoute performs a route's segments in order, then collects them
 // for owner o's addresses table, if there is one.
 func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) {
-	if b.commute == oneLoop && allVals(rt.segs) {
+	if b.oneLoop && allVals(rt.segs) {
 		// Additions that commute, each record its word and addend: one
 		// loop over them all, whatever instruction they came from.
 		add32Vals(mem, rt.recs)

@@ -6,7 +6,7 @@ package engine
 // scattered over a large array: the uniform workload, histograms) is
 // applied as routed, but each route's records in one loop (add32Vals),
 // whatever instruction they came from, instead of one loop per
-// instruction's segment (commuteMode). Nothing else differs: the same
+// instruction's segment (batch.oneLoop). Nothing else differs: the same
 // words get the same sums, the bitmap of written words the same bits;
 // results, statistics and faults are expand's, untouched.
 //
@@ -33,18 +33,6 @@ func (b *batch) commutes() bool {
 	}
 	return len(b.insts) > 0
 }
-
-// commuteMode is how a batch is applied: a batch that commutes (every
-// access an addition that returns nothing) each route's records in one
-// loop where they are (word, addend) pairs; any other each route's
-// segments in order.
-type commuteMode uint8
-
-const (
-	inOrder commuteMode = iota // each route's segments in order, each with its loop
-	oneLoop                    // commuting: a route of pairs in one add32Vals
-	numCommuteModes
-)
 
 // allVals reports whether every segment's records carry their addends
 // (seg.vals): the route is a list of (word, addend) pairs as it stands.

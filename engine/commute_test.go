@@ -105,9 +105,9 @@ func TestCommutingBatchesEqualReference(t *testing.T) {
 						o = append(opts[:len(opts):len(opts)], WithExplore(true))
 					}
 					e := runEngine(t, src, sink, o...)
-					if (e.modes[oneLoop] == 0) != (dst == "d+") {
+					if (e.oneLoops == 0) != (dst == "d+") {
 						t.Errorf("seed %d dst %s addresses %v: %d batches applied in one loop per route",
-							seed, dst, addrs, e.modes[oneLoop])
+							seed, dst, addrs, e.oneLoops)
 					}
 					got, want := collect(c), want
 					if dst == "d" {
@@ -187,7 +187,7 @@ func TestCommutingScatterEqualReference(t *testing.T) {
 				o = append(opts[:len(opts):len(opts)], WithExplore(true))
 			}
 			e := runEngine(t, src, sink, o...)
-			if e.modes[oneLoop] == 0 {
+			if e.oneLoops == 0 {
 				t.Errorf("%d options, addresses %v: no batch was applied as routed in one loop", len(opts), addrs)
 			}
 			got, want := collect(c), want

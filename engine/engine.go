@@ -40,9 +40,9 @@ type Engine struct {
 	memIDs  map[memKey]uint32
 	memKeys []memKey
 	addrs   *addrTracker // nil unless the sink wants the addresses table
-	// modes counts the batches applied each way (batch.commute).
-	modes [numCommuteModes]int
-	ran   bool
+	// oneLoops counts the batches applied as commuting (batch.oneLoop).
+	oneLoops int
+	ran      bool
 	// arenaHint and vecsHint are the most list storage and vectors a
 	// batch has needed so far.
 	arenaHint, vecsHint int
@@ -541,11 +541,9 @@ func (e *Engine) expandBatch(b *batch, fuse bool) {
 	}
 	// A batch of additions only is applied each route in one loop
 	// (commute.go).
-	b.commute = inOrder
-	if b.commutes() {
-		b.commute = oneLoop
+	if b.oneLoop = b.commutes(); b.oneLoop {
+		e.oneLoops++
 	}
-	e.modes[b.commute]++
 	if ranges == 1 {
 		b.expand(0, 0, n, e.mem, fuse, e.addrs)
 	} else {
