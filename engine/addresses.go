@@ -4,6 +4,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/gpureplay/replay/internal/offheap"
 	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
 )
@@ -76,7 +77,9 @@ type exploreEntry struct {
 // pageStats is the addresses table's slab of one page: an index from each
 // word to its first entry, and the entries (one per distinct address; a
 // word accessed at sub-word addresses has a chain of them, in address
-// order). Only the page's owner touches it while a batch applies.
+// order). Only the page's owner touches it while a batch applies. The
+// index and the entries live in the owner's arena, outside the Go heap
+// (slabOwner).
 type pageStats struct {
 	index []uint16 // per word: 1 + the slab index of its first entry, or 0; nil until the page's first access
 	// aligned has bit w set when word w's first entry is the address of
@@ -120,9 +123,8 @@ func (ps *pageStats) accesses(e *addrEntry, i int) uint64 {
 }
 
 // slabChunk is how many entries a page's slab grows by: as many as fit in
-// 4 KiB (85, 4080 bytes), one of the allocator's size classes, so that
-// almost none of it is waste (64 entries of 56 bytes, 3584, took a
-// 4096-byte block).
+// 4 KiB (85, 4080 bytes, which the arena rounds to 4096), so that almost
+// none of it is waste.
 const slabChunk = 4096 / int(unsafe.Sizeof(addrEntry{}))
 
 // entry is the slab's entry i. It reaches the entry by pointer arithmetic
@@ -142,9 +144,9 @@ func (ps *pageStats) exploreAt(i int) *exploreEntry { return &ps.explore[i/slabC
 type addrTracker struct {
 	explore bool
 	pages   []pageStats
-	// Per owner: the bytes its pages' slabs hold, and the items collected
+	// Per owner: the memory of its pages' slabs, and the items collected
 	// in the batch being applied, with the counting sort's buffers.
-	held   []uint64
+	owners []slabOwner
 	touch  []uint64 // per owner: what count's touching loop read, kept so that it is not optimised away
 	items  [][]statItem
 	sorted [][]statItem
@@ -152,8 +154,20 @@ type addrTracker struct {
 	keys   [][]sketchKey // per owner: the batch's instructions' sketch keys, warp and group
 }
 
+// slabOwner is where one owner's pages keep their slabs: an arena outside
+// the Go heap (internal/offheap). A million addresses' entries are 50 MiB
+// that live to the end of the replay; in the heap they would raise the
+// collector's goal by as much again, and what the replay frees while it
+// writes its tables would not be reused until the heap reached it
+// (measured: the addresses replay of uniform-1Mi peaked about 2× its
+// entries above the lean one). held counts the bytes its slabs hold.
+type slabOwner struct {
+	arena offheap.Arena
+	held  uint64
+}
+
 func newAddrTracker(owners int, explore bool) *addrTracker {
-	return &addrTracker{explore: explore, held: make([]uint64, owners), items: make([][]statItem, owners),
+	return &addrTracker{explore: explore, owners: make([]slabOwner, owners), items: make([][]statItem, owners),
 		sorted: make([][]statItem, owners), hist: make([][]uint32, owners), touch: make([]uint64, owners),
 		keys: make([][]sketchKey, owners)}
 }
@@ -285,7 +299,7 @@ func (t *addrTracker) count(o int, b *batch) {
 		sorted[hist[bkt]] = items[i]
 		hist[bkt]++
 	}
-	held := &t.held[o]
+	so := &t.owners[o]
 	// The sketch keys of each instruction's (group, warp) and group, once
 	// per batch: items in page order come from instructions in any order.
 	keys := grow(t.keys[o], 2*len(b.insts))
@@ -314,7 +328,7 @@ func (t *addrTracker) count(o int, b *batch) {
 			if it.sub == 0 && ps.aligned[w>>6]&(1<<(w&63)) != 0 {
 				i = int(ps.index[w]) - 1
 			} else {
-				i = ps.findIndex(w, it.sub, t.explore, held)
+				i = ps.findIndex(w, it.sub, t.explore, so)
 			}
 			pss[k], idx[k], eps[k] = ps, int32(i), ps.entry(i)
 		}
@@ -374,8 +388,8 @@ func (t *addrTracker) analyse(ex *exploreEntry, b *batch, bi *binst, it *statIte
 }
 
 // findIndex returns the slab index of the entry of the address at byte
-// sub of word w, adding it. held counts the bytes the slab grows by.
-func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, held *uint64) int {
+// sub of word w, adding it, in so's arena.
+func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, so *slabOwner) int {
 	// Fresh memory is written before it is read. A first read maps the
 	// kernel's shared zero page, and the first write after it faults
 	// again, to replace it, flushing the TLB of every core the process
@@ -383,12 +397,13 @@ func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, held *uint64) 
 	// with an inter-processor interrupt per chunk, about 7% of the CPU of
 	// an addresses replay of uniform-1Mi. A new index holds no chain to
 	// walk, and a new chunk is reached through the pointer new returned,
-	// which needs no nil check (a load).
+	// which needs no nil check (a load). The arena's memory is fresh and
+	// zero: written first too.
 	prev := -1
 	var head uint16 // ps.index[w]
 	if ps.index == nil {
-		ps.index = make([]uint16, shard.PageWords)
-		*held += 2 * shard.PageWords
+		ps.index = unsafe.Slice((*uint16)(so.arena.Alloc(2*shard.PageWords)), shard.PageWords)
+		so.held += 2 * shard.PageWords
 	} else {
 		head = ps.index[w]
 		for i := int(head) - 1; i >= 0; i = ps.entry(i).next() {
@@ -406,15 +421,17 @@ func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, held *uint64) 
 	ps.n++
 	var e *addrEntry
 	if i%slabChunk == 0 {
-		c := new([slabChunk]addrEntry)
-		ps.entries = append(ps.entries, c)
-		*held += uint64(unsafe.Sizeof(*c)) + 8
-		e = &c[0]
+		p := so.arena.Alloc(int(unsafe.Sizeof([slabChunk]addrEntry{})))
+		ps.entries = append(ps.entries, (*[slabChunk]addrEntry)(p))
+		so.held += uint64(unsafe.Sizeof([slabChunk]addrEntry{})) + 8
+		// Not &c[0]: the compiler checks a converted pointer for nil by
+		// a load from it, which is the read before the write.
+		e = (*addrEntry)(p)
 		if explore {
-			x := new([slabChunk]exploreEntry)
+			x := (*[slabChunk]exploreEntry)(so.arena.Alloc(int(unsafe.Sizeof([slabChunk]exploreEntry{}))))
 			x[0].same = true // written first too; analyse sets the entry whole at its first access
 			ps.explore = append(ps.explore, x)
-			*held += uint64(unsafe.Sizeof(*x)) + 8
+			so.held += uint64(unsafe.Sizeof(*x)) + 8
 		}
 	} else {
 		e = ps.entry(i)
@@ -437,14 +454,24 @@ func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, held *uint64) 
 }
 
 // bytes is the memory the tracker holds, as the owners counted it: the
-// slabs' capacity (append grows them by a quarter to a half at a time) and
-// their indexes.
+// slabs' chunks and indexes, and the pages' headers.
 func (t *addrTracker) bytes() uint64 {
 	n := uint64(len(t.pages)) * uint64(unsafe.Sizeof(pageStats{}))
-	for _, h := range t.held {
-		n += h
+	for i := range t.owners {
+		n += t.owners[i].held
 	}
 	return n
+}
+
+// release returns the slabs' memory to the system and forgets the pages:
+// nothing may use the tracker after. Run calls it once the table is
+// emitted, or on an error, when no owner applies any more.
+func (t *addrTracker) release() {
+	t.pages = nil
+	for i := range t.owners {
+		_ = t.owners[i].arena.Release() // an unmap that fails leaves the memory to the process, not wrong results
+		t.owners[i].held = 0
+	}
 }
 
 // emit hands the table to sink in (space, group, addr) order, pages
@@ -454,7 +481,7 @@ func (t *addrTracker) bytes() uint64 {
 // a wave of chunks at a time, and handed over in order.
 func (t *addrTracker) emit(sink AddressSink, pages []shard.PageRef, keys []memKey) error {
 	spans := t.emitSpans(pages)
-	wave := max(len(t.held), 1)
+	wave := max(len(t.owners), 1)
 	bufs := make([][]AddressStat, wave)
 	for k := range bufs {
 		bufs[k] = make([]AddressStat, 0, emitChunk)
@@ -485,8 +512,9 @@ func (t *addrTracker) emit(sink AddressSink, pages []shard.PageRef, keys []memKe
 
 // emitChunk is the most rows one call of AddressSink.Addresses gets (a
 // page alone may give more: at most PageBytes addresses). Each owner's
-// goroutine fills a buffer of that many: 1.75 MiB.
-const emitChunk = 1 << 15
+// goroutine fills a buffer of that many: 448 KiB (it was 1.75 MiB, 32 Ki
+// rows, which added 2.6 MiB to the replay's peak for nothing measurable).
+const emitChunk = 1 << 13
 
 // emitSpans cuts pages (the tracked ones) into runs of at most emitChunk
 // addresses, or one page.

@@ -44,6 +44,7 @@ func BenchmarkAddressCount(b *testing.B) {
 			t.count(0, bt)
 			b.StopTimer()
 		}
+		t.release()
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(round*insts*lanes), "ns/access")

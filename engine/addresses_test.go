@@ -195,6 +195,7 @@ func TestOrderSensitiveAtWidth(t *testing.T) {
 // whose chain the carry must not disturb.
 func TestAddressAccessesCarry(t *testing.T) {
 	tr := newAddrTracker(1, false)
+	defer tr.release()
 	tr.grow(1)
 	b := &batch{insts: make([]binst, 1)}
 	const word = 5

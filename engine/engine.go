@@ -154,6 +154,11 @@ func (e *Engine) Run(ctx context.Context, src trace.Source, sink Sink) (Summary,
 	}
 	e.ran = true
 	pl := e.newPipeline(sink)
+	if e.addrs != nil {
+		// After the table is emitted, or on an error once compute has
+		// returned: no owner applies any more.
+		defer e.addrs.release()
+	}
 	go pl.read(ctx, src)
 	go pl.emit(sink)
 	runErr := pl.compute()
@@ -165,14 +170,18 @@ func (e *Engine) Run(ctx context.Context, src trace.Source, sink Sink) (Summary,
 	if runErr != nil {
 		return Summary{}, runErr
 	}
-	words, err := e.emitMemory(sink)
-	if err != nil {
-		return Summary{}, err
-	}
+	// The addresses table first: its slabs are released before the
+	// memory table's buffers are allocated, so the two never add up in
+	// the replay's peak memory.
 	if e.addrs != nil {
 		if err := e.addrs.emit(sink.(AddressSink), e.pagesInOrder(), e.memKeys); err != nil {
 			return Summary{}, err
 		}
+		e.addrs.release()
+	}
+	words, err := e.emitMemory(sink)
+	if err != nil {
+		return Summary{}, err
 	}
 	pl.sum.Words = words
 	pl.sum.Elapsed = time.Since(pl.start)
