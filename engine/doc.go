@@ -35,6 +35,11 @@
 //  3. emit: a goroutine hands results and statistics to the Sink in trace
 //     order while the next batch computes.
 //
+// After the last batch, Run hands over the addresses table (when the sink
+// wants it), releases its statistics' slabs, which live outside the Go
+// heap (internal/offheap), and then hands over the memory table: the two
+// tables' buffers never add up in the replay's peak memory.
+//
 // Memory set-up after the first instruction (trace.Directive records) takes
 // effect at its place (directive.go): the reader applies a .region to the
 // plans of the instructions that follow it, and ends the batch at a .init,
