@@ -127,6 +127,9 @@ func (ps *pageStats) accesses(e *addrEntry, i int) uint64 {
 // none of it is waste.
 const slabChunk = 4096 / int(unsafe.Sizeof(addrEntry{}))
 
+// slabChunkBytes is the size of a slab chunk's entries.
+const slabChunkBytes = uintptr(slabChunk) * unsafe.Sizeof(addrEntry{})
+
 // entry is the slab's entry i. It reaches the entry by pointer arithmetic
 // rather than by indexing the chunk: Go checks an indexed array pointer for
 // nil by loading from it, which reads the chunk's first cache line, a second
@@ -396,9 +399,9 @@ func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, so *slabOwner)
 	// runs on: measured, each new index and slab chunk took both faults,
 	// with an inter-processor interrupt per chunk, about 7% of the CPU of
 	// an addresses replay of uniform-1Mi. A new index holds no chain to
-	// walk, and a new chunk is reached through the pointer new returned,
-	// which needs no nil check (a load). The arena's memory is fresh and
-	// zero: written first too.
+	// walk, and a new chunk's first entry is written through the arena's
+	// pointer, which needs no nil check (a load): the arena's memory is
+	// fresh and zero.
 	prev := -1
 	var head uint16 // ps.index[w]
 	if ps.index == nil {
@@ -421,9 +424,9 @@ func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, so *slabOwner)
 	ps.n++
 	var e *addrEntry
 	if i%slabChunk == 0 {
-		p := so.arena.Alloc(int(unsafe.Sizeof([slabChunk]addrEntry{})))
+		p := so.arena.Alloc(int(slabChunkBytes))
 		ps.entries = append(ps.entries, (*[slabChunk]addrEntry)(p))
-		so.held += uint64(unsafe.Sizeof([slabChunk]addrEntry{})) + 8
+		so.held += uint64(slabChunkBytes) + 8
 		// Not &c[0]: the compiler checks a converted pointer for nil by
 		// a load from it, which is the read before the write.
 		e = (*addrEntry)(p)

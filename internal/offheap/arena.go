@@ -48,10 +48,6 @@ func (a *Arena) Alloc(n int) unsafe.Pointer {
 	return p
 }
 
-// Bytes is the address space the arena holds: whole regions, of which
-// the unused tail of the last is not yet resident.
-func (a *Arena) Bytes() uint64 { return uint64(len(a.regions)) * RegionBytes }
-
 // Release returns every region to the system. Memory from Alloc must not
 // be touched after. It reports the first region the system would not
 // unmap; the arena forgets every region either way.
