@@ -17,7 +17,9 @@
 // keeps its pages' words end to end and their written-word bitmaps end to
 // end: the word of a reference is the chunk's word at its low 16 bits, so a
 // loop over scattered words takes one load to find the chunk and indexes
-// word and bit directly.
+// word and bit directly. On Linux a new chunk's memory is faulted in at
+// once, by the goroutine that creates it (populate_linux.go), rather than
+// a page at a time by the first store to each, which is the apply loop's.
 //
 // A page's shard is picked once, when the page is created: the xxhash of
 // its key ([Hash]) mapped with a multiply-shift ([Memory.ShardIndex]). The

@@ -86,6 +86,7 @@ func (c *Chunk) Mark(w uint32) {
 
 func newChunk() *Chunk {
 	c := new(Chunk)
+	_ = populate(c) // faster, if the system can (populate_linux.go)
 	for i := range c.pages {
 		c.pages[i].Words = (*[PageWords]uint32)(c.Words[i*PageWords:])
 		c.pages[i].Touched = (*[PageWords / 64]uint64)(c.Touched[i*PageWords/64:])

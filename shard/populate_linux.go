@@ -1,0 +1,27 @@
+package shard
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// populate faults in a new chunk's memory with one madvise
+// (MADV_POPULATE_WRITE, Linux 5.14 and later), on the goroutine that
+// creates the chunk. Otherwise its pages fault one by one on their first
+// store, which is the apply loop's: 64 faults a chunk, about 1.7 µs each
+// on this project's VM, on the stage that bounds a replay of a large
+// memory. Page references are handed out in order, so a chunk's pages all
+// come into use (but the last chunk's): populating ahead costs no memory
+// that the replay would not fault in anyway. An older kernel refuses the
+// advice (EINVAL) and the pages fault as before: the error changes
+// nothing but speed: newChunk ignores it.
+func populate(c *Chunk) error {
+	// A chunk is a large object, alone in whole pages of the heap: it
+	// starts on a system page, and the kernel rounds the length up to
+	// one, inside the chunk's span.
+	if uintptr(unsafe.Pointer(c))%uintptr(unix.Getpagesize()) != 0 {
+		return unix.EINVAL
+	}
+	return unix.Madvise(unsafe.Slice((*byte)(unsafe.Pointer(c)), unsafe.Sizeof(*c)), unix.MADV_POPULATE_WRITE)
+}
