@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math/bits"
 	"os"
 	"slices"
 	"strings"
@@ -633,6 +634,42 @@ func (w *Writer) Memory(ws []engine.Word) error {
 			value[i] = m.Value
 		}
 	})
+}
+
+// MemoryPage appends the rows of one page of final memory
+// (engine.PageSink): its columns filled from the page's bitmap and words,
+// with no row in between.
+func (w *Writer) MemoryPage(p *engine.WordPage) error {
+	t, err := w.open(tMemory)
+	if t == nil {
+		return err
+	}
+	left := p.Rows()
+	gi, m := 0, p.Written[0] // the next row: the lowest bit of m, in bitmap word gi
+	for left > 0 {
+		k := w.chunk(t, left)
+		b, n := t.b, t.b.rows
+		sp := t.space(w, 0, p.Space) // after chunk: a new batch has a new dictionary
+		space, group := b.cols[0].idx()[n:n+k], b.cols[1].i64()[n:n+k]
+		addr, value := b.cols[2].u64()[n:n+k], b.cols[3].u32()[n:n+k]
+		for i := range space {
+			space[i], group[i] = sp, p.Group
+		}
+		for i := range addr {
+			for m == 0 {
+				gi++
+				m = p.Written[gi]
+			}
+			wi := gi*64 + bits.TrailingZeros64(m)
+			m &= m - 1
+			addr[i], value[i] = p.Base+uint64(wi)*4, p.Words[wi]
+		}
+		if err := w.added(t, k); err != nil {
+			return w.fail(err)
+		}
+		left -= k
+	}
+	return nil
 }
 
 // addRows appends rows to table id (nothing when it is not selected),

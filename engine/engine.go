@@ -641,9 +641,34 @@ func (e *Engine) pagesInOrder() []shard.PageRef {
 	return pages
 }
 
+// emitMemoryPages is emitMemory for a PageSink: a page at a time, no
+// Word built.
+func (e *Engine) emitMemoryPages(sink Sink, ps PageSink, pages []shard.PageRef) (uint64, error) {
+	var total uint64
+	for _, pr := range pages {
+		k := e.memKeys[pr.Mem]
+		wp := WordPage{Space: k.space, Group: k.group, Base: pr.Base, Written: pr.Page.Touched, Words: pr.Page.Words}
+		n := wp.Rows()
+		if n == 0 {
+			continue
+		}
+		if err := ps.MemoryPage(&wp); err != nil {
+			return 0, err
+		}
+		total += uint64(n)
+	}
+	if total == 0 {
+		return 0, sink.Memory(nil)
+	}
+	return total, nil
+}
+
 // emitMemory hands every touched word to the sink, sorted by (space, group, addr).
 func (e *Engine) emitMemory(sink Sink) (uint64, error) {
 	pages := e.pagesInOrder()
+	if ps, ok := sink.(PageSink); ok {
+		return e.emitMemoryPages(sink, ps, pages)
+	}
 	const chunk = 1 << 16
 	ws := make([]Word, 0, min(chunk, len(pages)*shard.PageWords)) // a few pages need no 2 MiB
 	var total uint64

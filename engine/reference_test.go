@@ -412,3 +412,50 @@ func TestReplayContextCancelled(t *testing.T) {
 		t.Errorf("err %v, aborted %v, committed %v: want context.Canceled and an aborted sink", err, c.Aborted, c.Committed)
 	}
 }
+
+// pageCollector is a Collector that takes the memory table a page at a
+// time (PageSink), turning each page back into Words.
+type pageCollector struct {
+	Collector
+	pages int
+}
+
+func (c *pageCollector) MemoryPage(p *WordPage) error {
+	n := 0
+	for i, w := range p.Words {
+		if p.Written[i/64]&(1<<(i%64)) != 0 {
+			c.Words = append(c.Words, Word{Space: p.Space, Group: p.Group, Addr: p.Base + uint64(i)*4, Value: w})
+			n++
+		}
+	}
+	if n == 0 || n != p.Rows() {
+		return fmt.Errorf("page at %#x: %d rows, Rows says %d", p.Base, n, p.Rows())
+	}
+	c.pages++
+	return nil
+}
+
+// TestPageSinkSameMemory: a sink that takes the memory table by pages
+// gets the words, in the order, that Memory gives, on several workers.
+func TestPageSinkSameMemory(t *testing.T) {
+	src := randomPTX(rand.New(rand.NewPCG(11, 13)), 300)
+	var words Collector
+	sum, err := Replay(textSource(t, src), &words, WithWorkers(2), WithBatchInsts(16))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages pageCollector
+	psum, err := Replay(textSource(t, src), &pages, WithWorkers(2), WithBatchInsts(16))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(words.Words) == 0 || pages.pages == 0 {
+		t.Fatalf("the random trace wrote %d words in %d pages", len(words.Words), pages.pages)
+	}
+	if !reflect.DeepEqual(words.Words, pages.Words) {
+		t.Errorf("the memory table by pages (%d rows) differs from the one by words (%d rows)", len(pages.Words), len(words.Words))
+	}
+	if sum.Words != psum.Words || psum.Words != uint64(len(pages.Words)) {
+		t.Errorf("summaries count %d and %d words, the page sink got %d", sum.Words, psum.Words, len(pages.Words))
+	}
+}

@@ -1,6 +1,11 @@
 package engine
 
-import "github.com/gpureplay/replay/trace"
+import (
+	"math/bits"
+
+	"github.com/gpureplay/replay/shard"
+	"github.com/gpureplay/replay/trace"
+)
 
 // Fault is what went wrong with one lane's access. The replay goes on.
 type Fault uint8
@@ -61,6 +66,36 @@ type Word struct {
 	Group int64 // -1 for spaces that are not per group
 	Addr  uint64
 	Value uint32
+}
+
+// WordPage is the memory table's rows of one page of final memory, for a
+// [PageSink]: the words whose bit is set in Written (bit i%64 of
+// Written[i/64] is word i), at Base + 4*i, holding Words[i]. The arrays
+// are the replay's own memory, valid only during the call.
+type WordPage struct {
+	Space   trace.Space
+	Group   int64 // -1 for spaces that are not per group
+	Base    uint64
+	Written *[shard.PageWords / 64]uint64
+	Words   *[shard.PageWords]uint32
+}
+
+// Rows is how many rows the page holds: the bits set in Written.
+func (p *WordPage) Rows() int {
+	n := 0
+	for _, m := range p.Written {
+		n += bits.OnesCount64(m)
+	}
+	return n
+}
+
+// PageSink is an optional Sink method: a sink that has it gets the memory
+// table a page at a time instead of through Memory, in the same order
+// (space, group, addr), each page with at least one row, so that it can
+// fill its columns straight from the memory rather than from a Word per
+// row. A replay with no memory rows still calls Memory, once, with none.
+type PageSink interface {
+	MemoryPage(p *WordPage) error
 }
 
 // ResultsWanter is an optional Sink method: a sink whose WantsResults
