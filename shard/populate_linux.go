@@ -13,9 +13,10 @@ import (
 // on this project's VM, on the stage that bounds a replay of a large
 // memory. Page references are handed out in order, so a chunk's pages all
 // come into use (but the last chunk's): populating ahead costs no memory
-// that the replay would not fault in anyway. An older kernel refuses the
-// advice (EINVAL) and the pages fault as before: the error changes
-// nothing but speed: newChunk ignores it.
+// that the replay would not fault in anyway. It runs under the memory's
+// lock, as newChunk does (once per 64 pages). An older kernel refuses the
+// advice (EINVAL) and the pages fault as before; newChunk ignores the
+// error, which changes nothing but speed.
 func populate(c *Chunk) error {
 	// A chunk is a large object, alone in whole pages of the heap: it
 	// starts on a system page, and the kernel rounds the length up to
