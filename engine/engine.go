@@ -641,43 +641,34 @@ func (e *Engine) pagesInOrder() []shard.PageRef {
 	return pages
 }
 
-// emitMemoryPages is emitMemory for a PageSink: a page at a time, no
-// Word built.
-func (e *Engine) emitMemoryPages(sink Sink, ps PageSink, pages []shard.PageRef) (uint64, error) {
+// emitMemory hands every touched word to the sink, sorted by (space, group,
+// addr): a page at a time to a PageSink, else as Words, in calls of up to
+// 64 Ki. A replay with no word touched calls Memory once, with none.
+func (e *Engine) emitMemory(sink Sink) (uint64, error) {
+	pages := e.pagesInOrder()
+	ps, byPage := sink.(PageSink)
+	const chunk = 1 << 16
+	var ws []Word
+	if !byPage {
+		ws = make([]Word, 0, min(chunk, len(pages)*shard.PageWords)) // a few pages need no 2 MiB
+	}
 	var total uint64
 	for _, pr := range pages {
 		k := e.memKeys[pr.Mem]
 		wp := WordPage{Space: k.space, Group: k.group, Base: pr.Base, Written: pr.Page.Touched, Words: pr.Page.Words}
-		n := wp.Rows()
-		if n == 0 {
+		if byPage {
+			if n := wp.Rows(); n > 0 {
+				if err := ps.MemoryPage(&wp); err != nil {
+					return 0, err
+				}
+				total += uint64(n)
+			}
 			continue
 		}
-		if err := ps.MemoryPage(&wp); err != nil {
-			return 0, err
-		}
-		total += uint64(n)
-	}
-	if total == 0 {
-		return 0, sink.Memory(nil)
-	}
-	return total, nil
-}
-
-// emitMemory hands every touched word to the sink, sorted by (space, group, addr).
-func (e *Engine) emitMemory(sink Sink) (uint64, error) {
-	pages := e.pagesInOrder()
-	if ps, ok := sink.(PageSink); ok {
-		return e.emitMemoryPages(sink, ps, pages)
-	}
-	const chunk = 1 << 16
-	ws := make([]Word, 0, min(chunk, len(pages)*shard.PageWords)) // a few pages need no 2 MiB
-	var total uint64
-	for _, pr := range pages {
-		k := e.memKeys[pr.Mem]
-		for i, t := range pr.Page.Touched {
+		for i, t := range wp.Written {
 			for ; t != 0; t &= t - 1 {
 				wi := uint64(i*64 + bits.TrailingZeros64(t))
-				ws = append(ws, Word{Space: k.space, Group: k.group, Addr: pr.Base + wi*4, Value: pr.Page.Words[wi]})
+				ws = append(ws, Word{Space: wp.Space, Group: wp.Group, Addr: wp.Base + wi*4, Value: wp.Words[wi]})
 				if len(ws) == chunk {
 					if err := sink.Memory(ws); err != nil {
 						return 0, err
