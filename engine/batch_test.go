@@ -6,7 +6,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
+	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
 )
 
@@ -82,4 +84,18 @@ func TestBatchEndsAtListBudget(t *testing.T) {
 		}
 	}
 	equalToReference(t, listAdds(200, true), []Option{WithWorkers(1), withBatchListBytes(7 * 64 * 8)}, []Option{WithWorkers(2), WithShards(5), withBatchListBytes(1)})
+}
+
+// TestRecIsWordAdd checks what add32Vals relies on to hand its records to
+// shard.Memory.AddWords unconverted: a record is a shard.WordAdd, the
+// word reference then the addend (in slot), 8 bytes.
+func TestRecIsWordAdd(t *testing.T) {
+	var r rec
+	var a shard.WordAdd
+	if unsafe.Sizeof(r) != unsafe.Sizeof(a) || unsafe.Offsetof(r.word) != unsafe.Offsetof(a.Word) ||
+		unsafe.Offsetof(r.slot) != unsafe.Offsetof(a.Add) || unsafe.Alignof(r) < unsafe.Alignof(a) {
+		t.Fatalf("rec (size %d, word at %d, slot at %d) is not shard.WordAdd (size %d, Word at %d, Add at %d)",
+			unsafe.Sizeof(r), unsafe.Offsetof(r.word), unsafe.Offsetof(r.slot),
+			unsafe.Sizeof(a), unsafe.Offsetof(a.Word), unsafe.Offsetof(a.Add))
+	}
 }

@@ -230,8 +230,11 @@ type Memory struct {
 	// chunks holds the pages by reference: page ref is
 	// chunks[ref/ChunkPages].pages[ref%ChunkPages]. Page 0 is never handed
 	// out, so that the zero Entry means no page. Chunks never move.
-	chunks [MaxPages / ChunkPages]atomic.Pointer[Chunk]
+	chunks chunkTable
 }
+
+// chunkTable holds a memory's chunks by number: a page reference / ChunkPages.
+type chunkTable [MaxPages / ChunkPages]atomic.Pointer[Chunk]
 
 // New returns an empty memory.
 func New(opts ...Option) (*Memory, error) {

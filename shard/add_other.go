@@ -1,0 +1,5 @@
+//go:build !amd64
+
+package shard
+
+func addWords(chunks *chunkTable, adds []WordAdd) { addWordsGeneric(chunks, adds) }
