@@ -653,9 +653,15 @@ func (e *Engine) emitMemory(sink Sink) (uint64, error) {
 		ws = make([]Word, 0, min(chunk, len(pages)*shard.PageWords)) // a few pages need no 2 MiB
 	}
 	var total uint64
-	for _, pr := range pages {
+	var written [shard.PageWords / 64]uint64
+	for i, pr := range pages {
 		k := e.memKeys[pr.Mem]
-		wp := WordPage{Space: k.space, Group: k.group, Base: pr.Base, Written: pr.Page.Touched, Words: pr.Page.Words}
+		var next *shard.Page
+		if i+1 < len(pages) {
+			next = pages[i+1].Page
+		}
+		pr.Page.Written(&written, next)
+		wp := WordPage{Space: k.space, Group: k.group, Base: pr.Base, Written: &written, Words: pr.Page.Words}
 		if byPage {
 			if n := wp.Rows(); n > 0 {
 				if err := ps.MemoryPage(&wp); err != nil {

@@ -2,15 +2,19 @@ package shard
 
 import (
 	"fmt"
+	mbits "math/bits"
 	"math/rand/v2"
 	"testing"
 )
 
 // TestAddWords adds the same random additions through AddWords (assembly
-// on amd64) and through the Go loop into two memories of 192 pages (four chunks, page 0 unused), at
-// every length around the prefetch distance and a long one, with words
-// added to many times, at both ends of a chunk and with addends that wrap,
-// and compares every word and written bit, and the words' sums.
+// on amd64) and through the Go loop into two memories of 192 pages (four
+// chunks, page 0 unused), at every length around the prefetch distance and
+// a long one, with words added to many times, at both ends of a chunk,
+// addends that wrap and sums brought back to zero, and compares every word
+// and bit of the two, each word with its sum, and the written words
+// (Page.Written) with the words added to: a word whose sum is zero is
+// written too.
 func TestAddWords(t *testing.T) {
 	const pages = 3 * ChunkPages
 	build := func() (*Memory, []uint32) {
@@ -32,9 +36,18 @@ func TestAddWords(t *testing.T) {
 			gen, _ := build()
 			adds := make([]WordAdd, n)
 			want := map[uint32]uint32{}
+			zeros := 0
 			for i := range adds {
 				var w uint32
-				switch r.IntN(4) {
+				v := r.Uint32()
+				switch r.IntN(5) {
+				case 4: // back to zero: minus the sum of an earlier word
+					if i == 0 {
+						continue
+					}
+					w = adds[r.IntN(i)].Word
+					v = -want[w]
+					zeros++
 				case 0: // one of a few hot words
 					w = refs[r.IntN(4)] + uint32(r.IntN(3))
 				case 1: // the first or the last word of chunk 1 or 2
@@ -42,7 +55,6 @@ func TestAddWords(t *testing.T) {
 				default:
 					w = refs[r.IntN(pages)] + uint32(r.IntN(PageWords))
 				}
-				v := r.Uint32()
 				adds[i] = WordAdd{Word: w, Add: v}
 				want[w] += v
 			}
@@ -58,20 +70,89 @@ func TestAddWords(t *testing.T) {
 				if got := *asm.Word(w); got != v {
 					t.Fatalf("word %#x = %#x, want %#x", w, got, v)
 				}
-				if asm.Chunk(w).Touched[w%ChunkWords/64]>>(w%64)&1 != 1 {
-					t.Fatalf("word %#x not marked written", w)
-				}
 			}
-			written := 0
-			for k := range 4 {
-				for _, b := range asm.chunks[k].Load().Touched {
+			written := map[uint32]bool{}
+			var bits [PageWords / 64]uint64
+			for ref := uint32(1); ref <= pages; ref++ {
+				asm.Page(ref).Written(&bits, asm.Page(ref%pages+1))
+				for i, b := range bits {
 					for ; b != 0; b &= b - 1 {
-						written++
+						written[ref<<(PageShift-2)|uint32(i*64+mbits.TrailingZeros64(b))] = true
 					}
 				}
 			}
-			if written != len(want) {
-				t.Fatalf("%d words marked written, %d added to", written, len(want))
+			for w := range want {
+				if !written[w] {
+					t.Fatalf("word %#x (= %#x) added to, not written", w, want[w])
+				}
+			}
+			if len(written) != len(want) {
+				t.Fatalf("%d words written, %d added to", len(written), len(want))
+			}
+			if n > 100 && zeros == 0 {
+				t.Fatal("no sum brought back to zero")
+			}
+		})
+	}
+}
+
+// TestPageWritten checks Page.Written (assembly on amd64) against the Go
+// loop and against the rule it computes, a word by word, on pages of
+// every kind: no word set, every word, one word of each group (the
+// lowest, the highest), words of one bit (the lowest, the highest), and
+// random ones with zero words marked in Touched.
+func TestPageWritten(t *testing.T) {
+	m, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := m.Cursor()
+	r := rand.New(rand.NewPCG(5, 6))
+	fills := map[string]func(p *Page){
+		"empty": func(p *Page) {},
+		"full": func(p *Page) {
+			for i := range p.Words {
+				p.Words[i] = uint32(i) + 1
+			}
+		},
+		"ends of groups": func(p *Page) {
+			for g := 0; g < PageWords; g += 64 {
+				p.Words[g], p.Words[g+63] = 1, 0x80000000
+			}
+		},
+		"one bit": func(p *Page) {
+			for i := range p.Words {
+				p.Words[i] = 1 << (i % 32)
+			}
+		},
+		"random": func(p *Page) {
+			for i := range p.Words {
+				switch r.IntN(4) {
+				case 0:
+					p.Words[i] = r.Uint32()
+				case 1:
+					p.Touch(uint32(i))
+				}
+			}
+		},
+	}
+	addr := uint64(0)
+	for name, fill := range fills {
+		t.Run(name, func(t *testing.T) {
+			p := m.Page(c.Resolve(0, addr).Ref())
+			addr += PageBytes
+			fill(p)
+			var got, want [PageWords / 64]uint64
+			p.Written(&got, nil)
+			writtenGeneric(p.Words, p.Touched, &want)
+			if got != want {
+				t.Fatalf("Written %x, the Go loop %x", got, want)
+			}
+			for i, w := range p.Words {
+				set := got[i/64]>>(i%64)&1 == 1
+				if rule := w != 0 || p.Touched[i/64]>>(i%64)&1 == 1; set != rule {
+					t.Fatalf("word %d (%#x): written %v, want %v", i, w, set, rule)
+				}
 			}
 		})
 	}

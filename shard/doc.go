@@ -42,8 +42,11 @@
 //  4. No allocation on a hit: [Cursor.Resolve], [Cursor.Words], [Memory.Lookup],
 //     [Memory.Page], [Memory.Chunk] and [Hash] allocate nothing for a page
 //     that exists.
-//  5. A new page is all zeros with no word touched. The package never sets
-//     [Page.Touched]; the engine does, for the words it writes.
+//  5. A new page is all zeros with no word touched. A word is written when
+//     it is non-zero or marked in [Page.Touched] ([Page.Written]): whoever
+//     leaves a word zero marks it. The package marks only in
+//     [Memory.AddWords] (a zero sum); the engine marks the words its other
+//     loops write.
 //  6. At most [MaxPages] pages (16 GiB): past them [Cursor.Resolve] returns
 //     the zero Entry instead of a page, and the engine stops the replay.
 //

@@ -46,9 +46,15 @@ const (
 )
 
 // Page is 4 KiB of one memory instance: 1024 little-endian 32-bit words,
-// a bitmap of the words written (bit i of Touched[i/64] is word i), and
-// where it lives. Words and Touched lie in the page's [Chunk]; they never
-// move.
+// a bitmap of words written (bit i of Touched[i/64] is word i), and where
+// it lives. Words and Touched lie in the page's [Chunk]; they never move.
+//
+// A word is written when it is non-zero or its bit in Touched is set
+// ([Page.Written]): a new page is all zeros, so a non-zero word has been
+// written, and a writer must set the bit where it leaves a word zero (it
+// may set it anywhere it writes). The scattered additions
+// ([Memory.AddWords]) set it only for a zero sum, which spares them a
+// second miss in cache an addition.
 type Page struct {
 	Words   *[PageWords]uint32
 	Touched *[PageWords / 64]uint64
@@ -59,6 +65,32 @@ type Page struct {
 
 // Touch marks word i written.
 func (p *Page) Touch(i uint32) { p.Touched[i>>6] |= 1 << (i & 63) }
+
+// Written sets dst to the page's written words, a bitmap like Touched:
+// Touched and every non-zero word. It reads the whole page, as the memory
+// table does anyway to write the words' values. next, when not nil, is
+// the page the caller reads next: on amd64 its words are asked for
+// (PREFETCHT0) meanwhile, so that a walk over pages that are not in cache
+// waits for memory once a page rather than at every line.
+func (p *Page) Written(dst *[PageWords / 64]uint64, next *Page) {
+	nw := p.Words
+	if next != nil {
+		nw = next.Words
+	}
+	written(p.Words, p.Touched, dst, nw)
+}
+
+// writtenGeneric is Written in Go: the reference the assembly is tested
+// against, and the loop on other architectures.
+func writtenGeneric(words *[PageWords]uint32, touched, dst *[PageWords / 64]uint64) {
+	for i := range dst {
+		var m uint64
+		for j, w := range (*[64]uint32)(words[i*64:]) {
+			m |= uint64((w|-w)>>31) << j // bit 31 of w|-w: w != 0
+		}
+		dst[i] = touched[i] | m
+	}
+}
 
 // Chunk holds the pages of ChunkPages consecutive references: their words
 // end to end, then their written-word bitmaps end to end, so that a word
