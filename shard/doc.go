@@ -17,7 +17,11 @@
 // keeps its pages' words end to end and their written-word bitmaps end to
 // end: the word of a reference is the chunk's word at its low 16 bits, so a
 // loop over scattered words takes one load to find the chunk and indexes
-// word and bit directly. On Linux a new chunk's memory is faulted in at
+// word and bit directly. The loop of scattered 32-bit additions
+// ([Memory.AddWords]) and the walk that finds a page's written words
+// ([Page.Written]) are amd64 assembly (add_amd64.s, written_amd64.s),
+// with the same loops in Go elsewhere and as their tests' reference. On
+// Linux a new chunk's memory is faulted in at
 // once, by the goroutine that creates it (populate_linux.go), rather than
 // a page at a time by the first store to each, which is the apply loop's.
 //
