@@ -641,9 +641,10 @@ func (e *Engine) pagesInOrder() []shard.PageRef {
 	return pages
 }
 
-// emitMemory hands every touched word to the sink, sorted by (space, group,
-// addr): a page at a time to a PageSink, else as Words, in calls of up to
-// 64 Ki. A replay with no word touched calls Memory once, with none.
+// emitMemory hands every written word (shard.Page.Written) to the sink,
+// sorted by (space, group, addr): a page at a time to a PageSink, else as
+// Words, in calls of up to 64 Ki. A replay with no word written calls
+// Memory once, with none.
 func (e *Engine) emitMemory(sink Sink) (uint64, error) {
 	pages := e.pagesInOrder()
 	ps, byPage := sink.(PageSink)
@@ -671,9 +672,9 @@ func (e *Engine) emitMemory(sink Sink) (uint64, error) {
 			}
 			continue
 		}
-		for i, t := range wp.Written {
+		for g, t := range wp.Written {
 			for ; t != 0; t &= t - 1 {
-				wi := uint64(i*64 + bits.TrailingZeros64(t))
+				wi := uint64(g*64 + bits.TrailingZeros64(t))
 				ws = append(ws, Word{Space: wp.Space, Group: wp.Group, Addr: wp.Base + wi*4, Value: wp.Words[wi]})
 				if len(ws) == chunk {
 					if err := sink.Memory(ws); err != nil {

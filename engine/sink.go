@@ -70,8 +70,9 @@ type Word struct {
 
 // WordPage is the memory table's rows of one page of final memory, for a
 // [PageSink]: the words whose bit is set in Written (bit i%64 of
-// Written[i/64] is word i), at Base + 4*i, holding Words[i]. The arrays
-// are the replay's own memory, valid only during the call.
+// Written[i/64] is word i), at Base + 4*i, holding Words[i]. Words is the
+// replay's own memory and Written a buffer the engine reuses for the next
+// page: both are valid only during the call.
 type WordPage struct {
 	Space   trace.Space
 	Group   int64 // -1 for spaces that are not per group
