@@ -393,7 +393,12 @@ func TestOptions(t *testing.T) {
 }
 
 // TestMemoryBounded: the memory held does not grow with the number of
-// rows once the first batches are written.
+// rows once the first batches are written. How many batches a table's
+// pipeline holds at a moment depends on how fast its goroutine writes
+// them (at most maxBatches), so the baseline is the peak over the first
+// 25 batches of each table, not at one moment: measured at the 6th, a
+// loaded machine (CI's tests under -race, in parallel) once saw a third
+// batch in flight only later, 1.6× the baseline, with nothing growing.
 func TestMemoryBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -414,7 +419,7 @@ func TestMemoryBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		peak = max(peak, mem.CurrentAlloc())
-		if i == 10 {
+		if i == 49 { // 25k rows a table: 25 batches
 			warm = peak
 		}
 	}
@@ -422,7 +427,7 @@ func TestMemoryBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	mem.AssertSize(t, 0)
-	t.Logf("peak Arrow memory: %d bytes after 5k rows, %d after 100k", warm, peak)
+	t.Logf("peak Arrow memory: %d bytes over the first 25k rows, %d over 100k", warm, peak)
 	if peak > warm*3/2 {
 		t.Errorf("Arrow memory grew from %d to %d bytes", warm, peak)
 	}
