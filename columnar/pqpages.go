@@ -35,6 +35,9 @@ type colChunk struct {
 	dict  []byte                     // the dictionary page's values (PLAIN), when dictN > 0
 	dictN int                        // the dictionary's values; 0 when the chunk is PLAIN
 	stats metadata.EncodedStatistics // the chunk's
+	// stored is how many more pages to store uncompressed (addPage); it
+	// carries over from row group to row group.
+	stored int
 }
 
 // pageDesc is one data page of a colChunk.
@@ -53,11 +56,20 @@ func (ch *colChunk) reset() {
 }
 
 // addPage compresses ch.enc (or raw, when the values are the batch's own
-// bytes) as the next data page.
+// bytes) as the next data page, or stores it in a zstd frame of raw
+// blocks while the column's pages do not compress (zstdframe.go).
 func (p *parquetWriter) addPage(ch *colChunk, raw []byte, rows int, enc parquet.Encoding, st metadata.EncodedStatistics) {
-	z := p.codec.EncodeLevel(ch.zbuf[:0], raw, zstdLevel)
-	ch.out = append(ch.out, z...)
-	ch.zbuf = z[:0]
+	if ch.stored > 0 {
+		ch.stored--
+		ch.out = appendStoredFrame(ch.out, raw)
+	} else {
+		z := p.codec.EncodeLevel(ch.zbuf[:0], raw, zstdLevel)
+		if !worthCompressing(raw, z) {
+			ch.stored = storedPages
+		}
+		ch.out = append(ch.out, z...)
+		ch.zbuf = z[:0]
+	}
 	ch.pages = append(ch.pages, pageDesc{end: len(ch.out), raw: int32(len(raw)), rows: int32(rows), enc: enc, stats: st})
 }
 
