@@ -46,16 +46,21 @@ func appendDelta[T int32 | int64](dst []byte, vals []T) []byte {
 	prev := vals[0]
 	for from := 1; from < len(vals); from += deltaBlock {
 		blk := vals[from:min(from+deltaBlock, len(vals))]
-		lo := int64(1<<63 - 1)
+		lo, hi := int64(1<<63-1), int64(-1<<63)
 		for k, v := range blk {
 			x := int64(v - prev) // wraps at T's width
 			prev = v
 			d[k] = x
-			lo = min(lo, x)
+			lo, hi = min(lo, x), max(hi, x)
 		}
 		dst = binary.AppendVarint(dst, lo)
 		widths := len(dst)
 		dst = append(dst, 0, 0, 0, 0)
+		if lo == hi {
+			// One delta throughout (a constant column, addresses a word
+			// apart): every miniblock of width 0, no bytes.
+			continue
+		}
 		for m := 0; m < deltaMinis && m*deltaMiniBlock < len(blk); m++ {
 			seg := d[m*deltaMiniBlock : min(m*deltaMiniBlock+deltaMiniBlock, len(blk))]
 			var or uint64

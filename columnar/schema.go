@@ -35,16 +35,16 @@ type encoding uint8
 
 const (
 	// encPlain: PLAIN, for small integers that repeat or cycle (lane,
-	// elem, value_hi, lanes, faults, the group of the tables sorted by
-	// address; booleans): zstd removes the repetition for less than any
-	// encoding costs.
+	// elem, value_hi, lanes, faults; booleans): zstd removes the
+	// repetition for less than any encoding costs.
 	encPlain encoding = iota
-	// encDelta: DELTA_BINARY_PACKED, for increasing columns (seq; addr in
-	// the tables sorted by address; instructions.group, a grid's groups
-	// in order) and integers with many distinct values (addresses,
-	// values, counts): bit-packing the deltas is both smaller and several
-	// times faster than compressing PLAIN's 8 bytes, and its cost hardly
-	// depends on the data.
+	// encDelta: DELTA_BINARY_PACKED, for increasing columns (seq; addr and
+	// group in the tables sorted by address, where a group holds for
+	// long runs; instructions.group, a grid's groups in order) and
+	// integers with many distinct values (addresses, values, counts):
+	// bit-packing the deltas is both smaller and several times faster
+	// than compressing PLAIN's 8 bytes, and a block of 128 equal deltas
+	// (a run of one group, words one apart) costs a pass and no packing.
 	encDelta
 	// encDict: RLE_DICTIONARY, for the string columns, with a dictionary
 	// the writer builds itself per batch, so that no row's string is
@@ -110,7 +110,7 @@ func newTableSpec(name string, cols ...colSpec) tableSpec {
 var specs = [numTables]tableSpec{
 	tMemory: newTableSpec("memory",
 		col("space", tString),
-		col("group", tI64),
+		col("group", tI64, encDelta),
 		col("addr", tU64, encDelta),
 		col("value", tU32, encDelta),
 	),
@@ -151,14 +151,14 @@ var specs = [numTables]tableSpec{
 	),
 	tOrders: newTableSpec("orders",
 		col("space", tString),
-		col("group", tI64),
+		col("group", tI64, encDelta),
 		col("addr", tU64, encDelta),
 		col("order", tString), // "lane", or "random:SEED"
 		col("value", tU32, encDelta),
 	),
 	tRaces: newTableSpec("races",
 		col("space", tString),
-		col("group", tI64),
+		col("group", tI64, encDelta),
 		col("addr", tU64, encDelta),
 		col("rule", tString), // "scope" or "atomic_plain"
 		col("seq_a", tU64, encDelta),
@@ -178,7 +178,7 @@ var specs = [numTables]tableSpec{
 	),
 	tAddresses: newTableSpec("addresses",
 		col("space", tString),
-		col("group", tI64),
+		col("group", tI64, encDelta),
 		col("addr", tU64, encDelta),
 		col("accesses", tU64, encDelta),
 		col("warps", tU64, encDelta),  // distinct (group, warp) pairs
