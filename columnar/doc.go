@@ -56,8 +56,10 @@
 //     The encodings (parquet.go; the package's own encoders, pqencode.go,
 //     whose pages tests read back with arrow-go and DuckDB):
 //     DELTA_BINARY_PACKED for sequence numbers, addresses, values and
-//     counts and the instructions' group and warp, PLAIN for small
-//     integers that repeat, RLE_DICTIONARY for strings; zstd level 1;
+//     counts, the instructions' group and warp and the group of the
+//     tables sorted by address, PLAIN for small integers that repeat,
+//     RLE_DICTIONARY for strings; zstd level 1, a page that zstd does not
+//     shrink by a sixteenth stored in a frame of raw blocks (zstdframe.go);
 //     exact statistics on every column chunk and data page.
 //  5. Rows are written in the order they arrive; the engine guarantees
 //     trace order for results and instructions and (space, group, addr)
