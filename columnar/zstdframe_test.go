@@ -154,7 +154,9 @@ func TestIncompressiblePagesStored(t *testing.T) {
 			from = pg.end
 		}
 	}
-	w.Abort()
+	if err := w.Abort(); err != nil {
+		t.Fatal(err)
+	}
 
 	ws := benchMemory(3 << 16)
 	for i := range ws {
