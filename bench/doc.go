@@ -25,13 +25,16 @@
 //     directory, as `replay -tables … -workers N -o DIR t.zst` does with
 //     the trace in memory. lean is -tables memory,instructions,ops (workers
 //     1 and 2); addresses adds the addresses table, results (uniform-1Mi
-//     only) the results table; all is the default tables. Each reports
+//     only) the results table; all is the default tables; lean-1core
+//     (uniform-1Mi only) is lean with one worker and GOMAXPROCS 1, the
+//     whole replay on one core. Each reports
 //     words (distinct addresses: the memory table's rows) and, on Linux,
 //     peakRSS-B: the resident set's high-water mark during the replay above
 //     the resident set before it, with the heap returned to the OS before
 //     each replay (outside the timer) as a new process starts.
 //   - BenchmarkMachineScaling: one fixed piece of independent work on one
-//     and on two goroutines, the ceiling for two workers over one.
+//     and on two goroutines, the ceiling for two workers on two cores over
+//     one on one core (lean-1core).
 //
 // `make bench` (bench/run.sh) runs these, engine's BenchmarkApply and
 // columnar's BenchmarkResultsVsDuckDB in six passes, each pass every
@@ -46,5 +49,9 @@
 //
 // bench/old.txt is the same harness run on the code before the redesign
 // (commit c1edf01), kept small (the lines the report reads): bench/old.sh
-// makes it in a temporary worktree with this harness copied in.
+// makes it in a temporary worktree with this harness copied in. Its last
+// block, "run: onecore", is a later run of the same harness on that commit
+// (lean-1core and lean on two workers of uniform-1Mi, and
+// BenchmarkMachineScaling), for the one-core baseline the first run did not
+// have; the report takes the speed-up and its ceiling from that block.
 package bench

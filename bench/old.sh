@@ -22,6 +22,18 @@ rmdir "$wt"
 git worktree add --detach "$wt" "$commit" >&2
 cp -r bench Makefile "$wt/"
 rm -f "$wt/bench/latest.txt"
+# What the harness needs that the old code has not: partitions (no
+# BenchmarkPartition there) and trace.Copy (added here as it is now).
+rm -f "$wt/bench/partition_test.go"
+if ! grep -q '^func Copy(' "$wt"/trace/*.go; then
+	{
+		echo 'package trace'
+		echo
+		echo 'import "io"'
+		echo
+		sed -n '/^func Copy(/,/^}/p' trace/source.go
+	} >"$wt/trace/copy_old.go"
+fi
 # The DuckDB reader of the tests, when installed here, rather than npm ci.
 if [ -d tools/duckdb/node_modules ]; then cp -r tools/duckdb/node_modules "$wt/tools/duckdb/"; fi
 raw="$wt/bench/raw.txt"

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -166,10 +167,18 @@ type replayVariant struct {
 	tables  []string
 	workers []int
 	only    string // a trace name, or "" for every trace
+	// oneCore runs the replay with GOMAXPROCS 1: every goroutine of the
+	// replay (reader, workers, emit, encoders) shares one core.
+	oneCore bool
 }
 
 var replayVariants = []replayVariant{
 	{name: "lean", tables: leanTables, workers: []int{1, 2}},
+	// One worker on one core: the baseline of the worker speed-up. One
+	// worker alone still overlaps reading, computing and encoding on two
+	// cores; the machine's ceiling (BenchmarkMachineScaling) is one busy
+	// core against two.
+	{name: "lean-1core", tables: leanTables, workers: []int{1}, only: "uniform-1Mi", oneCore: true},
 	{name: "addresses", tables: addressesTables, workers: []int{2}},
 	{name: "results", tables: resultsTables, workers: []int{2}, only: "uniform-1Mi"},
 	{name: "all", tables: nil, workers: []int{2}},
@@ -205,6 +214,7 @@ func replayOnce(tb testing.TB, t *Trace, dir string, tables []string, workers in
 // benchmark trace into a temporary directory, through columnar (Parquet):
 //
 //	lean       -tables memory,instructions,ops
+//	lean-1core lean on one core (GOMAXPROCS 1; uniform-1Mi only)
 //	addresses  lean and the addresses table
 //	results    lean and the results table (uniform-1Mi only)
 //	all        the default tables (for information)
@@ -227,6 +237,9 @@ func BenchmarkReplay(b *testing.B) {
 				b.Run(v.name, func(b *testing.B) {
 					for _, w := range v.workers {
 						b.Run("workers="+strconv.Itoa(w), func(b *testing.B) {
+							if v.oneCore {
+								defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+							}
 							benchReplay(b, t, v.tables, w)
 						})
 					}
@@ -267,26 +280,6 @@ func benchReplay(b *testing.B, t *Trace, tables []string, workers int, more ...e
 	b.ReportMetric(float64(sum.Words), "words")
 	if peakOK {
 		b.ReportMetric(float64(peak), "peakRSS-B")
-	}
-}
-
-// BenchmarkPartition/<trace>/n=N is partition 0 of N of a replay with the
-// default tables (all five) on 2 workers, measured as BenchmarkReplay
-// measures a replay: the time and peak memory one process of a partitioned
-// replay needs, as N grows. Every partition decodes the whole trace
-// (BenchmarkLimit/<trace>/reader) and writes every instruction's row; the
-// rest (pages, results, addresses) is its share. docs/PERFORMANCE.md,
-// "Partitions", has the figures.
-func BenchmarkPartition(b *testing.B) {
-	for _, name := range []string{"uniform-64Mi", "uniform-1Mi"} {
-		b.Run(name, func(b *testing.B) {
-			t := getTrace(b, name)
-			for _, n := range []int{1, 2, 4, 8} {
-				b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
-					benchReplay(b, t, nil, 2, engine.WithPartition(0, n))
-				})
-			}
-		})
 	}
 }
 
