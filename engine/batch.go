@@ -565,10 +565,14 @@ func (b *batch) routeElem(ii int, bi *binst, lane, e int, slot uint32, addr uint
 // possibly grown.
 func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor, addrs []uint64, r int) (bool, []uint64, error) {
 	st, p := bi.Static, bi.plan
-	addrs, sp := warpAddresses(bi, addrs, b.noResults)
+	scratch := addrs
+	addrs, sp := warpAddresses(bi, scratch, b.noResults)
+	if !sp.aliased {
+		scratch = addrs // grown, perhaps
+	}
 	size := uint64(p.size)
 	if sp.n == 0 || sp.or&(size-1) != 0 || sp.hi+size-1 < sp.hi || !p.inRegion(sp.lo, sp.hi) {
-		return false, addrs[:0], nil
+		return false, scratch[:0], nil
 	}
 	// No lane faults.
 	noDst := !st.HasDst || p.noRet || b.noResults
@@ -592,7 +596,7 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 		// the same.)
 		local, ok := b.routeRun(ii, bi, routes, cur, sp.lo, n, 0)
 		if !ok {
-			return true, addrs, errMemoryFull
+			return true, scratch, errMemoryFull
 		}
 		if local {
 			distinct, maxc = 1, n
@@ -601,7 +605,7 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 		// Consecutive lanes, a constant step, one page: one record.
 		local, ok := b.routeRun(ii, bi, routes, cur, addrs[0], n, words)
 		if !ok {
-			return true, addrs, errMemoryFull
+			return true, scratch, errMemoryFull
 		}
 		if local {
 			distinct, maxc = n, 1
@@ -610,14 +614,17 @@ func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor,
 		for len(addrs) < sp.n {
 			addrs = append(addrs, sp.lo) // the one address, once per lane
 		}
+		if !sp.aliased {
+			scratch = addrs
+		}
 		var ok bool
 		if distinct, maxc, ok = b.routeWarpLanes(ii, bi, routes, cur, addrs, sp, vals, r); !ok {
-			return true, addrs, errMemoryFull
+			return true, scratch, errMemoryFull
 		}
 	}
 	b.stats[bi.pos] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
 		Lanes: uint32(bits.OnesCount32(bi.active)), Addresses: distinct, MaxConflict: maxc}
-	return true, addrs, nil
+	return true, scratch, nil
 }
 
 // warpSpan is what expandWarp learns of a warp's addresses as it computes
@@ -630,11 +637,17 @@ type warpSpan struct {
 	step, mask uint64
 	or, lo, hi uint64
 	n          int
+	// aliased: the addresses returned are the list itself (read only),
+	// not the scratch given: see warpAddresses.
+	aliased bool
 }
 
 // warpAddresses appends the active lanes' addresses, in lane order, to
 // addrs[:0]. oneRow: no per-lane rows are wanted, so a warp whose lanes share
-// one address computes it once and appends it once.
+// one address computes it once and appends it once. A full warp whose
+// addresses are its per-lane list as it is (scale 1, no offset, pitch or
+// mask: PTX's and SASS's [%rd] of 64-bit addresses) returns the list
+// itself, to be read only, and sets span.aliased: addrs is left as it was.
 func warpAddresses(bi *binst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) {
 	addrs = addrs[:0]
 	st := bi.Static
@@ -685,6 +698,11 @@ func warpAddresses(bi *binst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) 
 	case bi.active == ^uint32(0) && len(list) >= trace.MaxLanes:
 		// Every lane of a 32-lane warp: lane i is list[i], in one indexed
 		// loop.
+		if scale == 1 && st.AddrImm == 0 && st.LanePitch == 0 && mask == ^uint64(0) {
+			all := (*[trace.MaxLanes]uint64)(list)
+			or, lo, hi = listSpan(all)
+			return all[:], warpSpan{list: list, step: step, mask: mask, or: or, lo: lo, hi: hi, n: trace.MaxLanes, aliased: true}
+		}
 		addrs = slices.Grow(addrs, trace.MaxLanes)[:trace.MaxLanes]
 		or, lo, hi = listAddresses((*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(list), scale, uint64(st.AddrImm), uint64(st.LanePitch), mask)
 	default:
@@ -712,6 +730,20 @@ func listAddresses(addrs, list *[trace.MaxLanes]uint64, scale, imm, pitch, mask 
 	for lane, x := range list {
 		a := (scale*x + imm + uint64(lane)*pitch) & mask
 		addrs[lane] = a
+		or |= a
+		lo, hi = min(lo, a), max(hi, a)
+	}
+	return or, lo, hi
+}
+
+// listSpan returns the OR, lowest and highest of a full warp's addresses
+// (listAddresses without a transform to apply). Not inlined, for its
+// registers.
+//
+//go:noinline
+func listSpan(addrs *[trace.MaxLanes]uint64) (or, lo, hi uint64) {
+	lo = ^uint64(0)
+	for _, a := range addrs {
 		or |= a
 		lo, hi = min(lo, a), max(hi, a)
 	}

@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gpureplay/replay/trace"
+)
+
+// BenchmarkExpand times the expand stage alone, on one goroutine, in the
+// steady state (every page created): a batch of 4096 full warps of
+// `atom.global.add.u32 d, [a], b` with a per-lane address and a per-lane
+// addend, as a lean replay (no per-lane rows) routes them to one owner.
+//
+//	uniform    every lane a random word of 2^20 (gen uniform -words 1Mi)
+//	histogram  every lane a random one of 256 words (gen histogram)
+//	hotcounter every lane the same word, adding 1 (gen hotcounter)
+//
+// The figure is per lane. It is the stage's own cost, without the reading
+// goroutine beside it or the caches it shares with the applying one, so it
+// ranks changes to expand's loops more steadily than a whole replay does.
+func BenchmarkExpand(b *testing.B) {
+	const warps = 4096
+	for _, shape := range []struct {
+		name  string
+		words int // 0: one counter, a broadcast address and addend
+	}{{"uniform", 1 << 20}, {"histogram", 256}, {"hotcounter", 0}} {
+		b.Run(shape.name, func(b *testing.B) {
+			text := "atom.global.add.u32 d, [a], b"
+			if shape.words == 0 {
+				text = "atom.global.add.u32 d, [a], 1"
+			}
+			st, err := trace.ParseStatic(text)
+			if err != nil {
+				b.Fatal(err)
+			}
+			e, err := New(&trace.Header{}, WithWorkers(2))
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := newPlan(st, &trace.Header{}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r := rand.New(rand.NewPCG(3, 4))
+			lists := make([]uint64, 0, warps*2*trace.MaxLanes)
+			bt := &batch{noResults: true}
+			bt.reset(1, 1, e.mem.Shards())
+			for i := range warps {
+				in := &trace.Inst{Seq: uint64(i), Static: st, Warp: int64(i), Mask: ^uint32(0)}
+				if shape.words == 0 {
+					in.Vals = []trace.Vector{{Kind: trace.VecBroadcast, Base: 0x10000000}}
+				} else {
+					at := len(lists)
+					for range trace.MaxLanes {
+						lists = append(lists, 0x10000000+uint64(r.IntN(shape.words))*4)
+					}
+					for range trace.MaxLanes {
+						lists = append(lists, uint64(r.Uint32()))
+					}
+					in.Vals = []trace.Vector{
+						{Kind: trace.VecList, List: lists[at : at+trace.MaxLanes]},
+						{Kind: trace.VecList, List: lists[at+trace.MaxLanes : at+2*trace.MaxLanes]},
+					}
+				}
+				bt.add(in, p, 0, false)
+			}
+			bt.finishAdd()
+			expand := func() {
+				bt.out[0][0].reset()
+				bt.expand(0, 0, len(bt.insts), e.mem, false, nil)
+				if err := bt.rangeErr[0]; err != nil {
+					b.Fatal(err)
+				}
+			}
+			expand() // create every page first: measure the steady state
+			if got := bt.stats[warps-1].Lanes; got != trace.MaxLanes {
+				b.Fatalf("the last warp's statistics count %d lanes, want %d", got, trace.MaxLanes)
+			}
+			b.SetBytes(4)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i += warps * trace.MaxLanes {
+				expand()
+			}
+		})
+	}
+}
