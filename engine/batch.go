@@ -1019,6 +1019,14 @@ func (b *batch) routePageLanes(ii int, bi *binst, routes []route, cur *shard.Cur
 	out := rt.recs[r0:]
 	p := bi.plan
 	switch {
+	case srcList != nil && count && len(out) == trace.MaxLanes && len(srcList) >= trace.MaxLanes:
+		// A full warp of scattered updates (a histogram's): lane k is the
+		// k-th address, and the records and the conflict count go in one
+		// loop.
+		ps := b.pageSet(r)
+		ps.next()
+		distinct, maxc = pageRecs((*[trace.MaxLanes]rec)(out), (*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(srcList), page, p.srcShift, &ps.counts, ps.gen)
+		return distinct, max(maxc, min(distinct, 1)), true
 	case srcList != nil:
 		var lanesBuf [trace.MaxLanes]uint8
 		ls := activeLanes(bi.active, &lanesBuf)
@@ -1040,13 +1048,41 @@ func (b *batch) routePageLanes(ii int, bi *binst, routes []route, cur *shard.Cur
 	if !count {
 		return n, 1, true
 	}
+	distinct, maxc = b.pageSet(r).count(addrs)
+	return distinct, maxc, true
+}
+
+// pageSet returns range r's pageConflicts, made on first use.
+func (b *batch) pageSet(r int) *pageConflicts {
 	ps := b.pset[r]
 	if ps == nil {
 		ps = new(pageConflicts)
 		b.pset[r] = ps
 	}
-	distinct, maxc = ps.count(addrs)
-	return distinct, maxc, true
+	return ps
+}
+
+// pageRecs writes a full warp's (word, addend) records, its addresses all
+// in the page whose first word reference is page, and counts them as one
+// warp's accesses on counts (pageConflicts.count, fused: the records'
+// loop and the count's in one). It returns the distinct addresses and the
+// largest count of one (0 when none repeats). Not inlined, for its
+// registers (see listAddresses).
+//
+//go:noinline
+func pageRecs(out *[trace.MaxLanes]rec, addrs, src *[trace.MaxLanes]uint64, page uint32, shift uint8, counts *[shard.PageBytes]uint16, gen uint16) (distinct, maxc uint32) {
+	for k, a := range addrs {
+		out[k] = rec{word: page | uint32(a>>2)&(shard.PageWords-1), slot: uint32(src[k] >> shift)}
+		c := &counts[a&(shard.PageBytes-1)]
+		if *c&^(1<<pageCountBits-1) != gen {
+			*c = gen | 1
+			distinct++
+			continue
+		}
+		*c++
+		maxc = max(maxc, uint32(*c&(1<<pageCountBits-1)))
+	}
+	return distinct, maxc
 }
 
 // pageConflicts counts the distinct addresses and the largest conflict of
@@ -1063,13 +1099,18 @@ type pageConflicts struct {
 // warp and address (a warp has at most 32 lanes).
 const pageCountBits = 6
 
-// count counts addrs (one page's) as one warp's accesses.
-func (ps *pageConflicts) count(addrs []uint64) (distinct, maxc uint32) {
+// next starts the next warp's count.
+func (ps *pageConflicts) next() {
 	ps.gen += 1 << pageCountBits
 	if ps.gen == 0 {
 		clear(ps.counts[:])
 		ps.gen = 1 << pageCountBits
 	}
+}
+
+// count counts addrs (one page's) as one warp's accesses.
+func (ps *pageConflicts) count(addrs []uint64) (distinct, maxc uint32) {
+	ps.next()
 	gen := ps.gen
 	counts := &ps.counts
 	for _, a := range addrs {

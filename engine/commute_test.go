@@ -159,7 +159,9 @@ func (*leanAddrs) WantsResults() bool     { return false }
 // TestCommutingScatterEqualReference: a trace of scattered additions with
 // a value per lane and no destination, whose routes hold (word, addend)
 // pairs only, so that each route is added in one loop (add32Vals), leaves
-// the reference's memory, results and statistics. Its last warps bring 64
+// the reference's memory, results and statistics. A third of its warps
+// are a histogram's: every lane on one of 64 words of one page, most
+// warps hitting some word more than once. Its last warps bring 64
 // of the words back to zero: written words still, in the memory table,
 // though shard.Memory.AddWords marks only those.
 func TestCommutingScatterEqualReference(t *testing.T) {
@@ -180,10 +182,14 @@ func TestCommutingScatterEqualReference(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "atom.global.add.u32 _, [a], b; | a=[%s] b=[%s]\n", strings.Join(as, ","), strings.Join(vs, ","))
 	}
-	for range 200 {
+	for i := range 200 {
 		addrs, vals := make([]uint64, 32), make([]uint32, 32)
+		page := base + uint64(r.IntN(size/4096))*4096
 		for l := range 32 {
 			addrs[l] = base + uint64(r.IntN(size/4))*4
+			if i%3 == 0 {
+				addrs[l] = page + uint64(r.IntN(64))*4
+			}
 			vals[l] = r.Uint32()
 		}
 		warp(addrs, vals)
