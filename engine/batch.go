@@ -916,6 +916,9 @@ func (b *batch) routeLanes(ii int, bi *binst, routes []route, cur *shard.Cursor,
 // addend straight from the source's per-lane list, in lane order, into
 // one segment written in place.
 func (b *batch) routeScatter(ii int, bi *binst, rt *route, cur *shard.Cursor, addrs, srcList []uint64, count bool, r int) (distinct, maxc uint32, ok bool) {
+	if len(addrs) == trace.MaxLanes && len(srcList) >= trace.MaxLanes {
+		return b.scatterWarp(ii, rt, bi.mem, cur, addrs, srcList, bi.plan.srcShift, count, r)
+	}
 	// The words first, in one loop that does nothing else, then the
 	// records: a loop that may call Resolve keeps nothing in registers.
 	words := b.words[r][:len(addrs)]
@@ -933,16 +936,11 @@ func (b *batch) routeScatter(ii int, bi *binst, rt *route, cur *shard.Cursor, ad
 	rt.recs = slices.Grow(rt.recs, len(addrs))[:r0+len(addrs)]
 	out := rt.recs[r0:]
 	shift := bi.plan.srcShift
-	if bi.active == ^uint32(0) && len(out) == trace.MaxLanes && len(srcList) >= trace.MaxLanes {
-		// A full warp, the common case: lane k is the k-th address.
-		scatterRecs((*[trace.MaxLanes]rec)(out), (*[trace.MaxLanes]uint32)(words), (*[trace.MaxLanes]uint64)(srcList), shift)
-	} else {
-		var lanesBuf [trace.MaxLanes]uint8
-		ls := activeLanes(bi.active, &lanesBuf)
-		ls = ls[:len(out)]
-		for k, w := range words[:len(out)] {
-			out[k] = rec{word: w, slot: uint32(srcList[ls[k]&(trace.MaxLanes-1)] >> shift)}
-		}
+	var lanesBuf [trace.MaxLanes]uint8
+	ls := activeLanes(bi.active, &lanesBuf)
+	ls = ls[:len(out)]
+	for k, w := range words[:len(out)] {
+		out[k] = rec{word: w, slot: uint32(srcList[ls[k]&(trace.MaxLanes-1)] >> shift)}
 	}
 	if !count || b.filter[r].distinct(words) {
 		return uint32(len(addrs)), 1, true
@@ -951,14 +949,31 @@ func (b *batch) routeScatter(ii int, bi *binst, rt *route, cur *shard.Cursor, ad
 	return distinct, maxc, true
 }
 
-// scatterRecs writes a full warp's (word, addend) records. Not inlined,
-// for its registers (see listAddresses).
-//
-//go:noinline
-func scatterRecs(out *[trace.MaxLanes]rec, words *[trace.MaxLanes]uint32, src *[trace.MaxLanes]uint64, shift uint8) {
-	for k, w := range words {
-		out[k] = rec{word: w, slot: uint32(src[k] >> shift)}
+// scatterWarp is routeScatter for a full warp (lane k is the k-th
+// address): its records in one loop with the words' (Cursor.WordAdds),
+// which stops at a page not made yet; Resolve makes it, and the loop
+// goes on from there.
+func (b *batch) scatterWarp(ii int, rt *route, mem uint32, cur *shard.Cursor, addrs, srcList []uint64, shift uint8, count bool, r int) (distinct, maxc uint32, ok bool) {
+	rt.open(uint32(ii), true)
+	r0 := len(rt.recs)
+	rt.recs = slices.Grow(rt.recs, trace.MaxLanes)[:r0+trace.MaxLanes]
+	out := rt.recs[r0:]
+	adds := unsafe.Slice((*shard.WordAdd)(unsafe.Pointer(&out[0])), len(out)) // rec is shard.WordAdd (TestRecIsWordAdd)
+	for n := cur.WordAdds(mem, addrs, srcList, shift, adds); n < len(addrs); {
+		en := cur.Resolve(mem, addrs[n])
+		if en == 0 {
+			rt.recs = rt.recs[:r0]
+			return 0, 0, false
+		}
+		out[n] = rec{word: en.WordRef(addrs[n]), slot: uint32(srcList[n] >> shift)}
+		n++
+		n += cur.WordAdds(mem, addrs[n:], srcList[n:], shift, adds[n:])
 	}
+	if !count || b.filter[r].distinctRecs(out) {
+		return uint32(len(addrs)), 1, true
+	}
+	distinct, maxc = b.cset[r].count(addrs)
+	return distinct, maxc, true
 }
 
 // distinctFilter tells, for most warps of scattered words, that no two
@@ -986,6 +1001,23 @@ func (f *distinctFilter) distinct(words []uint32) bool {
 	g := f.gen
 	for _, w := range words {
 		h := w * 0x9e3779b1 >> (32 - distinctBits)
+		if f.seen[h] == g {
+			return false
+		}
+		f.seen[h] = g
+	}
+	return true
+}
+
+// distinctRecs is distinct for the words of records.
+func (f *distinctFilter) distinctRecs(recs []rec) bool {
+	if f.gen++; f.gen == 0 {
+		clear(f.seen[:])
+		f.gen = 1
+	}
+	g := f.gen
+	for _, r := range recs {
+		h := r.word * 0x9e3779b1 >> (32 - distinctBits)
 		if f.seen[h] == g {
 			return false
 		}

@@ -402,6 +402,41 @@ func (c *Cursor) Words(mem uint32, addrs []uint64, out []uint32) int {
 	return i
 }
 
+// WordAdds is [Cursor.Words] writing additions: out[i] is addrs[i]'s word
+// reference and addends[i]>>shift, truncated to 32 bits, for the longest
+// prefix of addrs whose pages exist in this memory's partition, whose
+// length it returns. out and addends must be at least as long as addrs.
+// A scattered update's records are made in this one loop, not a loop of
+// words and another of records.
+//
+//go:noinline
+func (c *Cursor) WordAdds(mem uint32, addrs, addends []uint64, shift uint8, out []WordAdd) int {
+	if mem >= cursorMems {
+		return 0 // (as Cached: Resolve finds it)
+	}
+	base, key, d := uint64(mem)<<42, c.key, c.d
+	out = out[:len(addrs)]
+	addends = addends[:len(addrs)]
+	i := 0
+	for ; i < len(addrs); i++ {
+		a := addrs[i]
+		if k := base | a>>(PageShift+DirBits); k != key {
+			nd := c.m.dirs.Load().find(mem, a>>(PageShift+DirBits))
+			if nd == nil {
+				break
+			}
+			key, d = k, nd
+		}
+		ref := uint32(d.entries[a>>PageShift&(DirPages-1)].Load())
+		if ref == 0 {
+			break // no page, or another partition's
+		}
+		out[i] = WordAdd{Word: ref<<(PageShift-2) | uint32(a>>2)&(PageWords-1), Add: uint32(addends[i] >> shift)}
+	}
+	c.key, c.d = key, d
+	return i
+}
+
 // Resolve returns the page holding addr in memory instance mem, creating
 // it zeroed if absent. It returns the zero Entry only when the memory has
 // MaxPages pages already, and an Entry that reports Foreign for a page of

@@ -250,7 +250,9 @@ func TestCached(t *testing.T) {
 // exist, across directories and memory instances, to the WordRefs Resolve
 // gives, stops at the first page that does not exist (or is another
 // partition's), and creates nothing; and a Chunk's words and bits are its
-// pages'.
+// pages'. Cursor.WordAdds, on a copy of the same cursor, resolves the same
+// prefix to the same words, each beside its addend shifted right
+// (wordsBoth).
 func TestWords(t *testing.T) {
 	m, _ := New(WithShards(3))
 	c := m.Cursor()
@@ -266,17 +268,17 @@ func TestWords(t *testing.T) {
 	fresh := m.Cursor() // remembers no directory
 	for _, cur := range []*Cursor{&fresh, &c} {
 		out := make([]uint32, len(addrs))
-		if n := cur.Words(1, addrs, out); n != len(addrs) || !slices.Equal(out, want) {
+		if n := wordsBoth(t, cur, 1, addrs, out); n != len(addrs) || !slices.Equal(out, want) {
 			t.Errorf("Words = %d, %#x; want %d, %#x", n, out, len(addrs), want)
 		}
 	}
 	pages := m.Pages()
 	out := make([]uint32, 4)
 	// Instance 2 has only the page at 0x1000; 0x2000 has none anywhere.
-	if n := c.Words(2, []uint64{0x1008, 0x2000, 0x1000}, out); n != 1 || out[0] != m.Lookup(2, 0x1008).WordRef(0x1008) {
+	if n := wordsBoth(t, &c, 2, []uint64{0x1008, 0x2000, 0x1000}, out); n != 1 || out[0] != m.Lookup(2, 0x1008).WordRef(0x1008) {
 		t.Errorf("Words over a missing page = %d (%#x), want 1", n, out[0])
 	}
-	if n := c.Words(1, []uint64{0x5_0000_0000}, out); n != 0 {
+	if n := wordsBoth(t, &c, 1, []uint64{0x5_0000_0000}, out); n != 0 {
 		t.Errorf("Words in a directory never made = %d, want 0", n)
 	}
 	if m.Pages() != pages {
@@ -305,9 +307,36 @@ func TestWords(t *testing.T) {
 	if !pc.Resolve(0, foreign).Foreign() {
 		t.Fatal("the foreign page is not foreign")
 	}
-	if n := pc.Words(0, []uint64{local, foreign}, out); n != 1 {
+	if n := wordsBoth(t, &pc, 0, []uint64{local, foreign}, out); n != 1 {
 		t.Errorf("Words over another partition's page = %d, want 1", n)
 	}
+}
+
+// wordsBoth returns c.Words(mem, addrs, out), having checked that
+// WordAdds on a copy of c resolves as many addresses, to the same words,
+// with the addends it was given shifted right by 3 and cut to 32 bits, and
+// leaves its copy where Words leaves c.
+func wordsBoth(t *testing.T, c *Cursor, mem uint32, addrs []uint64, out []uint32) int {
+	t.Helper()
+	c2 := *c
+	addends := make([]uint64, len(addrs))
+	for i := range addends {
+		addends[i] = (uint64(i) + 1) * 0x9e37_79b9_7f4a_7c15 // bits past 32+3 too, which the cut drops
+	}
+	adds := make([]WordAdd, len(addrs))
+	n := c.Words(mem, addrs, out)
+	if n2 := c2.WordAdds(mem, addrs, addends, 3, adds); n2 != n {
+		t.Errorf("WordAdds(%#x) = %d, Words %d", addrs, n2, n)
+	}
+	for i := range n {
+		if want := (WordAdd{Word: out[i], Add: uint32(addends[i] >> 3)}); adds[i] != want {
+			t.Errorf("WordAdds(%#x)[%d] = %#x, want %#x", addrs, i, adds[i], want)
+		}
+	}
+	if c2 != *c {
+		t.Errorf("WordAdds(%#x) leaves its cursor at %+v, Words at %+v", addrs, c2, *c)
+	}
+	return n
 }
 
 // TestChunkMark marks words of a chunk, some twice, and checks the bitmap
