@@ -39,8 +39,9 @@
 // `make bench` (bench/run.sh) runs these, engine's BenchmarkApply and
 // columnar's BenchmarkResultsVsDuckDB in six passes, each pass every
 // benchmark once (the short baselines for the standard second, each replay
-// once), so that other load on the machine falls on a figure and its
-// baseline alike. It also runs the lean replays of uniform-1Mi and
+// once but the lean ones, three in a row, whose mean is the pass's figure),
+// so that other load on the machine falls on a figure and its baseline
+// alike. It also runs the lean replays of uniform-1Mi and
 // histogram from a test binary built with profiles/default.pgo and one
 // without (the PGO gain), and cmd/replay's TestPeakMemoryFlat. The raw
 // output goes to bench/latest.txt; bench/report takes each benchmark's
