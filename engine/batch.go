@@ -994,35 +994,43 @@ const distinctBits = 13
 
 // distinct reports whether words are sure to be distinct.
 func (f *distinctFilter) distinct(words []uint32) bool {
-	if f.gen++; f.gen == 0 {
-		clear(f.seen[:])
-		f.gen = 1
-	}
-	g := f.gen
+	g := f.next()
 	for _, w := range words {
-		h := w * 0x9e3779b1 >> (32 - distinctBits)
-		if f.seen[h] == g {
+		if !f.fresh(w, g) {
 			return false
 		}
-		f.seen[h] = g
 	}
 	return true
 }
 
 // distinctRecs is distinct for the words of records.
 func (f *distinctFilter) distinctRecs(recs []rec) bool {
+	g := f.next()
+	for _, r := range recs {
+		if !f.fresh(r.word, g) {
+			return false
+		}
+	}
+	return true
+}
+
+// next starts the next warp: its generation.
+func (f *distinctFilter) next() uint16 {
 	if f.gen++; f.gen == 0 {
 		clear(f.seen[:])
 		f.gen = 1
 	}
-	g := f.gen
-	for _, r := range recs {
-		h := r.word * 0x9e3779b1 >> (32 - distinctBits)
-		if f.seen[h] == g {
-			return false
-		}
-		f.seen[h] = g
+	return f.gen
+}
+
+// fresh marks w's slot with the generation g, and reports whether no word
+// of this generation had it.
+func (f *distinctFilter) fresh(w uint32, g uint16) bool {
+	h := w * 0x9e3779b1 >> (32 - distinctBits)
+	if f.seen[h] == g {
+		return false
 	}
+	f.seen[h] = g
 	return true
 }
 

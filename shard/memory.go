@@ -407,7 +407,10 @@ func (c *Cursor) Words(mem uint32, addrs []uint64, out []uint32) int {
 // prefix of addrs whose pages exist in this memory's partition, whose
 // length it returns. out and addends must be at least as long as addrs.
 // A scattered update's records are made in this one loop, not a loop of
-// words and another of records.
+// words and another of records. Its walk is Words', written out again: as
+// a method of its own (taking and returning the directory), with the
+// directory table's lookup, the step is too large to inline, and a call a
+// lane would cost these loops more than they save.
 //
 //go:noinline
 func (c *Cursor) WordAdds(mem uint32, addrs, addends []uint64, shift uint8, out []WordAdd) int {
