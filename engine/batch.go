@@ -1060,9 +1060,9 @@ func (b *batch) routePageLanes(ii int, bi *binst, routes []route, cur *shard.Cur
 	p := bi.plan
 	switch {
 	case srcList != nil && count && len(out) == trace.MaxLanes && len(srcList) >= trace.MaxLanes:
-		// A full warp of scattered updates (a histogram's): lane k is the
-		// k-th address, and the records and the conflict count go in one
-		// loop.
+		// A full warp of scattered updates, a value per lane, within one
+		// page (a weighted histogram's): lane k is the k-th address, and
+		// the records and the conflict count go in one loop.
 		ps := b.pageSet(r)
 		ps.next()
 		distinct, maxc = pageRecs((*[trace.MaxLanes]rec)(out), (*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(srcList), page, p.srcShift, &ps.counts, ps.gen)
