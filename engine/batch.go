@@ -112,7 +112,7 @@ type batch struct {
 	// is its index modulo the owner count.
 	out     [][]route        // [range][owner]
 	scratch [][]uint64       // [range]: one instruction's addresses, for its statistics
-	words   [][]uint32       // [range]: one warp's word references (routeScatter)
+	addends [][]uint64       // [range]: a partial warp's addends, gathered (routeScatter)
 	cset    []conflictSet    // [range]: the warp path's conflict counts
 	filter  []distinctFilter // [range]: routeScatter's test for distinct words
 	pset    []*pageConflicts // [range]: the same within one page, made on first use
@@ -166,9 +166,9 @@ func (b *batch) reset(ranges, owners, shards int) {
 			b.out[r] = make([]route, owners)
 		}
 		b.scratch = make([][]uint64, ranges)
-		b.words = make([][]uint32, ranges)
-		for r := range b.words {
-			b.words[r] = make([]uint32, trace.MaxLanes)
+		b.addends = make([][]uint64, ranges)
+		for r := range b.addends {
+			b.addends[r] = make([]uint64, trace.MaxLanes)
 		}
 		b.cset = make([]conflictSet, ranges)
 		b.filter = make([]distinctFilter, ranges)
@@ -912,68 +912,53 @@ func (b *batch) routeLanes(ii int, bi *binst, routes []route, cur *shard.Cursor,
 }
 
 // routeScatter is routeLanes for scattered updates to one owner (a lean
-// replay on one or two workers): every lane's (word, addend) record, its
-// addend straight from the source's per-lane list, in lane order, into
-// one segment written in place.
+// replay on one or two workers): every lane's (word, addend) record, in
+// lane order, into one segment written in place, made in the loop that
+// resolves the words (Cursor.WordAdds), which stops at a page not made
+// yet; Resolve makes it, and the loop goes on from there. The k-th
+// address takes the k-th addend: a full warp's are the source's per-lane
+// list itself, a partial warp's its active lanes' gathered first.
 func (b *batch) routeScatter(ii int, bi *binst, rt *route, cur *shard.Cursor, addrs, srcList []uint64, count bool, r int) (distinct, maxc uint32, ok bool) {
-	if len(addrs) == trace.MaxLanes && len(srcList) >= trace.MaxLanes {
-		return b.scatterWarp(ii, rt, bi.mem, cur, addrs, srcList, bi.plan.srcShift, count, r)
-	}
-	// The words first, in one loop that does nothing else, then the
-	// records: a loop that may call Resolve keeps nothing in registers.
-	words := b.words[r][:len(addrs)]
-	for n := cur.Words(bi.mem, addrs, words); n < len(addrs); {
-		en := cur.Resolve(bi.mem, addrs[n])
-		if en == 0 {
-			return 0, 0, false
+	addends := srcList
+	if len(addrs) < trace.MaxLanes || len(srcList) < trace.MaxLanes {
+		var lanesBuf [trace.MaxLanes]uint8
+		ls := activeLanes(bi.active, &lanesBuf)
+		addends = b.addends[r][:len(addrs)]
+		for k := range addends {
+			addends[k] = srcList[ls[k]&(trace.MaxLanes-1)]
 		}
-		words[n] = en.WordRef(addrs[n])
-		n++
-		n += cur.Words(bi.mem, addrs[n:], words[n:])
 	}
+	mem, shift := bi.mem, bi.plan.srcShift
 	rt.open(uint32(ii), true)
 	r0 := len(rt.recs)
 	rt.recs = slices.Grow(rt.recs, len(addrs))[:r0+len(addrs)]
 	out := rt.recs[r0:]
-	shift := bi.plan.srcShift
-	var lanesBuf [trace.MaxLanes]uint8
-	ls := activeLanes(bi.active, &lanesBuf)
-	ls = ls[:len(out)]
-	for k, w := range words[:len(out)] {
-		out[k] = rec{word: w, slot: uint32(srcList[ls[k]&(trace.MaxLanes-1)] >> shift)}
+	adds := wordAdds(out)
+	for n := cur.WordAdds(mem, addrs, addends, shift, adds); n < len(addrs); {
+		en := cur.Resolve(mem, addrs[n])
+		if en == 0 {
+			rt.recs = rt.recs[:r0]
+			return 0, 0, false
+		}
+		out[n] = rec{word: en.WordRef(addrs[n]), slot: uint32(addends[n] >> shift)}
+		n++
+		n += cur.WordAdds(mem, addrs[n:], addends[n:], shift, adds[n:])
 	}
-	if !count || b.filter[r].distinct(words) {
+	if !count || b.filter[r].distinct(out) {
 		return uint32(len(addrs)), 1, true
 	}
 	distinct, maxc = b.cset[r].count(addrs)
 	return distinct, maxc, true
 }
 
-// scatterWarp is routeScatter for a full warp (lane k is the k-th
-// address): its records in one loop with the words' (Cursor.WordAdds),
-// which stops at a page not made yet; Resolve makes it, and the loop
-// goes on from there.
-func (b *batch) scatterWarp(ii int, rt *route, mem uint32, cur *shard.Cursor, addrs, srcList []uint64, shift uint8, count bool, r int) (distinct, maxc uint32, ok bool) {
-	rt.open(uint32(ii), true)
-	r0 := len(rt.recs)
-	rt.recs = slices.Grow(rt.recs, trace.MaxLanes)[:r0+trace.MaxLanes]
-	out := rt.recs[r0:]
-	adds := unsafe.Slice((*shard.WordAdd)(unsafe.Pointer(&out[0])), len(out)) // rec is shard.WordAdd (TestRecIsWordAdd)
-	for n := cur.WordAdds(mem, addrs, srcList, shift, adds); n < len(addrs); {
-		en := cur.Resolve(mem, addrs[n])
-		if en == 0 {
-			rt.recs = rt.recs[:r0]
-			return 0, 0, false
-		}
-		out[n] = rec{word: en.WordRef(addrs[n]), slot: uint32(srcList[n] >> shift)}
-		n++
-		n += cur.WordAdds(mem, addrs[n:], srcList[n:], shift, adds[n:])
+// wordAdds is records of (word, addend) as what they are, shard.WordAdds
+// (TestRecIsWordAdd): for shard.Memory.AddWords and Cursor.WordAdds,
+// without a copy.
+func wordAdds(recs []rec) []shard.WordAdd {
+	if len(recs) == 0 {
+		return nil
 	}
-	if !count || b.filter[r].distinctRecs(out) {
-		return uint32(len(addrs)), 1, true
-	}
-	distinct, maxc = b.cset[r].count(addrs)
-	return distinct, maxc, true
+	return unsafe.Slice((*shard.WordAdd)(unsafe.Pointer(&recs[0])), len(recs))
 }
 
 // distinctFilter tells, for most warps of scattered words, that no two
@@ -992,45 +977,20 @@ type distinctFilter struct {
 // distinctBits is log2 of distinctFilter's slots: 16 KiB of them, in L1.
 const distinctBits = 13
 
-// distinct reports whether words are sure to be distinct.
-func (f *distinctFilter) distinct(words []uint32) bool {
-	g := f.next()
-	for _, w := range words {
-		if !f.fresh(w, g) {
-			return false
-		}
-	}
-	return true
-}
-
-// distinctRecs is distinct for the words of records.
-func (f *distinctFilter) distinctRecs(recs []rec) bool {
-	g := f.next()
-	for _, r := range recs {
-		if !f.fresh(r.word, g) {
-			return false
-		}
-	}
-	return true
-}
-
-// next starts the next warp: its generation.
-func (f *distinctFilter) next() uint16 {
+// distinct reports whether the records' words are sure to be distinct.
+func (f *distinctFilter) distinct(recs []rec) bool {
 	if f.gen++; f.gen == 0 {
 		clear(f.seen[:])
 		f.gen = 1
 	}
-	return f.gen
-}
-
-// fresh marks w's slot with the generation g, and reports whether no word
-// of this generation had it.
-func (f *distinctFilter) fresh(w uint32, g uint16) bool {
-	h := w * 0x9e3779b1 >> (32 - distinctBits)
-	if f.seen[h] == g {
-		return false
+	g := f.gen
+	for _, r := range recs {
+		h := r.word * 0x9e3779b1 >> (32 - distinctBits)
+		if f.seen[h] == g {
+			return false
+		}
+		f.seen[h] = g
 	}
-	f.seen[h] = g
 	return true
 }
 
@@ -1453,10 +1413,7 @@ func add32(mem *shard.Memory, recs []rec, v uint32, vals []uint64, noDst bool) {
 // in assembly that keeps many of the misses of scattered words under way
 // at once (shard/add_amd64.s).
 func add32Vals(mem *shard.Memory, recs []rec) {
-	if len(recs) == 0 {
-		return
-	}
-	mem.AddWords(unsafe.Slice((*shard.WordAdd)(unsafe.Pointer(&recs[0])), len(recs)))
+	mem.AddWords(wordAdds(recs))
 }
 
 // add32Slots is add32 with a value per lane (scattered updates).

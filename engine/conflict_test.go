@@ -110,6 +110,15 @@ func TestPageConflictsWrap(t *testing.T) {
 	}
 }
 
+// recsOf is records of words (their slots zero), for the distinctFilter.
+func recsOf(words []uint32) []rec {
+	recs := make([]rec, len(words))
+	for i, w := range words {
+		recs[i].word = w
+	}
+	return recs
+}
+
 // TestDistinctFilter: the filter says distinct only for words that are
 // distinct, says it for most sets of 32 random words, and forgets each
 // warp's words by the next warp, including one it stopped early and the
@@ -127,7 +136,7 @@ func TestDistinctFilter(t *testing.T) {
 			words[i] = r.Uint32N(span)
 			seen[words[i]] = true
 		}
-		got := f.distinct(words)
+		got := f.distinct(recsOf(words))
 		if got && len(seen) != n {
 			t.Fatalf("warp %d: %d words with %d distinct reported distinct", warp, n, len(seen))
 		}
@@ -139,7 +148,7 @@ func TestDistinctFilter(t *testing.T) {
 		}
 		// The same words, one each, as the next warps: distinct.
 		for _, w := range words[:min(n, 3)] {
-			if !f.distinct([]uint32{w}) {
+			if !f.distinct(recsOf([]uint32{w})) {
 				t.Fatalf("warp %d: a warp of one word is reported repeated (generation %d)", warp, f.gen)
 			}
 		}
@@ -150,16 +159,16 @@ func TestDistinctFilter(t *testing.T) {
 		for i := range words {
 			words[i] = r.Uint32N(1 << 20)
 		}
-		if f.distinct(words) {
+		if f.distinct(recsOf(words)) {
 			random++
 		}
 	}
 	// A wrap forgets the first cycle: generation 1 comes round again.
 	var g distinctFilter
 	first := []uint32{1, 2, 3}
-	g.distinct(first)
+	g.distinct(recsOf(first))
 	g.gen = ^uint16(0)
-	if !g.distinct(first) {
+	if !g.distinct(recsOf(first)) {
 		t.Error("after the generations wrapped, a warp's words were taken for those of the warp of generation 1")
 	}
 	if random < 900 {

@@ -43,7 +43,7 @@
 //     words are not synchronised: the caller makes sure one goroutine at a
 //     time writes a page (the engine: the page's owner), and that readers
 //     wait for writers (the engine: a barrier between batches).
-//  4. No allocation on a hit: [Cursor.Resolve], [Cursor.Words], [Memory.Lookup],
+//  4. No allocation on a hit: [Cursor.Resolve], [Cursor.WordAdds], [Memory.Lookup],
 //     [Memory.Page], [Memory.Chunk] and [Hash] allocate nothing for a page
 //     that exists.
 //  5. A new page is all zeros with no word touched. A word is written when

@@ -365,52 +365,17 @@ func (c *Cursor) Cached(mem uint32, addr uint64) Entry {
 	return Entry(c.d.entries[addr>>PageShift&(DirPages-1)].Load())
 }
 
-// Words is Resolve for many addresses at once, without creating: it sets
-// out[i] to the [Entry.WordRef] of addrs[i] in instance mem for the
-// longest prefix of addrs whose pages exist in this memory's partition,
-// and returns that prefix's length (then call Resolve for the next
-// address, which creates its page). out must be at least as long as addrs.
-// It moves the cursor to the directory of the last address it resolved.
+// WordAdds is Resolve for many addresses at once, without creating, writing
+// additions: out[i] is addrs[i]'s [Entry.WordRef] in instance mem beside
+// addends[i]>>shift, truncated to 32 bits, for the longest prefix of addrs
+// whose pages exist in this memory's partition, whose length it returns
+// (then call Resolve for the next address, which creates its page). out
+// and addends must be at least as long as addrs. It moves the cursor to
+// the directory of the last address it resolved. A scattered update's
+// records are made in this one loop.
 //
 // It is not inlined: inlined into its caller's larger body, its loop kept
 // its index and address on the stack, a store and a load a lane.
-//
-//go:noinline
-func (c *Cursor) Words(mem uint32, addrs []uint64, out []uint32) int {
-	if mem >= cursorMems {
-		return 0 // (as Cached: Resolve finds it)
-	}
-	base, key, d := uint64(mem)<<42, c.key, c.d
-	out = out[:len(addrs)]
-	i := 0
-	for ; i < len(addrs); i++ {
-		a := addrs[i]
-		if k := base | a>>(PageShift+DirBits); k != key {
-			nd := c.m.dirs.Load().find(mem, a>>(PageShift+DirBits))
-			if nd == nil {
-				break
-			}
-			key, d = k, nd
-		}
-		ref := uint32(d.entries[a>>PageShift&(DirPages-1)].Load())
-		if ref == 0 {
-			break // no page, or another partition's
-		}
-		out[i] = ref<<(PageShift-2) | uint32(a>>2)&(PageWords-1)
-	}
-	c.key, c.d = key, d
-	return i
-}
-
-// WordAdds is [Cursor.Words] writing additions: out[i] is addrs[i]'s word
-// reference and addends[i]>>shift, truncated to 32 bits, for the longest
-// prefix of addrs whose pages exist in this memory's partition, whose
-// length it returns. out and addends must be at least as long as addrs.
-// A scattered update's records are made in this one loop, not a loop of
-// words and another of records. Its walk is Words', written out again: as
-// a method of its own (taking and returning the directory), with the
-// directory table's lookup, the step is too large to inline, and a call a
-// lane would cost these loops more than they save.
 //
 //go:noinline
 func (c *Cursor) WordAdds(mem uint32, addrs, addends []uint64, shift uint8, out []WordAdd) int {
