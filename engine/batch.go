@@ -1073,16 +1073,21 @@ func (b *batch) pageSet(r int) *pageConflicts {
 func pageRecs(out *[trace.MaxLanes]rec, addrs, src *[trace.MaxLanes]uint64, page uint32, shift uint8, counts *[shard.PageBytes]uint16, gen uint16) (distinct, maxc uint32) {
 	for k, a := range addrs {
 		out[k] = rec{word: page | uint32(a>>2)&(shard.PageWords-1), slot: uint32(src[k] >> shift)}
-		c := &counts[a&(shard.PageBytes-1)]
-		if *c&^(1<<pageCountBits-1) != gen {
-			*c = gen | 1
-			distinct++
-			continue
-		}
-		*c++
-		maxc = max(maxc, uint32(*c&(1<<pageCountBits-1)))
+		distinct, maxc = countLane(counts, a, gen, distinct, maxc)
 	}
 	return distinct, maxc
+}
+
+// countLane is pageConflicts.count's step for one access at a, in the
+// generation gen: distinct and maxc as they stand after it.
+func countLane(counts *[shard.PageBytes]uint16, a uint64, gen uint16, distinct, maxc uint32) (uint32, uint32) {
+	c := &counts[a&(shard.PageBytes-1)]
+	if *c&^(1<<pageCountBits-1) != gen {
+		*c = gen | 1
+		return distinct + 1, maxc
+	}
+	*c++
+	return distinct, max(maxc, uint32(*c&(1<<pageCountBits-1)))
 }
 
 // pageConflicts counts the distinct addresses and the largest conflict of
@@ -1114,14 +1119,7 @@ func (ps *pageConflicts) count(addrs []uint64) (distinct, maxc uint32) {
 	gen := ps.gen
 	counts := &ps.counts
 	for _, a := range addrs {
-		c := &counts[a&(shard.PageBytes-1)]
-		if *c&^(1<<pageCountBits-1) != gen {
-			*c = gen | 1
-			distinct++
-			continue
-		}
-		*c++
-		maxc = max(maxc, uint32(*c&(1<<pageCountBits-1)))
+		distinct, maxc = countLane(counts, a, gen, distinct, maxc)
 	}
 	return distinct, max(maxc, min(distinct, 1))
 }
