@@ -33,17 +33,25 @@ const (
 // column's deltas and widths stay within 32 bits, as the format requires).
 // The last miniblock is padded with zeros to 32 values; the widths of the
 // last block's unused miniblocks are 0 and they have no bytes.
-func appendDelta[T int32 | int64](dst []byte, vals []T) []byte {
+//
+// It also returns the smallest and largest of vals, the page's statistics,
+// found in the loop that takes the deltas rather than in a pass of their
+// own: in the order of T with bit flip inverted, so that flip = 0 compares
+// signed values and flip = T's sign bit compares an unsigned column read
+// as T (UINT_32 as int32, UINT_64 as int64). vlo and vhi are vals[0] when
+// vals has one value, 0 when it has none.
+func appendDelta[T int32 | int64](dst []byte, vals []T, flip T) (out []byte, vlo, vhi T) {
 	dst = binary.AppendUvarint(dst, deltaBlock)
 	dst = binary.AppendUvarint(dst, deltaMinis)
 	dst = binary.AppendUvarint(dst, uint64(len(vals)))
 	if len(vals) == 0 {
-		return binary.AppendVarint(dst, 0)
+		return binary.AppendVarint(dst, 0), 0, 0
 	}
 	dst = binary.AppendVarint(dst, int64(vals[0])) // zig-zag, as the format's
 	var d [deltaBlock]int64
 	var mini [deltaMiniBlock]uint64
 	prev := vals[0]
+	vlo, vhi = prev^flip, prev^flip // flipped until the return
 	for from := 1; from < len(vals); from += deltaBlock {
 		blk := vals[from:min(from+deltaBlock, len(vals))]
 		lo, hi := int64(1<<63-1), int64(-1<<63)
@@ -52,6 +60,7 @@ func appendDelta[T int32 | int64](dst []byte, vals []T) []byte {
 			prev = v
 			d[k] = x
 			lo, hi = min(lo, x), max(hi, x)
+			vlo, vhi = min(vlo, v^flip), max(vhi, v^flip)
 		}
 		dst = binary.AppendVarint(dst, lo)
 		widths := len(dst)
@@ -75,7 +84,7 @@ func appendDelta[T int32 | int64](dst []byte, vals []T) []byte {
 			dst = pack32(dst, &mini, w)
 		}
 	}
-	return dst
+	return dst, vlo ^ flip, vhi ^ flip
 }
 
 // pack32 appends 32 values of w bits each (each below 1<<w), bit-packed

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -28,13 +29,74 @@ func TestDeltaSpecExamples(t *testing.T) {
 		{[]int64{-3}, []byte{0x80, 0x01, 4, 1, 5}},
 	}
 	for _, tc := range tests {
-		if got := appendDelta(nil, tc.vals); !bytes.Equal(got, tc.want) {
+		if got, _, _ := appendDelta(nil, tc.vals, 0); !bytes.Equal(got, tc.want) {
 			t.Errorf("%v: % x, want % x", tc.vals, got, tc.want)
 		}
 	}
 	// INT32: the delta from MaxInt32 to MinInt32 wraps to 1.
-	if got, want := appendDelta(nil, []int32{math.MaxInt32, math.MinInt32}), []byte{0x80, 0x01, 4, 2, 0xfe, 0xff, 0xff, 0xff, 0x0f, 2, 0, 0, 0, 0}; !bytes.Equal(got, want) {
+	if got, want := first(appendDelta(nil, []int32{math.MaxInt32, math.MinInt32}, 0)), []byte{0x80, 0x01, 4, 2, 0xfe, 0xff, 0xff, 0xff, 0x0f, 2, 0, 0, 0, 0}; !bytes.Equal(got, want) {
 		t.Errorf("int32 wrap: % x, want % x", got, want)
+	}
+}
+
+func first[T any](b []byte, _, _ T) []byte { return b }
+
+// TestDeltaMinMax: the smallest and largest values appendDelta returns
+// with a page, for each column type it encodes, are minMax's over the
+// column's own type, in its own order: an unsigned column's values are
+// read as signed ones of their width and compared with the top bit
+// flipped, so that a value with the top bit set is the largest, not the
+// smallest. Pages of 1, 2, 129 (a block and one) and 1000 values of wide,
+// narrow and extreme values.
+func TestDeltaMinMax(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	pick64 := func(k int) uint64 {
+		switch r.IntN(6) {
+		case 0:
+			return []uint64{0, 1, 1 << 63, 1<<63 - 1, math.MaxUint64}[r.IntN(5)]
+		case 1:
+			return uint64(r.IntN(100)) // small
+		case 2:
+			return -uint64(r.IntN(100)) // small negative, or near the top when unsigned
+		}
+		return r.Uint64()
+	}
+	if got := unsignedTop[uint32](); got != 1<<31 {
+		t.Errorf("unsignedTop[uint32] = %#x, want 1<<31", got)
+	}
+	if got := unsignedTop[uint64](); got != 1<<63 {
+		t.Errorf("unsignedTop[uint64] = %#x, want 1<<63", got)
+	}
+	if got := unsignedTop[int64](); got != 0 {
+		t.Errorf("unsignedTop[int64] = %#x, want 0", got)
+	}
+	for _, n := range []int{1, 2, 129, 1000} {
+		for trial := range 20 {
+			u64 := make([]uint64, n)
+			for k := range u64 {
+				u64[k] = pick64(k)
+			}
+			i64 := unsafe.Slice((*int64)(unsafe.Pointer(&u64[0])), n)
+			u32 := make([]uint32, n)
+			for k := range u32 {
+				u32[k] = uint32(u64[k] >> (32 * (k & 1)))
+			}
+			i32 := unsafe.Slice((*int32)(unsafe.Pointer(&u32[0])), n)
+			check := func(name string, gotLo, gotHi, wantLo, wantHi any) {
+				if gotLo != wantLo || gotHi != wantHi {
+					t.Errorf("%d values, trial %d, %s: min %v max %v, want %v %v", n, trial, name, gotLo, gotHi, wantLo, wantHi)
+				}
+			}
+			_, l, h := appendDelta(nil, i64, 0)
+			lo, hi := minMax(i64)
+			check("int64", l, h, lo, hi)
+			_, l, h = appendDelta(nil, i64, int64(unsignedTop[uint64]()))
+			ulo, uhi := minMax(u64)
+			check("uint64", uint64(l), uint64(h), ulo, uhi)
+			_, l32, h32 := appendDelta(nil, i32, int32(unsignedTop[uint32]()))
+			u32lo, u32hi := minMax(u32)
+			check("uint32", uint32(l32), uint32(h32), u32lo, u32hi)
+		}
 	}
 }
 

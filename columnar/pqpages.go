@@ -110,25 +110,44 @@ func encodeInts[T uint64 | int64 | uint32](p *parquetWriter, ch *colChunk, vals 
 	if delta {
 		per = maxPageRows
 	}
+	flip := unsignedTop[T]()
 	lo, hi := vals[0], vals[0]
 	for from := 0; from < len(vals); from += per {
 		page := vals[from:min(from+per, len(vals))]
-		plo, phi := minMax(page)
-		lo, hi = min(lo, plo), max(hi, phi)
-		st := intStats(p, ch, plo, phi)
 		ptr := unsafe.Pointer(&page[0])
+		var plo, phi T
 		switch {
 		case !delta:
+			plo, phi = minMax(page)
+		case size == 8:
+			var l, h int64
+			ch.enc, l, h = appendDelta(ch.enc[:0], unsafe.Slice((*int64)(ptr), len(page)), int64(flip))
+			plo, phi = T(l), T(h)
+		default:
+			var l, h int32
+			ch.enc, l, h = appendDelta(ch.enc[:0], unsafe.Slice((*int32)(ptr), len(page)), int32(flip))
+			plo, phi = T(uint32(l)), T(uint32(h))
+		}
+		lo, hi = min(lo, plo), max(hi, phi)
+		st := intStats(p, ch, plo, phi)
+		if !delta {
 			p.addPage(ch, unsafe.Slice((*byte)(ptr), len(page)*size), len(page), parquet.Encodings.Plain, st)
 			continue
-		case size == 8:
-			ch.enc = appendDelta(ch.enc[:0], unsafe.Slice((*int64)(ptr), len(page)))
-		default:
-			ch.enc = appendDelta(ch.enc[:0], unsafe.Slice((*int32)(ptr), len(page)))
 		}
 		p.addPage(ch, ch.enc, len(page), parquet.Encodings.DeltaBinaryPacked, st)
 	}
 	ch.stats = intStats(p, ch, lo, hi)
+}
+
+// unsignedTop is the top bit of an unsigned T, 0 for a signed one: an
+// unsigned column's values, read as the signed type of their width,
+// compare in the column's order with that bit flipped (appendDelta).
+func unsignedTop[T uint64 | int64 | uint32]() T {
+	var x T
+	if x--; x < 0 {
+		return 0
+	}
+	return x ^ x>>1
 }
 
 // minMax returns the smallest and largest of vals (not empty).
