@@ -121,24 +121,77 @@ func TestConcurrentResolve(t *testing.T) {
 	}
 }
 
+// TestAllSorted: All gives every page once, sorted by (Mem, Base), each
+// naming its page, on both of its paths: keys packed into integers and
+// radix-sorted (page numbers and memory ids narrow enough), and the
+// comparison sort (addresses up to 2^64, or memory ids too wide), with
+// pages created in random order, several memories and pages a few
+// numbers apart.
 func TestAllSorted(t *testing.T) {
-	m, _ := New()
-	c := m.Cursor()
-	r := rand.New(rand.NewPCG(3, 4))
-	for i := 0; i < 500; i++ {
-		c.Resolve(uint32(r.IntN(3)), r.Uint64N(1<<40))
+	tests := []struct {
+		name  string
+		pages int
+		mems  uint32
+		addr  func(r *rand.Rand) uint64
+	}{
+		{"below 2^40, 3 memories", 500, 3, func(r *rand.Rand) uint64 { return r.Uint64N(1 << 40) }},
+		{"dense and shuffled", 5000, 1, func(r *rand.Rand) uint64 { return r.Uint64N(6000) * PageBytes }},
+		{"clustered, 2 memories", 3000, 2, func(r *rand.Rand) uint64 { return 1<<36 + r.Uint64N(1<<24) }},
+		{"any 64-bit address", 500, 2, func(r *rand.Rand) uint64 { return r.Uint64() }},
+		{"memory ids of 32 bits", 300, 0, func(r *rand.Rand) uint64 { return r.Uint64N(1 << 30) }},
 	}
-	all := m.All()
-	if len(all) != m.Pages() {
-		t.Fatalf("All gives %d pages of %d", len(all), m.Pages())
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _ := New()
+			c := m.Cursor()
+			r := rand.New(rand.NewPCG(3, 4))
+			for m.Pages() < tc.pages {
+				mem := uint32(0)
+				if tc.mems > 0 {
+					mem = uint32(r.IntN(int(tc.mems)))
+				} else {
+					mem = r.Uint32() | 1<<31
+				}
+				c.Resolve(mem, tc.addr(r))
+			}
+			all := m.All()
+			if len(all) != m.Pages() {
+				t.Fatalf("All gives %d pages of %d", len(all), m.Pages())
+			}
+			for i := range all {
+				b := all[i]
+				if m.Page(b.Ref) != b.Page || b.Page.Num<<PageShift != b.Base || b.Page.Mem != b.Mem {
+					t.Fatalf("page ref %d does not name its page", b.Ref)
+				}
+				if i == 0 {
+					continue
+				}
+				if a := all[i-1]; a.Mem > b.Mem || a.Mem == b.Mem && a.Base >= b.Base {
+					t.Fatalf("All not sorted at %d: (%d, %#x) then (%d, %#x)", i, a.Mem, a.Base, b.Mem, b.Base)
+				}
+			}
+		})
 	}
-	for i := 1; i < len(all); i++ {
-		a, b := all[i-1], all[i]
-		if a.Mem > b.Mem || a.Mem == b.Mem && a.Base >= b.Base {
-			t.Fatalf("All not sorted at %d: (%d, %#x) then (%d, %#x)", i, a.Mem, a.Base, b.Mem, b.Base)
-		}
-		if m.Page(b.Ref) != b.Page || b.Page.Num<<PageShift != b.Base {
-			t.Fatalf("page ref %d does not name its page", b.Ref)
+}
+
+// TestRadixSort sorts keys of every width up to 64 bits, at lengths
+// around nothing and a digit's buckets, as slices.Sort does.
+func TestRadixSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, width := range []int{1, 11, 12, 33, 63, 64} {
+		for _, n := range []int{0, 1, 2, 2047, 5000} {
+			keys := make([]uint64, n)
+			for i := range keys {
+				keys[i] = r.Uint64() >> (64 - width)
+				if i > 0 && r.IntN(4) == 0 {
+					keys[i] = keys[r.IntN(i)] // repeats
+				}
+			}
+			want := slices.Clone(keys)
+			slices.Sort(want)
+			if got := radixSort(keys, make([]uint64, n), width); !slices.Equal(got, want) {
+				t.Errorf("width %d, %d keys: not sorted", width, n)
+			}
 		}
 	}
 }
