@@ -503,12 +503,12 @@ type PageRef struct {
 // All returns every page, sorted by (Mem, Base). It must not run while
 // pages are being created; it is meant for the end of a replay.
 //
-// When a page's (Mem, page number, reference) fit 64 bits together (page
-// numbers below 2^42 - 22 bits less the memory ids' width: every address
-// below 2^54 for one memory instance), it sorts those keys, integers, and
-// reads the pages back by reference: 65536 pages in a fifth of the time a
-// comparison function takes (the memory table of a large replay waits for
-// it). Otherwise it sorts the PageRefs by comparison.
+// When a page's memory id, page number and reference fit 64 bits together
+// (the reference takes refBits: one memory instance's addresses below
+// 2^54), it radix-sorts those keys and reads the pages back by reference:
+// 65536 pages in a fifth of the time a comparison function takes (the
+// memory table of a large replay waits for it). Otherwise it sorts the
+// PageRefs by comparison.
 func (m *Memory) All() []PageRef {
 	n := m.npages.Load()
 	refs := make([]PageRef, 0, n-1)
@@ -519,13 +519,13 @@ func (m *Memory) All() []PageRef {
 		refs = append(refs, PageRef{Ref: ref, Mem: p.Mem, Base: p.Num << PageShift, Page: p})
 		memOr, numOr = memOr|p.Mem, numOr|p.Num
 	}
-	const refBits = 22 // MaxPages
-	if numBits := bits.Len64(numOr); bits.Len32(memOr)+numBits+refBits <= 64 {
+	numBits := bits.Len64(numOr)
+	if width := bits.Len32(memOr) + numBits + refBits; width <= 64 {
 		keys := make([]uint64, len(refs))
 		for i, r := range refs {
 			keys[i] = uint64(r.Mem)<<(numBits+refBits) | (r.Base>>PageShift)<<refBits | uint64(r.Ref)
 		}
-		keys = radixSort(keys, make([]uint64, len(keys)), bits.Len32(memOr)+numBits+refBits)
+		keys = radixSort(keys, make([]uint64, len(keys)), width)
 		for i, k := range keys {
 			ref := uint32(k & (1<<refBits - 1))
 			p := m.Page(ref)
@@ -550,6 +550,16 @@ func (m *Memory) All() []PageRef {
 	})
 	return refs
 }
+
+// refBits is the width of a page reference: every reference is below
+// MaxPages = 1<<refBits (the two constants below fail to compile
+// otherwise).
+const refBits = 22
+
+const (
+	_ uint = MaxPages - 1<<refBits
+	_ uint = 1<<refBits - MaxPages
+)
 
 // radixSort sorts keys, whose bits above the lowest width are zero, by
 // least significant digit first, 11 bits a pass, through tmp (as long as
