@@ -566,6 +566,10 @@ func (e *Engine) expandBatch(b *batch, fuse bool) {
 		}
 		wg.Wait()
 	}
+	// The chunks of memory the batch's first touches made are faulted in
+	// here and on a goroutine of the memory's, both at once, before the
+	// batch is applied (shard.Memory.Populate).
+	e.mem.Populate()
 	for _, err := range b.rangeErr {
 		if err != nil {
 			b.err = err
