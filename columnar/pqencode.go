@@ -48,6 +48,16 @@ func appendDelta[T int32 | int64](dst []byte, vals []T, flip T) (out []byte, vlo
 		return binary.AppendVarint(dst, 0), 0, 0
 	}
 	dst = binary.AppendVarint(dst, int64(vals[0])) // zig-zag, as the format's
+	if allEqual(vals) {
+		// One value throughout (the memory table's group, -1 but in
+		// shared memory): every block's smallest delta is 0, its
+		// miniblocks 0 bits wide, as the loop below would write them, for
+		// a compare a value instead of its work.
+		for from := 1; from < len(vals); from += deltaBlock {
+			dst = append(dst, 0, 0, 0, 0, 0)
+		}
+		return dst, vals[0], vals[0]
+	}
 	var d [deltaBlock]int64
 	var mini [deltaMiniBlock]uint64
 	prev := vals[0]
@@ -85,6 +95,17 @@ func appendDelta[T int32 | int64](dst []byte, vals []T, flip T) (out []byte, vlo
 		}
 	}
 	return dst, vlo ^ flip, vhi ^ flip
+}
+
+// allEqual reports whether every value of vals is vals[0] (vals is not
+// empty). It returns at the first that is not: at once, for most columns.
+func allEqual[T comparable](vals []T) bool {
+	for _, v := range vals[1:] {
+		if v != vals[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // pack32 appends 32 values of w bits each (each below 1<<w), bit-packed

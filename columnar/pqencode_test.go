@@ -41,6 +41,36 @@ func TestDeltaSpecExamples(t *testing.T) {
 
 func first[T any](b []byte, _, _ T) []byte { return b }
 
+// TestDeltaConstant: a column of one value (appendDelta's shortcut) is
+// encoded as the format has it: the header, then a block of zero-width
+// miniblocks (a zero smallest delta, four zero widths) per 128 deltas;
+// and its smallest and largest values are that value, unsigned too.
+func TestDeltaConstant(t *testing.T) {
+	for _, n := range []int{2, 128, 129, 300} {
+		for _, v := range []int64{-1, 0, math.MaxInt64, math.MinInt64} {
+			want := []byte{0x80, 0x01, 4}
+			want = binary.AppendUvarint(want, uint64(n))
+			want = binary.AppendVarint(want, v)
+			for range (n - 1 + 127) / 128 {
+				want = append(want, 0, 0, 0, 0, 0)
+			}
+			vals := make([]int64, n)
+			for i := range vals {
+				vals[i] = v
+			}
+			got, lo, hi := appendDelta(nil, vals, int64(unsignedTop[uint64]()))
+			if !bytes.Equal(got, want) || lo != v || hi != v {
+				t.Errorf("%d × %d: % x, min %d max %d; want % x, %d %d", n, v, got, lo, hi, want, v, v)
+			}
+			// One value different, last: the general path's bytes.
+			vals[n-1]++
+			if got := first(appendDelta(nil, vals, 0)); bytes.Equal(got, want) {
+				t.Errorf("%d × %d with the last changed: the constant column's bytes", n, v)
+			}
+		}
+	}
+}
+
 // TestDeltaMinMax: the smallest and largest values appendDelta returns
 // with a page, for each column type it encodes, are minMax's over the
 // column's own type, in its own order: an unsigned column's values are
