@@ -220,6 +220,25 @@ func BenchmarkMemory(b *testing.B) {
 	benchWrite(b, len(ws), "memory.parquet", func(dir string) { writeTable(b, dir, "memory", ws, 1<<16, (*Writer).Memory) })
 }
 
+// BenchmarkAppendDelta is DELTA_BINARY_PACKED alone (appendDelta) on a
+// page of maxPageRows addresses of a scattered replay's memory table:
+// increasing, one to fourteen words apart.
+func BenchmarkAppendDelta(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	vals := make([]int64, maxPageRows)
+	a := int64(0)
+	for i := range vals {
+		a += 4 * int64(1+rng.IntN(14))
+		vals[i] = a
+	}
+	dst := make([]byte, 0, 16*maxPageRows)
+	b.ResetTimer()
+	for range b.N {
+		dst, _, _ = appendDelta(dst[:0], vals, int64(unsignedTop[uint64]()))
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(vals)), "ns/value")
+}
+
 // BenchmarkResultsVsDuckDB writes the rows of BenchmarkResults through the
 // Writer (timed as usual: ns/op, ns/row, cpu-ns/row) and then has DuckDB,
 // on one thread, write the same rows from a table it holds in memory to

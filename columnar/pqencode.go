@@ -59,19 +59,14 @@ func appendDelta[T int32 | int64](dst []byte, vals []T, flip T) (out []byte, vlo
 		return dst, vals[0], vals[0]
 	}
 	var d [deltaBlock]int64
-	var mini [deltaMiniBlock]uint64
+	var his [deltaMinis]int64
 	prev := vals[0]
 	vlo, vhi = prev^flip, prev^flip // flipped until the return
 	for from := 1; from < len(vals); from += deltaBlock {
 		blk := vals[from:min(from+deltaBlock, len(vals))]
-		lo, hi := int64(1<<63-1), int64(-1<<63)
-		for k, v := range blk {
-			x := int64(v - prev) // wraps at T's width
-			prev = v
-			d[k] = x
-			lo, hi = min(lo, x), max(hi, x)
-			vlo, vhi = min(vlo, v^flip), max(vhi, v^flip)
-		}
+		lo, hi := blockDeltas(&d, &his, blk, prev)
+		prev = blk[len(blk)-1]
+		vlo, vhi = blockRange(blk, flip, vlo, vhi)
 		dst = binary.AppendVarint(dst, lo)
 		widths := len(dst)
 		dst = append(dst, 0, 0, 0, 0)
@@ -82,19 +77,53 @@ func appendDelta[T int32 | int64](dst []byte, vals []T, flip T) (out []byte, vlo
 		}
 		for m := 0; m < deltaMinis && m*deltaMiniBlock < len(blk); m++ {
 			seg := d[m*deltaMiniBlock : min(m*deltaMiniBlock+deltaMiniBlock, len(blk))]
-			var or uint64
-			for k, x := range seg {
-				u := uint64(x - lo)
-				mini[k] = u
-				or |= u
-			}
-			clear(mini[len(seg):])
-			w := uint(bits.Len64(or))
+			// The widest of seg's deltas less lo is as wide as all of
+			// them or'd together: its largest.
+			w := uint(bits.Len64(uint64(his[m] - lo)))
 			dst[widths+m] = byte(w)
-			dst = pack32(dst, &mini, w)
+			dst = pack32(dst, seg, lo, w)
 		}
 	}
 	return dst, vlo ^ flip, vhi ^ flip
+}
+
+// The loops of appendDelta, each a function of its own: in one function
+// with the rest, the compiler kept their running values (the smallest
+// delta, the previous value) on the stack, where each iteration waited
+// on the last one's store.
+
+// blockDeltas sets d[k] to the delta from the value before blk[k] (prev
+// for blk[0]), wrapping at T's width, and his[m] to the largest delta of
+// miniblock m (those blk has); it returns the smallest and the largest
+// delta of all.
+//
+//go:noinline
+func blockDeltas[T int32 | int64](d *[deltaBlock]int64, his *[deltaMinis]int64, blk []T, prev T) (lo, hi int64) {
+	lo, hi = int64(1<<63-1), int64(-1<<63)
+	for m := 0; m*deltaMiniBlock < len(blk); m++ {
+		seg := blk[m*deltaMiniBlock : min(m*deltaMiniBlock+deltaMiniBlock, len(blk))]
+		out := d[m*deltaMiniBlock:]
+		h := int64(-1 << 63)
+		for k, v := range seg {
+			x := int64(v - prev)
+			prev = v
+			out[k] = x
+			lo, h = min(lo, x), max(h, x)
+		}
+		his[m], hi = h, max(hi, h)
+	}
+	return lo, hi
+}
+
+// blockRange widens [vlo, vhi] to hold every value of blk, compared with
+// bit flip inverted (appendDelta).
+//
+//go:noinline
+func blockRange[T int32 | int64](blk []T, flip, vlo, vhi T) (T, T) {
+	for _, v := range blk {
+		vlo, vhi = min(vlo, v^flip), max(vhi, v^flip)
+	}
+	return vlo, vhi
 }
 
 // allEqual reports whether every value of vals is vals[0] (vals is not
@@ -108,31 +137,49 @@ func allEqual[T comparable](vals []T) bool {
 	return true
 }
 
-// pack32 appends 32 values of w bits each (each below 1<<w), bit-packed
-// from the least significant bit up: 4·w bytes.
-func pack32(dst []byte, v *[deltaMiniBlock]uint64, w uint) []byte {
+// pack32 appends a miniblock: seg's deltas (at most 32) less lo, each
+// below 1<<w, bit-packed from the least significant bit up, and zeros for
+// the deltas past seg's: 4·w bytes.
+//
+// It packs into words on the stack, indexed without a bounds check, and
+// copies them out after: storing each word into dst as it filled, the
+// loop kept its accumulator on the stack (a store and a load on every
+// value's path) around the bounds check's panic. With the miniblock's
+// width from blockDeltas rather than a pass of its own, and the shifts
+// masked, BenchmarkAppendDelta went from 3.1 to 2.7 ns a value.
+func pack32(dst []byte, seg []int64, lo int64, w uint) []byte {
 	if w == 0 {
 		return dst
+	}
+	var words [deltaMiniBlock]uint64 // 32·w bits: w words
+	var acc uint64
+	var nb uint // bits in acc
+	o := 0
+	for _, x := range seg[:min(len(seg), deltaMiniBlock)] {
+		u := uint64(x - lo)
+		acc |= u << (nb & 63) // nb < 64: the mask spares Go's check for a shift past the width
+		nb += w
+		if nb >= 64 {
+			words[o%deltaMiniBlock] = acc
+			o++
+			nb -= 64
+			// The bits that did not fit: u >> (w-nb), in two shifts,
+			// each below 64, for the case nb = 0, w = 64 (no bits).
+			acc = u >> 1 >> ((w - nb - 1) & 63)
+		}
+	}
+	if nb > 0 {
+		words[o%deltaMiniBlock] = acc // a whole miniblock's last 32 bits, or a short one's last bits
 	}
 	n := len(dst)
 	size := 4 * int(w)
 	dst = slices.Grow(dst, size)
 	out := dst[n : n+size]
-	var acc uint64
-	var nb uint // bits in acc
-	o := 0
-	for _, x := range v {
-		acc |= x << nb
-		nb += w
-		if nb >= 64 {
-			binary.LittleEndian.PutUint64(out[o:], acc)
-			o += 8
-			nb -= 64
-			acc = x >> (w - nb) // the bits that did not fit (0 when none: a shift by 64 is 0 in Go)
-		}
+	for i := 0; i+8 <= size; i += 8 {
+		binary.LittleEndian.PutUint64(out[i:], words[i/8])
 	}
-	if nb > 0 { // 32·w bits is a whole number of 32-bit words
-		binary.LittleEndian.PutUint32(out[o:], uint32(acc))
+	if size%8 != 0 {
+		binary.LittleEndian.PutUint32(out[size-4:], uint32(words[size/8]))
 	}
 	return dst[:n+size]
 }
