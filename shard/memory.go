@@ -290,12 +290,7 @@ func (m *Memory) populateAhead(c *Chunk) {
 	m.unpopulated = append(m.unpopulated, c)
 	if !m.populating {
 		m.populating = true
-		go func() {
-			m.Populate()
-			m.mu.Lock()
-			m.populating = false
-			m.mu.Unlock()
-		}()
+		go m.populateQueued(true)
 	}
 }
 
@@ -304,12 +299,20 @@ func (m *Memory) populateAhead(c *Chunk) {
 // none is left to begin. Call it where the chunks are about to be used
 // (a routed batch, before it is applied): a page that is still not
 // resident then only costs a fault on its first store.
-func (m *Memory) Populate() {
+func (m *Memory) Populate() { m.populateQueued(false) }
+
+// populateQueued is Populate; on populateAhead's goroutine (goroutine
+// true) it also records, under the same lock as it finds the queue empty,
+// that the goroutine is gone, so that the next chunk starts another.
+func (m *Memory) populateQueued(goroutine bool) {
 	for {
 		m.mu.Lock()
 		if m.head == len(m.unpopulated) {
 			clear(m.unpopulated[:m.head])
 			m.unpopulated, m.head = m.unpopulated[:0], 0
+			if goroutine {
+				m.populating = false
+			}
 			m.mu.Unlock()
 			return
 		}
