@@ -908,7 +908,7 @@ func (b *batch) routeLanes(ii int, bi *binst, routes []route, cur *shard.Cursor,
 			}
 		}
 	}
-	return distinct, max(maxc, min(distinct, 1)), true
+	return distinct, conflictDepth(distinct, maxc), true
 }
 
 // routeScatter is routeLanes for scattered updates to one owner (a lean
@@ -1026,7 +1026,7 @@ func (b *batch) routePageLanes(ii int, bi *binst, routes []route, cur *shard.Cur
 		ps := b.pageSet(r)
 		ps.next()
 		distinct, maxc = pageRecs((*[trace.MaxLanes]rec)(out), (*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(srcList), page, p.srcShift, &ps.counts, ps.gen)
-		return distinct, max(maxc, min(distinct, 1)), true
+		return distinct, conflictDepth(distinct, maxc), true
 	case srcList != nil:
 		var lanesBuf [trace.MaxLanes]uint8
 		ls := activeLanes(bi.active, &lanesBuf)
@@ -1121,7 +1121,7 @@ func (ps *pageConflicts) count(addrs []uint64) (distinct, maxc uint32) {
 	for _, a := range addrs {
 		distinct, maxc = countLane(counts, a, gen, distinct, maxc)
 	}
-	return distinct, max(maxc, min(distinct, 1))
+	return distinct, conflictDepth(distinct, maxc)
 }
 
 // conflictSet counts, for one instruction at a time, how often each of at
@@ -1138,6 +1138,11 @@ type conflictSlot struct {
 	stamp uint32 // the slot is live when stamp == gen
 	count uint32
 }
+
+// conflictDepth is an instruction's largest conflict from its counts: the
+// most accesses to one address that repeated (maxc, 0 when none did), or
+// 1 when it has any access at all.
+func conflictDepth(distinct, maxc uint32) uint32 { return max(maxc, min(distinct, 1)) }
 
 // next starts a new instruction.
 func (c *conflictSet) next() {
@@ -1158,7 +1163,7 @@ func (c *conflictSet) count(addrs []uint64) (distinct, maxc uint32) {
 			maxc = max(maxc, n)
 		}
 	}
-	return distinct, max(maxc, min(distinct, 1))
+	return distinct, conflictDepth(distinct, maxc)
 }
 
 // add counts one access to a and returns its count so far, and whether a
