@@ -11,3 +11,9 @@ import "unsafe"
 //
 //go:noescape
 func prefetch(ptrs []unsafe.Pointer, span uintptr)
+
+// prefetchRange asks for the cache lines of the n bytes at p, in address
+// order.
+//
+//go:noescape
+func prefetchRange(p unsafe.Pointer, n uintptr)

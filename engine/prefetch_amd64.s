@@ -18,3 +18,19 @@ loop:
 
 done:
 	RET
+
+// func prefetchRange(p unsafe.Pointer, n uintptr)
+TEXT ·prefetchRange(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	ADDQ SI, CX
+
+line:
+	CMPQ SI, CX
+	JAE end
+	PREFETCHT0 (SI)
+	ADDQ $64, SI
+	JMP line
+
+end:
+	RET
