@@ -179,6 +179,28 @@ func DecodeLanes(data []byte) (*Lanes, error) {
 	return l, nil
 }
 
+// AddressRecord is the addresses floor's record of one word: 48 bytes, the
+// size of the engine's per-address entry (an access count and the warps'
+// and groups' sketches), so that the floor moves the same bytes.
+type AddressRecord struct {
+	Accesses uint32
+	_        [10]uint32
+	Last     uint32
+}
+
+// AddressFloor is the least a per-address statistic can cost on top of a
+// replay: every lane-op counted into its word's record, recs[Idx[i]], a
+// read and write of its one or two cache lines, with nothing to find it
+// (the record of word i is recs[i]) and no sketch to update.
+func AddressFloor(recs []AddressRecord, idx, val []uint32) {
+	val = val[:len(idx)]
+	for i, x := range idx {
+		r := &recs[x]
+		r.Accesses++
+		r.Last ^= val[i]
+	}
+}
+
 // Dense is the bare loop the limit is made of: every lane-op's 32-bit add
 // on a dense array, mem[Idx[i]] += Val[i], in trace order.
 func Dense(mem, idx, val []uint32) {
