@@ -6,8 +6,10 @@ import "unsafe"
 // ptrs (PREFETCHT0), without waiting for them: a load that missed would
 // hold its place in the core's reorder buffer until memory answered, and
 // a loop of them stalls once the buffer is full; a prefetch retires at
-// once, so the misses of a whole list overlap. Go has no prefetch
-// intrinsic for user code, hence the assembly (prefetch_amd64.s).
+// once, so the misses of a short list overlap the work before their use.
+// A long list asks too early: its first lines are gone again by their use
+// (countChunk). Go has no prefetch intrinsic for user code, hence the
+// assembly (prefetch_amd64.s).
 //
 //go:noescape
 func prefetch(ptrs []unsafe.Pointer, span uintptr)

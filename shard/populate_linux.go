@@ -19,7 +19,7 @@ const canPopulate = true
 // that the replay would not fault in anyway. The advice never changes a
 // page's contents, so it may run while the apply loop stores to the
 // chunk. An older kernel refuses it (EINVAL) and the pages fault as
-// before; populateChunks ignores the error, which changes nothing but
+// before; populateQueued ignores the error, which changes nothing but
 // speed.
 func populate(c *Chunk) error {
 	// A chunk is a large object, alone in whole pages of the heap: it
