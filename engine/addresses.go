@@ -239,7 +239,7 @@ func (t *addrTracker) collect(o int, b *batch, rt *route) {
 		if k+1 < len(rt.segs) {
 			hi = rt.segs[k+1].lo
 		}
-		if b.insts[s.inst].plan.plain {
+		if b.plans[b.insts[s.inst].pi].plain {
 			continue // LSC's plain loads and stores are not atomics
 		}
 		recs := rt.recs[s.lo:hi]
@@ -408,7 +408,7 @@ func (t *addrTracker) update(part []statItem, f *foundChunk, keys []sketchKey, b
 // analyse updates an address's order analysis with an item's accesses.
 // first says that these are the address's first accesses.
 func (t *addrTracker) analyse(ex *exploreEntry, b *batch, bi *binst, it *statItem, first bool) {
-	p := bi.plan
+	p := b.plans[bi.pi]
 	fam := familyOf(p.kind)
 	// Operands compare at the access's width: a 16-bit atomic uses only
 	// the low half of its 32-bit source (vISA DWORD_ATOMIC, Description:

@@ -64,7 +64,7 @@ func BenchmarkApply(b *testing.B) {
 				}
 				bt.add(in, p, 0, false)
 			}
-			bt.finishAdd()
+			bt.finishAdd([]*plan{p})
 			bt.expand(0, 0, len(bt.insts), e.mem, false, nil)
 			bt.apply(0, e.mem, nil) // create every page first: measure the steady state
 			b.SetBytes(4)

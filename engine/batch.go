@@ -12,19 +12,122 @@ import (
 	"github.com/gpureplay/replay/trace"
 )
 
-// binst is one instruction copied into a batch.
+// binst is one instruction copied into a batch. It holds no pointer: its
+// plan is an index into the replay's plans (batch.plans), its vectors a
+// range of batch.vecs, whose lists are ranges of batch.arena. So the
+// collector neither scans a batch's instructions nor puts a write barrier
+// on the stores that fill them, and never reads their untouched capacity
+// (which maps the kernel's zero page, to be faulted in again when
+// written).
 type binst struct {
-	trace.Inst
-	plan   *plan
-	mem    uint32 // memory id of (space, group)
-	active uint32
-	slot   uint32 // first result slot
-	pos    uint32 // index in the batch in trace order: of its statistics row
+	Seq         uint64
+	Line        int
+	Group, Warp int64
+	Mask        uint32
+	pi          uint32 // index of its plan in batch.plans (plan.id)
+	vals        uint32 // its vectors: batch.vecs[vals:], one per Static.Inputs
+	mem         uint32 // memory id of (space, group)
+	active      uint32
+	slot        uint32 // first result slot
+	pos         uint32 // index in the batch in trace order: of its statistics row
 	// The sources as add found them: when bUni, every lane's first
 	// source is bVal (already shifted by plan.srcShift) and no slot holds
 	// it in batch.opB; likewise cUni, cVal and opC.
 	bUni, cUni bool
 	bVal, cVal uint64
+}
+
+// bvec is a [trace.Vector] as a batch keeps it: its lists as ranges of the
+// batch's arena rather than slices, so that it holds no pointer.
+type bvec struct {
+	Base, Stride, BaseHi uint64
+	list, listHi         uint32 // where List and ListHi start in batch.arena
+	n                    uint32 // len(List)
+	Kind                 trace.VecKind
+	hasHi                bool // ListHi is set
+}
+
+// xinst is one instruction of a batch as expand and apply read it: its
+// record, and its plan, Static and vectors looked up (batch.inst).
+type xinst struct {
+	*binst
+	plan   *plan
+	Static *trace.Static
+	Vals   []bvec
+	arena  []uint64
+}
+
+// inst returns instruction i of the batch with its plan and vectors.
+func (b *batch) inst(i int) xinst {
+	bi := &b.insts[i]
+	p := b.plans[bi.pi]
+	return xinst{binst: bi, plan: p, Static: p.st, Vals: b.vecs[bi.vals : int(bi.vals)+len(p.st.Inputs)], arena: b.arena}
+}
+
+// instAlone returns in as an xinst of its own, its vectors and lists
+// copied into vecs and arena (reused from call to call, and returned
+// grown), for a pass that reads instructions one at a time (races.go).
+func instAlone(in *trace.Inst, p *plan, bi *binst, vecs []bvec, arena []uint64) (xinst, []bvec, []uint64) {
+	*bi = binst{Seq: in.Seq, Line: in.Line, Group: in.Group, Warp: in.Warp, Mask: in.Mask, active: in.Active()}
+	vecs, arena = vecs[:0], arena[:0]
+	for j := range in.Vals {
+		v := &in.Vals[j]
+		bv := bvec{Base: v.Base, Stride: v.Stride, BaseHi: v.BaseHi, Kind: v.Kind}
+		if v.Kind == trace.VecList {
+			bv.list, bv.n = uint32(len(arena)), uint32(len(v.List))
+			arena = append(arena, v.List...)
+			if v.ListHi != nil {
+				bv.listHi, bv.hasHi = uint32(len(arena)), true
+				arena = append(arena, v.ListHi...)
+			}
+		}
+		vecs = append(vecs, bv)
+	}
+	return xinst{binst: bi, plan: p, Static: in.Static, Vals: vecs, arena: arena}, vecs, arena
+}
+
+// list is input j's per-lane list (its vector is a VecList).
+func (x *xinst) list(j int) []uint64 {
+	v := &x.Vals[j]
+	return x.arena[v.list : v.list+v.n : v.list+v.n]
+}
+
+// lo is lane (or list index) i's value of input j: the low 64 bits of a
+// 128-bit one (trace.Vector.Lo).
+func (x *xinst) lo(j, i int) uint64 {
+	v := &x.Vals[j]
+	switch v.Kind {
+	case trace.VecStride:
+		return v.Base + uint64(i)*v.Stride
+	case trace.VecList:
+		return x.arena[v.list : v.list+v.n][i]
+	}
+	return v.Base
+}
+
+// hi is the high 64 bits of input j's value i (trace.Vector.Hi).
+func (x *xinst) hi(j, i int) uint64 {
+	v := &x.Vals[j]
+	if v.Kind == trace.VecList && v.hasHi {
+		return x.arena[v.listHi : v.listHi+v.n][i]
+	}
+	return v.BaseHi
+}
+
+// Value is a source's low and high 64 bits for one lane (trace.Inst.Value).
+func (x *xinst) Value(src trace.Src, lane int) (lo, hi uint64) {
+	if src.In < 0 {
+		return src.Imm, src.Hi
+	}
+	i := lane
+	if inp := &x.Static.Inputs[src.In]; inp.Elems > 1 {
+		if inp.Transposed {
+			i = lane*inp.Elems + src.Elem
+		} else {
+			i = src.Elem*x.Static.ExecSize + lane
+		}
+	}
+	return x.lo(src.In, i), x.hi(src.In, i)
 }
 
 // rec is one lane-element access of a lane that did not fault, routed to
@@ -90,9 +193,12 @@ func (rt *route) reset() { rt.recs, rt.segs = rt.recs[:0], rt.segs[:0] }
 // batch is the unit the pipeline moves: instructions, their result slots,
 // statistics, and the records routed per (range, owner).
 type batch struct {
-	insts   []binst
-	vecs    []trace.Vector // backing store of the instructions' Vals, reused batch after batch
-	arena   []uint64       // backing store for copied vector lists
+	insts []binst
+	vecs  []bvec   // the instructions' vectors, reused batch after batch
+	arena []uint64 // the vectors' lists
+	// plans are the replay's plans, by plan.id, as of the batch's last
+	// instruction (finishAdd): the reader only appends to them.
+	plans   []*plan
 	results []Result
 	// vals and valsHi are what each slot's lane got back. apply writes
 	// them; mergeValues copies them into results in slot order before
@@ -111,6 +217,7 @@ type batch struct {
 	// order. An owner is an applying worker: it owns the pages whose shard
 	// is its index modulo the owner count.
 	out     [][]route        // [range][owner]
+	cur     []xinst          // [range]: the instruction expand has in hand
 	scratch [][]uint64       // [range]: one instruction's addresses, for its statistics
 	addends [][]uint64       // [range]: a partial warp's addends, gathered (routeScatter)
 	cset    []conflictSet    // [range]: the warp path's conflict counts
@@ -155,6 +262,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 	b.insts = b.insts[:0]
 	b.vecs = b.vecs[:0]
 	b.arena = b.arena[:0]
+	b.plans = nil
 	b.nslots = 0
 	b.wide = false
 	clear(b.inits) // drop the copies' data
@@ -166,6 +274,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 			b.out[r] = make([]route, owners)
 		}
 		b.scratch = make([][]uint64, ranges)
+		b.cur = make([]xinst, ranges)
 		b.addends = make([][]uint64, ranges)
 		for r := range b.addends {
 			b.addends[r] = make([]uint64, trace.MaxLanes)
@@ -200,34 +309,44 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 		b.insts = append(b.insts, binst{})
 	}
 	bi := &b.insts[n]
-	firstVec := len(b.vecs)
-	bi.Inst = *in
-	for _, v := range in.Vals {
-		if v.Kind == trace.VecList && !inArena {
-			start := len(b.arena)
-			b.arena = append(b.arena, v.List...)
-			v.List = b.arena[start:len(b.arena):len(b.arena)]
+	active := in.Active()
+	*bi = binst{Seq: in.Seq, Line: in.Line, Group: in.Group, Warp: in.Warp, Mask: in.Mask,
+		pi: p.id, vals: uint32(len(b.vecs)), mem: mem, active: active,
+		slot: uint32(b.nslots), pos: uint32(n)}
+	for j := range in.Vals {
+		v := &in.Vals[j]
+		bv := bvec{Base: v.Base, Stride: v.Stride, BaseHi: v.BaseHi, Kind: v.Kind}
+		if v.Kind == trace.VecList {
+			bv.list, bv.n = b.arenaList(v.List, inArena)
 			if v.ListHi != nil {
-				start = len(b.arena)
-				b.arena = append(b.arena, v.ListHi...)
-				v.ListHi = b.arena[start:len(b.arena):len(b.arena)]
+				bv.listHi, _ = b.arenaList(v.ListHi, inArena)
+				bv.hasHi = true
 			}
 		}
-		b.vecs = append(b.vecs, v)
+		b.vecs = append(b.vecs, bv)
 	}
-	bi.Vals = b.vecs[firstVec:len(b.vecs):len(b.vecs)]
-	bi.plan = p
-	bi.mem = mem
-	bi.active = in.Active()
-	bi.slot = uint32(b.nslots)
-	bi.pos = uint32(n)
-	b.nslots += bits.OnesCount32(bi.active) * in.Static.Elems
+	b.nslots += bits.OnesCount32(active) * in.Static.Elems
 	b.wide = b.wide || p.size == 16
 	if in.Static.Elems == 1 && p.size <= 8 {
-		b.sources(bi)
+		b.sources(bi, in, p)
 	} else {
 		bi.bUni, bi.cUni = false, false // a source per element, or a 128-bit one
 	}
+}
+
+// arenaList returns where list starts in b.arena, and its length: where it
+// lies already when the source decoded it into the arena (inArena), else
+// where it is copied to, at the arena's end.
+func (b *batch) arenaList(list []uint64, inArena bool) (at, n uint32) {
+	if inArena && len(list) > 0 && len(b.arena) > 0 {
+		d := uintptr(unsafe.Pointer(unsafe.SliceData(list))) - uintptr(unsafe.Pointer(unsafe.SliceData(b.arena)))
+		if at := d / 8; d%8 == 0 && at <= uintptr(len(b.arena)) && uintptr(len(list)) <= uintptr(len(b.arena))-at {
+			return uint32(at), uint32(len(list))
+		}
+	}
+	at = uint32(len(b.arena))
+	b.arena = append(b.arena, list...)
+	return at, uint32(len(list))
 }
 
 // faultForeign marks the result row of a lane-element that another
@@ -268,14 +387,16 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// finishAdd sizes the per-slot arrays once every instruction is in, only
+// finishAdd takes the replay's plans as they are after the batch's last
+// instruction (binst.pi indexes them), and sizes the per-slot arrays once every instruction is in, only
 // those the batch uses: without per-lane rows (noResults) neither results
 // nor what lanes got back, and the high halves of sources only for 16-byte
 // accesses. Every byte here is touched once a batch, so what a lean replay
 // does not need it does not allocate.
 // Lists copied before the arena grew keep pointing at the old backing
 // array, which stays alive and unchanged: values were copied, not aliased.
-func (b *batch) finishAdd() {
+func (b *batch) finishAdd(plans []*plan) {
+	b.plans = plans
 	n := b.nslots
 	if !b.noResults {
 		b.results = grow(b.results, n)
@@ -296,12 +417,11 @@ func (b *batch) finishAdd() {
 	b.stats = grow(b.stats, len(b.insts))
 }
 
-// sources sets bi's uniform sources, once, as it is added: a source is
+// sources sets bi's uniform sources, once, as in is added: a source is
 // uniform when it is an immediate, absent, or an input bound to one value
 // for every lane. Only scalar instructions (one element) of at most 8
 // bytes are asked; others take every source from opB, opC.
-func (b *batch) sources(bi *binst) {
-	p := bi.plan
+func (b *batch) sources(bi *binst, in *trace.Inst, p *plan) {
 	uni := func(srcs []trace.Src) (bool, uint64) {
 		if srcs == nil {
 			return true, 0
@@ -310,7 +430,7 @@ func (b *batch) sources(bi *binst) {
 		if s.In < 0 {
 			return true, s.Imm >> p.srcShift
 		}
-		if v := &bi.Vals[s.In]; v.Kind == trace.VecBroadcast && bi.Static.Inputs[s.In].Elems <= 1 {
+		if v := &in.Vals[s.In]; v.Kind == trace.VecBroadcast && in.Static.Inputs[s.In].Elems <= 1 {
 			return true, v.Base >> p.srcShift
 		}
 		return false, 0
@@ -369,11 +489,11 @@ const (
 )
 
 // fillSources stores, per active lane, the sources that are not uniform.
-func (b *batch) fillSources(bi *binst) {
+func (b *batch) fillSources(bi *xinst) {
 	if bi.bUni && bi.cUni {
 		return
 	}
-	b.needOps(bi)
+	b.needOps(bi.binst)
 	p := bi.plan
 	slot := bi.slot
 	for m := bi.active; m != 0; m &= m - 1 {
@@ -406,8 +526,12 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 	cur := mem.Cursor()
 	b.firstFault[r] = -1
 	addrs := b.scratch[r][:0]
+	// The instruction in hand, in the batch rather than on the stack: the
+	// element hooks (plan.elemAddr) are called through func values, to
+	// which a local's address would escape, an allocation per instruction.
+	bi := &b.cur[r]
 	for ii := lo; ii < hi; ii++ {
-		bi := &b.insts[ii]
+		*bi = b.inst(ii)
 		p := bi.plan
 		st := bi.Static
 		if st.Elems == 1 && p.size <= 8 && !p.status && p.simple {
@@ -446,7 +570,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 // own (partition, fault, status), its sources gathered into the batch's
 // operand slots and its record routed to the page's shard. It writes the
 // instruction's statistics and returns addrs emptied for reuse.
-func (b *batch) expandLanes(ii int, bi *binst, routes []route, cur *shard.Cursor, addrs []uint64, mem *shard.Memory, r int) []uint64 {
+func (b *batch) expandLanes(ii int, bi *xinst, routes []route, cur *shard.Cursor, addrs []uint64, mem *shard.Memory, r int) []uint64 {
 	p := bi.plan
 	st := bi.Static
 	var faults uint32
@@ -495,7 +619,7 @@ func (b *batch) expandLanes(ii int, bi *binst, routes []route, cur *shard.Cursor
 
 // statusRow is lsc_load_status's lane-element: no access, a 1 for an
 // in-bounds lane.
-func (b *batch) statusRow(bi *binst, lane, e int, slot uint32, addr uint64, f Fault) {
+func (b *batch) statusRow(bi *xinst, lane, e int, slot uint32, addr uint64, f Fault) {
 	if b.noResults {
 		return
 	}
@@ -509,7 +633,7 @@ func (b *batch) statusRow(bi *binst, lane, e int, slot uint32, addr uint64, f Fa
 // recordFault records a faulting lane-element's row, and keeps range r's
 // first fault in (seq, lane, elem) order, whatever order the lanes apply
 // in.
-func (b *batch) recordFault(bi *binst, lane, e int, slot uint32, addr uint64, f Fault, r int) {
+func (b *batch) recordFault(bi *xinst, lane, e int, slot uint32, addr uint64, f Fault, r int) {
 	row := Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr, Fault: f}
 	if !b.noResults {
 		b.results[slot] = row
@@ -524,7 +648,7 @@ func (b *batch) recordFault(bi *binst, lane, e int, slot uint32, addr uint64, f 
 // routeElem gathers a lane-element's sources into its operand slots and
 // routes its record to the shard that owns addr's page. It reports false
 // when memory is full.
-func (b *batch) routeElem(ii int, bi *binst, lane, e int, slot uint32, addr uint64, routes []route, cur *shard.Cursor) bool {
+func (b *batch) routeElem(ii int, bi *xinst, lane, e int, slot uint32, addr uint64, routes []route, cur *shard.Cursor) bool {
 	p := bi.plan
 	var bv, bh, cv, ch uint64
 	if p.b != nil {
@@ -533,7 +657,7 @@ func (b *batch) routeElem(ii int, bi *binst, lane, e int, slot uint32, addr uint
 	if p.c != nil {
 		cv, ch = bi.Value(p.c[e], lane)
 	}
-	b.needOps(bi)
+	b.needOps(bi.binst)
 	if !bi.bUni {
 		b.opB[slot] = bv >> p.srcShift
 	}
@@ -563,7 +687,7 @@ func (b *batch) routeElem(ii int, bi *binst, lane, e int, slot uint32, addr uint
 // lane hits one address. It reports false, having done nothing, when the
 // instruction needs the general path. addrs is scratch; it returns it,
 // possibly grown.
-func (b *batch) expandWarp(ii int, bi *binst, routes []route, cur *shard.Cursor, addrs []uint64, r int) (bool, []uint64, error) {
+func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, addrs []uint64, r int) (bool, []uint64, error) {
 	st, p := bi.Static, bi.plan
 	scratch := addrs
 	addrs, sp := warpAddresses(bi, scratch, b.noResults)
@@ -648,7 +772,7 @@ type warpSpan struct {
 // addresses are its per-lane list as it is (scale 1, no offset, pitch or
 // mask: PTX's and SASS's [%rd] of 64-bit addresses) returns the list
 // itself, to be read only, and sets span.aliased: addrs is left as it was.
-func warpAddresses(bi *binst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) {
+func warpAddresses(bi *xinst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) {
 	addrs = addrs[:0]
 	st := bi.Static
 	var base, stride uint64
@@ -661,10 +785,10 @@ func warpAddresses(bi *binst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) 
 		case trace.VecStride:
 			base, stride = v.Base, v.Stride
 		case trace.VecList:
-			list = v.List
+			list = bi.list(st.Addr)
 		}
 		if st.AddrUniform {
-			base, stride, list = v.Lo(0), 0, nil
+			base, stride, list = bi.lo(st.Addr, 0), 0, nil
 		}
 	}
 	scale := uint64(st.AddrScale)
@@ -766,7 +890,7 @@ func (p *plan) inRegion(lo, hi uint64) bool {
 }
 
 // warpRows writes a fault-free warp's result rows, one per active lane.
-func (b *batch) warpRows(bi *binst, addrs []uint64) {
+func (b *batch) warpRows(bi *xinst, addrs []uint64) {
 	slot := bi.slot
 	k := 0
 	for m := bi.active; m != 0; m &= m - 1 {
@@ -781,7 +905,7 @@ func (b *batch) warpRows(bi *binst, addrs []uint64) {
 // (words 0) or a run words apart. Another partition's page gets the
 // lanes' foreign rows instead (local false). ok is false when memory is
 // full.
-func (b *batch) routeRun(ii int, bi *binst, routes []route, cur *shard.Cursor, addr uint64, n uint32, words int32) (local, ok bool) {
+func (b *batch) routeRun(ii int, bi *xinst, routes []route, cur *shard.Cursor, addr uint64, n uint32, words int32) (local, ok bool) {
 	en := cur.Resolve(bi.mem, addr)
 	if en == 0 {
 		return false, false
@@ -800,14 +924,14 @@ func (b *batch) routeRun(ii int, bi *binst, routes []route, cur *shard.Cursor, a
 
 // routeWarpLanes routes a warp's lanes one record each, counting
 // conflicts unless the addresses are distinct by construction.
-func (b *batch) routeWarpLanes(ii int, bi *binst, routes []route, cur *shard.Cursor, addrs []uint64, sp warpSpan, vals bool, r int) (distinct, maxc uint32, ok bool) {
+func (b *batch) routeWarpLanes(ii int, bi *xinst, routes []route, cur *shard.Cursor, addrs []uint64, sp warpSpan, vals bool, r int) (distinct, maxc uint32, ok bool) {
 	p := bi.plan
 	// A vals segment's sources: straight from a per-lane list when the
 	// first source is one (scattered updates), else lane by lane.
 	var srcList []uint64
 	if vals && p.b[0].In >= 0 {
-		if v := &bi.Vals[p.b[0].In]; v.Kind == trace.VecList && bi.Static.Inputs[p.b[0].In].Elems <= 1 {
-			srcList = v.List
+		if j := p.b[0].In; bi.Vals[j].Kind == trace.VecList && bi.Static.Inputs[j].Elems <= 1 {
+			srcList = bi.list(j)
 		}
 	}
 	// Lanes on distinct addresses by construction (a nonzero step of
@@ -853,7 +977,7 @@ func wordRun(addrs []uint64, size uint64, active uint32) (int32, bool) {
 // laneOrder lists bi's active lanes, lowest first, and, unless the batch
 // applies lanes in lane order, the order they apply in (indexes into the
 // list; nil for lane order: order.go), in the storage given.
-func (b *batch) laneOrder(bi *binst, lanes, perm *[trace.MaxLanes]uint8) (ls, pm []uint8) {
+func (b *batch) laneOrder(bi *xinst, lanes, perm *[trace.MaxLanes]uint8) (ls, pm []uint8) {
 	ls = activeLanes(bi.active, lanes)
 	if b.order != OrderLane {
 		pm = lanePerm(b.order, b.seed, bi.Seq, len(ls), perm)
@@ -865,7 +989,7 @@ func (b *batch) laneOrder(bi *binst, lanes, perm *[trace.MaxLanes]uint8) (ls, pm
 // addrs being its active lanes' addresses in lane order, and, with count,
 // counts its distinct addresses and largest conflict on the range's
 // conflict set as it goes. It reports false when the memory is full.
-func (b *batch) routeLanes(ii int, bi *binst, routes []route, cur *shard.Cursor, addrs []uint64, vals bool, srcList []uint64, count bool, r int) (distinct, maxc uint32, ok bool) {
+func (b *batch) routeLanes(ii int, bi *xinst, routes []route, cur *shard.Cursor, addrs []uint64, vals bool, srcList []uint64, count bool, r int) (distinct, maxc uint32, ok bool) {
 	p := bi.plan
 	cs := &b.cset[r]
 	cs.next()
@@ -918,7 +1042,7 @@ func (b *batch) routeLanes(ii int, bi *binst, routes []route, cur *shard.Cursor,
 // yet; Resolve makes it, and the loop goes on from there. The k-th
 // address takes the k-th addend: a full warp's are the source's per-lane
 // list itself, a partial warp's its active lanes' gathered first.
-func (b *batch) routeScatter(ii int, bi *binst, rt *route, cur *shard.Cursor, addrs, srcList []uint64, count bool, r int) (distinct, maxc uint32, ok bool) {
+func (b *batch) routeScatter(ii int, bi *xinst, rt *route, cur *shard.Cursor, addrs, srcList []uint64, count bool, r int) (distinct, maxc uint32, ok bool) {
 	addends := srcList
 	if len(addrs) < trace.MaxLanes || len(srcList) < trace.MaxLanes {
 		var lanesBuf [trace.MaxLanes]uint8
@@ -998,7 +1122,7 @@ func (f *distinctFilter) distinct(recs []rec) bool {
 // hit one page (a histogram's bins, a scatter within 4 KiB): the page is
 // resolved once and every record goes to its owner's route in one
 // segment, in one loop per kind of source.
-func (b *batch) routePageLanes(ii int, bi *binst, routes []route, cur *shard.Cursor, addrs []uint64, vals bool, srcList []uint64, count bool, r int) (distinct, maxc uint32, ok bool) {
+func (b *batch) routePageLanes(ii int, bi *xinst, routes []route, cur *shard.Cursor, addrs []uint64, vals bool, srcList []uint64, count bool, r int) (distinct, maxc uint32, ok bool) {
 	en := cur.Resolve(bi.mem, addrs[0])
 	if en == 0 {
 		return 0, 0, false
@@ -1260,7 +1384,8 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 			if k+1 < len(rt.segs) {
 				hi = rt.segs[k+1].lo
 			}
-			b.applySeg(mem, &b.insts[s.inst], s, rt.recs[s.lo:hi])
+			x := b.inst(int(s.inst))
+			b.applySeg(mem, &x, s, rt.recs[s.lo:hi])
 		}
 	}
 	if t != nil {
@@ -1270,7 +1395,7 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 
 // applySeg performs one instruction's records, with the loop its
 // operation, width and sources call for.
-func (b *batch) applySeg(mem *shard.Memory, bi *binst, s seg, recs []rec) {
+func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) {
 	p := bi.plan
 	noDst := !bi.Static.HasDst || p.noRet || b.noResults
 	add32ok := p.size == 4 && p.kind == kAdd && !p.retNew && !p.retShl16
@@ -1312,7 +1437,7 @@ func (b *batch) applySeg(mem *shard.Memory, bi *binst, s seg, recs []rec) {
 	fl := p.flags()
 	for _, x := range recs {
 		slot := x.slot & slotMask
-		bv, cv := b.src(bi, slot, s.vals, x.slot)
+		bv, cv := b.src(bi.binst, slot, s.vals, x.slot)
 		var bh, ch uint64
 		if p.size == 16 {
 			bh, ch = b.opBhi[slot], b.opChi[slot]
@@ -1331,7 +1456,7 @@ func (b *batch) applySeg(mem *shard.Memory, bi *binst, s seg, recs []rec) {
 
 // applyRun performs a run segment other than a coalesced 32-bit add
 // (applySeg's): lane k on the word s.step*k words from x's, in lane order.
-func (b *batch) applyRun(mem *shard.Memory, bi *binst, x rec, s seg, noDst bool) {
+func (b *batch) applyRun(mem *shard.Memory, bi *xinst, x rec, s seg, noDst bool) {
 	p := bi.plan
 	slot0 := x.slot & slotMask
 	pg := mem.Page(x.word >> (shard.PageShift - 2))
@@ -1339,7 +1464,7 @@ func (b *batch) applyRun(mem *shard.Memory, bi *binst, x rec, s seg, noDst bool)
 	wi := int(x.word & (shard.PageWords - 1))
 	for k := uint32(0); k < s.n; k++ {
 		slot := slot0 + k
-		bv, cv := b.src(bi, slot, false, 0)
+		bv, cv := b.src(bi.binst, slot, false, 0)
 		ret, retHi := applyWord(pg, uint32(wi), 0, p.kind, p.size, fl, bv, cv, 0, 0)
 		if !noDst {
 			b.vals[slot], b.valsHi[slot] = ret, retHi
@@ -1458,7 +1583,7 @@ func touchRange(touched []uint64, w0, n int) {
 // n*b (integer arithmetic wraps alike), and a bitwise operation, min, max
 // or exchange of one value leaves after n applications what it leaves
 // after one (xor: after n mod 2).
-func (b *batch) applyUniform(mem *shard.Memory, bi *binst, x rec, n uint32, noDst bool) {
+func (b *batch) applyUniform(mem *shard.Memory, bi *xinst, x rec, n uint32, noDst bool) {
 	p := bi.plan
 	slot0 := x.slot & slotMask
 	pg := mem.Page(x.word >> (shard.PageShift - 2))
@@ -1492,7 +1617,7 @@ func (b *batch) applyUniform(mem *shard.Memory, bi *binst, x rec, n uint32, noDs
 	}
 	for k := uint32(0); k < n; k++ {
 		slot := slot0 + k
-		bv, cv := b.src(bi, slot, false, 0)
+		bv, cv := b.src(bi.binst, slot, false, 0)
 		ret, retHi := applyWord(pg, wi, byteOff, p.kind, p.size, fl, bv, cv, 0, 0)
 		if !noDst {
 			b.vals[slot], b.valsHi[slot] = ret, retHi

@@ -22,12 +22,11 @@ package engine
 // commutes reports whether b is such a batch.
 func (b *batch) commutes() bool {
 	for i := range b.insts {
-		bi := &b.insts[i]
-		p := bi.plan
+		p := b.plans[b.insts[i].pi]
 		if p.kind != kAdd || p.size != 4 || p.retNew || p.retShl16 {
 			return false
 		}
-		if bi.Static.HasDst && !p.noRet && !b.noResults {
+		if p.st.HasDst && !p.noRet && !b.noResults {
 			return false
 		}
 	}

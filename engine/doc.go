@@ -10,7 +10,9 @@
 //  1. read: one goroutine pulls instructions from the trace.Source, copies
 //     them into a batch, and resolves each distinct Static to a plan (which
 //     semantics, access size, fault rules) and each (space, group) to a
-//     memory id.
+//     memory id. A batch's instructions hold no pointer (binst: a plan
+//     index, vectors whose lists are ranges of the batch's arena), so the
+//     collector neither scans them nor puts barriers on filling them.
 //  2. compute: the batch is cut into one contiguous instruction range per
 //     expanding worker; each expands its lanes (effective address, fault
 //     checks, statistics) and routes each access that did not fault as an

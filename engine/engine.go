@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 	"sort"
 	"sync"
@@ -37,9 +38,13 @@ type Engine struct {
 	mem     *shard.Memory
 	regions map[trace.Space][]trace.Region
 	plans   map[*trace.Static]*plan
-	memIDs  map[memKey]uint32
-	memKeys []memKey
-	addrs   *addrTracker // nil unless the sink wants the addresses table
+	// planList is every plan made, by plan.id; batches index it. It is
+	// only appended to, so a batch's copy of its header stays valid
+	// while the reader appends.
+	planList []*plan
+	memIDs   map[memKey]uint32
+	memKeys  []memKey
+	addrs    *addrTracker // nil unless the sink wants the addresses table
 	// oneLoops counts the batches applied as commuting (batch.oneLoop).
 	oneLoops int
 	ran      bool
@@ -379,17 +384,6 @@ func (e *Engine) finishBatch(b *batch, fused bool) {
 func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 	w := e.opts.interleave
 	defer e.closeWindow(b) // a batch ends a window only where the trace does (below)
-	if in := e.pending; in != nil {
-		e.pending = nil
-		// Its lists, if decoded into an arena, are in the last batch's:
-		// copied.
-		e.winStart = len(b.insts)
-		if !e.addInst(b, in, false) {
-			b.finishAdd()
-			return false
-		}
-		e.windowAdded(b)
-	}
 	as, into := src.(trace.ArenaSource)
 	if want := e.arenaHint + e.arenaHint/8; into && cap(b.arena) < want {
 		// A batch object's first fill: the size the last batch needed at
@@ -400,9 +394,20 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 		b.arena = make([]uint64, 0, want)
 	}
 	if cap(b.vecs) < e.vecsHint {
-		b.vecs = make([]trace.Vector, 0, e.vecsHint) // likewise: no doubling copies
+		b.vecs = make([]bvec, 0, e.vecsHint) // likewise: no doubling copies
 	}
 	defer func() { e.arenaHint, e.vecsHint = max(e.arenaHint, len(b.arena)), max(e.vecsHint, len(b.vecs)) }()
+	if in := e.pending; in != nil {
+		e.pending = nil
+		// Its lists, if decoded into an arena, are in the last batch's:
+		// copied, into the arena sized above (its vectors index it).
+		e.winStart = len(b.insts)
+		if !e.addInst(b, in, false) {
+			b.finishAdd(e.planList)
+			return false
+		}
+		e.windowAdded(b)
+	}
 	// A batch ends at its instruction count or once its lists fill the
 	// list budget (defaultBatchListBytes), whichever comes first, never
 	// within an interleaving window.
@@ -442,7 +447,7 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 		}
 		e.windowAdded(b)
 	}
-	b.finishAdd()
+	b.finishAdd(e.planList)
 	return eof
 }
 
@@ -497,6 +502,12 @@ func (e *Engine) addInst(b *batch, in *trace.Inst, inArena bool) bool {
 				b.err = &InstError{Seq: in.Seq, Line: in.Line, Text: in.Static.Text, Err: err}
 				return false
 			}
+			if len(e.planList) > math.MaxUint32 {
+				b.err = &InstError{Seq: in.Seq, Line: in.Line, Text: in.Static.Text, Err: errors.New("more than 2^32 distinct instructions")}
+				return false
+			}
+			p.id = uint32(len(e.planList))
+			e.planList = append(e.planList, p)
 			e.plans[in.Static] = p
 		}
 		e.lastPlan = p
@@ -613,7 +624,7 @@ func (b *batch) strictError() error {
 		for i := range b.insts {
 			bi := &b.insts[i]
 			if bi.Seq == res.Seq {
-				return &InstError{Seq: bi.Seq, Line: bi.Line, Text: bi.Static.Text,
+				return &InstError{Seq: bi.Seq, Line: bi.Line, Text: b.plans[bi.pi].st.Text,
 					Err: fmt.Errorf("lane %d: %s access at 0x%x (WithStrict stops at the first fault)", res.Lane, res.Fault, res.Addr)}
 			}
 		}

@@ -67,7 +67,7 @@ func BenchmarkExpand(b *testing.B) {
 				}
 				bt.add(in, p, 0, false)
 			}
-			bt.finishAdd()
+			bt.finishAdd([]*plan{p})
 			expand := func() {
 				bt.out[0][0].reset()
 				bt.expand(0, 0, len(bt.insts), e.mem, false, nil)

@@ -137,7 +137,7 @@ func planLoadStatus(p *plan, l *trace.LSC) error {
 	size := uint64(l.Data.MemBytes())
 	vec := l.VecSize
 	mask := st.AddrMask()
-	p.elemFault = func(bi *binst, lane, e int) Fault {
+	p.elemFault = func(bi *xinst, lane, e int) Fault {
 		a0 := p.addr(bi, lane, e)
 		for v := 0; v < vec; v++ {
 			if !validPage(p.regions, (a0+uint64(v)*size)&mask, size) {

@@ -77,22 +77,22 @@ func planBlock2D(p *plan, l *trace.LSC) error {
 	in := l.Block2DIn
 	w := int64(l.BlockWidth)
 	// at is element e's (row, byte column) in the surface.
-	at := func(bi *binst, lane, e int) (row, col int64) {
+	at := func(bi *xinst, lane, e int) (row, col int64) {
 		el := &layout[e]
-		x := int64(int32(uint32(bi.Vals[in[4]].Lo(lane))))
-		y := int64(int32(uint32(bi.Vals[in[5]].Lo(lane))))
+		x := int64(int32(uint32(bi.lo(in[4], lane))))
+		y := int64(int32(uint32(bi.lo(in[5], lane))))
 		return y + int64(el.Row), (x + int64(el.Block)*w + int64(el.Col)) * size
 	}
-	p.elemAddr = func(bi *binst, lane, e int) uint64 {
+	p.elemAddr = func(bi *xinst, lane, e int) uint64 {
 		row, col := at(bi, lane, e)
-		base := bi.Vals[in[0]].Lo(lane)
-		pitch := int64(uint32(bi.Vals[in[3]].Lo(lane)))
+		base := bi.lo(in[0], lane)
+		pitch := int64(uint32(bi.lo(in[3], lane)))
 		return base + uint64(row*pitch+col)
 	}
-	p.elemFault = func(bi *binst, lane, e int) Fault {
+	p.elemFault = func(bi *xinst, lane, e int) Fault {
 		row, col := at(bi, lane, e)
-		widthM1 := int64(uint32(bi.Vals[in[1]].Lo(lane)))
-		heightM1 := int64(uint32(bi.Vals[in[2]].Lo(lane)))
+		widthM1 := int64(uint32(bi.lo(in[1], lane)))
+		heightM1 := int64(uint32(bi.lo(in[2], lane)))
 		if col < 0 || col+size-1 > widthM1 || row < 0 || row > heightM1 {
 			return FaultOutOfBounds
 		}

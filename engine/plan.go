@@ -10,6 +10,7 @@ import (
 // the dialect's planner (ptx.go, sass.go, visa.go, lsc.go).
 type plan struct {
 	st   *trace.Static
+	id   uint32 // index in the replay's plans (Engine.planList)
 	kind kind
 	size uint8 // bytes per element access: 1, 2, 4, 8 or 16
 	// b and c are, per element, the sources that the kind's formula calls b
@@ -28,11 +29,11 @@ type plan struct {
 	regions []trace.Region // regions of the space; none means unbounded
 	// elemAddr, when set, computes an element's address instead of the
 	// Static's linear formula (LSC block2d).
-	elemAddr func(bi *binst, lane, e int) uint64
+	elemAddr func(bi *xinst, lane, e int) uint64
 	// elemFault, when set, may fault an element before any other check
 	// (LSC block2d: an element outside the surface reads zero and drops
 	// its write, FaultOutOfBounds).
-	elemFault func(bi *binst, lane, e int) Fault
+	elemFault func(bi *xinst, lane, e int) Fault
 	// srcShift shifts every source right before the kind sees it, and
 	// retShl16 shifts the returned value left by 16 (LSC d16u32h: the
 	// datum sits in the upper half of the register's 32-bit slot).
@@ -108,7 +109,7 @@ func newPlan(st *trace.Static, h *trace.Header, regions map[trace.Space][]trace.
 }
 
 // addr is the effective address of a lane's element, per the Static's formula.
-func (p *plan) addr(bi *binst, lane, e int) uint64 {
+func (p *plan) addr(bi *xinst, lane, e int) uint64 {
 	if p.elemAddr != nil {
 		return p.elemAddr(bi, lane, e)
 	}
@@ -119,7 +120,7 @@ func (p *plan) addr(bi *binst, lane, e int) uint64 {
 		if st.AddrUniform {
 			l = 0
 		}
-		base = bi.Vals[st.Addr].Lo(l)
+		base = bi.lo(st.Addr, l)
 	}
 	a := uint64(st.AddrScale)*base + uint64(st.AddrImm) + uint64(lane)*uint64(st.LanePitch) + uint64(st.ElemOff(e))
 	return a & st.AddrMask()
@@ -127,7 +128,7 @@ func (p *plan) addr(bi *binst, lane, e int) uint64 {
 
 // checkElem is check for element e of a lane, with the element hook and
 // the vector alignment.
-func (p *plan) checkElem(bi *binst, lane, e int, addr uint64) Fault {
+func (p *plan) checkElem(bi *xinst, lane, e int, addr uint64) Fault {
 	if p.elemFault != nil {
 		if f := p.elemFault(bi, lane, e); f != FaultNone {
 			return f

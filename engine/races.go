@@ -150,6 +150,13 @@ func Races(src trace.Source, ro RacesOptions) ([]RaceRow, error) {
 		}
 		rows = append(rows, RaceRow{Space: k.space, Group: k.group, Addr: k.addr, Rule: [...]string{"scope", "atomic_plain"}[rule], A: side(a), B: side(b)})
 	}
+	// One instruction at a time, as the engine's expand reads it.
+	var (
+		one   binst
+		x     xinst
+		vecs  []bvec
+		arena []uint64
+	)
 	for {
 		in, err := src.Next()
 		if err == io.EOF {
@@ -181,7 +188,8 @@ func Races(src trace.Source, ro RacesOptions) ([]RaceRow, error) {
 			g = -1
 		}
 		scope, _ := scopeOf(st)
-		bi := &binst{Inst: *in}
+		x, vecs, arena = instAlone(in, p, &one, vecs, arena)
+		bi := &x
 		for m := in.Active(); m != 0; m &= m - 1 {
 			lane := bits.TrailingZeros32(m)
 			for e := 0; e < st.Elems; e++ {
