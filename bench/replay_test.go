@@ -52,7 +52,9 @@ var (
 )
 
 // getTrace builds a benchmark trace once per process (and once per
-// `make bench`, through REPLAY_BENCH_CACHE).
+// `make bench`, through REPLAY_BENCH_CACHE), and keeps it outside the Go
+// heap (outsideHeap), so that a benchmarked replay collects garbage as
+// often as the command does.
 func getTrace(tb testing.TB, name string) *Trace {
 	tracesMu.Lock()
 	defer tracesMu.Unlock()
@@ -63,6 +65,7 @@ func getTrace(tb testing.TB, name string) *Trace {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	t.Data = outsideHeap(t.Data)
 	traces[name] = t
 	return t
 }
