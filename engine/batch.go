@@ -119,14 +119,7 @@ func (x *xinst) Value(src trace.Src, lane int) (lo, hi uint64) {
 	if src.In < 0 {
 		return src.Imm, src.Hi
 	}
-	i := lane
-	if inp := &x.Static.Inputs[src.In]; inp.Elems > 1 {
-		if inp.Transposed {
-			i = lane*inp.Elems + src.Elem
-		} else {
-			i = src.Elem*x.Static.ExecSize + lane
-		}
-	}
+	i := x.Static.ValueIndex(src, lane)
 	return x.lo(src.In, i), x.hi(src.In, i)
 }
 

@@ -146,15 +146,21 @@ func (in *Inst) Value(src Src, lane int) (lo, hi uint64) {
 		return src.Imm, src.Hi
 	}
 	v := &in.Vals[src.In]
-	i := lane
-	if inp := &in.Static.Inputs[src.In]; inp.Elems > 1 {
-		if inp.Transposed {
-			i = lane*inp.Elems + src.Elem
-		} else {
-			i = src.Elem*in.Static.ExecSize + lane
-		}
-	}
+	i := in.Static.ValueIndex(src, lane)
 	return v.Lo(i), v.Hi(i)
+}
+
+// ValueIndex is where a lane's value of an input source (src.In >= 0)
+// lies in the input's vector: at the lane, or, for an input of several
+// values a lane (Input.Elems), at its place in the register's order.
+func (s *Static) ValueIndex(src Src, lane int) int {
+	if inp := &s.Inputs[src.In]; inp.Elems > 1 {
+		if inp.Transposed {
+			return lane*inp.Elems + src.Elem
+		}
+		return src.Elem*s.ExecSize + lane
+	}
+	return lane
 }
 
 // ElemOff is the byte offset of element e from its lane's address.
