@@ -381,8 +381,8 @@ func grow[T any](s []T, n int) []T {
 }
 
 // finishAdd takes the replay's plans as they are after the batch's last
-// instruction (binst.pi indexes them), and sizes the per-slot arrays once every instruction is in, only
-// those the batch uses: without per-lane rows (noResults) neither results
+// instruction (binst.pi indexes them), and sizes the per-slot arrays once
+// every instruction is in, only those the batch uses: without per-lane rows (noResults) neither results
 // nor what lanes got back, and the high halves of sources only for 16-byte
 // accesses. Every byte here is touched once a batch, so what a lean replay
 // does not need it does not allocate.
@@ -552,6 +552,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 		}
 	}
 	b.scratch[r] = addrs
+	*bi = xinst{} // keeps nothing of this batch's storage alive past it
 	if fuse && t != nil {
 		t.grow(mem.Pages() + 1) // one worker: nothing runs beside it
 		t.count(0, b)

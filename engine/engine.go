@@ -40,7 +40,9 @@ type Engine struct {
 	plans   map[*trace.Static]*plan
 	// planList is every plan made, by plan.id; batches index it. It is
 	// only appended to, so a batch's copy of its header stays valid
-	// while the reader appends.
+	// while the reader appends. It keeps the plans a .region replaced
+	// (addRegion) until the replay ends: as many as the regions it keeps
+	// times the instructions of their space, a plan each.
 	planList []*plan
 	memIDs   map[memKey]uint32
 	memKeys  []memKey
