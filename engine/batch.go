@@ -48,42 +48,30 @@ type bvec struct {
 }
 
 // xinst is one instruction of a batch as expand and apply read it: its
-// record, and its plan, Static and vectors looked up (batch.inst).
+// record, and its plan (whose st is its Static) and vectors looked up
+// (batch.inst).
 type xinst struct {
 	*binst
-	plan   *plan
-	Static *trace.Static
-	Vals   []bvec
-	arena  []uint64
+	plan  *plan
+	Vals  []bvec
+	arena []uint64
 }
 
 // inst returns instruction i of the batch with its plan and vectors.
 func (b *batch) inst(i int) xinst {
 	bi := &b.insts[i]
 	p := b.plans[bi.pi]
-	return xinst{binst: bi, plan: p, Static: p.st, Vals: b.vecs[bi.vals : int(bi.vals)+len(p.st.Inputs)], arena: b.arena}
+	return xinst{binst: bi, plan: p, Vals: b.vecs[bi.vals : int(bi.vals)+len(p.st.Inputs)], arena: b.arena}
 }
 
-// instAlone returns in as an xinst of its own, its vectors and lists
-// copied into vecs and arena (reused from call to call, and returned
-// grown), for a pass that reads instructions one at a time (races.go).
-func instAlone(in *trace.Inst, p *plan, bi *binst, vecs []bvec, arena []uint64) (xinst, []bvec, []uint64) {
-	*bi = binst{Seq: in.Seq, Line: in.Line, Group: in.Group, Warp: in.Warp, Mask: in.Mask, active: in.Active()}
-	vecs, arena = vecs[:0], arena[:0]
-	for j := range in.Vals {
-		v := &in.Vals[j]
-		bv := bvec{Base: v.Base, Stride: v.Stride, BaseHi: v.BaseHi, Kind: v.Kind}
-		if v.Kind == trace.VecList {
-			bv.list, bv.n = uint32(len(arena)), uint32(len(v.List))
-			arena = append(arena, v.List...)
-			if v.ListHi != nil {
-				bv.listHi, bv.hasHi = uint32(len(arena)), true
-				arena = append(arena, v.ListHi...)
-			}
-		}
-		vecs = append(vecs, bv)
-	}
-	return xinst{binst: bi, plan: p, Static: in.Static, Vals: vecs, arena: arena}, vecs, arena
+// alone makes b hold in alone and returns it as an xinst, its lists
+// copied into b's arena, for a pass that reads instructions one at a time
+// (races.go) with one batch it reuses.
+func (b *batch) alone(in *trace.Inst, p *plan) xinst {
+	b.vecs, b.arena = b.vecs[:0], b.arena[:0]
+	b.insts = append(b.insts[:0], binst{Seq: in.Seq, Line: in.Line, Group: in.Group, Warp: in.Warp, Mask: in.Mask, active: in.Active()})
+	b.addVecs(in, false)
+	return xinst{binst: &b.insts[0], plan: p, Vals: b.vecs, arena: b.arena}
 }
 
 // list is input j's per-lane list (its vector is a VecList).
@@ -119,7 +107,7 @@ func (x *xinst) Value(src trace.Src, lane int) (lo, hi uint64) {
 	if src.In < 0 {
 		return src.Imm, src.Hi
 	}
-	i := x.Static.ValueIndex(src, lane)
+	i := x.plan.st.ValueIndex(src, lane)
 	return x.lo(src.In, i), x.hi(src.In, i)
 }
 
@@ -306,6 +294,18 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	*bi = binst{Seq: in.Seq, Line: in.Line, Group: in.Group, Warp: in.Warp, Mask: in.Mask,
 		pi: p.id, vals: uint32(len(b.vecs)), mem: mem, active: active,
 		slot: uint32(b.nslots), pos: uint32(n)}
+	b.addVecs(in, inArena)
+	b.nslots += bits.OnesCount32(active) * in.Static.Elems
+	b.wide = b.wide || p.size == 16
+	if in.Static.Elems == 1 && p.size <= 8 {
+		b.sources(bi, in, p)
+	} else {
+		bi.bUni, bi.cUni = false, false // a source per element, or a 128-bit one
+	}
+}
+
+// addVecs appends in's vectors to b.vecs, their lists placed by arenaList.
+func (b *batch) addVecs(in *trace.Inst, inArena bool) {
 	for j := range in.Vals {
 		v := &in.Vals[j]
 		bv := bvec{Base: v.Base, Stride: v.Stride, BaseHi: v.BaseHi, Kind: v.Kind}
@@ -317,13 +317,6 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 			}
 		}
 		b.vecs = append(b.vecs, bv)
-	}
-	b.nslots += bits.OnesCount32(active) * in.Static.Elems
-	b.wide = b.wide || p.size == 16
-	if in.Static.Elems == 1 && p.size <= 8 {
-		b.sources(bi, in, p)
-	} else {
-		bi.bUni, bi.cUni = false, false // a source per element, or a 128-bit one
 	}
 }
 
@@ -526,7 +519,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 	for ii := lo; ii < hi; ii++ {
 		*bi = b.inst(ii)
 		p := bi.plan
-		st := bi.Static
+		st := bi.plan.st
 		if st.Elems == 1 && p.size <= 8 && !p.status && p.simple {
 			ok, a, err := b.expandWarp(ii, bi, routes, &cur, addrs, r)
 			addrs = a[:0]
@@ -566,7 +559,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 // instruction's statistics and returns addrs emptied for reuse.
 func (b *batch) expandLanes(ii int, bi *xinst, routes []route, cur *shard.Cursor, addrs []uint64, mem *shard.Memory, r int) []uint64 {
 	p := bi.plan
-	st := bi.Static
+	st := bi.plan.st
 	var faults uint32
 	var lanesBuf, permBuf [trace.MaxLanes]uint8
 	ls, pm := b.laneOrder(bi, &lanesBuf, &permBuf)
@@ -682,7 +675,8 @@ func (b *batch) routeElem(ii int, bi *xinst, lane, e int, slot uint32, addr uint
 // instruction needs the general path. addrs is scratch; it returns it,
 // possibly grown.
 func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, addrs []uint64, r int) (bool, []uint64, error) {
-	st, p := bi.Static, bi.plan
+	p := bi.plan
+	st := p.st
 	scratch := addrs
 	addrs, sp := warpAddresses(bi, scratch, b.noResults)
 	if !sp.aliased {
@@ -768,7 +762,7 @@ type warpSpan struct {
 // itself, to be read only, and sets span.aliased: addrs is left as it was.
 func warpAddresses(bi *xinst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) {
 	addrs = addrs[:0]
-	st := bi.Static
+	st := bi.plan.st
 	var base, stride uint64
 	var list []uint64 // per-lane bases, for a list-bound address
 	if st.Addr >= 0 {
@@ -924,7 +918,7 @@ func (b *batch) routeWarpLanes(ii int, bi *xinst, routes []route, cur *shard.Cur
 	// first source is one (scattered updates), else lane by lane.
 	var srcList []uint64
 	if vals && p.b[0].In >= 0 {
-		if j := p.b[0].In; bi.Vals[j].Kind == trace.VecList && bi.Static.Inputs[j].Elems <= 1 {
+		if j := p.b[0].In; bi.Vals[j].Kind == trace.VecList && p.st.Inputs[j].Elems <= 1 {
 			srcList = bi.list(j)
 		}
 	}
@@ -1391,7 +1385,7 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 // operation, width and sources call for.
 func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) {
 	p := bi.plan
-	noDst := !bi.Static.HasDst || p.noRet || b.noResults
+	noDst := !p.st.HasDst || p.noRet || b.noResults
 	add32ok := p.size == 4 && p.kind == kAdd && !p.retNew && !p.retShl16
 	switch {
 	case s.n > 0 && s.step == 1 && add32ok:

@@ -152,10 +152,8 @@ func Races(src trace.Source, ro RacesOptions) ([]RaceRow, error) {
 	}
 	// One instruction at a time, as the engine's expand reads it.
 	var (
-		one   binst
-		x     xinst
-		vecs  []bvec
-		arena []uint64
+		one batch
+		x   xinst // outside the loop: it escapes (plan hooks), once
 	)
 	for {
 		in, err := src.Next()
@@ -188,7 +186,7 @@ func Races(src trace.Source, ro RacesOptions) ([]RaceRow, error) {
 			g = -1
 		}
 		scope, _ := scopeOf(st)
-		x, vecs, arena = instAlone(in, p, &one, vecs, arena)
+		x = one.alone(in, p)
 		bi := &x
 		for m := in.Active(); m != 0; m &= m - 1 {
 			lane := bits.TrailingZeros32(m)
