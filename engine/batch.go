@@ -47,22 +47,29 @@ type bvec struct {
 	hasHi                bool // ListHi is set
 }
 
-// xinst is one instruction of a batch as expand and apply read it: its
-// record, and its plan (whose st is its Static) and vectors looked up
-// (batch.inst).
+// xinst is one instruction of a batch as expand and apply read it: a copy
+// of its record (they only read it), its plan (whose st is its Static),
+// and the batch's vectors and arena, of which its own are
+// vecs[vals:vals+len(st.Inputs)] (vec). expand keeps one in the batch per
+// range and moves to the next instruction by copying the record, which
+// holds no pointer, and the plan only when it changes: while the collector
+// marks, a pointer stored to the heap takes a write barrier, and a whole
+// xinst stored per instruction (four pointers, through typedmemmove) was
+// 15% of the hot counter's instructions under callgrind.
 type xinst struct {
-	*binst
+	binst
 	plan  *plan
-	Vals  []bvec
+	vecs  []bvec
 	arena []uint64
 }
 
 // inst returns instruction i of the batch with its plan and vectors.
 func (b *batch) inst(i int) xinst {
-	bi := &b.insts[i]
-	p := b.plans[bi.pi]
-	return xinst{binst: bi, plan: p, Vals: b.vecs[bi.vals : int(bi.vals)+len(p.st.Inputs)], arena: b.arena}
+	return xinst{binst: b.insts[i], plan: b.plans[b.insts[i].pi], vecs: b.vecs, arena: b.arena}
 }
+
+// vec is the instruction's vector of input j.
+func (x *xinst) vec(j int) *bvec { return &x.vecs[int(x.vals)+j] }
 
 // alone makes b hold in alone and returns it as an xinst, its lists
 // copied into b's arena, for a pass that reads instructions one at a time
@@ -71,19 +78,19 @@ func (b *batch) alone(in *trace.Inst, p *plan) xinst {
 	b.vecs, b.arena = b.vecs[:0], b.arena[:0]
 	b.insts = append(b.insts[:0], binst{Seq: in.Seq, Line: in.Line, Group: in.Group, Warp: in.Warp, Mask: in.Mask, active: in.Active()})
 	b.addVecs(in, false)
-	return xinst{binst: &b.insts[0], plan: p, Vals: b.vecs, arena: b.arena}
+	return xinst{binst: b.insts[0], plan: p, vecs: b.vecs, arena: b.arena}
 }
 
 // list is input j's per-lane list (its vector is a VecList).
 func (x *xinst) list(j int) []uint64 {
-	v := &x.Vals[j]
+	v := x.vec(j)
 	return x.arena[v.list : v.list+v.n : v.list+v.n]
 }
 
 // lo is lane (or list index) i's value of input j: the low 64 bits of a
 // 128-bit one (trace.Vector.Lo).
 func (x *xinst) lo(j, i int) uint64 {
-	v := &x.Vals[j]
+	v := x.vec(j)
 	switch v.Kind {
 	case trace.VecStride:
 		return v.Base + uint64(i)*v.Stride
@@ -95,7 +102,7 @@ func (x *xinst) lo(j, i int) uint64 {
 
 // hi is the high 64 bits of input j's value i (trace.Vector.Hi).
 func (x *xinst) hi(j, i int) uint64 {
-	v := &x.Vals[j]
+	v := x.vec(j)
 	if v.Kind == trace.VecList && v.hasHi {
 		return x.arena[v.listHi : v.listHi+v.n][i]
 	}
@@ -479,7 +486,7 @@ func (b *batch) fillSources(bi *xinst) {
 	if bi.bUni && bi.cUni {
 		return
 	}
-	b.needOps(bi.binst)
+	b.needOps(&bi.binst)
 	p := bi.plan
 	slot := bi.slot
 	for m := bi.active; m != 0; m &= m - 1 {
@@ -516,8 +523,12 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 	// element hooks (plan.elemAddr) are called through func values, to
 	// which a local's address would escape, an allocation per instruction.
 	bi := &b.cur[r]
+	bi.vecs, bi.arena = b.vecs, b.arena
 	for ii := lo; ii < hi; ii++ {
-		*bi = b.inst(ii)
+		bi.binst = b.insts[ii]
+		if p := b.plans[bi.pi]; bi.plan != p {
+			bi.plan = p
+		}
 		p := bi.plan
 		st := bi.plan.st
 		if st.Elems == 1 && p.size <= 8 && !p.status && p.simple {
@@ -599,8 +610,7 @@ func (b *batch) expandLanes(ii int, bi *xinst, routes []route, cur *shard.Cursor
 		}
 	}
 	distinct, maxc := conflicts(addrs)
-	b.stats[bi.pos] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
-		Lanes: uint32(bits.OnesCount32(bi.active)), Addresses: distinct, MaxConflict: maxc, Faults: faults}
+	b.setStat(bi, distinct, maxc, faults)
 	return addrs[:0]
 }
 
@@ -644,7 +654,7 @@ func (b *batch) routeElem(ii int, bi *xinst, lane, e int, slot uint32, addr uint
 	if p.c != nil {
 		cv, ch = bi.Value(p.c[e], lane)
 	}
-	b.needOps(bi.binst)
+	b.needOps(&bi.binst)
 	if !bi.bUni {
 		b.opB[slot] = bv >> p.srcShift
 	}
@@ -734,9 +744,21 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 			return true, scratch, errMemoryFull
 		}
 	}
-	b.stats[bi.pos] = InstStat{Seq: bi.Seq, Static: st, Group: bi.Group, Warp: bi.Warp,
-		Lanes: uint32(bits.OnesCount32(bi.active)), Addresses: distinct, MaxConflict: maxc}
+	b.setStat(bi, distinct, maxc, 0)
 	return true, scratch, nil
+}
+
+// setStat writes bi's statistics row. Field by field, its Static only
+// when the row (last filled by an instruction of an earlier batch) holds
+// another: a typed store of the whole row would put a write barrier on
+// the pointer every time while the collector marks.
+func (b *batch) setStat(bi *xinst, distinct, maxc, faults uint32) {
+	s := &b.stats[bi.pos]
+	if st := bi.plan.st; s.Static != st {
+		s.Static = st
+	}
+	s.Seq, s.Group, s.Warp = bi.Seq, bi.Group, bi.Warp
+	s.Lanes, s.Addresses, s.MaxConflict, s.Faults = uint32(bits.OnesCount32(bi.active)), distinct, maxc, faults
 }
 
 // warpSpan is what expandWarp learns of a warp's addresses as it computes
@@ -766,7 +788,7 @@ func warpAddresses(bi *xinst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) 
 	var base, stride uint64
 	var list []uint64 // per-lane bases, for a list-bound address
 	if st.Addr >= 0 {
-		v := &bi.Vals[st.Addr]
+		v := bi.vec(st.Addr)
 		switch v.Kind {
 		case trace.VecBroadcast:
 			base = v.Base
@@ -918,7 +940,7 @@ func (b *batch) routeWarpLanes(ii int, bi *xinst, routes []route, cur *shard.Cur
 	// first source is one (scattered updates), else lane by lane.
 	var srcList []uint64
 	if vals && p.b[0].In >= 0 {
-		if j := p.b[0].In; bi.Vals[j].Kind == trace.VecList && p.st.Inputs[j].Elems <= 1 {
+		if j := p.b[0].In; bi.vec(j).Kind == trace.VecList && p.st.Inputs[j].Elems <= 1 {
 			srcList = bi.list(j)
 		}
 	}
@@ -1425,7 +1447,7 @@ func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) {
 	fl := p.flags()
 	for _, x := range recs {
 		slot := x.slot & slotMask
-		bv, cv := b.src(bi.binst, slot, s.vals, x.slot)
+		bv, cv := b.src(&bi.binst, slot, s.vals, x.slot)
 		var bh, ch uint64
 		if p.size == 16 {
 			bh, ch = b.opBhi[slot], b.opChi[slot]
@@ -1452,7 +1474,7 @@ func (b *batch) applyRun(mem *shard.Memory, bi *xinst, x rec, s seg, noDst bool)
 	wi := int(x.word & (shard.PageWords - 1))
 	for k := uint32(0); k < s.n; k++ {
 		slot := slot0 + k
-		bv, cv := b.src(bi.binst, slot, false, 0)
+		bv, cv := b.src(&bi.binst, slot, false, 0)
 		ret, retHi := applyWord(pg, uint32(wi), 0, p.kind, p.size, fl, bv, cv, 0, 0)
 		if !noDst {
 			b.vals[slot], b.valsHi[slot] = ret, retHi
@@ -1605,7 +1627,7 @@ func (b *batch) applyUniform(mem *shard.Memory, bi *xinst, x rec, n uint32, noDs
 	}
 	for k := uint32(0); k < n; k++ {
 		slot := slot0 + k
-		bv, cv := b.src(bi.binst, slot, false, 0)
+		bv, cv := b.src(&bi.binst, slot, false, 0)
 		ret, retHi := applyWord(pg, wi, byteOff, p.kind, p.size, fl, bv, cv, 0, 0)
 		if !noDst {
 			b.vals[slot], b.valsHi[slot] = ret, retHi

@@ -146,8 +146,11 @@ type BinaryReader struct {
 
 	// The current chunk.
 	loaded  bool
-	p       []byte // records not yet decoded
-	plen    int    // record bytes in the chunk
+	// The chunk's record bytes, and how many of them are decoded: an
+	// offset rather than the rest as a slice, which would be a pointer
+	// stored per record, with a write barrier while the collector marks.
+	recs    []byte
+	at      int
 	left    int    // records not yet decoded
 	count   int
 	laneOps uint64
@@ -268,7 +271,7 @@ func (r *BinaryReader) Close() error {
 		p.stop()
 		p.wg.Wait()
 		p.recycle(r.cur)
-		r.pipe, r.cur, r.p = nil, nil, nil
+		r.pipe, r.cur, r.recs, r.at = nil, nil, nil, 0
 	}
 	r.src = nil
 	return nil
@@ -290,7 +293,7 @@ func (r *BinaryReader) setErr(err error) error {
 		if err == io.EOF {
 			// Every frame was taken: nothing works on a buffer any more.
 			p.recycle(r.cur)
-			r.pipe, r.cur, r.p = nil, nil, nil
+			r.pipe, r.cur, r.recs, r.at = nil, nil, nil, 0
 		}
 	}
 	return err
@@ -458,14 +461,14 @@ func (r *BinaryReader) next(arena []uint64, into bool) (*Inst, []uint64, error) 
 			return nil, arena, err
 		}
 	}
-	if r.ver >= 2 && len(r.p) > 0 && r.p[0] == 0 {
+	if r.ver >= 2 && r.at < len(r.recs) && r.recs[r.at] == 0 {
 		if err := r.decodeDirective(); err != nil {
 			return nil, arena, r.setErr(err)
 		}
 		return &r.dinst, arena, nil
 	}
 	if !into {
-		if err := r.decodeInst(); err != nil {
+		if err := r.decodeInst(r.lanes); err != nil {
 			return nil, arena, r.setErr(err)
 		}
 		return &r.inst, arena, nil
@@ -474,19 +477,17 @@ func (r *BinaryReader) next(arena []uint64, into bool) (*Inst, []uint64, error) 
 	// room enough for the widest static (advance made r.lanes that long).
 	n := len(arena)
 	arena = slices.Grow(arena, len(r.lanes))
-	own := r.lanes
-	r.lanes = arena[n : n+len(own) : n+len(own)]
-	err := r.decodeInst()
-	r.lanes = own
+	err := r.decodeInst(arena[n : n+len(r.lanes) : n+len(r.lanes)])
 	if err != nil {
 		return nil, arena[:n], r.setErr(err)
 	}
 	return &r.inst, arena[:n+r.listEnd], nil
 }
 
-// decodeDirective decodes the directive record at r.p (code 0) into r.dinst.
+// decodeDirective decodes the directive record at r.recs[r.at:] (code 0)
+// into r.dinst.
 func (r *BinaryReader) decodeDirective() error {
-	c := &cursor{p: r.p[1:]}
+	c := &cursor{p: r.recs[r.at+1:]}
 	r.dir = Directive{}
 	switch k := c.byte("directive kind"); {
 	case c.err != nil:
@@ -505,7 +506,7 @@ func (r *BinaryReader) decodeDirective() error {
 		return r.instErr("directive: %v", c.err)
 	}
 	r.dinst = Inst{Seq: r.seq, Dir: &r.dir}
-	r.p = c.p
+	r.at = len(r.recs) - len(c.p)
 	r.left--
 	return nil
 }
@@ -528,8 +529,8 @@ func (r *BinaryReader) advance() error {
 
 func (r *BinaryReader) endChunk() error {
 	r.loaded = false
-	if len(r.p) != 0 {
-		return r.fail("%d bytes after the chunk's last record", len(r.p))
+	if r.at != len(r.recs) {
+		return r.fail("%d bytes after the chunk's last record", len(r.recs)-r.at)
 	}
 	if r.laneOps != r.wantOps {
 		return r.fail("the chunk declares %d lane ops, its instructions have %d", r.wantOps, r.laneOps)
@@ -627,7 +628,7 @@ func (r *BinaryReader) beginChunk(fb *frameBuf) error {
 	if c.err != nil {
 		return r.fail("static table: %v", c.err)
 	}
-	r.p, r.plen = c.p, len(c.p)
+	r.recs, r.at = c.p, 0
 	r.left, r.count = int(count), int(count)
 	r.laneOps, r.wantOps = 0, fb.laneOps
 	r.group, r.warp = 0, 0
@@ -662,7 +663,7 @@ func (r *BinaryReader) endStream(fb *frameBuf) error {
 
 func (r *BinaryReader) instErr(format string, args ...any) error {
 	i := r.count - r.left
-	return r.fail("record %d (seq %d) at payload byte %d: %s", i, r.seq, r.plen-len(r.p), fmt.Sprintf(format, args...))
+	return r.fail("record %d (seq %d) at payload byte %d: %s", i, r.seq, r.at, fmt.Sprintf(format, args...))
 }
 
 // inputErr is instErr about input j of static si.
@@ -670,10 +671,13 @@ func (r *BinaryReader) inputErr(si *staticInfo, j int, format string, args ...an
 	return r.instErr("input %s: %s", si.s.Inputs[j].Name, fmt.Sprintf(format, args...))
 }
 
-// decodeInst decodes the next instruction of the chunk into r.inst. The
-// one-byte case of each varint is inlined by hand.
-func (r *BinaryReader) decodeInst() error {
-	p := r.p
+// decodeInst decodes the next instruction of the chunk into r.inst, its
+// lists into lanes (room for the widest static's). The one-byte case of
+// each varint is inlined by hand. It stores a pointer into r.inst only
+// where one changes (its Static, a list): while the collector marks, each
+// pointer stored takes a write barrier.
+func (r *BinaryReader) decodeInst(lanes []uint64) error {
+	p := r.recs[r.at:]
 	var code, dg, dw, mask uint64
 	if len(p) >= 4 && (p[0]|p[1]|p[2]|p[3]) < 0x80 {
 		// The usual case: code, group and warp deltas and mask, one
@@ -698,15 +702,17 @@ func (r *BinaryReader) decodeInst() error {
 	r.warp += unzigzag(dw)
 
 	in := &r.inst
-	in.Seq, in.Static = r.seq, si.s
-	in.Group, in.Warp, in.Mask = r.group, r.warp, uint32(mask)^si.exec
+	if in.Static != si.s {
+		in.Static = si.s
+	}
+	in.Seq, in.Group, in.Warp, in.Mask = r.seq, r.group, r.warp, uint32(mask)^si.exec
 	nIn := len(si.inputs)
 	if cap(in.Vals) < nIn {
 		in.Vals = make([]Vector, nIn, max(nIn, 4))
 	}
-	vals := in.Vals[:nIn]
-	in.Vals = vals
-	lanes := r.lanes[:si.lanes] // loadChunk made room
+	in.Vals = in.Vals[:nIn] // the same backing: no pointer stored
+	vals := in.Vals
+	lanes = lanes[:si.lanes] // loadChunk made room
 	at := 0
 	for j := range si.inputs {
 		var err error
@@ -714,7 +720,7 @@ func (r *BinaryReader) decodeInst() error {
 			return err
 		}
 	}
-	r.p = p
+	r.at = len(r.recs) - len(p)
 	r.listEnd = at
 	r.left--
 	r.seq++
@@ -748,7 +754,7 @@ func (r *BinaryReader) decodeVector(si *staticInfo, j int, p []byte, v *Vector, 
 		if x, p, ok = readUvarint(p); !ok {
 			return p, at, r.inputErr(si, j, "bad value")
 		}
-		*v = Vector{Kind: VecBroadcast, Base: x}
+		v.setScalar(VecBroadcast, x, 0)
 	case vecKindStride:
 		var x, d uint64
 		if x, p, ok = readUvarint(p); !ok {
@@ -757,7 +763,7 @@ func (r *BinaryReader) decodeVector(si *staticInfo, j int, p []byte, v *Vector, 
 		if d, p, ok = readUvarint(p); !ok {
 			return p, at, r.inputErr(si, j, "bad stride")
 		}
-		*v = Vector{Kind: VecStride, Base: x, Stride: uint64(unzigzag(d))}
+		v.setScalar(VecStride, x, uint64(unzigzag(d)))
 	case vecKindFixed128, vecKindList128:
 		return r.decodeList(si, j, kind, p, v, lanes, at)
 	case vecKindFixed, vecKindList:
@@ -813,7 +819,11 @@ func (r *BinaryReader) decodeList(si *staticInfo, j int, kind byte, p []byte, v 
 		}
 		half = "high halves: "
 	}
-	*v = Vector{Kind: VecList, List: lo, ListHi: hi}
+	v.Kind, v.Base, v.Stride, v.BaseHi = VecList, 0, 0, 0
+	v.List = lo
+	if v.ListHi != nil || hi != nil {
+		v.ListHi = hi
+	}
 	return p, at + len(lo) + len(hi), nil
 }
 

@@ -199,6 +199,17 @@ type Vector struct {
 	ListHi []uint64
 }
 
+// setScalar makes v a broadcast or strided vector (the decoder's, reused
+// record to record) field by field: it stores its lists' nil only when
+// they are set, since a whole-struct store writes both slice pointers,
+// each with a write barrier while the collector marks.
+func (v *Vector) setScalar(kind VecKind, base, stride uint64) {
+	if v.List != nil || v.ListHi != nil {
+		v.List, v.ListHi = nil, nil
+	}
+	v.Kind, v.Base, v.Stride, v.BaseHi = kind, base, stride, 0
+}
+
 // Lo returns lane i's value (the low 64 bits of a 128-bit value).
 func (v *Vector) Lo(i int) uint64 {
 	switch v.Kind {
