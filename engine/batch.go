@@ -213,6 +213,9 @@ type batch struct {
 	pset    []*pageConflicts // [range]: the same within one page, made on first use
 	ranges  []int            // instruction index where each range starts; len = ranges+1
 	nslots  int
+	// recsHint is the engine's (Engine.recsHint) as this batch's
+	// expansion began: how many records to make room for in a route.
+	recsHint int
 	// owner maps a page's shard to its owner, for the current owner count.
 	owner []int32
 	// noResults: the sink reads no per-lane rows; only faulting lanes'
@@ -510,11 +513,21 @@ func (b *batch) fillSources(bi *xinst) {
 // and t counts them.
 func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTracker) {
 	routes := b.out[r]
-	if len(routes) == 1 && !fuse && cap(routes[0].recs) < b.nslots {
-		// One owner gets at most a record per slot: room for them all at
-		// once, not by doubling (each doubling copies, into memory not
-		// yet paged in).
-		routes[0].recs = make([]rec, 0, b.nslots+b.nslots/8)
+	if len(routes) == 1 && !fuse {
+		// One owner gets at most a record per slot, and about as many as
+		// the most a range needed before (recsHint; a warp on one word or
+		// a run is one record for all its lanes): room for them at once,
+		// not by doubling (each doubling copies, into memory not yet
+		// paged in), and not for a record per slot where a record per
+		// warp will do (1 MiB a batch of the hot counter, which only
+		// brought the collector's next cycle nearer).
+		want := b.nslots
+		if h := b.recsHint; h > 0 {
+			want = min(want, h+h/8)
+		}
+		if cap(routes[0].recs) < want {
+			routes[0].recs = make([]rec, 0, want+want/8)
+		}
 	}
 	cur := mem.Cursor()
 	b.firstFault[r] = -1

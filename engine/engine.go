@@ -53,6 +53,10 @@ type Engine struct {
 	// arenaHint and vecsHint are the most list storage and vectors a
 	// batch has needed so far.
 	arenaHint, vecsHint int
+	// recsHint is the most records one expander's route has held in a
+	// batch so far (batch.expand sizes routes by it). Only expandBatch,
+	// one batch at a time, reads and writes it.
+	recsHint int
 	// The window of WithInterleave being filled: how many instructions it
 	// has, and where it starts in the batch.
 	winPos, winStart int
@@ -566,6 +570,14 @@ func (e *Engine) expandBatch(b *batch, fuse bool) {
 	if b.oneLoop = b.commutes(); b.oneLoop {
 		e.oneLoops++
 	}
+	b.recsHint = e.recsHint
+	defer func() {
+		for _, routes := range b.out {
+			if len(routes) == 1 {
+				e.recsHint = max(e.recsHint, len(routes[0].recs))
+			}
+		}
+	}()
 	if ranges == 1 {
 		b.expand(0, 0, n, e.mem, fuse, e.addrs)
 	} else {

@@ -145,13 +145,13 @@ type BinaryReader struct {
 	cache    map[string]*staticInfo
 
 	// The current chunk.
-	loaded  bool
+	loaded bool
 	// The chunk's record bytes, and how many of them are decoded: an
 	// offset rather than the rest as a slice, which would be a pointer
 	// stored per record, with a write barrier while the collector marks.
 	recs    []byte
 	at      int
-	left    int    // records not yet decoded
+	left    int // records not yet decoded
 	count   int
 	laneOps uint64
 	wantOps uint64
