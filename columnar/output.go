@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/klauspost/compress/zstd"
 )
 
 // batchWriter writes batches to a file in one format.
@@ -61,7 +62,7 @@ const (
 	extArrow   = ".arrow"
 )
 
-func openOutput(dir string, spec *tableSpec, format Format, mem memory.Allocator, meta [][2]string) (*output, error) {
+func openOutput(dir string, spec *tableSpec, format Format, mem memory.Allocator, pages *zstd.Encoder, meta [][2]string) (*output, error) {
 	ext := extParquet
 	if format == FormatArrow {
 		ext = extArrow
@@ -76,7 +77,7 @@ func openOutput(dir string, spec *tableSpec, format Format, mem memory.Allocator
 	switch format {
 	case FormatParquet:
 		var pw *parquetWriter
-		pw, err = newParquetWriter(sink, spec, mem, meta)
+		pw, err = newParquetWriter(sink, spec, mem, pages, meta)
 		if err == nil {
 			o.w = pw
 		}

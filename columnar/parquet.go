@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/klauspost/compress/zstd"
 )
 
 // The Parquet encoding of the tables. Each choice was measured with the
@@ -85,7 +86,7 @@ type parquetWriter struct {
 	sink      *tellWriter
 	props     *parquet.WriterProperties
 	meta      *metadata.FileMetaDataBuilder
-	codec     compress.Codec
+	pages     *zstd.Encoder // the Writer's (newPageEncoder)
 	mem       memory.Allocator
 	dictLimit int
 	maxStats  int
@@ -132,7 +133,7 @@ func parquetProps(spec *tableSpec) *parquet.WriterProperties {
 	return parquet.NewWriterProperties(popts...)
 }
 
-func newParquetWriter(sink io.Writer, spec *tableSpec, mem memory.Allocator, kv [][2]string) (*parquetWriter, error) {
+func newParquetWriter(sink io.Writer, spec *tableSpec, mem memory.Allocator, pages *zstd.Encoder, kv [][2]string) (*parquetWriter, error) {
 	props := parquetProps(spec)
 	sc, err := pqarrow.ToParquet(spec.schema, props, pqarrow.DefaultWriterProps())
 	if err != nil {
@@ -151,15 +152,11 @@ func newParquetWriter(sink io.Writer, spec *tableSpec, mem memory.Allocator, kv 
 			return nil, err
 		}
 	}
-	codec, err := compress.GetCodec(compress.Codecs.Zstd)
-	if err != nil {
-		return nil, err
-	}
 	p := &parquetWriter{
 		sink:      &tellWriter{w: sink},
 		props:     props,
 		meta:      metadata.NewFileMetadataBuilder(sc, props, meta),
-		codec:     codec,
+		pages:     pages,
 		mem:       mem,
 		dictLimit: int(props.DictionaryPageSizeLimit()),
 		maxStats:  int(props.MaxStatsSize()),

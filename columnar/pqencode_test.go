@@ -201,7 +201,11 @@ func pagesBatch(ints []uint64, strs []int, dict []string) *batch {
 func checkPages(t testing.TB, b *batch, dictLimit int) {
 	t.Helper()
 	var buf bytes.Buffer
-	pw, err := newParquetWriter(&buf, &pagesSpec, b.mem, nil)
+	pages, err := newPageEncoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw, err := newParquetWriter(&buf, &pagesSpec, b.mem, pages, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

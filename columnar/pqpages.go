@@ -63,7 +63,7 @@ func (p *parquetWriter) addPage(ch *colChunk, raw []byte, rows int, enc parquet.
 		ch.stored--
 		ch.out = appendStoredFrame(ch.out, raw)
 	} else {
-		z := p.codec.EncodeLevel(ch.zbuf[:0], raw, zstdLevel)
+		z := p.pages.EncodeAll(raw, ch.zbuf[:0])
 		if !worthCompressing(raw, z) {
 			ch.stored = storedPages
 		}

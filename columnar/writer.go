@@ -284,6 +284,10 @@ func New(dir string, opts ...Option) (*Writer, error) {
 	}
 	w := &Writer{dir: dir, opt: o, ops: make(map[opKey]*opAgg), statics: make(map[*trace.Static]*staticMemo),
 		spaces: make(map[trace.Space]string), lock: lock, rename: os.Rename, remove: os.Remove}
+	pages, err := newPageEncoder()
+	if err != nil {
+		return nil, w.fail(err)
+	}
 	msg, err := w.tidy()
 	if err != nil {
 		return nil, w.fail(err)
@@ -301,7 +305,7 @@ func New(dir string, opts ...Option) (*Writer, error) {
 			if o.format&f == 0 {
 				continue
 			}
-			out, err := openOutput(dir, t.spec, f, o.mem, o.meta)
+			out, err := openOutput(dir, t.spec, f, o.mem, pages, o.meta)
 			if err != nil {
 				return nil, w.fail(err)
 			}

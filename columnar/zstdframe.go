@@ -1,6 +1,43 @@
 package columnar
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"runtime"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// The data pages' encoder. arrow-go's zstd codec takes an encoder from a
+// sync.Pool for each page, made with klauspost's default window of 8 MiB:
+// the first page of more than a block then allocates the encoder's
+// history for that window, 8 MiB, cleared, and every collection empties
+// the pool, so a replay made a new one after each of its collections
+// (8 MiB of a uniform-1Mi replay's 50 MiB of allocation, which brought
+// the next collection nearer in turn). A Writer instead keeps one
+// encoder for its life, shared by its tables' goroutines (EncodeAll may
+// be called concurrently), with a window of pageWindow.
+
+// pageWindow is the window of the pages' zstd frames: at least the largest
+// page most columns write (dataPage bytes of PLAIN values; a
+// DELTA_BINARY_PACKED page of maxPageRows 64-bit values is at most 513
+// KiB), so that a match may reach back to the start of the page, as with
+// the 8 MiB window, and a page of at most the window is one segment whose
+// size the frame header gives. The encoder's history is then about 1 MiB.
+const pageWindow = 512 << 10
+
+// newPageEncoder returns a Writer's page encoder: zstd at zstdLevel (1,
+// klauspost's SpeedFastest, as arrow-go maps it), literals always
+// entropy-coded and an empty page a frame, as arrow-go's codec makes them,
+// for up to four pages at once (one encoder state each, about 1.3 MiB,
+// made when first needed).
+func newPageEncoder() (*zstd.Encoder, error) {
+	return zstd.NewWriter(nil,
+		zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(zstdLevel)),
+		zstd.WithZeroFrames(true),
+		zstd.WithAllLitEntropyCompression(true),
+		zstd.WithEncoderConcurrency(min(runtime.GOMAXPROCS(0), 4)),
+		zstd.WithWindowSize(pageWindow))
+}
 
 // Incompressible pages. A delta-packed column of values with many
 // distinct values (a scattered replay's memory values, the addresses of
