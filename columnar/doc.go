@@ -58,7 +58,8 @@
 //     DELTA_BINARY_PACKED for sequence numbers, addresses, values and
 //     counts, the instructions' group and warp and the group of the
 //     tables sorted by address, PLAIN for small integers that repeat,
-//     RLE_DICTIONARY for strings; zstd level 1, a page that zstd does not
+//     RLE_DICTIONARY for strings; zstd level 1 from one encoder per Writer
+//     (a 512 KiB window, the largest page), a page that zstd does not
 //     shrink by a sixteenth stored in a frame of raw blocks (zstdframe.go);
 //     exact statistics on every column chunk and data page.
 //  5. Rows are written in the order they arrive; the engine guarantees
