@@ -65,7 +65,8 @@ type xinst struct {
 
 // inst returns instruction i of the batch with its plan and vectors.
 func (b *batch) inst(i int) xinst {
-	return xinst{binst: b.insts[i], plan: b.plans[b.insts[i].pi], vecs: b.vecs, arena: b.arena}
+	in := &b.insts[i]
+	return xinst{binst: *in, plan: b.plans[in.pi], vecs: b.vecs, arena: b.arena}
 }
 
 // vec is the instruction's vector of input j.
@@ -539,11 +540,11 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 	bi.vecs, bi.arena = b.vecs, b.arena
 	for ii := lo; ii < hi; ii++ {
 		bi.binst = b.insts[ii]
-		if p := b.plans[bi.pi]; bi.plan != p {
+		p := b.plans[bi.pi]
+		if bi.plan != p {
 			bi.plan = p
 		}
-		p := bi.plan
-		st := bi.plan.st
+		st := p.st
 		if st.Elems == 1 && p.size <= 8 && !p.status && p.simple {
 			ok, a, err := b.expandWarp(ii, bi, routes, &cur, addrs, r)
 			addrs = a[:0]
@@ -761,10 +762,11 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	return true, scratch, nil
 }
 
-// setStat writes bi's statistics row. Field by field, its Static only
-// when the row (last filled by an instruction of an earlier batch) holds
-// another: a typed store of the whole row would put a write barrier on
-// the pointer every time while the collector marks.
+// setStat writes bi's statistics row, every field of InstStat, field by
+// field and its Static only when the row (last filled by an instruction
+// of an earlier batch) holds another: a typed store of the whole row
+// would put a write barrier on the pointer every time while the collector
+// marks.
 func (b *batch) setStat(bi *xinst, distinct, maxc, faults uint32) {
 	s := &b.stats[bi.pos]
 	if st := bi.plan.st; s.Static != st {
