@@ -63,12 +63,6 @@ type xinst struct {
 	arena []uint64
 }
 
-// inst returns instruction i of the batch with its plan and vectors.
-func (b *batch) inst(i int) xinst {
-	in := &b.insts[i]
-	return xinst{binst: *in, plan: b.plans[in.pi], vecs: b.vecs, arena: b.arena}
-}
-
 // vec is the instruction's vector of input j.
 func (x *xinst) vec(j int) *bvec { return &x.vecs[int(x.vals)+j] }
 
@@ -166,14 +160,28 @@ func (rt *route) add(ii uint32, r rec, vals bool) {
 // segment is ii's already (and not a run).
 func (rt *route) open(ii uint32, vals bool) {
 	if n := len(rt.segs); n == 0 || rt.segs[n-1].inst != ii || rt.segs[n-1].n != 0 {
-		rt.segs = append(rt.segs, seg{inst: ii, lo: uint32(len(rt.recs)), vals: vals})
+		rt.push(ii, 0, 0, vals)
 	}
 }
 
 // run appends a run segment of n lanes (see seg) and its one record.
 func (rt *route) run(ii uint32, r rec, n uint32, step int32) {
-	rt.segs = append(rt.segs, seg{inst: ii, lo: uint32(len(rt.recs)), n: n, step: step})
-	rt.recs = append(rt.recs, r)
+	rt.push(ii, n, step, false)
+	k := len(rt.recs)
+	rt.recs = extend(rt.recs)
+	rt.recs[k].word, rt.recs[k].slot = r.word, r.slot
+}
+
+// push appends a segment from the route's next record, field by field in
+// place: appended as a composite literal, a segment was built on the
+// stack in 4-byte stores and copied in 16-byte loads, which the core
+// cannot forward from those stores (the twenty-sixth round in
+// docs/PERFORMANCE.md).
+func (rt *route) push(ii, n uint32, step int32, vals bool) {
+	k := len(rt.segs)
+	rt.segs = extend(rt.segs)
+	s := &rt.segs[k]
+	s.inst, s.lo, s.n, s.step, s.vals = ii, uint32(len(rt.recs)), n, step, vals
 }
 
 // reset empties the route, keeping its storage.
@@ -302,9 +310,15 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	}
 	bi := &b.insts[n]
 	active := in.Active()
-	*bi = binst{Seq: in.Seq, Line: in.Line, Group: in.Group, Warp: in.Warp, Mask: in.Mask,
-		pi: p.id, vals: uint32(len(b.vecs)), mem: mem, active: active,
-		slot: uint32(b.nslots), pos: uint32(n)}
+	// Field by field, not as one composite literal: the compiler builds a
+	// literal on the stack with 8- and 4-byte stores and copies it with
+	// 16-byte loads, which the core cannot forward from those stores; each
+	// such load waits for them to reach the cache (storeForwarding in
+	// docs/PERFORMANCE.md, the twenty-sixth round).
+	bi.Seq, bi.Line, bi.Group, bi.Warp, bi.Mask = in.Seq, in.Line, in.Group, in.Warp, in.Mask
+	bi.pi, bi.vals, bi.mem, bi.active = p.id, uint32(len(b.vecs)), mem, active
+	bi.slot, bi.pos = uint32(b.nslots), uint32(n)
+	bi.bUni, bi.cUni, bi.bVal, bi.cVal = false, false, 0, 0
 	b.addVecs(in, inArena)
 	b.nslots += bits.OnesCount32(active) * in.Static.Elems
 	b.wide = b.wide || p.size == 16
@@ -319,7 +333,12 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 func (b *batch) addVecs(in *trace.Inst, inArena bool) {
 	for j := range in.Vals {
 		v := &in.Vals[j]
-		bv := bvec{Base: v.Base, Stride: v.Stride, BaseHi: v.BaseHi, Kind: v.Kind}
+		// Field by field, in place (as add's record).
+		k := len(b.vecs)
+		b.vecs = extend(b.vecs)
+		bv := &b.vecs[k]
+		bv.Base, bv.Stride, bv.BaseHi, bv.Kind = v.Base, v.Stride, v.BaseHi, v.Kind
+		bv.list, bv.listHi, bv.n, bv.hasHi = 0, 0, 0, false
 		if v.Kind == trace.VecList {
 			bv.list, bv.n = b.arenaList(v.List, inArena)
 			if v.ListHi != nil {
@@ -327,7 +346,6 @@ func (b *batch) addVecs(in *trace.Inst, inArena bool) {
 				bv.hasHi = true
 			}
 		}
-		b.vecs = append(b.vecs, bv)
 	}
 }
 
@@ -374,6 +392,17 @@ func (b *batch) localResults() []Result {
 		}
 	}
 	return out
+}
+
+// extend returns s one element longer, growing it as append does. The new
+// element holds whatever the backing array held there: the caller sets
+// every field, one by one (see route.push).
+func extend[T any](s []T) []T {
+	if len(s) < cap(s) {
+		return s[:len(s)+1]
+	}
+	var zero T
+	return append(s, zero)
 }
 
 // grow returns s with length n, reallocating only when it is too short.
@@ -703,11 +732,11 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	st := p.st
 	scratch := addrs
 	addrs, sp := warpAddresses(bi, scratch, b.noResults)
-	if !sp.aliased {
+	if !sp.aliased() {
 		scratch = addrs // grown, perhaps
 	}
 	size := uint64(p.size)
-	if sp.n == 0 || sp.or&(size-1) != 0 || sp.hi+size-1 < sp.hi || !p.inRegion(sp.lo, sp.hi) {
+	if sp.n() == 0 || sp.or&(size-1) != 0 || sp.hi+size-1 < sp.hi || !p.inRegion(sp.lo, sp.hi) {
 		return false, scratch[:0], nil
 	}
 	// No lane faults.
@@ -722,7 +751,7 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	if !b.noResults {
 		b.warpRows(bi, addrs)
 	}
-	n := uint32(sp.n)
+	n := uint32(sp.n())
 	var distinct, maxc uint32
 	switch {
 	case sp.lo == sp.hi && (b.order == OrderLane || noDst && bi.bUni && bi.cUni):
@@ -747,10 +776,10 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 			distinct, maxc = n, 1
 		}
 	default:
-		for len(addrs) < sp.n {
+		for len(addrs) < sp.n() {
 			addrs = append(addrs, sp.lo) // the one address, once per lane
 		}
-		if !sp.aliased {
+		if !sp.aliased() {
 			scratch = addrs
 		}
 		var ok bool
@@ -777,18 +806,51 @@ func (b *batch) setStat(bi *xinst, distinct, maxc, faults uint32) {
 }
 
 // warpSpan is what expandWarp learns of a warp's addresses as it computes
-// them: the per-lane bases of a list-bound address, the step between
-// lanes, the address mask, the OR, lowest and highest of the addresses,
-// and the number of active lanes n (addrs may hold just one address for
-// them all: see warpAddresses).
+// them: the OR, lowest and highest of the addresses, and its shape: the
+// number of active lanes (addrs may hold just one address for them all:
+// see warpAddresses), whether two lanes may share an address other than
+// by all sharing one (mayRepeat: per-lane bases, an address mask, or a
+// step between lanes of 2^32 or more; else the lanes' addresses are
+// distinct by construction: a nonzero step of magnitude under 2^32, no
+// mask: the differences (l1-l2)*step of lanes l < 32 are nonzero and
+// under 2^37, so no two meet even modulo 2^64), and whether the addresses
+// returned are the per-lane list itself (aliased: read only; the scratch
+// given was left as it was).
+//
+// Four fields, so that the compiler keeps it in registers: a larger
+// struct lives on the stack, written in 8-byte and 1-byte stores and
+// copied in 16-byte loads, which the core cannot forward from those
+// stores (the twenty-sixth round in docs/PERFORMANCE.md).
 type warpSpan struct {
-	list       []uint64
-	step, mask uint64
 	or, lo, hi uint64
-	n          int
-	// aliased: the addresses returned are the list itself (read only),
-	// not the scratch given: see warpAddresses.
-	aliased bool
+	shape      uint32 // lanes in the low 8 bits, then spanMayRepeat, spanAliased
+}
+
+const (
+	spanMayRepeat = 1 << 8
+	spanAliased   = 1 << 9
+)
+
+func (sp warpSpan) n() int          { return int(sp.shape & 0xff) }
+func (sp warpSpan) mayRepeat() bool { return sp.shape&spanMayRepeat != 0 }
+func (sp warpSpan) aliased() bool   { return sp.shape&spanAliased != 0 }
+
+// spanShape is a warpSpan's shape of n lanes (at most trace.MaxLanes).
+func spanShape(n int, mayRepeat, aliased bool) uint32 {
+	s := uint32(n)
+	if mayRepeat {
+		s |= spanMayRepeat
+	}
+	if aliased {
+		s |= spanAliased
+	}
+	return s
+}
+
+// lanesMayRepeat reports whether lanes on list-bound bases, or a step and
+// mask, may hit one address twice (warpSpan's mayRepeat).
+func lanesMayRepeat(list []uint64, step, mask uint64) bool {
+	return list != nil || mask != ^uint64(0) || step >= 1<<32 && -step >= 1<<32
 }
 
 // warpAddresses appends the active lanes' addresses, in lane order, to
@@ -835,7 +897,7 @@ func warpAddresses(bi *xinst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) 
 			addrs = append(addrs, a)
 			or, lo, hi = a, a, a
 		}
-		return addrs, warpSpan{step: step, mask: mask, or: or, lo: lo, hi: hi, n: n}
+		return addrs, warpSpan{or: or, lo: lo, hi: hi, shape: spanShape(n, lanesMayRepeat(nil, step, mask), false)}
 	case list == nil:
 		for m := bi.active; m != 0; m &= m - 1 {
 			lane := uint64(bits.TrailingZeros32(m))
@@ -850,7 +912,7 @@ func warpAddresses(bi *xinst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) 
 		if scale == 1 && st.AddrImm == 0 && st.LanePitch == 0 && mask == ^uint64(0) {
 			all := (*[trace.MaxLanes]uint64)(list)
 			or, lo, hi = listSpan(all)
-			return all[:], warpSpan{list: list, step: step, mask: mask, or: or, lo: lo, hi: hi, n: trace.MaxLanes, aliased: true}
+			return all[:], warpSpan{or: or, lo: lo, hi: hi, shape: spanShape(trace.MaxLanes, true, true)}
 		}
 		addrs = slices.Grow(addrs, trace.MaxLanes)[:trace.MaxLanes]
 		or, lo, hi = listAddresses((*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(list), scale, uint64(st.AddrImm), uint64(st.LanePitch), mask)
@@ -864,7 +926,7 @@ func warpAddresses(bi *xinst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) 
 			lo, hi = min(lo, a), max(hi, a)
 		}
 	}
-	return addrs, warpSpan{list: list, step: step, mask: mask, or: or, lo: lo, hi: hi, n: len(addrs)}
+	return addrs, warpSpan{or: or, lo: lo, hi: hi, shape: spanShape(len(addrs), lanesMayRepeat(list, step, mask), false)}
 }
 
 // listAddresses sets a full warp's addresses from its per-lane bases and
@@ -959,13 +1021,9 @@ func (b *batch) routeWarpLanes(ii int, bi *xinst, routes []route, cur *shard.Cur
 			srcList = bi.list(j)
 		}
 	}
-	// Lanes on distinct addresses by construction (a nonzero step of
-	// magnitude under 2^32, no mask: the differences (l1-l2)*step of
-	// lanes l < 32 are nonzero and under 2^37, so no two meet even
-	// modulo 2^64) need no conflict count.
-	// A partition counts only its own lanes.
-	step := sp.step
-	count := sp.lo == sp.hi || sp.list != nil || sp.mask != ^uint64(0) || (step >= 1<<32 && -step >= 1<<32) || b.partitioned
+	// Lanes on distinct addresses by construction (!sp.mayRepeat()) need no
+	// conflict count. A partition counts only its own lanes.
+	count := sp.lo == sp.hi || sp.mayRepeat() || b.partitioned
 	if b.order == OrderLane && sp.lo>>shard.PageShift == sp.hi>>shard.PageShift {
 		return b.routePageLanes(ii, bi, routes, cur, addrs, vals, srcList, count, r)
 	}
@@ -1404,12 +1462,20 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 		// loop over them all, whatever instruction they came from.
 		add32Vals(mem, rt.recs)
 	} else {
+		// One xinst, its record copied in per segment and its plan set
+		// (as expand's): built whole per segment, it went through a
+		// temporary on the stack whose 8-byte stores the copy's 16-byte
+		// loads could not forward from (the twenty-sixth round in
+		// docs/PERFORMANCE.md).
+		x := xinst{vecs: b.vecs, arena: b.arena}
 		for k, s := range rt.segs {
 			hi := uint32(len(rt.recs))
 			if k+1 < len(rt.segs) {
 				hi = rt.segs[k+1].lo
 			}
-			x := b.inst(int(s.inst))
+			in := &b.insts[s.inst]
+			x.binst = *in
+			x.plan = b.plans[in.pi]
 			b.applySeg(mem, &x, s, rt.recs[s.lo:hi])
 		}
 	}
