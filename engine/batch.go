@@ -168,7 +168,11 @@ func (rt *route) open(ii uint32, vals bool) {
 func (rt *route) run(ii uint32, r rec, n uint32, step int32) {
 	rt.push(ii, n, step, false)
 	k := len(rt.recs)
-	rt.recs = extend(rt.recs)
+	if k < cap(rt.recs) {
+		rt.recs = rt.recs[:k+1] // (the length alone: see batch.addVecs)
+	} else {
+		rt.recs = append(rt.recs, rec{})
+	}
 	rt.recs[k].word, rt.recs[k].slot = r.word, r.slot
 }
 
@@ -179,7 +183,11 @@ func (rt *route) run(ii uint32, r rec, n uint32, step int32) {
 // docs/PERFORMANCE.md).
 func (rt *route) push(ii, n uint32, step int32, vals bool) {
 	k := len(rt.segs)
-	rt.segs = extend(rt.segs)
+	if k < cap(rt.segs) {
+		rt.segs = rt.segs[:k+1] // (the length alone: see batch.addVecs)
+	} else {
+		rt.segs = append(rt.segs, seg{})
+	}
 	s := &rt.segs[k]
 	s.inst, s.lo, s.n, s.step, s.vals = ii, uint32(len(rt.recs)), n, step, vals
 }
@@ -333,9 +341,16 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 func (b *batch) addVecs(in *trace.Inst, inArena bool) {
 	for j := range in.Vals {
 		v := &in.Vals[j]
-		// Field by field, in place (as add's record).
+		// Field by field, in place (as add's record). Resliced, not
+		// appended to, while there is room: an assignment b.vecs =
+		// b.vecs[:k+1] stores only the length, where storing the whole
+		// slice would take the collector's write barrier while it marks.
 		k := len(b.vecs)
-		b.vecs = extend(b.vecs)
+		if k < cap(b.vecs) {
+			b.vecs = b.vecs[:k+1]
+		} else {
+			b.vecs = append(b.vecs, bvec{})
+		}
 		bv := &b.vecs[k]
 		bv.Base, bv.Stride, bv.BaseHi, bv.Kind = v.Base, v.Stride, v.BaseHi, v.Kind
 		bv.list, bv.listHi, bv.n, bv.hasHi = 0, 0, 0, false
@@ -392,17 +407,6 @@ func (b *batch) localResults() []Result {
 		}
 	}
 	return out
-}
-
-// extend returns s one element longer, growing it as append does. The new
-// element holds whatever the backing array held there: the caller sets
-// every field, one by one (see route.push).
-func extend[T any](s []T) []T {
-	if len(s) < cap(s) {
-		return s[:len(s)+1]
-	}
-	var zero T
-	return append(s, zero)
 }
 
 // grow returns s with length n, reallocating only when it is too short.
