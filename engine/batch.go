@@ -251,6 +251,10 @@ type batch struct {
 	// oneLoop: every access adds and returns nothing (commutes): a route
 	// of (word, addend) records is applied in one loop (commute.go).
 	oneLoop bool
+	// countsLanes: the addresses table counts every lane's access from
+	// the routes (addresses.go), so a warp's lanes stay a record or a run
+	// of them, never summed into one addition (expandWarp).
+	countsLanes bool
 	// partitioned: the memory holds one partition of several: lanes of
 	// other partitions' pages are skipped, their rows marked faultForeign.
 	partitioned bool
@@ -758,6 +762,20 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	n := uint32(sp.n())
 	var distinct, maxc uint32
 	switch {
+	case sp.lo == sp.hi && noDst && bi.bUni && p.kind == kAdd && p.size == 4 && !p.retNew && !p.retShl16 && !b.countsLanes:
+		// n 32-bit adds of one value to one word, nothing returned: one
+		// add of n times the value (modulo 2^32 as the n are), in a
+		// (word, addend) record as scattered adds carry theirs
+		// (seg.vals), so that a batch of them applies in one loop
+		// (commute.go) without reading the instruction again. The word
+		// ends the same, and is marked written alike (add32Vals).
+		local, ok := b.routeSum(ii, bi, routes, cur, sp.lo, n, uint32(bi.bVal)*n)
+		if !ok {
+			return true, scratch, errMemoryFull
+		}
+		if local {
+			distinct, maxc = 1, n
+		}
 	case sp.lo == sp.hi && (b.order == OrderLane || noDst && bi.bUni && bi.cUni):
 		// Every lane on one address: one record for the warp. (Lanes in
 		// another order go one record each, below, unless nothing returns
@@ -1013,6 +1031,21 @@ func (b *batch) routeRun(ii int, bi *xinst, routes []route, cur *shard.Cursor, a
 	return true, true
 }
 
+// routeSum routes the n lanes of a warp on one 32-bit word as one (word,
+// addend) record of their sum (expandWarp); as routeRun otherwise.
+func (b *batch) routeSum(ii int, bi *xinst, routes []route, cur *shard.Cursor, addr uint64, n, sum uint32) (local, ok bool) {
+	en := cur.Resolve(bi.mem, addr)
+	if en == 0 {
+		return false, false
+	}
+	if en.Foreign() {
+		b.foreignRows(bi.slot, n)
+		return false, true
+	}
+	routes[b.owner[en.Shard()]].add(uint32(ii), rec{word: en.WordRef(addr), slot: sum}, true)
+	return true, true
+}
+
 // routeWarpLanes routes a warp's lanes one record each, counting
 // conflicts unless the addresses are distinct by construction.
 func (b *batch) routeWarpLanes(ii int, bi *xinst, routes []route, cur *shard.Cursor, addrs []uint64, sp warpSpan, vals bool, r int) (distinct, maxc uint32, ok bool) {
@@ -1142,7 +1175,10 @@ func (b *batch) routeScatter(ii int, bi *xinst, rt *route, cur *shard.Cursor, ad
 	mem, shift := bi.mem, bi.plan.srcShift
 	rt.open(uint32(ii), true)
 	r0 := len(rt.recs)
-	rt.recs = slices.Grow(rt.recs, len(addrs))[:r0+len(addrs)]
+	if cap(rt.recs)-r0 < len(addrs) {
+		rt.recs = slices.Grow(rt.recs, len(addrs))
+	}
+	rt.recs = rt.recs[:r0+len(addrs)] // the length alone (see batch.addVecs)
 	out := rt.recs[r0:]
 	adds := wordAdds(out)
 	for n := cur.WordAdds(mem, addrs, addends, shift, adds); n < len(addrs); {
@@ -1226,7 +1262,10 @@ func (b *batch) routePageLanes(ii int, bi *xinst, routes []route, cur *shard.Cur
 	rt.open(uint32(ii), vals)
 	page := en.WordRef(addrs[0]) &^ (shard.PageWords - 1)
 	r0 := len(rt.recs)
-	rt.recs = slices.Grow(rt.recs, len(addrs))[:r0+len(addrs)]
+	if cap(rt.recs)-r0 < len(addrs) {
+		rt.recs = slices.Grow(rt.recs, len(addrs))
+	}
+	rt.recs = rt.recs[:r0+len(addrs)] // the length alone (see batch.addVecs)
 	out := rt.recs[r0:]
 	p := bi.plan
 	switch {

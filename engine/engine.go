@@ -260,6 +260,7 @@ func (pl *pipeline) read(ctx context.Context, src trace.Source) {
 		b.reset(pl.expanders, pl.appliers, e.mem.Shards())
 		b.noResults = pl.noResults
 		b.partitioned = e.opts.parts > 1
+		b.countsLanes = e.addrs != nil
 		b.order, b.seed = e.opts.order, e.opts.seed
 		if err := ctx.Err(); err != nil {
 			// The batch goes on empty, carrying the error: the compute
