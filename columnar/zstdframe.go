@@ -29,9 +29,14 @@ const pageWindow = 512 << 10
 // klauspost's SpeedFastest, as arrow-go maps it), literals always
 // entropy-coded and an empty page a frame, as arrow-go's codec makes them,
 // for up to four pages at once (one encoder state each, about 1.3 MiB,
-// made when first needed).
+// made when first needed). Without the frame's content checksum, as the
+// stored frames below: a Parquet reader does not check it (a page header
+// has its own optional CRC field, which this writer leaves out, as
+// arrow-go's writer does by default), and it cost an XXH64 pass over
+// every page's raw bytes.
 func newPageEncoder() (*zstd.Encoder, error) {
 	return zstd.NewWriter(nil,
+		zstd.WithEncoderCRC(false),
 		zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(zstdLevel)),
 		zstd.WithZeroFrames(true),
 		zstd.WithAllLitEntropyCompression(true),
