@@ -325,8 +325,8 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	// Field by field, not as one composite literal: the compiler builds a
 	// literal on the stack with 8- and 4-byte stores and copies it with
 	// 16-byte loads, which the core cannot forward from those stores; each
-	// such load waits for them to reach the cache (storeForwarding in
-	// docs/PERFORMANCE.md, the twenty-sixth round).
+	// such load waits for them to reach the cache (the twenty-sixth round
+	// in docs/PERFORMANCE.md).
 	bi.Seq, bi.Line, bi.Group, bi.Warp, bi.Mask = in.Seq, in.Line, in.Group, in.Warp, in.Mask
 	bi.pi, bi.vals, bi.mem, bi.active = p.id, uint32(len(b.vecs)), mem, active
 	bi.slot, bi.pos = uint32(b.nslots), uint32(n)
