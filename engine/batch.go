@@ -160,35 +160,20 @@ func (rt *route) add(ii uint32, r rec, vals bool) {
 // segment is ii's already (and not a run).
 func (rt *route) open(ii uint32, vals bool) {
 	if n := len(rt.segs); n == 0 || rt.segs[n-1].inst != ii || rt.segs[n-1].n != 0 {
-		rt.push(ii, 0, 0, vals)
+		rt.addSeg(ii, 0, 0, vals)
 	}
 }
 
 // run appends a run segment of n lanes (see seg) and its one record.
 func (rt *route) run(ii uint32, r rec, n uint32, step int32) {
-	rt.push(ii, n, step, false)
-	k := len(rt.recs)
-	if k < cap(rt.recs) {
-		rt.recs = rt.recs[:k+1] // (the length alone: see batch.addVecs)
-	} else {
-		rt.recs = append(rt.recs, rec{})
-	}
-	rt.recs[k].word, rt.recs[k].slot = r.word, r.slot
+	rt.addSeg(ii, n, step, false)
+	x := push(&rt.recs)
+	x.word, x.slot = r.word, r.slot
 }
 
-// push appends a segment from the route's next record, field by field in
-// place: appended as a composite literal, a segment was built on the
-// stack in 4-byte stores and copied in 16-byte loads, which the core
-// cannot forward from those stores (the twenty-sixth round in
-// docs/PERFORMANCE.md).
-func (rt *route) push(ii, n uint32, step int32, vals bool) {
-	k := len(rt.segs)
-	if k < cap(rt.segs) {
-		rt.segs = rt.segs[:k+1] // (the length alone: see batch.addVecs)
-	} else {
-		rt.segs = append(rt.segs, seg{})
-	}
-	s := &rt.segs[k]
+// addSeg appends a segment from the route's next record (see push).
+func (rt *route) addSeg(ii, n uint32, step int32, vals bool) {
+	s := push(&rt.segs)
 	s.inst, s.lo, s.n, s.step, s.vals = ii, uint32(len(rt.recs)), n, step, vals
 }
 
@@ -315,18 +300,8 @@ func (b *batch) reset(ranges, owners, shards int) {
 // the source decoded them there, trace.ArenaSource).
 func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	n := len(b.insts)
-	if n < cap(b.insts) {
-		b.insts = b.insts[:n+1]
-	} else {
-		b.insts = append(b.insts, binst{})
-	}
-	bi := &b.insts[n]
+	bi := push(&b.insts) // set field by field (push)
 	active := in.Active()
-	// Field by field, not as one composite literal: the compiler builds a
-	// literal on the stack with 8- and 4-byte stores and copies it with
-	// 16-byte loads, which the core cannot forward from those stores; each
-	// such load waits for them to reach the cache (the twenty-sixth round
-	// in docs/PERFORMANCE.md).
 	bi.Seq, bi.Line, bi.Group, bi.Warp, bi.Mask = in.Seq, in.Line, in.Group, in.Warp, in.Mask
 	bi.pi, bi.vals, bi.mem, bi.active = p.id, uint32(len(b.vecs)), mem, active
 	bi.slot, bi.pos = uint32(b.nslots), uint32(n)
@@ -345,17 +320,7 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 func (b *batch) addVecs(in *trace.Inst, inArena bool) {
 	for j := range in.Vals {
 		v := &in.Vals[j]
-		// Field by field, in place (as add's record). Resliced, not
-		// appended to, while there is room: an assignment b.vecs =
-		// b.vecs[:k+1] stores only the length, where storing the whole
-		// slice would take the collector's write barrier while it marks.
-		k := len(b.vecs)
-		if k < cap(b.vecs) {
-			b.vecs = b.vecs[:k+1]
-		} else {
-			b.vecs = append(b.vecs, bvec{})
-		}
-		bv := &b.vecs[k]
+		bv := push(&b.vecs) // set field by field (push)
 		bv.Base, bv.Stride, bv.BaseHi, bv.Kind = v.Base, v.Stride, v.BaseHi, v.Kind
 		bv.list, bv.listHi, bv.n, bv.hasHi = 0, 0, 0, false
 		if v.Kind == trace.VecList {
@@ -411,6 +376,26 @@ func (b *batch) localResults() []Result {
 		}
 	}
 	return out
+}
+
+// push extends *s by one element and returns it, holding whatever the
+// backing array held there: the caller sets every field, one by one. A
+// composite literal appended instead is built on the stack in 8- and
+// 4-byte stores and copied out in 16-byte loads, which the core cannot
+// forward from those stores: each waits for them to reach the cache (the
+// twenty-sixth round in docs/PERFORMANCE.md). While there is room it
+// reslices, *s = (*s)[:k+1], which stores only the length: storing the
+// whole slice back would take the collector's write barrier while it
+// marks, on every record.
+func push[T any](s *[]T) *T {
+	k := len(*s)
+	if k < cap(*s) {
+		*s = (*s)[:k+1]
+	} else {
+		var zero T
+		*s = append(*s, zero)
+	}
+	return &(*s)[k]
 }
 
 // grow returns s with length n, reallocating only when it is too short.
@@ -1178,7 +1163,7 @@ func (b *batch) routeScatter(ii int, bi *xinst, rt *route, cur *shard.Cursor, ad
 	if cap(rt.recs)-r0 < len(addrs) {
 		rt.recs = slices.Grow(rt.recs, len(addrs))
 	}
-	rt.recs = rt.recs[:r0+len(addrs)] // the length alone (see batch.addVecs)
+	rt.recs = rt.recs[:r0+len(addrs)] // the length alone (see push)
 	out := rt.recs[r0:]
 	adds := wordAdds(out)
 	for n := cur.WordAdds(mem, addrs, addends, shift, adds); n < len(addrs); {
@@ -1265,7 +1250,7 @@ func (b *batch) routePageLanes(ii int, bi *xinst, routes []route, cur *shard.Cur
 	if cap(rt.recs)-r0 < len(addrs) {
 		rt.recs = slices.Grow(rt.recs, len(addrs))
 	}
-	rt.recs = rt.recs[:r0+len(addrs)] // the length alone (see batch.addVecs)
+	rt.recs = rt.recs[:r0+len(addrs)] // the length alone (see push)
 	out := rt.recs[r0:]
 	p := bi.plan
 	switch {
