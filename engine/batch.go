@@ -995,18 +995,30 @@ func (b *batch) warpRows(bi *xinst, addrs []uint64) {
 	}
 }
 
+// warpEntry resolves the page of addr for a warp's n lanes routed as one
+// record. It returns the zero Entry with ok true for another partition's
+// page, whose lanes get their foreign rows here, and with ok false when
+// memory is full.
+func (b *batch) warpEntry(bi *xinst, cur *shard.Cursor, addr uint64, n uint32) (en shard.Entry, ok bool) {
+	en = cur.Resolve(bi.mem, addr)
+	if en == 0 {
+		return 0, false
+	}
+	if en.Foreign() {
+		b.foreignRows(bi.slot, n)
+		return 0, true
+	}
+	return en, true
+}
+
 // routeRun routes n lanes as one record from addr: all on one word
 // (words 0) or a run words apart. Another partition's page gets the
 // lanes' foreign rows instead (local false). ok is false when memory is
 // full.
 func (b *batch) routeRun(ii int, bi *xinst, routes []route, cur *shard.Cursor, addr uint64, n uint32, words int32) (local, ok bool) {
-	en := cur.Resolve(bi.mem, addr)
+	en, ok := b.warpEntry(bi, cur, addr, n)
 	if en == 0 {
-		return false, false
-	}
-	if en.Foreign() {
-		b.foreignRows(bi.slot, n)
-		return false, true
+		return false, ok
 	}
 	slot := bi.slot
 	if words == 0 {
@@ -1019,13 +1031,9 @@ func (b *batch) routeRun(ii int, bi *xinst, routes []route, cur *shard.Cursor, a
 // routeSum routes the n lanes of a warp on one 32-bit word as one (word,
 // addend) record of their sum (expandWarp); as routeRun otherwise.
 func (b *batch) routeSum(ii int, bi *xinst, routes []route, cur *shard.Cursor, addr uint64, n, sum uint32) (local, ok bool) {
-	en := cur.Resolve(bi.mem, addr)
+	en, ok := b.warpEntry(bi, cur, addr, n)
 	if en == 0 {
-		return false, false
-	}
-	if en.Foreign() {
-		b.foreignRows(bi.slot, n)
-		return false, true
+		return false, ok
 	}
 	routes[b.owner[en.Shard()]].add(uint32(ii), rec{word: en.WordRef(addr), slot: sum}, true)
 	return true, true
