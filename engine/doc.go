@@ -23,7 +23,9 @@
 //     instruction (a 32-bit add loop, a generic one); a warp whose lanes
 //     all hit one address, or consecutive words of one page, is one record
 //     for the whole warp (a uniform warp with one source and nothing
-//     returned is applied in closed form: n adds of b are one add of n*b).
+//     returned is applied in closed form: n adds of b are one add of n*b;
+//     for 32-bit adds, expand makes that one (word, n*b) record, unless
+//     the addresses table counts the lanes).
 //     Each owner then applies what it owns, range by range, each range's
 //     records in order; a batch whose every access is an addition that
 //     returns nothing commutes: its owners apply each route's records in
