@@ -311,9 +311,7 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	b.wide = b.wide || p.size == 16
 	if in.Static.Elems == 1 && p.size <= 8 {
 		b.sources(bi, in, p)
-	} else {
-		bi.bUni, bi.cUni = false, false // a source per element, or a 128-bit one
-	}
+	} // else a source per element, or a 128-bit one: bUni and cUni stay false
 }
 
 // addVecs appends in's vectors to b.vecs, their lists placed by arenaList.
@@ -747,7 +745,7 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	n := uint32(sp.n())
 	var distinct, maxc uint32
 	switch {
-	case sp.lo == sp.hi && noDst && bi.bUni && p.kind == kAdd && p.size == 4 && !p.retNew && !p.retShl16 && !b.countsLanes:
+	case sp.lo == sp.hi && noDst && bi.bUni && p.add32() && !b.countsLanes:
 		// n 32-bit adds of one value to one word, nothing returned: one
 		// add of n times the value (modulo 2^32 as the n are), in a
 		// (word, addend) record as scattered adds carry theirs
@@ -1525,7 +1523,7 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) {
 	p := bi.plan
 	noDst := !p.st.HasDst || p.noRet || b.noResults
-	add32ok := p.size == 4 && p.kind == kAdd && !p.retNew && !p.retShl16
+	add32ok := p.add32()
 	switch {
 	case s.n > 0 && s.step == 1 && add32ok:
 		// A coalesced atomicAdd: consecutive words (of one page), in one
@@ -1757,6 +1755,13 @@ const (
 	accRetNew   = 1 << iota // the lane gets the new value (vISA PREDEC)
 	accRetShl16             // the value returns in the upper half (LSC d16u32h)
 )
+
+// add32 reports whether the plan is a 32-bit integer add whose old value
+// is what a lane gets back, if anything: the additions that commute
+// (commute.go) and that the 32-bit add loops perform.
+func (p *plan) add32() bool {
+	return p.kind == kAdd && p.size == 4 && !p.retNew && !p.retShl16
+}
 
 func (p *plan) flags() uint8 {
 	var fl uint8

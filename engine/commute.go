@@ -23,7 +23,7 @@ package engine
 func (b *batch) commutes() bool {
 	for i := range b.insts {
 		p := b.plans[b.insts[i].pi]
-		if p.kind != kAdd || p.size != 4 || p.retNew || p.retShl16 {
+		if !p.add32() {
 			return false
 		}
 		if p.st.HasDst && !p.noRet && !b.noResults {
