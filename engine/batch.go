@@ -414,12 +414,12 @@ func grow[T any](s []T, n int) []T {
 // under setStat's stores, 0.03% once cleared (the twenty-seventh round in
 // docs/PERFORMANCE.md).
 func growWritten[T any](s []T, n int) []T {
-	if cap(s) < n {
-		s = make([]T, n, n+n/4)
+	fresh := cap(s) < n
+	s = grow(s, n)
+	if fresh {
 		clear(s[:cap(s)])
-		return s
 	}
-	return s[:n]
+	return s
 }
 
 // finishAdd takes the replay's plans as they are after the batch's last
