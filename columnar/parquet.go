@@ -301,7 +301,7 @@ func (p *parquetWriter) writeRowGroup(rows int) error {
 	for i := range p.chunks {
 		ch := &p.chunks[i]
 		cc := rg.NextColumnChunk()
-		pager, err := file.NewPageWriter(p.sink, compress.Codecs.Zstd, zstdLevel, cc, ord, int16(i), p.mem, false, nil, nil)
+		pager, err := file.NewPageWriter(p.sink, dictPageCompression, zstdLevel, cc, ord, int16(i), p.mem, false, nil, nil)
 		if err != nil {
 			return err
 		}
