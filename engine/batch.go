@@ -1299,6 +1299,14 @@ func (b *batch) routePageLanes(ii int, bi *xinst, routes []route, cur *shard.Cur
 			v, _ := bi.Value(p.b[0], int(ls[k]))
 			out[k] = rec{word: page | uint32(a>>2)&(shard.PageWords-1), slot: uint32(v >> p.srcShift)}
 		}
+	case count && len(out) == trace.MaxLanes:
+		// A full warp within one page whose lanes take their sources
+		// from their slots or the instruction (a histogram's increments):
+		// the records and the conflict count in one loop, as above.
+		ps := b.pageSet(r)
+		ps.next()
+		distinct, maxc = pageRecsSlots((*[trace.MaxLanes]rec)(out), (*[trace.MaxLanes]uint64)(addrs), page, bi.slot, &ps.counts, ps.gen)
+		return distinct, conflictDepth(distinct, maxc), true
 	default:
 		for k, a := range addrs {
 			out[k] = rec{word: page | uint32(a>>2)&(shard.PageWords-1), slot: bi.slot + uint32(k) | uint32(a&3)<<slotBits}
@@ -1332,6 +1340,18 @@ func (b *batch) pageSet(r int) *pageConflicts {
 func pageRecs(out *[trace.MaxLanes]rec, addrs, src *[trace.MaxLanes]uint64, page uint32, shift uint8, counts *[shard.PageBytes]uint16, gen uint16) (distinct, maxc uint32) {
 	for k, a := range addrs {
 		out[k] = rec{word: page | uint32(a>>2)&(shard.PageWords-1), slot: uint32(src[k] >> shift)}
+		distinct, maxc = countLane(counts, a, gen, distinct, maxc)
+	}
+	return distinct, maxc
+}
+
+// pageRecsSlots is pageRecs for records that carry their lane's slot
+// (from slot on) and byte within the word, not a source.
+//
+//go:noinline
+func pageRecsSlots(out *[trace.MaxLanes]rec, addrs *[trace.MaxLanes]uint64, page, slot uint32, counts *[shard.PageBytes]uint16, gen uint16) (distinct, maxc uint32) {
+	for k, a := range addrs {
+		out[k] = rec{word: page | uint32(a>>2)&(shard.PageWords-1), slot: slot + uint32(k) | uint32(a&3)<<slotBits}
 		distinct, maxc = countLane(counts, a, gen, distinct, maxc)
 	}
 	return distinct, maxc
