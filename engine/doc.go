@@ -33,9 +33,9 @@
 //     batch started, so no two workers write the same slot.
 //     With one worker nothing is routed: each instruction's records apply
 //     as soon as they are made, while they are in cache. With W > 1,
-//     (W+1)/2 workers expand batch k+1 while W/2 apply batch k: expanding
-//     reads no memory contents, only which pages exist, so the two stages
-//     overlap on different cores.
+//     W workers expand batch k+1 while W/2 apply batch k (W each with the
+//     addresses table): expanding reads no memory contents, only which
+//     pages exist, so the two stages overlap on different cores.
 //  3. emit: a goroutine hands results and statistics to the Sink in trace
 //     order while the next batch computes.
 //

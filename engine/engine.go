@@ -541,11 +541,15 @@ func (e *Engine) addInst(b *batch, in *trace.Inst, inArena bool) bool {
 
 // stages splits workers between the two compute stages: with one, a
 // single goroutine expands and applies each instruction at once (fused);
-// with more, (workers+1)/2 expand batch k+1 while workers/2 apply batch k
-// (pipelined: expanding reads no memory contents, only which pages exist).
-// When applying also counts the addresses table, apply is the heavier
-// stage by far: then both stages have every worker, and the two stages'
-// goroutines share the cores.
+// with more, workers goroutines expand batch k+1 while workers/2 apply
+// batch k (pipelined: expanding reads no memory contents, only which pages
+// exist). Expanding a lean replay's batch takes about three times as long
+// as applying it, so the expanders get every worker, and the two stages'
+// goroutines share the cores: on two cores, two expanders and one
+// applier were 2-6% faster than one of each on all four benchmark traces
+// (the twenty-eighth round in docs/PERFORMANCE.md). When applying also
+// counts the addresses table, apply is the heavier stage by far: then it
+// has every worker too.
 func stages(workers int, countAddresses bool) (expanders, appliers int) {
 	switch {
 	case workers <= 1:
@@ -553,7 +557,7 @@ func stages(workers int, countAddresses bool) (expanders, appliers int) {
 	case countAddresses:
 		return workers, workers
 	}
-	return (workers + 1) / 2, workers / 2
+	return workers, workers / 2
 }
 
 // expandBatch cuts b into one instruction range per expander, of about
