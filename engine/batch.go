@@ -70,9 +70,9 @@ func (x *xinst) vec(j int) *bvec { return &x.vecs[int(x.vals)+j] }
 // copied into b's arena, for a pass that reads instructions one at a time
 // (races.go) with one batch it reuses.
 func (b *batch) alone(in *trace.Inst, p *plan) xinst {
-	b.vecs, b.arena = b.vecs[:0], b.arena[:0]
+	b.vecs, b.arena, b.lastVecs = b.vecs[:0], b.arena[:0], 0
 	b.insts = append(b.insts[:0], binst{Seq: in.Seq, Line: in.Line, Group: in.Group, Warp: in.Warp, Mask: in.Mask, active: in.Active()})
-	b.addVecs(in, false)
+	b.insts[0].vals = b.addVecs(in, false)
 	return xinst{binst: b.insts[0], plan: p, vecs: b.vecs, arena: b.arena}
 }
 
@@ -186,6 +186,11 @@ type batch struct {
 	insts []binst
 	vecs  []bvec   // the instructions' vectors, reused batch after batch
 	arena []uint64 // the vectors' lists
+	// lastVals and lastVecs are where the last instruction added put its
+	// vectors, and 1 + how many; lastVecs is 0 when the next instruction
+	// may not share them (addVecs).
+	lastVals uint32
+	lastVecs int
 	// plans are the replay's plans, by plan.id, as of the batch's last
 	// instruction (finishAdd): the reader only appends to them.
 	plans   []*plan
@@ -259,6 +264,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 	b.insts = b.insts[:0]
 	b.vecs = b.vecs[:0]
 	b.arena = b.arena[:0]
+	b.lastVecs = 0
 	b.plans = nil
 	b.nslots = 0
 	b.wide = false
@@ -303,10 +309,10 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	bi := push(&b.insts) // set field by field (push)
 	active := in.Active()
 	bi.Seq, bi.Line, bi.Group, bi.Warp, bi.Mask = in.Seq, in.Line, in.Group, in.Warp, in.Mask
-	bi.pi, bi.vals, bi.mem, bi.active = p.id, uint32(len(b.vecs)), mem, active
+	bi.pi, bi.mem, bi.active = p.id, mem, active
 	bi.slot, bi.pos = uint32(b.nslots), uint32(n)
 	bi.bUni, bi.cUni, bi.bVal, bi.cVal = false, false, 0, 0
-	b.addVecs(in, inArena)
+	bi.vals = b.addVecs(in, inArena)
 	b.nslots += bits.OnesCount32(active) * in.Static.Elems
 	b.wide = b.wide || p.size == 16
 	if in.Static.Elems == 1 && p.size <= 8 {
@@ -314,8 +320,18 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	} // else a source per element, or a 128-bit one: bUni and cUni stay false
 }
 
-// addVecs appends in's vectors to b.vecs, their lists placed by arenaList.
-func (b *batch) addVecs(in *trace.Inst, inArena bool) {
+// addVecs appends in's vectors to b.vecs, their lists placed by arenaList,
+// and returns where they start. An instruction whose vectors are all
+// scalar (broadcast or stride) and equal to the last instruction's, as a
+// hot counter's warps are, shares that instruction's instead: a batch's
+// vectors are read only once added, and the next stages read one entry
+// warp after warp rather than a new one each (80 bytes an instruction of
+// two inputs, written by the reader and read back by the expander).
+func (b *batch) addVecs(in *trace.Inst, inArena bool) uint32 {
+	if b.lastVecs == len(in.Vals)+1 && b.sameScalars(in.Vals) {
+		return b.lastVals
+	}
+	at := uint32(len(b.vecs))
 	for j := range in.Vals {
 		v := &in.Vals[j]
 		bv := push(&b.vecs) // set field by field (push)
@@ -329,6 +345,24 @@ func (b *batch) addVecs(in *trace.Inst, inArena bool) {
 			}
 		}
 	}
+	b.lastVals, b.lastVecs = at, len(in.Vals)+1
+	return at
+}
+
+// sameScalars reports whether vals are all broadcast or stride vectors
+// equal to the last instruction's, b.vecs[lastVals:].
+func (b *batch) sameScalars(vals []trace.Vector) bool {
+	last := b.vecs[b.lastVals:]
+	if len(last) < len(vals) {
+		return false
+	}
+	for j := range vals {
+		v, w := &vals[j], &last[j]
+		if v.Kind == trace.VecList || v.Kind != w.Kind || v.Base != w.Base || v.Stride != w.Stride || v.BaseHi != w.BaseHi {
+			return false
+		}
+	}
+	return true
 }
 
 // arenaList returns where list starts in b.arena, and its length: where it

@@ -99,3 +99,67 @@ func TestRecIsWordAdd(t *testing.T) {
 			unsafe.Sizeof(a), unsafe.Offsetof(a.Word), unsafe.Offsetof(a.Add))
 	}
 }
+
+// TestSharedScalarVectors checks that an instruction whose vectors are all
+// scalar and equal to the last instruction's shares them in the batch (a
+// hot counter's warps), that any difference (a value, a kind, a list, the
+// number of inputs) gives an instruction vectors of its own, and that each
+// instruction reads back its own values either way.
+func TestSharedScalarVectors(t *testing.T) {
+	add, err := trace.ParseStatic("atom.global.add.u32 d, [a], b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cas, err := trace.ParseStatic("atom.global.cas.b32 d, [a], b, c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bc := func(x uint64) trace.Vector { return trace.Vector{Kind: trace.VecBroadcast, Base: x} }
+	stride := func(x, s uint64) trace.Vector { return trace.Vector{Kind: trace.VecStride, Base: x, Stride: s} }
+	list := trace.Vector{Kind: trace.VecList, List: []uint64{0x100, 0x104}}
+	insts := []struct {
+		st     *trace.Static
+		vals   []trace.Vector
+		shares bool // the vectors of the instruction before
+	}{
+		{add, []trace.Vector{bc(0x100), bc(1)}, false},
+		{add, []trace.Vector{bc(0x100), bc(1)}, true},
+		{add, []trace.Vector{bc(0x100), bc(1)}, true},
+		{add, []trace.Vector{bc(0x100), bc(2)}, false},
+		{add, []trace.Vector{stride(0x100, 4), bc(2)}, false},
+		{add, []trace.Vector{stride(0x100, 4), bc(2)}, true},
+		{add, []trace.Vector{stride(0x100, 8), bc(2)}, false},
+		{add, []trace.Vector{list, bc(2)}, false},
+		{add, []trace.Vector{list, bc(2)}, false}, // lists are never shared
+		{cas, []trace.Vector{list, bc(2), bc(3)}, false},
+		{add, []trace.Vector{bc(2), bc(2)}, false},
+		{cas, []trace.Vector{bc(2), bc(2), bc(3)}, false},
+		{cas, []trace.Vector{bc(2), bc(2), bc(3)}, true},
+	}
+	b := &batch{}
+	b.reset(1, 1, 1)
+	for i, in := range insts {
+		p, err := newPlan(in.st, &trace.Header{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.add(&trace.Inst{Seq: uint64(i), Static: in.st, Mask: 3, Vals: in.vals}, p, 0, false)
+		got := b.insts[i].vals
+		if i > 0 {
+			if prev := b.insts[i-1].vals; (got == prev) != in.shares {
+				t.Errorf("instruction %d: vectors at %d, the one before's at %d; want shared %v", i, got, prev, in.shares)
+			}
+		}
+		x := xinst{binst: b.insts[i], vecs: b.vecs, arena: b.arena}
+		for j, v := range in.vals {
+			for lane := range 2 {
+				if lo, want := x.lo(j, lane), v.Lo(lane); lo != want {
+					t.Errorf("instruction %d, input %d, lane %d: reads %#x, want %#x", i, j, lane, lo, want)
+				}
+			}
+		}
+	}
+	if n := len(b.vecs); n != 2+2+2+2+2+2+3+2+3 {
+		t.Errorf("the batch holds %d vectors, want 20: one set per run of equal scalars", n)
+	}
+}
