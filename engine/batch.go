@@ -218,6 +218,7 @@ type batch struct {
 	cset    []conflictSet    // [range]: the warp path's conflict counts
 	filter  []distinctFilter // [range]: routeScatter's test for distinct words
 	pset    []*pageConflicts // [range]: the same within one page, made on first use
+	sums    []sumRun         // [range]: the last instruction's summed record (routeSum)
 	ranges  []int            // instruction index where each range starts; len = ranges+1
 	nslots  int
 	// recsHint is the engine's (Engine.recsHint) as this batch's
@@ -285,6 +286,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 		b.cset = make([]conflictSet, ranges)
 		b.filter = make([]distinctFilter, ranges)
 		b.pset = make([]*pageConflicts, ranges)
+		b.sums = make([]sumRun, ranges)
 		b.firstFault = make([]int, ranges)
 		b.faultRow = make([]Result, ranges)
 		b.rangeErr = make([]error, ranges)
@@ -610,8 +612,19 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 	// which a local's address would escape, an allocation per instruction.
 	bi := &b.cur[r]
 	bi.vecs, bi.arena = b.vecs, b.arena
+	sr := &b.sums[r]
+	sr.ok = false
 	for ii := lo; ii < hi; ii++ {
 		bi.binst = b.insts[ii]
+		if sr.ok && sr.same(&bi.binst) {
+			b.sumAgain(ii, bi, routes, sr, fuse)
+			if fuse {
+				b.applyRoute(0, &routes[0], mem, t)
+				routes[0].reset()
+			}
+			continue
+		}
+		sr.ok = false
 		p := b.plans[bi.pi]
 		if bi.plan != p {
 			bi.plan = p
@@ -804,7 +817,7 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 		// (seg.vals), so that a batch of them applies in one loop
 		// (commute.go) without reading the instruction again. The word
 		// ends the same, and is marked written alike (add32Vals).
-		local, ok := b.routeSum(ii, bi, routes, cur, sp.lo, n, uint32(bi.bVal)*n)
+		local, ok := b.routeSum(ii, bi, routes, cur, sp.lo, n, uint32(bi.bVal)*n, &b.sums[r])
 		if !ok {
 			return true, scratch, errMemoryFull
 		}
@@ -1080,13 +1093,56 @@ func (b *batch) routeRun(ii int, bi *xinst, routes []route, cur *shard.Cursor, a
 
 // routeSum routes the n lanes of a warp on one 32-bit word as one (word,
 // addend) record of their sum (expandWarp); as routeRun otherwise.
-func (b *batch) routeSum(ii int, bi *xinst, routes []route, cur *shard.Cursor, addr uint64, n, sum uint32) (local, ok bool) {
+func (b *batch) routeSum(ii int, bi *xinst, routes []route, cur *shard.Cursor, addr uint64, n, sum uint32, sr *sumRun) (local, ok bool) {
 	en, ok := b.warpEntry(bi, cur, addr, n)
 	if en == 0 {
 		return false, ok
 	}
-	routes[b.owner[en.Shard()]].add(uint32(ii), rec{word: en.WordRef(addr), slot: sum}, true)
+	o := b.owner[en.Shard()]
+	r := rec{word: en.WordRef(addr), slot: sum}
+	routes[o].add(uint32(ii), r, true)
+	if b.noResults {
+		*sr = sumRun{ok: true, vals: bi.vals, pi: bi.pi, mem: bi.mem, active: bi.active, owner: o, at: len(routes[o].recs) - 1, r: r, n: n}
+	}
 	return true, true
+}
+
+// sumRun is the record routeSum made for an instruction (a warp adding one
+// value to one word, nothing returned), kept for the instruction after it:
+// one with the same plan, memory, active lanes and vectors (batch.addVecs
+// shares equal scalar vectors, so the same vectors are the same index)
+// adds the same sum to the same word, and its statistics are the same.
+// Only without per-lane rows (noResults): a warp's rows are written one by
+// one (warpRows).
+type sumRun struct {
+	ok                    bool
+	vals, pi, mem, active uint32
+	owner                 int32
+	at                    int // the record's index in its route
+	r                     rec
+	n                     uint32 // the warp's lanes
+}
+
+// same reports whether bi is such an instruction.
+func (sr *sumRun) same(bi *binst) bool {
+	return bi.vals == sr.vals && bi.pi == sr.pi && bi.mem == sr.mem && bi.active == sr.active
+}
+
+// sumAgain routes instruction ii, the same warp as sr's, without working
+// its addresses out again: its sum goes into sr's record while that is
+// still its route's last (the adds of consecutive instructions to one
+// word, nothing between them, are one add of their total, modulo 2^32 as
+// the adds are), or else into a record of its own (fused, the last was
+// applied already).
+func (b *batch) sumAgain(ii int, bi *xinst, routes []route, sr *sumRun, fuse bool) {
+	rt := &routes[sr.owner]
+	if !fuse && len(rt.recs) == sr.at+1 {
+		rt.recs[sr.at].slot += sr.r.slot
+	} else {
+		rt.add(uint32(ii), sr.r, true)
+		sr.at = len(rt.recs) - 1
+	}
+	b.setStat(bi, 1, sr.n, 0)
 }
 
 // routeWarpLanes routes a warp's lanes one record each, counting

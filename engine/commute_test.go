@@ -68,6 +68,20 @@ func randomAdds(r *rand.Rand, n int, dst string) string {
 			mask = fmt.Sprintf(" mask=0x%x", r.Uint32())
 		}
 		fmt.Fprintf(&b, "atom.global.add.u32 %s, [a], b; | a=%s b=%s%s\n", d, addr, val, mask)
+		// A run of the same warp, as a hot counter's: the same vectors
+		// again, from other warps, now and then with other lanes active.
+		if r.IntN(4) == 0 {
+			for range 1 + r.IntN(6) {
+				if r.IntN(2) == 0 {
+					fmt.Fprintf(&b, ".warp %d\n", r.IntN(64))
+				}
+				m := mask
+				if r.IntN(5) == 0 {
+					m = fmt.Sprintf(" mask=0x%x", r.Uint32())
+				}
+				fmt.Fprintf(&b, "atom.global.add.u32 %s, [a], b; | a=%s b=%s%s\n", d, addr, val, m)
+			}
+		}
 	}
 	return b.String()
 }
