@@ -25,7 +25,9 @@
 //     for the whole warp (a uniform warp with one source and nothing
 //     returned is applied in closed form: n adds of b are one add of n*b;
 //     for 32-bit adds, expand makes that one (word, n*b) record, unless
-//     the addresses table counts the lanes).
+//     the addresses table counts the lanes; without per-lane rows, the
+//     same warp again in the next instruction, as a hot counter's, adds
+//     its n*b to that record: sumRun).
 //     Each owner then applies what it owns, range by range, each range's
 //     records in order; a batch whose every access is an addition that
 //     returns nothing commutes: its owners apply each route's records in
