@@ -308,6 +308,17 @@ func (b *batch) reset(ranges, owners, shards int) {
 // the source decoded them there, trace.ArenaSource).
 func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	n := len(b.insts)
+	if n > 0 && b.repeats(in, p, mem) {
+		// The warp of the instruction before, again (a hot counter's):
+		// its lanes, sources and vectors, copied; only where it stands
+		// differs.
+		bi := push(&b.insts)
+		*bi = b.insts[n-1]
+		bi.Seq, bi.Line, bi.Group, bi.Warp = in.Seq, in.Line, in.Group, in.Warp
+		bi.slot, bi.pos = uint32(b.nslots), uint32(n)
+		b.nslots += bits.OnesCount32(bi.active) * in.Static.Elems
+		return
+	}
 	bi := push(&b.insts) // set field by field (push)
 	active := in.Active()
 	bi.Seq, bi.Line, bi.Group, bi.Warp, bi.Mask = in.Seq, in.Line, in.Group, in.Warp, in.Mask
@@ -320,6 +331,17 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	if in.Static.Elems == 1 && p.size <= 8 {
 		b.sources(bi, in, p)
 	} // else a source per element, or a 128-bit one: bUni and cUni stay false
+}
+
+// repeats reports whether in is the warp of the batch's last instruction
+// again: the same plan, memory, mask and vectors (the last added, which
+// the last instruction holds: under an interleaving the last in the batch
+// may be another), all scalar (sameScalars). Its active lanes, sources
+// and vectors are then that instruction's.
+func (b *batch) repeats(in *trace.Inst, p *plan, mem uint32) bool {
+	last := &b.insts[len(b.insts)-1]
+	return last.pi == p.id && last.mem == mem && last.Mask == in.Mask && last.vals == b.lastVals &&
+		b.lastVecs == len(in.Vals)+1 && b.sameScalars(in.Vals)
 }
 
 // addVecs appends in's vectors to b.vecs, their lists placed by arenaList,
