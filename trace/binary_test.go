@@ -1052,3 +1052,77 @@ func TestBinaryWriterCutsChunksAtPayload(t *testing.T) {
 		t.Errorf("read back %d instructions, not the %d written", len(got), n)
 	}
 }
+
+// TestBinaryRepeatedRecords reads traces whose records repeat, byte for
+// byte, as a hot counter's do (BinaryReader.repeat): runs of one warp
+// shape with constant group and warp steps, a predicate, 128-bit values,
+// runs broken by a list record, a directive and a mask, and chunks of 7
+// records, so that a run crosses from one chunk into the next, whose
+// static table and deltas start again. Next and NextInto both give back
+// every instruction as written.
+func TestBinaryRepeatedRecords(t *testing.T) {
+	var insts []*Inst
+	run := func(n int, in Inst, dg, dw int64) {
+		for range n {
+			c := cloneInst(&in)
+			insts = append(insts, c)
+			in.Group += dg
+			in.Warp += dw
+		}
+	}
+	hot := Inst{Static: stAdd, Mask: 0xffffffff, Vals: []Vector{{Kind: VecBroadcast, Base: 0x1000}}}
+	run(20, hot, 0, 1)
+	run(9, Inst{Static: stAdd, Group: 3, Warp: 40, Mask: 0xffff, Vals: []Vector{{Kind: VecStride, Base: 0x2000, Stride: 8}}}, 2, -3)
+	list := Inst{Static: stAdd, Mask: 0xffffffff, Vals: []Vector{{Kind: VecList, List: lanes(32, func(i int) uint64 { return 0x3000 + uint64(i*i) })}}}
+	run(4, list, 0, 1)
+	run(5, hot, 0, 1)
+	insts = append(insts, &Inst{Dir: &Directive{Region: &Region{Space: Global, Base: 0x8000, Size: 0x100}}})
+	run(6, hot, 1, 0)
+	cas := Inst{Static: stCAS, Group: 1, Mask: 0xffffffff, Vals: []Vector{
+		{Kind: VecBroadcast, Base: 0x3000}, {Kind: VecBroadcast, Base: 5}, {Kind: VecStride, Base: 7, Stride: 1}, {Kind: VecBroadcast, Base: 0xf0f0f0f0}}}
+	run(8, cas, 0, 2)
+	hot.Mask = 0x0f
+	run(3, hot, 0, 0)
+	run(7, Inst{Static: stExch128, Group: -2, Warp: 5, Mask: 0x3, Vals: []Vector{
+		{Kind: VecBroadcast, Base: 0x5000}, {Kind: VecStride, Base: ^uint64(0), Stride: 1, BaseHi: 9}}}, -1, 1)
+	want := wantInsts(insts)
+	for _, chunk := range []int{7, 1000} {
+		data := writeTrace(t, &Header{}, insts, WithChunkInsts(chunk))
+		_, got, err := readTrace(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("chunks of %d: read %d records, want %d", chunk, len(got), len(want))
+		}
+		for i := range want {
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Fatalf("chunks of %d, record %d (Next):\n got %+v\nwant %+v", chunk, i, got[i], want[i])
+			}
+		}
+		r, err := NewBinaryReader(bytes.NewReader(data), WithStaticParser(fakeParse))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var arena []uint64
+		for i := 0; ; i++ {
+			in, a, err := r.NextInto(arena)
+			if err == io.EOF {
+				if i != len(want) {
+					t.Fatalf("chunks of %d: NextInto read %d records, want %d", chunk, i, len(want))
+				}
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(a) - len(arena); in.Dir == nil && n != len(in.Vals[0].List) {
+				t.Fatalf("chunks of %d, record %d: NextInto took %d arena words for a list of %d", chunk, i, n, len(in.Vals[0].List))
+			}
+			if c := cloneInst(in); !reflect.DeepEqual(c, want[i]) {
+				t.Fatalf("chunks of %d, record %d (NextInto):\n got %+v\nwant %+v", chunk, i, c, want[i])
+			}
+			arena = a
+		}
+	}
+}
