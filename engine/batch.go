@@ -336,12 +336,11 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 // repeats reports whether in is the warp of the batch's last instruction
 // again: the same plan, memory, mask and vectors (the last added, which
 // the last instruction holds: under an interleaving the last in the batch
-// may be another), all scalar (sameScalars). Its active lanes, sources
+// may be another), all scalar (sharesVecs). Its active lanes, sources
 // and vectors are then that instruction's.
 func (b *batch) repeats(in *trace.Inst, p *plan, mem uint32) bool {
 	last := &b.insts[len(b.insts)-1]
-	return last.pi == p.id && last.mem == mem && last.Mask == in.Mask && last.vals == b.lastVals &&
-		b.lastVecs == len(in.Vals)+1 && b.sameScalars(in.Vals)
+	return last.pi == p.id && last.mem == mem && last.Mask == in.Mask && last.vals == b.lastVals && b.sharesVecs(in.Vals)
 }
 
 // addVecs appends in's vectors to b.vecs, their lists placed by arenaList,
@@ -352,7 +351,7 @@ func (b *batch) repeats(in *trace.Inst, p *plan, mem uint32) bool {
 // warp after warp rather than a new one each (80 bytes an instruction of
 // two inputs, written by the reader and read back by the expander).
 func (b *batch) addVecs(in *trace.Inst, inArena bool) uint32 {
-	if b.lastVecs == len(in.Vals)+1 && b.sameScalars(in.Vals) {
+	if b.sharesVecs(in.Vals) {
 		return b.lastVals
 	}
 	at := uint32(len(b.vecs))
@@ -373,13 +372,13 @@ func (b *batch) addVecs(in *trace.Inst, inArena bool) uint32 {
 	return at
 }
 
-// sameScalars reports whether vals are all broadcast or stride vectors
-// equal to the last instruction's, b.vecs[lastVals:].
-func (b *batch) sameScalars(vals []trace.Vector) bool {
-	last := b.vecs[b.lastVals:]
-	if len(last) < len(vals) {
+// sharesVecs reports whether vals are as many as the last instruction's
+// vectors, b.vecs[lastVals:], all broadcast or stride, and equal to them.
+func (b *batch) sharesVecs(vals []trace.Vector) bool {
+	if b.lastVecs != len(vals)+1 {
 		return false
 	}
+	last := b.vecs[b.lastVals:]
 	for j := range vals {
 		v, w := &vals[j], &last[j]
 		if v.Kind == trace.VecList || v.Kind != w.Kind || v.Base != w.Base || v.Stride != w.Stride || v.BaseHi != w.BaseHi {
@@ -641,8 +640,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 		if sr.ok && sr.same(&bi.binst) {
 			b.sumAgain(ii, bi, routes, sr, fuse)
 			if fuse {
-				b.applyRoute(0, &routes[0], mem, t)
-				routes[0].reset()
+				b.applyFused(&routes[0], mem, t)
 			}
 			continue
 		}
@@ -661,8 +659,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 			}
 			if ok {
 				if fuse {
-					b.applyRoute(0, &routes[0], mem, t)
-					routes[0].reset()
+					b.applyFused(&routes[0], mem, t)
 				}
 				continue
 			}
@@ -672,8 +669,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 			break
 		}
 		if fuse {
-			b.applyRoute(0, &routes[0], mem, t)
-			routes[0].reset()
+			b.applyFused(&routes[0], mem, t)
 		}
 	}
 	b.scratch[r] = addrs
@@ -682,6 +678,13 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 		t.grow(mem.Pages() + 1) // one worker: nothing runs beside it
 		t.count(0, b)
 	}
+}
+
+// applyFused applies, with one worker, the records the instruction in hand
+// routed (its one owner's route), and empties the route for the next.
+func (b *batch) applyFused(rt *route, mem *shard.Memory, t *addrTracker) {
+	b.applyRoute(0, rt, mem, t)
+	rt.reset()
 }
 
 // expandLanes is expand's general path for one instruction: lane by lane
