@@ -219,6 +219,7 @@ type batch struct {
 	filter  []distinctFilter // [range]: routeScatter's test for distinct words
 	pset    []*pageConflicts // [range]: the same within one page, made on first use
 	sums    []sumRun         // [range]: the last instruction's summed record (routeSum)
+	acc     []*pageAcc       // [range]: a commuting batch's adds within one page, summed (commute.go); made on first use
 	ranges  []int            // instruction index where each range starts; len = ranges+1
 	nslots  int
 	// recsHint is the engine's (Engine.recsHint) as this batch's
@@ -287,6 +288,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 		b.filter = make([]distinctFilter, ranges)
 		b.pset = make([]*pageConflicts, ranges)
 		b.sums = make([]sumRun, ranges)
+		b.acc = make([]*pageAcc, ranges)
 		b.firstFault = make([]int, ranges)
 		b.faultRow = make([]Result, ranges)
 		b.rangeErr = make([]error, ranges)
@@ -635,6 +637,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 	bi.vecs, bi.arena = b.vecs, b.arena
 	sr := &b.sums[r]
 	sr.ok = false
+	b.startAcc(r)
 	for ii := lo; ii < hi; ii++ {
 		bi.binst = b.insts[ii]
 		if sr.ok && sr.same(&bi.binst) {
@@ -668,6 +671,12 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 		if b.rangeErr[r] != nil {
 			break
 		}
+		if fuse {
+			b.applyFused(&routes[0], mem, t)
+		}
+	}
+	if acc := b.acc[r]; acc != nil && acc.lanes > 0 && b.rangeErr[r] == nil {
+		b.flushAcc(acc, routes)
 		if fuse {
 			b.applyFused(&routes[0], mem, t)
 		}
@@ -1186,7 +1195,7 @@ func (b *batch) routeWarpLanes(ii int, bi *xinst, routes []route, cur *shard.Cur
 	// conflict count. A partition counts only its own lanes.
 	count := sp.lo == sp.hi || sp.mayRepeat() || b.partitioned
 	if b.order == OrderLane && sp.lo>>shard.PageShift == sp.hi>>shard.PageShift {
-		return b.routePageLanes(ii, bi, routes, cur, addrs, vals, srcList, count, r)
+		return b.routePageLanes(ii, bi, routes, cur, addrs, sp, vals, srcList, count, r)
 	}
 	if b.order == OrderLane && srcList != nil && len(routes) == 1 && !b.partitioned {
 		return b.routeScatter(ii, bi, &routes[0], cur, addrs, srcList, count, r)
@@ -1369,7 +1378,7 @@ func (f *distinctFilter) distinct(recs []rec) bool {
 // hit one page (a histogram's bins, a scatter within 4 KiB): the page is
 // resolved once and every record goes to its owner's route in one
 // segment, in one loop per kind of source.
-func (b *batch) routePageLanes(ii int, bi *xinst, routes []route, cur *shard.Cursor, addrs []uint64, vals bool, srcList []uint64, count bool, r int) (distinct, maxc uint32, ok bool) {
+func (b *batch) routePageLanes(ii int, bi *xinst, routes []route, cur *shard.Cursor, addrs []uint64, sp warpSpan, vals bool, srcList []uint64, count bool, r int) (distinct, maxc uint32, ok bool) {
 	en := cur.Resolve(bi.mem, addrs[0])
 	if en == 0 {
 		return 0, 0, false
@@ -1379,12 +1388,19 @@ func (b *batch) routePageLanes(ii int, bi *xinst, routes []route, cur *shard.Cur
 		b.foreignRows(bi.slot, n)
 		return 0, 0, true
 	}
-	rt := &routes[0]
+	o := 0
 	if len(routes) > 1 {
-		rt = &routes[b.owner[en.Shard()]]
+		o = int(b.owner[en.Shard()])
 	}
-	rt.open(uint32(ii), vals)
 	page := en.WordRef(addrs[0]) &^ (shard.PageWords - 1)
+	if b.oneLoop && !b.countsLanes && count && len(addrs) == trace.MaxLanes && (bi.bUni || len(srcList) >= trace.MaxLanes) {
+		if acc := b.pageAcc(r); acc.on {
+			distinct, maxc = b.sumPage(acc, ii, bi, routes, o, page, addrs, sp, srcList, r)
+			return distinct, conflictDepth(distinct, maxc), true
+		}
+	}
+	rt := &routes[o]
+	rt.open(uint32(ii), vals)
 	r0 := len(rt.recs)
 	if cap(rt.recs)-r0 < len(addrs) {
 		rt.recs = slices.Grow(rt.recs, len(addrs))

@@ -1,14 +1,23 @@
 package engine
 
+import (
+	"github.com/gpureplay/replay/shard"
+	"github.com/gpureplay/replay/trace"
+)
+
 // A batch whose every access is a 32-bit integer add that returns nothing
 // to anyone (no destination, or no results table) commutes: additions
 // modulo 2^32 leave the same memory in any order. Such a batch (atomicAdd
 // scattered over a large array: the uniform workload, histograms) is
 // applied as routed, but each route's records in one loop (add32Vals),
 // whatever instruction they came from, instead of one loop per
-// instruction's segment (batch.oneLoop). Nothing else differs: the same
-// words get the same sums, the bitmap of written words the same bits;
-// results, statistics and faults are expand's, untouched.
+// instruction's segment (batch.oneLoop). A full warp whose lanes all fall
+// in one page (a histogram's) is not even routed lane by lane: its adds
+// are summed per word in its range's page accumulator (pageAcc), routed
+// as one (word, sum) record per word when the range ends or leaves the
+// page. Nothing else differs: the same words get the same sums, the bitmap
+// of written words the same bits; results, statistics and faults are
+// expand's, untouched.
 //
 // Such batches were once also sorted by page before they were added (a
 // radix sort of each owner's records, then the adds page by page through
@@ -42,4 +51,115 @@ func allVals(segs []seg) bool {
 		}
 	}
 	return true
+}
+
+// pageAcc sums a commuting batch's warps that fall in one page, for one
+// range, word by word, instead of routing a record per lane: a histogram's
+// warps (32 lanes over a few hundred bins) become, per range, one record
+// per bin hit, (word, sum of its addends), routed to the page's owner when
+// the range ends or moves to another page (flushAcc). The adds commute, so
+// the memory ends the same; a word whose addends sum to 0 modulo 2^32
+// still gets its record, and is marked written as before.
+//
+// Each word's entry holds the sum of its addends modulo 2^32 in its low
+// half; the high half gets 1 per add, and the low half's carries: it is
+// nonzero exactly when the word was added to (a range holds far fewer
+// than 2^32 adds).
+type pageAcc struct {
+	// on: this range sums its one-page warps. It turns off for the rest
+	// of the range when a flush saved too little (warps that move from
+	// page to page): their records cost less than the sums' scans.
+	on     bool
+	page   uint32 // the page's first word reference
+	owner  int    // the page's owner
+	inst   uint32 // the last instruction summed: the records' segment
+	lanes  int    // adds summed since the page was taken; 0: none
+	lo, hi uint32 // the words summed lie in [lo, hi] of the page
+	warps  int    // warps summed since the engine last counted them (Engine.pageSums)
+	sums   [shard.PageWords]uint64
+}
+
+// pageAcc returns range r's accumulator, made on first use, on.
+func (b *batch) pageAcc(r int) *pageAcc {
+	acc := b.acc[r]
+	if acc == nil {
+		acc = &pageAcc{on: true}
+		b.acc[r] = acc
+	}
+	return acc
+}
+
+// startAcc readies range r's accumulator, if it has one, for a new range.
+func (b *batch) startAcc(r int) {
+	if acc := b.acc[r]; acc != nil {
+		acc.on, acc.lanes = true, 0
+	}
+}
+
+// sumPage adds a full warp's lanes, all on the page at page (owner o),
+// to range r's accumulator acc, taking the page first (and flushing the
+// one it held), and returns the warp's distinct addresses and largest
+// count of one, as pageRecsSlots does.
+func (b *batch) sumPage(acc *pageAcc, ii int, bi *xinst, routes []route, o int, page uint32, addrs []uint64, sp warpSpan, srcList []uint64, r int) (distinct, maxc uint32) {
+	lo, hi := uint32(sp.lo>>2)&(shard.PageWords-1), uint32(sp.hi>>2)&(shard.PageWords-1)
+	if acc.lanes > 0 && acc.page != page {
+		b.flushAcc(acc, routes)
+	}
+	if acc.lanes == 0 {
+		acc.page, acc.owner, acc.lo, acc.hi = page, o, lo, hi
+	}
+	acc.inst, acc.lanes, acc.warps = uint32(ii), acc.lanes+len(addrs), acc.warps+1
+	acc.lo, acc.hi = min(acc.lo, lo), max(acc.hi, hi)
+	ps := b.pageSet(r)
+	ps.next()
+	if bi.bUni {
+		return sumLanes(&acc.sums, (*[trace.MaxLanes]uint64)(addrs), uint32(bi.bVal), &ps.counts, ps.gen)
+	}
+	return sumLanesList(&acc.sums, (*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(srcList), bi.plan.srcShift, &ps.counts, ps.gen)
+}
+
+// flushAcc routes acc's sums as (word, sum) records, one per word added
+// to, in a segment of its last instruction's (in a commuting batch, any
+// of its instructions applies them alike: add32Vals), and empties it. It
+// turns acc off when the records were more than half the adds.
+func (b *batch) flushAcc(acc *pageAcc, routes []route) {
+	rt := &routes[acc.owner]
+	rt.addSeg(acc.inst, 0, 0, true)
+	r0 := len(rt.recs)
+	for w := acc.lo; w <= acc.hi; w++ {
+		if x := acc.sums[w]; x>>32 != 0 {
+			y := push(&rt.recs)
+			y.word, y.slot = acc.page|w, uint32(x)
+			acc.sums[w] = 0
+		}
+	}
+	if 2*(len(rt.recs)-r0) > acc.lanes {
+		acc.on = false
+	}
+	acc.lanes = 0
+}
+
+// sumLanes adds v once per lane of a full warp to the words of addrs (all
+// in one page) in sums, and counts the lanes as pageRecsSlots does. Not
+// inlined, for its registers (see listAddresses).
+//
+//go:noinline
+func sumLanes(sums *[shard.PageWords]uint64, addrs *[trace.MaxLanes]uint64, v uint32, counts *[shard.PageBytes]uint16, gen uint16) (distinct, maxc uint32) {
+	add := 1<<32 | uint64(v)
+	for _, a := range addrs {
+		sums[a>>2&(shard.PageWords-1)] += add
+		distinct, maxc = countLane(counts, a, gen, distinct, maxc)
+	}
+	return distinct, maxc
+}
+
+// sumLanesList is sumLanes with lane k's addend src[k] >> shift.
+//
+//go:noinline
+func sumLanesList(sums *[shard.PageWords]uint64, addrs, src *[trace.MaxLanes]uint64, shift uint8, counts *[shard.PageBytes]uint16, gen uint16) (distinct, maxc uint32) {
+	for k, a := range addrs {
+		sums[a>>2&(shard.PageWords-1)] += 1<<32 | uint64(uint32(src[k]>>shift))
+		distinct, maxc = countLane(counts, a, gen, distinct, maxc)
+	}
+	return distinct, maxc
 }

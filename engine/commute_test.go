@@ -277,3 +277,87 @@ func runEngine(t *testing.T, src string, sink Sink, opts ...Option) *Engine {
 	}
 	return e
 }
+
+// TestPageSumsEqualReference: a commuting trace whose warps each fall in
+// one page, summed per word in a page accumulator (pageAcc) rather than
+// routed lane by lane, leaves the reference's memory, results and
+// statistics: warps of one addend (a histogram's increments) and of one
+// per lane, words whose sums come back to 0 (written still, in the memory
+// table), a warp on a word twice or more, partial warps (routed as
+// records), and, at the end, warps that move from page to page (the
+// accumulator flushed at each, then turned off), under 1 to 4 workers and
+// several batch sizes, with and without the addresses table (which counts
+// every lane: nothing is summed then).
+func TestPageSumsEqualReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 21))
+	var b strings.Builder
+	const base, size = 0x200000, 0x10000 // 16 pages
+	fmt.Fprintf(&b, ".region global 0x%x 0x%x\n", base, size)
+	list := func(n int, f func(l int) string) string {
+		s := make([]string, n)
+		for l := range s {
+			s[l] = f(l)
+		}
+		return "[" + strings.Join(s, ",") + "]"
+	}
+	bins := func(page uint64, n int) string {
+		return list(32, func(int) string { return fmt.Sprintf("0x%x", page+uint64(r.IntN(n))*4) })
+	}
+	page := func(k int) uint64 { return base + uint64(k)*4096 }
+	for i := range 240 {
+		pg := page(i / 80) // three phases of one page each
+		switch i % 6 {
+		case 0, 1, 2:
+			fmt.Fprintf(&b, "atom.global.add.u32 _, [a], b; | a=%s b=%d\n", bins(pg, 256), 1+r.IntN(3))
+		case 3:
+			fmt.Fprintf(&b, "atom.global.add.u32 _, [a], b; | a=%s b=%s\n", bins(pg, 1024), list(32, func(int) string { return fmt.Sprint(r.Uint32()) }))
+		case 4:
+			// Two lanes per word, adding v and -v, and words added 0:
+			// sums of 0 on words that were written.
+			as := list(32, func(l int) string { return fmt.Sprintf("0x%x", pg+4096-4*uint64(1+l/2)) })
+			v := r.Uint32()
+			fmt.Fprintf(&b, "atom.global.add.u32 _, [a], b; | a=%s b=%s\n", as, list(32, func(l int) string { return fmt.Sprint(v * uint32(1-2*(l%2))) }))
+			fmt.Fprintf(&b, "atom.global.add.u32 _, [a], b; | a=%s b=0\n", bins(pg+2048, 32))
+		case 5:
+			fmt.Fprintf(&b, "atom.global.add.u32 _, [a], b; | a=%s b=7 mask=0x%x\n", bins(pg, 64), r.Uint32()|1)
+		}
+	}
+	for i := range 60 { // from page to page, warp after warp
+		fmt.Fprintf(&b, "atom.global.add.u32 _, [a], b; | a=%s b=%d\n", bins(page(3+i%5), 1024), i)
+	}
+	src := b.String()
+	want := referenceOutcome(t, src)
+	zeros := 0
+	for _, w := range want.Words {
+		if w.Value == 0 {
+			zeros++
+		}
+	}
+	if zeros < 32 {
+		t.Fatalf("the reference's memory holds %d written words of zero, want at least 32", zeros)
+	}
+	for _, opts := range [][]Option{
+		{WithWorkers(1), WithBatchInsts(16)},
+		{WithWorkers(1)},
+		{WithWorkers(2), WithBatchInsts(64), WithShards(5)},
+		{WithWorkers(2), withBatchListBytes(4096)},
+		{WithWorkers(4), WithBatchInsts(100), WithShards(3)},
+	} {
+		for _, addrs := range []bool{false, true} {
+			sink, c := sinkFor(false, addrs)
+			e := runEngine(t, src, sink, opts...)
+			if summed := e.pageSums > 0; summed == addrs {
+				t.Errorf("%d options, addresses %v: %d warps summed in a page", len(opts), addrs, e.pageSums)
+			}
+			got, want := collect(c), want
+			if !addrs {
+				want.Addrs = []AddressStat{}
+			}
+			approxAddrs(t, got.Addrs, want.Addrs)
+			if !reflect.DeepEqual(got, want) {
+				describeDiff(t, got, want)
+				t.Fatalf("%d options, addresses %v: differs from the reference", len(opts), addrs)
+			}
+		}
+	}
+}

@@ -49,6 +49,8 @@ type Engine struct {
 	addrs    *addrTracker // nil unless the sink wants the addresses table
 	// oneLoops counts the batches applied as commuting (batch.oneLoop).
 	oneLoops int
+	// pageSums counts the warps summed in a page accumulator (pageAcc).
+	pageSums int
 	ran      bool
 	// arenaHint and vecsHint are the most list storage and vectors a
 	// batch has needed so far.
@@ -603,6 +605,12 @@ func (e *Engine) expandBatch(b *batch, fuse bool) {
 			}(r)
 		}
 		wg.Wait()
+	}
+	for _, acc := range b.acc {
+		if acc != nil {
+			e.pageSums += acc.warps
+			acc.warps = 0
+		}
 	}
 	// The chunks of memory the batch's first touches made are faulted in
 	// here and on a goroutine of the memory's, both at once, before the
