@@ -910,7 +910,11 @@ func (b *batch) setStat(bi *xinst, distinct, maxc, faults uint32) {
 }
 
 // warpSpan is what expandWarp learns of a warp's addresses as it computes
-// them: the OR, lowest and highest of the addresses, and its shape: the
+// them: the OR of the addresses, bounds lo and hi of them (their lowest
+// and highest, or, for a plan.bitSpan, their AND and OR: listBits; either
+// way equal exactly when the addresses are, in one page exactly when the
+// addresses are, and inside a region of the plan exactly when they are),
+// and its shape: the
 // number of active lanes (addrs may hold just one address for them all:
 // see warpAddresses), whether two lanes may share an address other than
 // by all sharing one (mayRepeat: per-lane bases, an address mask, or a
@@ -1015,7 +1019,12 @@ func warpAddresses(bi *xinst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) 
 		// loop.
 		if scale == 1 && st.AddrImm == 0 && st.LanePitch == 0 && mask == ^uint64(0) {
 			all := (*[trace.MaxLanes]uint64)(list)
-			or, lo, hi = listSpan(all)
+			if bi.plan.bitSpan {
+				or, lo = listBits(all)
+				hi = or
+			} else {
+				or, lo, hi = listSpan(all)
+			}
 			return all[:], warpSpan{or: or, lo: lo, hi: hi, shape: spanShape(trace.MaxLanes, true, true)}
 		}
 		addrs = slices.Grow(addrs, trace.MaxLanes)[:trace.MaxLanes]
@@ -1063,6 +1072,24 @@ func listSpan(addrs *[trace.MaxLanes]uint64) (or, lo, hi uint64) {
 		lo, hi = min(lo, a), max(hi, a)
 	}
 	return or, lo, hi
+}
+
+// listBits returns the OR and the AND of a full warp's addresses: bounds
+// of them (no address is above the OR or below the AND) that are equal
+// when the addresses are, share their bits above a page's when the
+// addresses share a page, and lie in a region of 2^k bytes at a multiple
+// of 2^k when the addresses do (plan.bitSpan). Two operations of one cycle
+// a lane, where listSpan's min and max are compare-and-move chains. Not
+// inlined, for its registers.
+//
+//go:noinline
+func listBits(addrs *[trace.MaxLanes]uint64) (or, and uint64) {
+	and = ^uint64(0)
+	for _, a := range addrs {
+		or |= a
+		and &= a
+	}
+	return or, and
 }
 
 // inRegion reports whether accesses at lo and at hi both lie inside one

@@ -3,7 +3,9 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -161,5 +163,73 @@ func TestSharedScalarVectors(t *testing.T) {
 	}
 	if n := len(b.vecs); n != 2+2+2+2+2+2+3+2+3 {
 		t.Errorf("the batch holds %d vectors, want 20: one set per run of equal scalars", n)
+	}
+}
+
+// TestWarpBounds: a full warp's address bounds, by listBits where the
+// plan's regions allow (plan.bitSpan: each 2^k bytes at a multiple of
+// 2^k), else by listSpan, decide expandWarp's questions as the exact
+// lowest and highest addresses do: one address, one page, inside a region.
+func TestWarpBounds(t *testing.T) {
+	st, err := trace.ParseStatic("atom.global.add.u32 _, [a], 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	global := func(rs ...trace.Region) map[trace.Space][]trace.Region {
+		return map[trace.Space][]trace.Region{trace.Global: rs}
+	}
+	for _, c := range []struct {
+		regions map[trace.Space][]trace.Region
+		bitSpan bool
+	}{
+		{nil, true},
+		{global(trace.Region{Space: trace.Global, Base: 0x10000, Size: 0x1000}), true},
+		{global(trace.Region{Space: trace.Global, Base: 0x10000, Size: 0x10000}, trace.Region{Space: trace.Global, Base: 0x40000, Size: 0x400}), true},
+		{global(trace.Region{Space: trace.Global, Base: 0x10400, Size: 0x1000}), false}, // not at a multiple of its size
+		{global(trace.Region{Space: trace.Global, Base: 0x10000, Size: 0x1800}), false}, // not a power of two
+		{global(trace.Region{Space: trace.Global, Base: 0x10000, Size: 0x1000}, trace.Region{Space: trace.Global, Base: 0x20000, Size: 0x300}), false},
+	} {
+		p, err := newPlan(st, &trace.Header{}, c.regions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.bitSpan != c.bitSpan {
+			t.Errorf("regions %v: bitSpan %v, want %v", c.regions, p.bitSpan, c.bitSpan)
+		}
+		r := rand.New(rand.NewPCG(uint64(len(c.regions)), 3))
+		for range 2000 {
+			var list [trace.MaxLanes]uint64
+			base := uint64(0x10000)
+			if r.IntN(2) == 0 {
+				base = 0x40000
+			}
+			spread := uint64(1) << r.IntN(18)
+			one := r.IntN(8) == 0
+			for l := range list {
+				list[l] = base + r.Uint64N(spread)&^3
+				if one {
+					list[l] = list[0]
+				}
+			}
+			b := &batch{}
+			b.reset(1, 1, 1)
+			b.add(&trace.Inst{Static: st, Mask: ^uint32(0), Vals: []trace.Vector{{Kind: trace.VecList, List: list[:]}}}, p, 0, false)
+			b.finishAdd([]*plan{p})
+			x := xinst{binst: b.insts[0], plan: p, vecs: b.vecs, arena: b.arena}
+			_, sp := warpAddresses(&x, nil, true)
+			lo, hi := slices.Min(list[:]), slices.Max(list[:])
+			if got, want := sp.lo == sp.hi, lo == hi; got != want {
+				t.Fatalf("regions %v, %#x: one address %v, want %v", c.regions, list, got, want)
+			}
+			if got, want := sp.lo>>shard.PageShift == sp.hi>>shard.PageShift, lo>>shard.PageShift == hi>>shard.PageShift; got != want {
+				t.Fatalf("regions %v, %#x: one page %v, want %v", c.regions, list, got, want)
+			}
+			if got, want := p.inRegion(sp.lo, sp.hi), p.inRegion(lo, hi); got != want {
+				t.Fatalf("regions %v, %#x: in a region %v, want %v", c.regions, list, got, want)
+			}
+			if sp.lo > lo || sp.hi < hi {
+				t.Fatalf("regions %v, %#x: bounds [%#x, %#x] do not hold [%#x, %#x]", c.regions, list, sp.lo, sp.hi, lo, hi)
+			}
+		}
 	}
 }

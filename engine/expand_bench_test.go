@@ -10,7 +10,8 @@ import (
 // BenchmarkExpand times the expand stage alone, on one goroutine, in the
 // steady state (every page created): a batch of 4096 full warps of
 // `atom.global.add.u32 d, [a], b` (or of `1`), as a lean replay (no
-// per-lane rows) routes them to one owner.
+// per-lane rows) routes them to one owner: a batch that commutes, whose
+// histogram warps are summed in a page (pageAcc).
 //
 //	uniform    every lane adds its own value to a random word of 2^20
 //	           (gen uniform -words 1Mi)
@@ -68,6 +69,7 @@ func BenchmarkExpand(b *testing.B) {
 				bt.add(in, p, 0, false)
 			}
 			bt.finishAdd([]*plan{p})
+			bt.oneLoop = bt.commutes() // as expandBatch sets it: nothing returns
 			expand := func() {
 				bt.out[0][0].reset()
 				bt.expand(0, 0, len(bt.insts), e.mem, false, nil)

@@ -27,6 +27,11 @@ type plan struct {
 	// address out-of-range error").
 	dropOOB bool
 	regions []trace.Region // regions of the space; none means unbounded
+	// bitSpan: every region is 2^k bytes at a multiple of 2^k, or there is
+	// none. Then the AND and the OR of a warp's addresses lie in a region
+	// exactly when all its addresses do, and warpAddresses bounds a full
+	// warp's by them (listBits), without a min and a max per lane.
+	bitSpan bool
 	// elemAddr, when set, computes an element's address instead of the
 	// Static's linear formula (LSC block2d).
 	elemAddr func(bi *xinst, lane, e int) uint64
@@ -66,6 +71,12 @@ func newPlan(st *trace.Static, h *trace.Header, regions map[trace.Space][]trace.
 		return nil, err
 	}
 	p := &plan{st: st, regions: regions[st.Space], b: st.B, c: st.C}
+	p.bitSpan = true
+	for _, r := range p.regions {
+		if r.Size == 0 || r.Size&(r.Size-1) != 0 || r.Base&(r.Size-1) != 0 {
+			p.bitSpan = false
+		}
+	}
 	var err error
 	switch st.Dialect {
 	case trace.DialectPTX:
