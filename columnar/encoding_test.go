@@ -416,3 +416,64 @@ func TestParallelColumnsSameFile(t *testing.T) {
 		t.Errorf("instructions: the parallel write's file (%d bytes) differs from the serial one's (%d)", len(i1), len(i2))
 	}
 }
+
+// TestOneInstruction: an instructions table of one instruction, a hot
+// counter's (the keyed string columns one RLE run a page, without a row's
+// index made; seq and warp one step throughout, DELTA's shortcut for
+// them), reads back row for row, its string columns' statistics that
+// instruction's strings, through batches of 1000 rows, one of them of 5
+// (bit-packed, the general path), and one of a second instruction after.
+func TestOneInstruction(t *testing.T) {
+	f := newFixture(0)
+	for i := range 3005 {
+		s := sPTX
+		if i >= 3000 {
+			s = sSASS
+		}
+		f.insts = append(f.insts, engine.InstStat{Seq: uint64(i), Static: s, Group: int64(i / 8), Warp: int64(i),
+			Lanes: 32, Addresses: 1, MaxConflict: 32})
+	}
+	dir := t.TempDir()
+	w, err := New(dir, WithTables("instructions"), WithBatchRows(1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(f.insts); i += 999 {
+		if err := w.Instructions(f.insts[i:min(i+999, len(f.insts))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "instructions.parquet")
+	checkRows(t, "instructions", readParquet(t, path).rows, f.want()["instructions"])
+	rdr, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Close()
+	if n := rdr.NumRowGroups(); n != 4 {
+		t.Fatalf("%d row groups, want 4", n)
+	}
+	for rg := range 4 {
+		s := sPTX
+		if rg == 3 {
+			s = sSASS
+		}
+		for col, want := range map[int]string{1: s.Dialect.String(), 2: s.Op.String(), 11: s.Text} {
+			cc, err := rdr.MetaData().RowGroup(rg).ColumnChunk(col)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := cc.Statistics()
+			if err != nil || st == nil || !st.HasMinMax() {
+				t.Fatalf("row group %d, column %d: statistics %v, %v", rg, col, st, err)
+			}
+			bs := st.(*metadata.ByteArrayStatistics)
+			if got := [2]string{string(bs.Min()), string(bs.Max())}; got != [2]string{want, want} {
+				t.Errorf("row group %d, column %d: min/max %q, want %q twice", rg, col, got, want)
+			}
+		}
+	}
+}

@@ -58,6 +58,26 @@ func appendDelta[T int32 | int64](dst []byte, vals []T, flip T) (out []byte, vlo
 		}
 		return dst, vals[0], vals[0]
 	}
+	if step, lo, hi, ok := arithmetic(vals, flip); ok {
+		// One delta throughout (seq; a warp counter): every block's
+		// smallest delta is it, its miniblocks 0 bits wide, as the loop
+		// below would write them, from one pass that checks the deltas
+		// and finds the range, where the loop takes two and stores each
+		// delta.
+		var buf [binary.MaxVarintLen64 + deltaMinis]byte
+		blk := binary.AppendVarint(buf[:0], int64(step))
+		blk = append(blk, 0, 0, 0, 0)
+		for from := 1; from < len(vals); from += deltaBlock {
+			dst = append(dst, blk...)
+		}
+		return dst, lo, hi
+	}
+	return appendDeltaBlocks(dst, vals, flip)
+}
+
+// appendDeltaBlocks is appendDelta's general case: the blocks of vals's
+// deltas (vals has two values or more), after the header.
+func appendDeltaBlocks[T int32 | int64](dst []byte, vals []T, flip T) (out []byte, vlo, vhi T) {
 	var d [deltaBlock]int64
 	var his [deltaMinis]int64
 	prev := vals[0]
@@ -124,6 +144,26 @@ func blockRange[T int32 | int64](blk []T, flip, vlo, vhi T) (T, T) {
 		vlo, vhi = min(vlo, v^flip), max(vhi, v^flip)
 	}
 	return vlo, vhi
+}
+
+// arithmetic reports whether vals (two or more) step by one delta
+// throughout, wrapping at T's width, and returns it with the smallest and
+// largest of vals, compared with bit flip inverted (appendDelta). It
+// returns at the first delta that differs: at once, for most columns.
+//
+//go:noinline
+func arithmetic[T int32 | int64](vals []T, flip T) (step, lo, hi T, ok bool) {
+	step = vals[1] - vals[0]
+	prev := vals[0]
+	lo, hi = prev^flip, prev^flip
+	for _, v := range vals[1:] {
+		if v-prev != step {
+			return 0, 0, 0, false
+		}
+		prev = v
+		lo, hi = min(lo, v^flip), max(hi, v^flip)
+	}
+	return step, lo ^ flip, hi ^ flip, true
 }
 
 // allEqual reports whether every value of vals is vals[0] (vals is not
@@ -207,10 +247,7 @@ func appendRLEIndices(dst []byte, idx []int32, w int) []byte {
 			j++
 		}
 		if j-i >= 8 {
-			dst = binary.AppendUvarint(dst, uint64(j-i)<<1)
-			for b := range valBytes {
-				dst = append(dst, byte(uint32(v)>>(8*b)))
-			}
+			dst = appendRun(dst, v, j-i, valBytes)
 			i = j
 			continue
 		}
@@ -223,6 +260,21 @@ func appendRLEIndices(dst []byte, idx []int32, w int) []byte {
 		i = k
 	}
 	return dst
+}
+
+// appendRun appends an RLE run of n indices v, each in valBytes bytes.
+func appendRun(dst []byte, v int32, n, valBytes int) []byte {
+	dst = binary.AppendUvarint(dst, uint64(n)<<1)
+	for b := range valBytes {
+		dst = append(dst, byte(uint32(v)>>(8*b)))
+	}
+	return dst
+}
+
+// appendRLERun appends n (8 or more) indices v at bit width w as
+// appendRLEIndices does: the width, then one RLE run.
+func appendRLERun(dst []byte, v int32, n, w int) []byte {
+	return appendRun(append(dst, byte(w)), v, n, (w+7)/8)
 }
 
 // sameEight reports whether the 8 indices of g are equal.

@@ -403,3 +403,84 @@ func FuzzParquetPages(f *testing.F) {
 		checkPages(t, pagesBatch(ints, strs, dict), 0)
 	})
 }
+
+// TestDeltaArithmetic: a column that steps by one delta throughout
+// (appendDelta's second shortcut: seq, a warp counter) is encoded in the
+// bytes of the general loop (appendDeltaBlocks), with its smallest and
+// largest values, at both widths, signed and unsigned: steps up and down,
+// of one and of the width's extremes, wrapping past the top or not, in
+// pages of 2 to 300 values; and a column that steps by one delta but its
+// last is not taken for one.
+func TestDeltaArithmetic(t *testing.T) {
+	header := func(n int, v0 int64) []byte {
+		h := []byte{0x80, 0x01, 4}
+		h = binary.AppendUvarint(h, uint64(n))
+		return binary.AppendVarint(h, v0)
+	}
+	check64 := func(start, step int64, n int, flip int64) {
+		t.Helper()
+		vals := make([]int64, n)
+		for i := range vals {
+			vals[i] = start + int64(i)*step // wraps as the column's deltas do
+		}
+		got, lo, hi := appendDelta(nil, vals, flip)
+		want, wlo, whi := appendDeltaBlocks(header(n, start), vals, flip)
+		if !bytes.Equal(got, want) || lo != wlo || hi != whi {
+			t.Errorf("int64 from %d by %d, %d values, flip %#x: % x, min %d max %d; want % x, %d %d", start, step, n, flip, got, lo, hi, want, wlo, whi)
+		}
+		if n > 2 {
+			vals[n-1]++
+			if got, want := first(appendDelta(nil, vals, flip)), first(appendDeltaBlocks(header(n, start), vals, flip)); !bytes.Equal(got, want) {
+				t.Errorf("int64 from %d by %d, %d values, the last off by one: % x, want % x", start, step, n, got, want)
+			}
+		}
+	}
+	check32 := func(start, step int32, n int, flip int32) {
+		t.Helper()
+		vals := make([]int32, n)
+		for i := range vals {
+			vals[i] = start + int32(i)*step
+		}
+		got, lo, hi := appendDelta(nil, vals, flip)
+		want, wlo, whi := appendDeltaBlocks(header(n, int64(start)), vals, flip)
+		if !bytes.Equal(got, want) || lo != wlo || hi != whi {
+			t.Errorf("int32 from %d by %d, %d values, flip %#x: % x, min %d max %d; want % x, %d %d", start, step, n, flip, got, lo, hi, want, wlo, whi)
+		}
+	}
+	top64, top32 := int64(unsignedTop[uint64]()), int32(unsignedTop[uint32]())
+	for _, n := range []int{2, 3, 128, 129, 257, 300} {
+		for _, step := range []int64{1, -1, 7, -300, math.MaxInt64, math.MinInt64} {
+			for _, start := range []int64{0, -5, math.MaxInt64 - 100, math.MinInt64 + 3} {
+				check64(start, step, n, 0)
+				check64(start, step, n, top64)
+			}
+		}
+		for _, step := range []int32{1, -1, 9, math.MaxInt32, math.MinInt32} {
+			for _, start := range []int32{0, -5, math.MaxInt32 - 50, math.MinInt32 + 2} {
+				check32(start, step, n, 0)
+				check32(start, step, n, top32)
+			}
+		}
+	}
+}
+
+// TestRLERun: appendRLERun, the shortcut for a page of one index (a
+// keyed column of one instruction), writes appendRLEIndices's bytes for
+// that page, at every index width and byte count of a value.
+func TestRLERun(t *testing.T) {
+	for _, w := range []int{1, 2, 7, 8, 9, 16, 17, 24, 25, 32} {
+		for _, n := range []int{8, 9, 100, 1 << 16} {
+			v := int32(uint32(1)<<(w-1) | 1)
+			if w == 1 {
+				v = 1
+			}
+			idx := make([]int32, n)
+			for i := range idx {
+				idx[i] = v
+			}
+			if got, want := appendRLERun([]byte{0xaa}, v, n, w), appendRLEIndices([]byte{0xaa}, idx, w); !bytes.Equal(got, want) {
+				t.Errorf("%d × %d at width %d: % x, want % x", n, v, w, got, want)
+			}
+		}
+	}
+}

@@ -235,6 +235,18 @@ func (p *parquetWriter) encodeStrings(ch *colChunk, b *batch, c *colBuf) {
 		ch.dictN = len(dict)
 	}
 	w := indexWidth(len(dict))
+	if !plain && c.keyed && n >= 8 && n <= maxPageRows && allEqual(b.key.idx()[:n]) {
+		// One instruction throughout (a hot counter's, a histogram's):
+		// one page of one RLE run, appendRLEIndices's bytes for it,
+		// without a row's index made.
+		x := c.byKey[b.key.idx()[0]]
+		ch.enc = appendRLERun(ch.enc[:0], x, n, w)
+		v := []byte(dict[x])
+		st := p.stats(ch, v, v)
+		p.addPage(ch, ch.enc, n, p.props.DictionaryIndexEncoding(), st)
+		ch.stats = st
+		return
+	}
 	ch.idx = slices.Grow(ch.idx[:0], min(n, maxPageRows))
 	loR, hiR := int32(len(dict)), int32(-1)
 	for from := 0; from < n; {
