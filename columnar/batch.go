@@ -34,6 +34,10 @@ type batch struct {
 	// key is the rows' key numbers (int32) when some column is keyed:
 	// indexes into each keyed column's byKey.
 	key *colBuf
+	// keysVary: some row's key differs from the first row's (putKey).
+	// While it is false every row has one key, and each keyed column's
+	// page is one RLE run (encodeStrings).
+	keysVary bool
 	// textBytes is the length of the largest string column as plain utf8
 	// (Arrow's int32 offsets bound it): only instructions.text can come
 	// near maxBatchStringBytes.
@@ -118,7 +122,7 @@ func (b *batch) grow(c *colBuf, newCap int) {
 
 // reset empties b for reuse, keeping its memory.
 func (b *batch) reset() {
-	b.rows, b.textBytes = 0, 0
+	b.rows, b.textBytes, b.keysVary = 0, 0, false
 	for i := range b.cols {
 		c := &b.cols[i]
 		clear(c.dict)

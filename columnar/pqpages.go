@@ -235,8 +235,8 @@ func (p *parquetWriter) encodeStrings(ch *colChunk, b *batch, c *colBuf) {
 		ch.dictN = len(dict)
 	}
 	w := indexWidth(len(dict))
-	if !plain && c.keyed && n >= 8 && n <= maxPageRows && allEqual(b.key.idx()[:n]) {
-		// One instruction throughout (a hot counter's, a histogram's):
+	if !plain && c.keyed && !b.keysVary && n >= 8 && n <= maxPageRows {
+		// One key throughout (keysVary false: a hot counter's rows, a histogram's):
 		// one page of one RLE run, appendRLEIndices's bytes for it,
 		// without a row's index made.
 		x := c.byKey[b.key.idx()[0]]

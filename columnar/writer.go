@@ -550,6 +550,11 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 			if m.gen != t.gen {
 				w.keyStatic(t, m, s.Static)
 			}
+			// Rows between two changes of Static share a key: only the
+			// first of each is compared with the batch's first row's.
+			if n+i > 0 && m.key != b.key.idx()[0] {
+				b.keysVary = true
+			}
 		}
 		if m.agg != nil {
 			m.agg.add(s)
