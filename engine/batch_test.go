@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -229,6 +230,105 @@ func TestWarpBounds(t *testing.T) {
 			}
 			if sp.lo > lo || sp.hi < hi {
 				t.Fatalf("regions %v, %#x: bounds [%#x, %#x] do not hold [%#x, %#x]", c.regions, list, sp.lo, sp.hi, lo, hi)
+			}
+		}
+	}
+}
+
+// TestRepeatedRecords: a binary trace whose records repeat the one before
+// (hot counters on a global word and on each group's shared word, a CAS
+// whose lanes get values back, with and without a mask), which the engine
+// takes from the reader a run at a time (trace.RepeatSource, addRepeats),
+// replays as the reference does, under batches that cut the runs short,
+// directives between them, 1 to 3 workers, with and without per-lane rows
+// and the addresses table; and with an interleaving window, which reads
+// them one by one.
+func TestRepeatedRecords(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(".region global 0x1000 0x100\n.region shared 0x0 0x40\n")
+	warp, group := 0, 0
+	next := func(dg, dw int) {
+		group, warp = group+dg, warp+dw
+		fmt.Fprintf(&b, ".group %d\n.warp %d\n", group, warp)
+	}
+	for i := range 12 {
+		for range 9 + 7*i {
+			next(0, 1)
+			b.WriteString("atom.global.add.u32 _, [a], b; | a=0x1000 b=3\n")
+		}
+		for range 5 + 3*i {
+			next(1, 0)
+			b.WriteString("atom.shared.add.u32 d, [a], b; | a=0x8 b=1 mask=0xff\n")
+		}
+		for range 4 + i {
+			next(0, 2)
+			b.WriteString("atom.global.cas.b32 d, [a], b, c; | a=0x1040:4 b=0 c=7\n")
+		}
+		if i%4 == 3 {
+			b.WriteString(".init global 0x1080 u32 5\n")
+		}
+	}
+	src := b.String()
+	tr := textSource(t, src)
+	var buf bytes.Buffer
+	w, err := trace.NewBinaryWriter(&buf, tr.Header(), trace.WithChunkInsts(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := trace.Copy(w, tr); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	bin := buf.Bytes()
+	plain := referenceOutcome(t, src)
+	order := []Option{WithOrder(OrderRandom, 7), WithInterleave(3)}
+	var ref Collector
+	if _, err := Reference(textSource(t, src), &ref, append(order, WithExplore(true))...); err != nil {
+		t.Fatal(err)
+	}
+	interleavedWant := collect(&ref)
+	for _, opts := range [][]Option{
+		{WithWorkers(1), WithBatchInsts(16)},
+		{WithWorkers(2), WithBatchInsts(37)},
+		{WithWorkers(3)},
+		append([]Option{WithWorkers(2), WithBatchInsts(40)}, order...),
+	} {
+		interleaved := len(opts) == 4
+		want := plain
+		if interleaved {
+			want = interleavedWant
+		}
+		for _, lean := range []bool{false, true} {
+			for _, addrs := range []bool{false, true} {
+				br, err := trace.NewBinaryReader(bytes.NewReader(bin))
+				if err != nil {
+					t.Fatal(err)
+				}
+				e, err := New(br.Header(), append(opts[:len(opts):len(opts)], WithExplore(true))...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sink, c := sinkFor(lean, addrs)
+				if _, err := e.Run(context.Background(), br, sink); err != nil {
+					t.Fatal(err)
+				}
+				if took := e.repeated > 0; took == interleaved {
+					t.Errorf("%d options (interleaved %v): %d instructions taken as repeats", len(opts), interleaved, e.repeated)
+				}
+				got, want := collect(c), want
+				if lean {
+					got.Res, want.Res = nil, nil
+				}
+				if !addrs {
+					want.Addrs = []AddressStat{}
+				}
+				approxAddrs(t, got.Addrs, want.Addrs)
+				if !reflect.DeepEqual(got, want) {
+					describeDiff(t, got, want)
+					t.Fatalf("%d options, lean %v, addresses %v: differs from the reference", len(opts), lean, addrs)
+				}
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -51,6 +52,9 @@ type Engine struct {
 	oneLoops int
 	// pageSums counts the warps summed in a page accumulator (pageAcc).
 	pageSums int
+	// repeated counts the instructions added as repeats that the source
+	// handed over at once (addRepeats).
+	repeated int
 	ran      bool
 	// arenaHint and vecsHint are the most list storage and vectors a
 	// batch has needed so far.
@@ -393,6 +397,7 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 	w := e.opts.interleave
 	defer e.closeWindow(b) // a batch ends a window only where the trace does (below)
 	as, into := src.(trace.ArenaSource)
+	reps, _ := src.(trace.RepeatSource)
 	if want := e.arenaHint + e.arenaHint/8; into && cap(b.arena) < want {
 		// A batch object's first fill: the size the last batch needed at
 		// once, not by doubling (each doubling copies, into memory not yet
@@ -463,9 +468,53 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 			break
 		}
 		e.windowAdded(b)
+		if reps != nil && w == 0 {
+			// The records after it that repeat it (a hot counter's), as
+			// many as the batch has room for, taken at once.
+			if room := e.opts.batchInsts - len(b.insts); room > 0 {
+				if k, dg, dw := reps.Repeats(room); k > 0 {
+					e.addRepeats(b, in.Static, k, dg, dw)
+				}
+			}
+		}
 	}
 	b.finishAdd(e.planList)
 	return eof
+}
+
+// addRepeats adds k instructions that repeat the batch's last one, of
+// Static st, each with its Seq one more and its Group and Warp advanced by
+// dg and dw (trace.RepeatSource): copies of it, as batch.add makes of a
+// repeated warp, but without a trace.Inst each. Only a per-group space's
+// memory changes with the group.
+func (e *Engine) addRepeats(b *batch, st *trace.Static, k int, dg, dw int64) {
+	last := b.insts[len(b.insts)-1]
+	lanes := bits.OnesCount32(last.active) * st.Elems
+	perGroup := st.Space.PerGroup() && dg != 0
+	e.repeated += k
+	b.insts = slices.Grow(b.insts, k)
+	for i := 1; i <= k; i++ {
+		bi := push(&b.insts)
+		*bi = last
+		bi.Seq, bi.Group, bi.Warp = last.Seq+uint64(i), last.Group+int64(i)*dg, last.Warp+int64(i)*dw
+		bi.slot, bi.pos = uint32(b.nslots), uint32(len(b.insts)-1)
+		if perGroup {
+			bi.mem = e.memOf(st.Space, bi.Group)
+		}
+		b.nslots += lanes
+	}
+}
+
+// memOf is the memory id of (space, group), the last one's remembered:
+// consecutive instructions mostly share it.
+func (e *Engine) memOf(space trace.Space, group int64) uint32 {
+	if !space.PerGroup() {
+		group = -1
+	}
+	if k := (memKey{space, group}); k != e.lastMemKey || !e.lastMemOK {
+		e.lastMemKey, e.lastMemID, e.lastMemOK = k, e.memID(k), true
+	}
+	return e.lastMemID
 }
 
 // windowAdded counts an instruction into the window, and closes the window
@@ -529,15 +578,7 @@ func (e *Engine) addInst(b *batch, in *trace.Inst, inArena bool) bool {
 		}
 		e.lastPlan = p
 	}
-	g := in.Group
-	if !in.Static.Space.PerGroup() {
-		g = -1
-	}
-	k := memKey{in.Static.Space, g}
-	if k != e.lastMemKey || !e.lastMemOK {
-		e.lastMemKey, e.lastMemID, e.lastMemOK = k, e.memID(k), true
-	}
-	b.add(in, p, e.lastMemID, inArena)
+	b.add(in, p, e.memOf(in.Static.Space, in.Group), inArena)
 	return true
 }
 

@@ -176,6 +176,9 @@ type BinaryReader struct {
 	repAt, repN  int
 	repDg, repDw int64
 	repOps       uint64
+	// lastRep: the last record returned was an instruction whose bytes
+	// are recs[repAt:repAt+repN] (Repeats may go on from it).
+	lastRep bool
 }
 
 // staticInfo is what decoding needs of a Static, worked out once per
@@ -515,6 +518,7 @@ func (r *BinaryReader) decodeDirective() error {
 	r.dinst = Inst{Seq: r.seq, Dir: &r.dir}
 	r.at = len(r.recs) - len(c.p)
 	r.left--
+	r.lastRep = false
 	return nil
 }
 
@@ -750,6 +754,7 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 	if at == 0 { // no list: the record's bytes are the whole instruction
 		r.repAt, r.repN, r.repDg, r.repDw, r.repOps = start, r.at-start, unzigzag(dg), unzigzag(dw), ops
 	}
+	r.lastRep = r.repN > 0
 	return nil
 }
 
@@ -767,6 +772,36 @@ func (r *BinaryReader) repeat() {
 	r.left--
 	r.seq++
 	r.laneOps += r.repOps
+	r.lastRep = true
+}
+
+// Repeats consumes up to max records after the last instruction returned
+// that are its record's bytes again (see [RepeatSource]), in this chunk:
+// each is that instruction with the record's group and warp deltas
+// applied once more, as repeat decodes it, without an Inst filled per
+// record. A hot counter's replay reads its instructions so.
+func (r *BinaryReader) Repeats(max int) (n int, dg, dw int64) {
+	if !r.lastRep || r.err != nil {
+		return 0, 0, 0
+	}
+	rec := r.recs[r.repAt : r.repAt+r.repN]
+	p := r.recs[r.at:]
+	for n < max && n < r.left && len(p) >= len(rec) && string(p[:len(rec)]) == string(rec) {
+		p = p[len(rec):]
+		n++
+	}
+	if n == 0 {
+		return 0, 0, 0
+	}
+	r.at += n * len(rec)
+	r.left -= n
+	r.seq += uint64(n)
+	r.group += int64(n) * r.repDg
+	r.warp += int64(n) * r.repDw
+	r.laneOps += uint64(n) * r.repOps
+	in := &r.inst
+	in.Seq, in.Group, in.Warp = r.seq-1, r.group, r.warp
+	return n, r.repDg, r.repDw
 }
 
 // decodeVector decodes input j's vector into v: its kind byte, then a

@@ -1076,6 +1076,11 @@ func TestBinaryRepeatedRecords(t *testing.T) {
 	list := Inst{Static: stAdd, Mask: 0xffffffff, Vals: []Vector{{Kind: VecList, List: lanes(32, func(i int) uint64 { return 0x3000 + uint64(i*i) })}}}
 	run(4, list, 0, 1)
 	run(5, hot, 0, 1)
+	// A directive between records of the same bytes: not a repeat of it.
+	insts = append(insts, &Inst{Dir: &Directive{Region: &Region{Space: Global, Base: 0x9000, Size: 0x100}}})
+	hot.Warp = 5
+	run(3, hot, 0, 1)
+	hot.Warp = 0
 	insts = append(insts, &Inst{Dir: &Directive{Region: &Region{Space: Global, Base: 0x8000, Size: 0x100}}})
 	run(6, hot, 1, 0)
 	cas := Inst{Static: stCAS, Group: 1, Mask: 0xffffffff, Vals: []Vector{
@@ -1123,6 +1128,50 @@ func TestBinaryRepeatedRecords(t *testing.T) {
 				t.Fatalf("chunks of %d, record %d (NextInto):\n got %+v\nwant %+v", chunk, i, c, want[i])
 			}
 			arena = a
+		}
+		// Next, and after each instruction Repeats of up to max: the
+		// records it consumes, made from the instruction as it says, are
+		// the records Next reads. It takes none after a directive or an
+		// instruction with a list, and stops at a chunk's end.
+		for _, max := range []int{1, 2, 5, 1 << 20} {
+			r, err := NewBinaryReader(bytes.NewReader(data), WithStaticParser(fakeParse))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []*Inst
+			taken := 0
+			for {
+				in, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, cloneInst(in))
+				n, dg, dw := r.Repeats(max)
+				if n > max || n > 0 && (in.Dir != nil || in.Vals[0].Kind == VecList) {
+					t.Fatalf("chunks of %d, max %d: %d repeats of record %d %+v", chunk, max, n, len(got)-1, in)
+				}
+				last := got[len(got)-1]
+				for i := 1; i <= n; i++ {
+					c := cloneInst(last)
+					c.Seq, c.Group, c.Warp = last.Seq+uint64(i), last.Group+int64(i)*dg, last.Warp+int64(i)*dw
+					got = append(got, c)
+				}
+				taken += n
+			}
+			if len(got) != len(want) {
+				t.Fatalf("chunks of %d, max %d: Next and Repeats read %d records, want %d", chunk, max, len(got), len(want))
+			}
+			for i := range want {
+				if !reflect.DeepEqual(got[i], want[i]) {
+					t.Fatalf("chunks of %d, max %d, record %d (Repeats):\n got %+v\nwant %+v", chunk, max, i, got[i], want[i])
+				}
+			}
+			if taken == 0 {
+				t.Errorf("chunks of %d, max %d: Repeats took no record", chunk, max)
+			}
 		}
 	}
 }

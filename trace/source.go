@@ -27,6 +27,23 @@ type ArenaSource interface {
 	NextInto(arena []uint64) (*Inst, []uint64, error)
 }
 
+// RepeatSource is a Source that can hand over at once the records that
+// repeat the instruction it last returned, as a hot counter's warps do,
+// rather than one Next each. [BinaryReader] is one.
+type RepeatSource interface {
+	Source
+	// Repeats consumes up to max of the records that follow the
+	// instruction Next or NextInto last returned, as long as each is that
+	// instruction again: the same Static, Mask and Vals (it has no list),
+	// its Group and Warp advanced by the same dg and dw as that
+	// instruction's own record advanced them. It returns how many it
+	// consumed, n: the i-th (1 to n) is the instruction with Seq+i,
+	// Group+i·dg and Warp+i·dw; Next goes on after the last. It consumes
+	// none when the last record returned was not such an instruction (a
+	// directive, an instruction with a list, none yet).
+	Repeats(max int) (n int, dg, dw int64)
+}
+
 // InstWriter is where instructions go: the binary and text writers are
 // one. Write takes directive records (Inst.Dir) too, and copies what it
 // needs before returning.
