@@ -132,11 +132,37 @@ func FuzzBinaryChunk(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		records := 0
+		var nextErr error
 		for {
 			if _, err := r.Next(); err != nil {
 				checkFuzzErr(t, err)
-				return
+				nextErr = err
+				break
 			}
+			records++
+		}
+		// Read again, taking repeats a few at a time (RepeatSource): as
+		// many records, and the same error at the end.
+		r, err = NewBinaryReader(bytes.NewReader(data), WithStaticParser(fakeParse))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := 0
+		for {
+			if _, err = r.Next(); err != nil {
+				break
+			}
+			got++
+			max := 1 + got%4
+			n, _, _ := r.Repeats(max)
+			if n < 0 || n > max {
+				t.Fatalf("Repeats(%d) took %d records", max, n)
+			}
+			got += n
+		}
+		if got != records || err.Error() != nextErr.Error() {
+			t.Fatalf("with Repeats: %d records, then %v; by Next alone %d, then %v", got, err, records, nextErr)
 		}
 	})
 }
