@@ -243,6 +243,9 @@ type batch struct {
 	// oneLoop: every access adds and returns nothing (commutes): a route
 	// of (word, addend) records is applied in one loop (commute.go).
 	oneLoop bool
+	// notAdd: some instruction added is not a 32-bit add that returns
+	// nothing to anyone (commutes), noted as add takes it.
+	notAdd bool
 	// countsLanes: the addresses table counts every lane's access from
 	// the routes (addresses.go), so a warp's lanes stay a record or a run
 	// of them, never summed into one addition (expandWarp).
@@ -269,7 +272,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 	b.lastVecs = 0
 	b.plans = nil
 	b.nslots = 0
-	b.wide = false
+	b.wide, b.notAdd = false, false
 	clear(b.inits) // drop the copies' data
 	b.inits, b.initBytes = b.inits[:0], 0
 	b.err = nil
@@ -330,6 +333,7 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	bi.vals = b.addVecs(in, inArena)
 	b.nslots += bits.OnesCount32(active) * in.Static.Elems
 	b.wide = b.wide || p.size == 16
+	b.notAdd = b.notAdd || !p.add32() || p.st.HasDst && !p.noRet && !b.noResults
 	if in.Static.Elems == 1 && p.size <= 8 {
 		b.sources(bi, in, p)
 	} // else a source per element, or a 128-bit one: bUni and cUni stay false

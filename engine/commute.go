@@ -28,18 +28,11 @@ import (
 // histogram` over 64 Ki and 256 Ki bins were 3-16% faster without it
 // (docs/PERFORMANCE.md, the fourteenth round), and it was removed.
 
-// commutes reports whether b is such a batch.
+// commutes reports whether b is such a batch: add noted, as it took each
+// instruction, whether any was not (batch.notAdd; a repeated warp is its
+// instruction's plan again).
 func (b *batch) commutes() bool {
-	for i := range b.insts {
-		p := b.plans[b.insts[i].pi]
-		if !p.add32() {
-			return false
-		}
-		if p.st.HasDst && !p.noRet && !b.noResults {
-			return false
-		}
-	}
-	return len(b.insts) > 0
+	return len(b.insts) > 0 && !b.notAdd
 }
 
 // allVals reports whether every segment's records carry their addends
