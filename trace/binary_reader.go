@@ -689,9 +689,22 @@ func (r *BinaryReader) inputErr(si *staticInfo, j int, format string, args ...an
 // pointer stored takes a write barrier.
 func (r *BinaryReader) decodeInst(lanes []uint64) error {
 	p := r.recs[r.at:]
-	if n := r.repN; n > 0 && len(p) >= n && string(p[:n]) == string(r.recs[r.repAt:r.repAt+n]) {
-		r.repeat()
-		return nil
+	if n := r.repN; n > 0 && len(p) >= n {
+		rec := r.recs[r.repAt : r.repAt+n]
+		if string(p[:n]) == string(rec) {
+			r.repeat()
+			return nil
+		}
+		// The same instruction at another group or warp (a hot counter's
+		// first warp of a group): the last record's bytes but for its
+		// group and warp deltas, each of one byte in both. The code is
+		// one byte too, so the rest, mask and vectors, lies at the same
+		// place in both.
+		if n >= 4 && rec[0]|rec[1]|rec[2] < 0x80 && p[1]|p[2] < 0x80 && p[0] == rec[0] && string(p[3:n]) == string(rec[3:]) {
+			r.repAt, r.repDg, r.repDw = r.at, unzigzag(uint64(p[1])), unzigzag(uint64(p[2]))
+			r.repeat()
+			return nil
+		}
 	}
 	start := r.at
 	var code, dg, dw, mask uint64
@@ -760,8 +773,9 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 
 // repeat decodes the record at r.at, whose bytes are the last record's
 // (repAt): the same static, mask and vectors, which r.inst holds still,
-// and the same group and warp deltas. A hot counter's records are such,
-// and take about a fifth of the time to decode this way.
+// and the same group and warp deltas (repDg, repDw). A hot counter's
+// records are such, and take about a fifth of the time to decode this
+// way.
 func (r *BinaryReader) repeat() {
 	r.group += r.repDg
 	r.warp += r.repDw

@@ -1081,6 +1081,13 @@ func TestBinaryRepeatedRecords(t *testing.T) {
 	hot.Warp = 5
 	run(3, hot, 0, 1)
 	hot.Warp = 0
+	// Groups of 8 warps: the first of a group the same record as the one
+	// before but for its group and warp deltas.
+	for g := range 4 {
+		hot.Group = int64(g) + 10
+		run(8, hot, 0, 1)
+	}
+	hot.Group = 0
 	insts = append(insts, &Inst{Dir: &Directive{Region: &Region{Space: Global, Base: 0x8000, Size: 0x100}}})
 	run(6, hot, 1, 0)
 	cas := Inst{Static: stCAS, Group: 1, Mask: 0xffffffff, Vals: []Vector{
