@@ -626,6 +626,11 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 		want := b.nslots
 		if h := b.recsHint; h > 0 {
 			want = min(want, h+h/8)
+		} else {
+			// No batch expanded yet: a record per warp, and room grown
+			// as the records need it (a hot counter's first batch
+			// allocated a record per lane, 1 MiB a range, for a few).
+			want = min(want, hi-lo)
 		}
 		if cap(routes[0].recs) < want {
 			routes[0].recs = make([]rec, 0, want+want/8)
