@@ -648,6 +648,12 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 	sr.ok = false
 	b.startAcc(r)
 	for ii := lo; ii < hi; ii++ {
+		if sr.ok && !fuse {
+			if k := b.sumRepeats(ii, hi, routes, sr, bi.plan.st); k > 0 {
+				ii += k - 1
+				continue
+			}
+		}
 		bi.binst = b.insts[ii]
 		if sr.ok && sr.same(&bi.binst) {
 			b.sumAgain(ii, bi, routes, sr, fuse)
@@ -1196,6 +1202,37 @@ type sumRun struct {
 // same reports whether bi is such an instruction.
 func (sr *sumRun) same(bi *binst) bool {
 	return bi.vals == sr.vals && bi.pi == sr.pi && bi.mem == sr.mem && bi.active == sr.active
+}
+
+// sumRepeats is sumAgain for the instructions from ii on, below hi, that
+// are sr's warp again, one after another (a hot counter's), while sr's
+// record is its route's last: their sums go into it at once, and their
+// statistics rows (of Static st, sr's) are written in one loop, without
+// an instruction copied into the range's xinst each. It returns how many
+// it took.
+func (b *batch) sumRepeats(ii, hi int, routes []route, sr *sumRun, st *trace.Static) int {
+	rt := &routes[sr.owner]
+	if len(rt.recs) != sr.at+1 {
+		return 0
+	}
+	sum := rt.recs[sr.at].slot
+	lanes := uint32(bits.OnesCount32(sr.active))
+	k := ii
+	for ; k < hi; k++ {
+		in := &b.insts[k]
+		if !sr.same(in) {
+			break
+		}
+		sum += sr.r.slot
+		s := &b.stats[in.pos]
+		if s.Static != st {
+			s.Static = st
+		}
+		s.Seq, s.Group, s.Warp = in.Seq, in.Group, in.Warp
+		s.Lanes, s.Addresses, s.MaxConflict, s.Faults = lanes, 1, sr.n, 0
+	}
+	rt.recs[sr.at].slot = sum
+	return k - ii
 }
 
 // sumAgain routes instruction ii, the same warp as sr's, without working
