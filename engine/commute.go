@@ -139,9 +139,10 @@ func (b *batch) flushAcc(acc *pageAcc, routes []route) {
 //go:noinline
 func sumLanes(sums *[shard.PageWords]uint64, addrs *[trace.MaxLanes]uint64, v uint32, counts *[shard.PageBytes]uint16, gen uint16) (distinct, maxc uint32) {
 	add := 1<<32 | uint64(v)
-	for _, a := range addrs {
-		sums[a>>2&(shard.PageWords-1)] += add
-		distinct, maxc = countLane(counts, a, gen, distinct, maxc)
+	s, c := sums[:], counts[:] // see laneSlices
+	for _, a := range addrs[:] {
+		s[a>>2&(shard.PageWords-1)] += add
+		distinct, maxc = countLane(c, a, gen, distinct, maxc)
 	}
 	return distinct, maxc
 }
@@ -150,9 +151,10 @@ func sumLanes(sums *[shard.PageWords]uint64, addrs *[trace.MaxLanes]uint64, v ui
 //
 //go:noinline
 func sumLanesList(sums *[shard.PageWords]uint64, addrs, src *[trace.MaxLanes]uint64, shift uint8, counts *[shard.PageBytes]uint16, gen uint16) (distinct, maxc uint32) {
-	for k, a := range addrs {
-		sums[a>>2&(shard.PageWords-1)] += 1<<32 | uint64(uint32(src[k]>>shift))
-		distinct, maxc = countLane(counts, a, gen, distinct, maxc)
+	s, sv, c := sums[:], src[:], counts[:] // see laneSlices
+	for k, a := range addrs[:] {
+		s[a>>2&(shard.PageWords-1)] += 1<<32 | uint64(uint32(sv[k]>>shift))
+		distinct, maxc = countLane(c, a, gen, distinct, maxc)
 	}
 	return distinct, maxc
 }
