@@ -12,7 +12,10 @@
 //     semantics, access size, fault rules) and each (space, group) to a
 //     memory id. A batch's instructions hold no pointer (binst: a plan
 //     index, vectors whose lists are ranges of the batch's arena), so the
-//     collector neither scans them nor puts barriers on filling them.
+//     collector neither scans them nor puts barriers on filling them. A
+//     source that can (trace.RepeatSource) hands over the records that
+//     repeat the instruction just read at once, as many as the batch has
+//     room for; they are added as copies of it (addRepeats).
 //  2. compute: the batch is cut into one contiguous instruction range per
 //     expanding worker; each expands its lanes (effective address, fault
 //     checks, statistics) and routes each access that did not fault as an
@@ -31,8 +34,12 @@
 //     Each owner then applies what it owns, range by range, each range's
 //     records in order; a batch whose every access is an addition that
 //     returns nothing commutes: its owners apply each route's records in
-//     one loop, whatever instruction they came from (commute.go). Results land in per-lane slots fixed before the
-//     batch started, so no two workers write the same slot.
+//     one loop, whatever instruction they came from, and a full warp of it
+//     whose lanes all fall in one page (a histogram's) is summed per word
+//     in its range's page accumulator, routed as one (word, sum) record a
+//     word when the range ends or leaves the page (commute.go). Results
+//     land in per-lane slots fixed before the batch started, so no two
+//     workers write the same slot.
 //     With one worker nothing is routed: each instruction's records apply
 //     as soon as they are made, while they are in cache. With W > 1,
 //     W workers expand batch k+1 while W/2 apply batch k (W each with the
@@ -58,7 +65,9 @@
 //     then element order: an address lives in one page, a page in one
 //     shard, a shard has one owner, and the owner applies ranges in order
 //     and each range's records in the order they were expanded. So results
-//     are bit-identical for any shard count and any worker count.
+//     are bit-identical for any shard count and any worker count. Only a
+//     batch that commutes (32-bit adds that return nothing to anyone) is
+//     applied in another order, which leaves the same memory.
 //  2. A page's words are written only by its owner while a batch applies,
 //     and batches apply one after another, so words need no lock on the
 //     hot path. Creating a page (while another batch may apply) takes the
