@@ -56,8 +56,9 @@ func allVals(segs []seg) bool {
 //
 // Each word's entry holds the sum of its addends modulo 2^32 in its low
 // half; the high half gets 1 per add, and the low half's carries: it is
-// nonzero exactly when the word was added to (a range holds far fewer
-// than 2^32 adds).
+// nonzero exactly when the word was added to. It cannot wrap: a range
+// holds at most 2^20 instructions of 32 lanes (WithBatchInsts), 2^25
+// adds, and the high half at most twice as many.
 type pageAcc struct {
 	// on: this range sums its one-page warps. It turns off for the rest
 	// of the range when a flush saved too little (warps that move from

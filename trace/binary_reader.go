@@ -639,7 +639,7 @@ func (r *BinaryReader) beginChunk(fb *frameBuf) error {
 	if c.err != nil {
 		return r.fail("static table: %v", c.err)
 	}
-	r.recs, r.at, r.repN = c.p, 0, 0
+	r.recs, r.at, r.repN, r.lastRep = c.p, 0, 0, false
 	r.left, r.count = int(count), int(count)
 	r.laneOps, r.wantOps = 0, fb.laneOps
 	r.group, r.warp = 0, 0
