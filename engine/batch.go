@@ -916,12 +916,18 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 // would put a write barrier on the pointer every time while the collector
 // marks.
 func (b *batch) setStat(bi *xinst, distinct, maxc, faults uint32) {
-	s := &b.stats[bi.pos]
-	if st := bi.plan.st; s.Static != st {
+	b.putStat(&bi.binst, bi.plan.st, distinct, maxc, faults)
+}
+
+// putStat is setStat for instruction in, of Static st, read where it lies
+// in the batch (sumRepeats) rather than from a copy.
+func (b *batch) putStat(in *binst, st *trace.Static, distinct, maxc, faults uint32) {
+	s := &b.stats[in.pos]
+	if s.Static != st {
 		s.Static = st
 	}
-	s.Seq, s.Group, s.Warp = bi.Seq, bi.Group, bi.Warp
-	s.Lanes, s.Addresses, s.MaxConflict, s.Faults = uint32(bits.OnesCount32(bi.active)), distinct, maxc, faults
+	s.Seq, s.Group, s.Warp = in.Seq, in.Group, in.Warp
+	s.Lanes, s.Addresses, s.MaxConflict, s.Faults = uint32(bits.OnesCount32(in.active)), distinct, maxc, faults
 }
 
 // warpSpan is what expandWarp learns of a warp's addresses as it computes
@@ -1217,7 +1223,6 @@ func (b *batch) sumRepeats(ii, hi int, routes []route, sr *sumRun, st *trace.Sta
 		return 0
 	}
 	sum := rt.recs[sr.at].slot
-	lanes := uint32(bits.OnesCount32(sr.active))
 	k := ii
 	for ; k < hi; k++ {
 		in := &b.insts[k]
@@ -1225,12 +1230,7 @@ func (b *batch) sumRepeats(ii, hi int, routes []route, sr *sumRun, st *trace.Sta
 			break
 		}
 		sum += sr.r.slot
-		s := &b.stats[in.pos]
-		if s.Static != st {
-			s.Static = st
-		}
-		s.Seq, s.Group, s.Warp = in.Seq, in.Group, in.Warp
-		s.Lanes, s.Addresses, s.MaxConflict, s.Faults = lanes, 1, sr.n, 0
+		b.putStat(in, st, 1, sr.n, 0)
 	}
 	rt.recs[sr.at].slot = sum
 	return k - ii

@@ -269,19 +269,7 @@ func TestRepeatedRecords(t *testing.T) {
 		}
 	}
 	src := b.String()
-	tr := textSource(t, src)
-	var buf bytes.Buffer
-	w, err := trace.NewBinaryWriter(&buf, tr.Header(), trace.WithChunkInsts(100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := trace.Copy(w, tr); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	bin := buf.Bytes()
+	bin := binaryOfChunks(t, src, 100)
 	plain := referenceOutcome(t, src)
 	order := []Option{WithOrder(OrderRandom, 7), WithInterleave(3)}
 	var ref Collector
@@ -317,18 +305,7 @@ func TestRepeatedRecords(t *testing.T) {
 				if took := e.repeated > 0; took == interleaved {
 					t.Errorf("%d options (interleaved %v): %d instructions taken as repeats", len(opts), interleaved, e.repeated)
 				}
-				got, want := collect(c), want
-				if lean {
-					got.Res, want.Res = nil, nil
-				}
-				if !addrs {
-					want.Addrs = []AddressStat{}
-				}
-				approxAddrs(t, got.Addrs, want.Addrs)
-				if !reflect.DeepEqual(got, want) {
-					describeDiff(t, got, want)
-					t.Fatalf("%d options, lean %v, addresses %v: differs from the reference", len(opts), lean, addrs)
-				}
+				sameAsReference(t, c, want, lean, addrs, fmt.Sprintf("%d options, lean %v, addresses %v", len(opts), lean, addrs))
 			}
 		}
 	}

@@ -123,18 +123,8 @@ func TestCommutingBatchesEqualReference(t *testing.T) {
 						t.Errorf("seed %d dst %s addresses %v: %d batches applied in one loop per route",
 							seed, dst, addrs, e.oneLoops)
 					}
-					got, want := collect(c), want
-					if dst == "d" {
-						got.Res, want.Res = nil, nil
-					}
-					if !addrs {
-						want.Addrs = []AddressStat{}
-					}
-					approxAddrs(t, got.Addrs, want.Addrs)
-					if !reflect.DeepEqual(got, want) {
-						describeDiff(t, got, want)
-						t.Fatalf("seed %d dst %s addresses %v, %d options: differs from the reference", seed, dst, addrs, len(opts))
-					}
+					sameAsReference(t, c, want, dst == "d", addrs,
+						fmt.Sprintf("seed %d dst %s addresses %v, %d options", seed, dst, addrs, len(opts)))
 				}
 			}
 		}
@@ -217,13 +207,7 @@ func TestCommutingScatterEqualReference(t *testing.T) {
 	}
 	src := b.String()
 	want := referenceOutcome(t, src)
-	zeros := 0
-	for _, w := range want.Words {
-		if w.Value == 0 {
-			zeros++
-		}
-	}
-	if zeros < 64 {
+	if zeros := writtenZeros(want); zeros < 64 {
 		t.Fatalf("the reference's memory holds %d words of zero, want at least 64", zeros)
 	}
 	for _, opts := range [][]Option{
@@ -241,17 +225,39 @@ func TestCommutingScatterEqualReference(t *testing.T) {
 			if e.oneLoops == 0 {
 				t.Errorf("%d options, addresses %v: no batch was applied as routed in one loop", len(opts), addrs)
 			}
-			got, want := collect(c), want
-			if !addrs {
-				want.Addrs = []AddressStat{}
-			}
-			approxAddrs(t, got.Addrs, want.Addrs)
-			if !reflect.DeepEqual(got, want) {
-				describeDiff(t, got, want)
-				t.Fatalf("%d options, addresses %v: differs from the reference", len(opts), addrs)
-			}
+			sameAsReference(t, c, want, false, addrs, fmt.Sprintf("%d options, addresses %v", len(opts), addrs))
 		}
 	}
+}
+
+// sameAsReference fails t, saying what, unless what c collected is want:
+// its results only where lanes read them (not lean), its addresses table
+// (none at all without addrs) as approxAddrs compares it.
+func sameAsReference(t *testing.T, c *Collector, want outcome, lean, addrs bool, what string) {
+	t.Helper()
+	got := collect(c)
+	if lean {
+		got.Res, want.Res = nil, nil
+	}
+	if !addrs {
+		want.Addrs = []AddressStat{}
+	}
+	approxAddrs(t, got.Addrs, want.Addrs)
+	if !reflect.DeepEqual(got, want) {
+		describeDiff(t, got, want)
+		t.Fatalf("%s: differs from the reference", what)
+	}
+}
+
+// writtenZeros is how many words of o's memory table hold 0.
+func writtenZeros(o outcome) int {
+	n := 0
+	for _, w := range o.Words {
+		if w.Value == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // referenceOutcome is the reference's replay of src.
@@ -327,13 +333,7 @@ func TestPageSumsEqualReference(t *testing.T) {
 	}
 	src := b.String()
 	want := referenceOutcome(t, src)
-	zeros := 0
-	for _, w := range want.Words {
-		if w.Value == 0 {
-			zeros++
-		}
-	}
-	if zeros < 32 {
+	if zeros := writtenZeros(want); zeros < 32 {
 		t.Fatalf("the reference's memory holds %d written words of zero, want at least 32", zeros)
 	}
 	for _, opts := range [][]Option{
@@ -349,15 +349,7 @@ func TestPageSumsEqualReference(t *testing.T) {
 			if summed := e.pageSums > 0; summed == addrs {
 				t.Errorf("%d options, addresses %v: %d warps summed in a page", len(opts), addrs, e.pageSums)
 			}
-			got, want := collect(c), want
-			if !addrs {
-				want.Addrs = []AddressStat{}
-			}
-			approxAddrs(t, got.Addrs, want.Addrs)
-			if !reflect.DeepEqual(got, want) {
-				describeDiff(t, got, want)
-				t.Fatalf("%d options, addresses %v: differs from the reference", len(opts), addrs)
-			}
+			sameAsReference(t, c, want, false, addrs, fmt.Sprintf("%d options, addresses %v", len(opts), addrs))
 		}
 	}
 }

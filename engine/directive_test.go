@@ -14,12 +14,15 @@ import (
 )
 
 // binaryOf writes the binary form of a text trace, directive records and
-// all, as `replay asm` does.
-func binaryOf(t *testing.T, src string) []byte {
+// all, as `replay asm` does, in chunks of two records.
+func binaryOf(t *testing.T, src string) []byte { return binaryOfChunks(t, src, 2) }
+
+// binaryOfChunks is binaryOf in chunks of the given number of records.
+func binaryOfChunks(t *testing.T, src string, chunk int) []byte {
 	t.Helper()
 	tr := textSource(t, src)
 	var buf bytes.Buffer
-	w, err := trace.NewBinaryWriter(&buf, tr.Header(), trace.WithChunkInsts(2))
+	w, err := trace.NewBinaryWriter(&buf, tr.Header(), trace.WithChunkInsts(chunk))
 	if err != nil {
 		t.Fatal(err)
 	}
