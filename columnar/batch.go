@@ -90,14 +90,25 @@ func newBatch(spec *tableSpec, mem memory.Allocator) *batch {
 // (ops, a short trace) should not cost a full batch of memory.
 const minBatchCap = 1 << 10
 
+// jumpFraction: a batch that outgrows this fraction of a full one grows
+// to a full one at once. A table that long most likely fills its batch,
+// and doubling the rest of the way would allocate (and fault in, and
+// copy) about as much again as the full batch: a hot counter's
+// instructions table, 300 K rows, allocated 7.6 MB of columns a replay.
+const jumpFraction = 8
+
 // reserve makes room for n more rows, up to limit rows in all: it grows
-// every column to max(rows+n, min(2·cap, limit)).
+// every column to max(rows+n, min(2·cap, limit)), and straight to limit
+// once that is past limit/jumpFraction.
 func (b *batch) reserve(n, limit int) {
 	need := b.rows + n
 	if need <= b.cap {
 		return
 	}
 	newCap := max(need, min(max(2*b.cap, minBatchCap), limit))
+	if newCap > limit/jumpFraction {
+		newCap = limit
+	}
 	for i := range b.cols {
 		b.grow(&b.cols[i], newCap)
 	}

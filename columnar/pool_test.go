@@ -86,3 +86,36 @@ func TestPoolAllocatorConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestReserveGrowth: a batch's columns start at minBatchCap rows, double
+// while they are at most a jumpFraction of the limit, then go to the
+// limit at once; the rows already in keep their values through each
+// growth.
+func TestReserveGrowth(t *testing.T) {
+	const limit = 1 << 16
+	b := newBatch(&specs[tMemory], newPoolAllocator())
+	var caps []int
+	for b.rows < limit {
+		b.reserve(1, limit)
+		if len(caps) == 0 || caps[len(caps)-1] != b.cap {
+			caps = append(caps, b.cap)
+		}
+		b.cols[3].u32()[b.rows] = uint32(b.rows) * 7
+		b.rows++
+	}
+	want := []int{1 << 10, 1 << 11, 1 << 12, 1 << 13, limit}
+	if len(caps) != len(want) {
+		t.Fatalf("capacities %v, want %v", caps, want)
+	}
+	for i := range want {
+		if caps[i] != want[i] {
+			t.Fatalf("capacities %v, want %v", caps, want)
+		}
+	}
+	for i, v := range b.cols[3].u32()[:b.rows] {
+		if v != uint32(i)*7 {
+			t.Fatalf("row %d holds %d after the growths, want %d", i, v, i*7)
+		}
+	}
+	b.release()
+}
