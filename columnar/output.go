@@ -41,6 +41,7 @@ func (w *ipcWriter) close() error { return w.w.Close() }
 type output struct {
 	tmp, final string
 	f          *os.File
+	wb         *writeBehind // f, with its writeback started as it is written
 	bw         *bufio.Writer
 	w          batchWriter
 	done       bool // finish or discard ran; f is closed
@@ -62,7 +63,7 @@ func (w bufWriter) Write(p []byte) (int, error) {
 		if err := o.bw.Flush(); err != nil {
 			return 0, err
 		}
-		o.bw = bufio.NewWriterSize(o.f, ioBufSize)
+		o.bw = bufio.NewWriterSize(o.wb, ioBufSize)
 	}
 	return o.bw.Write(p)
 }
@@ -88,7 +89,8 @@ func openOutput(dir string, spec *tableSpec, format Format, mem memory.Allocator
 	if err != nil {
 		return nil, err
 	}
-	o := &output{tmp: f.Name(), final: filepath.Join(dir, base), f: f, bw: bufio.NewWriterSize(f, ioBufStart)}
+	wb := newWriteBehind(f)
+	o := &output{tmp: f.Name(), final: filepath.Join(dir, base), f: f, wb: wb, bw: bufio.NewWriterSize(wb, ioBufStart)}
 	sink := bufWriter{o}
 	switch format {
 	case FormatParquet:
