@@ -41,6 +41,18 @@ const (
 // as T (UINT_32 as int32, UINT_64 as int64). vlo and vhi are vals[0] when
 // vals has one value, 0 when it has none.
 func appendDelta[T int32 | int64](dst []byte, vals []T, flip T) (out []byte, vlo, vhi T) {
+	return appendDeltaHalves(dst, nil, vals, flip)
+}
+
+// appendDeltaHalves is appendDelta; given a spare buffer, and vals of at
+// least splitDeltaValues values in its general case, it takes the later
+// half of the blocks on a goroutine of its own, into *spare (kept for the
+// next page), and appends them: a block's bytes depend only on its values
+// and the one before them, so the bytes are appendDelta's to the bit
+// (TestDeltaHalves). The memory table, encoded after the replay where
+// nothing else runs, has one heavy column (the words' values) that kept
+// one core busy and the other waiting.
+func appendDeltaHalves[T int32 | int64](dst []byte, spare *[]byte, vals []T, flip T) (out []byte, vlo, vhi T) {
 	dst = binary.AppendUvarint(dst, deltaBlock)
 	dst = binary.AppendUvarint(dst, deltaMinis)
 	dst = binary.AppendUvarint(dst, uint64(len(vals)))
@@ -72,18 +84,56 @@ func appendDelta[T int32 | int64](dst []byte, vals []T, flip T) (out []byte, vlo
 		}
 		return dst, lo, hi
 	}
+	if spare != nil && len(vals) >= splitDeltaValues {
+		return appendDeltaSplit(dst, spare, vals, flip)
+	}
 	return appendDeltaBlocks(dst, vals, flip)
+}
+
+// splitDeltaValues is the fewest values appendDeltaHalves splits between
+// two goroutines: half of them is about 16 µs of work, against a
+// goroutine's start of about one.
+const splitDeltaValues = 16 << 10
+
+// appendDeltaSplit is appendDeltaBlocks with the later half of the blocks
+// on a goroutine of its own, into *spare, then appended. A panic there is
+// raised again here, on the caller's goroutine.
+func appendDeltaSplit[T int32 | int64](dst []byte, spare *[]byte, vals []T, flip T) (out []byte, vlo, vhi T) {
+	blocks := (len(vals) - 1 + deltaBlock - 1) / deltaBlock
+	mid := 1 + blocks/2*deltaBlock
+	var hlo, hhi T
+	var failed any
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer func() { failed = recover() }()
+		*spare, hlo, hhi = deltaBlockRange((*spare)[:0], vals, mid, len(vals), flip)
+	}()
+	dst, vlo, vhi = deltaBlockRange(dst, vals, 1, mid, flip)
+	<-done
+	if failed != nil {
+		panic(failed)
+	}
+	return append(dst, *spare...), min(vlo^flip, hlo^flip) ^ flip, max(vhi^flip, hhi^flip) ^ flip
 }
 
 // appendDeltaBlocks is appendDelta's general case: the blocks of vals's
 // deltas (vals has two values or more), after the header.
 func appendDeltaBlocks[T int32 | int64](dst []byte, vals []T, flip T) (out []byte, vlo, vhi T) {
+	return deltaBlockRange(dst, vals, 1, len(vals), flip)
+}
+
+// deltaBlockRange appends the blocks of the deltas of vals[from:to], each
+// from the value before it (from is 1 plus a multiple of deltaBlock, where
+// appendDelta's blocks start), and returns the smallest and largest of
+// vals[from-1:to].
+func deltaBlockRange[T int32 | int64](dst []byte, vals []T, from, to int, flip T) (out []byte, vlo, vhi T) {
 	var d [deltaBlock]int64
 	var his [deltaMinis]int64
-	prev := vals[0]
+	prev := vals[from-1]
 	vlo, vhi = prev^flip, prev^flip // flipped until the return
-	for from := 1; from < len(vals); from += deltaBlock {
-		blk := vals[from:min(from+deltaBlock, len(vals))]
+	for ; from < to; from += deltaBlock {
+		blk := vals[from:min(from+deltaBlock, to)]
 		var lo, hi int64
 		lo, hi, vlo, vhi = blockDeltas(&d, &his, blk, prev, flip, vlo, vhi)
 		prev = blk[len(blk)-1]

@@ -484,3 +484,46 @@ func TestRLERun(t *testing.T) {
 		}
 	}
 }
+
+// TestDeltaHalves: a page split between two goroutines
+// (appendDeltaHalves) is appendDelta's bytes, with its smallest and
+// largest values, at both widths, signed and unsigned: random values of
+// every magnitude (the extremes included, so the halves' ranges must be
+// merged in the column's order), sizes around the split threshold and
+// block boundaries, the spare buffer reused from page to page, and a page
+// whose later half alone holds the extremes.
+func TestDeltaHalves(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	top64, top32 := int64(unsignedTop[uint64]()), int32(unsignedTop[uint32]())
+	var spare []byte
+	for _, n := range []int{splitDeltaValues - 1, splitDeltaValues, splitDeltaValues + 1, splitDeltaValues + 128, 3*splitDeltaValues + 77, 64 << 10} {
+		for _, bitsWide := range []uint{3, 17, 64} {
+			v64 := make([]int64, n)
+			v32 := make([]int32, n)
+			for i := range v64 {
+				v64[i] = int64(rng.Uint64() >> (64 - bitsWide))
+				v32[i] = int32(rng.Uint32() >> (32 - min(bitsWide, 32)))
+			}
+			// The extremes in the later half only.
+			v64[n-3], v64[n-2] = math.MaxInt64, math.MinInt64
+			v32[n-3], v32[n-2] = math.MaxInt32, math.MinInt32
+			for _, flip := range []int64{0, top64} {
+				want, wlo, whi := appendDelta(nil, v64, flip)
+				got, lo, hi := appendDeltaHalves([]byte{0xaa}, &spare, v64, flip)
+				if !bytes.Equal(got[1:], want) || got[0] != 0xaa || lo != wlo || hi != whi {
+					t.Fatalf("int64, %d values of %d bits, flip %#x: %d bytes, min %d max %d; want %d bytes, %d %d", n, bitsWide, flip, len(got)-1, lo, hi, len(want), wlo, whi)
+				}
+			}
+			for _, flip := range []int32{0, top32} {
+				want, wlo, whi := appendDelta(nil, v32, flip)
+				got, lo, hi := appendDeltaHalves(nil, &spare, v32, flip)
+				if !bytes.Equal(got, want) || lo != wlo || hi != whi {
+					t.Fatalf("int32, %d values of %d bits, flip %#x: %d bytes, min %d max %d; want %d bytes, %d %d", n, bitsWide, flip, len(got), lo, hi, len(want), wlo, whi)
+				}
+			}
+		}
+	}
+	if cap(spare) == 0 {
+		t.Fatal("no page was split: the spare buffer was never used")
+	}
+}

@@ -28,6 +28,7 @@ type colChunk struct {
 	out   []byte // the compressed data pages, back to back
 	pages []pageDesc
 	enc   []byte                     // one page's encoded values
+	half  []byte                     // the later half of a DELTA page's blocks (appendDeltaHalves)
 	zbuf  []byte                     // one page compressed
 	idx   []int32                    // a keyed column's indices for one page
 	rank  []int32                    // a string column's dictionary: each value's rank in byte order
@@ -121,11 +122,11 @@ func encodeInts[T uint64 | int64 | uint32](p *parquetWriter, ch *colChunk, vals 
 			plo, phi = minMax(page)
 		case size == 8:
 			var l, h int64
-			ch.enc, l, h = appendDelta(ch.enc[:0], unsafe.Slice((*int64)(ptr), len(page)), int64(flip))
+			ch.enc, l, h = appendDeltaHalves(ch.enc[:0], &ch.half, unsafe.Slice((*int64)(ptr), len(page)), int64(flip))
 			plo, phi = T(l), T(h)
 		default:
 			var l, h int32
-			ch.enc, l, h = appendDelta(ch.enc[:0], unsafe.Slice((*int32)(ptr), len(page)), int32(flip))
+			ch.enc, l, h = appendDeltaHalves(ch.enc[:0], &ch.half, unsafe.Slice((*int32)(ptr), len(page)), int32(flip))
 			plo, phi = T(uint32(l)), T(uint32(h))
 		}
 		lo, hi = min(lo, plo), max(hi, phi)
