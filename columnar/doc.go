@@ -65,8 +65,14 @@
 //  5. Rows are written in the order they arrive; the engine guarantees
 //     trace order for results and instructions and (space, group, addr)
 //     order for memory. The ops table is built from the Instructions calls
-//     (whether or not the instructions table is written) and written at
-//     Commit, sorted by (dialect, op, type, space) as strings.
+//     (whether or not the instructions table is written), sorted by
+//     (dialect, op, type, space) as strings. The trace's tables (results,
+//     instructions, ops) are complete at the first addresses or memory
+//     rows (the engine.Sink order), or at Commit if none come: from then
+//     on their last batches are written, their memory freed and their
+//     files finished (footer, fsync) on a goroutine of their own, beside
+//     the tables after the trace; Commit waits for it. Results or
+//     Instructions after that fail the writer.
 //  6. A crash (the process killed) leaves files behind, never a partial
 //     file under a final name: the temporary files, and if it came during
 //     a commit the journal (.replay.commit or, while it is written,

@@ -93,13 +93,19 @@ func (p *pipeline) error() error {
 	return nil
 }
 
-// wait closes the queue, waits until every batch handed over was written
-// (or dropped, after stop or an error) and returns the first write error.
-func (p *pipeline) wait() error {
+// close closes the queue: no batch comes after. The appending side may
+// call it more than once.
+func (p *pipeline) close() {
 	if !p.closed {
 		p.closed = true
 		close(p.jobs)
 	}
+}
+
+// wait closes the queue, waits until every batch handed over was written
+// (or dropped, after stop or an error) and returns the first write error.
+func (p *pipeline) wait() error {
+	p.close()
 	<-p.done
 	return p.error()
 }

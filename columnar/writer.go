@@ -112,6 +112,11 @@ func (t *table) release() {
 		t.b.release()
 		t.b = nil
 	}
+	t.releaseFree()
+}
+
+// releaseFree frees the memory of the batches the pipeline gave back.
+func (t *table) releaseFree() {
 	for {
 		select {
 		case b := <-t.free:
@@ -176,6 +181,11 @@ type Writer struct {
 	lock    *dirLock                            // held from New until Commit, Abort or failure
 	rename  func(oldpath, newpath string) error // os.Rename; tests inject failures and crashes
 	remove  func(name string) error             // os.Remove, likewise
+	// traceDone: the engine is past the trace (endTrace); the tables
+	// that only its instructions fill are written, or being written, on
+	// the goroutine that reports on traceEnded.
+	traceDone  bool
+	traceEnded chan error
 }
 
 // opKey is one row of the ops table.
@@ -362,6 +372,7 @@ func (w *Writer) cleanup() error {
 			t.pipe.stop.Store(true)
 		}
 	}
+	_ = w.waitTrace() // the error is the one being reported, or moot
 	for i, t := range w.tables {
 		if t == nil {
 			continue
@@ -438,6 +449,9 @@ func (w *Writer) Results(rs []engine.Result) error {
 	if t == nil {
 		return err
 	}
+	if w.traceDone {
+		return w.fail(errAfterTrace("results"))
+	}
 	for len(rs) > 0 {
 		k := w.chunk(t, len(rs))
 		b, n := t.b, t.b.rows
@@ -480,6 +494,9 @@ func (w *Writer) Results(rs []engine.Result) error {
 func (w *Writer) Instructions(st []engine.InstStat) error {
 	if err := w.check(); err != nil {
 		return err
+	}
+	if w.traceDone {
+		return w.fail(errAfterTrace("instructions"))
 	}
 	t := w.tables[tInstructions]
 	if t == nil {
@@ -632,6 +649,9 @@ func (w *Writer) Orders(rows []engine.OrderWitness) error {
 
 // Memory appends rows to the memory table, in the order given.
 func (w *Writer) Memory(ws []engine.Word) error {
+	if err := w.endTrace(); err != nil {
+		return err
+	}
 	return addRows(w, tMemory, ws, func(t *table, b *batch, n int, ws []engine.Word) {
 		k := len(ws)
 		space, group := b.cols[0].idx()[n:n+k], b.cols[1].i64()[n:n+k]
@@ -650,6 +670,9 @@ func (w *Writer) Memory(ws []engine.Word) error {
 // (engine.PageSink): its columns filled from the page's bitmap and words,
 // with no row in between.
 func (w *Writer) MemoryPage(p *engine.WordPage) error {
+	if err := w.endTrace(); err != nil {
+		return err
+	}
 	t, err := w.open(tMemory)
 	if t == nil {
 		return err
@@ -706,6 +729,9 @@ func (w *Writer) WantsAddresses() bool { return w.tables[tAddresses] != nil }
 
 // Addresses appends the addresses table's rows.
 func (w *Writer) Addresses(rows []engine.AddressStat) error {
+	if err := w.endTrace(); err != nil {
+		return err
+	}
 	return addRows(w, tAddresses, rows, func(t *table, b *batch, n int, rows []engine.AddressStat) {
 		k := len(rows)
 		space, group := b.cols[0].idx()[n:n+k], b.cols[1].i64()[n:n+k]
@@ -784,18 +810,21 @@ func (w *Writer) Commit() error {
 }
 
 func (w *Writer) commit() error {
-	if t := w.tables[tOps]; t != nil {
-		if err := w.writeOps(t); err != nil {
-			return err
-		}
+	if err := w.endTrace(); err != nil {
+		return err
+	}
+	if err := w.waitTrace(); err != nil {
+		return err
 	}
 	var outs []*output
 	for _, t := range w.tables {
 		if t == nil {
 			continue
 		}
-		if err := w.flush(t); err != nil {
-			return err
+		if t.b != nil {
+			if err := w.flush(t); err != nil {
+				return err
+			}
 		}
 		outs = append(outs, t.outs...)
 	}
@@ -822,6 +851,91 @@ func (w *Writer) commit() error {
 	w.ops, w.statics = nil, nil
 	clear(w.recent[:])
 	return nil
+}
+
+// traceTables are the tables that only the trace's instructions fill
+// (the ops table from the instructions' totals): complete once the engine
+// is past the trace.
+var traceTables = [...]tableID{tResults, tInstructions, tOps}
+
+// endTrace is called, once, when the engine is past the trace: at the
+// first call of a table that comes after it (addresses, memory; the
+// engine.Sink contract) or at Commit. The tables the trace alone fills
+// are complete then: it writes the ops table's rows, hands each such
+// table's last batch to its pipeline, and leaves the rest to a goroutine
+// of their own, which waits for the pipelines, returns the tables'
+// batches to the allocator (the memory table, which comes next, takes
+// their buffers rather than fresh memory) and finishes their files
+// (footer, fsync). Their last row groups and fsyncs so overlap the
+// memory table, which used to wait for them at Commit: the tail of a
+// replay, where the memory table is the only work left (docs/PERFORMANCE.md,
+// thirtieth round).
+func (w *Writer) endTrace() error {
+	if w.traceDone || w.state != stateOpen {
+		return nil
+	}
+	w.traceDone = true
+	if t := w.tables[tOps]; t != nil {
+		if err := w.writeOps(t); err != nil {
+			return w.fail(err)
+		}
+	}
+	var tabs []*table
+	for _, id := range traceTables {
+		t := w.tables[id]
+		if t == nil {
+			continue
+		}
+		if err := t.pipe.error(); err != nil {
+			return w.fail(err)
+		}
+		if t.b.rows > 0 {
+			t.pipe.submit(t.b)
+		} else {
+			t.b.release()
+		}
+		t.b = nil
+		t.pipe.close()
+		tabs = append(tabs, t)
+	}
+	if len(tabs) == 0 {
+		return nil
+	}
+	w.traceEnded = make(chan error, 1)
+	go func() {
+		var err error
+		var outs []*output
+		for _, t := range tabs {
+			<-t.pipe.done
+			if perr := t.pipe.error(); perr != nil && err == nil {
+				err = perr
+			}
+			t.releaseFree()
+			outs = append(outs, t.outs...)
+		}
+		if err == nil && !tabs[0].pipe.stop.Load() {
+			err = finishAll(outs)
+		}
+		w.traceEnded <- err
+	}()
+	return nil
+}
+
+// waitTrace waits for endTrace's goroutine, if any, once, and returns its
+// error.
+func (w *Writer) waitTrace() error {
+	if w.traceEnded == nil {
+		return nil
+	}
+	err := <-w.traceEnded
+	w.traceEnded = nil
+	return err
+}
+
+// errAfterTrace is the error of a trace table's rows given after a table
+// that comes after the trace.
+func errAfterTrace(table string) error {
+	return fmt.Errorf("columnar: %s rows after the addresses or memory table: the engine.Sink order is the trace's tables, then addresses, then memory", table)
 }
 
 // finishAll finishes outs at once, each on a goroutine: each waits on its
