@@ -57,6 +57,14 @@ type colBuf struct {
 	// dictBytes is the dictionary's size as Parquet stores it (4 bytes of
 	// length per value).
 	dictBytes int
+	// konst: every row so far holds kval (an int64's bits, or a STRING
+	// column's dictionary index), and raw holds none of them (putConst).
+	// The memory table's space and group are one value for page after
+	// page: a row then costs their 12 bytes of stores nothing, and the
+	// encoder writes their pages without reading a row. materialize
+	// fills raw for the readers that need it.
+	konst bool
+	kval  uint64
 }
 
 func newBatch(spec *tableSpec, mem memory.Allocator) *batch {
@@ -138,6 +146,52 @@ func (b *batch) reset() {
 		c := &b.cols[i]
 		clear(c.dict)
 		c.dict, c.dictBytes, c.byKey = c.dict[:0], 0, c.byKey[:0]
+		c.konst = false
+	}
+}
+
+// putConst gives rows [n, n+k) of column c (INT64 or STRING) the value v
+// (a STRING column's dictionary index). While every row of the batch has
+// one value the column stays constant (konst), with no row in raw; the
+// first other value fills raw with the rows before it.
+func (b *batch) putConst(c *colBuf, v uint64, n, k int) {
+	switch {
+	case n == 0:
+		c.konst, c.kval = true, v
+		return
+	case c.konst && c.kval == v:
+		return
+	case c.konst:
+		b.fill(c, 0, n, c.kval)
+		c.konst = false
+	}
+	b.fill(c, n, k, v)
+}
+
+// fill sets rows [n, n+k) of column c to v.
+func (b *batch) fill(c *colBuf, n, k int, v uint64) {
+	if c.width == 8 {
+		vs := c.u64()[n : n+k]
+		for i := range vs {
+			vs[i] = v
+		}
+		return
+	}
+	vs := c.u32()[n : n+k]
+	for i := range vs {
+		vs[i] = uint32(v)
+	}
+}
+
+// materialize fills the rows of b's constant columns into raw, for the
+// readers that take rows from raw (the Arrow IPC record, the encoders'
+// general paths).
+func (b *batch) materialize() {
+	for i := range b.cols {
+		if c := &b.cols[i]; c.konst {
+			b.fill(c, 0, b.rows, c.kval)
+			c.konst = false
+		}
 	}
 }
 
@@ -246,6 +300,7 @@ func (b *batch) strings(c *colBuf, n int, mem memory.Allocator) arrow.Array {
 // numeric columns share b's memory, so the record must be released before
 // b is reused.
 func (b *batch) record(sc *arrow.Schema, mem memory.Allocator) arrow.RecordBatch {
+	b.materialize()
 	n := b.rows
 	cols := make([]arrow.Array, len(b.cols))
 	for i := range b.cols {

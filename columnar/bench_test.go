@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpureplay/replay/engine"
 	"github.com/gpureplay/replay/internal/duckdbq"
+	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
 )
 
@@ -218,6 +219,43 @@ func benchMemory(n int) []engine.Word {
 func BenchmarkMemory(b *testing.B) {
 	ws := benchMemory(benchRows)
 	benchWrite(b, len(ws), "memory.parquet", func(dir string) { writeTable(b, dir, "memory", ws, 1<<16, (*Writer).Memory) })
+}
+
+// BenchmarkMemoryPages is the memory table as the engine hands it over,
+// a page at a time (Writer.MemoryPage): the words of benchMemory, 2^20
+// rows in 1024 full pages, from New to a committed file.
+func BenchmarkMemoryPages(b *testing.B) {
+	ws := benchMemory(benchRows)
+	type page struct {
+		written [shard.PageWords / 64]uint64
+		words   [shard.PageWords]uint32
+	}
+	pages := make([]page, len(ws)/shard.PageWords)
+	wps := make([]engine.WordPage, len(pages))
+	for i := range pages {
+		p := &pages[i]
+		for k := range p.written {
+			p.written[k] = ^uint64(0)
+		}
+		for k := range p.words {
+			p.words[k] = ws[i*shard.PageWords+k].Value
+		}
+		wps[i] = engine.WordPage{Space: trace.Global, Group: -1, Base: ws[i*shard.PageWords].Addr, Written: &p.written, Words: &p.words}
+	}
+	benchWrite(b, len(ws), "memory.parquet", func(dir string) {
+		w, err := New(dir, WithTables("memory"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range wps {
+			if err := w.MemoryPage(&wps[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	})
 }
 
 // BenchmarkAppendDelta is DELTA_BINARY_PACKED alone (appendDelta) on a

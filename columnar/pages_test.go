@@ -1,7 +1,9 @@
 package columnar
 
 import (
+	"bytes"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -95,6 +97,110 @@ func TestMemoryPage(t *testing.T) {
 				t.Errorf("schema %s, want %s", got, wantFields["memory"])
 			}
 			checkRows(t, name, rb.rows, want)
+		})
+	}
+}
+
+// TestMemoryPageSameBytes: the memory table written a page at a time,
+// whose space and group columns stay constant (batch.putConst) while
+// pages share them, is byte for byte the table written a row at a time
+// (Writer.Memory, every row stored), in Parquet and Arrow: with one space
+// and group throughout, with a new group or space part-way through a
+// batch, with batches under 8 rows, and with batches over a page.
+func TestMemoryPageSameBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	type page struct {
+		wp      engine.WordPage
+		written [shard.PageWords / 64]uint64
+		words   [shard.PageWords]uint32
+	}
+	mk := func(sp trace.Space, g int64, base uint64, density uint) *page {
+		p := &page{}
+		for i := range p.words {
+			p.words[i] = rng.Uint32() >> (rng.Uint32N(32))
+		}
+		for i := range p.written {
+			p.written[i] = rng.Uint64()
+			for range density {
+				p.written[i] &= rng.Uint64()
+			}
+		}
+		p.written[3] |= 1
+		p.wp = engine.WordPage{Space: sp, Group: g, Base: base, Written: &p.written, Words: &p.words}
+		return p
+	}
+	oneSpace := func() []*page {
+		var ps []*page
+		for i := range 80 {
+			ps = append(ps, mk(trace.Global, -1, uint64(i)<<12, 0))
+		}
+		return ps
+	}
+	mixed := func() []*page {
+		var ps []*page
+		for i := range 30 {
+			ps = append(ps, mk(trace.Global, -1, uint64(i)<<12, 2))
+		}
+		for g := range int64(20) {
+			ps = append(ps, mk(trace.Shared, g, 0, 3))
+		}
+		ps = append(ps, mk(trace.Space{Kind: trace.SpaceSurface, Surface: 2}, -1, 4096, 1))
+		return ps
+	}
+	for _, tc := range []struct {
+		name  string
+		pages []*page
+		batch int
+	}{
+		{"one-space", oneSpace(), DefaultBatchRows},
+		{"one-space/batches-over-a-page", oneSpace(), 3 * maxPageRows / 2},
+		{"mixed", mixed(), 5000},
+		{"mixed/batches-of-5", mixed()[:3], 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ws []engine.Word
+			for _, p := range tc.pages {
+				for i := range p.words {
+					if p.written[i/64]&(1<<(i%64)) != 0 {
+						ws = append(ws, engine.Word{Space: p.wp.Space, Group: p.wp.Group, Addr: p.wp.Base + uint64(i)*4, Value: p.words[i]})
+					}
+				}
+			}
+			write := func(byPage bool) (pq, ipc []byte) {
+				dir := t.TempDir()
+				w, err := New(dir, WithFormat(FormatParquet|FormatArrow), WithBatchRows(tc.batch), WithTables("memory"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if byPage {
+					for _, p := range tc.pages {
+						if err := w.MemoryPage(&p.wp); err != nil {
+							t.Fatal(err)
+						}
+					}
+				} else if err := w.Memory(ws); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				read := func(name string) []byte {
+					b, err := os.ReadFile(filepath.Join(dir, name))
+					if err != nil {
+						t.Fatal(err)
+					}
+					return b
+				}
+				return read("memory.parquet"), read("memory.arrow")
+			}
+			pq1, ipc1 := write(true)
+			pq2, ipc2 := write(false)
+			if !bytes.Equal(pq1, pq2) {
+				t.Errorf("memory.parquet: %d bytes by page, %d by row, not the same bytes", len(pq1), len(pq2))
+			}
+			if !bytes.Equal(ipc1, ipc2) {
+				t.Errorf("memory.arrow: %d bytes by page, %d by row, not the same bytes", len(ipc1), len(ipc2))
+			}
 		})
 	}
 }

@@ -44,6 +44,24 @@ func appendDelta[T int32 | int64](dst []byte, vals []T, flip T) (out []byte, vlo
 	return appendDeltaHalves(dst, nil, vals, flip)
 }
 
+// appendDeltaConst is appendDelta's bytes for n (one or more) values v.
+func appendDeltaConst[T int32 | int64](dst []byte, v T, n int) []byte {
+	dst = binary.AppendUvarint(dst, deltaBlock)
+	dst = binary.AppendUvarint(dst, deltaMinis)
+	dst = binary.AppendUvarint(dst, uint64(n))
+	dst = binary.AppendVarint(dst, int64(v))
+	return appendConstBlocks(dst, n)
+}
+
+// appendConstBlocks appends the blocks of n values' deltas when they are
+// all 0: per block a smallest delta of 0 and four miniblocks 0 bits wide.
+func appendConstBlocks(dst []byte, n int) []byte {
+	for from := 1; from < n; from += deltaBlock {
+		dst = append(dst, 0, 0, 0, 0, 0)
+	}
+	return dst
+}
+
 // appendDeltaHalves is appendDelta; given a spare buffer, and vals of at
 // least splitDeltaValues values in its general case, it takes the later
 // half of the blocks on a goroutine of its own, into *spare (kept for the
@@ -65,10 +83,7 @@ func appendDeltaHalves[T int32 | int64](dst []byte, spare *[]byte, vals []T, fli
 		// shared memory): every block's smallest delta is 0, its
 		// miniblocks 0 bits wide, as the loop below would write them, for
 		// a compare a value instead of its work.
-		for from := 1; from < len(vals); from += deltaBlock {
-			dst = append(dst, 0, 0, 0, 0, 0)
-		}
-		return dst, vals[0], vals[0]
+		return appendConstBlocks(dst, len(vals)), vals[0], vals[0]
 	}
 	if step, lo, hi, ok := arithmetic(vals, flip); ok {
 		// One delta throughout (seq; a warp counter): every block's

@@ -84,6 +84,23 @@ func (p *parquetWriter) encodeColumn(b *batch, i int) error {
 		return nil
 	}
 	delta := p.encs[i] == encDelta
+	if c.konst {
+		if delta && c.typ != arrow.STRING && c.typ != arrow.BOOL {
+			switch c.typ {
+			case arrow.UINT64:
+				encodeConstDelta(p, ch, c.kval, n)
+			case arrow.INT64:
+				encodeConstDelta(p, ch, int64(c.kval), n)
+			case arrow.UINT32:
+				encodeConstDelta(p, ch, uint32(c.kval), n)
+			}
+			return nil
+		}
+		if c.typ != arrow.STRING {
+			b.fill(c, 0, n, c.kval) // no shortcut: the general path reads rows
+			c.konst = false
+		} // encodeStrings takes a constant column itself
+	}
 	switch c.typ {
 	case arrow.UINT64:
 		encodeInts(p, ch, c.u64()[:n], delta)
@@ -138,6 +155,23 @@ func encodeInts[T uint64 | int64 | uint32](p *parquetWriter, ch *colChunk, vals 
 		p.addPage(ch, ch.enc, len(page), parquet.Encodings.DeltaBinaryPacked, st)
 	}
 	ch.stats = intStats(p, ch, lo, hi)
+}
+
+// encodeConstDelta is encodeInts(delta) of n rows that all hold v (a
+// constant column, batch.putConst), without a row to read: each page is
+// appendDelta's bytes for it (appendDeltaConst) and its statistics v, v.
+func encodeConstDelta[T uint64 | int64 | uint32](p *parquetWriter, ch *colChunk, v T, n int) {
+	st := intStats(p, ch, v, v)
+	for from := 0; from < n; from += maxPageRows {
+		rows := min(maxPageRows, n-from)
+		if unsafe.Sizeof(v) == 8 {
+			ch.enc = appendDeltaConst(ch.enc[:0], int64(v), rows)
+		} else {
+			ch.enc = appendDeltaConst(ch.enc[:0], int32(v), rows)
+		}
+		p.addPage(ch, ch.enc, rows, parquet.Encodings.DeltaBinaryPacked, st)
+	}
+	ch.stats = st
 }
 
 // unsignedTop is the top bit of an unsigned T, 0 for a signed one: an
@@ -236,17 +270,26 @@ func (p *parquetWriter) encodeStrings(ch *colChunk, b *batch, c *colBuf) {
 		ch.dictN = len(dict)
 	}
 	w := indexWidth(len(dict))
-	if !plain && c.keyed && !b.keysVary && n >= 8 && n <= maxPageRows {
-		// One key throughout (keysVary false: a hot counter's rows, a histogram's):
-		// one page of one RLE run, appendRLEIndices's bytes for it,
-		// without a row's index made.
-		x := c.byKey[b.key.idx()[0]]
+	oneKey := c.keyed && !b.keysVary
+	if !plain && (oneKey || c.konst) && n >= 8 && n <= maxPageRows {
+		// One key throughout (keysVary false: a hot counter's rows, a
+		// histogram's), or one value (a constant column: the memory
+		// table's space): one page of one RLE run, appendRLEIndices's
+		// bytes for it, without a row's index made or read.
+		x := int32(c.kval)
+		if oneKey {
+			x = c.byKey[b.key.idx()[0]]
+		}
 		ch.enc = appendRLERun(ch.enc[:0], x, n, w)
 		v := []byte(dict[x])
 		st := p.stats(ch, v, v)
 		p.addPage(ch, ch.enc, n, p.props.DictionaryIndexEncoding(), st)
 		ch.stats = st
 		return
+	}
+	if c.konst {
+		b.fill(c, 0, n, c.kval) // no shortcut: the general path reads rows
+		c.konst = false
 	}
 	ch.idx = slices.Grow(ch.idx[:0], min(n, maxPageRows))
 	loR, hiR := int32(len(dict)), int32(-1)

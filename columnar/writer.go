@@ -683,11 +683,9 @@ func (w *Writer) MemoryPage(p *engine.WordPage) error {
 		k := w.chunk(t, left)
 		b, n := t.b, t.b.rows
 		sp := t.space(w, 0, p.Space) // after chunk: a new batch has a new dictionary
-		space, group := b.cols[0].idx()[n:n+k], b.cols[1].i64()[n:n+k]
+		b.putConst(&b.cols[0], uint64(sp), n, k)
+		b.putConst(&b.cols[1], uint64(p.Group), n, k)
 		addr, value := b.cols[2].u64()[n:n+k], b.cols[3].u32()[n:n+k]
-		for i := range space {
-			space[i], group[i] = sp, p.Group
-		}
 		for i := range addr {
 			for m == 0 {
 				gi++
