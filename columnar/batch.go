@@ -57,15 +57,29 @@ type colBuf struct {
 	// dictBytes is the dictionary's size as Parquet stores it (4 bytes of
 	// length per value).
 	dictBytes int
-	// konst: every row so far holds kval (an int64's bits, or a STRING
-	// column's dictionary index), and raw holds none of them (putConst).
-	// The memory table's space and group are one value for page after
-	// page: a row then costs their 12 bytes of stores nothing, and the
-	// encoder writes their pages without reading a row. materialize
-	// fills raw for the readers that need it.
-	konst bool
-	kval  uint64
+	// konst: the rows so far are the progression kval, kval+kstep,
+	// kval+2·kstep … (an integer's bits, wrapping at the column's width,
+	// or a STRING column's dictionary index, or the batch's keys), and
+	// raw holds none of them. A column that keeps to one (the
+	// instructions' seq, a hot counter's every column; the memory table's
+	// space and group, one value page after page) costs a row no store,
+	// and the encoder writes its pages from the progression without
+	// reading a row (encodeAffine). The first row off it fills raw with
+	// the rows before (keep, putConst); so does materialize, for the
+	// readers that take rows from raw.
+	konst       bool
+	kval, kstep uint64
+	// affine: the column starts a batch constant (reset), its writer
+	// (putInstructions) passing each row through keep.
+	affine bool
 }
+
+// at is row r of a constant column.
+func (c *colBuf) at(r int) uint64 { return c.kval + uint64(r)*c.kstep }
+
+// on reports whether v, as row r (past the first two), keeps the
+// constant column c on its progression (batch.keep).
+func (c *colBuf) on(r int, v uint64) bool { return c.konst && r >= 2 && v == c.at(r) }
 
 func newBatch(spec *tableSpec, mem memory.Allocator) *batch {
 	sc := spec.schema
@@ -76,7 +90,7 @@ func newBatch(spec *tableSpec, mem memory.Allocator) *batch {
 		if spec.keyed[i] {
 			c.keyed = true
 			if b.key == nil {
-				b.key = &colBuf{typ: arrow.INT32, width: 4}
+				b.key = &colBuf{typ: arrow.INT32, width: 4, affine: spec.affine, konst: spec.affine}
 			}
 			continue // no per-row buffer
 		}
@@ -89,6 +103,9 @@ func newBatch(spec *tableSpec, mem memory.Allocator) *batch {
 			c.width = 1
 		default:
 			panic(fmt.Sprintf("columnar: column %s: unsupported type %s", f.Name, f.Type))
+		}
+		if spec.affine && c.typ != arrow.STRING && c.typ != arrow.BOOL {
+			c.affine, c.konst = true, true
 		}
 	}
 	return b
@@ -146,8 +163,40 @@ func (b *batch) reset() {
 		c := &b.cols[i]
 		clear(c.dict)
 		c.dict, c.dictBytes, c.byKey = c.dict[:0], 0, c.byKey[:0]
-		c.konst = false
+		c.konst = c.affine
 	}
+	if b.key != nil {
+		b.key.konst = b.key.affine
+	}
+}
+
+// keep reports whether v, row r of column c (rows come in order), keeps
+// c constant: row 0 starts the progression, row 1 sets its step, a later
+// row must be on it. The first that is not fills raw with the rows before
+// it; keep then reports false, and the caller stores v.
+//
+// Its caller writes a row as
+//
+//	if !c.on(r, v) && (!c.konst || !b.keep(c, r, v)) { store v }
+//
+// so that a row on the progression (on, inlined) and a row of a stored
+// column cost no call.
+func (b *batch) keep(c *colBuf, r int, v uint64) bool {
+	if !c.konst {
+		return false
+	}
+	switch {
+	case r == 0:
+		c.kval = v
+		return true
+	case r == 1:
+		c.kstep = v - c.kval
+		return true
+	case v == c.at(r):
+		return true
+	}
+	b.fillRows(c, r)
+	return false
 }
 
 // putConst gives rows [n, n+k) of column c (INT64 or STRING) the value v
@@ -157,15 +206,31 @@ func (b *batch) reset() {
 func (b *batch) putConst(c *colBuf, v uint64, n, k int) {
 	switch {
 	case n == 0:
-		c.konst, c.kval = true, v
+		c.konst, c.kval, c.kstep = true, v, 0
 		return
-	case c.konst && c.kval == v:
+	case c.konst && c.kstep == 0 && c.kval == v:
 		return
 	case c.konst:
-		b.fill(c, 0, n, c.kval)
-		c.konst = false
+		b.fillRows(c, n)
 	}
 	b.fill(c, n, k, v)
+}
+
+// fillRows stores rows [0, n) of constant column c in raw; c is stored
+// from then on.
+func (b *batch) fillRows(c *colBuf, n int) {
+	if c.width == 8 {
+		vs := c.u64()[:n]
+		for r := range vs {
+			vs[r] = c.at(r)
+		}
+	} else {
+		vs := c.u32()[:n]
+		for r := range vs {
+			vs[r] = uint32(c.at(r))
+		}
+	}
+	c.konst = false
 }
 
 // fill sets rows [n, n+k) of column c to v.
@@ -189,10 +254,20 @@ func (b *batch) fill(c *colBuf, n, k int, v uint64) {
 func (b *batch) materialize() {
 	for i := range b.cols {
 		if c := &b.cols[i]; c.konst {
-			b.fill(c, 0, b.rows, c.kval)
-			c.konst = false
+			b.fillRows(c, b.rows)
 		}
 	}
+	if b.key != nil && b.key.konst {
+		b.fillRows(b.key, b.rows)
+	}
+}
+
+// firstKey is the batch's first row's key.
+func (b *batch) firstKey() int32 {
+	if b.key.konst {
+		return int32(b.key.kval)
+	}
+	return b.key.idx()[0]
 }
 
 // release returns b's memory to the allocator.
@@ -223,6 +298,12 @@ func (b *batch) indices(c *colBuf, from, n int, buf []int32) []int32 {
 		return c.idx()[from : from+n]
 	}
 	buf, byKey := buf[:n], c.byKey
+	if b.key.konst {
+		for k := range buf {
+			buf[k] = byKey[int32(b.key.at(from+k))]
+		}
+		return buf
+	}
 	for k, key := range b.key.idx()[from : from+n] {
 		buf[k] = byKey[key]
 	}

@@ -44,20 +44,25 @@ func appendDelta[T int32 | int64](dst []byte, vals []T, flip T) (out []byte, vlo
 	return appendDeltaHalves(dst, nil, vals, flip)
 }
 
-// appendDeltaConst is appendDelta's bytes for n (one or more) values v.
-func appendDeltaConst[T int32 | int64](dst []byte, v T, n int) []byte {
+// appendDeltaAffine is appendDelta's bytes for the n (one or more) values
+// first, first+step, first+2·step …, wrapping at T's width.
+func appendDeltaAffine[T int32 | int64](dst []byte, first, step T, n int) []byte {
 	dst = binary.AppendUvarint(dst, deltaBlock)
 	dst = binary.AppendUvarint(dst, deltaMinis)
 	dst = binary.AppendUvarint(dst, uint64(n))
-	dst = binary.AppendVarint(dst, int64(v))
-	return appendConstBlocks(dst, n)
+	dst = binary.AppendVarint(dst, int64(first))
+	return appendStepBlocks(dst, int64(step), n)
 }
 
-// appendConstBlocks appends the blocks of n values' deltas when they are
-// all 0: per block a smallest delta of 0 and four miniblocks 0 bits wide.
-func appendConstBlocks(dst []byte, n int) []byte {
+// appendStepBlocks appends the blocks of n values' deltas when they are
+// all step: per block a smallest delta of step and four miniblocks 0 bits
+// wide.
+func appendStepBlocks(dst []byte, step int64, n int) []byte {
+	var buf [binary.MaxVarintLen64 + deltaMinis]byte
+	blk := binary.AppendVarint(buf[:0], step)
+	blk = append(blk, 0, 0, 0, 0)
 	for from := 1; from < n; from += deltaBlock {
-		dst = append(dst, 0, 0, 0, 0, 0)
+		dst = append(dst, blk...)
 	}
 	return dst
 }
@@ -83,7 +88,7 @@ func appendDeltaHalves[T int32 | int64](dst []byte, spare *[]byte, vals []T, fli
 		// shared memory): every block's smallest delta is 0, its
 		// miniblocks 0 bits wide, as the loop below would write them, for
 		// a compare a value instead of its work.
-		return appendConstBlocks(dst, len(vals)), vals[0], vals[0]
+		return appendStepBlocks(dst, 0, len(vals)), vals[0], vals[0]
 	}
 	if step, lo, hi, ok := arithmetic(vals, flip); ok {
 		// One delta throughout (seq; a warp counter): every block's
@@ -91,13 +96,7 @@ func appendDeltaHalves[T int32 | int64](dst []byte, spare *[]byte, vals []T, fli
 		// below would write them, from one pass that checks the deltas
 		// and finds the range, where the loop takes two and stores each
 		// delta.
-		var buf [binary.MaxVarintLen64 + deltaMinis]byte
-		blk := binary.AppendVarint(buf[:0], int64(step))
-		blk = append(blk, 0, 0, 0, 0)
-		for from := 1; from < len(vals); from += deltaBlock {
-			dst = append(dst, blk...)
-		}
-		return dst, lo, hi
+		return appendStepBlocks(dst, int64(step), len(vals)), lo, hi
 	}
 	if spare != nil && len(vals) >= splitDeltaValues {
 		return appendDeltaSplit(dst, spare, vals, flip)

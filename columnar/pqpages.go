@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"unsafe"
 
@@ -84,23 +85,21 @@ func (p *parquetWriter) encodeColumn(b *batch, i int) error {
 		return nil
 	}
 	delta := p.encs[i] == encDelta
-	if c.konst {
-		if delta && c.typ != arrow.STRING && c.typ != arrow.BOOL {
-			switch c.typ {
-			case arrow.UINT64:
-				encodeConstDelta(p, ch, c.kval, n)
-			case arrow.INT64:
-				encodeConstDelta(p, ch, int64(c.kval), n)
-			case arrow.UINT32:
-				encodeConstDelta(p, ch, uint32(c.kval), n)
-			}
+	if c.konst && c.typ != arrow.STRING {
+		var ok bool
+		switch c.typ {
+		case arrow.UINT64:
+			ok = encodeAffine(p, ch, c.kval, c.kstep, n, delta)
+		case arrow.INT64:
+			ok = encodeAffine(p, ch, int64(c.kval), int64(c.kstep), n, delta)
+		case arrow.UINT32:
+			ok = encodeAffine(p, ch, uint32(c.kval), uint32(c.kstep), n, delta)
+		}
+		if ok {
 			return nil
 		}
-		if c.typ != arrow.STRING {
-			b.fill(c, 0, n, c.kval) // no shortcut: the general path reads rows
-			c.konst = false
-		} // encodeStrings takes a constant column itself
-	}
+		b.fillRows(c, n) // it wraps: the general path reads rows
+	} // encodeStrings takes a constant STRING column itself
 	switch c.typ {
 	case arrow.UINT64:
 		encodeInts(p, ch, c.u64()[:n], delta)
@@ -157,21 +156,82 @@ func encodeInts[T uint64 | int64 | uint32](p *parquetWriter, ch *colChunk, vals 
 	ch.stats = intStats(p, ch, lo, hi)
 }
 
-// encodeConstDelta is encodeInts(delta) of n rows that all hold v (a
-// constant column, batch.putConst), without a row to read: each page is
-// appendDelta's bytes for it (appendDeltaConst) and its statistics v, v.
-func encodeConstDelta[T uint64 | int64 | uint32](p *parquetWriter, ch *colChunk, v T, n int) {
-	st := intStats(p, ch, v, v)
-	for from := 0; from < n; from += maxPageRows {
-		rows := min(maxPageRows, n-from)
-		if unsafe.Sizeof(v) == 8 {
-			ch.enc = appendDeltaConst(ch.enc[:0], int64(v), rows)
-		} else {
-			ch.enc = appendDeltaConst(ch.enc[:0], int32(v), rows)
+// encodeAffine is encodeInts of n rows that are the progression v0,
+// v0+step, v0+2·step … (a constant column, colBuf.konst), without a row
+// to read: the pages encodeInts writes for those values (appendDeltaAffine,
+// appendPlainAffine), each with its statistics, its first and last value
+// in the column's order. It reports false, having written nothing, when
+// the progression wraps in that order (the values are then not monotone).
+func encodeAffine[T uint64 | int64 | uint32](p *parquetWriter, ch *colChunk, v0, step T, n int, delta bool) bool {
+	size := int(unsafe.Sizeof(v0))
+	flip := unsignedTop[T]()
+	var ok bool
+	if size == 8 {
+		ok = monotone(int64(v0^flip), int64(step), n)
+	} else {
+		ok = monotone(int64(int32(v0^flip)), int64(int32(step)), n) && monotone32(int32(v0^flip), int32(step), n)
+	}
+	if !ok {
+		return false
+	}
+	per := dataPage / size
+	if delta {
+		per = maxPageRows
+	}
+	for from := 0; from < n; from += per {
+		rows := min(per, n-from)
+		first := v0 + T(from)*step
+		last := first + T(rows-1)*step
+		st := intStats(p, ch, min(first, last), max(first, last))
+		switch {
+		case !delta:
+			ch.enc = appendPlainAffine(ch.enc[:0], first, step, rows)
+			p.addPage(ch, ch.enc, rows, parquet.Encodings.Plain, st)
+			continue
+		case size == 8:
+			ch.enc = appendDeltaAffine(ch.enc[:0], int64(first), int64(step), rows)
+		default:
+			ch.enc = appendDeltaAffine(ch.enc[:0], int32(first), int32(step), rows)
 		}
 		p.addPage(ch, ch.enc, rows, parquet.Encodings.DeltaBinaryPacked, st)
 	}
-	ch.stats = st
+	last := v0 + T(n-1)*step
+	ch.stats = intStats(p, ch, min(v0, last), max(v0, last))
+	return true
+}
+
+// monotone reports whether x0 + k·s stays within int64 for k up to n-1.
+func monotone(x0, s int64, n int) bool {
+	k := int64(n - 1)
+	if s == 0 || k == 0 {
+		return true
+	}
+	if s == math.MinInt64 || k > math.MaxInt64/max(s, -s) {
+		return false
+	}
+	t := k * s
+	return t > 0 && x0 <= math.MaxInt64-t || t < 0 && x0 >= math.MinInt64-t
+}
+
+// monotone32 reports whether x0 + k·s stays within int32 for k up to n-1.
+func monotone32(x0, s int32, n int) bool {
+	last := int64(x0) + int64(n-1)*int64(s)
+	return last >= math.MinInt32 && last <= math.MaxInt32
+}
+
+// appendPlainAffine appends n values first, first+step, … PLAIN (little
+// endian, T's width).
+func appendPlainAffine[T uint64 | int64 | uint32](dst []byte, first, step T, n int) []byte {
+	v := first
+	for range n {
+		if unsafe.Sizeof(v) == 8 {
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(v))
+		} else {
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(v))
+		}
+		v += step
+	}
+	return dst
 }
 
 // unsignedTop is the top bit of an unsigned T, 0 for a signed one: an
@@ -278,7 +338,7 @@ func (p *parquetWriter) encodeStrings(ch *colChunk, b *batch, c *colBuf) {
 		// bytes for it, without a row's index made or read.
 		x := int32(c.kval)
 		if oneKey {
-			x = c.byKey[b.key.idx()[0]]
+			x = c.byKey[b.firstKey()]
 		}
 		ch.enc = appendRLERun(ch.enc[:0], x, n, w)
 		v := []byte(dict[x])
@@ -288,8 +348,7 @@ func (p *parquetWriter) encodeStrings(ch *colChunk, b *batch, c *colBuf) {
 		return
 	}
 	if c.konst {
-		b.fill(c, 0, n, c.kval) // no shortcut: the general path reads rows
-		c.konst = false
+		b.fillRows(c, n) // no shortcut: the general path reads rows
 	}
 	ch.idx = slices.Grow(ch.idx[:0], min(n, maxPageRows))
 	loR, hiR := int32(len(dict)), int32(-1)

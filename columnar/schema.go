@@ -26,6 +26,11 @@ type tableSpec struct {
 	// the writer of the table sets every keyed column of a row through
 	// one key.
 	keyed []bool
+	// affine: the table's integer columns and its keys start each batch
+	// constant (colBuf.konst), its writer keeping them so row by row
+	// (batch.keep): the instructions table, whose seq is a progression
+	// and, for a hot counter, every column.
+	affine bool
 }
 
 // encoding is how a column's values are stored in Parquet. Every column
@@ -93,6 +98,13 @@ func keyedCol(name string) colSpec {
 	return c
 }
 
+// affineTable is s with its integer columns and keys constant while
+// they keep to a progression (tableSpec.affine).
+func affineTable(s tableSpec) tableSpec {
+	s.affine = true
+	return s
+}
+
 func newTableSpec(name string, cols ...colSpec) tableSpec {
 	s := tableSpec{name: name}
 	fields := make([]arrow.Field, len(cols))
@@ -123,7 +135,7 @@ var specs = [numTables]tableSpec{
 		col("value_hi", tU64),
 		col("fault", tString),
 	),
-	tInstructions: newTableSpec("instructions",
+	tInstructions: affineTable(newTableSpec("instructions",
 		col("seq", tU64, encDelta),
 		// The strings of a row are its instruction's (trace.Static).
 		keyedCol("dialect"),
@@ -137,7 +149,7 @@ var specs = [numTables]tableSpec{
 		col("max_conflict", tU32, encDelta),
 		col("faults", tU32),
 		keyedCol("text"), // extra: the instruction as written (trace.Static.Text)
-	),
+	)),
 	tOps: newTableSpec("ops",
 		col("dialect", tString),
 		col("op", tString),

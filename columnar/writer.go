@@ -550,6 +550,11 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 		addresses   = b.cols[8].u32()[n : n+k]
 		maxConflict = b.cols[9].u32()[n : n+k]
 		faults      = b.cols[10].u32()[n : n+k]
+		// Each column is stored only once its rows leave a progression
+		// (batch.keep): seq never does, and a hot counter's columns
+		// never do.
+		cSeq, cKey, cGroup, cWarp     = &b.cols[0], b.key, &b.cols[5], &b.cols[6]
+		cLanes, cAddrs, cMax, cFaults = &b.cols[7], &b.cols[8], &b.cols[9], &b.cols[10]
 	)
 	// A hot instruction's rows repeat the previous row's Static: then
 	// neither the memo nor its key need looking up.
@@ -569,21 +574,38 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 			}
 			// Rows between two changes of Static share a key: only the
 			// first of each is compared with the batch's first row's.
-			if n+i > 0 && m.key != b.key.idx()[0] {
+			if n+i > 0 && m.key != b.firstKey() {
 				b.keysVary = true
 			}
 		}
 		if m.agg != nil {
 			m.agg.add(s)
 		}
-		seq[i] = s.Seq
-		key[i] = m.key
-		group[i] = s.Group
-		warp[i] = s.Warp
-		lanes[i] = s.Lanes
-		addresses[i] = s.Addresses
-		maxConflict[i] = s.MaxConflict
-		faults[i] = s.Faults
+		r := n + i
+		if v := s.Seq; !cSeq.on(r, v) && (!cSeq.konst || !b.keep(cSeq, r, v)) {
+			seq[i] = v
+		}
+		if v := uint64(m.key); !cKey.on(r, v) && (!cKey.konst || !b.keep(cKey, r, v)) {
+			key[i] = m.key
+		}
+		if v := uint64(s.Group); !cGroup.on(r, v) && (!cGroup.konst || !b.keep(cGroup, r, v)) {
+			group[i] = s.Group
+		}
+		if v := uint64(s.Warp); !cWarp.on(r, v) && (!cWarp.konst || !b.keep(cWarp, r, v)) {
+			warp[i] = s.Warp
+		}
+		if v := uint64(s.Lanes); !cLanes.on(r, v) && (!cLanes.konst || !b.keep(cLanes, r, v)) {
+			lanes[i] = s.Lanes
+		}
+		if v := uint64(s.Addresses); !cAddrs.on(r, v) && (!cAddrs.konst || !b.keep(cAddrs, r, v)) {
+			addresses[i] = s.Addresses
+		}
+		if v := uint64(s.MaxConflict); !cMax.on(r, v) && (!cMax.konst || !b.keep(cMax, r, v)) {
+			maxConflict[i] = s.MaxConflict
+		}
+		if v := uint64(s.Faults); !cFaults.on(r, v) && (!cFaults.konst || !b.keep(cFaults, r, v)) {
+			faults[i] = s.Faults
+		}
 		if b.textBytes += m.textLen; b.textBytes >= maxBatchStringBytes {
 			return i + 1, nil // cut the batch short: see maxBatchStringBytes
 		}

@@ -1,0 +1,134 @@
+package columnar
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gpureplay/replay/engine"
+)
+
+// storedColumns makes table id of w store every row of every column, as
+// it did before constant columns (colBuf.konst): the reference the
+// constant columns' files are compared with.
+func storedColumns(w *Writer, id tableID) {
+	t := w.tables[id]
+	sp := *t.spec
+	sp.affine = false
+	t.spec = &sp
+	for i := range t.b.cols {
+		t.b.cols[i].affine, t.b.cols[i].konst = false, false
+	}
+	if t.b.key != nil {
+		t.b.key.affine, t.b.key.konst = false, false
+	}
+}
+
+// TestAffineInstructions: the instructions table whose columns stay
+// constant while their rows keep to a progression (putInstructions,
+// batch.keep, encodeAffine) is byte for byte the table with every row
+// stored, in Parquet and Arrow: a hot counter's rows (every column a
+// progression, for batch after batch, pages of DELTA and of PLAIN
+// columns), progressions that end part-way (a count that changes, warps
+// that turn random, a second instruction), that step down, that wrap at
+// their column's width (seq past 2^64, group past 2^63, a 32-bit count
+// past 2^32), and batches of one and two rows.
+func TestAffineInstructions(t *testing.T) {
+	ss := benchStatics()
+	hot := func(n int, seq0 uint64, g0, dg, w0, dw int64, lanes uint32) []engine.InstStat {
+		st := make([]engine.InstStat, n)
+		for i := range st {
+			st[i] = engine.InstStat{Seq: seq0 + uint64(i), Static: ss[0], Group: g0 + int64(i)*dg, Warp: w0 + int64(i)*dw,
+				Lanes: lanes, Addresses: 1, MaxConflict: lanes}
+		}
+		return st
+	}
+	rng := rand.New(rand.NewPCG(21, 22))
+	cases := []struct {
+		name  string
+		rows  []engine.InstStat
+		batch int
+	}{
+		{"hot", hot(70000, 0, 0, 0, 0, 1, 32), DefaultBatchRows},
+		{"hot/batches-of-3000", hot(10000, 7, 3, 1, 100, -2, 32), 3000},
+		{"hot/one-page-over", hot(maxPageRows+300, 0, 0, 0, 5, 0, 16), maxPageRows + 300},
+		{"count-changes", func() []engine.InstStat {
+			st := hot(5000, 0, 0, 0, 0, 1, 32)
+			for i := 777; i < len(st); i++ {
+				st[i].Lanes, st[i].Addresses = 17, uint32(i%5)
+			}
+			return st
+		}(), DefaultBatchRows},
+		{"warps-random", func() []engine.InstStat {
+			st := hot(5000, 0, 1, 0, 0, 1, 32)
+			for i := 2000; i < len(st); i++ {
+				st[i].Warp = rng.Int64N(1 << 40)
+			}
+			return st
+		}(), 4096},
+		{"two-instructions", func() []engine.InstStat {
+			st := hot(3000, 0, 0, 0, 0, 1, 32)
+			for i := 1500; i < len(st); i += 2 {
+				st[i].Static = ss[5]
+			}
+			return st
+		}(), DefaultBatchRows},
+		{"seq-wraps", hot(3000, math.MaxUint64-1000, 0, 0, 0, 1, 32), DefaultBatchRows},
+		{"group-wraps", hot(3000, 0, math.MaxInt64-500, 1, 0, 1, 32), DefaultBatchRows},
+		{"group-down", hot(3000, 0, 10, -3, 0, 1, 32), DefaultBatchRows},
+		{"count-wraps", func() []engine.InstStat {
+			st := hot(3000, 0, 0, 0, 0, 1, 32)
+			for i := range st {
+				st[i].Addresses = math.MaxUint32 - 1000 + uint32(i)
+			}
+			return st
+		}(), DefaultBatchRows},
+		{"batches-of-1", hot(5, 0, 0, 0, 0, 1, 32), 1},
+		{"batches-of-2", hot(7, 0, 0, 0, 0, 1, 32), 2},
+		{"bench", benchInstructions(20000), 8192},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			write := func(stored bool) (pq, ipc, ops []byte) {
+				dir := t.TempDir()
+				w, err := New(dir, WithFormat(FormatParquet|FormatArrow), WithBatchRows(tc.batch), WithTables("instructions", "ops"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if stored {
+					storedColumns(w, tInstructions)
+				}
+				for from := 0; from < len(tc.rows); from += 1000 {
+					if err := w.Instructions(tc.rows[from:min(from+1000, len(tc.rows))]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := w.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				read := func(name string) []byte {
+					b, err := os.ReadFile(filepath.Join(dir, name))
+					if err != nil {
+						t.Fatal(err)
+					}
+					return b
+				}
+				return read("instructions.parquet"), read("instructions.arrow"), read("ops.parquet")
+			}
+			pq1, ipc1, ops1 := write(false)
+			pq2, ipc2, ops2 := write(true)
+			if !bytes.Equal(pq1, pq2) {
+				t.Errorf("instructions.parquet: %d bytes with constant columns, %d stored, not the same bytes", len(pq1), len(pq2))
+			}
+			if !bytes.Equal(ipc1, ipc2) {
+				t.Errorf("instructions.arrow: %d bytes with constant columns, %d stored, not the same bytes", len(ipc1), len(ipc2))
+			}
+			if !bytes.Equal(ops1, ops2) {
+				t.Errorf("ops.parquet differs")
+			}
+		})
+	}
+}
