@@ -204,3 +204,30 @@ func TestMemoryPageSameBytes(t *testing.T) {
 		})
 	}
 }
+
+// TestMemoryPageThenWords: rows by page (space and group constant,
+// batch.putConst) and then by Word in one batch read back as given.
+func TestMemoryPageThenWords(t *testing.T) {
+	var written [shard.PageWords / 64]uint64
+	var words [shard.PageWords]uint32
+	written[0], words[1], words[5] = 0b100010, 11, 55
+	dir := t.TempDir()
+	w, err := New(dir, WithTables("memory"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.MemoryPage(&engine.WordPage{Space: trace.Global, Group: -1, Base: 0x1000, Written: &written, Words: &words}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Memory([]engine.Word{{Space: trace.Shared, Group: 3, Addr: 0x40, Value: 7}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	checkRows(t, "memory", readTable(t, filepath.Join(dir, "memory.parquet")).rows, [][]any{
+		{"global", int64(-1), uint64(0x1004), uint32(11)},
+		{"global", int64(-1), uint64(0x1014), uint32(55)},
+		{"shared", int64(3), uint64(0x40), uint32(7)},
+	})
+}

@@ -675,6 +675,11 @@ func (w *Writer) Memory(ws []engine.Word) error {
 		return err
 	}
 	return addRows(w, tMemory, ws, func(t *table, b *batch, n int, ws []engine.Word) {
+		for _, c := range [...]*colBuf{&b.cols[0], &b.cols[1]} {
+			if c.konst { // MemoryPage's rows before these (putConst)
+				b.fillRows(c, n)
+			}
+		}
 		k := len(ws)
 		space, group := b.cols[0].idx()[n:n+k], b.cols[1].i64()[n:n+k]
 		addr, value := b.cols[2].u64()[n:n+k], b.cols[3].u32()[n:n+k]
