@@ -61,7 +61,11 @@
 //     RLE_DICTIONARY for strings; zstd level 1 from one encoder per Writer
 //     (a 512 KiB window, the largest page), a page that zstd does not
 //     shrink by a sixteenth stored in a frame of raw blocks (zstdframe.go);
-//     exact statistics on every column chunk and data page.
+//     exact statistics on every column chunk and data page. A column
+//     whose rows in a batch are a progression (the instructions' seq, a
+//     hot counter's every column, the memory table's space and group) is
+//     held as its first value and step and its pages written from them,
+//     in the bytes its stored rows would give (batch.go, encodeAffine).
 //  5. Rows are written in the order they arrive; the engine guarantees
 //     trace order for results and instructions and (space, group, addr)
 //     order for memory. The ops table is built from the Instructions calls
