@@ -222,6 +222,7 @@ func monotone32(x0, s int32, n int) bool {
 // appendPlainAffine appends n values first, first+step, … PLAIN (little
 // endian, T's width).
 func appendPlainAffine[T uint64 | int64 | uint32](dst []byte, first, step T, n int) []byte {
+	dst = slices.Grow(dst, n*int(unsafe.Sizeof(first)))
 	v := first
 	for range n {
 		if unsafe.Sizeof(v) == 8 {
