@@ -2,6 +2,7 @@ package columnar
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -89,6 +90,44 @@ func TestAffineInstructions(t *testing.T) {
 		{"batches-of-1", hot(5, 0, 0, 0, 0, 1, 32), 1},
 		{"batches-of-2", hot(7, 0, 0, 0, 0, 1, 32), 2},
 		{"bench", benchInstructions(20000), 8192},
+	}
+	// Random ones: each column a progression of a random first value and
+	// step (extremes among them), left at a random row or not at all.
+	for k := range 16 {
+		n := 1 + rng.IntN(6000)
+		st := hot(n, 0, 0, 0, 0, 0, 0)
+		prog := func(set func(i int, v uint64)) {
+			first, step := rng.Uint64(), uint64(rng.IntN(7))-3
+			switch rng.IntN(4) {
+			case 0:
+				step = rng.Uint64()
+			case 1:
+				first = math.MaxUint64 - uint64(rng.IntN(3*n))
+			}
+			off := n
+			if rng.IntN(2) == 0 {
+				off = rng.IntN(n)
+			}
+			for i := range n {
+				v := first + uint64(i)*step
+				if i >= off {
+					v = rng.Uint64()
+				}
+				set(i, v)
+			}
+		}
+		prog(func(i int, v uint64) { st[i].Seq = v })
+		prog(func(i int, v uint64) { st[i].Group = int64(v) })
+		prog(func(i int, v uint64) { st[i].Warp = int64(v) })
+		prog(func(i int, v uint64) { st[i].Lanes = uint32(v) })
+		prog(func(i int, v uint64) { st[i].Addresses = uint32(v) })
+		prog(func(i int, v uint64) { st[i].MaxConflict = uint32(v) })
+		prog(func(i int, v uint64) { st[i].Faults = uint32(v) })
+		cases = append(cases, struct {
+			name  string
+			rows  []engine.InstStat
+			batch int
+		}{fmt.Sprintf("random-%d", k), st, 1 + rng.IntN(4000)})
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
