@@ -28,21 +28,33 @@ const pageWindow = 512 << 10
 // newPageEncoder returns a Writer's page encoder: zstd at zstdLevel (1,
 // klauspost's SpeedFastest, as arrow-go maps it), literals always
 // entropy-coded and an empty page a frame, as arrow-go's codec makes them,
-// for up to four pages at once (one encoder state each, about 1.3 MiB,
-// made when first needed). Without the frame's content checksum, as the
-// stored frames below: a Parquet reader does not check it (a page header
-// has its own optional CRC field, which this writer leaves out, as
-// arrow-go's writer does by default), and it cost an XXH64 pass over
-// every page's raw bytes.
+// for one page at once per two cores, up to four (pageEncoders; one
+// encoder state each, about 1.3 MiB, made when first needed). Without the
+// frame's content checksum, as the stored frames below: a Parquet reader
+// does not check it (a page header has its own optional CRC field, which
+// this writer leaves out, as arrow-go's writer does by default), and it
+// cost an XXH64 pass over every page's raw bytes.
 func newPageEncoder() (*zstd.Encoder, error) {
 	return zstd.NewWriter(nil,
 		zstd.WithEncoderCRC(false),
 		zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(zstdLevel)),
 		zstd.WithZeroFrames(true),
 		zstd.WithAllLitEntropyCompression(true),
-		zstd.WithEncoderConcurrency(min(runtime.GOMAXPROCS(0), 4)),
+		zstd.WithEncoderConcurrency(pageEncoders(runtime.GOMAXPROCS(0))),
 		zstd.WithWindowSize(pageWindow))
 }
+
+// pageEncoders is how many pages a Writer compresses at once on procs
+// cores: half of them, at least one, at most four. A page is a fraction
+// of a table's work, and each encoder state's 256 KiB match table is
+// fresh memory that its first page reads before writing, a second fault
+// and a TLB shootdown a page of it: on two cores, one state rather than
+// two took a hot counter replay 0.3-0.6 ms faster in four alternating
+// runs of 100 and about 90 page faults fewer, and the replay with every
+// table (whose results, instructions, memory and addresses tables share
+// the encoder) 3-10 ms faster, with less CPU (docs/PERFORMANCE.md,
+// thirtieth round).
+func pageEncoders(procs int) int { return min(max(procs/2, 1), 4) }
 
 // Incompressible pages. A delta-packed column of values with many
 // distinct values (a scattered replay's memory values, the addresses of

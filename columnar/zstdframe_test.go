@@ -187,3 +187,13 @@ func TestIncompressiblePagesStored(t *testing.T) {
 		t.Errorf("DuckDB: count, sum, xor, xor of addr^value<<32 = %q, want %q", got, want)
 	}
 }
+
+// TestPageEncoders: one page compressed at once per two cores, at least
+// one and at most four.
+func TestPageEncoders(t *testing.T) {
+	for _, tc := range []struct{ procs, want int }{{1, 1}, {2, 1}, {3, 1}, {4, 2}, {7, 3}, {8, 4}, {64, 4}} {
+		if got := pageEncoders(tc.procs); got != tc.want {
+			t.Errorf("pageEncoders(%d) = %d, want %d", tc.procs, got, tc.want)
+		}
+	}
+}
