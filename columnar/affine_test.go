@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/gpureplay/replay/engine"
@@ -132,30 +130,18 @@ func TestAffineInstructions(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			write := func(stored bool) (pq, ipc, ops []byte) {
-				dir := t.TempDir()
-				w, err := New(dir, WithFormat(FormatParquet|FormatArrow), WithBatchRows(tc.batch), WithTables("instructions", "ops"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if stored {
-					storedColumns(w, tInstructions)
-				}
-				for from := 0; from < len(tc.rows); from += 1000 {
-					if err := w.Instructions(tc.rows[from:min(from+1000, len(tc.rows))]); err != nil {
-						t.Fatal(err)
+				opts := []Option{WithFormat(FormatParquet | FormatArrow), WithBatchRows(tc.batch), WithTables("instructions", "ops")}
+				fs := writeFiles(t, opts, func(w *Writer) {
+					if stored {
+						storedColumns(w, tInstructions)
 					}
-				}
-				if err := w.Commit(); err != nil {
-					t.Fatal(err)
-				}
-				read := func(name string) []byte {
-					b, err := os.ReadFile(filepath.Join(dir, name))
-					if err != nil {
-						t.Fatal(err)
+					for from := 0; from < len(tc.rows); from += 1000 {
+						if err := w.Instructions(tc.rows[from:min(from+1000, len(tc.rows))]); err != nil {
+							t.Fatal(err)
+						}
 					}
-					return b
-				}
-				return read("instructions.parquet"), read("instructions.arrow"), read("ops.parquet")
+				}, "instructions.parquet", "instructions.arrow", "ops.parquet")
+				return fs[0], fs[1], fs[2]
 			}
 			pq1, ipc1, ops1 := write(false)
 			pq2, ipc2, ops2 := write(true)

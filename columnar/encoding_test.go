@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -369,43 +368,30 @@ func TestParallelColumnsSameFile(t *testing.T) {
 	rs := benchResults(1 << 16)
 	st := benchInstructions(1 << 15)
 	write := func(serial bool) (results, insts []byte) {
-		dir := t.TempDir()
-		w, err := New(dir, WithTables("results", "instructions"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tb := range w.tables {
-			if tb == nil {
-				continue // not selected
-			}
-			for _, o := range tb.outs {
-				if pw, ok := o.w.(*parquetWriter); ok {
-					if len(pw.shared) < 2 {
-						t.Fatalf("%s: no columns are shared between goroutines", o.final)
-					}
-					if serial {
-						pw.shared = nil
+		fs := writeFiles(t, []Option{WithTables("results", "instructions")}, func(w *Writer) {
+			for _, tb := range w.tables {
+				if tb == nil {
+					continue // not selected
+				}
+				for _, o := range tb.outs {
+					if pw, ok := o.w.(*parquetWriter); ok {
+						if len(pw.shared) < 2 {
+							t.Fatalf("%s: no columns are shared between goroutines", o.final)
+						}
+						if serial {
+							pw.shared = nil
+						}
 					}
 				}
 			}
-		}
-		if err := w.Results(rs); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Instructions(st); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Commit(); err != nil {
-			t.Fatal(err)
-		}
-		read := func(name string) []byte {
-			b, err := os.ReadFile(filepath.Join(dir, name))
-			if err != nil {
+			if err := w.Results(rs); err != nil {
 				t.Fatal(err)
 			}
-			return b
-		}
-		return read("results.parquet"), read("instructions.parquet")
+			if err := w.Instructions(st); err != nil {
+				t.Fatal(err)
+			}
+		}, "results.parquet", "instructions.parquet")
+		return fs[0], fs[1]
 	}
 	r1, i1 := write(false)
 	r2, i2 := write(true)

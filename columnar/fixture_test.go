@@ -326,6 +326,28 @@ func fmtRow(r []any) string {
 	return "[" + strings.Join(s, " ") + "]"
 }
 
+// writeFiles makes a writer of opts in a new directory, lets put give it
+// its rows, commits, and returns the bytes of the files named.
+func writeFiles(t testing.TB, opts []Option, put func(w *Writer), names ...string) [][]byte {
+	t.Helper()
+	dir := t.TempDir()
+	w, err := New(dir, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(w)
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	files := make([][]byte, len(names))
+	for i, name := range names {
+		if files[i], err = os.ReadFile(filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return files
+}
+
 // dirNames lists dir, sorted; nil if dir does not exist.
 func dirNames(t testing.TB, dir string) []string {
 	t.Helper()

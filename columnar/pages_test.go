@@ -3,7 +3,6 @@ package columnar
 import (
 	"bytes"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -167,31 +166,18 @@ func TestMemoryPageSameBytes(t *testing.T) {
 				}
 			}
 			write := func(byPage bool) (pq, ipc []byte) {
-				dir := t.TempDir()
-				w, err := New(dir, WithFormat(FormatParquet|FormatArrow), WithBatchRows(tc.batch), WithTables("memory"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if byPage {
-					for _, p := range tc.pages {
-						if err := w.MemoryPage(&p.wp); err != nil {
-							t.Fatal(err)
+				fs := writeFiles(t, []Option{WithFormat(FormatParquet | FormatArrow), WithBatchRows(tc.batch), WithTables("memory")}, func(w *Writer) {
+					if byPage {
+						for _, p := range tc.pages {
+							if err := w.MemoryPage(&p.wp); err != nil {
+								t.Fatal(err)
+							}
 						}
-					}
-				} else if err := w.Memory(ws); err != nil {
-					t.Fatal(err)
-				}
-				if err := w.Commit(); err != nil {
-					t.Fatal(err)
-				}
-				read := func(name string) []byte {
-					b, err := os.ReadFile(filepath.Join(dir, name))
-					if err != nil {
+					} else if err := w.Memory(ws); err != nil {
 						t.Fatal(err)
 					}
-					return b
-				}
-				return read("memory.parquet"), read("memory.arrow")
+				}, "memory.parquet", "memory.arrow")
+				return fs[0], fs[1]
 			}
 			pq1, ipc1 := write(true)
 			pq2, ipc2 := write(false)
