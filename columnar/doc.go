@@ -42,9 +42,10 @@
 //     table's goroutine, which writes it to each file (one Parquet row
 //     group, one IPC record batch) while the next batch fills. The
 //     hand-over waits while one batch waits to be written, so a table
-//     holds at most three batches (filling, waiting, being written). Only
-//     the files' footers (one entry per batch) and the ops totals (one
-//     entry per distinct dialect, op, type, space) grow with the trace;
+//     holds at most three batches (filling, waiting, being written; for
+//     the memory table, filling or waiting and two being encoded, below).
+//     Only the files' footers (one entry per batch) and the ops totals
+//     (one entry per distinct dialect, op, type, space) grow with the trace;
 //     the memo of instructions (one entry per distinct *trace.Static) is
 //     bounded and starts afresh past 65536 entries.
 //  4. Types are exactly those of OUTPUT.md: non-nullable columns, plain
@@ -120,4 +121,10 @@
 // wait for before they touch the files; a Parquet batch of 4096 rows or
 // more has some of its numeric columns encoded on a second goroutine
 // meanwhile, in a buffered row group, for the same file byte for byte.
+// The memory table, written after the trace when the replay leaves a core
+// free, has a batch encoded on a goroutine of its own while the batch
+// before is encoded or written (pipeline.runOverlapped), into one of two
+// sets of column chunks; batch k's columns carry the state of batch k-2
+// (when a page is stored raw) on any number of cores, so its file too is
+// the same byte for byte on one core and on many.
 package columnar

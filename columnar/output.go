@@ -142,7 +142,40 @@ func createTemp(dir, prefix string) (*os.File, error) {
 }
 
 func (o *output) write(b *batch) error {
-	if err := o.w.write(b); err != nil {
+	return o.wrap(o.w.write(b))
+}
+
+// A stagedWriter is a batchWriter that encodes a batch apart from writing
+// it, as the Parquet writer does: pipeline.runOverlapped encodes a batch
+// while the one before is written. encode encodes b into chunk set buf
+// with its columns in state; it may run while another set and state are
+// encoded or written. writeEncoded writes set buf, encoded from b, in the
+// file's order.
+type stagedWriter interface {
+	encode(state, buf int, b *batch) error
+	writeEncoded(buf int, b *batch) error
+}
+
+// encode encodes b for a staged writer; a writer that is not one (Arrow
+// IPC) encodes as it writes, in writeEncoded.
+func (o *output) encode(state, buf int, b *batch) error {
+	if sw, ok := o.w.(stagedWriter); ok {
+		return o.wrap(sw.encode(state, buf, b))
+	}
+	return nil
+}
+
+// writeEncoded writes b, encoded into chunk set buf by encode, to the
+// file.
+func (o *output) writeEncoded(buf int, b *batch) error {
+	if sw, ok := o.w.(stagedWriter); ok {
+		return o.wrap(sw.writeEncoded(buf, b))
+	}
+	return o.write(b)
+}
+
+func (o *output) wrap(err error) error {
+	if err != nil {
 		return fmt.Errorf("columnar: writing %s: %w", filepath.Base(o.final), err)
 	}
 	return nil

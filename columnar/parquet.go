@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -91,7 +92,17 @@ type parquetWriter struct {
 	dictLimit int
 	maxStats  int
 	encs      []encoding
-	chunks    []colChunk
+	schema    *schema.Schema
+	// bufs are the column chunks of the row groups being encoded: one
+	// set, or encodeSets for a table whose pipeline encodes a batch
+	// while it writes the one before (pipeline.runOverlapped).
+	bufs [encodeSets][]colChunk
+	// stored is the state each column carries from row group to row
+	// group (colChunk.stored), once per set of row groups: a table
+	// whose pipeline overlaps encodes batch k with state k mod
+	// encodeSets (whatever chunks it is encoded into), so the file's
+	// bytes depend on its batches alone, never on timing or cores.
+	stored    [encodeSets][]int
 	rowGroups int
 	// The columns encodeParallel shares between its goroutines, and the
 	// ones it keeps on the table's (splitColumns); shared is nil for a
@@ -161,11 +172,12 @@ func newParquetWriter(sink io.Writer, spec *tableSpec, mem memory.Allocator, pag
 		dictLimit: int(props.DictionaryPageSizeLimit()),
 		maxStats:  int(props.MaxStatsSize()),
 		encs:      spec.encs,
-		chunks:    make([]colChunk, sc.NumColumns()),
+		schema:    sc,
 	}
 	p.shared, p.own = splitColumns(spec)
-	for i := range p.chunks {
-		p.chunks[i].descr = sc.Column(i)
+	p.bufs[0] = p.newChunks()
+	for i := range p.stored {
+		p.stored[i] = make([]int, len(p.bufs[0]))
 	}
 	if _, err := p.sink.Write(parquetMagic); err != nil {
 		return nil, err
@@ -175,22 +187,63 @@ func newParquetWriter(sink io.Writer, spec *tableSpec, mem memory.Allocator, pag
 
 var parquetMagic = []byte("PAR1")
 
+// newChunks returns a set of column chunks, one per column.
+func (p *parquetWriter) newChunks() []colChunk {
+	chunks := make([]colChunk, p.schema.NumColumns())
+	for i := range chunks {
+		chunks[i].descr = p.schema.Column(i)
+	}
+	return chunks
+}
+
+// encodeSets is how many row groups a table's Parquet writer may have
+// encoded or being encoded at once (pipeline.runOverlapped), and how many
+// states its columns keep (parquetWriter.stored).
+const encodeSets = 2
+
 // write writes b as one row group.
 func (p *parquetWriter) write(b *batch) error {
+	if err := p.encode(0, 0, b); err != nil {
+		return err
+	}
+	return p.writeEncoded(0, b)
+}
+
+// encode encodes b's column chunks into chunk set buf, its columns in
+// state (parquetWriter.stored). It may run while another set is encoded
+// or written (writeEncoded), never while its own set or state is.
+func (p *parquetWriter) encode(state, buf int, b *batch) error {
+	chunks := p.bufs[buf]
+	if chunks == nil {
+		// The first use of this set: made here, so that a writer that
+		// never encodes two batches at once never holds it.
+		chunks = p.newChunks()
+		p.bufs[buf] = chunks
+	}
+	st := p.stored[state]
+	for i := range chunks {
+		chunks[i].stored = st[i]
+	}
 	var err error
 	if b.rows >= parallelRows && len(p.shared) > 0 {
-		err = p.encodeParallel(b)
+		err = p.encodeParallel(chunks, b)
 	} else {
-		for i := range p.chunks {
-			if err = p.encodeColumn(b, i); err != nil {
+		for i := range chunks {
+			if err = p.encodeColumn(chunks, b, i); err != nil {
 				break
 			}
 		}
 	}
-	if err != nil {
-		return err
+	for i := range chunks {
+		st[i] = chunks[i].stored
 	}
-	return p.writeRowGroup(b.rows)
+	return err
+}
+
+// writeEncoded writes chunk set buf, encoded from b, as the file's next
+// row group.
+func (p *parquetWriter) writeEncoded(buf int, b *batch) error {
+	return p.writeRowGroup(p.bufs[buf], b.rows)
 }
 
 // parallelRows is the fewest rows a batch has for its columns to be
@@ -208,7 +261,7 @@ const parallelRows = 4096
 // batch's keys, stay on this goroutine, which encodes them first. Each
 // column chunk has its own buffers, so which goroutine encodes a column
 // makes no difference to the file: it is the one serial encoding makes.
-func (p *parquetWriter) encodeParallel(b *batch) error {
+func (p *parquetWriter) encodeParallel(chunks []colChunk, b *batch) error {
 	var next atomic.Int32
 	take := func() error {
 		for {
@@ -216,7 +269,7 @@ func (p *parquetWriter) encodeParallel(b *batch) error {
 			if k >= len(p.shared) {
 				return nil
 			}
-			if err := p.encodeColumn(b, p.shared[k]); err != nil {
+			if err := p.encodeColumn(chunks, b, p.shared[k]); err != nil {
 				next.Store(int32(len(p.shared))) // the other stops at its next take
 				return err
 			}
@@ -235,7 +288,7 @@ func (p *parquetWriter) encodeParallel(b *batch) error {
 	}()
 	var err error
 	for _, i := range p.own {
-		if err = p.encodeColumn(b, i); err != nil {
+		if err = p.encodeColumn(chunks, b, i); err != nil {
 			break
 		}
 	}
@@ -293,13 +346,13 @@ func splitColumns(spec *tableSpec) (shared, own []int) {
 // rows, in column order: per chunk its dictionary page, if any, and its
 // data pages through arrow-go's page writer, which writes the page
 // headers and the chunk's metadata.
-func (p *parquetWriter) writeRowGroup(rows int) error {
+func (p *parquetWriter) writeRowGroup(chunks []colChunk, rows int) error {
 	rg := p.meta.AppendRowGroup()
 	ord := int16(p.rowGroups)
 	p.rowGroups++
 	var total int64
-	for i := range p.chunks {
-		ch := &p.chunks[i]
+	for i := range chunks {
+		ch := &chunks[i]
 		cc := rg.NextColumnChunk()
 		pager, err := file.NewPageWriter(p.sink, dictPageCompression, zstdLevel, cc, ord, int16(i), p.mem, false, nil, nil)
 		if err != nil {

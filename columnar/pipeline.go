@@ -3,6 +3,7 @@ package columnar
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 )
 
@@ -24,13 +25,16 @@ import (
 // set stop and wait, so that no batch is written to a file after the file
 // was discarded.
 type pipeline struct {
-	outs   []*output
-	jobs   chan *batch
-	done   chan struct{} // closed when the goroutine returns
-	closed bool          // jobs is closed; only the appending side touches it
-	stop   atomic.Bool   // drop the batches still queued
-	failed atomic.Bool   // err is set
-	err    error         // the first write error; written before failed is set
+	outs []*output
+	// overlap: encode a batch while the one before is written
+	// (runOverlapped).
+	overlap bool
+	jobs    chan *batch
+	done    chan struct{} // closed when the goroutine returns
+	closed  bool          // jobs is closed; only the appending side touches it
+	stop    atomic.Bool   // drop the batches still queued
+	failed  atomic.Bool   // err is set
+	err     error         // the first write error; written before failed is set
 }
 
 // queuedBatches is how many full batches may wait for the writing
@@ -39,19 +43,24 @@ type pipeline struct {
 const queuedBatches = 1
 
 // maxBatches is the most batches a table allocates: one being filled,
-// and the queued and the written one.
+// and the queued and the written one (for an overlapped table, one
+// filling or queued and two being encoded: runOverlapped).
 const maxBatches = queuedBatches + 2
 
 // startPipeline starts the goroutine that writes batches to outs and
 // gives each back on free once it is written (or dropped).
-func startPipeline(outs []*output, free chan<- *batch) *pipeline {
-	p := &pipeline{outs: outs, jobs: make(chan *batch, queuedBatches), done: make(chan struct{})}
+func startPipeline(outs []*output, overlap bool, free chan<- *batch) *pipeline {
+	p := &pipeline{outs: outs, overlap: overlap, jobs: make(chan *batch, queuedBatches), done: make(chan struct{})}
 	go p.run(free)
 	return p
 }
 
 func (p *pipeline) run(free chan<- *batch) {
 	defer close(p.done)
+	if p.overlap {
+		p.runOverlapped(free)
+		return
+	}
 	for b := range p.jobs {
 		if !p.failed.Load() && !p.stop.Load() {
 			if err := p.write(b); err != nil {
@@ -63,8 +72,107 @@ func (p *pipeline) run(free chan<- *batch) {
 	}
 }
 
+// runOverlapped is run for a table written when the replay leaves a core
+// free (the memory table, after the last instruction): a batch's row
+// group is encoded on a goroutine of its own while the batch before is
+// still being encoded or written, so that the table's encoding, a chain
+// of short steps on one or two goroutines per batch (encodeParallel,
+// appendDeltaHalves), keeps both cores busy. At most encodeSets batches
+// are encoded at once, batch k into the writers' chunk set k mod
+// encodeSets, and they are written in batch order, on this goroutine; a
+// set is encoded into again only once the batch before in it was
+// written. Batch k's columns are in state k mod encodeSets
+// (parquetWriter.stored) whatever the cores: on one core the batches are
+// encoded one after the other, all in the first chunk set, and the file
+// is the same. Errors as run's: the first is kept, and every batch after
+// it is given back unwritten.
+func (p *pipeline) runOverlapped(free chan<- *batch) {
+	if runtime.GOMAXPROCS(0) == 1 {
+		k := 0
+		for b := range p.jobs {
+			if !p.failed.Load() && !p.stop.Load() {
+				err := p.encode(k%encodeSets, 0, b)
+				if err == nil {
+					err = p.writeEncoded(0, b)
+				}
+				if err != nil {
+					p.err = err
+					p.failed.Store(true)
+				}
+			}
+			k++
+			free <- b
+		}
+		return
+	}
+	var (
+		queue [encodeSets]*batch // the batches being encoded, oldest in head
+		done  [encodeSets]chan error
+		n     int // batches in queue
+		head  int
+		jobs  = p.jobs
+	)
+	for i := range done {
+		done[i] = make(chan error, 1)
+	}
+	for jobs != nil || n > 0 {
+		var in <-chan *batch
+		if n < encodeSets {
+			in = jobs // nil once closed
+		}
+		var oldest <-chan error
+		if n > 0 {
+			oldest = done[head]
+		}
+		select {
+		case b, ok := <-in:
+			if !ok {
+				jobs = nil
+				continue
+			}
+			if p.failed.Load() || p.stop.Load() {
+				free <- b
+				continue
+			}
+			set := (head + n) % encodeSets
+			queue[set] = b
+			n++
+			go func() { done[set] <- p.encode(set, set, b) }()
+		case err := <-oldest:
+			b := queue[head]
+			if err == nil && !p.failed.Load() && !p.stop.Load() {
+				err = p.writeEncoded(head, b)
+			}
+			if err != nil && !p.failed.Load() {
+				p.err = err
+				p.failed.Store(true)
+			}
+			queue[head] = nil
+			head, n = (head+1)%encodeSets, n-1
+			free <- b
+		}
+	}
+}
+
 // write writes b to each of the table's files.
-func (p *pipeline) write(b *batch) (err error) {
+func (p *pipeline) write(b *batch) error {
+	return p.each(func(o *output) error { return o.write(b) })
+}
+
+// encode encodes b into chunk set buf, in state, for each of the table's
+// files (output.encode).
+func (p *pipeline) encode(state, buf int, b *batch) error {
+	return p.each(func(o *output) error { return o.encode(state, buf, b) })
+}
+
+// writeEncoded writes b, encoded into chunk set buf, to each of the
+// table's files.
+func (p *pipeline) writeEncoded(buf int, b *batch) error {
+	return p.each(func(o *output) error { return o.writeEncoded(buf, b) })
+}
+
+// each calls f for each of the table's files, until one fails.
+func (p *pipeline) each(f func(o *output) error) (err error) {
 	o := p.outs[0]
 	defer func() {
 		// arrow-go turns most of its panics into errors; one that is
@@ -75,7 +183,7 @@ func (p *pipeline) write(b *batch) (err error) {
 		}
 	}()
 	for _, o = range p.outs {
-		if err := o.write(b); err != nil {
+		if err := f(o); err != nil {
 			return err
 		}
 	}

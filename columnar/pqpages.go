@@ -38,7 +38,7 @@ type colChunk struct {
 	dictN int                        // the dictionary's values; 0 when the chunk is PLAIN
 	stats metadata.EncodedStatistics // the chunk's
 	// stored is how many more pages to store uncompressed (addPage); it
-	// carries over from row group to row group.
+	// carries over from row group to row group (parquetWriter.stored).
 	stored int
 }
 
@@ -75,11 +75,11 @@ func (p *parquetWriter) addPage(ch *colChunk, raw []byte, rows int, enc parquet.
 	ch.pages = append(ch.pages, pageDesc{end: len(ch.out), raw: int32(len(raw)), rows: int32(rows), enc: enc, stats: st})
 }
 
-// encodeColumn encodes column i of b as p.chunks[i]: data pages of the
+// encodeColumn encodes column i of b as chunks[i]: data pages of the
 // column's encoding, with statistics (minimum, maximum and a null count
 // of 0) per page and for the chunk.
-func (p *parquetWriter) encodeColumn(b *batch, i int) error {
-	ch, c, n := &p.chunks[i], &b.cols[i], b.rows
+func (p *parquetWriter) encodeColumn(chunks []colChunk, b *batch, i int) error {
+	ch, c, n := &chunks[i], &b.cols[i], b.rows
 	ch.reset()
 	if n == 0 {
 		return nil

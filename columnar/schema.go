@@ -31,6 +31,10 @@ type tableSpec struct {
 	// (batch.keep): the instructions table, whose seq is a progression
 	// and, for a hot counter, every column.
 	affine bool
+	// overlap: the table is written when the replay leaves a core free
+	// (the memory table, after the trace), and its pipeline encodes a
+	// batch while the one before is written (pipeline.runOverlapped).
+	overlap bool
 }
 
 // encoding is how a column's values are stored in Parquet. Every column
@@ -105,6 +109,13 @@ func affineTable(s tableSpec) tableSpec {
 	return s
 }
 
+// overlappedTable is s with its batches encoded while the one before is
+// written (tableSpec.overlap).
+func overlappedTable(s tableSpec) tableSpec {
+	s.overlap = true
+	return s
+}
+
 func newTableSpec(name string, cols ...colSpec) tableSpec {
 	s := tableSpec{name: name}
 	fields := make([]arrow.Field, len(cols))
@@ -120,12 +131,12 @@ func newTableSpec(name string, cols ...colSpec) tableSpec {
 // Column order within each schema is the order of OUTPUT.md, then extras.
 // The append code in writer.go indexes columns by these positions.
 var specs = [numTables]tableSpec{
-	tMemory: newTableSpec("memory",
+	tMemory: overlappedTable(newTableSpec("memory",
 		col("space", tString),
 		col("group", tI64, encDelta),
 		col("addr", tU64, encDelta),
 		col("value", tU32, encDelta),
-	),
+	)),
 	tResults: newTableSpec("results",
 		col("seq", tU64, encDelta),
 		col("lane", tU32),

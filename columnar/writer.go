@@ -325,7 +325,7 @@ func New(dir string, opts ...Option) (*Writer, error) {
 	}
 	for _, t := range w.tables {
 		if t != nil {
-			t.pipe = startPipeline(t.outs, t.free)
+			t.pipe = startPipeline(t.outs, t.spec.overlap, t.free)
 		}
 	}
 	return w, nil
@@ -923,6 +923,11 @@ func (w *Writer) endTrace() error {
 		}
 		t.b = nil
 		t.pipe.close()
+		// The batches already written go back to the allocator now,
+		// not once the table ends: the memory table's first batches,
+		// allocated next, take their memory, paged in, rather than
+		// fresh.
+		t.releaseFree()
 		tabs = append(tabs, t)
 	}
 	if len(tabs) == 0 {
