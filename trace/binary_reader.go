@@ -486,7 +486,14 @@ func (r *BinaryReader) next(arena []uint64, into bool) (*Inst, []uint64, error) 
 	// The backing of this instruction's lists is the arena's spare room,
 	// room enough for the widest static (advance made r.lanes that long).
 	n := len(arena)
-	arena = slices.Grow(arena, len(r.lanes))
+	if cap(arena)-n < len(r.lanes) {
+		// Doubled, not by append's quarter for a large slice: an arena
+		// that grows from empty to a batch's 512 KiB copies its
+		// contents about once in all, not four times, into fewer new
+		// pages (the first batch of a replay, before the engine knows
+		// the size to ask for).
+		arena = slices.Grow(arena, max(len(r.lanes), n))
+	}
 	err := r.decodeInst(arena[n : n+len(r.lanes) : n+len(r.lanes)])
 	if err != nil {
 		return nil, arena[:n], r.setErr(err)

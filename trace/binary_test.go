@@ -1053,6 +1053,48 @@ func TestBinaryWriterCutsChunksAtPayload(t *testing.T) {
 	}
 }
 
+// TestNextIntoArenaDoubles: an arena that NextInto grows from empty, as a
+// replay's first batch's is, at least doubles each time it is moved, so
+// its contents are copied about once in all (append grows a large slice
+// by a quarter: some twenty copies from 32 words to 64 Ki), and holds
+// every instruction's list as decoded.
+func TestNextIntoArenaDoubles(t *testing.T) {
+	var insts []*Inst
+	for i := range 2048 {
+		insts = append(insts, &Inst{Static: stAdd, Mask: 0xffffffff, Vals: []Vector{{Kind: VecList,
+			List: lanes(32, func(l int) uint64 { return uint64(i*131+l*l) * 4 })}}})
+	}
+	data := writeTrace(t, &Header{}, insts)
+	r, err := NewBinaryReader(bytes.NewReader(data), WithStaticParser(fakeParse))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var arena []uint64
+	moves := 0
+	for i := 0; ; i++ {
+		in, a, err := r.NextInto(arena)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cap(a) != cap(arena) {
+			if cap(arena) > 0 && cap(a) < 2*cap(arena) {
+				t.Fatalf("record %d: the arena grew from %d to %d words, less than twice", i, cap(arena), cap(a))
+			}
+			moves++
+		}
+		if got := a[len(arena):]; !slices.Equal(got, insts[i].Vals[0].List) || !slices.Equal(in.Vals[0].List, got) {
+			t.Fatalf("record %d: NextInto put %v in the arena, want %v", i, got, insts[i].Vals[0].List)
+		}
+		arena = a
+	}
+	if len(arena) != 2048*32 || moves > 13 {
+		t.Errorf("the arena holds %d words after %d moves, want %d after at most 13", len(arena), moves, 2048*32)
+	}
+}
+
 // TestBinaryRepeatedRecords reads traces whose records repeat, byte for
 // byte, as a hot counter's do (BinaryReader.repeat): runs of one warp
 // shape with constant group and warp steps, a predicate, 128-bit values,
