@@ -31,7 +31,10 @@
 //     words (distinct addresses: the memory table's rows) and, on Linux,
 //     peakRSS-B: the resident set's high-water mark during the replay above
 //     the resident set before it, with the heap returned to the OS before
-//     each replay (outside the timer) as a new process starts.
+//     each replay (outside the timer) as a new process starts; and, with
+//     two or more Ps, handoff-ns: the slowest cross-core round trip of a
+//     cache line measured before each replay (HandoffNs), by which the
+//     report tells the replays that ran in one of the VM's slow spells.
 //   - BenchmarkMachineScaling: one fixed piece of independent work on one
 //     and on two goroutines, the ceiling for two workers on two cores over
 //     one on one core (lean-1core).

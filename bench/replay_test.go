@@ -289,10 +289,12 @@ func benchReplay(b *testing.B, t *Trace, tables []string, workers int, more ...e
 	var sum engine.Summary
 	var peak int64
 	peakOK := true
+	handoff := 0.0
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		dir := filepath.Join(root, strconv.Itoa(i))
+		handoff = max(handoff, HandoffNs())
 		debug.FreeOSMemory()
 		before, ok := rssBytes("VmRSS")
 		ok = ok && resetPeakRSS()
@@ -313,6 +315,9 @@ func benchReplay(b *testing.B, t *Trace, tables []string, workers int, more ...e
 	b.ReportMetric(float64(sum.Words), "words")
 	if peakOK {
 		b.ReportMetric(float64(peak), "peakRSS-B")
+	}
+	if handoff > 0 {
+		b.ReportMetric(handoff, "handoff-ns")
 	}
 }
 
@@ -452,5 +457,21 @@ func TestReplayHarness(t *testing.T) {
 		if len(got) != len(want) {
 			t.Errorf("%s: tables %v, want %v", v.name, got, want)
 		}
+	}
+}
+
+// TestHandoffNs: the cross-core round trip is a time a cache line can
+// take between two cores, more than a few ns and less than a scheduler's
+// time slice, on two Ps; 0, not measured, on one.
+func TestHandoffNs(t *testing.T) {
+	func() {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+		if ns := HandoffNs(); ns < 5 || ns > 1e6 {
+			t.Errorf("HandoffNs on two Ps = %.1f ns, want 5 ns to 1 ms", ns)
+		}
+	}()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	if ns := HandoffNs(); ns != 0 {
+		t.Errorf("HandoffNs on one P = %.1f ns, want 0", ns)
 	}
 }

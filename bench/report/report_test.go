@@ -84,6 +84,52 @@ func TestFigures(t *testing.T) {
 	}
 }
 
+// TestSpells: the two-worker replays whose cross-core round trip
+// (handoff-ns) was over spellFactor times the run's fastest are left out
+// of the information row, and counted in the header; the target's figure
+// keeps them.
+func TestSpells(t *testing.T) {
+	const spells = `run: main
+pkg: github.com/gpureplay/replay/bench
+BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 3	  600000000 ns/op	 90 handoff-ns
+BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 3	 1000000000 ns/op	 400 handoff-ns
+BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 3	  640000000 ns/op	 170 handoff-ns
+BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 3	 1100000000 ns/op	 390 handoff-ns
+BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 3	 1050000000 ns/op	 175 handoff-ns
+BenchmarkReplay/uniform-1Mi/lean-1core/workers=1-2 	 3	 1400000000 ns/op
+BenchmarkReplay/histogram/lean/workers=2-2 	 3	  300000000 ns/op	 95 handoff-ns
+BenchmarkMachineScaling/words=1048576/goroutines=1-2 	 10	 40000000 ns/op
+BenchmarkMachineScaling/words=1048576/goroutines=2-2 	 20	 20000000 ns/op
+`
+	d, err := Parse(strings.NewReader(spells))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 90 ns at best: 175 and 170 are within twice it, 390 and 400 not.
+	f := speedupOutsideSpells(d)
+	if want := 1400.0 / 640 / 2; !f.OK || math.Abs(f.Value-want) > 1e-9 || !strings.Contains(f.Detail, "2 of 5") {
+		t.Errorf("outside spells: %v (%s), want %v with 2 of 5 left out", f.Value, f.Detail, want)
+	}
+	if f := speedup(d); !f.OK || math.Abs(f.Value-1400.0/1000) > 1e-9 {
+		t.Errorf("speedup: %v (%s), want every run's median, 1.4", f.Value, f.Detail)
+	}
+	out := Render(d, &Data{}, "new.txt", "old.txt")
+	if !strings.Contains(out, "2 of this run's 6 replays ran in one of the machine's slow spells") || !strings.Contains(out, "up to 400 ns, against 90 ns") {
+		t.Errorf("render does not count the spells:\n%s", out)
+	}
+	// Without handoff-ns (the old runs), nothing is said.
+	d2, err := Parse(strings.NewReader(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := speedupOutsideSpells(d2); f.OK {
+		t.Errorf("outside spells measured without handoff-ns: %+v", f)
+	}
+	if out := Render(d2, &Data{}, "new.txt", "old.txt"); strings.Contains(out, "slow spells⁴**") {
+		t.Errorf("render counts spells without handoff-ns:\n%s", out)
+	}
+}
+
 func TestSplice(t *testing.T) {
 	page := "# P\n\nprose before\n\n" + beginMarker + " -->\nold figures\n" + endMarker + "\n\nprose after\n"
 	out, err := Splice([]byte(page), beginMarker+" x -->\nnew\n"+endMarker+"\n")
