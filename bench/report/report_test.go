@@ -117,6 +117,9 @@ BenchmarkMachineScaling/words=1048576/goroutines=2-2 	 20	 20000000 ns/op
 	if !strings.Contains(out, "2 of this run's 6 replays ran in one of the machine's slow spells") || !strings.Contains(out, "up to 400 ns, against 90 ns") {
 		t.Errorf("render does not count the spells:\n%s", out)
 	}
+	if !strings.Contains(out, "| 640 ms (3 of 5) |") {
+		t.Errorf("render has no lean replay outside spells (640 ms, 3 runs of 5) for uniform-1Mi:\n%s", out)
+	}
 	// Without handoff-ns (the old runs), nothing is said.
 	d2, err := Parse(strings.NewReader(sample))
 	if err != nil {
