@@ -57,18 +57,38 @@ func startPipeline(outs []*output, overlap bool, free chan<- *batch) *pipeline {
 
 func (p *pipeline) run(free chan<- *batch) {
 	defer close(p.done)
-	if p.overlap {
+	if p.overlap && runtime.GOMAXPROCS(0) > 1 {
 		p.runOverlapped(free)
 		return
 	}
-	for b := range p.jobs {
+	// One batch at a time. An overlapped table's batch k is in state k
+	// mod encodeSets, as runOverlapped has it, so that its file is the
+	// same on one core as on more; another table's are all in state 0.
+	for k := 0; ; k++ {
+		b, ok := <-p.jobs
+		if !ok {
+			return
+		}
 		if !p.failed.Load() && !p.stop.Load() {
-			if err := p.write(b); err != nil {
-				p.err = err
-				p.failed.Store(true)
+			state := 0
+			if p.overlap {
+				state = k % encodeSets
 			}
+			err := p.encode(state, 0, b)
+			if err == nil {
+				err = p.writeEncoded(0, b)
+			}
+			p.fail(err)
 		}
 		free <- b // never blocks: free has room for all of the table's batches
+	}
+}
+
+// fail keeps err, unless nil or a first error is kept already.
+func (p *pipeline) fail(err error) {
+	if err != nil && !p.failed.Load() {
+		p.err = err
+		p.failed.Store(true)
 	}
 }
 
@@ -82,29 +102,11 @@ func (p *pipeline) run(free chan<- *batch) {
 // encodeSets, and they are written in batch order, on this goroutine; a
 // set is encoded into again only once the batch before in it was
 // written. Batch k's columns are in state k mod encodeSets
-// (parquetWriter.stored) whatever the cores: on one core the batches are
-// encoded one after the other, all in the first chunk set, and the file
-// is the same. Errors as run's: the first is kept, and every batch after
-// it is given back unwritten.
+// (parquetWriter.stored) whatever the cores: on one core run encodes the
+// batches one after the other, all in the first chunk set, in the same
+// states, and the file is the same. Errors as run's: the first is kept,
+// and every batch after it is given back unwritten.
 func (p *pipeline) runOverlapped(free chan<- *batch) {
-	if runtime.GOMAXPROCS(0) == 1 {
-		k := 0
-		for b := range p.jobs {
-			if !p.failed.Load() && !p.stop.Load() {
-				err := p.encode(k%encodeSets, 0, b)
-				if err == nil {
-					err = p.writeEncoded(0, b)
-				}
-				if err != nil {
-					p.err = err
-					p.failed.Store(true)
-				}
-			}
-			k++
-			free <- b
-		}
-		return
-	}
 	var (
 		queue [encodeSets]*batch // the batches being encoded, oldest in head
 		done  [encodeSets]chan error
@@ -143,20 +145,12 @@ func (p *pipeline) runOverlapped(free chan<- *batch) {
 			if err == nil && !p.failed.Load() && !p.stop.Load() {
 				err = p.writeEncoded(head, b)
 			}
-			if err != nil && !p.failed.Load() {
-				p.err = err
-				p.failed.Store(true)
-			}
+			p.fail(err)
 			queue[head] = nil
 			head, n = (head+1)%encodeSets, n-1
 			free <- b
 		}
 	}
-}
-
-// write writes b to each of the table's files.
-func (p *pipeline) write(b *batch) error {
-	return p.each(func(o *output) error { return o.write(b) })
 }
 
 // encode encodes b into chunk set buf, in state, for each of the table's
