@@ -396,8 +396,8 @@ func (t *addrTracker) update(part []statItem, f *foundChunk, keys []sketchKey, b
 		ps.addAccesses(e, i, uint32(it.n))
 		// A warp the address has seen already is of a group it has
 		// counted: only a new warp can bring a new group.
-		if sketchAdd(&e.wn, e.warps[:], warpExact, warpRegs, wk) {
-			sketchAdd(&e.gn, e.groups[:], groupExact, groupRegs, gk)
+		if e.addWarp(wk) {
+			e.addGroup(gk)
 		}
 		if t.explore {
 			t.analyse(ps.exploreAt(i), b, &b.insts[it.inst], it, first)

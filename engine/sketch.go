@@ -19,7 +19,8 @@ import (
 // bytes each.
 //
 // A sketch is a byte array and a state byte n: while n < sketchHLL it holds
-// n distinct 32-bit keys, in place; adding one more than fits turns it into
+// n distinct 32-bit keys, in place (little-endian, the slots past the n-th
+// holding copies of the first); adding one more than fits turns it into
 // m 5-bit registers (the keys it held are added to them, so nothing is
 // lost). A key is a 32-bit hash of the (group, warp) pair or of the group;
 // two distinct pairs meet with odds about 1 in 2^32 per pair, the only way
@@ -66,36 +67,93 @@ func mix64(h uint64) uint64 {
 	return h ^ h>>31
 }
 
-// sketchAdd adds k to the sketch (state n, bytes buf) that holds up to
-// exact keys, then m registers (k was made for m). It reports false when
-// the sketch holds the key exactly already (it cannot tell once it
-// estimates).
-func sketchAdd(n *uint8, buf []byte, exact, m int, k sketchKey) bool {
-	if *n != sketchHLL {
-		held := int(*n)
-		for i := 0; i < held; i++ {
-			if binary.LittleEndian.Uint32(buf[4*i:]) == k.key {
-				return false
-			}
-		}
-		if held < exact {
-			binary.LittleEndian.PutUint32(buf[4*held:], k.key)
-			*n++
-			return true
-		}
-		// Full: turn into registers, keeping every key seen.
-		var saved [warpExact]uint32
-		for i := 0; i < held; i++ {
-			saved[i] = binary.LittleEndian.Uint32(buf[4*i:])
-		}
-		clear(buf)
-		*n = sketchHLL
-		for _, key := range saved[:held] {
-			sk := keyOf(key, m)
-			hllAdd(buf, sk.bit, sk.rank)
-		}
+// addWarp adds k to e's warps sketch, and addGroup to its groups sketch:
+// a sketch holds its first keys exactly, then turns into registers. Each
+// reports false when the sketch holds the key exactly already (it cannot
+// tell once it estimates), which is when an access brings nothing new.
+//
+// They run once per access, about ten million times a replay of
+// uniform-1Mi, on keys that repeat at random: a search that stops at the
+// match, or a register raised only when lower, is a branch the processor
+// guesses wrong about as often as right. So the exact keys are compared all
+// at once (the slots past the held ones hold copies of the first key, so
+// all of them can be), and a register is written whether or not it rises.
+// The first key, and the turn into registers, branch: once per address.
+func (e *addrEntry) addWarp(k sketchKey) bool {
+	b := &e.warps
+	n := e.wn
+	if n == sketchHLL {
+		hllMax(b[:], k.bit, k.rank)
+		return true
 	}
-	hllAdd(buf, k.bit, k.rank)
+	x := k.key
+	if n == 0 {
+		for i := range warpExact {
+			binary.LittleEndian.PutUint32(b[4*i:], x)
+		}
+		e.wn = 1
+		return true
+	}
+	le := binary.LittleEndian
+	if min(le.Uint32(b[0:])^x, le.Uint32(b[4:])^x, le.Uint32(b[8:])^x, le.Uint32(b[12:])^x,
+		le.Uint32(b[16:])^x, le.Uint32(b[20:])^x, le.Uint32(b[24:])^x) == 0 {
+		return false
+	}
+	if n < warpExact {
+		le.PutUint32(b[4*int(n):], x)
+		e.wn = n + 1
+		return true
+	}
+	var held [warpExact]uint32
+	for i := range held {
+		held[i] = le.Uint32(b[4*i:])
+	}
+	clear(b[:])
+	e.wn = sketchHLL
+	for _, key := range held {
+		sk := keyOf(key, warpRegs)
+		hllMax(b[:], sk.bit, sk.rank)
+	}
+	hllMax(b[:], k.bit, k.rank)
+	return true
+}
+
+// addGroup is addWarp for the groups sketch.
+func (e *addrEntry) addGroup(k sketchKey) bool {
+	b := &e.groups
+	n := e.gn
+	if n == sketchHLL {
+		hllMax(b[:], k.bit, k.rank)
+		return true
+	}
+	x := k.key
+	if n == 0 {
+		for i := range groupExact {
+			binary.LittleEndian.PutUint32(b[4*i:], x)
+		}
+		e.gn = 1
+		return true
+	}
+	le := binary.LittleEndian
+	if min(le.Uint32(b[0:])^x, le.Uint32(b[4:])^x, le.Uint32(b[8:])^x) == 0 {
+		return false
+	}
+	if n < groupExact {
+		le.PutUint32(b[4*int(n):], x)
+		e.gn = n + 1
+		return true
+	}
+	var held [groupExact]uint32
+	for i := range held {
+		held[i] = le.Uint32(b[4*i:])
+	}
+	clear(b[:])
+	e.gn = sketchHLL
+	for _, key := range held {
+		sk := keyOf(key, groupRegs)
+		hllMax(b[:], sk.bit, sk.rank)
+	}
+	hllMax(b[:], k.bit, k.rank)
 	return true
 }
 
@@ -109,22 +167,16 @@ func hllPlace(h uint64, m int) (bit uint16, rank uint8) {
 	return uint16(regBits * reg), min(rank, 1<<regBits-1)
 }
 
-// hllAdd raises the register at bit of the 5-bit registers packed in buf
-// (little-endian bit order) to rank, if it is lower.
-func hllAdd(buf []byte, bit uint16, rank uint8) {
-	i, sh := int(bit>>3), bit&7
-	v := uint16(buf[i])
-	if i+1 < len(buf) {
-		v |= uint16(buf[i+1]) << 8
-	}
-	if uint8(v>>sh)&(1<<regBits-1) >= rank {
-		return
-	}
-	v = v&^((1<<regBits-1)<<sh) | uint16(rank)<<sh
-	buf[i] = byte(v)
-	if i+1 < len(buf) {
-		buf[i+1] = byte(v >> 8)
-	}
+// hllMax raises the register at bit of the 5-bit registers packed in buf
+// (little-endian bit order, at least two bytes) to rank, if it is lower,
+// through the two bytes that hold it: the last two when it is in the last
+// byte alone. It stores them whether or not the register rose.
+func hllMax(buf []byte, bit uint16, rank uint8) {
+	i := min(int(bit>>3), len(buf)-2)
+	sh := uint(bit) - 8*uint(i) // at most 10: the register ends by bit 15
+	v := binary.LittleEndian.Uint16(buf[i:])
+	r := max(uint8(v>>sh)&(1<<regBits-1), rank)
+	binary.LittleEndian.PutUint16(buf[i:], v&^((1<<regBits-1)<<sh)|uint16(r)<<sh)
 }
 
 // sketchCounter reads sketches of m registers: sketchCount runs once per

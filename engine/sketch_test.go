@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -10,27 +11,115 @@ import (
 // in place (repeats not counted twice), then estimates, without losing the
 // keys it held.
 func TestSketchExactThenEstimate(t *testing.T) {
-	buf := make([]byte, warpBytes)
-	var n uint8
+	var e addrEntry
 	for i := 0; i < warpExact; i++ {
-		for range 3 { // repeats count once
-			sketchAdd(&n, buf, warpExact, warpRegs, newSketchKey(mix64(uint64(i)), warpRegs))
+		for j := range 3 { // repeats count once
+			if added := e.addWarp(newSketchKey(mix64(uint64(i)), warpRegs)); added != (j == 0) {
+				t.Fatalf("key %d, time %d: added %v", i, j+1, added)
+			}
 		}
-		if c, exact := newSketchCounter(warpRegs).count(n, buf); c != uint64(i+1) || !exact {
+		if c, exact := newSketchCounter(warpRegs).count(e.wn, e.warps[:]); c != uint64(i+1) || !exact {
 			t.Fatalf("after %d keys: %d, exact %v", i+1, c, exact)
 		}
 	}
-	sketchAdd(&n, buf, warpExact, warpRegs, newSketchKey(mix64(99), warpRegs))
-	if c, exact := newSketchCounter(warpRegs).count(n, buf); exact || c < 6 || c > 10 {
+	e.addWarp(newSketchKey(mix64(99), warpRegs))
+	if c, exact := newSketchCounter(warpRegs).count(e.wn, e.warps[:]); exact || c < 6 || c > 10 {
 		t.Errorf("after %d keys: %d, exact %v; want an estimate near %d", warpExact+1, c, exact, warpExact+1)
 	}
 	// Adding the first keys again changes nothing: they are in the registers.
-	before := string(buf)
+	before := e.warps
 	for i := 0; i < warpExact; i++ {
-		sketchAdd(&n, buf, warpExact, warpRegs, newSketchKey(mix64(uint64(i)), warpRegs))
+		e.addWarp(newSketchKey(mix64(uint64(i)), warpRegs))
 	}
-	if string(buf) != before {
+	if e.warps != before {
 		t.Error("keys held exactly were lost when the sketch turned into registers")
+	}
+}
+
+// sketchKinds are the addresses table's two sketches, as the tests drive
+// them.
+var sketchKinds = []struct {
+	name         string
+	bytes, ex, m int
+	add          func(*addrEntry, sketchKey) bool
+	state        func(*addrEntry) (uint8, []byte)
+}{
+	{"warps", warpBytes, warpExact, warpRegs, (*addrEntry).addWarp, func(e *addrEntry) (uint8, []byte) { return e.wn, e.warps[:] }},
+	{"groups", groupBytes, groupExact, groupRegs, (*addrEntry).addGroup, func(e *addrEntry) (uint8, []byte) { return e.gn, e.groups[:] }},
+}
+
+// refSketchAdd is a sketch's add as first written, for any size, a branch
+// at each step: it adds k to the sketch (state n, bytes buf) that holds up
+// to exact keys, then m registers, and reports false when it held the key
+// exactly already. addWarp and addGroup must agree with it.
+func refSketchAdd(n *uint8, buf []byte, exact, m int, k sketchKey) bool {
+	if *n != sketchHLL {
+		held := int(*n)
+		for i := 0; i < held; i++ {
+			if binary.LittleEndian.Uint32(buf[4*i:]) == k.key {
+				return false
+			}
+		}
+		if held < exact {
+			binary.LittleEndian.PutUint32(buf[4*held:], k.key)
+			*n++
+			return true
+		}
+		saved := make([]uint32, held)
+		for i := range saved {
+			saved[i] = binary.LittleEndian.Uint32(buf[4*i:])
+		}
+		clear(buf)
+		*n = sketchHLL
+		for _, key := range saved {
+			sk := keyOf(key, m)
+			refHLLAdd(buf, sk.bit, sk.rank)
+		}
+	}
+	refHLLAdd(buf, k.bit, k.rank)
+	return true
+}
+
+// refHLLAdd raises the register at bit to rank, if it is lower.
+func refHLLAdd(buf []byte, bit uint16, rank uint8) {
+	if i := int(bit) / regBits; getReg(buf, i) < rank {
+		setReg(buf, i, rank)
+	}
+}
+
+// TestSketchAddMatchesReference: over runs of keys drawn from pools small
+// and large (so that keys repeat while a sketch is exact, and after), each
+// add reports what the reference does, leaves the same state and count,
+// the same keys held (in order) while exact, and the same registers, byte
+// for byte, once it estimates.
+func TestSketchAddMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, sk := range sketchKinds {
+		counter := newSketchCounter(sk.m)
+		for _, pool := range []int{2, sk.ex, sk.ex + 1, 3 * sk.ex, 200, 1 << 30} {
+			for trial := range 200 {
+				var e addrEntry
+				var n uint8
+				buf := make([]byte, sk.bytes)
+				for step := range 60 {
+					k := newSketchKey(mix64(uint64(r.IntN(pool))), sk.m)
+					got, want := sk.add(&e, k), refSketchAdd(&n, buf, sk.ex, sk.m, k)
+					st, b := sk.state(&e)
+					same := st == n
+					if same && n == sketchHLL {
+						same = string(b) == string(buf)
+					} else if same {
+						same = string(b[:4*int(n)]) == string(buf[:4*int(n)])
+					}
+					gc, _ := counter.count(st, b)
+					wc, _ := counter.count(n, buf)
+					if got != want || !same || gc != wc {
+						t.Fatalf("%s, pool %d, trial %d, step %d: added %v, state %d %x, count %d; reference %v, %d %x, %d",
+							sk.name, pool, trial, step, got, st, b, gc, want, n, buf, wc)
+					}
+				}
+			}
+		}
 	}
 }
 
@@ -40,10 +129,7 @@ func TestSketchExactThenEstimate(t *testing.T) {
 // n), from tens to a million keys, for both sketch sizes: the figures
 // docs/OUTPUT.md gives.
 func TestSketchAccuracy(t *testing.T) {
-	for _, sk := range []struct {
-		name         string
-		bytes, ex, m int
-	}{{"warps", warpBytes, warpExact, warpRegs}, {"groups", groupBytes, groupExact, groupRegs}} {
+	for _, sk := range sketchKinds {
 		want := 1.04 / math.Sqrt(float64(sk.m))
 		for _, n := range []int{20, 100, 512, 5000, 1 << 20} {
 			trials := 400
@@ -53,12 +139,11 @@ func TestSketchAccuracy(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(n), uint64(sk.m)))
 			var sum, sq float64
 			for range trials {
-				buf := make([]byte, sk.bytes)
-				var st uint8
+				var en addrEntry
 				for range n {
-					sketchAdd(&st, buf, sk.ex, sk.m, newSketchKey(r.Uint64(), sk.m))
+					sk.add(&en, newSketchKey(r.Uint64(), sk.m))
 				}
-				c, _ := newSketchCounter(sk.m).count(st, buf)
+				c, _ := newSketchCounter(sk.m).count(sk.state(&en))
 				e := float64(c)/float64(n) - 1
 				sum, sq = sum+e, sq+e*e
 			}
@@ -101,13 +186,13 @@ func refSketchCount(n uint8, buf []byte, m int) (uint64, bool) {
 // count equals the register-by-register one.
 func TestSketchCountMatchesRegisterByRegister(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
-	for _, sk := range []struct{ bytes, ex, m int }{{warpBytes, warpExact, warpRegs}, {groupBytes, groupExact, groupRegs}} {
+	for _, sk := range sketchKinds {
 		for _, n := range []int{8, 30, 200, 5000, 100000} {
-			buf := make([]byte, sk.bytes)
-			var st uint8
+			var e addrEntry
 			for range n {
-				sketchAdd(&st, buf, sk.ex, sk.m, newSketchKey(r.Uint64(), sk.m))
+				sk.add(&e, newSketchKey(r.Uint64(), sk.m))
 			}
+			st, buf := sk.state(&e)
 			got, ge := newSketchCounter(sk.m).count(st, buf)
 			want, we := refSketchCount(st, buf, sk.m)
 			if got != want || ge != we {
@@ -199,8 +284,8 @@ func BenchmarkSketchAdd(b *testing.B) {
 			for a := range entries {
 				e := &entries[a]
 				k := 2 * (h*addrs + a)
-				if sketchAdd(&e.wn, e.warps[:], warpExact, warpRegs, keys[k]) {
-					sketchAdd(&e.gn, e.groups[:], groupExact, groupRegs, keys[k+1])
+				if e.addWarp(keys[k]) {
+					e.addGroup(keys[k+1])
 				}
 			}
 		}
