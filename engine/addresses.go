@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gpureplay/replay/internal/offheap"
@@ -143,41 +145,199 @@ func (ps *pageStats) entry(i int) *addrEntry {
 func (ps *pageStats) exploreAt(i int) *exploreEntry { return &ps.explore[i/slabChunk][i%slabChunk] }
 
 // addrTracker is the addresses table under construction: one pageStats per
-// page of the simulated memory, by page reference.
+// page of the simulated memory, by page reference, each counted by one
+// counter, the only one that touches its slab.
+//
+// It counts in one of two ways. Synchronously (one worker, or WithExplore,
+// whose order analysis reads the batch's operands): each memory owner
+// counts its own pages' accesses once it has applied a batch, in the
+// compute stage. Asynchronously (more workers): one counter goroutine per
+// worker owns the pages a hash of their reference gives it; the appliers
+// hand each the accesses of its pages, and it counts batch k while batch
+// k+1 is read, expanded and applied. Counting is most of an addresses
+// replay's work (about 40 ns an access); in the compute stage it waited
+// for the slower owner at every batch, a core idle a fifth of the time.
+// Either way an address is counted by one goroutine, and its counts do not
+// depend on the order of its accesses: the table is the same.
 type addrTracker struct {
 	explore bool
-	pages   []pageStats
-	// Per owner: the memory of its pages' slabs, and the items collected
-	// in the batch being applied, with the counting sort's buffers.
+	pages   pageTable
+	// Per counter: the memory of its pages' slabs, and the counting
+	// sort's buffers.
 	owners []slabOwner
-	items  [][]statItem
 	sorted [][]statItem
 	hist   [][]uint32
-	keys   [][]sketchKey // per owner: the batch's instructions' sketch keys, warp and group
+	keys   [][]sketchKey // per counter, synchronous: the batch's instructions' sketch keys, warp and group
+	// lists[a*split+c] are the items applier a collected for counter c
+	// in the batch being applied; split is 1 when each applier counts
+	// its own (synchronous), else the number of counters.
+	lists [][]statItem
+	split int
+	async *asyncCount // nil when synchronous
 }
 
-// slabOwner is where one owner's pages keep their slabs: an arena outside
-// the Go heap (internal/offheap). A million addresses' entries are 50 MiB
-// that live to the end of the replay; in the heap they would raise the
-// collector's goal by as much again, and what the replay frees while it
-// writes its tables would not be reused until the heap reached it
+// asyncCount is the counter goroutines and what goes between them and
+// the compute stage.
+type asyncCount struct {
+	jobs      []chan countJob // per counter
+	scattered []chan struct{} // per counter: it has sorted its lists, which the appliers may fill again
+	batchKeys [2][]sketchKey  // by batch parity: a batch's sketch keys, which a counter reads while the next batch's are made
+	parity    int
+	pending   bool // a batch was handed over, and its lists may still be read
+	closed    bool
+	done      sync.WaitGroup
+}
+
+// countJob is one batch's accesses for one counter: its lists from every
+// applier, the batch's sketch keys, and the page table as it was (its
+// chunks never move, so the counter may read it while pages are added).
+type countJob struct {
+	lists [][]statItem
+	keys  []sketchKey
+	pages pageTable
+}
+
+// pageTable is the tracker's pageStats by page reference, in chunks of
+// pageChunk that never move once made: a counter goroutine holds a
+// pageStats while the compute stage adds pages.
+type pageTable []*[pageChunk]pageStats
+
+const (
+	pageChunkBits = 8
+	pageChunk     = 1 << pageChunkBits
+)
+
+// at is page ref's statistics; ref must be below len.
+func (pt pageTable) at(ref uint32) *pageStats {
+	return &pt[ref>>pageChunkBits][ref&(pageChunk-1)]
+}
+
+// len is the number of pages the table has room for.
+func (pt pageTable) len() int { return len(pt) << pageChunkBits }
+
+// slabOwner is where one counter's pages keep their slabs: an arena
+// outside the Go heap (internal/offheap). A million addresses' entries are
+// 50 MiB that live to the end of the replay; in the heap they would raise
+// the collector's goal by as much again, and what the replay frees while
+// it writes its tables would not be reused until the heap reached it
 // (measured: the addresses replay of uniform-1Mi peaked about 2× its
-// entries above the lean one). held counts the bytes its slabs hold.
+// entries above the lean one). held counts the bytes its slabs hold: the
+// compute stage reads it for WithMaxMemory while a counter adds to it.
 type slabOwner struct {
 	arena offheap.Arena
-	held  uint64
+	held  atomic.Uint64
 }
 
-func newAddrTracker(owners int, explore bool) *addrTracker {
-	return &addrTracker{explore: explore, owners: make([]slabOwner, owners), items: make([][]statItem, owners),
-		sorted: make([][]statItem, owners), hist: make([][]uint32, owners),
-		keys: make([][]sketchKey, owners)}
+// newAddrTracker is a tracker for appliers memory owners. Given counters
+// above 1 (and without explore) it counts asynchronously, on that many
+// counter goroutines, which finish stops; else each applier counts its
+// own pages.
+func newAddrTracker(appliers int, explore bool, counters int) *addrTracker {
+	t := &addrTracker{explore: explore, split: 1}
+	if counters <= 1 || explore {
+		counters = appliers
+	} else {
+		t.split = counters
+	}
+	t.owners = make([]slabOwner, counters)
+	t.sorted, t.hist, t.keys = make([][]statItem, counters), make([][]uint32, counters), make([][]sketchKey, counters)
+	t.lists = make([][]statItem, appliers*t.split)
+	if t.split > 1 {
+		a := &asyncCount{jobs: make([]chan countJob, counters), scattered: make([]chan struct{}, counters)}
+		t.async = a
+		for c := range counters {
+			a.jobs[c], a.scattered[c] = make(chan countJob, 1), make(chan struct{}, 1)
+			a.done.Add(1)
+			go t.counter(c)
+		}
+	}
+	return t
 }
 
-// grow makes room for pages below n. It must not run while owners apply.
+// counterOf is the counter of the page of word (page reference << 10 |
+// word in the page): 0 when each applier counts its own, else a hash of
+// the reference, so that pages made one after another spread.
+func (t *addrTracker) counterOf(word uint32) int {
+	ref := word >> (shard.PageShift - 2)
+	return int(uint64(ref*0x9e3779b1) * uint64(t.split) >> 32)
+}
+
+// counter is counter c's goroutine: it sorts a batch's accesses to its
+// pages, gives their lists back, and counts them.
+func (t *addrTracker) counter(c int) {
+	defer t.async.done.Done()
+	for j := range t.async.jobs[c] {
+		sorted := t.sortItems(c, j.pages.len(), j.lists)
+		t.async.scattered[c] <- struct{}{}
+		t.countSorted(c, sorted, j.keys, j.pages, nil)
+	}
+}
+
+// await waits until every counter has sorted the batch handed to it last,
+// so that the appliers may collect the next into its lists. It runs in the
+// compute stage, before the appliers.
+func (t *addrTracker) await() {
+	a := t.async
+	if a == nil || !a.pending {
+		return
+	}
+	for _, ch := range a.scattered {
+		<-ch
+	}
+	for i := range t.lists {
+		t.lists[i] = t.lists[i][:0]
+	}
+	a.pending = false
+}
+
+// submit hands batch b's collected accesses to the counters, with its
+// sketch keys. It runs in the compute stage, after the appliers.
+func (t *addrTracker) submit(b *batch) {
+	a := t.async
+	keys := batchKeys(a.batchKeys[a.parity], b)
+	a.batchKeys[a.parity] = keys
+	a.parity ^= 1
+	for c, ch := range a.jobs {
+		lists := make([][]statItem, 0, len(t.lists)/t.split)
+		for i := c; i < len(t.lists); i += t.split {
+			lists = append(lists, t.lists[i])
+		}
+		ch <- countJob{lists: lists, keys: keys, pages: t.pages}
+	}
+	a.pending = true
+}
+
+// finish waits for the counters to count everything handed to them, and
+// stops them. It is safe to call more than once, and when synchronous.
+func (t *addrTracker) finish() {
+	a := t.async
+	if a == nil || a.closed {
+		return
+	}
+	a.closed = true
+	for _, ch := range a.jobs {
+		close(ch)
+	}
+	a.done.Wait()
+}
+
+// batchKeys returns, in keys' storage, the sketch keys of each of b's
+// instructions: its (group, warp)'s and its group's.
+func batchKeys(keys []sketchKey, b *batch) []sketchKey {
+	keys = grow(keys, 2*len(b.insts))
+	for i := range b.insts {
+		bi := &b.insts[i]
+		keys[2*i] = newSketchKey(mix64(uint64(bi.Group)*0x9e3779b97f4a7c15^uint64(bi.Warp)), warpRegs)
+		keys[2*i+1] = newSketchKey(mix64(uint64(bi.Group)), groupRegs)
+	}
+	return keys
+}
+
+// grow makes room for pages below n. It must not run while appliers
+// collect.
 func (t *addrTracker) grow(n int) {
-	if n > len(t.pages) {
-		t.pages = append(t.pages, make([]pageStats, n-len(t.pages))...)
+	for t.pages.len() < n {
+		t.pages = append(t.pages, new([pageChunk]pageStats))
 	}
 }
 
@@ -229,11 +389,16 @@ type statItem struct {
 	vals bool   // slot holds the source (seg.vals)
 }
 
-// collect appends the accesses of one applied route to owner o's items.
-// It does no more than copy records: the counting, which touches each
-// address's slab entry, happens in count, in page order.
-func (t *addrTracker) collect(o int, b *batch, rt *route) {
-	items := t.items[o]
+// collect appends the accesses of one applied route to applier a's
+// lists, each to its page's counter's. It does no more than copy records:
+// the counting, which touches each address's slab entry, happens in count
+// or on the counter, in page order.
+func (t *addrTracker) collect(a int, b *batch, rt *route) {
+	lists := t.lists[a*t.split : (a+1)*t.split]
+	put := func(it statItem) {
+		c := t.counterOf(it.word)
+		lists[c] = append(lists[c], it)
+	}
 	for k, s := range rt.segs {
 		hi := uint32(len(rt.recs))
 		if k+1 < len(rt.segs) {
@@ -246,71 +411,84 @@ func (t *addrTracker) collect(o int, b *batch, rt *route) {
 		switch {
 		case s.n > 0 && s.step == 0:
 			x := recs[0]
-			items = append(items, statItem{word: x.word, inst: s.inst, slot: x.slot & slotMask, n: uint8(s.n), sub: uint8(x.slot >> slotBits)})
+			put(statItem{word: x.word, inst: s.inst, slot: x.slot & slotMask, n: uint8(s.n), sub: uint8(x.slot >> slotBits)})
 		case s.n > 0:
 			x := recs[0]
 			for l := uint32(0); l < s.n; l++ {
-				items = append(items, statItem{word: x.word + uint32(int32(l)*s.step), inst: s.inst, slot: x.slot&slotMask + l, n: 1})
+				put(statItem{word: x.word + uint32(int32(l)*s.step), inst: s.inst, slot: x.slot&slotMask + l, n: 1})
 			}
 		case s.vals:
 			for _, x := range recs {
-				items = append(items, statItem{word: x.word, inst: s.inst, slot: x.slot, n: 1, vals: true})
+				put(statItem{word: x.word, inst: s.inst, slot: x.slot, n: 1, vals: true})
 			}
 		default:
 			for _, x := range recs {
-				items = append(items, statItem{word: x.word, inst: s.inst, slot: x.slot & slotMask, n: 1, sub: uint8(x.slot >> slotBits)})
+				put(statItem{word: x.word, inst: s.inst, slot: x.slot & slotMask, n: 1, sub: uint8(x.slot >> slotBits)})
 			}
 		}
 	}
-	t.items[o] = items
 }
 
-// count adds owner o's collected items to their addresses' entries and
-// empties the list. The items are first put in page order (a counting
-// sort by page reference, stable), so each page's index and slab stay in
-// cache while its accesses are counted, instead of one cache miss into
-// the whole table per access. Counts, sketches and the order analysis do
-// not depend on the order in which accesses are counted. The batch b must
-// still hold the items' instructions and sources.
+// count adds applier o's collected items to their addresses' entries and
+// empties its list, when each applier counts its own pages (synchronous).
+// The batch b must still hold the items' instructions and sources.
 func (t *addrTracker) count(o int, b *batch) {
-	items := t.items[o]
-	if len(items) == 0 {
+	if len(t.lists[o]) == 0 {
 		return
 	}
+	t.keys[o] = batchKeys(t.keys[o], b)
+	sorted := t.sortItems(o, t.pages.len(), t.lists[o:o+1])
+	t.lists[o] = t.lists[o][:0]
+	t.countSorted(o, sorted, t.keys[o], t.pages, b)
+}
+
+// sortItems puts counter c's items, from lists, in page order (a counting
+// sort by page reference, stable) in its sorted buffer, for pages below
+// pages, and returns them: so that each page's index and slab stay in
+// cache while its accesses are counted, instead of one cache miss into the
+// whole table per access. Counts, sketches and the order analysis do not
+// depend on the order in which accesses are counted.
+func (t *addrTracker) sortItems(c int, pages int, lists [][]statItem) []statItem {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
 	// Bucket by page reference, at most 1<<12 buckets.
-	maxRef := uint32(len(t.pages))
 	shift := uint(0)
-	for maxRef>>shift > 1<<12 {
+	for uint32(pages)>>shift > 1<<12 {
 		shift++
 	}
-	hist := t.hist[o][:0]
-	hist = append(hist, make([]uint32, maxRef>>shift+2)...)
-	for i := range items {
-		hist[items[i].word>>(shard.PageShift-2)>>shift+1]++
+	hist := t.hist[c][:0]
+	hist = append(hist, make([]uint32, uint32(pages)>>shift+2)...)
+	for _, items := range lists {
+		for i := range items {
+			hist[items[i].word>>(shard.PageShift-2)>>shift+1]++
+		}
 	}
 	for i := 1; i < len(hist); i++ {
 		hist[i] += hist[i-1]
 	}
-	sorted := t.sorted[o]
-	if cap(sorted) < len(items) {
-		sorted = make([]statItem, len(items), len(items)+len(items)/4)
+	sorted := t.sorted[c]
+	if cap(sorted) < n {
+		sorted = make([]statItem, n, n+n/4)
 	}
-	sorted = sorted[:len(items)]
-	for i := range items {
-		bkt := items[i].word >> (shard.PageShift - 2) >> shift
-		sorted[hist[bkt]] = items[i]
-		hist[bkt]++
+	sorted = sorted[:n]
+	for _, items := range lists {
+		for i := range items {
+			bkt := items[i].word >> (shard.PageShift - 2) >> shift
+			sorted[hist[bkt]] = items[i]
+			hist[bkt]++
+		}
 	}
-	so := &t.owners[o]
-	// The sketch keys of each instruction's (group, warp) and group, once
-	// per batch: items in page order come from instructions in any order.
-	keys := grow(t.keys[o], 2*len(b.insts))
-	for i := range b.insts {
-		bi := &b.insts[i]
-		keys[2*i] = newSketchKey(mix64(uint64(bi.Group)*0x9e3779b97f4a7c15^uint64(bi.Warp)), warpRegs)
-		keys[2*i+1] = newSketchKey(mix64(uint64(bi.Group)), groupRegs)
-	}
-	t.keys[o] = keys
+	t.sorted[c], t.hist[c] = sorted[:0], hist[:0]
+	return sorted
+}
+
+// countSorted adds counter c's sorted items to their addresses' entries,
+// in pages, with keys the sketch keys of the items' instructions; b, for
+// the order analysis (WithExplore) alone, holds their sources.
+func (t *addrTracker) countSorted(c int, sorted []statItem, keys []sketchKey, pages pageTable, b *batch) {
+	so := &t.owners[c]
 	// In chunks, three in flight: the index words of chunk j+2 are asked
 	// for, chunk j+1's entries are found (their index words arrived) and
 	// asked for, and chunk j's entries (arrived) are updated. The misses
@@ -320,22 +498,36 @@ func (t *addrTracker) count(o int, b *batch) {
 	var ptrs [countChunk]unsafe.Pointer
 	chunks := (len(sorted) + countChunk - 1) / countChunk
 	part := func(j int) []statItem { return sorted[j*countChunk : min((j+1)*countChunk, len(sorted))] }
-	t.prefetchIndexes(part(0), &ptrs)
-	if chunks > 1 {
-		t.prefetchIndexes(part(1), &ptrs)
+	if chunks == 0 {
+		return
 	}
-	t.find(part(0), so, &found[0], &ptrs)
+	prefetchIndexes(pages, part(0), &ptrs)
+	if chunks > 1 {
+		prefetchIndexes(pages, part(1), &ptrs)
+	}
+	t.find(pages, part(0), so, &found[0], &ptrs)
 	for j := range chunks {
 		if j+2 < chunks {
-			t.prefetchIndexes(part(j+2), &ptrs)
+			prefetchIndexes(pages, part(j+2), &ptrs)
 		}
 		if j+1 < chunks {
-			t.find(part(j+1), so, &found[(j+1)&1], &ptrs)
+			t.find(pages, part(j+1), so, &found[(j+1)&1], &ptrs)
 		}
 		t.update(part(j), &found[j&1], keys, b)
+		if b == nil && j%yieldChunks == yieldChunks-1 {
+			runtime.Gosched()
+		}
 	}
-	t.items[o], t.sorted[o], t.hist[o] = items[:0], sorted[:0], hist[:0]
 }
+
+// yieldChunks is how many chunks a counter goroutine counts before it
+// lets another goroutine run. Two counters keep both cores busy; without
+// yielding, the compute stage, the reader and the expanders waited for a
+// counter to finish its batch, and the counters then waited for the next
+// batch: 1.73 cores busy, 388 ms an addresses replay of uniform-1Mi. Every
+// 512 chunks (4096 accesses): 2.0 cores, 342 ms; every 128, 347; every
+// 2048, 398.
+const yieldChunks = 512
 
 // countChunk is how many items count handles at a step, and so how far
 // ahead it asks for lines: BenchmarkAddressCount took 54 ns an access at 8,
@@ -355,9 +547,9 @@ type foundChunk struct {
 
 // prefetchIndexes asks for the index words of part's items (their pages'
 // headers for pages without an index yet).
-func (t *addrTracker) prefetchIndexes(part []statItem, ptrs *[countChunk]unsafe.Pointer) {
+func prefetchIndexes(pages pageTable, part []statItem, ptrs *[countChunk]unsafe.Pointer) {
 	for k := range part {
-		ps := &t.pages[part[k].word>>(shard.PageShift-2)]
+		ps := pages.at(part[k].word >> (shard.PageShift - 2))
 		ptrs[k] = unsafe.Pointer(ps)
 		if ps.index != nil {
 			ptrs[k] = unsafe.Pointer(&ps.index[part[k].word&(shard.PageWords-1)])
@@ -368,10 +560,10 @@ func (t *addrTracker) prefetchIndexes(part []statItem, ptrs *[countChunk]unsafe.
 
 // find finds (or adds, in so's arena) the entries of part's items into f,
 // and asks for their lines: an entry may straddle two.
-func (t *addrTracker) find(part []statItem, so *slabOwner, f *foundChunk, ptrs *[countChunk]unsafe.Pointer) {
+func (t *addrTracker) find(pages pageTable, part []statItem, so *slabOwner, f *foundChunk, ptrs *[countChunk]unsafe.Pointer) {
 	for k := range part {
 		it := &part[k]
-		ps := &t.pages[it.word>>(shard.PageShift-2)]
+		ps := pages.at(it.word >> (shard.PageShift - 2))
 		w := it.word & (shard.PageWords - 1)
 		var i int
 		if it.sub == 0 && ps.aligned[w>>6]&(1<<(w&63)) != 0 {
@@ -451,7 +643,7 @@ func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, so *slabOwner)
 	var head uint16 // ps.index[w]
 	if ps.index == nil {
 		ps.index = unsafe.Slice((*uint16)(so.arena.Alloc(2*shard.PageWords)), shard.PageWords)
-		so.held += 2 * shard.PageWords
+		so.held.Add(2 * shard.PageWords)
 	} else {
 		head = ps.index[w]
 		for i := int(head) - 1; i >= 0; i = ps.entry(i).next() {
@@ -471,7 +663,7 @@ func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, so *slabOwner)
 	if i%slabChunk == 0 {
 		p := so.arena.Alloc(int(slabChunkBytes))
 		ps.entries = append(ps.entries, (*[slabChunk]addrEntry)(p))
-		so.held += uint64(slabChunkBytes) + 8
+		so.held.Add(uint64(slabChunkBytes) + 8)
 		// Not &c[0]: the compiler checks a converted pointer for nil by
 		// a load from it, which is the read before the write.
 		e = (*addrEntry)(p)
@@ -479,7 +671,7 @@ func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, so *slabOwner)
 			x := (*[slabChunk]exploreEntry)(so.arena.Alloc(int(unsafe.Sizeof([slabChunk]exploreEntry{}))))
 			x[0].same = true // written first too; analyse sets the entry whole at its first access
 			ps.explore = append(ps.explore, x)
-			so.held += uint64(unsafe.Sizeof(*x)) + 8
+			so.held.Add(uint64(unsafe.Sizeof(*x)) + 8)
 		}
 	} else {
 		e = ps.entry(i)
@@ -504,9 +696,9 @@ func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, so *slabOwner)
 // bytes is the memory the tracker holds, as the owners counted it: the
 // slabs' chunks and indexes, and the pages' headers.
 func (t *addrTracker) bytes() uint64 {
-	n := uint64(len(t.pages)) * uint64(unsafe.Sizeof(pageStats{}))
+	n := uint64(t.pages.len()) * uint64(unsafe.Sizeof(pageStats{}))
 	for i := range t.owners {
-		n += t.owners[i].held
+		n += t.owners[i].held.Load()
 	}
 	return n
 }
@@ -515,10 +707,11 @@ func (t *addrTracker) bytes() uint64 {
 // nothing may use the tracker after. Run calls it once the table is
 // emitted, or on an error, when no owner applies any more.
 func (t *addrTracker) release() {
+	t.finish()
 	t.pages = nil
 	for i := range t.owners {
 		_ = t.owners[i].arena.Release() // an unmap that fails leaves the memory to the process, not wrong results
-		t.owners[i].held = 0
+		t.owners[i].held.Store(0)
 	}
 }
 
@@ -528,6 +721,7 @@ func (t *addrTracker) release() {
 // sketches' counts are most of the cost: a million addresses, two each),
 // a wave of chunks at a time, and handed over in order.
 func (t *addrTracker) emit(sink AddressSink, pages []shard.PageRef, keys []memKey) error {
+	t.finish()
 	spans := t.emitSpans(pages)
 	wave := max(len(t.owners), 1)
 	bufs := make([][]AddressStat, wave)
@@ -571,8 +765,8 @@ func (t *addrTracker) emitSpans(pages []shard.PageRef) [][]shard.PageRef {
 	from, rows := 0, 0
 	for i, pr := range pages {
 		n := 0
-		if int(pr.Ref) < len(t.pages) {
-			n = t.pages[pr.Ref].n
+		if int(pr.Ref) < t.pages.len() {
+			n = t.pages.at(pr.Ref).n
 		}
 		if rows > 0 && rows+n > emitChunk {
 			spans = append(spans, pages[from:i])
@@ -591,10 +785,10 @@ func (t *addrTracker) emitSpans(pages []shard.PageRef) [][]shard.PageRef {
 // entries in address order, which in the slab is the order of their first
 // accesses, at random, and would take a miss to memory for each.
 func (t *addrTracker) prefetchSlab(pr shard.PageRef) {
-	if int(pr.Ref) >= len(t.pages) {
+	if int(pr.Ref) >= t.pages.len() {
 		return
 	}
-	ps := &t.pages[pr.Ref]
+	ps := t.pages.at(pr.Ref)
 	for c, chunk := range ps.entries {
 		n := min(ps.n-c*slabChunk, slabChunk)
 		prefetchRange(unsafe.Pointer(chunk), uintptr(n)*unsafe.Sizeof(addrEntry{}))
@@ -612,10 +806,10 @@ func (t *addrTracker) rows(out []AddressStat, pages []shard.PageRef, keys []memK
 		if j+1 < len(pages) {
 			t.prefetchSlab(pages[j+1])
 		}
-		if int(pr.Ref) >= len(t.pages) {
+		if int(pr.Ref) >= t.pages.len() {
 			continue
 		}
-		ps := &t.pages[pr.Ref]
+		ps := t.pages.at(pr.Ref)
 		if ps.index == nil {
 			continue
 		}

@@ -27,7 +27,7 @@ func BenchmarkAddressCount(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		t := newAddrTracker(1, false)
+		t := newAddrTracker(1, false, 1)
 		t.grow(pages)
 		for range round {
 			items = items[:0]
@@ -39,7 +39,7 @@ func BenchmarkAddressCount(b *testing.B) {
 					items = append(items, statItem{word: w, inst: uint32(i), slot: uint32(i*lanes + l), n: 1})
 				}
 			}
-			t.items[0] = append(t.items[0], items...)
+			t.lists[0] = append(t.lists[0], items...)
 			b.StartTimer()
 			t.count(0, bt)
 			b.StopTimer()

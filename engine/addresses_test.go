@@ -2,11 +2,13 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
+	"github.com/gpureplay/replay/trace/workload"
 )
 
 // TestAddressesSimpleAtomics: every one of the eleven words is hit by all
@@ -194,18 +196,18 @@ func TestOrderSensitiveAtWidth(t *testing.T) {
 // out whole, for an aligned address and a sub-word one of the same word,
 // whose chain the carry must not disturb.
 func TestAddressAccessesCarry(t *testing.T) {
-	tr := newAddrTracker(1, false)
+	tr := newAddrTracker(1, false, 1)
 	defer tr.release()
 	tr.grow(1)
 	b := &batch{insts: make([]binst, 1)}
 	const word = 5
 	count := func(sub uint8, n uint8) {
-		tr.items[0] = append(tr.items[0], statItem{word: word, sub: sub, n: n})
+		tr.lists[0] = append(tr.lists[0], statItem{word: word, sub: sub, n: n})
 		tr.count(0, b)
 	}
 	count(0, 1)
 	count(2, 3)
-	ps := &tr.pages[0]
+	ps := tr.pages.at(0)
 	// Just below the wrap: 2^32-2 accesses at the word, 2^33-1 (one carry
 	// already) at its byte 2.
 	ps.entry(0).accesses = 1<<32 - 2
@@ -225,6 +227,55 @@ func TestAddressAccessesCarry(t *testing.T) {
 	for i, w := range want {
 		if rows[i].Addr != w.addr || rows[i].Accesses != w.accesses {
 			t.Errorf("row %d: address 0x%x, %d accesses; want 0x%x, %d", i, rows[i].Addr, rows[i].Accesses, w.addr, w.accesses)
+		}
+	}
+}
+
+// TestAddressesCountersSameTable: the addresses table counted on counter
+// goroutines (more than one worker), batch after batch while pages are
+// added (more of them than a page table's chunk holds), is the table one
+// worker counts in its compute stage, row for row and estimate for
+// estimate: scattered accesses over 640 pages, and hot ones (about twelve
+// warps an address) over 16, whose sketches turn into registers.
+func TestAddressesCountersSameTable(t *testing.T) {
+	for _, s := range []workload.Spec{
+		{Name: "uniform", Dialect: trace.DialectPTX, Seed: 7, LaneOps: 300_000, Words: 640 * shard.PageWords},
+		{Name: "uniform", Dialect: trace.DialectSASS, Seed: 8, LaneOps: 200_000, Words: 16 * shard.PageWords},
+	} {
+		var tables [][]AddressStat
+		for _, opts := range [][]Option{
+			{WithWorkers(1)},
+			{WithWorkers(2), WithBatchInsts(64)},
+			{WithWorkers(3), WithShards(5), WithBatchInsts(200)},
+			{WithWorkers(2)},
+		} {
+			gen, err := workload.New(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var c Collector
+			if _, err := Replay(gen, &c, opts...); err != nil {
+				t.Fatal(err)
+			}
+			tables = append(tables, c.Addrs)
+		}
+		estimates := 0
+		for _, a := range tables[0] {
+			if !a.Exact {
+				estimates++
+			}
+		}
+		if s.Words == 640*shard.PageWords && len(tables[0]) < 100_000 || s.Words == 16*shard.PageWords && estimates < 10_000 {
+			t.Fatalf("%d words: %d rows, %d estimated: not the table this test is for", s.Words, len(tables[0]), estimates)
+		}
+		for k, tab := range tables[1:] {
+			if !slices.Equal(tab, tables[0]) {
+				i := 0
+				for i < min(len(tab), len(tables[0])) && tab[i] == tables[0][i] {
+					i++
+				}
+				t.Fatalf("%d words, options %d: %d rows, one worker %d; first difference at row %d", s.Words, k+1, len(tab), len(tables[0]), i)
+			}
 		}
 	}
 }

@@ -1754,7 +1754,7 @@ func (b *batch) apply(o int, mem *shard.Memory, t *addrTracker) {
 	for r := range b.out {
 		b.applyRoute(o, &b.out[r][o], mem, t)
 	}
-	if t != nil {
+	if t != nil && t.async == nil {
 		t.count(o, b)
 	}
 }

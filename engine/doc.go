@@ -43,8 +43,17 @@
 //     With one worker nothing is routed: each instruction's records apply
 //     as soon as they are made, while they are in cache. With W > 1,
 //     W workers expand batch k+1 while W/2 apply batch k (W each with the
-//     addresses table): expanding reads no memory contents, only which
-//     pages exist, so the two stages overlap on different cores.
+//     addresses table under WithExplore): expanding reads no memory
+//     contents, only which pages exist, so the two stages overlap on
+//     different cores.
+//  2b. count (the addresses table): the appliers copy each access into a
+//     list for the counter that owns its page (a hash of the page's
+//     reference); with W > 1, W counter goroutines each sort their
+//     accesses of batch k by page and count them into their pages' slabs
+//     while batch k+1 is read, expanded and applied, yielding to those
+//     stages every 4096 accesses. With one worker, or WithExplore (whose
+//     order analysis reads the batch's operands), each applier counts its
+//     own pages after applying, in the compute stage.
 //  3. emit: a goroutine hands results and statistics to the Sink in trace
 //     order while the next batch computes.
 //

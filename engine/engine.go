@@ -228,10 +228,17 @@ func (e *Engine) newPipeline(sink Sink) *pipeline {
 	if rw, ok := sink.(ResultsWanter); ok {
 		pl.noResults = !rw.WantsResults()
 	}
+	counts := false
 	if as, ok := sink.(AddressSink); ok && as.WantsAddresses() {
-		e.addrs = newAddrTracker(pl.workers, e.opts.explore)
+		counts = true
 	}
-	pl.expanders, pl.appliers = stages(pl.workers, e.addrs != nil)
+	pl.expanders, pl.appliers = stages(pl.workers, counts && e.opts.explore)
+	if counts {
+		// With more workers than one, counters of their own, one a
+		// worker; WithExplore's order analysis reads each batch's
+		// operands, so the appliers count, before the batch is reused.
+		e.addrs = newAddrTracker(pl.appliers, e.opts.explore, pl.workers)
+	}
 	// One batch reading, one expanding and applying (or one expanding, one
 	// applying), one emitting. Each gets its storage when first filled
 	// (fill): a trace of one batch fills one.
@@ -591,13 +598,14 @@ func (e *Engine) addInst(b *batch, in *trace.Inst, inArena bool) bool {
 // goroutines share the cores: on two cores, two expanders and one
 // applier were 2-6% faster than one of each on all four benchmark traces
 // (the twenty-eighth round in docs/PERFORMANCE.md). When applying also
-// counts the addresses table, apply is the heavier stage by far: then it
-// has every worker too.
-func stages(workers int, countAddresses bool) (expanders, appliers int) {
+// counts the addresses table (syncCount: WithExplore's), apply is the
+// heavier stage by far: then it has every worker too. Otherwise the
+// addresses table has counters of its own (addrTracker).
+func stages(workers int, syncCount bool) (expanders, appliers int) {
 	switch {
 	case workers <= 1:
 		return 1, 1
-	case countAddresses:
+	case syncCount:
 		return workers, workers
 	}
 	return workers, workers / 2
@@ -673,21 +681,25 @@ func (e *Engine) applyBatch(b *batch, fused bool) {
 	}
 	if e.addrs != nil {
 		e.addrs.grow(e.mem.Pages() + 1) // every page of the batch exists now
+		e.addrs.await()                 // the counters have sorted the batch before: its lists are free
 	}
 	owners := len(b.out[0])
 	if owners == 1 {
 		b.apply(0, e.mem, e.addrs)
-		return
+	} else {
+		var wg sync.WaitGroup
+		for o := 0; o < owners; o++ {
+			wg.Add(1)
+			go func(o int) {
+				defer wg.Done()
+				b.apply(o, e.mem, e.addrs)
+			}(o)
+		}
+		wg.Wait()
 	}
-	var wg sync.WaitGroup
-	for o := 0; o < owners; o++ {
-		wg.Add(1)
-		go func(o int) {
-			defer wg.Done()
-			b.apply(o, e.mem, e.addrs)
-		}(o)
+	if e.addrs != nil && e.addrs.async != nil {
+		e.addrs.submit(b)
 	}
-	wg.Wait()
 }
 
 // strictError names the first faulting lane of the batch, in trace order.
