@@ -46,8 +46,8 @@
 //     addresses table under WithExplore): expanding reads no memory
 //     contents, only which pages exist, so the two stages overlap on
 //     different cores.
-//  2b. count (the addresses table): the appliers copy each access into a
-//     list for the counter that owns its page (a hash of the page's
+//     The addresses table is counted beside: the appliers copy each access
+//     into a list for the counter that owns its page (a hash of the page's
 //     reference); with W > 1, W counter goroutines each sort their
 //     accesses of batch k by page and count them into their pages' slabs
 //     while batch k+1 is read, expanded and applied, yielding to those
