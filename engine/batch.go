@@ -1773,10 +1773,16 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 		// loads could not forward from (the twenty-sixth round in
 		// docs/PERFORMANCE.md).
 		x := xinst{vecs: b.vecs, arena: b.arena}
+		var ptrs [applyAhead]unsafe.Pointer
+		asked := 0 // the records whose words were asked for: rt.recs[:asked]
 		for k, s := range rt.segs {
 			hi := uint32(len(rt.recs))
 			if k+1 < len(rt.segs) {
 				hi = rt.segs[k+1].lo
+			}
+			if want := min(int(hi)+applyAhead, len(rt.recs)); asked < want {
+				askWords(mem, rt.recs[asked:want], &ptrs)
+				asked = want
 			}
 			in := &b.insts[s.inst]
 			x.binst = *in
@@ -1786,6 +1792,25 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 	}
 	if t != nil {
 		t.collect(o, b, rt)
+	}
+}
+
+// applyAhead is how many records ahead of the segment it applies
+// applyRoute asks for their words: the loops of a segment (a warp's 32
+// lanes, at most a few hundred elements) are too short to keep more than
+// a few of their misses under way by themselves, and a replay that returns
+// results pushes the words out of the caches between batches.
+const applyAhead = 64
+
+// askWords asks for the words of recs (prefetch), ptrs at a time.
+func askWords(mem *shard.Memory, recs []rec, ptrs *[applyAhead]unsafe.Pointer) {
+	for len(recs) > 0 {
+		n := min(len(recs), len(ptrs))
+		for i, x := range recs[:n] {
+			ptrs[i] = unsafe.Pointer(mem.Word(x.word))
+		}
+		prefetch(ptrs[:n], 0)
+		recs = recs[n:]
 	}
 }
 
@@ -1908,8 +1933,8 @@ func addRunSlots(words []uint32, ops, res []uint64) {
 // between: one load to the chunk, then word and bit indexed directly. Its
 // words are mostly written before (a histogram's bins), so it marks them
 // with Chunk.Mark, which stores only a new bit: histogram, lean, 2 workers,
-// 81.6 → 77.9 ms (alternating runs; the scattered loops below measured no
-// gain from it and keep the plain OR).
+// 81.6 → 77.9 ms (alternating runs). add32Slots, whose words are
+// scattered, marks only a zero sum.
 func add32(mem *shard.Memory, recs []rec, v uint32, vals []uint64, noDst bool) {
 	if noDst {
 		for _, x := range recs {
@@ -1940,14 +1965,25 @@ func add32Vals(mem *shard.Memory, recs []rec) {
 	mem.AddWords(wordAdds(recs))
 }
 
-// add32Slots is add32 with a value per lane (scattered updates).
+// add32Slots is add32 with a value per lane (scattered updates). A word
+// is written when it is non-zero or marked (shard.Page), so, as
+// shard.Memory.AddWords, it marks only a word whose sum is zero: marking
+// every word was a second access at random per lane, to the bitmap beside
+// the words, and when the batches of a replay that returns results had
+// pushed the words and bitmaps out of the caches (a uniform-1Mi replay
+// with the results table), both missed: 14 ns an add, against 4-5 for
+// the words alone (the twelfth round's apply figures; the thirty-second's
+// cold runs).
 func add32Slots(mem *shard.Memory, recs []rec, opB, vals []uint64, noDst bool) {
 	if noDst {
 		for _, x := range recs {
 			c := mem.Chunk(x.word)
 			w := x.word % shard.ChunkWords
-			c.Words[w] += uint32(opB[x.slot&slotMask])
-			c.Touched[w/64] |= 1 << (w % 64)
+			sum := c.Words[w] + uint32(opB[x.slot&slotMask])
+			c.Words[w] = sum
+			if sum == 0 {
+				c.Touched[w/64] |= 1 << (w % 64)
+			}
 		}
 		return
 	}
@@ -1956,8 +1992,11 @@ func add32Slots(mem *shard.Memory, recs []rec, opB, vals []uint64, noDst bool) {
 		w := x.word % shard.ChunkWords
 		slot := x.slot & slotMask
 		old := c.Words[w]
-		c.Words[w] = old + uint32(opB[slot])
-		c.Touched[w/64] |= 1 << (w % 64)
+		sum := old + uint32(opB[slot])
+		c.Words[w] = sum
+		if sum == 0 {
+			c.Touched[w/64] |= 1 << (w % 64)
+		}
 		vals[slot] = uint64(old)
 	}
 }
