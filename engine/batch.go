@@ -1280,7 +1280,7 @@ func (b *batch) routeWarpLanes(ii int, bi *xinst, routes []route, cur *shard.Cur
 	if b.order == OrderLane && sp.lo>>shard.PageShift == sp.hi>>shard.PageShift {
 		return b.routePageLanes(ii, bi, routes, cur, addrs, sp, vals, srcList, count, r)
 	}
-	if b.order == OrderLane && srcList != nil && len(routes) == 1 && !b.partitioned {
+	if b.order == OrderLane && (srcList != nil || !vals) && len(routes) == 1 && !b.partitioned {
 		return b.routeScatter(ii, bi, &routes[0], cur, addrs, srcList, count, r)
 	}
 	if distinct, maxc, ok = b.routeLanes(ii, bi, routes, cur, addrs, vals, srcList, count, r); !ok || count {
@@ -1372,15 +1372,25 @@ func (b *batch) routeLanes(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 }
 
 // routeScatter is routeLanes for scattered updates to one owner (a lean
-// replay on one or two workers): every lane's (word, addend) record, in
-// lane order, into one segment written in place, made in the loop that
-// resolves the words (Cursor.WordAdds), which stops at a page not made
-// yet; Resolve makes it, and the loop goes on from there. The k-th
-// address takes the k-th addend: a full warp's are the source's per-lane
-// list itself, a partial warp's its active lanes' gathered first.
+// replay on one or two workers, or any replay on one): every lane's
+// record, in lane order, into one segment written in place, made in the
+// loop that resolves the words (Cursor.WordAdds), which stops at a page
+// not made yet; Resolve makes it, and the loop goes on from there. With
+// srcList, a (word, addend) record a lane (a vals segment): the k-th
+// address takes the k-th addend, a full warp's the source's per-lane list
+// itself, a partial warp's its active lanes' gathered first. Without, a
+// (word, slot) record a lane, for a lane that gets a result: the loop
+// takes k as the k-th address's addend, and the slots are made from it
+// after, with the address's byte in its word.
 func (b *batch) routeScatter(ii int, bi *xinst, rt *route, cur *shard.Cursor, addrs, srcList []uint64, count bool, r int) (distinct, maxc uint32, ok bool) {
-	addends := srcList
-	if len(addrs) < trace.MaxLanes || len(srcList) < trace.MaxLanes {
+	addends, shift := srcList, bi.plan.srcShift
+	switch {
+	case srcList == nil:
+		addends, shift = b.addends[r][:len(addrs)], 0
+		for k := range addends {
+			addends[k] = uint64(k)
+		}
+	case len(addrs) < trace.MaxLanes || len(srcList) < trace.MaxLanes:
 		var lanesBuf [trace.MaxLanes]uint8
 		ls := activeLanes(bi.active, &lanesBuf)
 		addends = b.addends[r][:len(addrs)]
@@ -1388,8 +1398,8 @@ func (b *batch) routeScatter(ii int, bi *xinst, rt *route, cur *shard.Cursor, ad
 			addends[k] = srcList[ls[k]&(trace.MaxLanes-1)]
 		}
 	}
-	mem, shift := bi.mem, bi.plan.srcShift
-	rt.open(uint32(ii), true)
+	mem := bi.mem
+	rt.open(uint32(ii), srcList != nil)
 	r0 := len(rt.recs)
 	if cap(rt.recs)-r0 < len(addrs) {
 		rt.recs = slices.Grow(rt.recs, len(addrs))
@@ -1406,6 +1416,11 @@ func (b *batch) routeScatter(ii int, bi *xinst, rt *route, cur *shard.Cursor, ad
 		out[n] = rec{word: en.WordRef(addrs[n]), slot: uint32(addends[n] >> shift)}
 		n++
 		n += cur.WordAdds(mem, addrs[n:], addends[n:], shift, adds[n:])
+	}
+	if srcList == nil {
+		for k := range out {
+			out[k].slot = bi.slot + out[k].slot | uint32(addrs[k]&3)<<slotBits
+		}
 	}
 	if !count || b.filter[r].distinct(out) {
 		return uint32(len(addrs)), 1, true

@@ -310,3 +310,34 @@ func TestRepeatedRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestScatteredLanesGetResults: warps whose lanes scatter over pages and
+// get a result each, 16- and 32-bit, at every byte a 16-bit access may
+// start at, and again at words earlier lanes hit: the route that makes a
+// lane's (word, slot) record in the loop that resolves its word
+// (routeScatter, one owner) applies and returns what the reference does.
+func TestScatteredLanesGetResults(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(".region global 0x10000 0x40000\n")
+	for i := range 40 {
+		for _, in := range []struct {
+			op   string
+			size int
+		}{{"atom.global.cas.b16 d, [a], b, c", 2}, {"atom.global.add.noftz.f16 d, [a], b", 2}, {"atom.global.exch.b32 d, [a], b", 4}, {"atom.global.add.u32 d, [a], b", 4}} {
+			as, bs, cs := make([]string, 32), make([]string, 32), make([]string, 32)
+			for l := range as {
+				// Lanes 4096 bytes apart (a page each), a few of them
+				// on a word an earlier lane hit.
+				off := (i*7919 + l*4096 + (l%3)*in.size) % 0x3fff0
+				if l%5 == 4 {
+					off = (i*7919 + (l-4)*4096) % 0x3fff0
+				}
+				off &^= in.size - 1
+				as[l] = fmt.Sprintf("0x%x", 0x10000+off)
+				bs[l], cs[l] = fmt.Sprint((i*31+l)%7), fmt.Sprint((i+l)%5)
+			}
+			fmt.Fprintf(&b, "%s | a=[%s] b=[%s] c=[%s]\n", in.op, strings.Join(as, ","), strings.Join(bs, ","), strings.Join(cs, ","))
+		}
+	}
+	equalToReference(t, b.String(), []Option{WithWorkers(1)}, []Option{WithWorkers(2), WithShards(1)}, []Option{WithWorkers(2), WithBatchInsts(7)})
+}
