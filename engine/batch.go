@@ -1788,7 +1788,6 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 		// loads could not forward from (the twenty-sixth round in
 		// docs/PERFORMANCE.md).
 		x := xinst{vecs: b.vecs, arena: b.arena}
-		var ptrs [applyAhead]unsafe.Pointer
 		asked := 0 // the records whose words were asked for: rt.recs[:asked]
 		for k, s := range rt.segs {
 			hi := uint32(len(rt.recs))
@@ -1796,7 +1795,7 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 				hi = rt.segs[k+1].lo
 			}
 			if want := min(int(hi)+applyAhead, len(rt.recs)); asked < want {
-				askWords(mem, rt.recs[asked:want], &ptrs)
+				mem.PrefetchWords(wordAdds(rt.recs[asked:want]))
 				asked = want
 			}
 			in := &b.insts[s.inst]
@@ -1811,23 +1810,12 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 }
 
 // applyAhead is how many records ahead of the segment it applies
-// applyRoute asks for their words: the loops of a segment (a warp's 32
-// lanes, at most a few hundred elements) are too short to keep more than
-// a few of their misses under way by themselves, and a replay that returns
-// results pushes the words out of the caches between batches.
+// applyRoute asks for their words (shard.Memory.PrefetchWords): the loops
+// of a segment (a warp's 32 lanes, at most a few hundred elements) are too
+// short to keep more than a few of their misses under way by themselves,
+// and a replay that returns results pushes the words out of the caches
+// between batches.
 const applyAhead = 64
-
-// askWords asks for the words of recs (prefetch), ptrs at a time.
-func askWords(mem *shard.Memory, recs []rec, ptrs *[applyAhead]unsafe.Pointer) {
-	for len(recs) > 0 {
-		n := min(len(recs), len(ptrs))
-		for i, x := range recs[:n] {
-			ptrs[i] = unsafe.Pointer(mem.Word(x.word))
-		}
-		prefetch(ptrs[:n], 0)
-		recs = recs[n:]
-	}
-}
 
 // applySeg performs one instruction's records, with the loop its
 // operation, width and sources call for.

@@ -23,6 +23,14 @@ type WordAdd struct {
 // of the chunk took a load each. Elsewhere it is addWordsGeneric.
 func (m *Memory) AddWords(adds []WordAdd) { addWords(&m.chunks, adds) }
 
+// PrefetchWords asks the processor for the cache line of the word each
+// of adds names (only a.Word is read), writing nothing: a loop about to
+// update words at random calls it on the records some way ahead of the
+// one it updates, so that their misses are under way at once. On amd64 it
+// is an assembly loop of PREFETCHT0 (add_amd64.s), elsewhere it does
+// nothing. Every word named must be in a page of m.
+func (m *Memory) PrefetchWords(adds []WordAdd) { prefetchWords(&m.chunks, adds) }
+
 // addWordsGeneric is AddWords in Go: the reference the assembly is tested
 // against, and the loop on other architectures.
 func addWordsGeneric(chunks *chunkTable, adds []WordAdd) {

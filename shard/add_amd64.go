@@ -4,3 +4,8 @@ package shard
 //
 //go:noescape
 func addWords(chunks *chunkTable, adds []WordAdd)
+
+// prefetchWords is PrefetchWords in assembly (add_amd64.s).
+//
+//go:noescape
+func prefetchWords(chunks *chunkTable, adds []WordAdd)

@@ -59,3 +59,29 @@ next:
 
 done:
 	RET
+
+// func prefetchWords(chunks *chunkTable, adds []WordAdd)
+//
+// Asks for the word of each of adds (PREFETCHT0), in order, writing
+// nothing. Registers: CX adds, BX n, DX the chunk table; R8 the word
+// reference, R9 its chunk.
+TEXT ·prefetchWords(SB), NOSPLIT, $0-32
+	MOVQ chunks+0(FP), DX
+	MOVQ adds_base+8(FP), CX
+	MOVQ adds_len+16(FP), BX
+	TESTQ BX, BX
+	JEQ pdone
+
+ploop:
+	MOVL 0(CX), R8
+	MOVL R8, R9
+	SHRL $16, R9
+	MOVQ 0(DX)(R9*8), R9
+	ANDL $0xffff, R8
+	PREFETCHT0 Chunk_Words(R9)(R8*4)
+	ADDQ $8, CX
+	DECQ BX
+	JNZ ploop
+
+pdone:
+	RET

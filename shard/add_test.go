@@ -157,3 +157,38 @@ func TestPageWritten(t *testing.T) {
 		})
 	}
 }
+
+// TestPrefetchWords: asking for the words of every page's first, last
+// and some random words, at both ends of chunks, changes no word and no
+// bit of the memory (the assembly reads the records and the chunk table,
+// and writes nothing), for lists empty, short and long.
+func TestPrefetchWords(t *testing.T) {
+	m, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := m.Cursor()
+	const pages = 3 * ChunkPages
+	r := rand.New(rand.NewPCG(5, 6))
+	var adds []WordAdd
+	for i := range pages {
+		ref := c.Resolve(0, uint64(i)*PageBytes).WordRef(uint64(i) * PageBytes)
+		for _, w := range []uint32{0, PageWords - 1, uint32(r.IntN(PageWords))} {
+			adds = append(adds, WordAdd{Word: ref + w, Add: r.Uint32()})
+		}
+	}
+	m.AddWords(adds)
+	var before [4][ChunkWords]uint32
+	var touched [4][ChunkWords / 64]uint64
+	for k := range before {
+		before[k], touched[k] = m.chunks[k].Load().Words, m.chunks[k].Load().Touched
+	}
+	for _, n := range []int{0, 1, 17, len(adds)} {
+		m.PrefetchWords(adds[:n])
+		for k := range before {
+			if ck := m.chunks[k].Load(); ck.Words != before[k] || ck.Touched != touched[k] {
+				t.Fatalf("after asking for %d words, chunk %d changed", n, k)
+			}
+		}
+	}
+}
