@@ -1974,9 +1974,9 @@ func add32Vals(mem *shard.Memory, recs []rec) {
 // every word was a second access at random per lane, to the bitmap beside
 // the words, and when the batches of a replay that returns results had
 // pushed the words and bitmaps out of the caches (a uniform-1Mi replay
-// with the results table), both missed: 14 ns an add, against 4-5 for
-// the words alone (the twelfth round's apply figures; the thirty-second's
-// cold runs).
+// with the results table), both missed: 14 ns an add cold, 11.5 with
+// the mark only on a zero sum, 5.5 with the words asked for ahead too
+// (applyRoute; the thirty-second round in docs/PERFORMANCE.md).
 func add32Slots(mem *shard.Memory, recs []rec, opB, vals []uint64, noDst bool) {
 	if noDst {
 		for _, x := range recs {
