@@ -174,7 +174,20 @@ type addrTracker struct {
 	lists [][]statItem
 	split int
 	async *asyncCount // nil when synchronous
+	// hot holds, per counter, its share of the first hotPages pages
+	// (asynchronous only): their words, not their pages, go to the
+	// counters, each word's entries in its counter's pageStats.
+	hot []*[hotPages]pageStats
 }
+
+// hotPages is how many of a replay's first pages (by reference: the order
+// they were made in) have their words shared between the counters rather
+// than the page going to one: a trace whose accesses fall on a few pages
+// (a histogram's bins, reductions) would count on one core otherwise. Each
+// counter gives such a page an index and a slab of its own (about 2 KiB,
+// and up to a slab chunk's 4 KiB unused), on 64 pages at most: memory that
+// does not grow with the addresses.
+const hotPages = 64
 
 // asyncCount is the counter goroutines and what goes between them and
 // the compute stage.
@@ -243,6 +256,10 @@ func newAddrTracker(appliers int, explore bool, counters int) *addrTracker {
 	t.sorted, t.hist, t.keys = make([][]statItem, counters), make([][]uint32, counters), make([][]sketchKey, counters)
 	t.lists = make([][]statItem, appliers*t.split)
 	if t.split > 1 {
+		t.hot = make([]*[hotPages]pageStats, counters)
+		for c := range t.hot {
+			t.hot[c] = new([hotPages]pageStats)
+		}
 		a := &asyncCount{jobs: make([]chan countJob, counters), scattered: make([]chan struct{}, counters)}
 		t.async = a
 		for c := range counters {
@@ -254,12 +271,24 @@ func newAddrTracker(appliers int, explore bool, counters int) *addrTracker {
 	return t
 }
 
-// counterOf is the counter of the page of word (page reference << 10 |
-// word in the page): 0 when each applier counts its own, else a hash of
-// the reference, so that pages made one after another spread.
+// counterOf is the counter of word (page reference << 10 | word in the
+// page): 0 when each applier counts its own, else a hash of its page's
+// reference, so that pages made one after another spread, or of the word
+// itself on the first hotPages pages.
 func (t *addrTracker) counterOf(word uint32) int {
-	ref := word >> (shard.PageShift - 2)
-	return int(uint64(ref*0x9e3779b1) * uint64(t.split) >> 32)
+	h := word >> (shard.PageShift - 2)
+	if h < hotPages {
+		h = word
+	}
+	return int(uint64(h*0x9e3779b1) * uint64(t.split) >> 32)
+}
+
+// stats is counter c's statistics of page ref, in the page table pages.
+func (t *addrTracker) stats(pages pageTable, c int, ref uint32) *pageStats {
+	if ref < hotPages && t.hot != nil {
+		return &t.hot[c][ref]
+	}
+	return pages.at(ref)
 }
 
 // counter is counter c's goroutine: it sorts a batch's accesses to its
@@ -501,17 +530,17 @@ func (t *addrTracker) countSorted(c int, sorted []statItem, keys []sketchKey, pa
 	if chunks == 0 {
 		return
 	}
-	prefetchIndexes(pages, part(0), &ptrs)
+	t.prefetchIndexes(pages, c, part(0), &ptrs)
 	if chunks > 1 {
-		prefetchIndexes(pages, part(1), &ptrs)
+		t.prefetchIndexes(pages, c, part(1), &ptrs)
 	}
-	t.find(pages, part(0), so, &found[0], &ptrs)
+	t.find(pages, c, part(0), so, &found[0], &ptrs)
 	for j := range chunks {
 		if j+2 < chunks {
-			prefetchIndexes(pages, part(j+2), &ptrs)
+			t.prefetchIndexes(pages, c, part(j+2), &ptrs)
 		}
 		if j+1 < chunks {
-			t.find(pages, part(j+1), so, &found[(j+1)&1], &ptrs)
+			t.find(pages, c, part(j+1), so, &found[(j+1)&1], &ptrs)
 		}
 		t.update(part(j), &found[j&1], keys, b)
 		if b == nil && j%yieldChunks == yieldChunks-1 {
@@ -545,11 +574,11 @@ type foundChunk struct {
 	eps [countChunk]*addrEntry
 }
 
-// prefetchIndexes asks for the index words of part's items (their pages'
-// headers for pages without an index yet).
-func prefetchIndexes(pages pageTable, part []statItem, ptrs *[countChunk]unsafe.Pointer) {
+// prefetchIndexes asks for the index words of counter c's items in part
+// (their pages' headers for pages without an index yet).
+func (t *addrTracker) prefetchIndexes(pages pageTable, c int, part []statItem, ptrs *[countChunk]unsafe.Pointer) {
 	for k := range part {
-		ps := pages.at(part[k].word >> (shard.PageShift - 2))
+		ps := t.stats(pages, c, part[k].word>>(shard.PageShift-2))
 		ptrs[k] = unsafe.Pointer(ps)
 		if ps.index != nil {
 			ptrs[k] = unsafe.Pointer(&ps.index[part[k].word&(shard.PageWords-1)])
@@ -560,10 +589,10 @@ func prefetchIndexes(pages pageTable, part []statItem, ptrs *[countChunk]unsafe.
 
 // find finds (or adds, in so's arena) the entries of part's items into f,
 // and asks for their lines: an entry may straddle two.
-func (t *addrTracker) find(pages pageTable, part []statItem, so *slabOwner, f *foundChunk, ptrs *[countChunk]unsafe.Pointer) {
+func (t *addrTracker) find(pages pageTable, c int, part []statItem, so *slabOwner, f *foundChunk, ptrs *[countChunk]unsafe.Pointer) {
 	for k := range part {
 		it := &part[k]
-		ps := pages.at(it.word >> (shard.PageShift - 2))
+		ps := t.stats(pages, c, it.word>>(shard.PageShift-2))
 		w := it.word & (shard.PageWords - 1)
 		var i int
 		if it.sub == 0 && ps.aligned[w>>6]&(1<<(w&63)) != 0 {
@@ -696,7 +725,7 @@ func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, so *slabOwner)
 // bytes is the memory the tracker holds, as the owners counted it: the
 // slabs' chunks and indexes, and the pages' headers.
 func (t *addrTracker) bytes() uint64 {
-	n := uint64(t.pages.len()) * uint64(unsafe.Sizeof(pageStats{}))
+	n := uint64(t.pages.len()+len(t.hot)*hotPages) * uint64(unsafe.Sizeof(pageStats{}))
 	for i := range t.owners {
 		n += t.owners[i].held.Load()
 	}
@@ -708,7 +737,7 @@ func (t *addrTracker) bytes() uint64 {
 // emitted, or on an error, when no owner applies any more.
 func (t *addrTracker) release() {
 	t.finish()
-	t.pages = nil
+	t.pages, t.hot = nil, nil
 	for i := range t.owners {
 		_ = t.owners[i].arena.Release() // an unmap that fails leaves the memory to the process, not wrong results
 		t.owners[i].held.Store(0)
@@ -765,9 +794,7 @@ func (t *addrTracker) emitSpans(pages []shard.PageRef) [][]shard.PageRef {
 	from, rows := 0, 0
 	for i, pr := range pages {
 		n := 0
-		if int(pr.Ref) < t.pages.len() {
-			n = t.pages.at(pr.Ref).n
-		}
+		t.eachStats(pr.Ref, func(ps *pageStats) { n += ps.n })
 		if rows > 0 && rows+n > emitChunk {
 			spans = append(spans, pages[from:i])
 			from, rows = i, 0
@@ -785,13 +812,25 @@ func (t *addrTracker) emitSpans(pages []shard.PageRef) [][]shard.PageRef {
 // entries in address order, which in the slab is the order of their first
 // accesses, at random, and would take a miss to memory for each.
 func (t *addrTracker) prefetchSlab(pr shard.PageRef) {
-	if int(pr.Ref) >= t.pages.len() {
-		return
-	}
-	ps := t.pages.at(pr.Ref)
-	for c, chunk := range ps.entries {
-		n := min(ps.n-c*slabChunk, slabChunk)
-		prefetchRange(unsafe.Pointer(chunk), uintptr(n)*unsafe.Sizeof(addrEntry{}))
+	t.eachStats(pr.Ref, func(ps *pageStats) {
+		for c, chunk := range ps.entries {
+			n := min(ps.n-c*slabChunk, slabChunk)
+			prefetchRange(unsafe.Pointer(chunk), uintptr(n)*unsafe.Sizeof(addrEntry{}))
+		}
+	})
+}
+
+// eachStats calls f with every statistics of page ref: its pageStats, or
+// each counter's of a hot page; none for a page past the table. It runs
+// after the counters finish.
+func (t *addrTracker) eachStats(ref uint32, f func(*pageStats)) {
+	switch {
+	case ref < hotPages && t.hot != nil:
+		for c := range t.hot {
+			f(&t.hot[c][ref])
+		}
+	case int(ref) < t.pages.len():
+		f(t.pages.at(ref))
 	}
 }
 
@@ -806,33 +845,48 @@ func (t *addrTracker) rows(out []AddressStat, pages []shard.PageRef, keys []memK
 		if j+1 < len(pages) {
 			t.prefetchSlab(pages[j+1])
 		}
+		k := keys[pr.Mem]
+		if pr.Ref < hotPages && t.hot != nil {
+			// Each word's entries are in its counter's pageStats.
+			for w := range uint32(shard.PageWords) {
+				ps := &t.hot[t.counterOf(pr.Ref<<(shard.PageShift-2)|w)][pr.Ref]
+				out = t.wordRows(out, ps, w, pr, k, warps, groups)
+			}
+			continue
+		}
 		if int(pr.Ref) >= t.pages.len() {
 			continue
 		}
 		ps := t.pages.at(pr.Ref)
-		if ps.index == nil {
-			continue
+		for w := range uint32(len(ps.index)) {
+			out = t.wordRows(out, ps, w, pr, k, warps, groups)
 		}
-		k := keys[pr.Mem]
-		for w := range ps.index {
-			for i := int(ps.index[w]) - 1; i >= 0; i = ps.entry(i).next() {
-				e := ps.entry(i)
-				accesses := ps.accesses(e, i)
-				wc, we := warps.count(e.wn, e.warps[:])
-				gc, ge := groups.count(e.gn, e.groups[:])
-				// An estimate past what can be: no more warps than
-				// accesses, no more groups than warps.
-				wc = min(wc, accesses)
-				gc = min(gc, wc)
-				r := AddressStat{Space: k.space, Group: k.group, Addr: pr.Base + uint64(w)<<2 + uint64(e.sub()), Accesses: accesses,
-					Warps: wc, Groups: gc, Exact: we && ge}
-				if t.explore {
-					ex := ps.exploreAt(i)
-					r.OrderSensitive = !ex.same && !ex.sensible
-				}
-				out = append(out, r)
-			}
+	}
+	return out
+}
+
+// wordRows appends the rows of word w of page pr (space and group k) in
+// ps: its entries, in address order.
+func (t *addrTracker) wordRows(out []AddressStat, ps *pageStats, w uint32, pr shard.PageRef, k memKey, warps, groups *sketchCounter) []AddressStat {
+	if ps.index == nil {
+		return out
+	}
+	for i := int(ps.index[w]) - 1; i >= 0; i = ps.entry(i).next() {
+		e := ps.entry(i)
+		accesses := ps.accesses(e, i)
+		wc, we := warps.count(e.wn, e.warps[:])
+		gc, ge := groups.count(e.gn, e.groups[:])
+		// An estimate past what can be: no more warps than accesses, no
+		// more groups than warps.
+		wc = min(wc, accesses)
+		gc = min(gc, wc)
+		r := AddressStat{Space: k.space, Group: k.group, Addr: pr.Base + uint64(w)<<2 + uint64(e.sub()), Accesses: accesses,
+			Warps: wc, Groups: gc, Exact: we && ge}
+		if t.explore {
+			ex := ps.exploreAt(i)
+			r.OrderSensitive = !ex.same && !ex.sensible
 		}
+		out = append(out, r)
 	}
 	return out
 }

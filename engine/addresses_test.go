@@ -235,8 +235,10 @@ func TestAddressAccessesCarry(t *testing.T) {
 // goroutines (more than one worker), batch after batch while pages are
 // added (more of them than a page table's chunk holds), is the table one
 // worker counts in its compute stage, row for row and estimate for
-// estimate: scattered accesses over 640 pages, and hot ones (about twelve
-// warps an address) over 16, whose sketches turn into registers.
+// estimate: scattered accesses over 640 pages (the first hotPages of them
+// shared between the counters word by word, the others a page to a
+// counter), and hot ones (about twelve warps an address) over 16, all
+// shared, whose sketches turn into registers.
 func TestAddressesCountersSameTable(t *testing.T) {
 	for _, s := range []workload.Spec{
 		{Name: "uniform", Dialect: trace.DialectPTX, Seed: 7, LaneOps: 300_000, Words: 640 * shard.PageWords},
