@@ -48,7 +48,7 @@
 //     different cores.
 //     The addresses table is counted beside: the appliers copy each access
 //     into a list for the counter that owns its page (a hash of the page's
-//     reference); with W > 1, W counter goroutines each sort their
+//     reference; on the first 64 pages, of its word); with W > 1, W counter goroutines each sort their
 //     accesses of batch k by page and count them into their pages' slabs
 //     while batch k+1 is read, expanded and applied, yielding to those
 //     stages every 4096 accesses. With one worker, or WithExplore (whose
