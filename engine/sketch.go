@@ -108,13 +108,8 @@ func (e *addrEntry) addWarp(k sketchKey) bool {
 	for i := range held {
 		held[i] = le.Uint32(b[4*i:])
 	}
-	clear(b[:])
+	toRegisters(b[:], held[:], warpRegs, k)
 	e.wn = sketchHLL
-	for _, key := range held {
-		sk := keyOf(key, warpRegs)
-		hllMax(b[:], sk.bit, sk.rank)
-	}
-	hllMax(b[:], k.bit, k.rank)
 	return true
 }
 
@@ -147,14 +142,20 @@ func (e *addrEntry) addGroup(k sketchKey) bool {
 	for i := range held {
 		held[i] = le.Uint32(b[4*i:])
 	}
-	clear(b[:])
+	toRegisters(b[:], held[:], groupRegs, k)
 	e.gn = sketchHLL
-	for _, key := range held {
-		sk := keyOf(key, groupRegs)
-		hllMax(b[:], sk.bit, sk.rank)
-	}
-	hllMax(b[:], k.bit, k.rank)
 	return true
+}
+
+// toRegisters turns a full sketch's bytes b, whose keys were held, into m
+// registers holding them and k: nothing seen is lost.
+func toRegisters(b []byte, held []uint32, m int, k sketchKey) {
+	clear(b)
+	for _, key := range held {
+		sk := keyOf(key, m)
+		hllMax(b, sk.bit, sk.rank)
+	}
+	hllMax(b, k.bit, k.rank)
 }
 
 // hllPlace is where hash h goes in m registers: the register from the
