@@ -195,6 +195,7 @@ type asyncCount struct {
 	jobs      []chan countJob // per counter
 	scattered []chan struct{} // per counter: it has sorted its lists, which the appliers may fill again
 	batchKeys [2][]sketchKey  // by batch parity: a batch's sketch keys, which a counter reads while the next batch's are made
+	jobLists  [][][]statItem  // per counter: its lists of the batch handed over, from every applier
 	parity    int
 	pending   bool // a batch was handed over, and its lists may still be read
 	closed    bool
@@ -260,7 +261,7 @@ func newAddrTracker(appliers int, explore bool, counters int) *addrTracker {
 		for c := range t.hot {
 			t.hot[c] = new([hotPages]pageStats)
 		}
-		a := &asyncCount{jobs: make([]chan countJob, counters), scattered: make([]chan struct{}, counters)}
+		a := &asyncCount{jobs: make([]chan countJob, counters), scattered: make([]chan struct{}, counters), jobLists: make([][][]statItem, counters)}
 		t.async = a
 		for c := range counters {
 			a.jobs[c], a.scattered[c] = make(chan countJob, 1), make(chan struct{}, 1)
@@ -327,10 +328,12 @@ func (t *addrTracker) submit(b *batch) {
 	a.batchKeys[a.parity] = keys
 	a.parity ^= 1
 	for c, ch := range a.jobs {
-		lists := make([][]statItem, 0, len(t.lists)/t.split)
+		// The counter is done with its lists of the batch before (await).
+		lists := a.jobLists[c][:0]
 		for i := c; i < len(t.lists); i += t.split {
 			lists = append(lists, t.lists[i])
 		}
+		a.jobLists[c] = lists
 		ch <- countJob{lists: lists, keys: keys, pages: t.pages}
 	}
 	a.pending = true

@@ -113,7 +113,9 @@ func (e *addrEntry) addWarp(k sketchKey) bool {
 	return true
 }
 
-// addGroup is addWarp for the groups sketch.
+// addGroup is addWarp for the groups sketch: a copy with the other sizes,
+// not one function of the sizes, whose loop over the slots made the
+// sketches 19 ns an access rather than 13 (BenchmarkSketchAdd).
 func (e *addrEntry) addGroup(k sketchKey) bool {
 	b := &e.groups
 	n := e.gn

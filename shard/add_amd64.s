@@ -7,6 +7,16 @@
 // among 4, 8, 16, 32 and 64.
 #define AHEAD 16
 
+// ASK asks for (PREFETCHT0) the word the reference ref names, through the
+// chunk table in DX; it uses R8 and R9.
+#define ASK(ref) \
+	MOVL ref, R8 \
+	MOVL R8, R9 \
+	SHRL $16, R9 \
+	MOVQ 0(DX)(R9*8), R9 \
+	ANDL $0xffff, R8 \
+	PREFETCHT0 Chunk_Words(R9)(R8*4)
+
 // func addWords(chunks *chunkTable, adds []WordAdd)
 //
 // One loop: at adds[DI] it asks for the word of adds[min(DI+AHEAD, n-1)]
@@ -27,12 +37,7 @@ loop:
 	LEAQ AHEAD(DI), SI
 	CMPQ SI, R13
 	CMOVQGT R13, SI
-	MOVL 0(CX)(SI*8), R8
-	MOVL R8, R9
-	SHRL $16, R9
-	MOVQ 0(DX)(R9*8), R9
-	ANDL $0xffff, R8
-	PREFETCHT0 Chunk_Words(R9)(R8*4)
+	ASK(0(CX)(SI*8))
 
 	// adds[DI]: the word += the addend.
 	MOVL 0(CX)(DI*8), R8
@@ -73,12 +78,7 @@ TEXT ·prefetchWords(SB), NOSPLIT, $0-32
 	JEQ pdone
 
 ploop:
-	MOVL 0(CX), R8
-	MOVL R8, R9
-	SHRL $16, R9
-	MOVQ 0(DX)(R9*8), R9
-	ANDL $0xffff, R8
-	PREFETCHT0 Chunk_Words(R9)(R8*4)
+	ASK(0(CX))
 	ADDQ $8, CX
 	DECQ BX
 	JNZ ploop
