@@ -1011,6 +1011,18 @@ func readFixed(p []byte, vs []uint64) ([]byte, bool) {
 		return p, false
 	}
 	q, rest := p[:size:size], p[size:]
+	if !fixedSIMD(vs, q, w, lo, sh) {
+		fixedGo(vs, p, w, lo, sh)
+	}
+	return rest, true
+}
+
+// fixedGo is readFixed's loops in Go: vs[i] = lo + (the w little-endian
+// bytes of p at i*w) << sh. p holds at least len(vs)*w bytes; a width of
+// 3 reads the byte after the list too when p has it.
+func fixedGo(vs []uint64, p []byte, w int, lo uint64, sh uint8) {
+	size := len(vs) * w
+	q := p[:size:size]
 	switch w {
 	case 1:
 		q = q[:len(vs)]
@@ -1061,5 +1073,4 @@ func readFixed(p []byte, vs []uint64) ([]byte, bool) {
 			vs[i] = lo + x<<sh
 		}
 	}
-	return rest, true
 }

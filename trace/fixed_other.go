@@ -1,0 +1,6 @@
+//go:build !amd64
+
+package trace
+
+// fixedSIMD: Go's loops only (fixed_amd64.go).
+func fixedSIMD(vs []uint64, q []byte, w int, lo uint64, sh uint8) bool { return false }
