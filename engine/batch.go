@@ -257,6 +257,10 @@ type batch struct {
 	// OrderLane takes the paths below as they are.
 	order Order
 	seed  uint64
+	// simdConflicts: a full warp summed in a page accumulator has its
+	// distinct addresses and largest conflict counted by
+	// warpConflictsAVX512 rather than lane by lane (commute.go).
+	simdConflicts bool
 }
 
 // errMemoryFull is what expand reports when the simulated memory cannot

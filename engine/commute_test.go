@@ -341,6 +341,7 @@ func TestPageSumsEqualReference(t *testing.T) {
 		{WithWorkers(1)},
 		{WithWorkers(2), WithBatchInsts(64), WithShards(5)},
 		{WithWorkers(2), withBatchListBytes(4096)},
+		{WithWorkers(2), withGoLoops()},
 		{WithWorkers(4), WithBatchInsts(100), WithShards(3)},
 	} {
 		for _, addrs := range []bool{false, true} {

@@ -22,6 +22,9 @@ type options struct {
 	// batchListWords ends a batch early once its lists (the arena) hold
 	// that many 64-bit values (defaultBatchListBytes); tests lower it.
 	batchListWords int
+	// goLoops: Go's loops even where the CPU runs the assembly's
+	// (batch.simdConflicts); tests set it to check both.
+	goLoops bool
 }
 
 // DefaultMaxMemory bounds the simulated memory a replay creates: 8 GiB of
@@ -175,6 +178,15 @@ func (o *options) checkInterleave() error {
 func withBatchListBytes(n int) Option {
 	return func(o *options) error {
 		o.batchListWords = max(n/8, 1)
+		return nil
+	}
+}
+
+// withGoLoops makes the replay run Go's loops where it would run
+// assembly for this CPU (options.goLoops).
+func withGoLoops() Option {
+	return func(o *options) error {
+		o.goLoops = true
 		return nil
 	}
 }

@@ -1,0 +1,17 @@
+package engine
+
+import "golang.org/x/sys/cpu"
+
+// warpConflictsAVX512 counts a full warp's distinct addresses and the most
+// lanes on one, its 32 addresses in one page, in assembly
+// (conflicts_amd64.s).
+//
+//go:noescape
+func warpConflictsAVX512(addrs *[32]uint64) (distinct, maxc uint32)
+
+// hasConflictsAVX512 reports whether the CPU runs warpConflictsAVX512
+// (AVX-512 F, CD and VPOPCNTDQ: Intel Ice Lake and later, AMD Zen 4 and
+// later; x/sys/cpu checks that the operating system saves the registers).
+func hasConflictsAVX512() bool {
+	return cpu.X86.HasAVX512F && cpu.X86.HasAVX512CD && cpu.X86.HasAVX512VPOPCNTDQ
+}

@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gpureplay/replay/shard"
+	"github.com/gpureplay/replay/trace"
+)
+
+// TestWarpConflictsAVX512 counts random warps' distinct addresses and
+// largest conflicts with the assembly and with countLane, the Go loop's
+// step, and wants the same: warps on 1, 2, 3, 8, 17, 32, 256 and 1024
+// words of a page, or at any byte of as many, including every lane on one
+// address, every lane distinct, and repeats that straddle the warp's
+// halves and quarters.
+func TestWarpConflictsAVX512(t *testing.T) {
+	if !hasConflictsAVX512() {
+		t.Skip("this CPU has no AVX-512 CD and VPOPCNTDQ: warps are counted by Go's loop only (every other test)")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var ps pageConflicts
+	for trial := range 20000 {
+		words := []uint64{1, 2, 3, 8, 17, 32, 256, 1024}[trial%8]
+		page := uint64(rng.Uint32()) << shard.PageShift
+		var addrs [trace.MaxLanes]uint64
+		for k := range addrs {
+			addrs[k] = page | rng.Uint64N(words)*4
+		}
+		switch trial % 5 {
+		case 1: // one lane's address copied to another, anywhere
+			addrs[rng.IntN(32)] = addrs[rng.IntN(32)]
+		case 2: // every lane distinct
+			for k := range addrs {
+				addrs[k] = page | uint64(k)*4
+			}
+			rng.Shuffle(32, func(i, j int) { addrs[i], addrs[j] = addrs[j], addrs[i] })
+		case 3: // any byte of the page
+			for k := range addrs {
+				addrs[k] = page | rng.Uint64N(words*4)
+			}
+		}
+		ps.next()
+		var want, wantMax uint32
+		for _, a := range addrs {
+			want, wantMax = countLane(ps.counts[:], a, ps.gen, want, wantMax)
+		}
+		got, gotMax := warpConflictsAVX512(&addrs)
+		if got != want || gotMax != wantMax {
+			t.Fatalf("trial %d: %d distinct, at most %d on one; Go's loop counts %d and %d\naddrs %x", trial, got, gotMax, want, wantMax, addrs)
+		}
+	}
+}
+
+// BenchmarkSumLanes sums histogram warps (32 lanes on 256 words of a page,
+// one addend) into a page accumulator and counts their conflicts: Go's
+// loop (sumLanes, a count per lane) and addLanes with the assembly's
+// count (simd). ns/op is a warp's.
+func BenchmarkSumLanes(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	warps := make([][trace.MaxLanes]uint64, 1024)
+	for i := range warps {
+		for k := range warps[i] {
+			warps[i][k] = 0x7000 + rng.Uint64N(256)*4
+		}
+	}
+	var acc pageAcc
+	var ps pageConflicts
+	var sink uint32
+	b.Run("go", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			ps.next()
+			d, m := sumLanes(&acc.sums, &warps[i&1023], 1, &ps.counts, ps.gen)
+			sink += d + m
+			i++
+		}
+	})
+	b.Run("simd", func(b *testing.B) {
+		if !hasConflictsAVX512() {
+			b.Skip("no AVX-512 CD and VPOPCNTDQ")
+		}
+		i := 0
+		for b.Loop() {
+			addLanes(&acc.sums, &warps[i&1023], 1)
+			d, m := warpConflictsAVX512(&warps[i&1023])
+			sink += d + m
+			i++
+		}
+	})
+	if sink == 0 {
+		b.Fatal("no warp counted")
+	}
+}

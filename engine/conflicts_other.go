@@ -1,0 +1,10 @@
+//go:build !amd64
+
+package engine
+
+// Go's loops only (conflicts_amd64.go).
+func hasConflictsAVX512() bool { return false }
+
+func warpConflictsAVX512(addrs *[32]uint64) (distinct, maxc uint32) {
+	panic("warpConflictsAVX512 without AVX-512")
+}
