@@ -845,7 +845,7 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	p := bi.plan
 	st := p.st
 	scratch := addrs
-	addrs, sp := warpAddresses(bi, scratch, b.noResults)
+	addrs, sp := warpAddresses(bi, scratch, b.noResults, b.simdConflicts)
 	if !sp.aliased() {
 		scratch = addrs // grown, perhaps
 	}
@@ -997,7 +997,7 @@ func lanesMayRepeat(list []uint64, step, mask uint64) bool {
 // addresses are its per-lane list as it is (scale 1, no offset, pitch or
 // mask: PTX's and SASS's [%rd] of 64-bit addresses) returns the list
 // itself, to be read only, and sets span.aliased: addrs is left as it was.
-func warpAddresses(bi *xinst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) {
+func warpAddresses(bi *xinst, addrs []uint64, oneRow, simd bool) ([]uint64, warpSpan) {
 	addrs = addrs[:0]
 	st := bi.plan.st
 	var base, stride uint64
@@ -1049,7 +1049,10 @@ func warpAddresses(bi *xinst, addrs []uint64, oneRow bool) ([]uint64, warpSpan) 
 		// loop.
 		if scale == 1 && st.AddrImm == 0 && st.LanePitch == 0 && mask == ^uint64(0) {
 			all := (*[trace.MaxLanes]uint64)(list)
-			if bi.plan.bitSpan {
+			if bi.plan.bitSpan && simd {
+				or, lo = warpBitsAVX512(all)
+				hi = or
+			} else if bi.plan.bitSpan {
 				or, lo = listBits(all)
 				hi = or
 			} else {

@@ -217,7 +217,7 @@ func TestWarpBounds(t *testing.T) {
 			b.add(&trace.Inst{Static: st, Mask: ^uint32(0), Vals: []trace.Vector{{Kind: trace.VecList, List: list[:]}}}, p, 0, false)
 			b.finishAdd([]*plan{p})
 			x := xinst{binst: b.insts[0], plan: p, vecs: b.vecs, arena: b.arena}
-			_, sp := warpAddresses(&x, nil, true)
+			_, sp := warpAddresses(&x, nil, true, false)
 			lo, hi := slices.Min(list[:]), slices.Max(list[:])
 			if got, want := sp.lo == sp.hi, lo == hi; got != want {
 				t.Fatalf("regions %v, %#x: one address %v, want %v", c.regions, list, got, want)

@@ -9,6 +9,17 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func warpConflictsAVX512(addrs *[32]uint64) (distinct, maxc uint32)
 
+// addLanesAVX512 is addLanes and warpConflictsAVX512 in one call, the adds
+// unrolled: add is the page accumulator's 1<<32 | addend.
+//
+//go:noescape
+func addLanesAVX512(sums *[1024]uint64, addrs *[32]uint64, add uint64) (distinct, maxc uint32)
+
+// warpBitsAVX512 is listBits: the OR and the AND of 32 addresses.
+//
+//go:noescape
+func warpBitsAVX512(addrs *[32]uint64) (or, and uint64)
+
 // hasConflictsAVX512 reports whether the CPU runs warpConflictsAVX512
 // (AVX-512 F, CD and VPOPCNTDQ: Intel Ice Lake and later, AMD Zen 4 and
 // later; x/sys/cpu checks that the operating system saves the registers).

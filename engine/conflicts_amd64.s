@@ -1,5 +1,67 @@
 #include "textflag.h"
 
+// CONFLICTS(src) leaves in AX the distinct addresses of the 32 at src and
+// in BX the most lanes on one, as warpConflictsAVX512 (below) says. It
+// uses Z0-Z10, K1, K2, AX, BX and DX.
+#define CONFLICTS(src) \
+	VMOVDQU64 0(src), Z0; \
+	VMOVDQU64 64(src), Z1; \
+	VMOVDQU64 128(src), Z2; \
+	VMOVDQU64 192(src), Z3; \
+	VPMOVQD Z0, Y0; \
+	VPMOVQD Z1, Y1; \
+	VPMOVQD Z2, Y2; \
+	VPMOVQD Z3, Y3; \
+	VINSERTI64X4 $1, Y1, Z0, Z4; \
+	VINSERTI64X4 $1, Y2, Z0, Z5; \
+	VINSERTI64X4 $1, Y2, Z1, Z6; \
+	VINSERTI64X4 $1, Y3, Z0, Z7; \
+	VINSERTI64X4 $1, Y3, Z1, Z8; \
+	VINSERTI64X4 $1, Y3, Z2, Z9; \
+	VPCONFLICTD Z4, Z4; \
+	VPCONFLICTD Z5, Z5; \
+	VPCONFLICTD Z6, Z6; \
+	VPCONFLICTD Z7, Z7; \
+	VPCONFLICTD Z8, Z8; \
+	VPCONFLICTD Z9, Z9; \
+	MOVL $0xff, AX; \
+	VPBROADCASTD AX, Z10; \
+	VPANDD Z10, Z6, Z6; \
+	VPANDD Z10, Z8, Z8; \
+	VPANDD Z10, Z9, Z9; \
+	VPOPCNTD Z4, Z4; \
+	VPOPCNTD Z5, Z5; \
+	VPOPCNTD Z6, Z6; \
+	VPOPCNTD Z7, Z7; \
+	VPOPCNTD Z8, Z8; \
+	VPOPCNTD Z9, Z9; \
+	VPADDD Z6, Z5, Z5; \
+	VPADDD Z8, Z7, Z7; \
+	VPADDD Z9, Z7, Z7; \
+	VEXTRACTI64X4 $1, Z5, Y5; \
+	VEXTRACTI64X4 $1, Z7, Y7; \
+	VINSERTI64X4 $1, Y7, Z5, Z5; \
+	VPTESTNMD Z4, Z4, K1; \
+	VPTESTNMD Z5, Z5, K2; \
+	KMOVW K1, AX; \
+	KMOVW K2, BX; \
+	POPCNTL AX, AX; \
+	POPCNTL BX, BX; \
+	ADDL BX, AX; \
+	MOVL AX, DX; \
+	VPMAXUD Z5, Z4, Z4; \
+	VEXTRACTI64X4 $1, Z4, Y5; \
+	VPMAXUD Y5, Y4, Y4; \
+	VEXTRACTI128 $1, Y4, X5; \
+	VPMAXUD X5, X4, X4; \
+	VPSHUFD $0x4e, X4, X5; \
+	VPMAXUD X5, X4, X4; \
+	VPSHUFD $0xb1, X4, X5; \
+	VPMAXUD X5, X4, X4; \
+	VMOVD X4, BX; \
+	INCL BX; \
+	MOVL DX, AX
+
 // func warpConflictsAVX512(addrs *[32]uint64) (distinct, maxc uint32)
 //
 // The distinct addresses of a full warp whose 32 addresses lie in one page
@@ -20,75 +82,69 @@
 // Needs AVX-512 F, CD and VPOPCNTDQ (hasConflictsAVX512).
 TEXT ·warpConflictsAVX512(SB), NOSPLIT, $0-16
 	MOVQ addrs+0(FP), SI
-	// Y0 = A.lo (lanes 0-7), Y1 = A.hi, Y2 = B.lo, Y3 = B.hi: low halves.
+	CONFLICTS(SI)
+	MOVL AX, distinct+8(FP)
+	MOVL BX, maxc+12(FP)
+	VZEROUPPER
+	RET
+
+// func addLanesAVX512(sums *[1024]uint64, addrs *[32]uint64, add uint64) (distinct, maxc uint32)
+//
+// addLanes and warpConflictsAVX512 in one call: sums[a>>2&1023] += add for
+// each of the 32 addresses, unrolled (a load, a shift, a mask and an add
+// to memory a lane), then the count, the addresses loaded again from L1.
+TEXT ·addLanesAVX512(SB), NOSPLIT, $0-32
+	MOVQ sums+0(FP), DI
+	MOVQ addrs+8(FP), SI
+	MOVQ add+16(FP), R8
+#define ADDLANE(k) \
+	MOVQ (k*8)(SI), AX; \
+	SHRQ $2, AX; \
+	ANDL $1023, AX; \
+	ADDQ R8, (DI)(AX*8)
+	ADDLANE(0); ADDLANE(1); ADDLANE(2); ADDLANE(3)
+	ADDLANE(4); ADDLANE(5); ADDLANE(6); ADDLANE(7)
+	ADDLANE(8); ADDLANE(9); ADDLANE(10); ADDLANE(11)
+	ADDLANE(12); ADDLANE(13); ADDLANE(14); ADDLANE(15)
+	ADDLANE(16); ADDLANE(17); ADDLANE(18); ADDLANE(19)
+	ADDLANE(20); ADDLANE(21); ADDLANE(22); ADDLANE(23)
+	ADDLANE(24); ADDLANE(25); ADDLANE(26); ADDLANE(27)
+	ADDLANE(28); ADDLANE(29); ADDLANE(30); ADDLANE(31)
+#undef ADDLANE
+	CONFLICTS(SI)
+	MOVL AX, distinct+24(FP)
+	MOVL BX, maxc+28(FP)
+	VZEROUPPER
+	RET
+
+// func warpBitsAVX512(addrs *[32]uint64) (or, and uint64)
+//
+// listBits: the OR and the AND of 32 addresses.
+TEXT ·warpBitsAVX512(SB), NOSPLIT, $0-24
+	MOVQ addrs+0(FP), SI
 	VMOVDQU64 0(SI), Z0
 	VMOVDQU64 64(SI), Z1
 	VMOVDQU64 128(SI), Z2
 	VMOVDQU64 192(SI), Z3
-	VPMOVQD Z0, Y0
-	VPMOVQD Z1, Y1
-	VPMOVQD Z2, Y2
-	VPMOVQD Z3, Y3
-
-	VINSERTI64X4 $1, Y1, Z0, Z4  // A
-	VINSERTI64X4 $1, Y2, Z0, Z5  // [A.lo, B.lo]
-	VINSERTI64X4 $1, Y2, Z1, Z6  // [A.hi, B.lo]
-	VINSERTI64X4 $1, Y3, Z0, Z7  // [A.lo, B.hi]
-	VINSERTI64X4 $1, Y3, Z1, Z8  // [A.hi, B.hi]
-	VINSERTI64X4 $1, Y3, Z2, Z9  // [B.lo, B.hi]
-
-	VPCONFLICTD Z4, Z4
-	VPCONFLICTD Z5, Z5
-	VPCONFLICTD Z6, Z6
-	VPCONFLICTD Z7, Z7
-	VPCONFLICTD Z8, Z8
-	VPCONFLICTD Z9, Z9
-
-	// Keep bits 0-7 (the first half's lanes) of the masks that add to
-	// another's.
-	MOVL $0xff, AX
-	VPBROADCASTD AX, Z10
-	VPANDD Z10, Z6, Z6
-	VPANDD Z10, Z8, Z8
-	VPANDD Z10, Z9, Z9
-
-	VPOPCNTD Z4, Z4
-	VPOPCNTD Z5, Z5
-	VPOPCNTD Z6, Z6
-	VPOPCNTD Z7, Z7
-	VPOPCNTD Z8, Z8
-	VPOPCNTD Z9, Z9
-
-	// Z5's upper half: B.lo's counts; Z7's: B.hi's.
-	VPADDD Z6, Z5, Z5
-	VPADDD Z8, Z7, Z7
-	VPADDD Z9, Z7, Z7
-	VEXTRACTI64X4 $1, Z5, Y5
-	VEXTRACTI64X4 $1, Z7, Y7
-	VINSERTI64X4 $1, Y7, Z5, Z5  // B's counts
-
-	// distinct: the lanes counted 0.
-	VPTESTNMD Z4, Z4, K1
-	VPTESTNMD Z5, Z5, K2
-	KMOVW K1, AX
-	KMOVW K2, BX
-	POPCNTL AX, AX
-	POPCNTL BX, BX
-	ADDL BX, AX
-	MOVL AX, distinct+8(FP)
-
-	// maxc: the highest count, plus one.
-	VPMAXUD Z5, Z4, Z4
+	VPORQ Z1, Z0, Z4
+	VPORQ Z3, Z2, Z5
+	VPORQ Z5, Z4, Z4
+	VPANDQ Z1, Z0, Z6
+	VPANDQ Z3, Z2, Z7
+	VPANDQ Z7, Z6, Z6
 	VEXTRACTI64X4 $1, Z4, Y5
-	VPMAXUD Y5, Y4, Y4
+	VPORQ Y5, Y4, Y4
+	VEXTRACTI64X4 $1, Z6, Y7
+	VPANDQ Y7, Y6, Y6
 	VEXTRACTI128 $1, Y4, X5
-	VPMAXUD X5, X4, X4
+	VPORQ X5, X4, X4
+	VEXTRACTI128 $1, Y6, X7
+	VPANDQ X7, X6, X6
 	VPSHUFD $0x4e, X4, X5
-	VPMAXUD X5, X4, X4
-	VPSHUFD $0xb1, X4, X5
-	VPMAXUD X5, X4, X4
-	VMOVD X4, AX
-	INCL AX
-	MOVL AX, maxc+12(FP)
+	VPORQ X5, X4, X4
+	VPSHUFD $0x4e, X6, X7
+	VPANDQ X7, X6, X6
+	VMOVQ X4, or+8(FP)
+	VMOVQ X6, and+16(FP)
 	VZEROUPPER
 	RET

@@ -13,13 +13,15 @@ import (
 // step, and wants the same: warps on 1, 2, 3, 8, 17, 32, 256 and 1024
 // words of a page, or at any byte of as many, including every lane on one
 // address, every lane distinct, and repeats that straddle the warp's
-// halves and quarters.
+// halves and quarters. addLanesAVX512 must add as sumLanes does and count
+// the same; warpBitsAVX512 must give listBits' OR and AND.
 func TestWarpConflictsAVX512(t *testing.T) {
 	if !hasConflictsAVX512() {
 		t.Skip("this CPU has no AVX-512 CD and VPOPCNTDQ: warps are counted by Go's loop only (every other test)")
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	var ps pageConflicts
+	var sums [shard.PageWords]uint64
 	for trial := range 20000 {
 		words := []uint64{1, 2, 3, 8, 17, 32, 256, 1024}[trial%8]
 		page := uint64(rng.Uint32()) << shard.PageShift
@@ -49,13 +51,32 @@ func TestWarpConflictsAVX512(t *testing.T) {
 		if got != want || gotMax != wantMax {
 			t.Fatalf("trial %d: %d distinct, at most %d on one; Go's loop counts %d and %d\naddrs %x", trial, got, gotMax, want, wantMax, addrs)
 		}
+		// addLanesAVX512: the same count, and the sums of sumLanes.
+		v := rng.Uint32()
+		if trial%7 == 0 {
+			v = ^uint32(0) // the low halves carry
+		}
+		goSums, simdSums := sums, sums
+		ps.next()
+		want, wantMax = sumLanes(&goSums, &addrs, v, &ps.counts, ps.gen)
+		got, gotMax = addLanesAVX512(&simdSums, &addrs, 1<<32|uint64(v))
+		if got != want || gotMax != wantMax || simdSums != goSums {
+			t.Fatalf("trial %d: addLanesAVX512 counts %d and %d, sumLanes %d and %d; sums equal: %v", trial, got, gotMax, want, wantMax, simdSums == goSums)
+		}
+		sums = goSums
+		// warpBitsAVX512: listBits.
+		addrs[rng.IntN(32)] ^= rng.Uint64() // bits of any lane, any page
+		or, and := warpBitsAVX512(&addrs)
+		if wantOr, wantAnd := listBits(&addrs); or != wantOr || and != wantAnd {
+			t.Fatalf("trial %d: warpBitsAVX512 %#x %#x, listBits %#x %#x", trial, or, and, wantOr, wantAnd)
+		}
 	}
 }
 
 // BenchmarkSumLanes sums histogram warps (32 lanes on 256 words of a page,
 // one addend) into a page accumulator and counts their conflicts: Go's
-// loop (sumLanes, a count per lane) and addLanes with the assembly's
-// count (simd). ns/op is a warp's.
+// loop (sumLanes, a count per lane) and the assembly (simd,
+// addLanesAVX512). ns/op is a warp's.
 func BenchmarkSumLanes(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	warps := make([][trace.MaxLanes]uint64, 1024)
@@ -82,8 +103,7 @@ func BenchmarkSumLanes(b *testing.B) {
 		}
 		i := 0
 		for b.Loop() {
-			addLanes(&acc.sums, &warps[i&1023], 1)
-			d, m := warpConflictsAVX512(&warps[i&1023])
+			d, m := addLanesAVX512(&acc.sums, &warps[i&1023], 1<<32|1)
 			sink += d + m
 			i++
 		}

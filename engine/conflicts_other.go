@@ -8,3 +8,11 @@ func hasConflictsAVX512() bool { return false }
 func warpConflictsAVX512(addrs *[32]uint64) (distinct, maxc uint32) {
 	panic("warpConflictsAVX512 without AVX-512")
 }
+
+func addLanesAVX512(sums *[1024]uint64, addrs *[32]uint64, add uint64) (distinct, maxc uint32) {
+	panic("addLanesAVX512 without AVX-512")
+}
+
+func warpBitsAVX512(addrs *[32]uint64) (or, and uint64) {
+	panic("warpBitsAVX512 without AVX-512")
+}
