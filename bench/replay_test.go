@@ -164,10 +164,7 @@ func BenchmarkLimit(b *testing.B) {
 				b.SetBytes(int64(len(t.Data)))
 				b.ReportAllocs()
 				for i := 0; i < b.N; i++ {
-					r, err := trace.NewBinaryReader(bytes.NewReader(t.Data))
-					if err != nil {
-						b.Fatal(err)
-					}
+					r := indexReader(b, t)
 					n := 0
 					for {
 						if _, err := r.Next(); err == io.EOF {
@@ -217,14 +214,28 @@ var replayVariants = []replayVariant{
 	{name: "all", tables: nil, workers: []int{2}},
 }
 
-// replayOnce replays t into Parquet tables in dir through columnar, as
-// `replay -tables T -workers W -o dir t.zst` does, the trace read from
-// memory.
-func replayOnce(tb testing.TB, t *Trace, dir string, tables []string, workers int, more ...engine.Option) engine.Summary {
-	src, err := trace.NewBinaryReader(bytes.NewReader(t.Data))
+// indexReader reads t through its seek table (trace.OpenBinaryIndex), as
+// the command reads a trace file: each chunk read whole, at its offset,
+// into its buffer, rather than streamed through a bufio.Reader in pieces
+// (trace.NewBinaryReader, for pipes).
+func indexReader(tb testing.TB, t *Trace) *trace.BinaryReader {
+	x, err := trace.OpenBinaryIndex(bytes.NewReader(t.Data), int64(len(t.Data)))
 	if err != nil {
 		tb.Fatal(err)
 	}
+	r, err := x.Reader(0, x.NumChunks())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+// replayOnce replays t into Parquet tables in dir through columnar, as
+// `replay -tables T -workers W -o dir t.zst` does, the trace read from
+// memory through its seek table as the command reads the file.
+func replayOnce(tb testing.TB, t *Trace, dir string, tables []string, workers int, more ...engine.Option) engine.Summary {
+	src := indexReader(tb, t)
+	defer src.Close()
 	var opts []columnar.Option
 	if tables != nil {
 		opts = append(opts, columnar.WithTables(tables...))
