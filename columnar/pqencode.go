@@ -184,8 +184,19 @@ func deltaBlockRange[T int32 | int64](dst []byte, vals []T, from, to int, flip T
 // deltas' loop rather than a pass of its own, BenchmarkAppendDelta 2.31
 // -> 1.95 ns a value.
 //
-//go:noinline
+// A whole block runs in assembly where the CPU has AVX-512
+// (blockDeltasSIMD: BenchmarkBlockDeltas).
 func blockDeltas[T int32 | int64](d *[deltaBlock]int64, his *[deltaMinis]int64, blk []T, prev, flip, vlo, vhi T) (lo, hi int64, _, _ T) {
+	if lo, hi, vlo, vhi, ok := blockDeltasSIMD(d, his, blk, prev, flip, vlo, vhi); ok {
+		return lo, hi, vlo, vhi
+	}
+	return blockDeltasGo(d, his, blk, prev, flip, vlo, vhi)
+}
+
+// blockDeltasGo is blockDeltas in Go.
+//
+//go:noinline
+func blockDeltasGo[T int32 | int64](d *[deltaBlock]int64, his *[deltaMinis]int64, blk []T, prev, flip, vlo, vhi T) (lo, hi int64, _, _ T) {
 	lo, hi = int64(1<<63-1), int64(-1<<63)
 	for m := 0; m*deltaMiniBlock < len(blk); m++ {
 		seg := blk[m*deltaMiniBlock : min(m*deltaMiniBlock+deltaMiniBlock, len(blk))]
