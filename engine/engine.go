@@ -447,6 +447,13 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 		}
 		var in *trace.Inst
 		var err error
+		if into && e.arenaHint == 0 && len(b.arena) > 0 && cap(b.arena) < e.opts.batchListWords {
+			// The replay's first batch, and the trace has lists: room
+			// for the list budget at once rather than by the source's
+			// doublings, each a copy into memory not yet paged in (the
+			// lists so far keep their places: vectors index them).
+			b.arena = slices.Grow(b.arena, e.opts.batchListWords+e.opts.batchListWords/8-len(b.arena))
+		}
 		if into {
 			in, b.arena, err = as.NextInto(b.arena)
 		} else {
