@@ -67,6 +67,9 @@
 //     hot counter's every column, the memory table's space and group) is
 //     held as its first value and step and its pages written from them,
 //     in the bytes its stored rows would give (batch.go, encodeAffine).
+//     Where the CPU has AVX-512, a whole block's deltas are taken in
+//     assembly (deltas_amd64.s), to the bytes Go's loop gives
+//     (TestBlockDeltasAVX512).
 //  5. Rows are written in the order they arrive; the engine guarantees
 //     trace order for results and instructions and (space, group, addr)
 //     order for memory. The ops table is built from the Instructions calls

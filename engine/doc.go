@@ -92,4 +92,11 @@
 //     instructions before it and before every access of those after it, for
 //     any shard, worker and batch count: a .init ends its batch, and the
 //     apply stage writes it after that batch applied and before the next.
+//  7. Results do not depend on the CPU. Where it has AVX-512 (x/sys/cpu
+//     says so), a few per-warp loops run in amd64 assembly
+//     (conflicts_amd64.s: a warp's distinct addresses and largest conflict,
+//     a histogram warp's page sums, a list's OR and AND); they compute what
+//     Go's loops compute, which run elsewhere and are their tests'
+//     reference (TestWarpConflictsAVX512), and the reference tests replay
+//     with either (withGoLoops).
 package engine

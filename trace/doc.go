@@ -1,7 +1,10 @@
 // Package trace is the instruction model of a replay: what ran, on which
 // lanes, with which operand values. It reads and writes the two forms a
 // trace takes: the `.tasm` text of docs/TASM.md and the binary,
-// zstd-compressed form specified in docs/FORMAT.md.
+// zstd-compressed form specified in docs/FORMAT.md. Where the CPU has
+// AVX-512 with its byte permutation, fixed-width lists decode eight lanes
+// an instruction (fixed_amd64.s), to exactly what Go's loops decode
+// elsewhere (TestFixedAVX512MatchesGo).
 //
 // # Invariants
 //
