@@ -656,6 +656,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 	sr := &b.sums[r]
 	sr.ok = false
 	b.startAcc(r)
+	sums := b.sumsPages()
 	for ii := lo; ii < hi; ii++ {
 		if sr.ok && !fuse {
 			if k := b.sumRepeats(ii, hi, routes, sr, bi.plan.st); k > 0 {
@@ -677,6 +678,19 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 			bi.plan = p
 		}
 		st := p.st
+		if sums && p.pageSum {
+			taken, err := b.sumWarp(ii, bi, routes, &cur, r)
+			if err != nil {
+				b.rangeErr[r] = err
+				break
+			}
+			if taken {
+				if fuse {
+					b.applyFused(&routes[0], mem, t)
+				}
+				continue
+			}
+		}
 		if st.Elems == 1 && p.size <= 8 && !p.status && p.simple {
 			ok, a, err := b.expandWarp(ii, bi, routes, &cur, addrs, r)
 			addrs = a[:0]
