@@ -55,11 +55,11 @@ func skipVector(p []byte, kind byte, in Input) ([]byte, error) {
 			return p, nil
 		}
 	case vecKindFixed, vecKindFixed128:
-		if p, ok = readFixed(p, vs); !ok {
+		if p, ok = readFixed(p, vs, false); !ok {
 			return nil, errors.New("bad fixed list")
 		}
 		if kind == vecKindFixed128 {
-			p, _ = readFixed(p, vs)
+			p, _ = readFixed(p, vs, false)
 			return p, nil
 		}
 	}
@@ -564,12 +564,14 @@ func TestReadFixedWidths(t *testing.T) {
 				vs[0] = base
 				f := fixedForm(vs)
 				for _, tail := range [][]byte{nil, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}} {
-					p := append(appendFixed(nil, vs, f), tail...)
-					got := make([]uint64, n)
-					rest, ok := readFixed(p, got)
-					if !ok || len(rest) != len(tail) || !slices.Equal(got, vs) {
-						t.Fatalf("width %d (form %+v) shift %d, %d values, %d bytes after: ok %v, %d bytes left, got %x, want %x",
-							width, f, shift, n, len(tail), ok, len(rest), got, vs)
+					for _, simd := range []bool{false, hasFixedSIMD()} {
+						p := append(appendFixed(nil, vs, f), tail...)
+						got := make([]uint64, n)
+						rest, ok := readFixed(p, got, simd)
+						if !ok || len(rest) != len(tail) || !slices.Equal(got, vs) {
+							t.Fatalf("width %d (form %+v) shift %d, %d values, %d bytes after, simd %v: ok %v, %d bytes left, got %x, want %x",
+								width, f, shift, n, len(tail), simd, ok, len(rest), got, vs)
+						}
 					}
 				}
 			}

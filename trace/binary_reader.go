@@ -127,6 +127,7 @@ type BinaryReader struct {
 	hdr  *Header
 	ver  uint16 // the format version of the header
 	bias uint64 // what to take from a record code for the static index: 1 from version 2 on
+	simd bool   // fixed-width lists decode in assembly (hasFixedSIMD)
 
 	// Where chunks come from: src until the first Next starts the pipeline.
 	src          frameSource
@@ -209,7 +210,7 @@ func newStaticInfo(s *Static) *staticInfo {
 }
 
 func newBinaryReader(o readerOptions) *BinaryReader {
-	return &BinaryReader{o: o, stop: -1, cache: map[string]*staticInfo{}}
+	return &BinaryReader{o: o, stop: -1, cache: map[string]*staticInfo{}, simd: hasFixedSIMD()}
 }
 
 // NewBinaryReader reads and checks the header frame of a binary trace and
@@ -897,7 +898,7 @@ func (r *BinaryReader) decodeList(si *staticInfo, j int, kind byte, p []byte, v 
 		if fixed {
 			p0 := p
 			var ok bool
-			if p, ok = readFixed(p, dst); !ok {
+			if p, ok = readFixed(p, dst, r.simd); !ok {
 				return p, at, r.inputErr(si, j, "%s%s", half, fixedProblem(p0, ii.n))
 			}
 		} else {
@@ -988,8 +989,8 @@ func fixedProblem(p []byte, n int) string {
 // uvarint minimum, a width byte w, then len(vs) offsets of w little-endian
 // bytes. The list's length is checked once; the loops then read without a
 // varint's branches. It reports false for a bad list (fixedProblem says
-// what is wrong).
-func readFixed(p []byte, vs []uint64) ([]byte, bool) {
+// what is wrong). simd: the CPU runs fixedSIMD (hasFixedSIMD).
+func readFixed(p []byte, vs []uint64, simd bool) ([]byte, bool) {
 	var lo uint64
 	if len(p) > 0 && p[0] < 0x80 {
 		lo, p = uint64(p[0]), p[1:]
@@ -1011,7 +1012,7 @@ func readFixed(p []byte, vs []uint64) ([]byte, bool) {
 		return p, false
 	}
 	q, rest := p[:size:size], p[size:]
-	if !fixedSIMD(vs, q, w, lo, sh) {
+	if !simd || !fixedSIMD(vs, q, w, lo, sh) {
 		fixedGo(vs, p, w, lo, sh)
 	}
 	return rest, true

@@ -6,13 +6,11 @@ import (
 	"math/rand/v2"
 	"syscall"
 	"testing"
-
-	"golang.org/x/sys/cpu"
 )
 
 func hasFixedAVX512(t testing.TB) {
 	t.Helper()
-	if !cpu.X86.HasAVX512F || !cpu.X86.HasAVX512BW || !cpu.X86.HasAVX512VBMI {
+	if !hasFixedSIMD() {
 		t.Skip("this CPU has no AVX-512 VBMI: readFixed runs Go's loops only (every other test)")
 	}
 }
