@@ -143,9 +143,13 @@ func (b *batch) reserve(n, limit int) {
 	b.cap = newCap
 }
 
-// grow gives column c room for newCap rows, keeping its rows.
+// grow gives column c room for newCap rows, keeping its rows. An affine
+// column on its progression (konst) holds no rows, and gets no room until
+// it leaves it (fillRows): a hot counter's instructions table, every
+// column constant, allocated 6 MB of buffers a replay that no row was
+// written to, and its heap's growth set off a collection or two more.
 func (b *batch) grow(c *colBuf, newCap int) {
-	if c.keyed {
+	if c.keyed || c.affine && c.konst {
 		return
 	}
 	raw := b.mem.Allocate(newCap * c.width)
@@ -216,9 +220,15 @@ func (b *batch) putConst(c *colBuf, v uint64, n, k int) {
 	b.fill(c, n, k, v)
 }
 
-// fillRows stores rows [0, n) of constant column c in raw; c is stored
-// from then on.
+// fillRows stores rows [0, n) of constant column c in raw, giving an affine
+// one room for the batch's rows first (grow gives it none while it is
+// constant); c is stored from then on.
 func (b *batch) fillRows(c *colBuf, n int) {
+	if size := b.cap * c.width; len(c.raw) < size {
+		// Constant: no row of it is in raw to keep.
+		b.free(c)
+		c.raw = b.mem.Allocate(size)
+	}
 	if c.width == 8 {
 		vs := c.u64()[:n]
 		for r := range vs {
@@ -322,6 +332,16 @@ func (b *batch) addKey(idx []int32) int32 {
 		}
 	}
 	return key
+}
+
+// rowsOf is rows [n, n+k) of c's buffer, as T, or nil while c has no room
+// for them: an affine column on its progression (grow), until keep fills
+// its rows.
+func rowsOf[T uint64 | int64 | uint32 | int32](c *colBuf, n, k int) []T {
+	if len(c.raw) < (n+k)*c.width {
+		return nil
+	}
+	return arrow.GetData[T](c.raw)[n : n+k]
 }
 
 // Typed views of the columns' whole capacity. Appending code writes rows

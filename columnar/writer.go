@@ -542,14 +542,16 @@ func errNoStatic(s *engine.InstStat) error {
 func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 	b, n, k := t.b, t.b.rows, len(st)
 	var (
-		seq         = b.cols[0].u64()[n : n+k]
-		key         = b.key.idx()[n : n+k] // dialect, op, type, space and text
-		group       = b.cols[5].i64()[n : n+k]
-		warp        = b.cols[6].i64()[n : n+k]
-		lanes       = b.cols[7].u32()[n : n+k]
-		addresses   = b.cols[8].u32()[n : n+k]
-		maxConflict = b.cols[9].u32()[n : n+k]
-		faults      = b.cols[10].u32()[n : n+k]
+		// nil while the column has no room: on its progression since the
+		// batch began (batch.grow), until keep gives it room.
+		seq         = rowsOf[uint64](&b.cols[0], n, k)
+		key         = rowsOf[int32](b.key, n, k) // dialect, op, type, space and text
+		group       = rowsOf[int64](&b.cols[5], n, k)
+		warp        = rowsOf[int64](&b.cols[6], n, k)
+		lanes       = rowsOf[uint32](&b.cols[7], n, k)
+		addresses   = rowsOf[uint32](&b.cols[8], n, k)
+		maxConflict = rowsOf[uint32](&b.cols[9], n, k)
+		faults      = rowsOf[uint32](&b.cols[10], n, k)
 		// Each column is stored only once its rows leave a progression
 		// (batch.keep): seq never does, and a hot counter's columns
 		// never do. The test is spelled out for each column below: a
@@ -585,27 +587,51 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 		}
 		r := n + i
 		if v := s.Seq; !cSeq.on(r, v) && (!cSeq.konst || !b.keep(cSeq, r, v)) {
+			if seq == nil {
+				seq = rowsOf[uint64](cSeq, n, k)
+			}
 			seq[i] = v
 		}
 		if v := uint64(m.key); !cKey.on(r, v) && (!cKey.konst || !b.keep(cKey, r, v)) {
+			if key == nil {
+				key = rowsOf[int32](cKey, n, k)
+			}
 			key[i] = m.key
 		}
 		if v := uint64(s.Group); !cGroup.on(r, v) && (!cGroup.konst || !b.keep(cGroup, r, v)) {
+			if group == nil {
+				group = rowsOf[int64](cGroup, n, k)
+			}
 			group[i] = s.Group
 		}
 		if v := uint64(s.Warp); !cWarp.on(r, v) && (!cWarp.konst || !b.keep(cWarp, r, v)) {
+			if warp == nil {
+				warp = rowsOf[int64](cWarp, n, k)
+			}
 			warp[i] = s.Warp
 		}
 		if v := uint64(s.Lanes); !cLanes.on(r, v) && (!cLanes.konst || !b.keep(cLanes, r, v)) {
+			if lanes == nil {
+				lanes = rowsOf[uint32](cLanes, n, k)
+			}
 			lanes[i] = s.Lanes
 		}
 		if v := uint64(s.Addresses); !cAddrs.on(r, v) && (!cAddrs.konst || !b.keep(cAddrs, r, v)) {
+			if addresses == nil {
+				addresses = rowsOf[uint32](cAddrs, n, k)
+			}
 			addresses[i] = s.Addresses
 		}
 		if v := uint64(s.MaxConflict); !cMax.on(r, v) && (!cMax.konst || !b.keep(cMax, r, v)) {
+			if maxConflict == nil {
+				maxConflict = rowsOf[uint32](cMax, n, k)
+			}
 			maxConflict[i] = s.MaxConflict
 		}
 		if v := uint64(s.Faults); !cFaults.on(r, v) && (!cFaults.konst || !b.keep(cFaults, r, v)) {
+			if faults == nil {
+				faults = rowsOf[uint32](cFaults, n, k)
+			}
 			faults[i] = s.Faults
 		}
 		if b.textBytes += m.textLen; b.textBytes >= maxBatchStringBytes {
