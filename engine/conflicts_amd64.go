@@ -1,6 +1,16 @@
 package engine
 
-import "golang.org/x/sys/cpu"
+import (
+	"github.com/gpureplay/replay/shard"
+	"golang.org/x/sys/cpu"
+)
+
+// The assembly takes a word's offset in its page as its address's bits 2
+// to 11 (a mask of 1023): a page of other than 1024 words does not build.
+const (
+	_ uint = shard.PageWords - 1024
+	_ uint = 1024 - shard.PageWords
+)
 
 // warpConflictsAVX512 counts a full warp's distinct addresses and the most
 // lanes on one, its 32 addresses in one page, in assembly
@@ -9,11 +19,12 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func warpConflictsAVX512(addrs *[32]uint64) (distinct, maxc uint32)
 
-// addLanesAVX512 is addLanes and warpConflictsAVX512 in one call, the adds
-// unrolled: add is the page accumulator's 1<<32 | addend.
+// addLanesAVX512 is sumLanes in one call: the adds unrolled, a load and a
+// store a lane, then warpConflictsAVX512's count. add is the page
+// accumulator's 1<<32 | addend.
 //
 //go:noescape
-func addLanesAVX512(sums *[1024]uint64, addrs *[32]uint64, add uint64) (distinct, maxc uint32)
+func addLanesAVX512(sums *[shard.PageWords]uint64, addrs *[32]uint64, add uint64) (distinct, maxc uint32)
 
 // warpBitsAVX512 is listBits: the OR and the AND of 32 addresses.
 //

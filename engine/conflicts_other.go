@@ -2,6 +2,8 @@
 
 package engine
 
+import "github.com/gpureplay/replay/shard"
+
 // Go's loops only (conflicts_amd64.go).
 func hasConflictsAVX512() bool { return false }
 
@@ -9,7 +11,7 @@ func warpConflictsAVX512(addrs *[32]uint64) (distinct, maxc uint32) {
 	panic("warpConflictsAVX512 without AVX-512")
 }
 
-func addLanesAVX512(sums *[1024]uint64, addrs *[32]uint64, add uint64) (distinct, maxc uint32) {
+func addLanesAVX512(sums *[shard.PageWords]uint64, addrs *[32]uint64, add uint64) (distinct, maxc uint32) {
 	panic("addLanesAVX512 without AVX-512")
 }
 
