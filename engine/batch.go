@@ -257,10 +257,11 @@ type batch struct {
 	// OrderLane takes the paths below as they are.
 	order Order
 	seed  uint64
-	// simdConflicts: a full warp summed in a page accumulator has its
-	// distinct addresses and largest conflict counted by
-	// warpConflictsAVX512 rather than lane by lane (commute.go).
-	simdConflicts bool
+	// avx512: the per-warp loops of conflicts_amd64.s run rather than
+	// Go's: a list's OR and AND (warpBitsAVX512), and a warp summed in a
+	// page accumulator counted by warpConflictsAVX512 rather than lane by
+	// lane (commute.go).
+	avx512 bool
 }
 
 // errMemoryFull is what expand reports when the simulated memory cannot
@@ -859,7 +860,7 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	p := bi.plan
 	st := p.st
 	scratch := addrs
-	addrs, sp := warpAddresses(bi, scratch, b.noResults, b.simdConflicts)
+	addrs, sp := warpAddresses(bi, scratch, b.noResults, b.avx512)
 	if !sp.aliased() {
 		scratch = addrs // grown, perhaps
 	}

@@ -104,7 +104,7 @@ func (b *batch) sumPage(acc *pageAcc, ii int, bi *xinst, routes []route, o int, 
 	}
 	acc.inst, acc.lanes, acc.warps = uint32(ii), acc.lanes+len(addrs), acc.warps+1
 	acc.lo, acc.hi = min(acc.lo, lo), max(acc.hi, hi)
-	if b.simdConflicts {
+	if b.avx512 {
 		if bi.bUni {
 			return addLanesAVX512(&acc.sums, (*[trace.MaxLanes]uint64)(addrs), 1<<32|uint64(uint32(bi.bVal)))
 		}
@@ -147,7 +147,7 @@ func (b *batch) sumWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, r 
 	}
 	all := (*[trace.MaxLanes]uint64)(bi.arena[v.list : v.list+trace.MaxLanes])
 	var or, and uint64
-	if b.simdConflicts {
+	if b.avx512 {
 		or, and = warpBitsAVX512(all)
 	} else {
 		or, and = listBits(all)
@@ -211,7 +211,7 @@ func sumLanes(sums *[shard.PageWords]uint64, addrs *[trace.MaxLanes]uint64, v ui
 }
 
 // addLanesList is sumLanesList without the count, which
-// warpConflictsAVX512 makes where the CPU can (batch.simdConflicts): a
+// warpConflictsAVX512 makes where the CPU can (batch.avx512): a
 // load and a store a lane rather than two of each, and 32 lanes counted in
 // about 60 vector instructions rather than 300. With one addend for every
 // lane, addLanesAVX512 does both (BenchmarkSumLanes: 37 ns a warp in

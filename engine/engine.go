@@ -274,7 +274,7 @@ func (pl *pipeline) read(ctx context.Context, src trace.Source) {
 		b.partitioned = e.opts.parts > 1
 		b.countsLanes = e.addrs != nil
 		b.order, b.seed = e.opts.order, e.opts.seed
-		b.simdConflicts = !e.opts.goLoops && hasConflictsAVX512()
+		b.avx512 = !e.opts.goLoops && hasConflictsAVX512()
 		if err := ctx.Err(); err != nil {
 			// The batch goes on empty, carrying the error: the compute
 			// stage stops the replay with it.

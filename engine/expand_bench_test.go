@@ -47,7 +47,7 @@ func BenchmarkExpand(b *testing.B) {
 			}
 			r := rand.New(rand.NewPCG(3, 4))
 			lists := make([]uint64, 0, warps*2*trace.MaxLanes)
-			bt := &batch{noResults: true, simdConflicts: hasConflictsAVX512()} // as a replay's
+			bt := &batch{noResults: true, avx512: hasConflictsAVX512()} // as a replay's
 			bt.reset(1, 1, e.mem.Shards())
 			for i := range warps {
 				in := &trace.Inst{Seq: uint64(i), Static: st, Warp: int64(i), Mask: ^uint32(0)}

@@ -23,7 +23,7 @@ type options struct {
 	// that many 64-bit values (defaultBatchListBytes); tests lower it.
 	batchListWords int
 	// goLoops: Go's loops even where the CPU runs the assembly's
-	// (batch.simdConflicts); tests set it to check both.
+	// (batch.avx512); tests set it to check both.
 	goLoops bool
 }
 
