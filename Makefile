@@ -11,13 +11,13 @@ build:
 demo:
 	$(GO) run ./cmd/replay
 
-# The test command of the README and of CI.
+# The test command of the README and of CI. The last line runs the
+# packages with AVX-512 loops again with them off: Go's loops beside them,
+# as on a CPU without them (golang.org/x/sys/cpu reads GODEBUG).
 test: $(DUCKDB) $(BROWSER) check-sizes
 	$(GO) vet ./...
 	$(GO) test -race ./trace/... ./engine/... ./shard/... ./columnar/...
 	$(GO) test ./...
-	# Again with the AVX-512 loops off: Go's loops beside them, as on a CPU
-	# without them (golang.org/x/sys/cpu reads GODEBUG).
 	GODEBUG=cpu.avx512f=off $(GO) test -count=1 ./trace/... ./engine/... ./columnar/...
 
 # gofmt, staticcheck and deadcode (pinned releases, from the Go module
