@@ -1,46 +1,26 @@
 #include "textflag.h"
 
-// MAXD(z, y, x, r) leaves in r the largest signed dword of z (y, x: its
-// ymm and xmm; X15 and Y15 are scratch). MIND likewise, the smallest.
-#define MAXD(z, y, x, r) \
+// FOLD(op, z, y, x) folds z's halves, quarters and eighths together with
+// op (VPMAXSD, VPMINSQ …), leaving the result in x's low qword (y, x: z's
+// ymm and xmm; X15 and Y15 are scratch). REDUCED and REDUCEQ then put in
+// r the result over z's signed dwords or qwords: its largest for VPMAXSx,
+// its smallest for VPMINSx.
+#define FOLD(op, z, y, x) \
 	VEXTRACTI64X4 $1, z, Y15; \
-	VPMAXSD Y15, y, y; \
+	op Y15, y, y; \
 	VEXTRACTI32X4 $1, y, X15; \
-	VPMAXSD X15, x, x; \
+	op X15, x, x; \
 	VPSHUFD $0x4e, x, X15; \
-	VPMAXSD X15, x, x; \
+	op X15, x, x
+
+#define REDUCED(op, z, y, x, r) \
+	FOLD(op, z, y, x); \
 	VPSHUFD $0xb1, x, X15; \
-	VPMAXSD X15, x, x; \
+	op X15, x, x; \
 	VMOVD x, r
 
-#define MIND(z, y, x, r) \
-	VEXTRACTI64X4 $1, z, Y15; \
-	VPMINSD Y15, y, y; \
-	VEXTRACTI32X4 $1, y, X15; \
-	VPMINSD X15, x, x; \
-	VPSHUFD $0x4e, x, X15; \
-	VPMINSD X15, x, x; \
-	VPSHUFD $0xb1, x, X15; \
-	VPMINSD X15, x, x; \
-	VMOVD x, r
-
-// MAXQ and MINQ: the largest and smallest signed qword of z.
-#define MAXQ(z, y, x, r) \
-	VEXTRACTI64X4 $1, z, Y15; \
-	VPMAXSQ Y15, y, y; \
-	VEXTRACTI32X4 $1, y, X15; \
-	VPMAXSQ X15, x, x; \
-	VPSHUFD $0x4e, x, X15; \
-	VPMAXSQ X15, x, x; \
-	VMOVQ x, r
-
-#define MINQ(z, y, x, r) \
-	VEXTRACTI64X4 $1, z, Y15; \
-	VPMINSQ Y15, y, y; \
-	VEXTRACTI32X4 $1, y, X15; \
-	VPMINSQ X15, x, x; \
-	VPSHUFD $0x4e, x, X15; \
-	VPMINSQ X15, x, x; \
+#define REDUCEQ(op, z, y, x, r) \
+	FOLD(op, z, y, x); \
 	VMOVQ x, r
 
 // CHUNK32(off): the 16 values at off(SI) after those in Z0: their deltas
@@ -69,7 +49,7 @@
 	VPBROADCASTD R10, Z27; \
 	CHUNK32(m*128); \
 	CHUNK32(m*128+64); \
-	MAXD(Z27, Y27, X27, AX); \
+	REDUCED(VPMAXSD, Z27, Y27, X27, AX); \
 	MOVLQSX AX, AX; \
 	MOVQ AX, (m*8)(R8); \
 	CMPQ AX, R9; \
@@ -100,13 +80,13 @@ TEXT ·blockDeltas32AVX512(SB), NOSPLIT, $0-64
 	MINI32(1)
 	MINI32(2)
 	MINI32(3)
-	MIND(Z28, Y28, X28, AX)
+	REDUCED(VPMINSD, Z28, Y28, X28, AX)
 	MOVLQSX AX, AX
 	MOVQ AX, lo+40(FP)
 	MOVQ R9, hi+48(FP)
-	MIND(Z30, Y30, X30, AX)
+	REDUCED(VPMINSD, Z30, Y30, X30, AX)
 	MOVL AX, vlo2+56(FP)
-	MAXD(Z29, Y29, X29, AX)
+	REDUCED(VPMAXSD, Z29, Y29, X29, AX)
 	MOVL AX, vhi2+60(FP)
 	VZEROUPPER
 	RET
@@ -130,7 +110,7 @@ TEXT ·blockDeltas32AVX512(SB), NOSPLIT, $0-64
 	CHUNK64(m*256+64); \
 	CHUNK64(m*256+128); \
 	CHUNK64(m*256+192); \
-	MAXQ(Z27, Y27, X27, AX); \
+	REDUCEQ(VPMAXSQ, Z27, Y27, X27, AX); \
 	MOVQ AX, (m*8)(R8); \
 	CMPQ AX, R9; \
 	CMOVQGT AX, R9
@@ -156,12 +136,12 @@ TEXT ·blockDeltas64AVX512(SB), NOSPLIT, $0-88
 	MINI64(1)
 	MINI64(2)
 	MINI64(3)
-	MINQ(Z28, Y28, X28, AX)
+	REDUCEQ(VPMINSQ, Z28, Y28, X28, AX)
 	MOVQ AX, lo+56(FP)
 	MOVQ R9, hi+64(FP)
-	MINQ(Z30, Y30, X30, AX)
+	REDUCEQ(VPMINSQ, Z30, Y30, X30, AX)
 	MOVQ AX, vlo2+72(FP)
-	MAXQ(Z29, Y29, X29, AX)
+	REDUCEQ(VPMAXSQ, Z29, Y29, X29, AX)
 	MOVQ AX, vhi2+80(FP)
 	VZEROUPPER
 	RET

@@ -1064,11 +1064,12 @@ func warpAddresses(bi *xinst, addrs []uint64, oneRow, simd bool) ([]uint64, warp
 		// loop.
 		if scale == 1 && st.AddrImm == 0 && st.LanePitch == 0 && mask == ^uint64(0) {
 			all := (*[trace.MaxLanes]uint64)(list)
-			if bi.plan.bitSpan && simd {
-				or, lo = warpBitsAVX512(all)
-				hi = or
-			} else if bi.plan.bitSpan {
-				or, lo = listBits(all)
+			if bi.plan.bitSpan {
+				if simd {
+					or, lo = warpBitsAVX512(all)
+				} else {
+					or, lo = listBits(all)
+				}
 				hi = or
 			} else {
 				or, lo, hi = listSpan(all)

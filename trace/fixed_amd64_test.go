@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func hasFixedAVX512(t testing.TB) {
+func needFixedSIMD(t testing.TB) {
 	t.Helper()
 	if !hasFixedSIMD() {
 		t.Skip("this CPU has no AVX-512 VBMI: readFixed runs Go's loops only (every other test)")
@@ -39,7 +39,7 @@ func guarded(t *testing.T, n int) []byte {
 // the values are followed by sentinels that a store past them would
 // change.
 func TestFixedAVX512MatchesGo(t *testing.T) {
-	hasFixedAVX512(t)
+	needFixedSIMD(t)
 	rng := rand.New(rand.NewPCG(7, 8))
 	for w := 1; w <= 8; w++ {
 		for _, sh := range []uint8{0, 1, 2, 3, 7, 15} {
@@ -90,7 +90,7 @@ func BenchmarkReadFixed(b *testing.B) {
 			}
 		})
 		b.Run("w="+string(rune('0'+w))+"/simd", func(b *testing.B) {
-			hasFixedAVX512(b)
+			needFixedSIMD(b)
 			for b.Loop() {
 				fixedAVX512(vs, q[:32*w], w, 4096, 2)
 			}
