@@ -68,6 +68,15 @@
 // which the compute stage writes after the batch's instructions and before
 // the next batch's.
 //
+// The stages by file: engine.go runs the pipeline; batch.go is the batch
+// and what the read stage copies into it; expand.go and route.go turn its
+// instructions into routed records, conflicts.go (and conflicts_amd64.s)
+// counts each warp's conflicts on the way; apply.go and commute.go
+// perform the records; addresses.go and sketch.go count the addresses
+// table. The semantics of each operation are in the files of their ISA
+// (ptx.go, sass.go, visa.go, lsc.go) and in atomic_int.go and
+// atomic_float.go.
+//
 // # Invariants
 //
 //  1. Accesses to one address are applied in trace order, then lane order,

@@ -1,0 +1,681 @@
+package engine
+
+import (
+	"math/bits"
+	"slices"
+
+	"github.com/gpureplay/replay/shard"
+	"github.com/gpureplay/replay/trace"
+)
+
+// The expand stage: a batch's instructions turned into records routed to
+// their pages' owners, warp by warp (runs, sums, the warp's addresses and
+// span). Its routing of single lanes is route.go; the conflict counts,
+// conflicts.go.
+
+// expand turns instructions [lo, hi) into records routed to their pages'
+// owners, and fills their result slots' address and fault, and their
+// statistics. With fuse (one worker: range and owner are the whole batch)
+// it applies each instruction's records at once, while they are in cache,
+// and t counts them.
+func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTracker) {
+	routes := b.out[r]
+	if len(routes) == 1 && !fuse {
+		// One owner gets at most a record per slot, and about as many as
+		// the most a range needed before (recsHint; a warp on one word or
+		// a run is one record for all its lanes): room for them at once,
+		// not by doubling (each doubling copies, into memory not yet
+		// paged in), and not for a record per slot where a record per
+		// warp will do (1 MiB a batch of the hot counter, which only
+		// brought the collector's next cycle nearer).
+		want := b.nslots
+		if h := b.recsHint; h > 0 {
+			want = min(want, h+h/8)
+		} else {
+			// No batch expanded yet: a record per warp, and room grown
+			// as the records need it (a hot counter's first batch
+			// allocated a record per lane, 1 MiB a range, for a few).
+			want = min(want, hi-lo)
+		}
+		if cap(routes[0].recs) < want {
+			routes[0].recs = make([]rec, 0, want+want/8)
+		}
+	}
+	cur := mem.Cursor()
+	b.firstFault[r] = -1
+	addrs := b.scratch[r][:0]
+	// The instruction in hand, in the batch rather than on the stack: the
+	// element hooks (plan.elemAddr) are called through func values, to
+	// which a local's address would escape, an allocation per instruction.
+	bi := &b.cur[r]
+	bi.vecs, bi.arena = b.vecs, b.arena
+	sr := &b.sums[r]
+	sr.ok = false
+	b.startAcc(r)
+	sums := b.sumsPages()
+	for ii := lo; ii < hi; ii++ {
+		if sr.ok && !fuse {
+			if k := b.sumRepeats(ii, hi, routes, sr, bi.plan.st); k > 0 {
+				ii += k - 1
+				continue
+			}
+		}
+		bi.binst = b.insts[ii]
+		if sr.ok && sr.same(&bi.binst) {
+			b.sumAgain(ii, bi, routes, sr, fuse)
+			if fuse {
+				b.applyFused(&routes[0], mem, t)
+			}
+			continue
+		}
+		sr.ok = false
+		p := b.plans[bi.pi]
+		if bi.plan != p {
+			bi.plan = p
+		}
+		st := p.st
+		if sums && p.pageSum {
+			taken, err := b.sumWarp(ii, bi, routes, &cur, r)
+			if err != nil {
+				b.rangeErr[r] = err
+				break
+			}
+			if taken {
+				if fuse {
+					b.applyFused(&routes[0], mem, t)
+				}
+				continue
+			}
+		}
+		if st.Elems == 1 && p.size <= 8 && !p.status && p.simple {
+			ok, a, err := b.expandWarp(ii, bi, routes, &cur, addrs, r)
+			addrs = a[:0]
+			if err != nil {
+				b.rangeErr[r] = err
+				break
+			}
+			if ok {
+				if fuse {
+					b.applyFused(&routes[0], mem, t)
+				}
+				continue
+			}
+		}
+		addrs = b.expandLanes(ii, bi, routes, &cur, addrs, mem, r)
+		if b.rangeErr[r] != nil {
+			break
+		}
+		if fuse {
+			b.applyFused(&routes[0], mem, t)
+		}
+	}
+	if acc := b.acc[r]; acc != nil && acc.lanes > 0 && b.rangeErr[r] == nil {
+		b.flushAcc(acc, routes)
+		if fuse {
+			b.applyFused(&routes[0], mem, t)
+		}
+	}
+	b.scratch[r] = addrs
+	*bi = xinst{} // keeps nothing of this batch's storage alive past it
+	if fuse && t != nil {
+		t.grow(mem.Pages() + 1) // one worker: nothing runs beside it
+		t.count(0, b)
+	}
+}
+
+// applyFused applies, with one worker, the records the instruction in hand
+// routed (its one owner's route), and empties the route for the next.
+func (b *batch) applyFused(rt *route, mem *shard.Memory, t *addrTracker) {
+	b.applyRoute(0, rt, mem, t)
+	rt.reset()
+}
+
+// expandLanes is expand's general path for one instruction: lane by lane
+// in the replay's order, element by element, each address checked on its
+// own (partition, fault, status), its sources gathered into the batch's
+// operand slots and its record routed to the page's shard. It writes the
+// instruction's statistics and returns addrs emptied for reuse.
+func (b *batch) expandLanes(ii int, bi *xinst, routes []route, cur *shard.Cursor, addrs []uint64, mem *shard.Memory, r int) []uint64 {
+	p := bi.plan
+	st := bi.plan.st
+	var faults uint32
+	var lanesBuf, permBuf [trace.MaxLanes]uint8
+	ls, pm := b.laneOrder(bi, &lanesBuf, &permBuf)
+	for i := range ls {
+		k := i
+		if pm != nil {
+			k = int(pm[i])
+		}
+		lane := int(ls[k])
+		slot := bi.slot + uint32(k*st.Elems)
+		for e := 0; e < st.Elems; e, slot = e+1, slot+1 {
+			addr := p.addr(bi, lane, e)
+			if b.partitioned && !mem.Local(bi.mem, addr) {
+				// Another partition's lane-element: its row, fault and
+				// access are that partition's.
+				b.foreignRows(slot, 1)
+				continue
+			}
+			addrs = append(addrs, addr)
+			f := p.checkElem(bi, lane, e, addr)
+			switch {
+			case p.status:
+				b.statusRow(bi, lane, e, slot, addr, f)
+			case f != FaultNone:
+				faults++
+				b.recordFault(bi, lane, e, slot, addr, f, r)
+			default:
+				if !b.noResults {
+					b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
+					b.vals[slot], b.valsHi[slot] = 0, 0
+				}
+				if !b.routeElem(ii, bi, lane, e, slot, addr, routes, cur) {
+					b.rangeErr[r] = errMemoryFull
+					return addrs[:0]
+				}
+			}
+		}
+	}
+	distinct, maxc := conflicts(addrs)
+	b.setStat(bi, distinct, maxc, faults)
+	return addrs[:0]
+}
+
+// statusRow is lsc_load_status's lane-element: no access, a 1 for an
+// in-bounds lane.
+func (b *batch) statusRow(bi *xinst, lane, e int, slot uint32, addr uint64, f Fault) {
+	if b.noResults {
+		return
+	}
+	b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
+	b.vals[slot], b.valsHi[slot] = 0, 0
+	if f == FaultNone {
+		b.vals[slot] = 1
+	}
+}
+
+// recordFault records a faulting lane-element's row, and keeps range r's
+// first fault in (seq, lane, elem) order, whatever order the lanes apply
+// in.
+func (b *batch) recordFault(bi *xinst, lane, e int, slot uint32, addr uint64, f Fault, r int) {
+	row := Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr, Fault: f}
+	if !b.noResults {
+		b.results[slot] = row
+		b.vals[slot], b.valsHi[slot] = 0, 0
+	}
+	if b.firstFault[r] < 0 || int(slot) < b.firstFault[r] {
+		b.firstFault[r] = int(slot)
+		b.faultRow[r] = row
+	}
+}
+
+// routeElem gathers a lane-element's sources into its operand slots and
+// routes its record to the shard that owns addr's page. It reports false
+// when memory is full.
+func (b *batch) routeElem(ii int, bi *xinst, lane, e int, slot uint32, addr uint64, routes []route, cur *shard.Cursor) bool {
+	p := bi.plan
+	var bv, bh, cv, ch uint64
+	if p.b != nil {
+		bv, bh = bi.Value(p.b[e], lane)
+	}
+	if p.c != nil {
+		cv, ch = bi.Value(p.c[e], lane)
+	}
+	b.needOps(&bi.binst)
+	if !bi.bUni {
+		b.opB[slot] = bv >> p.srcShift
+	}
+	if !bi.cUni {
+		b.opC[slot] = cv >> p.srcShift
+	}
+	if p.size == 16 {
+		b.opBhi[slot], b.opChi[slot] = bh, ch
+	}
+	en := cur.Resolve(bi.mem, addr)
+	if en == 0 {
+		return false
+	}
+	if en.Foreign() {
+		panic("engine: a local address resolved to another partition's page") // Local and Resolve use one hash
+	}
+	routes[b.owner[en.Shard()]].add(uint32(ii), rec{word: en.WordRef(addr), slot: slot | uint32(addr&3)<<slotBits}, false)
+	return true
+}
+
+// expandWarp is expand's fast path for one instruction whose lanes all
+// hit memory without a fault: scalar, no per-element hooks, every address
+// aligned and inside one region, whatever form the address vector has
+// (broadcast, base:stride, a per-lane list, or none: absolute). It computes
+// the addresses in one tight loop, checks faults once for the whole warp,
+// and routes one record per lane, or one for the whole warp when every
+// lane hits one address. It reports false, having done nothing, when the
+// instruction needs the general path. addrs is scratch; it returns it,
+// possibly grown.
+func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, addrs []uint64, r int) (bool, []uint64, error) {
+	p := bi.plan
+	st := p.st
+	scratch := addrs
+	addrs, sp := warpAddresses(bi, scratch, b.noResults, b.avx512)
+	if !sp.aliased() {
+		scratch = addrs // grown, perhaps
+	}
+	size := uint64(p.size)
+	if sp.n() == 0 || sp.or&(size-1) != 0 || sp.hi+size-1 < sp.hi || !p.inRegion(sp.lo, sp.hi) {
+		return false, scratch[:0], nil
+	}
+	// No lane faults.
+	noDst := !st.HasDst || p.noRet || b.noResults
+	// A 32-bit access whose value goes nowhere carries its lane's source
+	// in its record: apply then reads nothing but the record.
+	words, isRun := wordRun(addrs, size, bi.active)
+	vals := noDst && p.size == 4 && !bi.bUni && bi.cUni && !p.retShl16 && sp.lo != sp.hi && !isRun
+	if !vals {
+		b.fillSources(bi)
+	}
+	if !b.noResults {
+		b.warpRows(bi, addrs)
+	}
+	n := uint32(sp.n())
+	var distinct, maxc uint32
+	switch {
+	case sp.lo == sp.hi && noDst && bi.bUni && p.add32() && !b.countsLanes:
+		// n 32-bit adds of one value to one word, nothing returned: one
+		// add of n times the value (modulo 2^32 as the n are), in a
+		// (word, addend) record as scattered adds carry theirs
+		// (seg.vals), so that a batch of them applies in one loop
+		// (commute.go) without reading the instruction again. The word
+		// ends the same, and is marked written alike (add32Vals).
+		local, ok := b.routeSum(ii, bi, routes, cur, sp.lo, n, uint32(bi.bVal)*n, &b.sums[r])
+		if !ok {
+			return true, scratch, errMemoryFull
+		}
+		if local {
+			distinct, maxc = 1, n
+		}
+	case sp.lo == sp.hi && (b.order == OrderLane || noDst && bi.bUni && bi.cUni):
+		// Every lane on one address: one record for the warp. (Lanes in
+		// another order go one record each, below, unless nothing returns
+		// and every lane applies the same value: then any order leaves
+		// the same.)
+		local, ok := b.routeRun(ii, bi, routes, cur, sp.lo, n, 0)
+		if !ok {
+			return true, scratch, errMemoryFull
+		}
+		if local {
+			distinct, maxc = 1, n
+		}
+	case isRun:
+		// Consecutive lanes, a constant step, one page: one record.
+		local, ok := b.routeRun(ii, bi, routes, cur, addrs[0], n, words)
+		if !ok {
+			return true, scratch, errMemoryFull
+		}
+		if local {
+			distinct, maxc = n, 1
+		}
+	default:
+		for len(addrs) < sp.n() {
+			addrs = append(addrs, sp.lo) // the one address, once per lane
+		}
+		if !sp.aliased() {
+			scratch = addrs
+		}
+		var ok bool
+		if distinct, maxc, ok = b.routeWarpLanes(ii, bi, routes, cur, addrs, sp, vals, r); !ok {
+			return true, scratch, errMemoryFull
+		}
+	}
+	b.setStat(bi, distinct, maxc, 0)
+	return true, scratch, nil
+}
+
+// setStat writes bi's statistics row, every field of InstStat, field by
+// field and its Static only when the row (last filled by an instruction
+// of an earlier batch) holds another: a typed store of the whole row
+// would put a write barrier on the pointer every time while the collector
+// marks.
+func (b *batch) setStat(bi *xinst, distinct, maxc, faults uint32) {
+	b.putStat(&bi.binst, bi.plan.st, distinct, maxc, faults)
+}
+
+// putStat is setStat for instruction in, of Static st, read where it lies
+// in the batch (sumRepeats) rather than from a copy.
+func (b *batch) putStat(in *binst, st *trace.Static, distinct, maxc, faults uint32) {
+	s := &b.stats[in.pos]
+	if s.Static != st {
+		s.Static = st
+	}
+	s.Seq, s.Group, s.Warp = in.Seq, in.Group, in.Warp
+	s.Lanes, s.Addresses, s.MaxConflict, s.Faults = uint32(bits.OnesCount32(in.active)), distinct, maxc, faults
+}
+
+// warpSpan is what expandWarp learns of a warp's addresses as it computes
+// them: the OR of the addresses, bounds lo and hi of them (their lowest
+// and highest, or, for a plan.bitSpan, their AND and OR: listBits; either
+// way equal exactly when the addresses are, in one page exactly when the
+// addresses are, and inside a region of the plan exactly when they are),
+// and its shape: the
+// number of active lanes (addrs may hold just one address for them all:
+// see warpAddresses), whether two lanes may share an address other than
+// by all sharing one (mayRepeat: per-lane bases, an address mask, or a
+// step between lanes of 2^32 or more; else the lanes' addresses are
+// distinct by construction: a nonzero step of magnitude under 2^32, no
+// mask: the differences (l1-l2)*step of lanes l < 32 are nonzero and
+// under 2^37, so no two meet even modulo 2^64), and whether the addresses
+// returned are the per-lane list itself (aliased: read only; the scratch
+// given was left as it was).
+//
+// Four fields, so that the compiler keeps it in registers: a larger
+// struct lives on the stack, written in 8-byte and 1-byte stores and
+// copied in 16-byte loads, which the core cannot forward from those
+// stores (the twenty-sixth round in docs/PERFORMANCE.md).
+type warpSpan struct {
+	or, lo, hi uint64
+	shape      uint32 // lanes in the low 8 bits, then spanMayRepeat, spanAliased
+}
+
+const (
+	spanMayRepeat = 1 << 8
+	spanAliased   = 1 << 9
+)
+
+func (sp warpSpan) n() int          { return int(sp.shape & 0xff) }
+func (sp warpSpan) mayRepeat() bool { return sp.shape&spanMayRepeat != 0 }
+func (sp warpSpan) aliased() bool   { return sp.shape&spanAliased != 0 }
+
+// spanShape is a warpSpan's shape of n lanes (at most trace.MaxLanes).
+func spanShape(n int, mayRepeat, aliased bool) uint32 {
+	s := uint32(n)
+	if mayRepeat {
+		s |= spanMayRepeat
+	}
+	if aliased {
+		s |= spanAliased
+	}
+	return s
+}
+
+// lanesMayRepeat reports whether lanes on list-bound bases, or a step and
+// mask, may hit one address twice (warpSpan's mayRepeat).
+func lanesMayRepeat(list []uint64, step, mask uint64) bool {
+	return list != nil || mask != ^uint64(0) || step >= 1<<32 && -step >= 1<<32
+}
+
+// warpAddresses appends the active lanes' addresses, in lane order, to
+// addrs[:0]. oneRow: no per-lane rows are wanted, so a warp whose lanes share
+// one address computes it once and appends it once. A full warp whose
+// addresses are its per-lane list as it is (scale 1, no offset, pitch or
+// mask: PTX's and SASS's [%rd] of 64-bit addresses) returns the list
+// itself, to be read only, and sets span.aliased: addrs is left as it was.
+func warpAddresses(bi *xinst, addrs []uint64, oneRow, simd bool) ([]uint64, warpSpan) {
+	addrs = addrs[:0]
+	st := bi.plan.st
+	var base, stride uint64
+	var list []uint64 // per-lane bases, for a list-bound address
+	if st.Addr >= 0 {
+		v := bi.vec(st.Addr)
+		switch v.Kind {
+		case trace.VecBroadcast:
+			base = v.Base
+		case trace.VecStride:
+			base, stride = v.Base, v.Stride
+		case trace.VecList:
+			list = bi.list(st.Addr)
+		}
+		if st.AddrUniform {
+			base, stride, list = bi.lo(st.Addr, 0), 0, nil
+		}
+	}
+	scale := uint64(st.AddrScale)
+	first := scale*base + uint64(st.AddrImm)
+	step := scale*stride + uint64(st.LanePitch)
+	mask := st.AddrMask()
+	// Accumulated in locals and returned by value: a loop storing through
+	// a pointer that may point to a local is miscompiled by this Go
+	// (docs/STATUS.md).
+	var or uint64
+	lo, hi := ^uint64(0), uint64(0)
+	switch {
+	case list == nil && step == 0 && oneRow:
+		// Every lane on one address, and no per-lane rows: the address
+		// once for the whole warp.
+		a := first & mask
+		n := bits.OnesCount32(bi.active)
+		if n > 0 {
+			addrs = append(addrs, a)
+			or, lo, hi = a, a, a
+		}
+		return addrs, warpSpan{or: or, lo: lo, hi: hi, shape: spanShape(n, lanesMayRepeat(nil, step, mask), false)}
+	case list == nil:
+		for m := bi.active; m != 0; m &= m - 1 {
+			lane := uint64(bits.TrailingZeros32(m))
+			a := (first + lane*step) & mask
+			addrs = append(addrs, a)
+			or |= a
+			lo, hi = min(lo, a), max(hi, a)
+		}
+	case bi.active == ^uint32(0) && len(list) >= trace.MaxLanes:
+		// Every lane of a 32-lane warp: lane i is list[i], in one indexed
+		// loop.
+		if scale == 1 && st.AddrImm == 0 && st.LanePitch == 0 && mask == ^uint64(0) {
+			all := (*[trace.MaxLanes]uint64)(list)
+			if bi.plan.bitSpan {
+				if simd {
+					or, lo = warpBitsAVX512(all)
+				} else {
+					or, lo = listBits(all)
+				}
+				hi = or
+			} else {
+				or, lo, hi = listSpan(all)
+			}
+			return all[:], warpSpan{or: or, lo: lo, hi: hi, shape: spanShape(trace.MaxLanes, true, true)}
+		}
+		addrs = slices.Grow(addrs, trace.MaxLanes)[:trace.MaxLanes]
+		or, lo, hi = listAddresses((*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(list), scale, uint64(st.AddrImm), uint64(st.LanePitch), mask)
+	default:
+		imm, pitch := uint64(st.AddrImm), uint64(st.LanePitch)
+		for m := bi.active; m != 0; m &= m - 1 {
+			lane := bits.TrailingZeros32(m)
+			a := (scale*list[lane] + imm + uint64(lane)*pitch) & mask
+			addrs = append(addrs, a)
+			or |= a
+			lo, hi = min(lo, a), max(hi, a)
+		}
+	}
+	return addrs, warpSpan{or: or, lo: lo, hi: hi, shape: spanShape(len(addrs), lanesMayRepeat(list, step, mask), false)}
+}
+
+// listAddresses sets a full warp's addresses from its per-lane bases and
+// returns their OR, lowest and highest. It is a function of its own, not
+// inlined, so that its loop keeps its accumulators in registers: inlined
+// into expandWarp, the compiler spilled all four to the stack on every
+// lane.
+//
+//go:noinline
+func listAddresses(addrs, list *[trace.MaxLanes]uint64, scale, imm, pitch, mask uint64) (or, lo, hi uint64) {
+	lo = ^uint64(0)
+	out := addrs[:] // see laneSlices
+	for lane, x := range list[:] {
+		a := (scale*x + imm + uint64(lane)*pitch) & mask
+		out[lane] = a
+		or |= a
+		lo, hi = min(lo, a), max(hi, a)
+	}
+	return or, lo, hi
+}
+
+// listSpan returns the OR, lowest and highest of a full warp's addresses
+// (listAddresses without a transform to apply). Not inlined, for its
+// registers.
+//
+//go:noinline
+func listSpan(addrs *[trace.MaxLanes]uint64) (or, lo, hi uint64) {
+	lo = ^uint64(0)
+	for _, a := range addrs[:] { // see laneSlices
+		or |= a
+		lo, hi = min(lo, a), max(hi, a)
+	}
+	return or, lo, hi
+}
+
+// listBits returns the OR and the AND of a full warp's addresses: bounds
+// of them (no address is above the OR or below the AND) that are equal
+// when the addresses are, share their bits above a page's when the
+// addresses share a page, and lie in a region of 2^k bytes at a multiple
+// of 2^k when the addresses do (plan.bitSpan). Two operations of one cycle
+// a lane, where listSpan's min and max are compare-and-move chains; four
+// lanes a step, in four pairs of accumulators, so that the loop waits on
+// no chain of 32 dependent operations (BenchmarkExpand/histogram 2.33 ->
+// 2.29 ns a lane). Not inlined, for its registers.
+//
+//go:noinline
+func listBits(addrs *[trace.MaxLanes]uint64) (or, and uint64) {
+	var o0, o1, o2, o3 uint64
+	a0, a1, a2, a3 := ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)
+	for k := 0; k < trace.MaxLanes; k += 4 {
+		x := addrs[k : k+4 : k+4] // one bounds check for the four
+		o0, o1, o2, o3 = o0|x[0], o1|x[1], o2|x[2], o3|x[3]
+		a0, a1, a2, a3 = a0&x[0], a1&x[1], a2&x[2], a3&x[3]
+	}
+	return o0 | o1 | o2 | o3, a0 & a1 & a2 & a3
+}
+
+// inRegion reports whether accesses at lo and at hi both lie inside one
+// of the plan's regions (always, when the space declares none).
+func (p *plan) inRegion(lo, hi uint64) bool {
+	if len(p.regions) == 0 {
+		return true
+	}
+	size := uint64(p.size)
+	for i := range p.regions {
+		if p.regions[i].Contains(lo, size) && p.regions[i].Contains(hi, size) {
+			return true
+		}
+	}
+	return false
+}
+
+// warpRows writes a fault-free warp's result rows, one per active lane.
+func (b *batch) warpRows(bi *xinst, addrs []uint64) {
+	slot := bi.slot
+	k := 0
+	for m := bi.active; m != 0; m &= m - 1 {
+		b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(bits.TrailingZeros32(m)), Addr: addrs[k]}
+		b.vals[slot], b.valsHi[slot] = 0, 0 // what stays when nothing returns
+		slot++
+		k++
+	}
+}
+
+// warpEntry resolves the page of addr for a warp's n lanes routed as one
+// record. It returns the zero Entry with ok true for another partition's
+// page, whose lanes get their foreign rows here, and with ok false when
+// memory is full.
+func (b *batch) warpEntry(bi *xinst, cur *shard.Cursor, addr uint64, n uint32) (en shard.Entry, ok bool) {
+	en = cur.Resolve(bi.mem, addr)
+	if en == 0 {
+		return 0, false
+	}
+	if en.Foreign() {
+		b.foreignRows(bi.slot, n)
+		return 0, true
+	}
+	return en, true
+}
+
+// routeRun routes n lanes as one record from addr: all on one word
+// (words 0) or a run words apart. Another partition's page gets the
+// lanes' foreign rows instead (local false). ok is false when memory is
+// full.
+func (b *batch) routeRun(ii int, bi *xinst, routes []route, cur *shard.Cursor, addr uint64, n uint32, words int32) (local, ok bool) {
+	en, ok := b.warpEntry(bi, cur, addr, n)
+	if en == 0 {
+		return false, ok
+	}
+	slot := bi.slot
+	if words == 0 {
+		slot |= uint32(addr&3) << slotBits
+	}
+	routes[b.owner[en.Shard()]].run(uint32(ii), rec{word: en.WordRef(addr), slot: slot}, n, words)
+	return true, true
+}
+
+// routeSum routes the n lanes of a warp on one 32-bit word as one (word,
+// addend) record of their sum (expandWarp); as routeRun otherwise.
+func (b *batch) routeSum(ii int, bi *xinst, routes []route, cur *shard.Cursor, addr uint64, n, sum uint32, sr *sumRun) (local, ok bool) {
+	en, ok := b.warpEntry(bi, cur, addr, n)
+	if en == 0 {
+		return false, ok
+	}
+	o := b.owner[en.Shard()]
+	r := rec{word: en.WordRef(addr), slot: sum}
+	routes[o].add(uint32(ii), r, true)
+	if b.noResults {
+		*sr = sumRun{ok: true, vals: bi.vals, pi: bi.pi, mem: bi.mem, active: bi.active, owner: o, at: len(routes[o].recs) - 1, r: r, n: n}
+	}
+	return true, true
+}
+
+// sumRun is the record routeSum made for an instruction (a warp adding one
+// value to one word, nothing returned), kept for the instruction after it:
+// one with the same plan, memory, active lanes and vectors (batch.addVecs
+// shares equal scalar vectors, so the same vectors are the same index)
+// adds the same sum to the same word, and its statistics are the same.
+// Only without per-lane rows (noResults): a warp's rows are written one by
+// one (warpRows).
+type sumRun struct {
+	ok                    bool
+	vals, pi, mem, active uint32
+	owner                 int32
+	at                    int // the record's index in its route
+	r                     rec
+	n                     uint32 // the warp's lanes
+}
+
+// same reports whether bi is such an instruction.
+func (sr *sumRun) same(bi *binst) bool {
+	return bi.vals == sr.vals && bi.pi == sr.pi && bi.mem == sr.mem && bi.active == sr.active
+}
+
+// sumRepeats is sumAgain for the instructions from ii on, below hi, that
+// are sr's warp again, one after another (a hot counter's), while sr's
+// record is its route's last: their sums go into it at once, and their
+// statistics rows (of Static st, sr's) are written in one loop, without
+// an instruction copied into the range's xinst each. It returns how many
+// it took.
+func (b *batch) sumRepeats(ii, hi int, routes []route, sr *sumRun, st *trace.Static) int {
+	rt := &routes[sr.owner]
+	if len(rt.recs) != sr.at+1 {
+		return 0
+	}
+	sum := rt.recs[sr.at].slot
+	k := ii
+	for ; k < hi; k++ {
+		in := &b.insts[k]
+		if !sr.same(in) {
+			break
+		}
+		sum += sr.r.slot
+		b.putStat(in, st, 1, sr.n, 0)
+	}
+	rt.recs[sr.at].slot = sum
+	return k - ii
+}
+
+// sumAgain routes instruction ii, the same warp as sr's, without working
+// its addresses out again: its sum goes into sr's record while that is
+// still its route's last (the adds of consecutive instructions to one
+// word, nothing between them, are one add of their total, modulo 2^32 as
+// the adds are), or else into a record of its own (fused, the last was
+// applied already).
+func (b *batch) sumAgain(ii int, bi *xinst, routes []route, sr *sumRun, fuse bool) {
+	rt := &routes[sr.owner]
+	if !fuse && len(rt.recs) == sr.at+1 {
+		rt.recs[sr.at].slot += sr.r.slot
+	} else {
+		rt.add(uint32(ii), sr.r, true)
+		sr.at = len(rt.recs) - 1
+	}
+	b.setStat(bi, 1, sr.n, 0)
+}
