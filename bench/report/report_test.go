@@ -16,6 +16,7 @@ BenchmarkLimit/uniform-1Mi/zstd-cli-2   	      30	  36000000 ns/op	 1470 MB/s
 BenchmarkLimit/uniform-1Mi/zstd-cli-2   	      30	  34000000 ns/op	 1470 MB/s
 BenchmarkLimit/uniform-1Mi/dense-2      	     100	  10000000 ns/op
 BenchmarkLimit/uniform-1Mi/addr-floor-2 	      20	  60000000 ns/op
+BenchmarkLimit/uniform-1Mi/addr-floor-16-2 	      90	  12000000 ns/op
 BenchmarkReplay/uniform-1Mi/lean/workers=1-2 	 1	 1000000000 ns/op	 300000000 peakRSS-B	 1048476 words
 BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 1	  800000000 ns/op	 300000000 peakRSS-B	 1048476 words
 BenchmarkReplay/uniform-1Mi/lean-1core/workers=1-2 	 1	 1400000000 ns/op	 300000000 peakRSS-B	 1048476 words
@@ -52,7 +53,8 @@ func TestFigures(t *testing.T) {
 	}
 	near("lean/limit", leanOverLimit("uniform-1Mi")(d), 0.8e9/44e6)
 	near("addresses time", addressesTime(d), 0.25)
-	near("addresses floor", addressesFloor(d), 60e6/800e6)
+	near("addresses floor", addressesFloor("addr-floor")(d), 60e6/800e6)
+	near("addresses floor, 16-byte records", addressesFloor("addr-floor-16")(d), 12e6/800e6)
 	near("B/addr", bytesPerAddress("uniform-1Mi")(d), 64*1048576.0/1048476)
 	near("speedup", speedup(d), 1.75)
 	near("of ceiling", speedupOfCeiling(d), 1.75/1.6)
