@@ -67,9 +67,8 @@ pass() {
 	bin bench "$tmp/bench-off.test" -test.bench '^BenchmarkReplay$/./^(lean|lean-1core)$' -test.benchtime "${LEAN_TIMES}x" -test.benchmem
 	bin bench "$tmp/bench-off.test" -test.bench '^BenchmarkReplay$/./^(addresses|results|all)$' -test.benchtime 1x -test.benchmem
 	bin engine "$tmp/engine.test" -test.bench '^BenchmarkApply$' -test.benchmem
-	if [ -n "$duck" ]; then
-		bin columnar "$tmp/columnar.test" -test.bench "^($duck)\$" -test.benchmem
-	fi
+	# The addresses table's rows written alone, and DuckDB beside ours.
+	bin columnar "$tmp/columnar.test" -test.bench "^(BenchmarkAddresses${duck:+|$duck})\$" -test.benchmem
 	if [ -n "$pgo" ]; then
 		# The same replays built without and with the profile, in
 		# alternating order.

@@ -221,6 +221,33 @@ func BenchmarkMemory(b *testing.B) {
 	benchWrite(b, len(ws), "memory.parquet", func(dir string) { writeTable(b, dir, "memory", ws, 1<<16, (*Writer).Memory) })
 }
 
+// benchAddresses is the addresses table of a scattered replay like the
+// uniform workload's: 2^20 consecutive words of global memory, each hit by
+// about nine warps of as many groups, its counts estimates once past what
+// the sketches hold exactly (engine.AddressStat).
+func benchAddresses(n int) []engine.AddressStat {
+	rng := rand.New(rand.NewPCG(7, 8))
+	rows := make([]engine.AddressStat, n)
+	for i := range rows {
+		acc := uint64(3 + rng.IntN(13))
+		warps := acc - uint64(rng.IntN(2))
+		groups := warps - uint64(rng.IntN(2))
+		rows[i] = engine.AddressStat{Space: trace.Global, Group: -1, Addr: 0x10000 + 4*uint64(i),
+			Accesses: acc, Warps: warps, Groups: groups, Exact: warps <= 7 && groups <= 3}
+	}
+	return rows
+}
+
+// BenchmarkAddresses is the addresses table alone: 2^20 rows per op,
+// handed over 8192 at a time as the engine does (emitChunk), from New to
+// a committed file. The engine writes it after the replay's last batch,
+// so its wall time is the addresses replay's tail, and its CPU part of
+// what the table adds (docs/PERFORMANCE.md).
+func BenchmarkAddresses(b *testing.B) {
+	rows := benchAddresses(benchRows)
+	benchWrite(b, len(rows), "addresses.parquet", func(dir string) { writeTable(b, dir, "addresses", rows, 1<<13, (*Writer).Addresses) })
+}
+
 // BenchmarkMemoryPages is the memory table as the engine hands it over,
 // a page at a time (Writer.MemoryPage): the words of benchMemory, 2^20
 // rows in 1024 full pages, from New to a committed file.

@@ -339,6 +339,22 @@ func addressesFloor(name string) func(d *Data) Figure {
 	}
 }
 
+// addressesWrite is what writing the addresses table's rows alone adds to
+// the lean replay of uniform-1Mi: columnar's BenchmarkAddresses (wall time
+// a row, from rows in memory to a committed file) times the replay's
+// addresses, over the lean replay.
+func addressesWrite(d *Data) Figure {
+	perRow, ok1 := d.Median("main", "columnar", "BenchmarkAddresses", "ns/row")
+	cpu, ok2 := d.Median("main", "columnar", "BenchmarkAddresses", "cpu-ns/row")
+	rows, ok3 := d.replayMetric("uniform-1Mi", "addresses", 2, "words")
+	l, ok4 := d.replay("uniform-1Mi", "lean", 2)
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return none("not measured")
+	}
+	w := perRow * rows
+	return measured(w/l, fmt.Sprintf("%s for %s rows vs %s (`BenchmarkAddresses`: %.1f ns/row, %.1f cpu-ns/row)", dur(w), count(rows), dur(l), perRow, cpu))
+}
+
 // bytesPerAddress is the addresses table's peak memory per distinct
 // address: peak RSS with it minus without, over the words touched.
 func bytesPerAddress(tr string) func(d *Data) Figure {
@@ -589,6 +605,7 @@ var Targets = []Target{
 	{"`addresses` table adds ≤ 50% to the lean replay of uniform (1 Mi words)", addressesTime, plusPercent, func(v float64) bool { return v <= 0.5 }},
 	{"(information) the least an `addresses` table can add: a bare loop counting each lane-op into a 48-byte record of its word, two goroutines", addressesFloor("addr-floor"), plusPercent, nil},
 	{"(information) the same loop into 16-byte records, no room for the sketches: a million of them fit the 32 MiB L3, a million of 48 bytes do not", addressesFloor("addr-floor-16"), plusPercent, nil},
+	{"(information) the `addresses` table's rows written alone, from rows in memory to a committed file", addressesWrite, plusPercent, nil},
 	{"`addresses` table ≤ 64 B of peak memory per distinct address (uniform, 1 Mi words)", bytesPerAddress("uniform-1Mi"), bytesPer, func(v float64) bool { return v <= 64 }},
 	{"`results` table costs no more per row than DuckDB writing the same rows to Parquet", resultsVsDuckDB, times, func(v float64) bool { return v <= 1 }},
 	{"two workers (two cores) ≥ 1.35× one (one core)³ (lean, uniform, 1 Mi words)", speedup, times, func(v float64) bool { return v >= 1.35 }},
