@@ -66,7 +66,7 @@ pass() {
 	# machine falls on one of them rather than on the pass's only replay.
 	bin bench "$tmp/bench-off.test" -test.bench '^BenchmarkReplay$/./^(lean|lean-1core)$' -test.benchtime "${LEAN_TIMES}x" -test.benchmem
 	bin bench "$tmp/bench-off.test" -test.bench '^BenchmarkReplay$/./^(addresses|results|all)$' -test.benchtime 1x -test.benchmem
-	bin engine "$tmp/engine.test" -test.bench '^BenchmarkApply$' -test.benchmem
+	bin engine "$tmp/engine.test" -test.bench '^(BenchmarkApply|BenchmarkSketchAdd)$' -test.benchmem
 	# The addresses table's rows written alone, and DuckDB beside ours.
 	bin columnar "$tmp/columnar.test" -test.bench "^(BenchmarkAddresses${duck:+|$duck})\$" -test.benchmem
 	if [ -n "$pgo" ]; then

@@ -355,6 +355,22 @@ func addressesWrite(d *Data) Figure {
 	return measured(w/l, fmt.Sprintf("%s for %s rows vs %s (`BenchmarkAddresses`: %.1f ns/row, %.1f cpu-ns/row)", dur(w), count(rows), dur(l), perRow, cpu))
 }
 
+// sketchesInCache is the least the addresses table's sketches could add to
+// the lean replay of uniform-1Mi: engine's BenchmarkSketchAdd (both
+// sketches of an access updated, the entries in cache, uniform-1Mi's
+// pattern) for each of the trace's lane-ops, split evenly over two cores,
+// over the lean replay.
+func sketchesInCache(d *Data) Figure {
+	per, ok1 := d.Median("main", "engine", "BenchmarkSketchAdd", "ns/access")
+	n, ok2 := d.laneOps()
+	l, ok3 := d.replay("uniform-1Mi", "lean", 2)
+	if !ok1 || !ok2 || !ok3 {
+		return none("not measured")
+	}
+	t := per * n / 2
+	return measured(t/l, fmt.Sprintf("%s vs %s (`BenchmarkSketchAdd`: %.1f ns an access, × %s accesses, over two cores)", dur(t), dur(l), per, count(n)))
+}
+
 // bytesPerAddress is the addresses table's peak memory per distinct
 // address: peak RSS with it minus without, over the words touched.
 func bytesPerAddress(tr string) func(d *Data) Figure {
@@ -606,6 +622,7 @@ var Targets = []Target{
 	{"(information) the least an `addresses` table can add: a bare loop counting each lane-op into a 48-byte record of its word, two goroutines", addressesFloor("addr-floor"), plusPercent, nil},
 	{"(information) the same loop into 16-byte records, no room for the sketches: a million of them fit the 32 MiB L3, a million of 48 bytes do not", addressesFloor("addr-floor-16"), plusPercent, nil},
 	{"(information) the `addresses` table's rows written alone, from rows in memory to a committed file", addressesWrite, plusPercent, nil},
+	{"(information) the `addresses` table's sketches alone, their entries in cache, both cores", sketchesInCache, plusPercent, nil},
 	{"`addresses` table ≤ 64 B of peak memory per distinct address (uniform, 1 Mi words)", bytesPerAddress("uniform-1Mi"), bytesPer, func(v float64) bool { return v <= 64 }},
 	{"`results` table costs no more per row than DuckDB writing the same rows to Parquet", resultsVsDuckDB, times, func(v float64) bool { return v <= 1 }},
 	{"two workers (two cores) ≥ 1.35× one (one core)³ (lean, uniform, 1 Mi words)", speedup, times, func(v float64) bool { return v >= 1.35 }},

@@ -26,6 +26,7 @@ BenchmarkMachineScaling/words=1048576/goroutines=2-2 	 20	 25000000 ns/op
 pkg: github.com/gpureplay/replay/engine
 BenchmarkApply/random/engine-2 	 4000000	 64 ns/op
 BenchmarkApply/random/dense-2 	 4000000	 2.56 ns/op
+BenchmarkSketchAdd-2 	 2500	 480000 ns/op	 13.0 ns/access
 pkg: github.com/gpureplay/replay/columnar
 BenchmarkResultsVsDuckDB-2 	 5	 100 ns/op	 90 ns/row	 120 cpu-ns/row	 80 duckdb-cpu-ns/row	 70 duckdb-ns/row
 BenchmarkAddresses-2 	 100	 12000000 ns/op	 11.5 ns/row	 16 cpu-ns/row
@@ -57,6 +58,7 @@ func TestFigures(t *testing.T) {
 	near("addresses floor", addressesFloor("addr-floor")(d), 60e6/800e6)
 	near("addresses floor, 16-byte records", addressesFloor("addr-floor-16")(d), 12e6/800e6)
 	near("addresses written alone", addressesWrite(d), 11.5*1048476/800e6)
+	near("sketches in cache", sketchesInCache(d), 13.0*9600000/2/800e6)
 	near("B/addr", bytesPerAddress("uniform-1Mi")(d), 64*1048576.0/1048476)
 	near("speedup", speedup(d), 1.75)
 	near("of ceiling", speedupOfCeiling(d), 1.75/1.6)
