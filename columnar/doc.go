@@ -57,16 +57,17 @@
 //     The encodings (parquet.go; the package's own encoders, pqencode.go,
 //     whose pages tests read back with arrow-go and DuckDB):
 //     DELTA_BINARY_PACKED for sequence numbers, addresses, values and
-//     counts, the instructions' group and warp and the group of the
-//     tables sorted by address, PLAIN for small integers that repeat,
-//     RLE_DICTIONARY for strings; zstd level 1 from one encoder per Writer
-//     (a 512 KiB window, the largest page), a page that zstd does not
-//     shrink by a sixteenth stored in a frame of raw blocks (zstdframe.go);
-//     exact statistics on every column chunk and data page. A column
-//     whose rows in a batch are a progression (the instructions' seq, a
-//     hot counter's every column, the memory table's space and group) is
-//     held as its first value and step and its pages written from them,
-//     in the bytes its stored rows would give (batch.go, encodeAffine).
+//     counts, the instructions' group, warp, lanes and faults and the
+//     group of the tables sorted by address, PLAIN for small integers
+//     that repeat, RLE_DICTIONARY for strings; zstd level 1 from one
+//     encoder per Writer (a 512 KiB window, the largest page), a page
+//     that zstd does not shrink by a sixteenth stored in a frame of raw
+//     blocks (zstdframe.go); exact statistics on every column chunk and
+//     data page. A column whose rows in a batch are a progression (the
+//     instructions' seq, a hot counter's every column, the memory table's
+//     space and group) is held as its first value and step and its pages
+//     written from them, in the bytes its stored rows would give
+//     (batch.go, encodeAffine).
 //     Where the CPU has AVX-512, a whole block's deltas are taken in
 //     assembly (deltas_amd64.s), to the bytes Go's loop gives
 //     (TestBlockDeltasAVX512).

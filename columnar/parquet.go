@@ -42,9 +42,16 @@ import (
 //     where groups cycle (6.3 and 6.0 ns); and the increasing seq and addr
 //     columns of the other tables.
 //   - PLAIN where the values repeat or cycle: results.lane, elem and
-//     value_hi, instructions.lanes and faults cost 2-4.5 ns and
-//     0.00-0.01 B, where DELTA cost 5-6.5 ns and a dictionary built by the
-//     column writer 14-18 ns (it hashes every value).
+//     value_hi cost 2-4.5 ns and 0.00-0.01 B, where DELTA cost 5-6.5 ns
+//     and a dictionary built by the column writer 14-18 ns (it hashes
+//     every value). instructions.lanes and faults were PLAIN too, until
+//     a batch whose column keeps to a progression stopped storing its
+//     rows (encodeAffine): a constant PLAIN column then still wrote 4
+//     bytes a row for zstd to compress (1.2 MB each for a hot counter's
+//     300 K rows), a delta one a few bytes a page. The lean hot counter
+//     10.1-11.3 → 9.7-10.3 ms in five alternating runs, the same in
+//     BenchmarkInstructions (whose rows are constant there too), files
+//     a little smaller.
 //   - RLE_DICTIONARY for the strings, from a dictionary the Writer builds
 //     per batch without hashing each row's string (writer.go): the column
 //     writer's own dictionary encoder hashed every value, and cost about

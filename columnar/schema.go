@@ -44,13 +44,16 @@ type encoding uint8
 
 const (
 	// encPlain: PLAIN, for small integers that repeat or cycle (lane,
-	// elem, value_hi, lanes, faults; booleans): zstd removes the
-	// repetition for less than any encoding costs.
+	// elem, value_hi; booleans): zstd removes the repetition for less
+	// than any encoding costs.
 	encPlain encoding = iota
 	// encDelta: DELTA_BINARY_PACKED, for increasing columns (seq; addr and
 	// group in the tables sorted by address, where a group holds for
 	// long runs; instructions.group, a grid's groups in order) and
-	// integers with many distinct values (addresses, values, counts):
+	// integers with many distinct values (addresses, values, counts),
+	// and the instructions' lanes and faults, constant over most batches,
+	// whose delta pages a progression writes without a row (encodeAffine)
+	// where PLAIN ones spell out every row for zstd to take out again:
 	// bit-packing the deltas is both smaller and several times faster
 	// than compressing PLAIN's 8 bytes, and a block of 128 equal deltas
 	// (a run of one group, words one apart) costs a pass and no packing.
@@ -155,10 +158,10 @@ var specs = [numTables]tableSpec{
 		keyedCol("space"),
 		col("group", tI64, encDelta),
 		col("warp", tI64, encDelta),
-		col("lanes", tU32),
+		col("lanes", tU32, encDelta),
 		col("addresses", tU32, encDelta),
 		col("max_conflict", tU32, encDelta),
-		col("faults", tU32),
+		col("faults", tU32, encDelta),
 		keyedCol("text"), // extra: the instruction as written (trace.Static.Text)
 	)),
 	tOps: newTableSpec("ops",
