@@ -211,7 +211,9 @@ func AddressFloor(recs []AddressRecord, idx, val []uint32) {
 	}
 }
 
-// AddressFloor16 is AddressFloor into 16-byte records.
+// AddressFloor16 is AddressFloor into 16-byte records: a loop of its own,
+// not one over a record size given at run time, whose slicing and bounds
+// checks doubled both floors.
 func AddressFloor16(recs []AddressRecord16, idx, val []uint32) {
 	val = val[:len(idx)]
 	for i, x := range idx {
