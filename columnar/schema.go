@@ -50,13 +50,14 @@ const (
 	// encDelta: DELTA_BINARY_PACKED, for increasing columns (seq; addr and
 	// group in the tables sorted by address, where a group holds for
 	// long runs; instructions.group, a grid's groups in order) and
-	// integers with many distinct values (addresses, values, counts),
-	// and the instructions' lanes and faults, constant over most batches,
-	// whose delta pages a progression writes without a row (encodeAffine)
-	// where PLAIN ones spell out every row for zstd to take out again:
+	// integers with many distinct values (addresses, values, counts):
 	// bit-packing the deltas is both smaller and several times faster
 	// than compressing PLAIN's 8 bytes, and a block of 128 equal deltas
 	// (a run of one group, words one apart) costs a pass and no packing.
+	// Also the instructions' lanes and faults, constant over most
+	// batches: a constant delta column's pages are written from its
+	// progression without a row (encodeAffine), a PLAIN one's spell out
+	// every row for zstd to take out again.
 	encDelta
 	// encDict: RLE_DICTIONARY, for the string columns, with a dictionary
 	// the writer builds itself per batch, so that no row's string is
