@@ -3,7 +3,7 @@ GO ?= go
 DUCKDB := tools/duckdb/node_modules/@duckdb/node-api/package.json
 BROWSER := tools/browser/node_modules/playwright-core/package.json
 
-.PHONY: demo test test-race bench pgo fuzz build clean check-sizes test-cluster cross lint
+.PHONY: demo test test-race bench pgo fuzz build clean check-sizes test-cluster cross lint prereqs
 
 build:
 	$(GO) build -o bin/replay ./cmd/replay
@@ -11,10 +11,14 @@ build:
 demo:
 	$(GO) run ./cmd/replay
 
-# The test command of the README and of CI. The last line runs the
-# packages with AVX-512 loops again with them off: Go's loops beside them,
-# as on a CPU without them (golang.org/x/sys/cpu reads GODEBUG).
-test: $(DUCKDB) $(BROWSER) check-sizes
+# The test command of the README and of CI. It first installs what the
+# tests run beside Go (prereqs, and the npm packages), and a test whose
+# program is missing then fails rather than skips (REPLAY_TEST_REQUIRE,
+# package internal/testenv). The last line runs the packages with AVX-512
+# loops again with them off: Go's loops beside them, as on a CPU without
+# them (golang.org/x/sys/cpu reads GODEBUG).
+test: export REPLAY_TEST_REQUIRE = 1
+test: prereqs $(DUCKDB) $(BROWSER) check-sizes
 	$(GO) vet ./...
 	$(GO) test -race ./trace/... ./engine/... ./shard/... ./columnar/...
 	$(GO) test ./...
@@ -47,6 +51,10 @@ cross:
 
 $(DUCKDB): tools/duckdb/package.json tools/duckdb/package-lock.json
 	npm ci --prefix tools/duckdb --no-audit --no-fund --loglevel=error
+
+# zstd and Debian's chromium, through apt-get when root, when missing.
+prereqs:
+	bash tools/test-prereqs.sh
 
 # playwright-core drives Debian's chromium (never a browser of its own) to
 # render replay report's page in a test.

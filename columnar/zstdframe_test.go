@@ -15,6 +15,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/gpureplay/replay/internal/duckdbq"
+	"github.com/gpureplay/replay/internal/testenv"
 )
 
 // TestStoredFrame: appendStoredFrame's frames decode to their content, in
@@ -77,12 +78,7 @@ func TestStoredFrame(t *testing.T) {
 	if err != nil || !bytes.Equal(got, all) {
 		t.Fatalf("the frames back to back: %d bytes, %v; want the %d bytes", len(got), err, len(all))
 	}
-	if _, err := exec.LookPath("zstd"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("zstd not in PATH; .ci/run installs it")
-		}
-		t.Skip("zstd not in PATH (apt install zstd)")
-	}
+	testenv.LookPath(t, "zstd", "apt-get install zstd")
 	path := filepath.Join(t.TempDir(), "frames.zst")
 	if err := os.WriteFile(path, frames, 0o644); err != nil {
 		t.Fatal(err)

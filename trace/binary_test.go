@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/gpureplay/replay/internal/testenv"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -358,12 +359,7 @@ func TestBinaryZstdCompatible(t *testing.T) {
 		}
 	})
 	t.Run("cli", func(t *testing.T) {
-		if _, err := exec.LookPath("zstd"); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatal("zstd not in PATH; .ci/run installs it")
-			}
-			t.Skip("zstd not in PATH (apt install zstd)")
-		}
+		testenv.LookPath(t, "zstd", "apt-get install zstd")
 		cmd := exec.Command("zstd", "-d", "-c")
 		cmd.Stdin = bytes.NewReader(data)
 		var stderr bytes.Buffer

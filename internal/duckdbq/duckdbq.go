@@ -6,8 +6,8 @@
 //	npm ci --prefix tools/duckdb
 //
 // Tests call [Require] first: it skips the test when node or the npm
-// package is missing on a developer machine, and fails it when the
-// environment variable CI is "true".
+// package is missing on a developer machine, and fails it under make test
+// and in CI (package internal/testenv).
 package duckdbq
 
 import (
@@ -22,6 +22,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gpureplay/replay/internal/testenv"
 )
 
 // Result is one query's result.
@@ -192,7 +194,7 @@ var probe = sync.OnceValues(func() (string, error) {
 
 // Require makes sure Query can run. If node or the npm package is missing
 // it skips t, naming what is missing and how to install it, or fails t
-// when the environment variable CI is "true". If they are present but a
+// when testenv.Required. If they are present but a
 // probe query fails, it fails t.
 func Require(t testing.TB) {
 	t.Helper()
@@ -202,9 +204,7 @@ func Require(t testing.TB) {
 		t.Fatalf("duckdbq: DuckDB is installed but does not work: %v", err)
 	case m == "":
 		return
-	case os.Getenv("CI") == "true":
-		t.Fatalf("duckdbq: required in CI: %s", m)
 	default:
-		t.Skipf("duckdbq: skipping, DuckDB reader unavailable: %s", m)
+		testenv.Missing(t, "duckdbq: DuckDB reader unavailable: "+m)
 	}
 }
