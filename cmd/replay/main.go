@@ -87,10 +87,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	fmt.Fprintf(stderr, "replay: %v\n", err)
-	var te *troubleError
-	if errors.As(err, &te) {
-		return exitUsage
-	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		switch cmd {
@@ -246,7 +242,8 @@ partition.
 addr), and their results tables lane by lane, on (seq, lane, elem): the key names neither the
 dialect nor the text, so a PTX replay and a SASS replay of one kernel compare lane by lane. It
 lists the differences (a key in one only, or different values) and a summary. Exit status: 0 no
-difference, 1 they differ, 2 bad usage or a directory or table that cannot be read.
+difference; 1 they differ (nothing on standard error), or a directory or table cannot be read
+(the error on standard error); 2 bad usage.
 `,
 		flags: `  -limit N          differences to list, 0 = all (default 20)
   -q                print nothing: the exit status says
@@ -346,9 +343,11 @@ func overview() string {
 	fmt.Fprintf(&b, "\nReplay flags:\n%s\n", r.flags)
 	b.WriteString(r.notes)
 	b.WriteString(`TRACE may be - for standard input.
+-o creates the missing directories of its path; a command that fails leaves none it created.
 Run 'replay help SUBCOMMAND' (or replay SUBCOMMAND -h) for a subcommand's flags;
 replay help gen also lists the workloads.
-Exit status: 0 success, 1 a bad trace or failed replay, 2 bad usage.
+Exit status: 0 success, 1 a bad trace, a failed replay or an I/O error (replay diff: or they
+differ), 2 bad usage.
 `)
 	return b.String()
 }
