@@ -8,9 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/gpureplay/replay/columnar"
 	"github.com/gpureplay/replay/examples"
 )
 
@@ -37,6 +39,101 @@ func writeFiles(t *testing.T, files map[string]string) {
 func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// flagText is the text of one flag in a usage: its line and the lines
+// that continue it.
+func flagText(usage, flagName string) string {
+	var b strings.Builder
+	in := false
+	for _, l := range strings.Split(usage, "\n") {
+		switch {
+		case strings.HasPrefix(l, "  -"+flagName+" "):
+			in = true
+		case strings.HasPrefix(l, "  -") || strings.TrimSpace(l) == "":
+			in = false
+		}
+		if in {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// TestItem46_01_TablesAgreeWithRacesAndOrders: -tables names all seven
+// tables in the help; naming races runs the races pass (a row, not an
+// empty table); naming orders without -explore-orders, and -explore-orders
+// or -races with a list that leaves their table out, are usage errors that
+// name the fix and write nothing; -explore-orders with orders in the list
+// writes its rows.
+func TestItem46_01_TablesAgreeWithRacesAndOrders(t *testing.T) {
+	cta, err := filepath.Abs(filepath.Join("..", "..", "engine", "testdata", "races", "cta_two_ctas.tasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	writeFiles(t, map[string]string{"race.tasm": raceTrace})
+
+	_, usage, _ := replayCmd(t, "help", "replay")
+	text := flagText(usage, "tables")
+	for _, n := range columnar.AllTableNames() {
+		if !strings.Contains(text, n) {
+			t.Errorf("the help of -tables does not name the %s table:\n%s", n, text)
+		}
+	}
+	if len(columnar.AllTableNames()) != 7 {
+		t.Errorf("%d tables, want 7: %v", len(columnar.AllTableNames()), columnar.AllTableNames())
+	}
+
+	// -tables races: the races pass runs, and the row -races finds is there.
+	for _, args := range [][]string{{"-tables", "memory,races"}, {"-races"}} {
+		out := "races" + strings.Join(args, "")
+		if code, _, errOut := replayCmd(t, append(args, "-q", "-o", out, cta)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		if n := parquetRows(t, filepath.Join(out, "races.parquet")); n != 1 {
+			t.Errorf("%v: the races table has %d rows, want 1 (the .cta atomics of two CTAs)", args, n)
+		}
+	}
+	// -explore-orders with orders listed: the witnesses of the exch race,
+	// lane order and 3 random ones (TestExploreOrdersFlag).
+	if code, _, errOut := replayCmd(t, "-q", "-tables", "memory,orders", "-explore-orders", "3", "-seed", "11", "-o", "ord", "race.tasm"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if n := parquetRows(t, filepath.Join("ord", "orders.parquet")); n != 4 {
+		t.Errorf("the orders table has %d rows, want 4", n)
+	}
+	if got := tableDigests(t, "ord"); len(got) != 2 {
+		t.Errorf("-tables memory,orders wrote %v, want memory and orders only", got)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-tables", "orders"}, []string{"-explore-orders K", "-explore-orders 8"}},
+		{[]string{"-tables", "memory,orders"}, []string{"-explore-orders K"}},
+		{[]string{"-explore-orders", "2", "-tables", "memory"}, []string{"-tables memory,orders", "drop -explore-orders"}},
+		{[]string{"-races", "-tables", "memory"}, []string{"-tables memory,races", "drop -races"}},
+		{[]string{"-tables", "races", "-partition", "0/2"}, []string{"-tables races", "without -partition"}},
+	} {
+		code, _, errOut := replayCmd(t, append(tc.args, "-o", "refused", "race.tasm")...)
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, want 2: %s", tc.args, code, errOut)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%v: %q lacks %q", tc.args, errOut, w)
+			}
+		}
+		if exists("refused") {
+			t.Errorf("%v: refused, yet wrote %v", tc.args, tableDigests(t, "refused"))
+		}
+	}
+	code, _, errOut := replayCmd(t, "-tables", "races", "-")
+	if code != exitUsage || !strings.Contains(errOut, "-tables races reads the trace in a pass of its own") {
+		t.Errorf("-tables races on standard input: exit %d, %q", code, errOut)
+	}
 }
 
 // TestItem46_02_FailedReplayLeavesNoDirItMade: a replay that fails on an
@@ -174,6 +271,106 @@ func TestItem46_03_OutFileIntoMissingDirOrOntoDir(t *testing.T) {
 	for _, d := range []string{"adir", "adir.zst", "adir.tasm"} {
 		if ents, _ := os.ReadDir(d); len(ents) != 0 {
 			t.Errorf("%s holds %v", d, ents)
+		}
+	}
+}
+
+// TestItem46_04_MistypedOrMisplacedSubcommand: a first argument that is no
+// file and is near a subcommand's name is an unknown subcommand, with the
+// closest suggested and all listed; a subcommand after replay's flags is
+// told to come first; a trace file named like a word still replays.
+func TestItem46_04_MistypedOrMisplacedSubcommand(t *testing.T) {
+	t.Chdir(t.TempDir())
+	writeFiles(t, map[string]string{"t.tasm": raceTrace})
+	if code, _, errOut := replayCmd(t, "asm", "t.tasm", "-o", "t.zst"); code != 0 {
+		t.Fatalf("asm: exit %d: %s", code, errOut)
+	}
+	list := strings.Join(subcommandNames(), ", ")
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"diss", "t.zst"}, []string{`unknown subcommand "diss"`, "did you mean disasm?", list}},
+		{[]string{"diss"}, []string{`unknown subcommand "diss"`, "did you mean disasm?"}},
+		{[]string{"mrege", "out", "-o", "m"}, []string{`unknown subcommand "mrege"`, "did you mean merge?"}},
+		{[]string{"dif", "a", "b"}, []string{"did you mean diff?"}},
+		{[]string{"frobnicate", "t.zst"}, []string{`unknown subcommand "frobnicate"`, list}},
+		{[]string{"-q", "gen", "histgram", "-o", "x.zst"}, []string{"gen is a subcommand, so it comes first, and its flags after it: replay gen -q histgram -o x.zst"}},
+		{[]string{"-o", "out", "asm", "t.tasm"}, []string{"asm is a subcommand", "replay asm -o out t.tasm"}},
+	} {
+		code, _, errOut := replayCmd(t, tc.args...)
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, want 2: %q", tc.args, code, errOut)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%v: %q lacks %q", tc.args, errOut, w)
+			}
+		}
+	}
+	if exists("x.zst") {
+		t.Error("the misplaced gen wrote x.zst")
+	}
+	// Files named like a subcommand, or near one, are traces.
+	writeFiles(t, map[string]string{"diss": raceTrace, "gen": raceTrace})
+	for _, args := range [][]string{{"diss"}, {"-q", "gen"}} {
+		code, _, errOut := replayCmd(t, args...)
+		if code != 0 {
+			t.Errorf("%v: exit %d: %s", args, code, errOut)
+		}
+		if n := args[len(args)-1]; !exists(n + ".tables/memory.parquet") {
+			t.Errorf("%v: no %s.tables/memory.parquet", args, n)
+		}
+	}
+	// A missing trace file stays an I/O error, naming it.
+	if code, _, errOut := replayCmd(t, "missing.tasm"); code != exitError || !strings.Contains(errOut, "missing.tasm") {
+		t.Errorf("missing.tasm: exit %d, %q", code, errOut)
+	}
+}
+
+// TestItem46_06_WroteLineListsEveryFile: the summary's "wrote" line lists
+// exactly the files in the output directory, orders and races included,
+// with one separator after an -o that ends in one.
+func TestItem46_06_WroteLineListsEveryFile(t *testing.T) {
+	cta, err := filepath.Abs(filepath.Join("..", "..", "engine", "testdata", "races", "cta_two_ctas.tasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	writeFiles(t, map[string]string{"race.tasm": raceTrace})
+	sep := string(filepath.Separator)
+	for _, tc := range []struct {
+		args []string
+		dir  string
+	}{
+		{[]string{"-o", "out" + sep, "-races", "-explore-orders", "2", cta}, "out"},
+		{[]string{"-o", "both" + sep + sep, "-format", "both", "-races", "race.tasm"}, "both"},
+		{[]string{"-o", "lean/", "-tables", "memory,orders", "-explore-orders", "2", "race.tasm"}, "lean"},
+		{[]string{"-explore-orders", "1", "race.tasm"}, "race.tables"},
+	} {
+		code, stdout, errOut := replayCmd(t, tc.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errOut)
+		}
+		_, line, ok := strings.Cut(stdout, "  wrote         ")
+		if !ok {
+			t.Fatalf("%v: no wrote line:\n%s", tc.args, stdout)
+		}
+		line = strings.TrimSpace(line)
+		prefix := tc.dir + sep + "{"
+		if !strings.HasPrefix(line, prefix) || !strings.HasSuffix(line, "}") {
+			t.Errorf("%v: wrote %q, want %s…}", tc.args, line, prefix)
+			continue
+		}
+		listed := strings.Split(strings.TrimSuffix(strings.TrimPrefix(line, prefix), "}"), ",")
+		var files []string
+		for n := range tableDigests(t, tc.dir) {
+			files = append(files, n)
+		}
+		slices.Sort(listed)
+		slices.Sort(files)
+		if !slices.Equal(listed, files) {
+			t.Errorf("%v: the wrote line lists %v; %s holds %v", tc.args, listed, tc.dir, files)
 		}
 	}
 }
