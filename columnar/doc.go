@@ -31,8 +31,10 @@
 //     writer then fails for good; a batch that failed to be written on
 //     its table's goroutine, see invariant 3, fails the next call or
 //     Commit with that error), no temporary file remains, no final
-//     file of this writer was created, and earlier runs' files are as they
-//     were, byte for byte: a rename failing part-way through Commit is
+//     file of this writer was created, no directory that [New] made (the
+//     output directory, its missing parents) remains unless something else
+//     was put in it (package internal/outdir), and earlier runs' files are
+//     as they were, byte for byte: a rename failing part-way through Commit is
 //     undone (the renamed files go back to their temporary names, the
 //     earlier files back to theirs). The one exception: if undoing fails
 //     too, the commit journal and the temporary files stay, Commit's error

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/gpureplay/replay/engine"
+	"github.com/gpureplay/replay/internal/outdir"
 	"github.com/gpureplay/replay/trace"
 )
 
@@ -179,6 +180,7 @@ type Writer struct {
 	state   state
 	err     error                               // why the writer failed
 	lock    *dirLock                            // held from New until Commit, Abort or failure
+	made    outdir.Made                         // the directories New made: removed, if empty, when the writer does not commit
 	rename  func(oldpath, newpath string) error // os.Rename; tests inject failures and crashes
 	remove  func(name string) error             // os.Remove, likewise
 	// traceDone: the engine is past the trace (endTrace); the tables
@@ -269,7 +271,9 @@ func (w *Writer) newMemo(s *trace.Static) *staticMemo {
 
 // New creates dir if needed, takes its lock, and opens a temporary file in
 // it for every selected table and format. Nothing is visible under a
-// table's final name until [Writer.Commit].
+// table's final name until [Writer.Commit]. A writer that does not commit
+// (Abort, or a failure, New's own included) removes the directories New
+// created, dir and its parents, if they are empty once its files are gone.
 //
 // If another writer holds the lock, New fails with an error wrapping
 // [ErrBusy] and changes nothing. Once it holds the lock, New completes a
@@ -286,15 +290,12 @@ func New(dir string, opts ...Option) (*Writer, error) {
 	if o.mem == nil {
 		o.mem = newPoolAllocator()
 	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return nil, fmt.Errorf("columnar: %w", err)
-	}
-	lock, err := lockDir(dir)
+	made, lock, err := makeAndLock(dir)
 	if err != nil {
 		return nil, err
 	}
 	w := &Writer{dir: dir, opt: o, ops: make(map[opKey]*opAgg), statics: make(map[*trace.Static]*staticMemo),
-		spaces: make(map[trace.Space]string), lock: lock, rename: os.Rename, remove: os.Remove}
+		spaces: make(map[trace.Space]string), lock: lock, made: made, rename: os.Rename, remove: os.Remove}
 	pages, err := newPageEncoder()
 	if err != nil {
 		return nil, w.fail(err)
@@ -389,6 +390,11 @@ func (w *Writer) cleanup() error {
 	w.ops, w.statics = nil, nil
 	clear(w.recent[:])
 	errs = append(errs, w.unlock())
+	// A writer that does not commit leaves no directory it made (the lock
+	// file, the last thing in it, is gone now); one that holds anything
+	// else stays.
+	w.made.Remove()
+	w.made = nil
 	return errors.Join(errs...)
 }
 

@@ -3,6 +3,7 @@ package columnar
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -188,6 +189,82 @@ func TestAbort(t *testing.T) {
 				t.Errorf("the directory holds %v", got)
 			}
 		})
+	}
+}
+
+// TestAbortRemovesDirsItMade (issue 46 item 2): a writer that does not
+// commit removes the directories New made (the output directory and its
+// missing parents), whether it aborts or fails; a directory that was there
+// before stays, with its files, and so does one that holds a file the
+// writer did not make. A writer that commits keeps them.
+func TestAbortRemovesDirsItMade(t *testing.T) {
+	fx := newFixture(9)
+	for _, tc := range []struct {
+		name  string
+		end   func(w *Writer) error // Abort, or a failure
+		stays []string              // relative to the root, besides "pre"
+	}{
+		{"abort", (*Writer).Abort, nil},
+		{"failure", func(w *Writer) error {
+			if err := w.Instructions([]engine.InstStat{{Seq: 3}}); err == nil {
+				return errors.New("a nil Static did not fail the writer")
+			}
+			return nil
+		}, nil},
+		{"commit", (*Writer).Commit, []string{"pre/a", "pre/a/b", "pre/a/b/out", "pre/a/b/out/memory.parquet"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(root, "pre"), 0o777); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(root, "pre", "notes"), []byte("mine"), 0o666); err != nil {
+				t.Fatal(err)
+			}
+			w, err := New(filepath.Join(root, "pre", "a", "b", "out"), WithTables("memory"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fx.feed(t, w, 2)
+			if err := tc.end(w); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if r, _ := filepath.Rel(root, p); r != "." && r != "pre" && r != filepath.Join("pre", "notes") {
+					got = append(got, filepath.ToSlash(r))
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.stays) {
+				t.Errorf("after %s the tree holds %v, want %v", tc.name, got, tc.stays)
+			}
+			if b, err := os.ReadFile(filepath.Join(root, "pre", "notes")); err != nil || string(b) != "mine" {
+				t.Errorf("pre/notes: %q, %v", b, err)
+			}
+		})
+	}
+	// A directory New made that holds another's file stays.
+	root := t.TempDir()
+	dir := filepath.Join(root, "out")
+	w, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "theirs"), nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if got := dirNames(t, dir); !slices.Equal(got, []string{"theirs"}) {
+		t.Errorf("out holds %v after Abort, want [theirs]", got)
 	}
 }
 

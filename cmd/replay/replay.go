@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -46,6 +47,9 @@ type replayOptions struct {
 
 	order       engine.Order
 	part, parts int
+	// racesFrom is what asked for the races pass: "-races" or "-tables
+	// races", for the errors that refuse it.
+	racesFrom string
 }
 
 // cmdReplay replays a trace (none: the embedded demo; "-": standard input)
@@ -53,6 +57,9 @@ type replayOptions struct {
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	o, err := parseReplayFlags(args)
 	if err != nil {
+		return err
+	}
+	if err := subcommandMistake(o.pos, args); err != nil {
 		return err
 	}
 	if err := o.validate(); err != nil {
@@ -113,8 +120,9 @@ func parseReplayFlags(args []string) (*replayOptions, error) {
 func (o *replayOptions) stdin() bool { return len(o.pos) == 1 && o.pos[0] == "-" }
 
 // validate checks the flag combinations, in this order: the trace count,
-// -order, -explore-orders, -races, -cluster-size, then -partition. It sets
-// o.order, o.part and o.parts.
+// -order, -explore-orders, -tables with -races and -explore-orders, -races,
+// -cluster-size, then -partition. It sets o.order, o.part and o.parts, and
+// o.races when -tables names the races table.
 func (o *replayOptions) validate() error {
 	if len(o.pos) > 1 {
 		return usagef("replay takes one trace, got %d: %s", len(o.pos), strings.Join(o.pos, " "))
@@ -127,11 +135,14 @@ func (o *replayOptions) validate() error {
 	if o.exploreOrders < 0 || o.exploreOrders > 1000 {
 		return usagef("-explore-orders %d: want 0..1000", o.exploreOrders)
 	}
+	if err := o.validateExtraTables(); err != nil {
+		return err
+	}
 	if o.exploreOrders > 0 && o.stdin() {
 		return usagef("-explore-orders replays the trace again per order, so it must be a file, not standard input")
 	}
 	if o.races && o.stdin() {
-		return usagef("-races reads the trace in a pass of its own, so it must be a file, not standard input")
+		return usagef("%s reads the trace in a pass of its own, so it must be a file, not standard input", o.racesFrom)
 	}
 	if o.clusterSize < 1 {
 		return usagef("-cluster-size %d: want 1 or more", o.clusterSize)
@@ -160,7 +171,36 @@ func (o *replayOptions) validatePartition() error {
 		return usagef("-partition with the ops table needs the instructions table: replay merge recomputes ops from it")
 	}
 	if o.races {
-		return usagef("-races looks at every access to an address, which partitions split: replay without -partition")
+		return usagef("%s looks at every access to an address, which partitions split: replay without -partition", o.racesFrom)
+	}
+	return nil
+}
+
+// validateExtraTables makes -tables agree with the flags whose passes fill
+// the races and orders tables. With no -tables, -races and -explore-orders
+// add their table to the default ones. A -tables list is exactly the
+// tables written: naming races runs the races pass, as -races does; naming
+// orders needs -explore-orders K (the orders to compare); and -races or
+// -explore-orders with a list that leaves its table out is refused, rather
+// than writing a table the list does not name.
+func (o *replayOptions) validateExtraTables() error {
+	if o.races {
+		o.racesFrom = "-races"
+	}
+	if o.tables == "" {
+		return nil
+	}
+	has := func(table string) bool { return slices.Contains(strings.Split(o.tables, ","), table) }
+	if has("races") {
+		o.races, o.racesFrom = true, "-tables races"
+	} else if o.races {
+		return usagef("-races writes the races table, which -tables %s leaves out; add it (-tables %s,races), or drop -races", o.tables, o.tables)
+	}
+	switch {
+	case has("orders") && o.exploreOrders == 0:
+		return usagef("-tables %s: the orders table needs -explore-orders K, the random orders to replay beside lane order; add -explore-orders 8, or drop orders from -tables", o.tables)
+	case !has("orders") && o.exploreOrders > 0:
+		return usagef("-explore-orders %d writes the orders table, which -tables %s leaves out; add it (-tables %s,orders), or drop -explore-orders", o.exploreOrders, o.tables, o.tables)
 	}
 	return nil
 }
@@ -179,10 +219,14 @@ func (o *replayOptions) columnarOptions() ([]columnar.Option, columnar.Format, e
 	return copts, f, nil
 }
 
-// tableList is -tables with the orders and races tables added when their
-// flags ask for them; "" for the default tables.
+// tableList is the tables to write: -tables, which validate made agree
+// with -races and -explore-orders, else the default tables with the orders
+// and races tables of those flags. "" stands for the default tables.
 func (o *replayOptions) tableList() string {
-	tableList := o.tables
+	if o.tables != "" {
+		return o.tables
+	}
+	tableList := ""
 	// The orders and races tables come with their flags, beside the others.
 	for _, extra := range []struct {
 		on    bool
@@ -194,9 +238,7 @@ func (o *replayOptions) tableList() string {
 		if tableList == "" {
 			tableList = strings.Join(columnar.TableNames(), ",")
 		}
-		if !strings.Contains(","+tableList+",", ","+extra.table+",") {
-			tableList += "," + extra.table
-		}
+		tableList += "," + extra.table
 	}
 	return tableList
 }
@@ -241,7 +283,7 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 		return fmt.Errorf("%s: %w (no tables written)", name, cliError{err})
 	}
 	if !o.quiet {
-		printSummary(stdout, name, dir, f, o.tables, sum)
+		printSummary(stdout, name, dir, f, o.tableList(), sum)
 	}
 	return nil
 }
@@ -637,6 +679,9 @@ func startProfile(kind, dir string) (func(), error) {
 	return p.Stop, nil
 }
 
+// printSummary prints what the replay did and every file it wrote: each of
+// tables (the list given to the writer, "" for the default tables) in
+// format f.
 func printSummary(w io.Writer, name, dir string, f columnar.Format, tables string, s engine.Summary) {
 	secs := s.Elapsed.Seconds()
 	rate := 0.0
@@ -654,7 +699,10 @@ func printSummary(w io.Writer, name, dir string, f columnar.Format, tables strin
 		names = strings.Split(tables, ",")
 	}
 	var files []string
-	for _, n := range names {
+	for i, n := range names {
+		if slices.Contains(names[:i], n) {
+			continue // -tables memory,memory writes one memory table
+		}
 		switch f {
 		case columnar.FormatArrow:
 			files = append(files, n+".arrow")
@@ -664,7 +712,9 @@ func printSummary(w io.Writer, name, dir string, f columnar.Format, tables strin
 			files = append(files, n+".parquet")
 		}
 	}
-	fmt.Fprintf(w, "  wrote         %s/{%s}\n", dir, strings.Join(files, ","))
+	// One separator after the directory, however -o ended (out/, not out//).
+	sep := string(filepath.Separator)
+	fmt.Fprintf(w, "  wrote         %s%s{%s}\n", strings.TrimSuffix(filepath.Clean(dir), sep), sep, strings.Join(files, ","))
 }
 
 func humanRate(r float64) string {
