@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -37,7 +36,7 @@ func cmdAsm(args []string, stdout, stderr io.Writer) error {
 			return usagef("%v", err)
 		}
 		if err := trace.Copy(bw, src); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return inTrace(name, err)
 		}
 		return bw.Close()
 	})
@@ -65,7 +64,7 @@ func cmdDisasm(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if err := trace.Copy(tw, src); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return inTrace(name, err)
 		}
 		return tw.Close()
 	}
