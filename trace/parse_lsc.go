@@ -190,6 +190,7 @@ func LSCOf(st *Static) (*LSC, error) {
 }
 
 func parseLSCText(text string) (*Static, *LSC, error) {
+	text = strings.TrimRight(strings.TrimSuffix(strings.TrimRight(text, " \t"), ";"), " \t")
 	lx := &lexer{src: text}
 	lx.skipSpace()
 	return parseLSCFull(lx)
