@@ -225,7 +225,7 @@ func TestReportRacesAndOrders(t *testing.T) {
 	if want := []KindCount{{"scope", 1}}; !equal(d.RaceRules, want) {
 		t.Errorf("races by rule %v, want %v", d.RaceRules, want)
 	}
-	const text = "atom.cta.global.add.u32 d, [a], 1" // as written, without the ";"
+	const text = "atom.cta.global.add.u32 d, [a], 1;" // as written, with its ";"
 	wantA := RaceSide{Seq: 0, Dialect: "ptx", Text: text, Group: 0, Warp: 0, Lane: 0, Scope: "cta"}
 	wantB := wantA
 	wantB.Seq, wantB.Group = 1, 1

@@ -49,7 +49,7 @@ type Src struct {
 // Static is one distinct instruction text, parsed. It holds everything the
 // text fixes; per-lane values come with each [Inst].
 type Static struct {
-	Text     string // the instruction text as written, comment and ';' removed
+	Text     string // the instruction text as written (a trailing ';' kept), outer blanks and comment removed
 	Dialect  Dialect
 	Op       Op
 	Type     Type

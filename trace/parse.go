@@ -80,9 +80,9 @@ func parseStatic(text string) (*Static, error) {
 		lx.pos = save
 		switch {
 		case strings.HasPrefix(opcode, "DWORD_ATOMIC"):
-			return finishStatic(parseVISA(lx, opcode, opStart))(t)
+			return finishStatic(parseVISA(lx, opcode, opStart))(text)
 		case strings.HasPrefix(opcode, "lsc_"):
-			return finishStatic(parseLSC(lx, opcode, opStart))(t)
+			return finishStatic(parseLSC(lx, opcode, opStart))(text)
 		}
 		return nil, errAt(save, "a (P) predicate must precede a DWORD_ATOMIC or lsc_ instruction")
 	}
@@ -128,17 +128,18 @@ func parseStatic(text string) (*Static, error) {
 	if err != nil {
 		return nil, err
 	}
-	st.Text = strings.TrimSpace(t)
+	st.Text = strings.TrimSpace(text)
 	return st, nil
 }
 
-// finishStatic sets the text of a parsed Static.
+// finishStatic sets the text of a parsed Static: as written, a trailing
+// ';' kept when there is one.
 func finishStatic(st *Static, err error) func(string) (*Static, error) {
-	return func(t string) (*Static, error) {
+	return func(text string) (*Static, error) {
 		if err != nil {
 			return nil, err
 		}
-		st.Text = strings.TrimSpace(t)
+		st.Text = strings.TrimSpace(text)
 		return st, nil
 	}
 }

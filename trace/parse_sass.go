@@ -155,7 +155,7 @@ func parseSASSOpcode(opcode string, opStart int) (sassOpcode, error) {
 		if oc.opName == "E" {
 			return oc, errAt(oc.opOff, ".E given twice")
 		}
-		return oc, errAt(oc.opOff, "unknown ATOM operation .%s", oc.opName)
+		return oc, unknownOp(oc.opOff, DialectSASS, "SASS ATOM", ".", oc.opName)
 	}
 	oc.op = op
 	oc.szWritten = strings.Join(parts[i+1:], ".")

@@ -202,8 +202,8 @@ func TestParseSASSErrors(t *testing.T) {
 		// Qualifiers, operands, predicates.
 		{"ATOM R0, [R2], R3", 1, "ATOM needs an operation"},
 		{"ATOM.E R0, [R2], R3", 1, "ATOM needs an operation"},
-		{"ATOM.FADD R0, [R2], R3", 6, "unknown ATOM operation .FADD"},
-		{"ATOM.add R0, [R2], R3", 6, "unknown ATOM operation .add"},
+		{"ATOM.FADD R0, [R2], R3", 6, "unknown SASS ATOM operation .FADD (ADD MIN MAX INC DEC AND OR XOR EXCH CAS); did you mean .ADD?"},
+		{"ATOM.add R0, [R2], R3", 6, "unknown SASS ATOM operation .add (ADD MIN MAX INC DEC AND OR XOR EXCH CAS); did you mean .ADD?"},
 		{"ATOM.ADD.E R0, [R2], R3", 10, ".E comes before the operation"},
 		{"ATOM.ADD.U16 R0, [R2], R3", 10, "unknown ATOM size .U16"},
 		{"ATOM..ADD R0, [R2], R3", 6, "empty qualifier"},

@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"io"
 
 	"github.com/gpureplay/replay/trace"
@@ -37,7 +36,7 @@ func cmdAsm(args []string, stdout, stderr io.Writer) error {
 			return usagef("%v", err)
 		}
 		if err := trace.Copy(bw, src); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return inTrace(name, err)
 		}
 		return bw.Close()
 	})
@@ -70,7 +69,7 @@ func cmdDisasm(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if err := trace.Copy(tw, src); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return inTrace(name, err)
 		}
 		return tw.Close()
 	}

@@ -280,7 +280,7 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 	sum, err := engine.Replay(withCancel(ctx, src), replaySink, eopts...)
 	progress.clear()
 	if err != nil {
-		return fmt.Errorf("%s: %w (no tables written)", name, cliError{err})
+		return fmt.Errorf("%w (no tables written)", inTrace(name, cliError{err}))
 	}
 	if !o.quiet {
 		printSummary(stdout, name, dir, f, o.tableList(), sum)
@@ -358,7 +358,7 @@ func (o *replayOptions) extras(ctx context.Context, name string, sink *columnar.
 		}
 	}
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("%s: %w (no tables written)", name, err), sink.Abort())
+		return nil, errors.Join(fmt.Errorf("%w (no tables written)", inTrace(name, err)), sink.Abort())
 	}
 	return extra, nil
 }
@@ -394,7 +394,7 @@ func openTrace(pos []string) (name string, src trace.Source, closeFn func(), pro
 			r = prog
 			var head [4]byte
 			if n, _ := f.ReadAt(head[:], 0); trace.IsBinary(head[:n]) {
-				x, err := trace.OpenBinaryIndex(f, fi.Size(), trace.WithName(filepath.Base(name)),
+				x, err := trace.OpenBinaryIndex(f, fi.Size(), trace.WithName(name),
 					trace.WithProgress(func(off int64) { prog.n.Store(off) }))
 				if err != nil {
 					f.Close()
@@ -413,13 +413,13 @@ func openTrace(pos []string) (name string, src trace.Source, closeFn func(), pro
 	head, _ := buf.Peek(4)
 	if trace.IsBinary(head) {
 		var br *trace.BinaryReader
-		if br, err = trace.NewBinaryReader(buf, trace.WithName(filepath.Base(name))); err == nil {
+		if br, err = trace.NewBinaryReader(buf, trace.WithName(name)); err == nil {
 			closeFile := closeFn
 			closeFn = func() { br.Close(); closeFile() }
 			src = br
 		}
 	} else {
-		src, err = trace.NewTextReader(buf, filepath.Base(name))
+		src, err = trace.NewTextReader(buf, name)
 	}
 	if err != nil {
 		closeFn()
@@ -429,6 +429,19 @@ func openTrace(pos []string) (name string, src trace.Source, closeFn func(), pro
 		name = "demo (" + examples.SimpleAtomicIntrinsicsName + ", embedded)"
 	}
 	return name, src, closeFn, prog, nil
+}
+
+// inTrace names the trace in err once: the readers' errors
+// (trace.SyntaxError, trace.BinaryError) start with its name already, as
+// given on the command line; any other (an instruction the engine
+// refused, say) gets it in front.
+func inTrace(name string, err error) error {
+	var se *trace.SyntaxError
+	var be *trace.BinaryError
+	if errors.As(err, &se) && se.File != "" || errors.As(err, &be) && be.Name != "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // progressReader counts the bytes read from a trace file, for the progress
