@@ -552,6 +552,7 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 		addresses   = rowsOf[uint32](&b.cols[8], n, k)
 		maxConflict = rowsOf[uint32](&b.cols[9], n, k)
 		faults      = rowsOf[uint32](&b.cols[10], n, k)
+		casFailed   = rowsOf[uint32](&b.cols[12], n, k)
 		// Each column is stored only once its rows leave a progression
 		// (batch.keep): seq never does, and a hot counter's columns
 		// never do. The test is spelled out for each column below: a
@@ -559,6 +560,7 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 		// call a value was 0.2-0.9 ms slower for a hot counter.
 		cSeq, cKey, cGroup, cWarp     = &b.cols[0], b.key, &b.cols[5], &b.cols[6]
 		cLanes, cAddrs, cMax, cFaults = &b.cols[7], &b.cols[8], &b.cols[9], &b.cols[10]
+		cCAS                          = &b.cols[12]
 	)
 	// A hot instruction's rows repeat the previous row's Static: then
 	// neither the memo nor its key need looking up.
@@ -633,6 +635,12 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 				faults = rowsOf[uint32](cFaults, n, k)
 			}
 			faults[i] = s.Faults
+		}
+		if v := uint64(s.CASFailed); !cCAS.on(r, v) && (!cCAS.konst || !b.keep(cCAS, r, v)) {
+			if casFailed == nil {
+				casFailed = rowsOf[uint32](cCAS, n, k)
+			}
+			casFailed[i] = s.CASFailed
 		}
 		if b.textBytes += m.textLen; b.textBytes >= maxBatchStringBytes {
 			return i + 1, nil // cut the batch short: see maxBatchStringBytes
