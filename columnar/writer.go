@@ -286,6 +286,14 @@ func New(dir string, opts ...Option) (*Writer, error) {
 	if o.mem == nil {
 		o.mem = newPoolAllocator()
 	}
+	if o.run != nil {
+		kv, err := o.runMeta()
+		if err != nil {
+			return nil, optionError{err}
+		}
+		o.meta = append(slices.Clone(o.meta), kv)
+		slices.SortFunc(o.meta, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+	}
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("columnar: %w", err)
 	}
