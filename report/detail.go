@@ -241,6 +241,16 @@ func ordered(x, sign uint64) int64 {
 	return int64(x)
 }
 
+// shortestFloat is the shortest decimal that reads back as v, a float of
+// the given bits (32 or 64): without an exponent from 1e-4 to 1e21, as
+// JavaScript writes numbers.
+func shortestFloat(v float64, bits int) string {
+	if a := math.Abs(v); a == 0 || a >= 1e-4 && a < 1e21 {
+		return strconv.FormatFloat(v, 'f', -1, bits)
+	}
+	return strconv.FormatFloat(v, 'g', -1, bits)
+}
+
 // shortest16 is the shortest decimal that reads back as the 16-bit float
 // x, by toF64 and fromF64 (f16 or bf16).
 func shortest16(x uint16, toF64 func(uint16) float64, fromF64 func(float64) uint16) string {
@@ -251,7 +261,7 @@ func shortest16(x uint16, toF64 func(uint16) float64, fromF64 func(float64) uint
 	for p := 1; p < 12; p++ {
 		s := strconv.FormatFloat(v, 'g', p, 64)
 		if f, err := strconv.ParseFloat(s, 64); err == nil && fromF64(f) == x {
-			return s
+			return shortestFloat(f, 64)
 		}
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
@@ -275,7 +285,7 @@ func (w *Witness) typedValue(v uint32) (string, []int64) {
 	}
 	switch w.Type {
 	case "f32":
-		return strconv.FormatFloat(float64(math.Float32frombits(v)), 'g', -1, 32), []int64{ordered(uint64(v), 1<<31)}
+		return shortestFloat(float64(math.Float32frombits(v)), 32), []int64{ordered(uint64(v), 1<<31)}
 	case "f16":
 		return halves(f16, false)
 	case "bf16":

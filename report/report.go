@@ -431,7 +431,11 @@ func (d *Data) orderJoinTable() *Table {
 			for k := range names {
 				row = append(row, w.cell(k))
 			}
-			row = append(row, Cell{Text: w.spread()})
+			sp := w.spread()
+			if sp == "" {
+				sp = "—"
+			}
+			row = append(row, Cell{Text: sp})
 		}
 		t.Rows = append(t.Rows, row)
 	}
