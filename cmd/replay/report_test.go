@@ -326,7 +326,8 @@ func TestReportSQLRuns(t *testing.T) {
 	tr := filepath.Join(root, "t.tasm")
 	src := ".region global 0x1000 0x100\n.group 0\natom.cta.global.add.u32 d, [a], 1; | a=0x1000 mask=0x1\n" +
 		".group 1\natom.cta.global.add.u32 d, [a], 1; | a=0x1000 mask=0x1\n" +
-		"atom.global.exch.b32 d, [a], v; | a=0x1004 v=100:1\natom.global.add.u32 d, [a], 1; | a=0x1009\n"
+		"atom.global.exch.b32 d, [a], v; | a=0x1004 v=100:1\natom.global.add.u32 d, [a], 1; | a=0x1009\n" +
+		"atom.global.cas.b32 d, [a], 0, 1; | a=0x1010 mask=0x3\n"
 	if err := os.WriteFile(tr, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
