@@ -28,7 +28,7 @@ func strRows(rows [][]any) [][]string {
 var wantDuckDBTypes = map[string]string{
 	"memory":       "space VARCHAR, group BIGINT, addr UBIGINT, value UINTEGER",
 	"results":      "seq UBIGINT, lane UINTEGER, elem UINTEGER, addr UBIGINT, value UBIGINT, value_hi UBIGINT, fault VARCHAR",
-	"instructions": "seq UBIGINT, dialect VARCHAR, op VARCHAR, type VARCHAR, space VARCHAR, group BIGINT, warp BIGINT, lanes UINTEGER, addresses UINTEGER, max_conflict UINTEGER, faults UINTEGER, text VARCHAR",
+	"instructions": "seq UBIGINT, dialect VARCHAR, op VARCHAR, type VARCHAR, space VARCHAR, group BIGINT, warp BIGINT, lanes UINTEGER, addresses UINTEGER, max_conflict UINTEGER, faults UINTEGER, text VARCHAR, cas_failed UINTEGER",
 	"ops":          "dialect VARCHAR, op VARCHAR, type VARCHAR, space VARCHAR, instructions UBIGINT, lanes UBIGINT, faults UBIGINT, max_conflict UINTEGER, conflict_sum UBIGINT",
 	"addresses":    "space VARCHAR, group BIGINT, addr UBIGINT, accesses UBIGINT, warps UBIGINT, groups UBIGINT, order_sensitive BOOLEAN, exact BOOLEAN",
 }

@@ -73,6 +73,7 @@ func newFixture(n int) fixture {
 			Addresses:   uint32(i % 17),
 			MaxConflict: uint32(i%5 + 1),
 			Faults:      uint32(i % 4),
+			CASFailed:   uint32(i % 3),
 		})
 		sp := []trace.Space{trace.Global, trace.Shared, sLSC.Space}[i*3/n]
 		g := int64(-1)
@@ -127,7 +128,7 @@ func (f fixture) want() map[string][][]any {
 	for _, s := range f.insts {
 		st := s.Static
 		m["instructions"] = append(m["instructions"], []any{s.Seq, st.Dialect.String(), st.Op.String(),
-			st.Type.String(), st.Space.String(), s.Group, s.Warp, s.Lanes, s.Addresses, s.MaxConflict, s.Faults, st.Text})
+			st.Type.String(), st.Space.String(), s.Group, s.Warp, s.Lanes, s.Addresses, s.MaxConflict, s.Faults, st.Text, s.CASFailed})
 		k := strings.Join([]string{st.Dialect.String(), st.Op.String(), st.Type.String(), st.Space.String()}, "\x00")
 		a := ops[k]
 		if a == nil {
@@ -159,7 +160,7 @@ func (f fixture) want() map[string][][]any {
 var wantFields = map[string]string{
 	"memory":       "space:utf8 group:int64 addr:uint64 value:uint32",
 	"results":      "seq:uint64 lane:uint32 elem:uint32 addr:uint64 value:uint64 value_hi:uint64 fault:utf8",
-	"instructions": "seq:uint64 dialect:utf8 op:utf8 type:utf8 space:utf8 group:int64 warp:int64 lanes:uint32 addresses:uint32 max_conflict:uint32 faults:uint32 text:utf8",
+	"instructions": "seq:uint64 dialect:utf8 op:utf8 type:utf8 space:utf8 group:int64 warp:int64 lanes:uint32 addresses:uint32 max_conflict:uint32 faults:uint32 text:utf8 cas_failed:uint32",
 	"ops":          "dialect:utf8 op:utf8 type:utf8 space:utf8 instructions:uint64 lanes:uint64 faults:uint64 max_conflict:uint32 conflict_sum:uint64",
 	"addresses":    "space:utf8 group:int64 addr:uint64 accesses:uint64 warps:uint64 groups:uint64 order_sensitive:bool exact:bool",
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,8 +34,8 @@ import (
 //     (a k-way merge, reading each file once, in row groups).
 //   - instructions: every partition has every instruction's row, with the
 //     statistics of its own lanes; Merge combines them (docs/OUTPUT.md):
-//     lanes is every partition's, addresses and faults add up, max_conflict
-//     is the largest.
+//     lanes is every partition's, addresses, faults and cas_failed add
+//     up, max_conflict is the largest.
 //   - ops: recomputed from the combined instructions, exactly as a replay
 //     computes it (a sum of per-instruction max_conflict cannot be
 //     combined from partitions' sums), so the partitions must have the
@@ -49,6 +50,8 @@ type partDir struct {
 	dir          string
 	index, count int
 	trace        string
+	options      string             // MetaOptions, "" when the files have none
+	run          *RunOptions        // options parsed; nil when the files have none
 	files        map[tableID]string // the file Merge reads per table: Parquet, else Arrow
 }
 
@@ -98,41 +101,50 @@ func PartitionDirs(args []string) ([]string, error) {
 	return dirs, nil
 }
 
-// fileMeta reads the replay metadata of a table file.
-func fileMeta(path string) (part, trc string, err error) {
+// fileMeta reads the replay metadata of a table file: its partition,
+// trace and run options ("" for a key it lacks).
+func fileMeta(path string) (part, trc, run string, err error) {
+	kv, err := FileMetadata(path)
+	if err != nil {
+		return "", "", "", err
+	}
+	return kv[MetaPartition], kv[MetaTrace], kv[MetaOptions], nil
+}
+
+// FileMetadata reads the key-value metadata of a table file: a Parquet
+// file's footer (without ARROW:schema), an Arrow IPC file's schema
+// metadata.
+func FileMetadata(path string) (map[string]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
 	defer f.Close()
+	m := map[string]string{}
 	if strings.HasSuffix(path, extParquet) {
 		pf, err := file.NewParquetReader(f)
 		if err != nil {
-			return "", "", fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		defer pf.Close()
 		kv := pf.MetaData().KeyValueMetadata()
-		if v := kv.FindValue(MetaPartition); v != nil {
-			part = *v
+		for i, k := range kv.Keys() {
+			if k != "ARROW:schema" {
+				m[k] = kv.Values()[i]
+			}
 		}
-		if v := kv.FindValue(MetaTrace); v != nil {
-			trc = *v
-		}
-		return part, trc, nil
+		return m, nil
 	}
 	r, err := ipc.NewFileReader(f)
 	if err != nil {
-		return "", "", fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	defer r.Close()
 	md := r.Schema().Metadata()
-	if i := md.FindKey(MetaPartition); i >= 0 {
-		part = md.Values()[i]
+	for i, k := range md.Keys() {
+		m[k] = md.Values()[i]
 	}
-	if i := md.FindKey(MetaTrace); i >= 0 {
-		trc = md.Values()[i]
-	}
-	return part, trc, nil
+	return m, nil
 }
 
 // ParsePartition parses "i/n" (0 <= i < n).
@@ -167,7 +179,7 @@ func readPartDir(dir string) (*partDir, error) {
 		if path == "" {
 			continue
 		}
-		part, trc, err := fileMeta(path)
+		part, trc, run, err := fileMeta(path)
 		if err != nil {
 			return nil, mergeErr("%v", err)
 		}
@@ -179,14 +191,23 @@ func readPartDir(dir string) (*partDir, error) {
 			return nil, mergeErr("%s: %v", path, err)
 		}
 		if first == "" {
-			first, p.index, p.count, p.trace = path, i, n, trc
+			first, p.index, p.count, p.trace, p.options = path, i, n, trc, run
 		} else if i != p.index || n != p.count || trc != p.trace {
 			return nil, mergeErr("%s says partition %d/%d of %s, but %s says %d/%d of %s", path, i, n, trc, first, p.index, p.count, p.trace)
+		} else if run != p.options {
+			return nil, mergeErr("%s says it was replayed with %s, but %s says %s", path, run, first, p.options)
 		}
 		p.files[id] = path
 	}
 	if first == "" {
 		return nil, mergeErr("%s holds no table files", dir)
+	}
+	if p.options != "" {
+		r, err := ParseRunOptions(p.options)
+		if err != nil {
+			return nil, mergeErr("%s: %v", first, err)
+		}
+		p.run = &r
 	}
 	return p, nil
 }
@@ -207,6 +228,9 @@ func checkParts(parts []*partDir) error {
 		}
 		if !sameTables(p.files, p0.files) {
 			return mergeErr("%s has the tables %s, %s has %s", p.dir, tableNames(p.files), p0.dir, tableNames(p0.files))
+		}
+		if err := sameOptions(p, p0); err != nil {
+			return err
 		}
 	}
 	seen := make([]*partDir, p0.count)
@@ -229,6 +253,23 @@ func checkParts(parts []*partDir) error {
 		if _, ok := p0.files[tInstructions]; !ok {
 			return mergeErr("the partitions have ops but not instructions: ops is recomputed from the instructions")
 		}
+	}
+	return nil
+}
+
+// sameOptions checks that partitions p and q were replayed with the same
+// options, but for their partition.
+func sameOptions(p, q *partDir) error {
+	switch {
+	case p.run == nil && q.run == nil:
+		return nil
+	case p.run == nil || q.run == nil:
+		return mergeErr("only one of %s and %s records its replay's options (%s metadata)", p.dir, q.dir, MetaOptions)
+	}
+	a, b := *p.run, *q.run
+	a.Partition, b.Partition = "", ""
+	if !reflect.DeepEqual(a, b) {
+		return mergeErr("%s was replayed with other options (%s) than %s (%s)", p.dir, p.options, q.dir, q.options)
 	}
 	return nil
 }
@@ -259,8 +300,10 @@ func tableNames(files map[tableID]string) string {
 // partitioned replay and writes to out the tables one unpartitioned replay
 // of the trace writes, in the formats opts give (WithFormat; the tables
 // are those the partitions have). It refuses, before writing anything,
-// partitions of different traces or counts, a missing or repeated
+// partitions of different traces or counts or replayed with other
+// options (MetaOptions, but for the partition), a missing or repeated
 // partition, and files without partition metadata, with a *MergeError.
+// The merged files record the partitions' options without the partition.
 func Merge(dirs []string, out string, opts ...Option) error {
 	var parts []*partDir
 	for _, d := range dirs {
@@ -281,6 +324,12 @@ func Merge(dirs []string, out string, opts ...Option) error {
 		}
 	}
 	opts = append(slices.Clip(opts), WithTables(tables...))
+	if r := parts[0].run; r != nil {
+		// The options of the whole replay the merged tables are.
+		whole := *r
+		whole.Partition = ""
+		opts = append(opts, WithRunOptions(whole))
+	}
 	w, err := New(out, opts...)
 	if err != nil {
 		return err
@@ -728,6 +777,7 @@ type instructionCursor struct {
 	seq                           *array.Uint64
 	group, warp                   *array.Int64
 	lanes, addrs, maxc, faults    *array.Uint32
+	casFailed                     *array.Uint32
 	dialect, op, typ, space, text *array.String
 }
 
@@ -747,6 +797,7 @@ func newInstructionCursor(t *tableReader) *instructionCursor {
 		bindCol(b, &c.maxc, "max_conflict")
 		bindCol(b, &c.faults, "faults")
 		bindCol(b, &c.text, "text")
+		bindCol(b, &c.casFailed, "cas_failed")
 		return b.err
 	}
 	return c
@@ -804,7 +855,8 @@ func mergeInstructions(w *Writer, parts []*partDir) error {
 			statics[strings.Clone(text)] = s
 		}
 		st := engine.InstStat{Seq: c.seq.Value(r), Static: s, Group: c.group.Value(r), Warp: c.warp.Value(r),
-			Lanes: c.lanes.Value(r), Addresses: c.addrs.Value(r), MaxConflict: c.maxc.Value(r), Faults: c.faults.Value(r)}
+			Lanes: c.lanes.Value(r), Addresses: c.addrs.Value(r), MaxConflict: c.maxc.Value(r), Faults: c.faults.Value(r),
+			CASFailed: c.casFailed.Value(r)}
 		for _, d := range cs[1:] {
 			r := d.row
 			if d.seq.Value(r) != st.Seq || d.lanes.Value(r) != st.Lanes || d.text.Value(r) != text {
@@ -813,6 +865,7 @@ func mergeInstructions(w *Writer, parts []*partDir) error {
 			}
 			st.Addresses += d.addrs.Value(r)
 			st.Faults += d.faults.Value(r)
+			st.CASFailed += d.casFailed.Value(r)
 			st.MaxConflict = max(st.MaxConflict, d.maxc.Value(r))
 		}
 		out = append(out, st)

@@ -163,7 +163,8 @@ var specs = [numTables]tableSpec{
 		col("addresses", tU32, encDelta),
 		col("max_conflict", tU32, encDelta),
 		col("faults", tU32, encDelta),
-		keyedCol("text"), // extra: the instruction as written (trace.Static.Text)
+		keyedCol("text"),                  // extra: the instruction as written (trace.Static.Text)
+		col("cas_failed", tU32, encDelta), // extra: a CAS's lane-elements that did not swap; 0 for other ops
 	)),
 	tOps: newTableSpec("ops",
 		col("dialect", tString),

@@ -290,6 +290,14 @@ func New(dir string, opts ...Option) (*Writer, error) {
 	if o.mem == nil {
 		o.mem = newPoolAllocator()
 	}
+	if o.run != nil {
+		kv, err := o.runMeta()
+		if err != nil {
+			return nil, optionError{err}
+		}
+		o.meta = append(slices.Clone(o.meta), kv)
+		slices.SortFunc(o.meta, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+	}
 	made, lock, err := makeAndLock(dir)
 	if err != nil {
 		return nil, err
@@ -558,6 +566,7 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 		addresses   = rowsOf[uint32](&b.cols[8], n, k)
 		maxConflict = rowsOf[uint32](&b.cols[9], n, k)
 		faults      = rowsOf[uint32](&b.cols[10], n, k)
+		casFailed   = rowsOf[uint32](&b.cols[12], n, k)
 		// Each column is stored only once its rows leave a progression
 		// (batch.keep): seq never does, and a hot counter's columns
 		// never do. The test is spelled out for each column below: a
@@ -565,6 +574,7 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 		// call a value was 0.2-0.9 ms slower for a hot counter.
 		cSeq, cKey, cGroup, cWarp     = &b.cols[0], b.key, &b.cols[5], &b.cols[6]
 		cLanes, cAddrs, cMax, cFaults = &b.cols[7], &b.cols[8], &b.cols[9], &b.cols[10]
+		cCAS                          = &b.cols[12]
 	)
 	// A hot instruction's rows repeat the previous row's Static: then
 	// neither the memo nor its key need looking up.
@@ -639,6 +649,12 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 				faults = rowsOf[uint32](cFaults, n, k)
 			}
 			faults[i] = s.Faults
+		}
+		if v := uint64(s.CASFailed); !cCAS.on(r, v) && (!cCAS.konst || !b.keep(cCAS, r, v)) {
+			if casFailed == nil {
+				casFailed = rowsOf[uint32](cCAS, n, k)
+			}
+			casFailed[i] = s.CASFailed
 		}
 		if b.textBytes += m.textLen; b.textBytes >= maxBatchStringBytes {
 			return i + 1, nil // cut the batch short: see maxBatchStringBytes

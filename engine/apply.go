@@ -113,6 +113,7 @@ func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) {
 		return
 	}
 	fl := p.flags()
+	cas, failed := isCAS(p.kind), uint32(0)
 	for _, x := range recs {
 		slot := x.slot & slotMask
 		bv, cv := b.src(&bi.binst, slot, s.vals, x.slot)
@@ -129,7 +130,11 @@ func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) {
 		if !noDst {
 			b.vals[slot], b.valsHi[slot] = ret, retHi
 		}
+		if cas && !casMatched(p.kind, p.size, casOld(p, ret), retHi, bv, bh) {
+			failed++
+		}
 	}
+	b.addCASFailed(bi.pos, failed)
 }
 
 // applyRun performs a run segment other than a coalesced 32-bit add
@@ -140,6 +145,7 @@ func (b *batch) applyRun(mem *shard.Memory, bi *xinst, x rec, s seg, noDst bool)
 	pg := mem.Page(x.word >> (shard.PageShift - 2))
 	fl := p.flags()
 	wi := int(x.word & (shard.PageWords - 1))
+	cas, failed := isCAS(p.kind), uint32(0)
 	for k := uint32(0); k < s.n; k++ {
 		slot := slot0 + k
 		bv, cv := b.src(&bi.binst, slot, false, 0)
@@ -147,8 +153,12 @@ func (b *batch) applyRun(mem *shard.Memory, bi *xinst, x rec, s seg, noDst bool)
 		if !noDst {
 			b.vals[slot], b.valsHi[slot] = ret, retHi
 		}
+		if cas && !casMatched(p.kind, p.size, casOld(p, ret), retHi, bv, 0) {
+			failed++
+		}
 		wi += int(s.step)
 	}
+	b.addCASFailed(bi.pos, failed)
 }
 
 // addRunUniform adds v to each of words (a coalesced atomicAdd of one
@@ -294,9 +304,14 @@ func (b *batch) applyUniform(mem *shard.Memory, bi *xinst, x rec, n uint32, noDs
 		case kXor:
 			times = n & 1
 		}
+		cas, failed := isCAS(p.kind), uint32(0)
 		for range times {
-			applyWord(pg, wi, byteOff, p.kind, p.size, fl, bi.bVal, bi.cVal, 0, 0)
+			ret, _ := applyWord(pg, wi, byteOff, p.kind, p.size, fl, bi.bVal, bi.cVal, 0, 0)
+			if cas && !casMatched(p.kind, p.size, casOld(p, ret), 0, bi.bVal, 0) {
+				failed++
+			}
 		}
+		b.addCASFailed(bi.pos, failed)
 		if times == 0 {
 			// xor with itself an even number of times leaves the value,
 			// but the word was written.
@@ -307,6 +322,7 @@ func (b *batch) applyUniform(mem *shard.Memory, bi *xinst, x rec, n uint32, noDs
 		}
 		return
 	}
+	cas, failed := isCAS(p.kind), uint32(0)
 	for k := uint32(0); k < n; k++ {
 		slot := slot0 + k
 		bv, cv := b.src(&bi.binst, slot, false, 0)
@@ -314,7 +330,11 @@ func (b *batch) applyUniform(mem *shard.Memory, bi *xinst, x rec, n uint32, noDs
 		if !noDst {
 			b.vals[slot], b.valsHi[slot] = ret, retHi
 		}
+		if cas && !casMatched(p.kind, p.size, casOld(p, ret), retHi, bv, 0) {
+			failed++
+		}
 	}
+	b.addCASFailed(bi.pos, failed)
 }
 
 // Access flags for applyWord, from the plan.

@@ -347,6 +347,7 @@ func (b *batch) putStat(in *binst, st *trace.Static, distinct, maxc, faults uint
 	}
 	s.Seq, s.Group, s.Warp = in.Seq, in.Group, in.Warp
 	s.Lanes, s.Addresses, s.MaxConflict, s.Faults = uint32(bits.OnesCount32(in.active)), distinct, maxc, faults
+	s.CASFailed = 0 // the apply stage counts them, after this row is set
 }
 
 // warpSpan is what expandWarp learns of a warp's addresses as it computes

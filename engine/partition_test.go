@@ -21,6 +21,7 @@ func combineStats(parts [][]InstStat) []InstStat {
 		for i := range out {
 			out[i].Addresses += p[i].Addresses
 			out[i].Faults += p[i].Faults
+			out[i].CASFailed += p[i].CASFailed
 			out[i].MaxConflict = max(out[i].MaxConflict, p[i].MaxConflict)
 		}
 	}

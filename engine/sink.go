@@ -58,6 +58,12 @@ type InstStat struct {
 	Addresses   uint32 // distinct effective addresses among them
 	MaxConflict uint32 // most lanes that hit one address
 	Faults      uint32 // lanes that faulted or were dropped
+	// CASFailed counts the lane-elements of a compare-and-swap that ran
+	// (did not fault) and found a value other than the compare operand,
+	// so left memory as it was; 0 for every other operation. A CAS's
+	// other lane-elements, Lanes − Faults − CASFailed for these scalar
+	// atomics, swapped.
+	CASFailed uint32
 }
 
 // Word is one aligned 4-byte word of final memory.

@@ -69,6 +69,30 @@ func scan(path string, cols []string, fn func(cs []arrow.Array) error) error {
 	return nil
 }
 
+// scanSchema hands fn the Arrow schema of the Parquet file at path.
+func scanSchema(path string, fn func(*arrow.Schema)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	pf, err := file.NewParquetReader(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	s, err := fr.Schema()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	fn(s)
+	return nil
+}
+
 // numRows is the row count in path's footer, read without decoding a column.
 func numRows(path string) (int64, error) {
 	pf, err := file.OpenParquetFile(path, false)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -265,6 +266,7 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 	if err != nil {
 		return err
 	}
+	copts = append(copts, columnar.WithRunOptions(o.runOptions(name)))
 	sink, err := openSink(dir, copts, stderr)
 	if err != nil {
 		return err
@@ -310,6 +312,47 @@ func (o *replayOptions) outputDir(name string, copts []columnar.Option) (string,
 		}))
 	}
 	return dir, copts, nil
+}
+
+// runOptions is what the tables record of this replay (replay.options):
+// the flags that change what they hold, the trace's name and the build.
+func (o *replayOptions) runOptions(name string) columnar.RunOptions {
+	if len(o.pos) > 0 {
+		name = filepath.Base(name)
+	}
+	r := columnar.RunOptions{Trace: name, Order: o.order.String(), Seed: o.seed, Interleave: o.interleave,
+		Explore: o.explore, ExploreOrders: o.exploreOrders, Races: o.races, ClusterSize: o.clusterSize, Strict: o.strict}
+	if o.partFlag != "" {
+		r.Partition = fmt.Sprintf("%d/%d", o.part, o.parts)
+	}
+	r.Version, r.Commit = buildVersion()
+	return r
+}
+
+// buildVersion is the command's module version and VCS revision, as the
+// Go toolchain recorded them in the binary.
+func buildVersion() (version, commit string) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown", ""
+	}
+	version = bi.Main.Version
+	if version == "" {
+		version = "(devel)"
+	}
+	modified := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			commit = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if commit != "" && modified {
+		commit += "+dirty"
+	}
+	return version, commit
 }
 
 // openSink creates the columnar writer for dir, logging to stderr.
