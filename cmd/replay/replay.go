@@ -46,15 +46,27 @@ type replayOptions struct {
 
 	order       engine.Order
 	part, parts int
+
+	// observe, when set (by a test), gets every replay's running totals,
+	// the replay's own and each -explore-orders order's: which fast paths
+	// the command's replays took (engine.Summary's ArenaInsts and
+	// RepeatInsts).
+	observe func(engine.Summary)
 }
 
 // cmdReplay replays a trace (none: the embedded demo; "-": standard input)
 // into tables, whole or not at all.
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
+	return replayObserved(args, stdout, stderr, nil)
+}
+
+// replayObserved is cmdReplay with replayOptions.observe.
+func replayObserved(args []string, stdout, stderr io.Writer, observe func(engine.Summary)) error {
 	o, err := parseReplayFlags(args)
 	if err != nil {
 		return err
 	}
+	o.observe = observe
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -218,7 +230,12 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 	defer closeSrc()
 	progress := &replayProgress{bar: newProgressBar(stderr, 0), file: prog}
 	progress.bar.on = progress.bar.on && !o.quiet
-	eopts = append(eopts, engine.WithProgress(progress.update))
+	eopts = append(eopts, engine.WithProgress(func(s engine.Summary) {
+		progress.update(s)
+		if o.observe != nil {
+			o.observe(s)
+		}
+	}))
 	dir, copts, err := o.outputDir(name, copts)
 	if err != nil {
 		return err
@@ -293,7 +310,7 @@ func openSink(dir string, copts []columnar.Option, stderr io.Writer) (*columnar.
 // extras runs the -explore-orders and -races passes, and returns the sink
 // that writes their rows at the replay's commit. On failure it aborts sink.
 func (o *replayOptions) extras(ctx context.Context, name string, sink *columnar.Writer, eopts []engine.Option) (engine.Sink, error) {
-	open := func() (trace.Source, error) {
+	open := func() (trace.SourceCloser, error) {
 		_, s, closeFn, _, err := openTrace(o.pos)
 		if err != nil {
 			return nil, err
@@ -309,10 +326,10 @@ func (o *replayOptions) extras(ctx context.Context, name string, sink *columnar.
 		extra.orders, err = engine.ExploreOrders(open, o.exploreOrders, o.seed, eopts...)
 	}
 	if err == nil && o.races {
-		var src trace.Source
+		var src trace.SourceCloser
 		if src, err = open(); err == nil {
 			extra.races, err = engine.Races(src, engine.RacesOptions{ClusterSize: o.clusterSize})
-			src.(*closingSource).Close()
+			src.Close()
 		}
 	}
 	if err != nil {
@@ -453,7 +470,8 @@ func defaultOutDir(name string) string {
 	return base + ".tables"
 }
 
-// closingSource is a Source with the function that closes its file.
+// closingSource is a Source with the function that closes its file. It
+// forwards every method of the Source, Caps with them.
 type closingSource struct {
 	trace.Source
 	close func()
@@ -575,7 +593,9 @@ func traceChecksum(pos []string) (string, error) {
 }
 
 // cancelSource stops a replay when ctx is cancelled (Ctrl-C): the engine
-// then aborts the sink and no table is left behind.
+// then aborts the sink and no table is left behind. It forwards the
+// source's Caps: NextInto checks ctx as Next does, and Repeats, which
+// reads no record of its own, is the source's.
 type cancelSource struct {
 	trace.Source
 	ctx context.Context
@@ -598,25 +618,15 @@ func (s *cancelSource) check() error {
 	return nil
 }
 
-// cancelArenaSource is a cancelSource over a trace.ArenaSource, which it
-// stays, so that the engine still decodes lists into its batches.
-type cancelArenaSource struct {
-	cancelSource
-	as trace.ArenaSource
-}
-
-func (s *cancelArenaSource) NextInto(arena []uint64) (*trace.Inst, []uint64, error) {
+func (s *cancelSource) NextInto(arena []uint64) (*trace.Inst, []uint64, error) {
 	if err := s.check(); err != nil {
 		return nil, arena, err
 	}
-	return s.as.NextInto(arena)
+	return s.Source.NextInto(arena)
 }
 
-// withCancel wraps src in a cancelSource, an ArenaSource if src is one.
+// withCancel wraps src in a cancelSource.
 func withCancel(ctx context.Context, src trace.Source) trace.Source {
-	if as, ok := src.(trace.ArenaSource); ok {
-		return &cancelArenaSource{cancelSource{Source: src, ctx: ctx}, as}
-	}
 	return &cancelSource{Source: src, ctx: ctx}
 }
 
