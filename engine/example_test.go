@@ -11,9 +11,9 @@ import (
 	"github.com/gpureplay/replay/trace/workload"
 )
 
-// Replay a text trace (a file would be os.Open'd the same way; a binary
-// .zst trace is read with trace.NewBinaryReader) into a Collector, and
-// look at the final memory and what each lane got back.
+// Replay a text trace (a file, in either form, is opened with
+// trace.Open) into a Collector, and look at the final memory and what
+// each lane got back.
 func ExampleReplay() {
 	const tasm = `.region global 0x1000 0x100
 atom.global.add.u32 d, [a], 1; | a=0x1000 mask=0xf

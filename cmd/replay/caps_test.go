@@ -199,3 +199,61 @@ func TestCancelSourceNextIntoStops(t *testing.T) {
 	}
 	t.Error("NextInto went on after the context was cancelled")
 }
+
+// TestItem46_05_ZstThatIsNotBinary (issue 46, item 5): a file named .zst
+// that does not start with the zstd magic is "not a binary trace", named,
+// with the bytes it starts with and what to do, for replay, asm and
+// disasm, and nothing is written; a file that does start with the magic
+// is read as binary whatever its name.
+func TestItem46_05_ZstThatIsNotBinary(t *testing.T) {
+	t.Chdir(t.TempDir())
+	text := hotCounterTasm(5)
+	for name, data := range map[string]string{"text.tasm": text, "text.zst": text, "junk.zst": "\x05&r\x01 not a trace"} {
+		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, errOut := replayCmd(t, "asm", "text.tasm", "-o", "good.zst"); code != 0 {
+		t.Fatalf("asm: exit %d: %s", code, errOut)
+	}
+	bin, err := os.ReadFile("good.zst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("binary.tasm", bin, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ file, starts string }{{"text.zst", "2e 72 65 67"}, {"junk.zst", "05 26 72 01"}} {
+		for _, args := range [][]string{{"-o", "out", tc.file}, {"asm", tc.file, "-o", "x.zst"}, {"disasm", tc.file}} {
+			code, out, errOut := replayCmd(t, args...)
+			want := "replay: " + tc.file + ": not a binary trace (it does not start with the zstd magic 28 b5 2f fd; it starts with " + tc.starts + "); " +
+				"if it is .tasm text, name it so, else write it again with replay asm or replay gen\n"
+			if code != 1 || errOut != want {
+				t.Errorf("replay %s: exit %d, stderr %q; want 1 and %q", strings.Join(args, " "), code, errOut, want)
+			}
+			if out != "" {
+				t.Errorf("replay %s printed %q", strings.Join(args, " "), out)
+			}
+		}
+		for _, left := range []string{"out", "x.zst"} {
+			if _, err := os.Stat(left); !os.IsNotExist(err) {
+				t.Errorf("%s exists after a refused %s", left, tc.file)
+			}
+		}
+	}
+	// Binary named .tasm: the same tables and text as the .zst.
+	for _, f := range []string{"good.zst", "binary.tasm"} {
+		if code, _, errOut := replayCmd(t, "-q", "-o", f+".tables", f); code != 0 {
+			t.Fatalf("replay %s: exit %d: %s", f, code, errOut)
+		}
+	}
+	want, got := tableDigests(t, "good.zst.tables"), tableDigests(t, "binary.tasm.tables")
+	if len(want) == 0 || fmt.Sprint(want) != fmt.Sprint(got) {
+		t.Errorf("binary.tasm's tables %v differ from good.zst's %v", got, want)
+	}
+	_, fromZst, _ := replayCmd(t, "disasm", "good.zst")
+	code, fromTasm, errOut := replayCmd(t, "disasm", "binary.tasm")
+	if code != 0 || fromTasm != fromZst || !strings.Contains(fromTasm, "atom.global.add.u32") {
+		t.Errorf("disasm binary.tasm: exit %d (%s), %d bytes; disasm good.zst %d bytes", code, errOut, len(fromTasm), len(fromZst))
+	}
+}

@@ -339,11 +339,12 @@ func (o *replayOptions) extras(ctx context.Context, name string, sink *columnar.
 }
 
 // openTrace opens the trace named by pos (none: the embedded demo; "-":
-// standard input), recognising binary traces by their zstd magic. A binary
-// trace in a regular file is read through its seek table, several chunks
-// decompressed at once; one on standard input is read as a stream, the
-// next chunks read and decompressed while one is decoded. closeFn stops
-// the reader's goroutines and closes the file; call it however the
+// standard input), recognising binary traces by their zstd magic, and a
+// file through trace.Open (which refuses a .zst that is not binary). A
+// binary trace in a regular file is read through its seek table, several
+// chunks decompressed at once; one on standard input is read as a stream,
+// the next chunks read and decompressed while one is decoded. closeFn
+// stops the reader's goroutines and closes the file; call it however the
 // reading ends. The progress reader is nil unless the trace is a regular
 // file.
 func openTrace(pos []string) (name string, src trace.Source, closeFn func(), prog *progressReader, err error) {
@@ -358,31 +359,16 @@ func openTrace(pos []string) (name string, src trace.Source, closeFn func(), pro
 		r = os.Stdin
 	default:
 		name = pos[0]
-		f, err := os.Open(pos[0])
+		opts := []trace.ReaderOption{trace.WithName(filepath.Base(name))}
+		if fi, err := os.Stat(name); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+			prog = &progressReader{size: fi.Size()}
+			opts = append(opts, trace.WithProgress(func(off int64) { prog.n.Store(off) }))
+		}
+		f, err := trace.Open(name, opts...)
 		if err != nil {
 			return "", nil, closeFn, nil, err
 		}
-		closeFn = func() { f.Close() }
-		r = f
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
-			prog = &progressReader{r: f, size: fi.Size()}
-			r = prog
-			var head [4]byte
-			if n, _ := f.ReadAt(head[:], 0); trace.IsBinary(head[:n]) {
-				x, err := trace.OpenBinaryIndex(f, fi.Size(), trace.WithName(filepath.Base(name)),
-					trace.WithProgress(func(off int64) { prog.n.Store(off) }))
-				if err != nil {
-					f.Close()
-					return "", nil, func() {}, nil, err
-				}
-				br, err := x.Reader(0, x.NumChunks())
-				if err != nil {
-					f.Close()
-					return "", nil, func() {}, nil, err
-				}
-				return name, br, func() { br.Close(); f.Close() }, prog, nil
-			}
-		}
+		return name, f, func() { f.Close() }, prog, nil
 	}
 	buf := bufio.NewReaderSize(r, 1<<20)
 	head, _ := buf.Peek(4)
@@ -407,7 +393,8 @@ func openTrace(pos []string) (name string, src trace.Source, closeFn func(), pro
 }
 
 // progressReader counts the bytes read from a trace file, for the progress
-// line; the reader goroutine writes the count, the emitter reads it.
+// line; the reader goroutine writes the count (through Read, or
+// trace.WithProgress), the emitter reads it.
 type progressReader struct {
 	r    io.Reader
 	size int64
