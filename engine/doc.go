@@ -1,7 +1,34 @@
-// Package engine replays a trace: what each instruction does to memory and
-// returns, the dispatcher that cuts each instruction's lanes into
-// per-worker work, the statistics, and a plain reference interpreter that the fast
-// engine is tested against.
+// Package engine replays a trace of GPU atomic instructions on a simulated
+// memory: what each instruction leaves in memory and returns to each lane,
+// and per-instruction statistics, handed to a [Sink].
+//
+// # Usage
+//
+// Open a trace ([trace.Open] reads a file in either form), pick a Sink
+// ([Collector] keeps everything in memory, columnar.Writer writes the
+// tables, [Discard] keeps nothing), and call [Replay] ([ReplayContext] to
+// stop it with a context):
+//
+//	src, err := trace.Open("kernel.zst")
+//	if err != nil {
+//		return err
+//	}
+//	defer src.Close()
+//	var c engine.Collector
+//	sum, err := engine.Replay(src, &c, engine.WithWorkers(4))
+//	if err != nil {
+//		return err // the sink was aborted: nothing half-written
+//	}
+//	v, _ := c.Word("global", -1, 0x1000) // a word's final value
+//	fmt.Println(sum.LaneOps, "lane-ops; word 0x1000 is", v)
+//
+// The options (With…) set the workers, shards, batch size, memory limit,
+// the lane order and partitions; each says its default. Replay commits
+// the sink on success and aborts it on any error. [ExploreOrders] replays
+// again under other lane orders and returns the words whose final value
+// depends on the order; [Races] lists the accesses that race under the
+// PTX scope rules. [Reference] is the plain interpreter the engine is
+// tested against.
 //
 // # Sinks and sources declare what they can do
 //
