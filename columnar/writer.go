@@ -453,9 +453,20 @@ func (w *Writer) open(id tableID) (*table, error) {
 	return w.tables[id], nil
 }
 
-// WantsResults reports whether the results table is being written; the
-// engine skips building per-lane rows nobody reads (engine.ResultsWanter).
-func (w *Writer) WantsResults() bool { return w.tables[tResults] != nil }
+// Caps declares what the tables being written need from the engine:
+// the per-lane rows only for the results table, the addresses table only
+// when it is written (the engine builds neither otherwise), and the memory
+// table a page at a time, always (MemoryPage).
+func (w *Writer) Caps() engine.SinkCaps {
+	c := engine.CapMemoryPages
+	if w.tables[tResults] != nil {
+		c |= engine.CapResults
+	}
+	if w.tables[tAddresses] != nil {
+		c |= engine.CapAddresses
+	}
+	return c
+}
 
 // Results appends rows to the results table.
 func (w *Writer) Results(rs []engine.Result) error {
@@ -744,8 +755,8 @@ func (w *Writer) Memory(ws []engine.Word) error {
 }
 
 // MemoryPage appends the rows of one page of final memory
-// (engine.PageSink): its columns filled from the page's bitmap and words,
-// with no row in between.
+// (engine.CapMemoryPages): its columns filled from the page's bitmap and
+// words, with no row in between.
 func (w *Writer) MemoryPage(p *engine.WordPage) error {
 	if err := w.endTrace(); err != nil {
 		return err
@@ -797,10 +808,6 @@ func addRows[T any](w *Writer, id tableID, rows []T, put func(t *table, b *batch
 	}
 	return nil
 }
-
-// WantsAddresses reports whether the addresses table is being written
-// (engine.AddressSink): the engine tracks addresses only then.
-func (w *Writer) WantsAddresses() bool { return w.tables[tAddresses] != nil }
 
 // Addresses appends the addresses table's rows.
 func (w *Writer) Addresses(rows []engine.AddressStat) error {

@@ -29,15 +29,6 @@ type AddressStat struct {
 	OrderSensitive bool
 }
 
-// AddressSink is an optional Sink method: a sink that has it gets the
-// addresses table at the end, in one or more calls, sorted by (space,
-// group, addr) across them. The engine tracks addresses only for such a
-// sink.
-type AddressSink interface {
-	WantsAddresses() bool
-	Addresses(rows []AddressStat) error
-}
-
 // addrEntry is one address's statistics, 48 bytes, in its page's slab:
 // 48 rather than 56 bytes a distinct address (the table's budget is 64,
 // index and slack included), and half of them, not three in four, cross
@@ -752,7 +743,7 @@ func (t *addrTracker) release() {
 // chunk's pages are built on their own goroutine, one per owner (the
 // sketches' counts are most of the cost: a million addresses, two each),
 // a wave of chunks at a time, and handed over in order.
-func (t *addrTracker) emit(sink AddressSink, pages []shard.PageRef, keys []memKey) error {
+func (t *addrTracker) emit(sink Sink, pages []shard.PageRef, keys []memKey) error {
 	t.finish()
 	spans := t.emitSpans(pages)
 	wave := max(len(t.owners), 1)
@@ -784,7 +775,7 @@ func (t *addrTracker) emit(sink AddressSink, pages []shard.PageRef, keys []memKe
 	return nil
 }
 
-// emitChunk is the most rows one call of AddressSink.Addresses gets (a
+// emitChunk is the most rows one call of Sink.Addresses gets (a
 // page alone may give more: at most PageBytes addresses). Each owner's
 // goroutine fills a buffer of that many: 448 KiB (it was 1.75 MiB, 32 Ki
 // rows, which added 2.6 MiB to the replay's peak for nothing measurable).

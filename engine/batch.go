@@ -225,6 +225,10 @@ type batch struct {
 	recsHint int
 	// owner maps a page's shard to its owner, for the current owner count.
 	owner []int32
+	// repeatInsts and arenaInsts count the instructions the read stage
+	// took as repeats (addRepeats) and through the source's NextInto: the
+	// Summary's RepeatInsts and ArenaInsts.
+	repeatInsts, arenaInsts int
 	// noResults: the sink reads no per-lane rows; only faulting lanes'
 	// slots are filled (for --strict), and apply writes no values.
 	noResults bool
@@ -279,6 +283,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 	clear(b.inits) // drop the copies' data
 	b.inits, b.initBytes = b.inits[:0], 0
 	b.err = nil
+	b.repeatInsts, b.arenaInsts = 0, 0
 	if len(b.out) != ranges || len(b.out[0]) != owners || len(b.owner) != shards {
 		b.out = make([][]route, ranges)
 		for r := range b.out {
@@ -313,7 +318,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 
 // add copies in into the batch. The Source owns in; nothing of it is kept,
 // except its lists when they already lie in the batch's arena (inArena:
-// the source decoded them there, trace.ArenaSource).
+// the source decoded them there, trace.CapArena).
 func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	n := len(b.insts)
 	if n > 0 && b.repeats(in, p, mem) {

@@ -1,7 +1,70 @@
-// Package engine replays a trace: what each instruction does to memory and
-// returns, the dispatcher that cuts each instruction's lanes into
-// per-worker work, the statistics, and a plain reference interpreter that the fast
-// engine is tested against.
+// Package engine replays a trace of GPU atomic instructions on a simulated
+// memory: what each instruction leaves in memory and returns to each lane,
+// and per-instruction statistics, handed to a [Sink].
+//
+// # Usage
+//
+// Open a trace ([trace.Open] reads a file in either form), pick a Sink
+// ([Collector] keeps everything in memory, columnar.Writer writes the
+// tables, [Discard] keeps nothing), and call [Replay] ([ReplayContext] to
+// stop it with a context):
+//
+//	src, err := trace.Open("kernel.zst")
+//	if err != nil {
+//		return err
+//	}
+//	defer src.Close()
+//	var c engine.Collector
+//	sum, err := engine.Replay(src, &c, engine.WithWorkers(4))
+//	if err != nil {
+//		return err // the sink was aborted: nothing half-written
+//	}
+//	v, _ := c.Word("global", -1, 0x1000) // a word's final value
+//	fmt.Println(sum.LaneOps, "lane-ops; word 0x1000 is", v)
+//
+// The options (With…) set the workers, shards, batch size, memory limit,
+// the lane order and partitions; each says its default. Replay commits
+// the sink on success and aborts it on any error. [ExploreOrders] replays
+// again under other lane orders and returns the words whose final value
+// depends on the order; [Races] lists the accesses that race under the
+// PTX scope rules. [Reference] is the plain interpreter the engine is
+// tested against.
+//
+// # Sinks and sources declare what they can do
+//
+// A Sink declares in one method, Caps, which optional parts of the output
+// it wants: per-lane results ([CapResults]), the addresses table
+// ([CapAddresses]), the memory table a page at a time
+// ([CapMemoryPages]). The engine trusts it: it calls Results, Addresses
+// and MemoryPage only on a sink that declared them, and builds no rows
+// for a part nobody declared. A sink of your own embeds [NopSink] for the
+// methods it does not need and declares its Caps:
+//
+//	type resultCounter struct {
+//		engine.NopSink
+//		n int
+//	}
+//
+//	func (c *resultCounter) Caps() engine.SinkCaps            { return engine.CapResults }
+//	func (c *resultCounter) Results(rs []engine.Result) error { c.n += len(rs); return nil }
+//
+// Why so, rather than optional methods the engine finds by type
+// assertion: a wrapper (a sink that embeds another to add to it) forwards
+// Caps with every other method, so it cannot hide a capability; and a
+// declaration cannot be forgotten without the compiler saying so. NopSink
+// has no Caps, so a sink that overrides Results does not compile until it
+// declares whether it wants them. Discard, which declares nothing, is a
+// function, not a type, so that no sink embeds it, overrides Results and
+// silently inherits its empty Caps. Collector, the complete sink a program may embed,
+// declares every part, so that whatever method an embedder overrides is
+// called; an embedder that wants less overrides Caps. The price is that
+// every Sink has all of Sink's methods; NopSink supplies them.
+//
+// A [trace.Source] declares its fast paths the same way (trace.CapArena:
+// lists decoded straight into the batch; trace.CapRepeat: a hot counter's
+// repeated records handed over at once), and the engine takes them when
+// declared; [Summary]'s ArenaInsts and RepeatInsts count the instructions
+// that took them.
 //
 // # Pipeline
 //
@@ -13,9 +76,10 @@
 //     memory id. A batch's instructions hold no pointer (binst: a plan
 //     index, vectors whose lists are ranges of the batch's arena), so the
 //     collector neither scans them nor puts barriers on filling them. A
-//     source that can (trace.RepeatSource) hands over the records that
-//     repeat the instruction just read at once, as many as the batch has
-//     room for; they are added as copies of it (addRepeats).
+//     source that declares trace.CapArena decodes the lists straight into
+//     that arena; one that declares trace.CapRepeat hands over the records
+//     that repeat the instruction just read at once, as many as the batch
+//     has room for, and they are added as copies of it (addRepeats).
 //  2. compute: the batch is cut into one contiguous instruction range per
 //     expanding worker; each expands its lanes (effective address, fault
 //     checks, statistics) and routes each access that did not fault as an
@@ -108,4 +172,7 @@
 //     Go's loops compute, which run elsewhere and are their tests'
 //     reference (TestWarpConflictsAVX512), and the reference tests replay
 //     with either (withGoLoops).
+//  8. The engine and the reference call no Sink method for a part the
+//     sink's Caps does not declare (TestSinkGetsOnlyWhatItDeclares), and
+//     take a Source's fast paths only when its Caps declares them.
 package engine

@@ -323,10 +323,11 @@ func TestEngineEqualsReferenceOnSimpleAtomics(t *testing.T) {
 
 func FuzzEngineEqualsReference(f *testing.F) { fuzzEqual(f, randomPTX, 7) }
 
-// statsOnly is a Collector that reads no per-lane results.
+// statsOnly is a Collector that reads no per-lane results (and takes the
+// memory table as Words).
 type statsOnly struct{ Collector }
 
-func (*statsOnly) WantsResults() bool { return false }
+func (*statsOnly) Caps() SinkCaps { return CapAddresses }
 
 // TestNoResultsSameMemoryAndStats: a sink that wants no results gets none,
 // and the memory and statistics are those of a full replay.
@@ -414,11 +415,17 @@ func TestReplayContextCancelled(t *testing.T) {
 }
 
 // pageCollector is a Collector that takes the memory table a page at a
-// time (PageSink), turning each page back into Words.
+// time (CapMemoryPages, which Collector declares), turning each page back
+// into Words and counting the pages.
 type pageCollector struct {
 	Collector
 	pages int
 }
+
+// wordCollector is a Collector that takes the memory table as Words.
+type wordCollector struct{ Collector }
+
+func (*wordCollector) Caps() SinkCaps { return CapResults | CapAddresses }
 
 func (c *pageCollector) MemoryPage(p *WordPage) error {
 	n := 0
@@ -439,7 +446,7 @@ func (c *pageCollector) MemoryPage(p *WordPage) error {
 // gets the words, in the order, that Memory gives, on several workers.
 func TestPageSinkSameMemory(t *testing.T) {
 	src := randomPTX(rand.New(rand.NewPCG(11, 13)), 300)
-	var words Collector
+	var words wordCollector
 	sum, err := Replay(textSource(t, src), &words, WithWorkers(2), WithBatchInsts(16))
 	if err != nil {
 		t.Fatal(err)

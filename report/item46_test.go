@@ -24,7 +24,7 @@ import (
 func replayWith(t *testing.T, name, src string, k int, run *columnar.RunOptions) string {
 	t.Helper()
 	dir := t.TempDir()
-	open := func() (trace.Source, error) { return trace.NewTextReader(strings.NewReader(src), name) }
+	open := func() (trace.SourceCloser, error) { return trace.NewTextReader(strings.NewReader(src), name) }
 	opts := []columnar.Option{}
 	if k > 0 {
 		opts = append(opts, columnar.WithTables(append(columnar.TableNames(), "orders")...))

@@ -184,7 +184,7 @@ func (s *extras) Commit() error {
 func replayRacy(t *testing.T) (string, []engine.OrderWitness) {
 	t.Helper()
 	dir := t.TempDir()
-	open := func() (trace.Source, error) { return trace.NewTextReader(strings.NewReader(racy), "racy.tasm") }
+	open := func() (trace.SourceCloser, error) { return trace.NewTextReader(strings.NewReader(racy), "racy.tasm") }
 	orders, err := engine.ExploreOrders(open, 2, 1)
 	if err != nil {
 		t.Fatal(err)

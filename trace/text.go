@@ -73,6 +73,21 @@ func NewTextReader(r io.Reader, name string) (*TextReader, error) {
 // Header returns the regions and initial memory the trace declares.
 func (tr *TextReader) Header() *Header { return &tr.hdr }
 
+// Caps is none: a text reader has neither fast path of [Source].
+func (tr *TextReader) Caps() SourceCaps { return 0 }
+
+// NextInto fails: a text reader does not declare CapArena.
+func (tr *TextReader) NextInto(arena []uint64) (*Inst, []uint64, error) {
+	return NoCaps{}.NextInto(arena)
+}
+
+// Repeats consumes none: a text reader does not declare CapRepeat.
+func (tr *TextReader) Repeats(int) (int, int64, int64) { return 0, 0, 0 }
+
+// Close releases nothing (the caller owns the io.Reader), so that a
+// TextReader is a [SourceCloser] as a [BinaryReader] is.
+func (tr *TextReader) Close() error { return nil }
+
 // nextLine returns the next non-blank line with its comment removed.
 func (tr *TextReader) nextLine() (string, bool, error) {
 	for tr.sc.Scan() {

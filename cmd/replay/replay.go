@@ -51,11 +51,22 @@ type replayOptions struct {
 	// racesFrom is what asked for the races pass: "-races" or "-tables
 	// races", for the errors that refuse it.
 	racesFrom string
+
+	// observe, when set (by a test), gets every replay's running totals,
+	// the replay's own and each -explore-orders order's: which fast paths
+	// the command's replays took (engine.Summary's ArenaInsts and
+	// RepeatInsts).
+	observe func(engine.Summary)
 }
 
 // cmdReplay replays a trace (none: the embedded demo; "-": standard input)
 // into tables, whole or not at all.
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
+	return replayObserved(args, stdout, stderr, nil)
+}
+
+// replayObserved is cmdReplay with replayOptions.observe.
+func replayObserved(args []string, stdout, stderr io.Writer, observe func(engine.Summary)) error {
 	o, err := parseReplayFlags(args)
 	if err != nil {
 		return err
@@ -63,6 +74,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 	if err := subcommandMistake(o.pos, args); err != nil {
 		return err
 	}
+	o.observe = observe
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -261,7 +273,12 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 	defer closeSrc()
 	progress := &replayProgress{bar: newProgressBar(stderr, 0), file: prog}
 	progress.bar.on = progress.bar.on && !o.quiet
-	eopts = append(eopts, engine.WithProgress(progress.update))
+	eopts = append(eopts, engine.WithProgress(func(s engine.Summary) {
+		progress.update(s)
+		if o.observe != nil {
+			o.observe(s)
+		}
+	}))
 	dir, copts, err := o.outputDir(name, copts)
 	if err != nil {
 		return err
@@ -378,7 +395,7 @@ func openSink(dir string, copts []columnar.Option, stderr io.Writer) (*columnar.
 // extras runs the -explore-orders and -races passes, and returns the sink
 // that writes their rows at the replay's commit. On failure it aborts sink.
 func (o *replayOptions) extras(ctx context.Context, name string, sink *columnar.Writer, eopts []engine.Option) (engine.Sink, error) {
-	open := func() (trace.Source, error) {
+	open := func() (trace.SourceCloser, error) {
 		_, s, closeFn, _, err := openTrace(o.pos)
 		if err != nil {
 			return nil, err
@@ -394,10 +411,10 @@ func (o *replayOptions) extras(ctx context.Context, name string, sink *columnar.
 		extra.orders, err = engine.ExploreOrders(open, o.exploreOrders, o.seed, eopts...)
 	}
 	if err == nil && o.races {
-		var src trace.Source
+		var src trace.SourceCloser
 		if src, err = open(); err == nil {
 			extra.races, err = engine.Races(src, engine.RacesOptions{ClusterSize: o.clusterSize})
-			src.(*closingSource).Close()
+			src.Close()
 		}
 	}
 	if err != nil {
@@ -407,11 +424,12 @@ func (o *replayOptions) extras(ctx context.Context, name string, sink *columnar.
 }
 
 // openTrace opens the trace named by pos (none: the embedded demo; "-":
-// standard input), recognising binary traces by their zstd magic. A binary
-// trace in a regular file is read through its seek table, several chunks
-// decompressed at once; one on standard input is read as a stream, the
-// next chunks read and decompressed while one is decoded. closeFn stops
-// the reader's goroutines and closes the file; call it however the
+// standard input), recognising binary traces by their zstd magic, and a
+// file through trace.Open (which refuses a .zst that is not binary). A
+// binary trace in a regular file is read through its seek table, several
+// chunks decompressed at once; one on standard input is read as a stream,
+// the next chunks read and decompressed while one is decoded. closeFn
+// stops the reader's goroutines and closes the file; call it however the
 // reading ends. The progress reader is nil unless the trace is a regular
 // file.
 func openTrace(pos []string) (name string, src trace.Source, closeFn func(), prog *progressReader, err error) {
@@ -426,31 +444,16 @@ func openTrace(pos []string) (name string, src trace.Source, closeFn func(), pro
 		r = os.Stdin
 	default:
 		name = pos[0]
-		f, err := os.Open(pos[0])
+		opts := []trace.ReaderOption{trace.WithName(name)}
+		if fi, err := os.Stat(name); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+			prog = &progressReader{size: fi.Size()}
+			opts = append(opts, trace.WithProgress(func(off int64) { prog.n.Store(off) }))
+		}
+		f, err := trace.Open(name, opts...)
 		if err != nil {
 			return "", nil, closeFn, nil, err
 		}
-		closeFn = func() { f.Close() }
-		r = f
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
-			prog = &progressReader{r: f, size: fi.Size()}
-			r = prog
-			var head [4]byte
-			if n, _ := f.ReadAt(head[:], 0); trace.IsBinary(head[:n]) {
-				x, err := trace.OpenBinaryIndex(f, fi.Size(), trace.WithName(name),
-					trace.WithProgress(func(off int64) { prog.n.Store(off) }))
-				if err != nil {
-					f.Close()
-					return "", nil, func() {}, nil, err
-				}
-				br, err := x.Reader(0, x.NumChunks())
-				if err != nil {
-					f.Close()
-					return "", nil, func() {}, nil, err
-				}
-				return name, br, func() { br.Close(); f.Close() }, prog, nil
-			}
-		}
+		return name, f, func() { f.Close() }, prog, nil
 	}
 	buf := bufio.NewReaderSize(r, 1<<20)
 	head, _ := buf.Peek(4)
@@ -488,7 +491,8 @@ func inTrace(name string, err error) error {
 }
 
 // progressReader counts the bytes read from a trace file, for the progress
-// line; the reader goroutine writes the count, the emitter reads it.
+// line; the reader goroutine writes the count (through Read, or
+// trace.WithProgress), the emitter reads it.
 type progressReader struct {
 	r    io.Reader
 	size int64
@@ -551,7 +555,8 @@ func defaultOutDir(name string) string {
 	return base + ".tables"
 }
 
-// closingSource is a Source with the function that closes its file.
+// closingSource is a Source with the function that closes its file. It
+// forwards every method of the Source, Caps with them.
 type closingSource struct {
 	trace.Source
 	close func()
@@ -673,7 +678,9 @@ func traceChecksum(pos []string) (string, error) {
 }
 
 // cancelSource stops a replay when ctx is cancelled (Ctrl-C): the engine
-// then aborts the sink and no table is left behind.
+// then aborts the sink and no table is left behind. It forwards the
+// source's Caps: NextInto checks ctx as Next does, and Repeats, which
+// reads no record of its own, is the source's.
 type cancelSource struct {
 	trace.Source
 	ctx context.Context
@@ -696,25 +703,15 @@ func (s *cancelSource) check() error {
 	return nil
 }
 
-// cancelArenaSource is a cancelSource over a trace.ArenaSource, which it
-// stays, so that the engine still decodes lists into its batches.
-type cancelArenaSource struct {
-	cancelSource
-	as trace.ArenaSource
-}
-
-func (s *cancelArenaSource) NextInto(arena []uint64) (*trace.Inst, []uint64, error) {
+func (s *cancelSource) NextInto(arena []uint64) (*trace.Inst, []uint64, error) {
 	if err := s.check(); err != nil {
 		return nil, arena, err
 	}
-	return s.as.NextInto(arena)
+	return s.Source.NextInto(arena)
 }
 
-// withCancel wraps src in a cancelSource, an ArenaSource if src is one.
+// withCancel wraps src in a cancelSource.
 func withCancel(ctx context.Context, src trace.Source) trace.Source {
-	if as, ok := src.(trace.ArenaSource); ok {
-		return &cancelArenaSource{cancelSource{Source: src, ctx: ctx}, as}
-	}
 	return &cancelSource{Source: src, ctx: ctx}
 }
 
