@@ -61,6 +61,6 @@ func ExampleOpen() {
 		src.Close()
 	}
 	// Output:
-	// t.tasm: atom.global.add.u32 d, [a], 1 (fast paths: none)
-	// t.bin: atom.global.add.u32 d, [a], 1 (fast paths: arena|repeat)
+	// t.tasm: atom.global.add.u32 d, [a], 1; (fast paths: none)
+	// t.bin: atom.global.add.u32 d, [a], 1; (fast paths: arena|repeat)
 }
