@@ -241,3 +241,11 @@ func Dense(mem, idx, val []uint32) {
 		mem[x] += val[i]
 	}
 }
+
+// Families are the workload families of the end-to-end benchmarks
+// (bench/e2e), as `replay gen` names them, and Dialects the dialects each
+// is generated in: traces named FAMILY-DIALECT.
+var (
+	Families = []string{"uniform", "histogram", "hotcounter", "spinlock", "freduce", "bfs", "appendqueue"}
+	Dialects = []string{"ptx", "sass", "visa", "lsc"}
+)
