@@ -130,6 +130,20 @@ func sketchesInCache(d *Data) Figure {
 	return measured(t/l, fmt.Sprintf("%s vs %s", dur(t), dur(l)))
 }
 
+// bytesPerAddress is the addresses table's peak memory per distinct
+// address, in process: the peak resident set of the replay with it less
+// the lean one's, over the words the replay touched.
+func bytesPerAddress(d *Data) Figure {
+	name := "BenchmarkReplay/uniform-1Mi/%s/workers=2"
+	pa, ok1 := d.Median("main", "bench", fmt.Sprintf(name, "addresses"), "peakRSS-B")
+	pl, ok2 := d.Median("main", "bench", fmt.Sprintf(name, "lean"), "peakRSS-B")
+	w, ok3 := d.Median("main", "bench", fmt.Sprintf(name, "addresses"), "words")
+	if !ok1 || !ok2 || !ok3 || w == 0 {
+		return na("n/a")
+	}
+	return measured((pa-pl)/w, fmt.Sprintf("peak %s vs %s over %s addresses", mib(pa), mib(pl), count(w)))
+}
+
 // resultsVsDuckDB is columnar's results Writer against DuckDB writing the
 // same rows, CPU time a row where measured.
 func resultsVsDuckDB(d *Data) Figure {
@@ -173,6 +187,7 @@ var inProcess = []info{
 	{"the same into 16-byte records (a million fit the L3)", addressesFloor("addr-floor-16"), plusPercent},
 	{"the `addresses` rows written alone (`BenchmarkAddresses`)", addressesWrite, plusPercent},
 	{"the `addresses` sketches alone, in cache, two cores (`BenchmarkSketchAdd`)", sketchesInCache, plusPercent},
+	{"the `addresses` table's peak memory per distinct address, uniform-1Mi", bytesPerAddress, func(v float64) string { return fmt.Sprintf("%.0f B", v) }},
 	{"`results` table against DuckDB writing the same rows", resultsVsDuckDB, times},
 	{"PGO gain, lean uniform-1Mi (time without / with the profile)", pgoGain("uniform-1Mi"), times},
 	{"PGO gain, lean histogram", pgoGain("histogram"), times},

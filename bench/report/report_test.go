@@ -61,7 +61,8 @@ BenchmarkLimit/uniform-1Mi/zstd-cli-2   	      30	  30000000 ns/op
 BenchmarkLimit/uniform-1Mi/dense-2      	     100	  10000000 ns/op
 BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 1	  200000000 ns/op
 BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 1	  220000000 ns/op
-BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 1	  210000000 ns/op
+BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 1	  210000000 ns/op	 30000000 peakRSS-B	 1048576 words
+BenchmarkReplay/uniform-1Mi/addresses/workers=2-2 	 1	  400000000 ns/op	 93000000 peakRSS-B	 1048576 words
 pkg: github.com/gpureplay/replay/engine
 BenchmarkApply/random/engine-2 	 4000000	 64 ns/op
 BenchmarkApply/random/dense-2 	 4000000	 2.56 ns/op
@@ -112,6 +113,7 @@ func TestFigures(t *testing.T) {
 	near("in-process lean over limit", inLeanOverLimit("uniform-1Mi")(d), 210e6/40e6)
 	near("process cost", processCost(d), 300e6-210e6)
 	near("apply", apply("random")(d), 2.56/64)
+	near("bytes per address", bytesPerAddress(d), 63e6/1048576)
 	near("pgo", pgoGain("uniform-1Mi")(d), 0.9/0.75)
 	if f := d.overLimit("spinlock-visa", "default"); f.OK || !strings.Contains(f.Detail, "something failed") {
 		t.Errorf("a failed default replay: %+v, want n/a with its why", f)
