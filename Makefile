@@ -63,8 +63,9 @@ test-cluster: $(DUCKDB)
 check-sizes:
 	bash tools/check-sizes.sh
 
-# Every figure of docs/PERFORMANCE.md in one run (about 11 minutes on the
-# 2-core machine): bench/run.sh builds bin/replay as go build does and
+# Every figure of docs/PERFORMANCE.md in one run (sized for about 10
+# minutes on the 2-core machine when quiet; 36 under a load average of
+# 20): bench/run.sh builds bin/replay as go build does and
 # times it end to end as a process (bench/e2e, best of 5), then runs the
 # in-process benchmarks; the raw output goes to bench/latest.txt, and
 # bench/report rewrites the page's figures from it. It installs zstd when

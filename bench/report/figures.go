@@ -88,7 +88,12 @@ func worst(trs []string, bound float64, f func(d *Data, tr string) Figure) func(
 		for _, tr := range trs {
 			x := f(d, tr)
 			if !x.OK {
-				missing = append(missing, tr)
+				// Listed when bench/e2e said why (gen has no such
+				// trace, a command failed), not when it was not asked
+				// to measure it.
+				if x.Detail != "n/a" {
+					missing = append(missing, tr)
+				}
 				continue
 			}
 			n++
@@ -211,8 +216,17 @@ func (d *Data) machine() string {
 	if s, e := d.Config["loadavg-start"], d.Config["loadavg-end"]; s != "" {
 		parts = append(parts, fmt.Sprintf("load average %s at the start, %s at the end", s, e))
 	}
-	return "Machine: " + strings.Join(parts, "; ") + "."
+	line := "Machine: " + strings.Join(parts, "; ") + "."
+	if c, ok := d.ceiling(); ok && c < busyCeiling {
+		line += fmt.Sprintf(" **The machine was busy during this run**: two goroutines gained %.2f× over one, where a quiet 2-core machine gives 1.8× or more;"+
+			" other work shared the cores, and every figure of this run is noisier than its best of %s suggests.", c, d.Config["runs"])
+	}
+	return line
 }
+
+// busyCeiling: below this two-goroutine ceiling, other work shared the two
+// cores during the run.
+const busyCeiling = 1.5
 
 // workers is two workers (on two cores) over one worker pinned to one core.
 func workers(d *Data) Figure {

@@ -91,10 +91,14 @@ func TestFigures(t *testing.T) {
 	// 144 ms against 10 + 10 ms; uniform-lsc is n/a, not a failure.
 	f := Targets[0].Compute(d)
 	near("worst lean", f, 7.2)
-	for _, want := range []string{"worst spinlock-visa", "2 of 3 within", "n/a: ", "uniform-lsc"} {
+	for _, want := range []string{"worst spinlock-visa", "2 of 3 within", "n/a: uniform-lsc"} {
 		if !strings.Contains(f.Detail, want) {
 			t.Errorf("worst lean detail %q lacks %q", f.Detail, want)
 		}
+	}
+	// Traces not measured without a why (not asked for) are not listed.
+	if strings.Contains(f.Detail, "hotcounter-ptx") {
+		t.Errorf("worst lean detail %q lists a trace that was not measured and has no why", f.Detail)
 	}
 	near("addresses over lean", addressesOver(d, "uniform-ptx"), 540.0/300-1)
 	near("asm over floor", asmOverFloor(d), 35)
@@ -137,6 +141,7 @@ func TestRender(t *testing.T) {
 	out := Render(d, "new.txt")
 	for _, want := range []string{
 		"two-goroutine ceiling **2.00×**", "cross-core handoff **520 ns**",
+		"0.50 0.40 0.30 at the start",
 		"| uniform-lsc | n/a: gen: replay: gen: workload uniform: no lsc form |",
 		"| spinlock-visa | 9.60 M | exch 3% cas 97% |",
 		"7.20×: worst spinlock-visa", "| not met |",
@@ -147,6 +152,19 @@ func TestRender(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("render lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "was busy") {
+		t.Errorf("a run with a 2× ceiling called busy:\n%s", out)
+	}
+	busy, err := Parse(strings.NewReader(strings.NewReplacer(
+		"goroutines=2 1 70000000", "goroutines=2 1 95000000",
+		"goroutines=2 1 60000000", "goroutines=2 1 92000000",
+		"goroutines=2 1 50000000", "goroutines=2 1 90000000").Replace(sample)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := Render(busy, "busy.txt"); !strings.Contains(out, "**The machine was busy during this run**: two goroutines gained 1.11×") {
+		t.Errorf("a run with a 1.11× ceiling not called busy:\n%s", out)
 	}
 	if n := strings.Count(out, "\n| "); n < 28 {
 		t.Errorf("render has %d table rows, want every trace of the matrix", n)
