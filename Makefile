@@ -71,12 +71,15 @@ test-cluster: $(DUCKDB)
 check-sizes:
 	bash tools/check-sizes.sh
 
-# Every figure of docs/PERFORMANCE.md in one run (about 11 minutes on the
-# 2-core machine): bench/run.sh writes the raw output to bench/latest.txt,
-# and bench/report rewrites the page's figures from it and bench/old.txt
-# (bench/old.sh, the engine before the redesign). A quick check of the
-# harness, which prints the figures without touching the page:
-#   BENCH_COUNT=1 REPLAY_BENCH_LANEOPS=3e5 BENCH_OUT=/tmp/q.txt make bench
+# Every figure of docs/PERFORMANCE.md in one run (sized for about 10
+# minutes on the 2-core machine when quiet; 36 under a load average of
+# 20): bench/run.sh builds bin/replay as go build does and
+# times it end to end as a process (bench/e2e, best of 5), then runs the
+# in-process benchmarks; the raw output goes to bench/latest.txt, and
+# bench/report rewrites the page's figures from it. It installs zstd when
+# missing (as root, through apt-get). A quick check of the harness, which
+# prints the figures without touching the page:
+#   BENCH_RUNS=2 REPLAY_BENCH_LANEOPS=3e5 BENCH_OUT=/tmp/q.txt make bench
 BENCH_OUT ?= bench/latest.txt
 bench: $(DUCKDB)
 	GO=$(GO) BENCH_OUT=$(BENCH_OUT) bash bench/run.sh

@@ -384,16 +384,8 @@ func BenchmarkMachineScaling(b *testing.B) {
 				}
 				for i := 0; i < b.N; i++ {
 					var wg sync.WaitGroup
-					for j := 0; j < g; j++ {
-						wg.Add(1)
-						go func(mem []uint32) {
-							defer wg.Done()
-							x := uint32(1)
-							for k := 0; k < n/g; k++ {
-								x = x*1664525 + 1013904223
-								mem[x&uint32(len(mem)-1)] += x
-							}
-						}(mems[j])
+					for _, mem := range mems {
+						wg.Go(func() { ScalingWork(mem, n/g) })
 					}
 					wg.Wait()
 				}

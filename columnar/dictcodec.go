@@ -11,10 +11,9 @@ import (
 // allocates the encoder's block buffers again (about 140 KiB), and every
 // collection empties the pool, so the next page makes a whole encoder.
 // The tables' string columns have tiny dictionaries ("ptx", "add", "u32",
-// "global": tens of bytes) and a replay writes one per row group: about 25
-// of them in a 300 K-instruction replay, 2.4 MiB of allocation a replay of
-// a thousand instructions, a quarter of its time (BenchmarkReplay with
-// REPLAY_BENCH_LANEOPS=32000: 4.4 ms, 3.0-3.5 ms with this codec).
+// "global": tens of bytes) and a replay writes one per row group: a whole
+// encoder's allocation each, much of a short replay's time
+// (BenchmarkReplay with a small REPLAY_BENCH_LANEOPS).
 //
 // So the page writer is made with dictPageCompression, a compression value
 // of our own that arrow-go's registry maps to dictPageCodec: a dictionary

@@ -21,63 +21,42 @@ import (
 )
 
 // The Parquet encoding of the tables. Each choice was measured with the
-// benchmarks of bench_test.go and single-column variants of them (results:
-// 2^20 rows resembling a scattered replay's; instructions: 2^18 rows of a
-// 24-instruction loop), on the project's 2-core VM; ns/row is the time
-// of encoding and compressing that column alone (the best of several
-// runs), B/row its share of the file. These figures are of arrow-go's
-// encoders, which the writer then used; its own (pqencode.go), which
-// write the same encodings in the same bytes per row, took the tables of
-// BenchmarkResults, BenchmarkInstructions and BenchmarkMemory from 62-72,
-// 103-109 and 32-35 CPU ns a row to 36-47, 56-66 and 21-22.
+// benchmarks of bench_test.go (BenchmarkResults, BenchmarkInstructions,
+// BenchmarkMemory) and single-column variants of them; the encoders are
+// the package's own (pqencode.go), which write the bytes arrow-go's would.
 //
 //   - DELTA_BINARY_PACKED (encDelta in schema.go) where PLAIN left zstd
-//     much to do: results.seq 6 ns and 0.00 B (PLAIN: 23-30 ns, 0.5-0.8
-//     B), results.addr 16 ns and 2.9 B (PLAIN: 55-68 ns, 3.4-3.5 B: random
-//     words of 4 MiB), results.value 11 ns and 1.7 B (PLAIN: 43-70 ns,
-//     1.8-2.2 B), instructions.addresses and max_conflict 7.5 ns and 0.34 B
-//     (PLAIN: 17 ns, 0.50 B), instructions.warp 6.8 ns (PLAIN: 8.4 ns);
-//     instructions.group 6-7 ns and 0.002 B on a 1-D grid's rows (a group
-//     every 8 warps; PLAIN: 10-11.5 ns, 0.19 B) and as cheap as PLAIN
-//     where groups cycle (6.3 and 6.0 ns); and the increasing seq and addr
-//     columns of the other tables.
-//   - PLAIN where the values repeat or cycle: results.lane, elem and
-//     value_hi cost 2-4.5 ns and 0.00-0.01 B, where DELTA cost 5-6.5 ns
-//     and a dictionary built by the column writer 14-18 ns (it hashes
-//     every value). instructions.lanes and faults were PLAIN too, until
-//     a batch whose column keeps to a progression stopped storing its
-//     rows (encodeAffine): a constant PLAIN column then still wrote 4
-//     bytes a row for zstd to compress (1.2 MB each for a hot counter's
-//     300 K rows), a delta one a few bytes a page. The lean hot counter
-//     10.1-11.3 → 9.7-10.3 ms in five alternating runs, the same in
-//     BenchmarkInstructions (whose rows are constant there too), files
-//     a little smaller.
+//     much to do: sequence numbers, addresses, values, the instructions'
+//     addresses, max_conflict, warp and group (a 1-D grid's groups), and
+//     the increasing seq and addr columns of the other tables.
+//   - PLAIN where the values repeat or cycle (results.lane, elem,
+//     value_hi): cheaper than DELTA, and than a dictionary, which hashes
+//     every value. instructions.lanes and faults are DELTA: a batch whose
+//     column keeps to a progression stores no rows (encodeAffine), and a
+//     constant PLAIN column would still write 4 bytes a row for zstd.
 //   - RLE_DICTIONARY for the strings, from a dictionary the Writer builds
 //     per batch without hashing each row's string (writer.go): the column
-//     writer's own dictionary encoder hashed every value, and cost about
-//     100 ns and an allocation per row for results.fault. The
-//     instructions' five string columns are keyed (batch.go): a row
-//     stores one key, and encodeStrings expands each column's indices a
-//     page at a time. A chunk whose dictionary outgrows the dictionary
+//     writer's own dictionary encoder hashed every value and allocated a
+//     row. The instructions' five string columns are keyed (batch.go): a
+//     row stores one key, and encodeStrings expands each column's indices
+//     a page at a time. A chunk whose dictionary outgrows the dictionary
 //     page limit (1 MiB: a thousand distinct instruction texts of 1 KB)
 //     is written PLAIN instead.
-//   - zstd at level 1 (klauspost's SpeedFastest): level 3 cost 2 ns a row
-//     more for a results file of the same size, 13 ns more for an
-//     instructions file 2.5% smaller (whole tables, CPU time).
+//   - zstd at level 1 (klauspost's SpeedFastest): level 3 cost more CPU a
+//     row for files hardly smaller.
 //   - Pages that zstd does not shrink by a sixteenth stored in raw zstd
 //     frames, the column's next 15 pages too, then one compressed again
-//     (zstdframe.go): a scattered replay's memory values came out of zstd
-//     at 100.0% of their size for 4 ns a row; BenchmarkMemory 26 → 21.5
-//     CPU ns a row, the same bytes.
+//     (zstdframe.go): a scattered replay's memory values do not compress,
+//     and compressing them was most of that column's cost
+//     (BenchmarkMemory).
 //   - Pages of dataPage bytes for PLAIN integers (8 Ki rows of 8 bytes),
 //     of up to maxPageRows rows for the other encodings (pqpages.go).
 //   - One row group per batch (64 Ki rows by default), statistics on every
 //     column.
 //   - A batch of parallelRows rows or more has its numeric columns shared
-//     between two goroutines (encodeParallel): with arrow-go's encoders,
-//     the results table of BenchmarkResults went from 70-83 to 56-64 ms
-//     a million rows, for the same CPU time and the same bytes
-//     (TestParallelColumnsSameFile).
+//     between two goroutines (encodeParallel): less wall time for the
+//     same CPU time and the same bytes (BenchmarkResults;
+//     TestParallelColumnsSameFile).
 const (
 	zstdLevel = 1
 	dataPage  = 64 << 10
@@ -316,11 +295,10 @@ func (p *parquetWriter) encodeParallel(chunks []colChunk, b *batch) error {
 // columns it keeps on the table's own goroutine. shared is nil when
 // fewer than two columns could be shared, as there is nothing to split.
 //
-// Measured on the memory table after a replay of uniform-64Mi: with the
-// columns split by this estimate once and for all (addr, value and group
-// all DELTA, so group went alone to the second goroutine, and was a
-// constant -1), the second goroutine did 23 ms of a batch's 132 ms;
-// shared as they go, about half each.
+// Shared as they go rather than split by the estimate once and for all:
+// on the memory table, whose addr, value and group are all DELTA, a fixed
+// split sent the constant group column alone to the second goroutine,
+// which then had little to do.
 func splitColumns(spec *tableSpec) (shared, own []int) {
 	cost := func(i int) int {
 		w := 4

@@ -582,7 +582,7 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 		// (batch.keep): seq never does, and a hot counter's columns
 		// never do. The test is spelled out for each column below: a
 		// function around it calls keep, so it is not inlined, and a
-		// call a value was 0.2-0.9 ms slower for a hot counter.
+		// call a value slowed a hot counter (BenchmarkReplay/hotcounter).
 		cSeq, cKey, cGroup, cWarp     = &b.cols[0], b.key, &b.cols[5], &b.cols[6]
 		cLanes, cAddrs, cMax, cFaults = &b.cols[7], &b.cols[8], &b.cols[9], &b.cols[10]
 		cCAS                          = &b.cols[12]
@@ -950,8 +950,7 @@ var traceTables = [...]tableID{tResults, tInstructions, tOps}
 // their buffers rather than fresh memory) and finishes their files
 // (footer, fsync). Their last row groups and fsyncs so overlap the
 // memory table, which used to wait for them at Commit: the tail of a
-// replay, where the memory table is the only work left (docs/PERFORMANCE.md,
-// thirtieth round).
+// replay, where the memory table is the only work left.
 func (w *Writer) endTrace() error {
 	if w.traceDone || w.state != stateOpen {
 		return nil
@@ -1027,8 +1026,8 @@ func errAfterTrace(table string) error {
 
 // finishAll finishes outs at once, each on a goroutine: each waits on its
 // file's fsync, and the file system takes them together rather than one
-// after another (a fsync of a new 200 KiB file took 0.3 ms on the
-// project's VM, and a lean replay writes three). It returns the first
+// after another (a lean replay writes three, each fsync a wait on the
+// disk). It returns the first
 // error in outs' order; the outputs that failed are discarded with the
 // rest when the commit fails.
 func finishAll(outs []*output) error {

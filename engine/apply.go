@@ -39,8 +39,7 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 		// One xinst, its record copied in per segment and its plan set
 		// (as expand's): built whole per segment, it went through a
 		// temporary on the stack whose 8-byte stores the copy's 16-byte
-		// loads could not forward from (the twenty-sixth round in
-		// docs/PERFORMANCE.md).
+		// loads could not forward from.
 		x := xinst{vecs: b.vecs, arena: b.arena}
 		asked := 0 // the records whose words were asked for: rt.recs[:asked]
 		for k, s := range rt.segs {
@@ -199,8 +198,8 @@ func addRunSlots(words []uint32, ops, res []uint64) {
 // each record's word in its chunk (shard.Memory.Chunk), with no page in
 // between: one load to the chunk, then word and bit indexed directly. Its
 // words are mostly written before (a histogram's bins), so it marks them
-// with Chunk.Mark, which stores only a new bit: histogram, lean, 2 workers,
-// 81.6 → 77.9 ms (alternating runs). add32Slots, whose words are
+// with Chunk.Mark, which stores only a new bit (BenchmarkReplay/histogram).
+// add32Slots, whose words are
 // scattered, marks only a zero sum.
 func add32(mem *shard.Memory, recs []rec, v uint32, vals []uint64, noDst bool) {
 	if noDst {
@@ -238,9 +237,9 @@ func add32Vals(mem *shard.Memory, recs []rec) {
 // every word was a second access at random per lane, to the bitmap beside
 // the words, and when the batches of a replay that returns results had
 // pushed the words and bitmaps out of the caches (a uniform-1Mi replay
-// with the results table), both missed: 14 ns an add cold, 11.5 with
-// the mark only on a zero sum, 5.5 with the words asked for ahead too
-// (applyRoute; the thirty-second round in docs/PERFORMANCE.md).
+// with the results table), both missed; the mark only on a zero sum, and
+// the words asked for ahead (applyRoute), leave one miss, overlapped
+// (BenchmarkReplay/uniform-1Mi/results).
 func add32Slots(mem *shard.Memory, recs []rec, opB, vals []uint64, noDst bool) {
 	if noDst {
 		for _, x := range recs {

@@ -53,7 +53,7 @@ type bvec struct {
 // holds no pointer, and the plan only when it changes: while the collector
 // marks, a pointer stored to the heap takes a write barrier, and a whole
 // xinst stored per instruction (four pointers, through typedmemmove) was
-// 15% of the hot counter's instructions under callgrind.
+// a good share of the hot counter's instructions under callgrind.
 type xinst struct {
 	binst
 	plan  *plan
@@ -451,8 +451,8 @@ func (b *batch) localResults() []Result {
 // backing array held there: the caller sets every field, one by one. A
 // composite literal appended instead is built on the stack in 8- and
 // 4-byte stores and copied out in 16-byte loads, which the core cannot
-// forward from those stores: each waits for them to reach the cache (the
-// twenty-sixth round in docs/PERFORMANCE.md). While there is room it
+// forward from those stores: each waits for them to reach the cache.
+// While there is room it
 // reslices, *s = (*s)[:k+1], which stores only the length: storing the
 // whole slice back would take the collector's write barrier while it
 // marks, on every record.
@@ -480,10 +480,9 @@ func grow[T any](s []T, n int) []T {
 // new array is cleared at once, so that the kernel's fresh pages are
 // written first. Fresh memory that is read first maps the shared zero
 // page, and the write after it faults again to replace it, flushing the
-// TLB on every core the process runs on (an inter-processor interrupt):
-// in a hot counter's profile, 1.6% of the samples were the kernel's
-// under setStat's stores, 0.03% once cleared (the twenty-seventh round in
-// docs/PERFORMANCE.md). It clears the array's bytes, not its elements:
+// TLB on every core the process runs on (an inter-processor interrupt),
+// which a hot counter's profile showed under setStat's stores until the
+// array was cleared. It clears the array's bytes, not its elements:
 // clearing elements that hold pointers while the collector marks goes
 // through the write barrier (bulkBarrierPreWrite), which reads every
 // pointer slot first, the very read this is to avoid (measured: half of a

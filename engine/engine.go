@@ -610,8 +610,8 @@ func (e *Engine) addInst(b *batch, in *trace.Inst, inArena bool) bool {
 // exist). Expanding a lean replay's batch takes about three times as long
 // as applying it, so the expanders get every worker, and the two stages'
 // goroutines share the cores: on two cores, two expanders and one
-// applier were 2-6% faster than one of each on all four benchmark traces
-// (the twenty-eighth round in docs/PERFORMANCE.md). When applying also
+// applier were faster than one of each on all four benchmark traces
+// (BenchmarkReplay). When applying also
 // counts the addresses table (syncCount: WithExplore's), apply is the
 // heavier stage by far: then it has every worker too. Otherwise the
 // addresses table has counters of its own (addrTracker).

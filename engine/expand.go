@@ -369,7 +369,7 @@ func (b *batch) putStat(in *binst, st *trace.Static, distinct, maxc, faults uint
 // Four fields, so that the compiler keeps it in registers: a larger
 // struct lives on the stack, written in 8-byte and 1-byte stores and
 // copied in 16-byte loads, which the core cannot forward from those
-// stores (the twenty-sixth round in docs/PERFORMANCE.md).
+// stores.
 type warpSpan struct {
 	or, lo, hi uint64
 	shape      uint32 // lanes in the low 8 bits, then spanMayRepeat, spanAliased
@@ -527,8 +527,8 @@ func listSpan(addrs *[trace.MaxLanes]uint64) (or, lo, hi uint64) {
 // of 2^k when the addresses do (plan.bitSpan). Two operations of one cycle
 // a lane, where listSpan's min and max are compare-and-move chains; four
 // lanes a step, in four pairs of accumulators, so that the loop waits on
-// no chain of 32 dependent operations (BenchmarkExpand/histogram 2.33 ->
-// 2.29 ns a lane). Not inlined, for its registers.
+// no chain of 32 dependent operations (BenchmarkExpand/histogram). Not
+// inlined, for its registers.
 //
 //go:noinline
 func listBits(addrs *[trace.MaxLanes]uint64) (or, and uint64) {

@@ -311,8 +311,8 @@ type worker struct {
 // The decoder does not verify a frame's content checksum: every record a
 // frame holds (the header, a chunk) carries its own XXH64 of its bytes,
 // which checkRecord verifies, so the frame's 32-bit checksum would hash
-// the same bytes a second time (about 5 ms of CPU a replay of the
-// uniform benchmark trace, docs/PERFORMANCE.md). checkEntry still
+// the same bytes a second time (BenchmarkLimit/uniform-1Mi/reader).
+// checkEntry still
 // compares the checksum the frame stores with the seek table's.
 var workerPool = sync.Pool{New: func() any {
 	dec, err := zstd.NewReader(nil,
