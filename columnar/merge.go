@@ -3,7 +3,6 @@ package columnar
 import (
 	"cmp"
 	"container/heap"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -16,8 +15,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/gpureplay/replay/engine"
 	"github.com/gpureplay/replay/trace"
@@ -100,26 +97,21 @@ func PartitionDirs(args []string) ([]string, error) {
 
 // fileMeta reads the replay metadata of a table file.
 func fileMeta(path string) (part, trc string, err error) {
+	if strings.HasSuffix(path, extParquet) {
+		pf, err := openParquet(path)
+		if err != nil {
+			return "", "", err
+		}
+		defer pf.close()
+		part, _ = pf.meta(MetaPartition)
+		trc, _ = pf.meta(MetaTrace)
+		return part, trc, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return "", "", err
 	}
 	defer f.Close()
-	if strings.HasSuffix(path, extParquet) {
-		pf, err := file.NewParquetReader(f)
-		if err != nil {
-			return "", "", fmt.Errorf("%s: %w", path, err)
-		}
-		defer pf.Close()
-		kv := pf.MetaData().KeyValueMetadata()
-		if v := kv.FindValue(MetaPartition); v != nil {
-			part = *v
-		}
-		if v := kv.FindValue(MetaTrace); v != nil {
-			trc = *v
-		}
-		return part, trc, nil
-	}
 	r, err := ipc.NewFileReader(f)
 	if err != nil {
 		return "", "", fmt.Errorf("%s: %w", path, err)
@@ -323,44 +315,50 @@ func mergeInto(w *Writer, parts []*partDir) error {
 // tableReader reads a table file's rows, a record batch at a time.
 type tableReader struct {
 	path string
-	f    *os.File
 	next func() (arrow.RecordBatch, error) // io.EOF-like: nil, nil at the end
 	stop func()
 }
 
 func openTable(path string) (*tableReader, error) {
+	t := &tableReader{path: path}
+	if strings.HasSuffix(path, extParquet) {
+		pf, err := openParquet(path)
+		if err != nil {
+			return nil, err
+		}
+		sc, err := pf.schema()
+		if err != nil {
+			pf.close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		rg := 0
+		t.next = func() (arrow.RecordBatch, error) {
+			for ; rg < len(pf.rgs); rg++ {
+				rows := pf.rgs[rg].rows
+				if rows == 0 {
+					continue
+				}
+				cols := make([]arrow.Array, len(pf.leaves))
+				for i := range cols {
+					a, err := pf.readColumn(rg, i)
+					if err != nil {
+						return nil, err
+					}
+					cols[i] = a
+				}
+				rg++
+				return array.NewRecordBatch(sc, cols, rows), nil
+			}
+			return nil, nil
+		}
+		t.stop = pf.close
+		return t, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	t := &tableReader{path: path, f: f}
-	mem := memory.DefaultAllocator
-	if strings.HasSuffix(path, extParquet) {
-		pf, err := file.NewParquetReader(f)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, mem)
-		if err != nil {
-			pf.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		rr, err := fr.GetRecordReader(context.Background(), nil, nil)
-		if err != nil {
-			pf.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		t.next = func() (arrow.RecordBatch, error) {
-			if rr.Next() {
-				return rr.RecordBatch(), nil
-			}
-			return nil, rr.Err()
-		}
-		t.stop = func() { rr.Release(); pf.Close() }
-		return t, nil
-	}
-	r, err := ipc.NewFileReader(f, ipc.WithAllocator(mem))
+	r, err := ipc.NewFileReader(f, ipc.WithAllocator(memory.DefaultAllocator))
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -374,14 +372,11 @@ func openTable(path string) (*tableReader, error) {
 		i++
 		return rec, err
 	}
-	t.stop = func() { r.Close() }
+	t.stop = func() { r.Close(); f.Close() }
 	return t, nil
 }
 
-func (t *tableReader) close() {
-	t.stop()
-	t.f.Close()
-}
+func (t *tableReader) close() { t.stop() }
 
 // column returns the column of rec called name, as T.
 func column[T arrow.Array](path string, rec arrow.RecordBatch, name string) (T, error) {
