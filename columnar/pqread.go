@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"unsafe"
 
@@ -63,6 +64,24 @@ type pqFile struct {
 	dec    *zstd.Decoder // made at the first zstd page
 	buf    []byte        // a column chunk's bytes
 	page   []byte        // a page decompressed
+	limits readLimits
+}
+
+// readLimits bound what a file may make the reader allocate, whatever its
+// footer and page headers claim: a corrupt file is an error, not an
+// allocation of what a corrupt count says.
+type readLimits struct {
+	rows        int64 // rows in a row group (a Writer's batch at most)
+	pageBytes   int   // a page's bytes, decompressed
+	stringBytes int   // a column chunk's strings, decoded
+}
+
+// writerLimits are the limits of what a Writer writes: at most
+// MaxBatchRows rows a row group, pages of about a MiB at most (a PLAIN
+// string page may end with one long string), and the 2 GiB of strings an
+// Arrow string array holds.
+func writerLimits() readLimits {
+	return readLimits{rows: MaxBatchRows, pageBytes: 64 << 20, stringBytes: math.MaxInt32}
 }
 
 // maxFooter bounds the footer a reader loads.
@@ -90,7 +109,7 @@ func openParquet(path string) (*pqFile, error) {
 
 // newPQFile reads the footer of the n bytes of r, the file path.
 func newPQFile(path string, r io.ReaderAt, n int64) (*pqFile, error) {
-	p := &pqFile{path: path, f: r}
+	p := &pqFile{path: path, f: r, limits: writerLimits()}
 	if err := p.readFooter(n); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -391,6 +410,8 @@ func (p *pqFile) readChunk(l *pqLeaf, c *pqChunkInfo, rows int64) (arrow.Array, 
 		return nil, fmt.Errorf("compression codec %d: replay reads zstd and uncompressed pages only", c.codec)
 	case c.values != rows:
 		return nil, fmt.Errorf("%d values in a row group of %d rows", c.values, rows)
+	case rows < 0 || rows > p.limits.rows:
+		return nil, fmt.Errorf("a row group of %d rows: replay writes at most %d", rows, p.limits.rows)
 	}
 	start := c.dataOffset
 	if c.dictOffset > 0 && c.dictOffset < start {
@@ -409,7 +430,7 @@ func (p *pqFile) readChunk(l *pqLeaf, c *pqChunkInfo, rows int64) (arrow.Array, 
 		}
 		return nil, err
 	}
-	d := newColDecoder(l, rows)
+	d := newColDecoder(l, rows, p.limits.stringBytes)
 	for len(buf) > 0 {
 		r := &thriftReader{b: buf}
 		h := readPageHeader(r)
@@ -419,6 +440,9 @@ func (p *pqFile) readChunk(l *pqLeaf, c *pqChunkInfo, rows int64) (arrow.Array, 
 		buf = buf[r.off:]
 		if h.size < 0 || int(h.size) > len(buf) || h.raw < 0 {
 			return nil, fmt.Errorf("page of %d bytes, %d left in the chunk", h.size, len(buf))
+		}
+		if int(h.raw) > p.limits.pageBytes {
+			return nil, fmt.Errorf("a page of %d bytes: replay writes pages of at most a few MiB", h.raw)
 		}
 		data := buf[:h.size]
 		buf = buf[h.size:]
@@ -492,7 +516,7 @@ func (p *pqFile) decompress(codec int32, data []byte, raw int) ([]byte, error) {
 		return data, nil
 	}
 	if p.dec == nil {
-		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(p.limits.pageBytes)))
 		if err != nil {
 			return nil, err
 		}
@@ -522,34 +546,56 @@ type colDecoder struct {
 	words []uint64
 	vals  []byte
 	// strings
-	offs  []int32
-	dict  []string
-	hasD  bool
-	delta deltaDecoder
+	offs     []int32
+	dict     []string
+	hasD     bool
+	maxBytes int // of strings
+	delta    deltaDecoder
 }
 
-func newColDecoder(l *pqLeaf, rows int64) *colDecoder {
-	d := &colDecoder{l: l, want: rows}
-	switch l.typ {
-	case ptInt32:
-		d.alloc(rows * 4)
-	case ptInt64:
-		d.alloc(rows * 8)
-	case ptBoolean:
-		d.alloc((rows + 7) / 8)
-	case ptByteArray:
-		d.offs = make([]int32, 1, rows+1)
+func newColDecoder(l *pqLeaf, rows int64, maxStringBytes int) *colDecoder {
+	d := &colDecoder{l: l, want: rows, maxBytes: maxStringBytes}
+	if l.typ == ptByteArray {
+		d.offs = make([]int32, 1, 1+min(rows, 1<<16))
 	}
 	return d
 }
 
-// alloc makes d.vals n bytes of 8-byte words, so that Arrow may read them
-// as any fixed-width type.
-func (d *colDecoder) alloc(n int64) {
-	d.words = make([]uint64, (n+7)/8)
-	if n > 0 {
-		d.vals = unsafe.Slice((*byte)(unsafe.Pointer(&d.words[0])), n)
+// width is the bytes of a value of the column, 0 for strings and
+// booleans.
+func (d *colDecoder) width() int {
+	switch d.l.typ {
+	case ptInt32:
+		return 4
+	case ptInt64:
+		return 8
 	}
+	return 0
+}
+
+// grow makes room in d.vals for the values up to row upto, a fixed-width
+// column's, doubling as the pages come (never past the row group's rows),
+// in 8-byte words, so that Arrow may read them as any fixed-width type.
+func (d *colDecoder) grow(upto int64) {
+	need := upto * int64(d.width())
+	if d.l.typ == ptBoolean {
+		need = (upto + 7) / 8
+	}
+	if need <= int64(len(d.vals)) {
+		return
+	}
+	size := max(need, min(2*int64(len(d.vals)), d.bytesFor(d.want)))
+	words := make([]uint64, (size+7)/8)
+	vals := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), size)
+	copy(vals, d.vals)
+	d.words, d.vals = words, vals
+}
+
+func (d *colDecoder) bytesFor(rows int64) int64 {
+	if d.l.typ == ptBoolean {
+		return (rows + 7) / 8
+	}
+	return rows * int64(d.width())
 }
 
 func (d *colDecoder) dictionary(b []byte, n int, enc pqEncoding) error {
@@ -561,6 +607,9 @@ func (d *colDecoder) dictionary(b []byte, n int, enc pqEncoding) error {
 	}
 	if d.hasD {
 		return errors.New("a second dictionary page")
+	}
+	if n < 0 {
+		return errCorrupt
 	}
 	d.hasD = true
 	d.dict = make([]string, 0, min(n, len(b)/4))
@@ -590,6 +639,9 @@ func plainString(b []byte) (string, []byte, bool) {
 func (d *colDecoder) page(b []byte, n int, enc pqEncoding) error {
 	if n < 0 || int64(n) > d.want-d.n {
 		return fmt.Errorf("a page of %d values past the row group's %d rows", n, d.want)
+	}
+	if d.l.typ != ptByteArray {
+		d.grow(d.n + int64(n))
 	}
 	var err error
 	switch {
@@ -639,7 +691,9 @@ func (d *colDecoder) strings(b []byte, n int, enc pqEncoding) error {
 			if !ok {
 				return errCorrupt
 			}
-			d.appendString(s)
+			if err := d.appendString(s); err != nil {
+				return err
+			}
 			b = rest
 		}
 		return nil
@@ -660,16 +714,22 @@ func (d *colDecoder) strings(b []byte, n int, enc pqEncoding) error {
 			if !ok || x >= uint64(len(d.dict)) {
 				return errCorrupt
 			}
-			d.appendString(d.dict[x])
+			if err := d.appendString(d.dict[x]); err != nil {
+				return err
+			}
 		}
 		return nil
 	}
 	return fmt.Errorf("string page encoding %d: not one replay writes", enc)
 }
 
-func (d *colDecoder) appendString(s string) {
+func (d *colDecoder) appendString(s string) error {
+	if len(s) > d.maxBytes-len(d.vals) {
+		return fmt.Errorf("more than %d bytes of strings in a column chunk", d.maxBytes)
+	}
 	d.vals = append(d.vals, s...)
 	d.offs = append(d.offs, int32(len(d.vals)))
+	return nil
 }
 
 func (d *colDecoder) deltas(b []byte, n int) error {
@@ -687,14 +747,12 @@ func (d *colDecoder) finish() (arrow.Array, error) {
 	}
 	n := int(d.want)
 	if d.l.typ == ptByteArray {
-		if len(d.vals) > 1<<31-1 {
-			return nil, errors.New("more than 2 GiB of strings in one row group")
-		}
 		offs := unsafe.Slice((*byte)(unsafe.Pointer(&d.offs[0])), len(d.offs)*4)
 		data := array.NewData(d.l.dt, n, []*memory.Buffer{nil, memory.NewBufferBytes(offs), memory.NewBufferBytes(d.vals)}, nil, 0, 0)
 		defer data.Release()
 		return array.MakeFromData(data), nil
 	}
+	d.grow(d.want) // a row group of no rows: no page grew it
 	data := array.NewData(d.l.dt, n, []*memory.Buffer{nil, memory.NewBufferBytes(d.vals)}, nil, 0, 0)
 	defer data.Release()
 	return array.MakeFromData(data), nil

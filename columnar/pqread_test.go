@@ -127,6 +127,17 @@ func TestScanParquetErrors(t *testing.T) {
 			t.Errorf("%s: %v; want an error naming %s and saying %q", tc.name, err, tc.path, tc.want)
 		}
 	}
+	// What a footer claims is checked before it is allocated.
+	p, err := openParquet(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.limits.rows = 3
+	err = p.scan([]string{"op"}, noop)
+	p.close()
+	if err == nil || !strings.Contains(err.Error(), "a row group of 4 rows: replay writes at most 3") {
+		t.Errorf("a row group past the limit: %v", err)
+	}
 	fnErr := errors.New("the report's own error")
 	if err := ScanParquet(good, []string{"op"}, func([]arrow.Array) error { return fnErr }); !errors.Is(err, fnErr) || !strings.Contains(err.Error(), good) {
 		t.Errorf("fn's error came back as %v", err)
@@ -164,6 +175,7 @@ func scanBytes(b []byte) error {
 		return err
 	}
 	defer p.close()
+	p.limits = readLimits{rows: 1 << 16, pageBytes: 1 << 20, stringBytes: 1 << 24}
 	var cols []string
 	for _, l := range p.leaves {
 		cols = append(cols, l.name)
