@@ -56,6 +56,11 @@
 //     so pandas and polars read strings, not categoricals), unsigned
 //     Parquet logical types for the uint columns, so DuckDB reads UBIGINT,
 //     UINTEGER, BIGINT and VARCHAR and no uint64 above 2^63 turns negative.
+//     The page headers and the footer are the package's own Thrift
+//     (pqmeta.go), in the bytes arrow-go's writer gave them; the package
+//     imports none of arrow-go's parquet packages (they link arrow/compute
+//     and its start-up cost), and reads its files back (Merge, Diff,
+//     [ScanParquet]) with its own reader, pqread.go.
 //     The encodings (parquet.go; the package's own encoders, pqencode.go,
 //     whose pages tests read back with arrow-go and DuckDB):
 //     DELTA_BINARY_PACKED for sequence numbers, addresses, values and

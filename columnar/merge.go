@@ -3,7 +3,6 @@ package columnar
 import (
 	"cmp"
 	"container/heap"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -17,8 +16,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/gpureplay/replay/engine"
 	"github.com/gpureplay/replay/trace"
@@ -115,32 +112,32 @@ func fileMeta(path string) (part, trc, run string, err error) {
 // file's footer (without ARROW:schema), an Arrow IPC file's schema
 // metadata.
 func FileMetadata(path string) (map[string]string, error) {
+	if strings.HasSuffix(path, extParquet) {
+		pf, err := openParquet(path)
+		if err != nil {
+			return nil, err
+		}
+		defer pf.close()
+		m := map[string]string{}
+		for _, kv := range pf.kv {
+			if kv[0] != "ARROW:schema" {
+				m[kv[0]] = kv[1]
+			}
+		}
+		return m, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	m := map[string]string{}
-	if strings.HasSuffix(path, extParquet) {
-		pf, err := file.NewParquetReader(f)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		defer pf.Close()
-		kv := pf.MetaData().KeyValueMetadata()
-		for i, k := range kv.Keys() {
-			if k != "ARROW:schema" {
-				m[k] = kv.Values()[i]
-			}
-		}
-		return m, nil
-	}
 	r, err := ipc.NewFileReader(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	defer r.Close()
 	md := r.Schema().Metadata()
+	m := make(map[string]string, md.Len())
 	for i, k := range md.Keys() {
 		m[k] = md.Values()[i]
 	}
@@ -372,44 +369,50 @@ func mergeInto(w *Writer, parts []*partDir) error {
 // tableReader reads a table file's rows, a record batch at a time.
 type tableReader struct {
 	path string
-	f    *os.File
 	next func() (arrow.RecordBatch, error) // io.EOF-like: nil, nil at the end
 	stop func()
 }
 
 func openTable(path string) (*tableReader, error) {
+	t := &tableReader{path: path}
+	if strings.HasSuffix(path, extParquet) {
+		pf, err := openParquet(path)
+		if err != nil {
+			return nil, err
+		}
+		sc, err := pf.schema()
+		if err != nil {
+			pf.close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		rg := 0
+		t.next = func() (arrow.RecordBatch, error) {
+			for ; rg < len(pf.rgs); rg++ {
+				rows := pf.rgs[rg].rows
+				if rows == 0 {
+					continue
+				}
+				cols := make([]arrow.Array, len(pf.leaves))
+				for i := range cols {
+					a, err := pf.readColumn(rg, i)
+					if err != nil {
+						return nil, err
+					}
+					cols[i] = a
+				}
+				rg++
+				return array.NewRecordBatch(sc, cols, rows), nil
+			}
+			return nil, nil
+		}
+		t.stop = pf.close
+		return t, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	t := &tableReader{path: path, f: f}
-	mem := memory.DefaultAllocator
-	if strings.HasSuffix(path, extParquet) {
-		pf, err := file.NewParquetReader(f)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, mem)
-		if err != nil {
-			pf.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		rr, err := fr.GetRecordReader(context.Background(), nil, nil)
-		if err != nil {
-			pf.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		t.next = func() (arrow.RecordBatch, error) {
-			if rr.Next() {
-				return rr.RecordBatch(), nil
-			}
-			return nil, rr.Err()
-		}
-		t.stop = func() { rr.Release(); pf.Close() }
-		return t, nil
-	}
-	r, err := ipc.NewFileReader(f, ipc.WithAllocator(mem))
+	r, err := ipc.NewFileReader(f, ipc.WithAllocator(memory.DefaultAllocator))
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -423,14 +426,11 @@ func openTable(path string) (*tableReader, error) {
 		i++
 		return rec, err
 	}
-	t.stop = func() { r.Close() }
+	t.stop = func() { r.Close(); f.Close() }
 	return t, nil
 }
 
-func (t *tableReader) close() {
-	t.stop()
-	t.f.Close()
-}
+func (t *tableReader) close() { t.stop() }
 
 // column returns the column of rec called name, as T.
 func column[T arrow.Array](path string, rec arrow.RecordBatch, name string) (T, error) {

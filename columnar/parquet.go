@@ -1,6 +1,7 @@
 package columnar
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
@@ -9,14 +10,8 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/metadata"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-	"github.com/apache/arrow-go/v18/parquet/schema"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -63,22 +58,21 @@ const (
 )
 
 // parquetWriter writes batches as row groups of a Parquet file. It
-// encodes and compresses each column chunk's pages itself (pqencode.go)
-// and hands them to arrow-go's page writer, which writes the page headers
-// and the column chunk's metadata; arrow-go's metadata builders make the
-// footer. The column chunks of a row group are encoded first, on two
-// goroutines for a large batch (encodeParallel), then written in column
-// order.
+// encodes and compresses each column chunk's pages itself (pqencode.go),
+// then writes them with their page headers and keeps each column chunk's
+// metadata for the footer (pqmeta.go). The column chunks of a row group
+// are encoded first, on two goroutines for a large batch
+// (encodeParallel), then written in column order.
 type parquetWriter struct {
 	sink      *tellWriter
-	props     *parquet.WriterProperties
-	meta      *metadata.FileMetaDataBuilder
+	cols      []pqColumn
+	kv        [][2]string // the footer's key-value metadata
+	rgs       []rowGroupMeta
 	pages     *zstd.Encoder // the Writer's (newPageEncoder)
-	mem       memory.Allocator
+	dicts     dictCompressor
 	dictLimit int
-	maxStats  int
 	encs      []encoding
-	schema    *schema.Schema
+	hdr       []byte // a page header being written
 	// bufs are the column chunks of the row groups being encoded: one
 	// set, or encodeSets for a table whose pipeline encodes a batch
 	// while it writes the one before (pipeline.runOverlapped).
@@ -88,15 +82,14 @@ type parquetWriter struct {
 	// whose pipeline overlaps encodes batch k with state k mod
 	// encodeSets (whatever chunks it is encoded into), so the file's
 	// bytes depend on its batches alone, never on timing or cores.
-	stored    [encodeSets][]int
-	rowGroups int
+	stored [encodeSets][]int
 	// The columns encodeParallel shares between its goroutines, and the
 	// ones it keeps on the table's (splitColumns); shared is nil for a
 	// table that is always encoded on one.
 	shared, own []int
 }
 
-// tellWriter counts the bytes written: the file offsets the page writer
+// tellWriter counts the bytes written: the file offsets the footer
 // records.
 type tellWriter struct {
 	w io.Writer
@@ -111,54 +104,29 @@ func (t *tellWriter) Write(b []byte) (int, error) {
 
 func (t *tellWriter) Tell() int64 { return t.n }
 
-// parquetProps returns the properties that arrow-go's metadata and page
-// writers read: the codec and level each column chunk's metadata names,
-// and each column's encoding for the list of encodings in it.
-func parquetProps(spec *tableSpec) *parquet.WriterProperties {
-	popts := []parquet.WriterProperty{
-		// zstd: markedly smaller files than snappy at a similar decode
-		// speed, and DuckDB, pyarrow/pandas and polars all read it.
-		parquet.WithCompression(compress.Codecs.Zstd),
-		parquet.WithCompressionLevel(zstdLevel),
-		parquet.WithDictionaryDefault(false),
-	}
-	for i, f := range spec.schema.Fields() {
-		if spec.encs[i] == encDelta {
-			popts = append(popts, parquet.WithEncodingFor(f.Name, parquet.Encodings.DeltaBinaryPacked))
-		}
-	}
-	return parquet.NewWriterProperties(popts...)
-}
+// dictPageLimit is the largest dictionary page a column chunk writes
+// (arrow-go's default): a batch whose strings take more is written PLAIN.
+const dictPageLimit = 1 << 20
 
 func newParquetWriter(sink io.Writer, spec *tableSpec, mem memory.Allocator, pages *zstd.Encoder, kv [][2]string) (*parquetWriter, error) {
-	props := parquetProps(spec)
-	sc, err := pqarrow.ToParquet(spec.schema, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		return nil, err
-	}
 	// The Arrow schema goes into the file as pqarrow.WithStoreSchema
-	// stores it: utf8 strings and unsigned integers, so that Arrow-based
-	// readers (pyarrow, pandas, polars, arrow-go) read exactly these
-	// types, plain strings and not dictionaries or categoricals.
-	meta := metadata.NewKeyValueMetadata()
-	if err := meta.Append("ARROW:schema", base64.StdEncoding.EncodeToString(flight.SerializeSchema(spec.schema, mem))); err != nil {
+	// stores it, an IPC stream of the schema alone, base64: utf8 strings
+	// and unsigned integers, so that Arrow-based readers (pyarrow,
+	// pandas, polars, arrow-go) read exactly these types, plain strings
+	// and not dictionaries or categoricals.
+	var ser bytes.Buffer
+	iw := ipc.NewWriter(&ser, ipc.WithSchema(spec.schema), ipc.WithAllocator(mem))
+	if err := iw.Close(); err != nil {
 		return nil, err
 	}
-	for _, p := range kv {
-		if err := meta.Append(p[0], p[1]); err != nil {
-			return nil, err
-		}
-	}
+	meta := append([][2]string{{"ARROW:schema", base64.StdEncoding.EncodeToString(ser.Bytes())}}, kv...)
 	p := &parquetWriter{
 		sink:      &tellWriter{w: sink},
-		props:     props,
-		meta:      metadata.NewFileMetadataBuilder(sc, props, meta),
+		cols:      pqColumns(spec.schema),
+		kv:        meta,
 		pages:     pages,
-		mem:       mem,
-		dictLimit: int(props.DictionaryPageSizeLimit()),
-		maxStats:  int(props.MaxStatsSize()),
+		dictLimit: dictPageLimit,
 		encs:      spec.encs,
-		schema:    sc,
 	}
 	p.shared, p.own = splitColumns(spec)
 	p.bufs[0] = p.newChunks()
@@ -175,9 +143,9 @@ var parquetMagic = []byte("PAR1")
 
 // newChunks returns a set of column chunks, one per column.
 func (p *parquetWriter) newChunks() []colChunk {
-	chunks := make([]colChunk, p.schema.NumColumns())
+	chunks := make([]colChunk, len(p.cols))
 	for i := range chunks {
-		chunks[i].descr = p.schema.Column(i)
+		chunks[i].col = &p.cols[i]
 	}
 	return chunks
 }
@@ -329,66 +297,73 @@ func splitColumns(spec *tableSpec) (shared, own []int) {
 
 // writeRowGroup writes the encoded column chunks as one row group of rows
 // rows, in column order: per chunk its dictionary page, if any, and its
-// data pages through arrow-go's page writer, which writes the page
-// headers and the chunk's metadata.
+// data pages, each after its header, and keeps the chunk's metadata for
+// the footer.
 func (p *parquetWriter) writeRowGroup(chunks []colChunk, rows int) error {
-	rg := p.meta.AppendRowGroup()
-	ord := int16(p.rowGroups)
-	p.rowGroups++
-	var total int64
+	rg := rowGroupMeta{chunks: make([]chunkMeta, len(chunks)), rows: int64(rows), ordinal: int16(len(p.rgs))}
 	for i := range chunks {
-		ch := &chunks[i]
-		cc := rg.NextColumnChunk()
-		pager, err := file.NewPageWriter(p.sink, dictPageCompression, zstdLevel, cc, ord, int16(i), p.mem, false, nil, nil)
-		if err != nil {
-			return err
+		ch, m := &chunks[i], &rg.chunks[i]
+		m.enc = pqPlain
+		if p.encs[i] == encDelta {
+			m.enc = pqDelta
 		}
-		hasDict := ch.dictN > 0
-		if hasDict {
-			dp := file.NewDictionaryPage(memory.NewBufferBytes(ch.dict), int32(ch.dictN), p.props.DictionaryPageEncoding())
-			n, err := pager.WriteDictionaryPage(dp)
-			dp.Release()
+		if ch.dictN > 0 {
+			m.hasDict = true
+			z, err := p.dicts.compress(ch.zbuf[:0], ch.dict)
 			if err != nil {
-				return fmt.Errorf("column %s: %w", ch.descr.Name(), err)
+				return fmt.Errorf("column %s: %w", ch.col.name, err)
 			}
-			total += n
+			ch.zbuf = z[:0]
+			m.dictOffset = p.sink.Tell()
+			if err := p.writePage(m, appendDictPageHeader(p.hdr[:0], int32(len(ch.dict)), int32(len(z)), int32(ch.dictN)), z, len(ch.dict)); err != nil {
+				return fmt.Errorf("column %s: %w", ch.col.name, err)
+			}
+			m.dictPages++
 		}
 		from := 0
-		for _, pg := range ch.pages {
-			dp := file.NewDataPageV1WithConfig(memory.NewBufferBytes(ch.out[from:pg.end]), parquet.Encodings.RLE, parquet.Encodings.RLE,
-				file.DataPageConfig{Num: pg.rows, Encoding: pg.enc, UncompressedSize: pg.raw, Stats: pg.stats})
-			n, err := pager.WriteDataPage(dp)
-			dp.Release()
-			if err != nil {
-				return fmt.Errorf("column %s: %w", ch.descr.Name(), err)
+		for k := range ch.pages {
+			pg := &ch.pages[k]
+			data := ch.out[from:pg.end]
+			if k == 0 {
+				m.dataOffset = p.sink.Tell()
 			}
-			total += n
+			hdr := appendDataPageHeader(p.hdr[:0], pg.raw, int32(len(data)), pg.rows, pg.enc, &pg.stats, ch.col.signedOrder)
+			if err := p.writePage(m, hdr, data, int(pg.raw)); err != nil {
+				return fmt.Errorf("column %s: %w", ch.col.name, err)
+			}
+			m.values += int64(pg.rows)
+			m.dataPages++
+			m.dataEncoding = pg.enc
 			from = pg.end
 		}
-		if rows > 0 && ch.stats.IsSet() {
-			cc.SetStats(ch.stats)
-		}
-		if err := pager.Close(hasDict, false); err != nil {
-			return fmt.Errorf("column %s: %w", ch.descr.Name(), err)
+		if rows > 0 {
+			m.stats = ch.stats
 		}
 	}
-	rg.SetNumRows(rows)
-	return rg.Finish(total, ord)
+	p.rgs = append(p.rgs, rg)
+	return nil
+}
+
+// writePage writes a page's header and its data, raw bytes before
+// compression, and counts them in its column chunk's sizes.
+func (p *parquetWriter) writePage(m *chunkMeta, hdr, data []byte, raw int) error {
+	p.hdr = hdr
+	if _, err := p.sink.Write(hdr); err != nil {
+		return err
+	}
+	if _, err := p.sink.Write(data); err != nil {
+		return err
+	}
+	m.raw += int64(len(hdr) + raw)
+	m.size += int64(len(hdr) + len(data))
+	return nil
 }
 
 // close writes the footer: the file's metadata, its length and the magic.
 func (p *parquetWriter) close() error {
-	fm, err := p.meta.Finish()
-	if err != nil {
-		return err
-	}
-	n, err := fm.WriteTo(p.sink, nil)
-	if err != nil {
-		return err
-	}
-	var tail [8]byte
-	binary.LittleEndian.PutUint32(tail[:4], uint32(n))
-	copy(tail[4:], parquetMagic)
-	_, err = p.sink.Write(tail[:])
+	foot := appendFooter(nil, p.cols, p.rgs, p.kv)
+	foot = binary.LittleEndian.AppendUint32(foot, uint32(len(foot)))
+	foot = append(foot, parquetMagic...)
+	_, err := p.sink.Write(foot)
 	return err
 }
