@@ -13,7 +13,11 @@ import (
 // kernel registry costs milliseconds of every start; pqarrow brought in
 // Arrow Flight, gRPC and protobuf, half the binary. The command writes
 // and reads Parquet with columnar's own code instead (pqmeta.go,
-// pqread.go), and needs none of them.
+// pqread.go), and needs none of them. gonum/plot (the report draws its
+// own SVG) and its LaTeX and font tables cost milliseconds more; so did
+// github.com/pkg/profile v1.7.0's wall-clock mode (fgprof), which links
+// net/http, and with it cgo's resolver, TLS and x509: v1.6.0 has every
+// mode -profile offers and none of that.
 var (
 	forbiddenPackages = []string{
 		"github.com/apache/arrow-go/v18/arrow/compute",
@@ -24,6 +28,10 @@ var (
 		"google.golang.org/grpc",
 		"google.golang.org/protobuf",
 		"golang.org/x/net",
+		"gonum.org/v1/plot",
+		"net/http",
+		"crypto/tls",
+		"github.com/felixge/fgprof",
 		"testing",
 	}
 	forbiddenModules = []string{
@@ -33,6 +41,8 @@ var (
 		"google.golang.org/protobuf",
 		"google.golang.org/genproto/googleapis/rpc",
 		"golang.org/x/net",
+		"gonum.org/v1/plot",
+		"github.com/felixge/fgprof",
 	}
 )
 
