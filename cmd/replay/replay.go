@@ -88,7 +88,7 @@ func replayObserved(args []string, stdout, stderr io.Writer, observe func(engine
 		return usagef("%v", err)
 	}
 	if o.prof != "" {
-		stop, err := startProfile(o.prof, o.profDir)
+		stop, err := startProfile(o.prof, o.profDir, o.quiet)
 		if err != nil {
 			return err
 		}
@@ -715,7 +715,9 @@ func withCancel(ctx context.Context, src trace.Source) trace.Source {
 	return &cancelSource{Source: src, ctx: ctx}
 }
 
-func startProfile(kind, dir string) (func(), error) {
+// startProfile starts a profile of kind into dir; quiet (-q) keeps
+// pkg/profile's lines about it off standard error.
+func startProfile(kind, dir string, quiet bool) (func(), error) {
 	modes := map[string]func(*profile.Profile){
 		"cpu": profile.CPUProfile, "mem": profile.MemProfile, "allocs": profile.MemProfileAllocs,
 		"block": profile.BlockProfile, "mutex": profile.MutexProfile, "trace": profile.TraceProfile,
@@ -728,7 +730,11 @@ func startProfile(kind, dir string) (func(), error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	p := profile.Start(mode, profile.ProfilePath(dir), profile.NoShutdownHook)
+	opts := []func(*profile.Profile){mode, profile.ProfilePath(dir), profile.NoShutdownHook}
+	if quiet {
+		opts = append(opts, profile.Quiet)
+	}
+	p := profile.Start(opts...)
 	return p.Stop, nil
 }
 
