@@ -87,7 +87,9 @@ func newPlan(st *trace.Static, h *trace.Header, regions map[trace.Space][]trace.
 		err = planPTX(p)
 	case trace.DialectSASS:
 		err = planSASS(p)
-		sassWindows(p, h.Windows)
+		if st.Space == trace.Global { // ATOMS addresses shared memory itself
+			sassWindows(p, h.Windows)
+		}
 	case trace.DialectVISA:
 		err = planVISA(p)
 	case trace.DialectLSC:
