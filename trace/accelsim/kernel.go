@@ -63,6 +63,7 @@ type parser struct {
 	out     trace.Inst
 	vals    []trace.Vector
 	list    [trace.MaxLanes]uint64
+	list2   [trace.MaxLanes]uint64 // a second list: data values (mem_trace with values)
 	addrs   [trace.MaxLanes]uint64
 	seq     *uint64 // the reader's count of instructions handed out
 	read    int64   // bytes of trace text read
