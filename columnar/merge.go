@@ -33,8 +33,8 @@ import (
 //     (a k-way merge, reading each file once, in row groups).
 //   - instructions: every partition has every instruction's row, with the
 //     statistics of its own lanes; Merge combines them (docs/OUTPUT.md):
-//     lanes is every partition's, addresses and faults add up, max_conflict
-//     is the largest.
+//     lanes is every partition's, addresses, faults and sectors add up,
+//     max_conflict is the largest.
 //   - ops: recomputed from the combined instructions, exactly as a replay
 //     computes it (a sum of per-instruction max_conflict cannot be
 //     combined from partitions' sums), so the partitions must have the
@@ -728,6 +728,7 @@ type instructionCursor struct {
 	seq                           *array.Uint64
 	group, warp                   *array.Int64
 	lanes, addrs, maxc, faults    *array.Uint32
+	sectors                       *array.Uint32
 	dialect, op, typ, space, text *array.String
 }
 
@@ -747,6 +748,7 @@ func newInstructionCursor(t *tableReader) *instructionCursor {
 		bindCol(b, &c.maxc, "max_conflict")
 		bindCol(b, &c.faults, "faults")
 		bindCol(b, &c.text, "text")
+		bindCol(b, &c.sectors, "sectors")
 		return b.err
 	}
 	return c
@@ -804,7 +806,8 @@ func mergeInstructions(w *Writer, parts []*partDir) error {
 			statics[strings.Clone(text)] = s
 		}
 		st := engine.InstStat{Seq: c.seq.Value(r), Static: s, Group: c.group.Value(r), Warp: c.warp.Value(r),
-			Lanes: c.lanes.Value(r), Addresses: c.addrs.Value(r), MaxConflict: c.maxc.Value(r), Faults: c.faults.Value(r)}
+			Lanes: c.lanes.Value(r), Addresses: c.addrs.Value(r), MaxConflict: c.maxc.Value(r), Faults: c.faults.Value(r),
+			Sectors: c.sectors.Value(r)}
 		for _, d := range cs[1:] {
 			r := d.row
 			if d.seq.Value(r) != st.Seq || d.lanes.Value(r) != st.Lanes || d.text.Value(r) != text {
@@ -813,6 +816,7 @@ func mergeInstructions(w *Writer, parts []*partDir) error {
 			}
 			st.Addresses += d.addrs.Value(r)
 			st.Faults += d.faults.Value(r)
+			st.Sectors += d.sectors.Value(r) // a sector lies in one partition's page
 			st.MaxConflict = max(st.MaxConflict, d.maxc.Value(r))
 		}
 		out = append(out, st)

@@ -164,6 +164,8 @@ var specs = [numTables]tableSpec{
 		col("max_conflict", tU32, encDelta),
 		col("faults", tU32, encDelta),
 		keyedCol("text"), // extra: the instruction as written (trace.Static.Text)
+		// extra: distinct 32-byte sectors among the lane-elements' addresses
+		col("sectors", tU32, encDelta),
 	)),
 	tOps: newTableSpec("ops",
 		col("dialect", tString),
@@ -175,6 +177,7 @@ var specs = [numTables]tableSpec{
 		col("faults", tU64),
 		col("max_conflict", tU32), // max over the group's instructions
 		col("conflict_sum", tU64), // sum of the instructions' max_conflict
+		col("sectors", tU64),      // extra: sum of the instructions' sectors
 	),
 	tOrders: newTableSpec("orders",
 		col("space", tString),

@@ -58,6 +58,11 @@ type InstStat struct {
 	Addresses   uint32 // distinct effective addresses among them
 	MaxConflict uint32 // most lanes that hit one address
 	Faults      uint32 // lanes that faulted or were dropped
+	// Sectors is the distinct 32-byte sectors (address / 32) among the
+	// lanes' addresses: the memory transactions the warp instruction
+	// needs. A sector lies in one page, so a partition counts its own and
+	// the partitions' counts add up.
+	Sectors uint32
 }
 
 // Word is one aligned 4-byte word of final memory.
