@@ -82,7 +82,7 @@ func (p *parser) header(line []byte, n int) error {
 		return p.errf(n, 1, "header", "%q is not a -key = value line", line)
 	}
 	key, val = strings.TrimSpace(key), strings.TrimSpace(val)
-	valCol := bytes.IndexByte(line, '=') + 2
+	valCol := bytes.IndexByte(line, '=') + 3 // 1-based, after "= "
 	switch key {
 	case "kernel name":
 		p.info.name = val
