@@ -59,7 +59,7 @@ type parser struct {
 	info    kernelInfo
 	groupLo int64 // the first group number of this kernel (after earlier kernels')
 	stats   *Stats
-	statics map[string]*trace.Static // by opcode and whether it has a destination
+	statics *[2]map[string]*trace.Static // by opcode, without and with a destination
 	out     trace.Inst
 	vals    []trace.Vector
 	list    [trace.MaxLanes]uint64
@@ -194,8 +194,8 @@ func (p *parser) inst(line []byte, n int) (*trace.Inst, error) {
 		if tok == nil {
 			return 0, col, p.errf(n, col, field, "missing: the line ends early")
 		}
-		v, err := strconv.ParseUint(string(tok), 10, bitSize)
-		if err != nil {
+		v, ok := parseDec(tok, bitSize)
+		if !ok {
 			return 0, col, p.errf(n, col, field, "%q is not a decimal number below 2^%d", tok, bitSize)
 		}
 		return v, col, nil
@@ -296,8 +296,8 @@ func (p *parser) inst(line []byte, n int) (*trace.Inst, error) {
 			if tok == nil {
 				return nil, p.errf(n, scol, "mem_addresses (stride)", "missing: the line ends early")
 			}
-			s, err := strconv.ParseInt(string(tok), 10, 64)
-			if err != nil {
+			s, ok := parseSigned(tok)
+			if !ok {
 				return nil, p.errf(n, scol, "mem_addresses (stride)", "%q is not a decimal stride", tok)
 			}
 			stride = uint64(s)
@@ -327,8 +327,8 @@ func (p *parser) inst(line []byte, n int) (*trace.Inst, error) {
 					if tok == nil {
 						return nil, p.errf(n, dcol, "mem_addresses (deltas)", "%d active lanes need %d deltas after the base; the line ends early", active, active-1)
 					}
-					d, err := strconv.ParseInt(string(tok), 10, 64)
-					if err != nil {
+					d, ok := parseSigned(tok)
+					if !ok {
 						return nil, p.errf(n, dcol, "mem_addresses (deltas)", "%q is not a decimal delta", tok)
 					}
 					a += uint64(d)
@@ -345,7 +345,7 @@ func (p *parser) inst(line []byte, n int) (*trace.Inst, error) {
 		if tok == nil {
 			return nil, p.errf(n, icol, "immediate", "missing: a version 5 line ends with its immediate")
 		}
-		if _, err := strconv.ParseInt(string(tok), 10, 64); err != nil {
+		if _, ok := parseSigned(tok); !ok {
 			return nil, p.errf(n, icol, "immediate", "%q is not a decimal number", tok)
 		}
 	}
@@ -390,17 +390,16 @@ func (p *parser) reg(ls *lineSplitter, n int, field string) error {
 // static returns the SASS instruction an atomic opcode maps to, parsed
 // once; skip is true (and the opcode counted) for any other opcode.
 func (p *parser) static(opcode []byte, hasDst bool) (*trace.Static, bool) {
-	key := opcode
 	base, _, _ := bytes.Cut(opcode, []byte{'.'})
 	if !isAtomic(base) {
 		p.stats.skip(opcode, false)
 		return nil, true
 	}
-	k := string(key)
+	statics := p.statics[0] // by opcode: without a destination, and with
 	if hasDst {
-		k += "|d"
+		statics = p.statics[1]
 	}
-	if st, ok := p.statics[k]; ok {
+	if st, ok := statics[string(opcode)]; ok {
 		if st == nil {
 			p.stats.skip(opcode, true)
 			return nil, true
@@ -408,7 +407,7 @@ func (p *parser) static(opcode []byte, hasDst bool) (*trace.Static, bool) {
 		return st, false
 	}
 	st := parseAtomic(string(opcode), hasDst)
-	p.statics[k] = st
+	statics[string(opcode)] = st
 	if st == nil {
 		p.stats.skip(opcode, true)
 		return nil, true
@@ -503,6 +502,42 @@ func (p *parser) build(st *trace.Static, mask uint32, strided bool, first int, s
 	*p.seq++
 	p.stats.Atomics++
 	return in, nil
+}
+
+// parseDec reads an unsigned decimal number below 2^bitSize, without
+// making a string of it.
+func parseDec(b []byte, bitSize int) (uint64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if v > (^uint64(0)-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
+	}
+	return v, bitSize >= 64 || v>>bitSize == 0
+}
+
+// parseSigned reads a signed 64-bit decimal number (%d, %lld).
+func parseSigned(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	v, ok := parseDec(b, 64)
+	if !ok || v > 1<<63 || !neg && v == 1<<63 {
+		return 0, false
+	}
+	if neg {
+		return -int64(v), true
+	}
+	return int64(v), true
 }
 
 // parseHex reads a hexadecimal number with or without 0x.
@@ -659,46 +694,46 @@ func (k *textKernel) mark(t []byte, n int) error {
 // `insts = n`; anything else there is not a trace line.
 func (k *textKernel) label(t []byte, n int) error {
 	key, val, _ := bytes.Cut(t, []byte{'='})
-	name := string(bytes.TrimSpace(key))
-	v := string(bytes.TrimSpace(val))
+	nb, vb := bytes.TrimSpace(key), bytes.TrimSpace(val)
 	col := bytes.IndexByte(t, '=') + 3
 	if !k.inTB {
-		return k.p.errf(n, 1, name, "outside a thread block (#BEGIN_TB … #END_TB)")
+		return k.p.errf(n, 1, string(nb), "outside a thread block (#BEGIN_TB … #END_TB)")
 	}
-	switch name {
+	switch string(nb) {
 	case "thread block":
+		v := string(vb)
 		xyz, ok := triple(v)
 		if !ok {
-			return k.p.errf(n, col, name, "%q: want x,y,z", v)
+			return k.p.errf(n, col, string(nb), "%q: want x,y,z", v)
 		}
 		return k.p.block(xyz, n, col)
 	case "cluster id", "cluster cta":
-		if _, ok := triple(v); !ok {
-			return k.p.errf(n, col, name, "%q: want x,y,z", v)
+		if _, ok := triple(string(vb)); !ok {
+			return k.p.errf(n, col, string(nb), "%q: want x,y,z", vb)
 		}
 	case "cluster rank":
-		if _, err := strconv.ParseUint(v, 10, 32); err != nil {
-			return k.p.errf(n, col, name, "%q: want a number", v)
+		if _, ok := parseDec(vb, 32); !ok {
+			return k.p.errf(n, col, string(nb), "%q: want a number", vb)
 		}
 	case "warp":
 		if k.p.group < 0 {
-			return k.p.errf(n, 1, name, "a warp before its block's thread block = line")
+			return k.p.errf(n, 1, string(nb), "a warp before its block's thread block = line")
 		}
 		if k.left < 0 {
 			return k.p.errf(n, 1, "insts", "warp %d has no insts = line", k.p.warp)
 		}
-		w, err := strconv.ParseUint(v, 10, 32)
-		if err != nil {
-			return k.p.errf(n, col, name, "%q: want a number", v)
+		w, ok := parseDec(vb, 32)
+		if !ok {
+			return k.p.errf(n, col, string(nb), "%q: want a number", vb)
 		}
 		k.p.warp, k.left = int64(w), -1
 	case "insts":
 		if k.p.warp < 0 || k.left >= 0 {
-			return k.p.errf(n, 1, name, "an insts = line without its warp = line")
+			return k.p.errf(n, 1, string(nb), "an insts = line without its warp = line")
 		}
-		c, err := strconv.ParseUint(v, 10, 31)
-		if err != nil {
-			return k.p.errf(n, col, name, "%q: want a number", v)
+		c, ok := parseDec(vb, 31)
+		if !ok {
+			return k.p.errf(n, col, string(nb), "%q: want a number", vb)
 		}
 		k.left, k.warpAt = int(c), n
 	default:

@@ -56,8 +56,9 @@ type MemTraceReader struct {
 // errors.
 func NewMemTraceReader(rd io.Reader, name string) *MemTraceReader {
 	r := &MemTraceReader{launch: -1}
-	r.stats = Stats{Kernels: 1, Skipped: map[string]uint64{}, Unmapped: map[string]uint64{}}
-	r.p = parser{file: name, stats: &r.stats, statics: map[string]*trace.Static{}, seq: &r.seq}
+	r.stats = newStats()
+	r.stats.Kernels = 1
+	r.p = parser{file: name, stats: &r.stats, statics: &[2]map[string]*trace.Static{{}, {}}, seq: &r.seq}
 	r.p.info.version = 5
 	r.br = bufio.NewReaderSize(countingReader{rd, &r.stats.Bytes}, MaxLine)
 	return r
@@ -68,7 +69,7 @@ func NewMemTraceReader(rd io.Reader, name string) *MemTraceReader {
 func (r *MemTraceReader) Header() *trace.Header { return &r.hdr }
 
 // Stats returns what was read so far.
-func (r *MemTraceReader) Stats() Stats { return r.stats }
+func (r *MemTraceReader) Stats() Stats { return r.stats.snapshot() }
 
 // Next returns the next atomic, io.EOF at the end, or the first error.
 func (r *MemTraceReader) Next() (*trace.Inst, error) {

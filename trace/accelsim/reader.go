@@ -28,14 +28,41 @@ type Stats struct {
 	Unmapped map[string]uint64
 	// Bytes is the trace text read, after decompression.
 	Bytes int64
+
+	// The counts as kept while reading: a line of a known opcode costs a
+	// lookup, no string (snapshot makes Skipped and Unmapped of them).
+	skipped, unmapped map[string]*uint64
+}
+
+func newStats() Stats {
+	return Stats{skipped: map[string]*uint64{}, unmapped: map[string]*uint64{}}
 }
 
 func (s *Stats) skip(opcode []byte, atomic bool) {
-	m := s.Skipped
+	m := s.skipped
 	if atomic {
-		m = s.Unmapped
+		m = s.unmapped
 	}
-	m[string(opcode)]++
+	if c, ok := m[string(opcode)]; ok {
+		*c++
+		return
+	}
+	c := new(uint64)
+	*c = 1
+	m[string(opcode)] = c
+}
+
+// snapshot is s with Skipped and Unmapped filled.
+func (s Stats) snapshot() Stats {
+	s.Skipped, s.Unmapped = map[string]uint64{}, map[string]uint64{}
+	for k, c := range s.skipped {
+		s.Skipped[k] = *c
+	}
+	for k, c := range s.unmapped {
+		s.Unmapped[k] = *c
+	}
+	s.skipped, s.unmapped = nil, nil
+	return s
 }
 
 // OpcodeCount is an opcode and how many lines had it.
@@ -73,7 +100,7 @@ type Reader struct {
 	files   []string // kernel files still to open, in order
 	hdr     trace.Header
 	stats   Stats
-	statics map[string]*trace.Static
+	statics [2]map[string]*trace.Static
 	cur     kernelSource
 	groupLo int64 // the first group number of the next kernel
 	seq     uint64
@@ -120,8 +147,8 @@ func newReader(files []string) *Reader {
 	return &Reader{
 		files:   files,
 		hdr:     trace.Header{AddressOnly: true},
-		stats:   Stats{Skipped: map[string]uint64{}, Unmapped: map[string]uint64{}},
-		statics: map[string]*trace.Static{},
+		stats:   newStats(),
+		statics: [2]map[string]*trace.Static{{}, {}},
 	}
 }
 
@@ -222,7 +249,7 @@ func (r *Reader) Header() *trace.Header { return &r.hdr }
 
 // Stats returns what was read so far.
 func (r *Reader) Stats() Stats {
-	s := r.stats
+	s := r.stats.snapshot()
 	if r.cur != nil {
 		s.Bytes += r.cur.parserOf().read
 	}
@@ -272,7 +299,7 @@ func (r *Reader) Next() (*trace.Inst, error) {
 // attach gives a kernel the reader's shared state.
 func (r *Reader) attach(k kernelSource) {
 	p := k.parserOf()
-	p.stats, p.statics, p.seq, p.groupLo = &r.stats, r.statics, &r.seq, r.groupLo
+	p.stats, p.statics, p.seq, p.groupLo = &r.stats, &r.statics, &r.seq, r.groupLo
 }
 
 func (r *Reader) curBlocks() int64 {
