@@ -1,7 +1,6 @@
 package accelsim
 
 import (
-	"errors"
 	"fmt"
 )
 
@@ -35,5 +34,3 @@ func (e *Error) Error() string {
 	return place + ": " + e.Msg
 }
 
-// errTruncated marks an error of a file that ends too early.
-var errTruncated = errors.New("truncated")
