@@ -33,4 +33,3 @@ func (e *Error) Error() string {
 	}
 	return place + ": " + e.Msg
 }
-
