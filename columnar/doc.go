@@ -11,11 +11,13 @@
 //   - results: seq uint64, lane uint32, elem uint32, addr uint64,
 //     value uint64, value_hi uint64, fault string.
 //   - instructions: seq uint64, dialect, op, type, space string,
-//     group, warp int64, lanes, addresses, max_conflict, faults uint32, and
-//     text string (the instruction as written).
+//     group, warp int64, lanes, addresses, max_conflict, faults uint32,
+//     text string (the instruction as written), and sectors uint32 (its
+//     distinct 32-byte sectors).
 //   - ops: dialect, op, type, space string; instructions, lanes, faults
 //     uint64; max_conflict uint32 (the largest of its instructions');
-//     conflict_sum uint64 (the sum of its instructions' max_conflict).
+//     conflict_sum uint64 (the sum of its instructions' max_conflict);
+//     sectors uint64 (the sum of its instructions' sectors).
 //   - addresses: space string, group int64, addr, accesses, warps, groups
 //     uint64, order_sensitive bool, and exact bool (false when warps or
 //     groups is an estimate).

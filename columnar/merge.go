@@ -31,8 +31,8 @@ import (
 //     (a k-way merge, reading each file once, in row groups).
 //   - instructions: every partition has every instruction's row, with the
 //     statistics of its own lanes; Merge combines them (docs/OUTPUT.md):
-//     lanes is every partition's, addresses, faults and cas_failed add
-//     up, max_conflict is the largest.
+//     lanes is every partition's, addresses, faults, cas_failed and
+//     sectors add up, max_conflict is the largest.
 //   - ops: recomputed from the combined instructions, exactly as a replay
 //     computes it (a sum of per-instruction max_conflict cannot be
 //     combined from partitions' sums), so the partitions must have the
@@ -778,6 +778,7 @@ type instructionCursor struct {
 	group, warp                   *array.Int64
 	lanes, addrs, maxc, faults    *array.Uint32
 	casFailed                     *array.Uint32
+	sectors                       *array.Uint32
 	dialect, op, typ, space, text *array.String
 }
 
@@ -798,6 +799,7 @@ func newInstructionCursor(t *tableReader) *instructionCursor {
 		bindCol(b, &c.faults, "faults")
 		bindCol(b, &c.text, "text")
 		bindCol(b, &c.casFailed, "cas_failed")
+		bindCol(b, &c.sectors, "sectors")
 		return b.err
 	}
 	return c
@@ -856,7 +858,7 @@ func mergeInstructions(w *Writer, parts []*partDir) error {
 		}
 		st := engine.InstStat{Seq: c.seq.Value(r), Static: s, Group: c.group.Value(r), Warp: c.warp.Value(r),
 			Lanes: c.lanes.Value(r), Addresses: c.addrs.Value(r), MaxConflict: c.maxc.Value(r), Faults: c.faults.Value(r),
-			CASFailed: c.casFailed.Value(r)}
+			CASFailed: c.casFailed.Value(r), Sectors: c.sectors.Value(r)}
 		for _, d := range cs[1:] {
 			r := d.row
 			if d.seq.Value(r) != st.Seq || d.lanes.Value(r) != st.Lanes || d.text.Value(r) != text {
@@ -866,6 +868,7 @@ func mergeInstructions(w *Writer, parts []*partDir) error {
 			st.Addresses += d.addrs.Value(r)
 			st.Faults += d.faults.Value(r)
 			st.CASFailed += d.casFailed.Value(r)
+			st.Sectors += d.sectors.Value(r) // a sector lies in one partition's page
 			st.MaxConflict = max(st.MaxConflict, d.maxc.Value(r))
 		}
 		out = append(out, st)

@@ -55,8 +55,8 @@ func goldenTables(t *testing.T, root string) {
 // TestParquetGolden checks that the writer writes the Parquet files,
 // byte for byte, that replay wrote at e361db0, whose page headers and
 // footers arrow-go's page writer and metadata builders wrote: the
-// golden files are that version's, but for the instructions tables,
-// rewritten when they gained cas_failed (TestScanParquet reads every
+// golden files are that version's, but for the instructions and ops
+// tables, rewritten when they gained cas_failed and sectors (TestScanParquet reads every
 // golden file with arrow-go's reader too). go test -update rewrites them,
 // from the writer under test.
 func TestParquetGolden(t *testing.T) {

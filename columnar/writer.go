@@ -199,8 +199,8 @@ type opKey struct {
 }
 
 type opAgg struct {
-	instructions, lanes, faults, conflictSum uint64
-	maxConflict                              uint32
+	instructions, lanes, faults, conflictSum, sectors uint64
+	maxConflict                                       uint32
 }
 
 func (a *opAgg) add(s *engine.InstStat) {
@@ -209,6 +209,7 @@ func (a *opAgg) add(s *engine.InstStat) {
 	a.faults += uint64(s.Faults)
 	a.conflictSum += uint64(s.MaxConflict)
 	a.maxConflict = max(a.maxConflict, s.MaxConflict)
+	a.sectors += uint64(s.Sectors)
 }
 
 // staticMemo is what the Writer keeps of one instruction (the engine
@@ -578,6 +579,7 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 		maxConflict = rowsOf[uint32](&b.cols[9], n, k)
 		faults      = rowsOf[uint32](&b.cols[10], n, k)
 		casFailed   = rowsOf[uint32](&b.cols[12], n, k)
+		sectors     = rowsOf[uint32](&b.cols[13], n, k)
 		// Each column is stored only once its rows leave a progression
 		// (batch.keep): seq never does, and a hot counter's columns
 		// never do. The test is spelled out for each column below: a
@@ -586,6 +588,7 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 		cSeq, cKey, cGroup, cWarp     = &b.cols[0], b.key, &b.cols[5], &b.cols[6]
 		cLanes, cAddrs, cMax, cFaults = &b.cols[7], &b.cols[8], &b.cols[9], &b.cols[10]
 		cCAS                          = &b.cols[12]
+		cSectors                      = &b.cols[13]
 	)
 	// A hot instruction's rows repeat the previous row's Static: then
 	// neither the memo nor its key need looking up.
@@ -666,6 +669,12 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 				casFailed = rowsOf[uint32](cCAS, n, k)
 			}
 			casFailed[i] = s.CASFailed
+		}
+		if v := uint64(s.Sectors); !cSectors.on(r, v) && (!cSectors.konst || !b.keep(cSectors, r, v)) {
+			if sectors == nil {
+				sectors = rowsOf[uint32](cSectors, n, k)
+			}
+			sectors[i] = s.Sectors
 		}
 		if b.textBytes += m.textLen; b.textBytes >= maxBatchStringBytes {
 			return i + 1, nil // cut the batch short: see maxBatchStringBytes
@@ -861,6 +870,7 @@ func (w *Writer) writeOps(t *table) error {
 		b.cols[6].u64()[n] = r.faults
 		b.cols[7].u32()[n] = r.maxConflict
 		b.cols[8].u64()[n] = r.conflictSum
+		b.cols[9].u64()[n] = r.sectors
 		if err := w.added(t, 1); err != nil {
 			return err
 		}

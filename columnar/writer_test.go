@@ -112,21 +112,21 @@ func TestOps(t *testing.T) {
 	d := st(trace.DialectLSC, trace.OpInc, trace.TypeU32, bti16)
 	e := st(trace.DialectPTX, trace.OpCAS, trace.TypeB128, trace.Global)
 	in := []engine.InstStat{
-		{Seq: 0, Static: a, Lanes: 32, MaxConflict: 32, Faults: 0},
-		{Seq: 1, Static: c, Lanes: 16, MaxConflict: 1, Faults: 16},
-		{Seq: 2, Static: a2, Lanes: 5, MaxConflict: 2, Faults: 1},
-		{Seq: 3, Static: b, Lanes: 1, MaxConflict: 1},
-		{Seq: 4, Static: d, Lanes: 8, MaxConflict: 8, Faults: 3},
-		{Seq: 5, Static: e, Lanes: 32, MaxConflict: 4},
-		{Seq: 6, Static: a, Lanes: 7, MaxConflict: 7, Faults: 2},
+		{Seq: 0, Static: a, Lanes: 32, MaxConflict: 32, Faults: 0, Sectors: 1},
+		{Seq: 1, Static: c, Lanes: 16, MaxConflict: 1, Faults: 16, Sectors: 2},
+		{Seq: 2, Static: a2, Lanes: 5, MaxConflict: 2, Faults: 1, Sectors: 3},
+		{Seq: 3, Static: b, Lanes: 1, MaxConflict: 1, Sectors: 1},
+		{Seq: 4, Static: d, Lanes: 8, MaxConflict: 8, Faults: 3, Sectors: 1},
+		{Seq: 5, Static: e, Lanes: 32, MaxConflict: 4, Sectors: 16},
+		{Seq: 6, Static: a, Lanes: 7, MaxConflict: 7, Faults: 2, Sectors: 1},
 	}
 	want := [][]any{
-		// dialect, op, type, space, instructions, lanes, faults, max_conflict, conflict_sum
-		{"lsc", "inc", "u32", "bti(0x10)", uint64(1), uint64(8), uint64(3), uint32(8), uint64(8)},
-		{"lsc", "inc", "u32", "bti(0x4)", uint64(1), uint64(16), uint64(16), uint32(1), uint64(1)},
-		{"ptx", "add", "u32", "global", uint64(3), uint64(44), uint64(3), uint32(32), uint64(41)},
-		{"ptx", "add", "u32", "shared", uint64(1), uint64(1), uint64(0), uint32(1), uint64(1)},
-		{"ptx", "cas", "b128", "global", uint64(1), uint64(32), uint64(0), uint32(4), uint64(4)},
+		// dialect, op, type, space, instructions, lanes, faults, max_conflict, conflict_sum, sectors
+		{"lsc", "inc", "u32", "bti(0x10)", uint64(1), uint64(8), uint64(3), uint32(8), uint64(8), uint64(1)},
+		{"lsc", "inc", "u32", "bti(0x4)", uint64(1), uint64(16), uint64(16), uint32(1), uint64(1), uint64(2)},
+		{"ptx", "add", "u32", "global", uint64(3), uint64(44), uint64(3), uint32(32), uint64(41), uint64(5)},
+		{"ptx", "add", "u32", "shared", uint64(1), uint64(1), uint64(0), uint32(1), uint64(1), uint64(1)},
+		{"ptx", "cas", "b128", "global", uint64(1), uint64(32), uint64(0), uint32(4), uint64(4), uint64(16)},
 	}
 	for _, tables := range [][]string{nil, {"ops"}} { // with and without the instructions table
 		dir := t.TempDir()

@@ -169,7 +169,11 @@ func (b *batch) sumWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, r 
 	page := en.WordRef(all[0]) &^ (shard.PageWords - 1)
 	sp := warpSpan{or: or, lo: and, hi: or, shape: spanShape(trace.MaxLanes, true, true)}
 	distinct, maxc := b.sumPage(acc, ii, bi, routes, o, page, all[:], sp, nil, r)
-	b.setStat(bi, distinct, conflictDepth(distinct, maxc), 0)
+	var sectors uint32
+	if distinct > 0 { // one page: all of them this partition's, or none
+		sectors = sectorCount(all[:])
+	}
+	b.setStat(bi, distinct, conflictDepth(distinct, maxc), 0, sectors)
 	return true, nil
 }
 

@@ -69,7 +69,7 @@ func runReference(src trace.Source, sink Sink, o options) (Summary, error) {
 	for _, step := range out.Steps {
 		st := step.Inst
 		stat := InstStat{Seq: st.Seq, Static: st.Static, Group: st.Group, Warp: st.Warp, Lanes: st.Lanes,
-			Addresses: st.Addresses, MaxConflict: st.MaxConflict, Faults: st.Faults, CASFailed: st.CASFailed}
+			Addresses: st.Addresses, MaxConflict: st.MaxConflict, Faults: st.Faults, CASFailed: st.CASFailed, Sectors: st.Sectors}
 		results, err := refResults(step.Results)
 		if err != nil {
 			return Summary{}, err

@@ -34,8 +34,8 @@ func collect(c *Collector) outcome {
 		o.Addrs = []AddressStat{}
 	}
 	for _, s := range c.Stats {
-		o.Stats = append(o.Stats, fmt.Sprintf("%d %q g%d w%d lanes=%d addrs=%d maxc=%d faults=%d casfailed=%d",
-			s.Seq, s.Static.Text, s.Group, s.Warp, s.Lanes, s.Addresses, s.MaxConflict, s.Faults, s.CASFailed))
+		o.Stats = append(o.Stats, fmt.Sprintf("%d %q g%d w%d lanes=%d addrs=%d maxc=%d faults=%d casfailed=%d sectors=%d",
+			s.Seq, s.Static.Text, s.Group, s.Warp, s.Lanes, s.Addresses, s.MaxConflict, s.Faults, s.CASFailed, s.Sectors))
 	}
 	return o
 }

@@ -65,6 +65,11 @@ type InstStat struct {
 	// other lane-elements, Lanes − Faults − CASFailed for these scalar
 	// atomics, swapped.
 	CASFailed uint32
+	// Sectors is the distinct 32-byte sectors (address / 32) among the
+	// lanes' addresses: the memory transactions the warp instruction
+	// needs. A sector lies in one page, so a partition counts its own and
+	// the partitions' counts add up.
+	Sectors uint32
 }
 
 // Word is one aligned 4-byte word of final memory.

@@ -49,7 +49,9 @@ const (
 	headerMagic    = "RPLTRACE"
 	chunkMagic     = "RPLC"
 	headerFixedLen = 24 // magic 8, version 2, flags 2, payload length 4, checksum 8
-	chunkFixedLen  = 40 // magic 4, index 4, first seq 8, count 4, lane ops 8, payload length 4, checksum 8
+	// headerFlagAddressOnly is header flag bit 0: Header.AddressOnly.
+	headerFlagAddressOnly = 1
+	chunkFixedLen         = 40 // magic 4, index 4, first seq 8, count 4, lane ops 8, payload length 4, checksum 8
 
 	// Smallest encoded record: an instruction's code (static index), group
 	// delta, warp delta and mask, one byte each; a directive record takes

@@ -432,7 +432,8 @@ func (w *worker) parseHeaderRecord(raw []byte) (*Header, uint16, error) {
 	if v < formatVersionOldest || v > formatVersion {
 		return nil, 0, fmt.Errorf("unsupported format version %d (this reader reads versions %d to %d)", v, formatVersionOldest, formatVersion)
 	}
-	if f := binary.LittleEndian.Uint16(raw[10:]); f != 0 {
+	f := binary.LittleEndian.Uint16(raw[10:])
+	if f&^headerFlagAddressOnly != 0 {
 		return nil, 0, fmt.Errorf("unknown header flags 0x%04x", f)
 	}
 	if err := w.checkRecord(raw, headerFixedLen); err != nil {
@@ -442,6 +443,7 @@ func (w *worker) parseHeaderRecord(raw []byte) (*Header, uint16, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	h.AddressOnly = f&headerFlagAddressOnly != 0
 	return h, v, nil
 }
 

@@ -111,7 +111,11 @@ func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWrite
 func appendHeaderRecord(b []byte, h *Header) ([]byte, error) {
 	b = append(b, headerMagic...)
 	b = binary.LittleEndian.AppendUint16(b, formatVersion)
-	b = binary.LittleEndian.AppendUint16(b, 0) // flags
+	var flags uint16
+	if h.AddressOnly {
+		flags |= headerFlagAddressOnly
+	}
+	b = binary.LittleEndian.AppendUint16(b, flags)
 	b = binary.LittleEndian.AppendUint32(b, 0) // payload length, set below
 	b = binary.LittleEndian.AppendUint64(b, 0) // checksum, set by sealRecord
 	b = binary.AppendUvarint(b, uint64(len(h.Regions)))

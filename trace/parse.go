@@ -112,7 +112,7 @@ func parseStatic(text string) (*Static, error) {
 	switch {
 	case opcode == "atom" || strings.HasPrefix(opcode, "atom."):
 		st, err = parsePTX(lx, opcode, opStart, pred)
-	case opcode == "ATOM" || strings.HasPrefix(opcode, "ATOM."):
+	case isSASSOpcode(opcode):
 		st, err = parseSASS(lx, opcode, opStart, pred)
 	case pred != nil && (strings.HasPrefix(opcode, "DWORD_ATOMIC") || strings.HasPrefix(opcode, "lsc_")):
 		err = errAt(pred.off, "vISA and LSC predicates are written (P1), not @P1")
@@ -123,13 +123,20 @@ func parseStatic(text string) (*Static, error) {
 		lx.pos = opStart
 		st, err = parseLSC(lx, opcode, opStart)
 	default:
-		err = errAt(opStart, "unknown opcode %q (atom… is PTX, ATOM… SASS, DWORD_ATOMIC… vISA, lsc_… LSC)", opcode)
+		err = errAt(opStart, "unknown opcode %q (atom… is PTX, ATOM…, ATOMG…, ATOMS… and RED… SASS, DWORD_ATOMIC… vISA, lsc_… LSC)", opcode)
 	}
 	if err != nil {
 		return nil, err
 	}
 	st.Text = strings.TrimSpace(text)
 	return st, nil
+}
+
+// isSASSOpcode reports whether an opcode is one of the SASS atomics
+// (sassBases), with or without qualifiers.
+func isSASSOpcode(opcode string) bool {
+	base, _, _ := strings.Cut(opcode, ".")
+	return strIn(base, sassBases)
 }
 
 // finishStatic sets the text of a parsed Static: as written, a trailing

@@ -185,9 +185,18 @@ func (tr *TextReader) directive(text string) (*Directive, error) {
 		return nil, tr.counter(ws, col)
 	case ".window":
 		return nil, tr.window(ws, col)
+	case ".addresses-only":
+		if tr.started {
+			return nil, tr.errf(col(0), ".addresses-only must come before the first instruction")
+		}
+		if len(ws) != 1 {
+			return nil, tr.errf(col(1), ".addresses-only takes nothing after it")
+		}
+		tr.hdr.AddressOnly = true
+		return nil, nil
 	case ".region", ".init":
 	default:
-		return nil, tr.errf(col(0), "unknown directive %s (.region, .init, .window, .group, .warp)", ws[0])
+		return nil, tr.errf(col(0), "unknown directive %s (.region, .init, .window, .addresses-only, .group, .warp)", ws[0])
 	}
 	if len(ws) < 2 {
 		return nil, tr.errf(col(0), "%s needs a space", ws[0])
@@ -362,12 +371,20 @@ func (tr *TextReader) instruction(text string) (*Inst, error) {
 		}
 	}
 	in.Vals = make([]Vector, len(st.Inputs))
-	for i, inp := range st.Inputs {
+	for i := range st.Inputs {
+		inp := &st.Inputs[i]
+		if !tr.hdr.Valued(inp) {
+			// An address-only trace: its data inputs carry no value.
+			if b, ok := ctx[inp.Name]; ok && b.line == tr.line {
+				return nil, tr.errf(b.col, "%s is data, and this trace carries addresses only (.addresses-only): bind only addresses and predicates", inp.Name)
+			}
+			continue
+		}
 		b, ok := ctx[inp.Name]
 		if !ok {
 			return nil, tr.errf(nameColumn(instText, inp.Name), "%s reads %s, which is bound nowhere in group %d warp %d", st.Text, inp.Name, tr.group, tr.warp)
 		}
-		v, err := parseVector(b.text, inp, inp.Count(st.ExecSize))
+		v, err := parseVector(b.text, *inp, inp.Count(st.ExecSize))
 		if err != nil {
 			if b.line == tr.line {
 				return nil, tr.errf(b.col, "%s=%s: %v", inp.Name, b.text, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,7 +62,11 @@ func TestCommandTakesFastPaths(t *testing.T) {
 				finals = append(finals, s)
 			}
 		}
-		args := append(append([]string{"-q", "-tables", "memory,instructions", "-o", "out"}, tc.args...), tc.trace)
+		tables := "memory,instructions"
+		if slices.Contains(tc.args, "-explore-orders") {
+			tables += ",orders" // -tables must name the table -explore-orders writes
+		}
+		args := append(append([]string{"-q", "-tables", tables, "-o", "out"}, tc.args...), tc.trace)
 		if err := replayObserved(args, new(strings.Builder), new(strings.Builder), observe); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

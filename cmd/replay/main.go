@@ -6,6 +6,7 @@
 //	replay asm IN.tasm -o OUT.zst   write the binary form of a text trace
 //	replay disasm IN.zst [-o OUT]   print a binary trace as .tasm
 //	replay gen WORKLOAD -o OUT      generate a synthetic trace (package trace/workload)
+//	replay import accelsim|nvbit PATH -o OUT.zst  import a tracer's output (package trace/accelsim)
 //	replay help [SUBCOMMAND]        the overview, or a subcommand's flags
 //
 // Wiring only: the semantics live in package engine.
@@ -58,6 +59,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdDisasm(args[1:], stdout, stderr)
 	case "gen":
 		err = cmdGen(args[1:], stdout, stderr)
+	case "import":
+		err = cmdImport(args[1:], stdout, stderr)
 	case "merge":
 		err = cmdMerge(args[1:], stdout, stderr)
 	case "diff":
@@ -92,7 +95,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
 		switch cmd {
-		case "asm", "disasm", "gen", "merge", "diff", "report":
+		case "asm", "disasm", "gen", "import", "merge", "diff", "report":
 			fmt.Fprintf(stderr, "run 'replay help %s' for usage\n", cmd)
 		default: // replay's flags are in the overview
 			fmt.Fprintln(stderr, "run 'replay help' for usage")
@@ -228,6 +231,22 @@ no TRACE, the embedded demo (CUDA simpleAtomicIntrinsics).
 		more:  workloadList,
 	},
 	{
+		name:     "import",
+		synopsis: []string{"replay import accelsim PATH -o OUT.zst", "replay import nvbit FILE -o OUT.zst"},
+		summary:  "import the atomics of an Accel-Sim or NVBit mem_trace trace as an address-only binary trace",
+		about: `Reads a tracer's output and writes its SASS atomics (ATOM, ATOMG, ATOMS, RED) as a binary trace,
+whole or not at all. accelsim: PATH is an Accel-Sim trace directory (its kernelslist.g), a
+kernelslist.g, or one kernel file (.traceg, .traceg.gz, .traceg.xz, .tracez). nvbit: FILE is the
+text NVBit's mem_trace tool prints (its MEMTRACE: lines). The traces record addresses but no
+values: the output is address-only (docs/TASM.md), and a replay of it writes the instructions, ops,
+addresses and races tables. It prints how many lines of every other opcode it skipped.
+`,
+		flags: `  -o FILE           the binary trace to write, whole or not at all (required)
+  -chunk N          instructions per chunk, 1..1048576 (default 65536)
+  -q                print no summary
+`,
+	},
+	{
 		name:     "merge",
 		synopsis: []string{"replay merge DIR... -o OUT"},
 		summary:  "join the partitions of a partitioned replay into one replay's tables",
@@ -275,7 +294,7 @@ that gives its data (docs/REPORT.md). The page needs no network to view.
 		name:     "help",
 		synopsis: []string{"replay help [SUBCOMMAND]"},
 		summary:  "print the overview, or a SUBCOMMAND's usage",
-		about: `SUBCOMMAND is replay (the command itself), asm, disasm, gen, merge, diff, report or help. -h, -help
+		about: `SUBCOMMAND is replay (the command itself), asm, disasm, gen, import, merge, diff, report or help. -h, -help
 or --help among a subcommand's arguments prints its usage too; replay -h prints the overview.
 `,
 	},

@@ -271,6 +271,15 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 		return err
 	}
 	defer closeSrc()
+	addrOnly := src.Header().AddressOnly
+	if addrOnly {
+		if err := o.addressOnly(name); err != nil {
+			return err
+		}
+		if copts, f, err = o.columnarOptions(); err != nil {
+			return err
+		}
+	}
 	progress := &replayProgress{bar: newProgressBar(stderr, 0), file: prog}
 	progress.bar.on = progress.bar.on && !o.quiet
 	eopts = append(eopts, engine.WithProgress(func(s engine.Summary) {
@@ -303,6 +312,43 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 	}
 	if !o.quiet {
 		printSummary(stdout, name, dir, f, o.tableList(), sum)
+		if addrOnly {
+			fmt.Fprintf(stdout, "  applied       nothing: the trace carries addresses only (no memory or results table)\n")
+		}
+	}
+	return nil
+}
+
+// errAddressOnly is what a replay of an address-only trace says of what
+// needs values.
+const errAddressOnly = "this trace carries addresses only; its values were not captured"
+
+// addressOnly fits the options to an address-only trace (imported from a
+// tracer that records addresses, not values: TASM.md): it refuses what
+// needs values (the memory and results tables, -explore, -explore-orders),
+// and without -tables writes the tables addresses decide: instructions,
+// ops, addresses, and races (unless the trace is standard input or a
+// partition, which a races pass cannot take).
+func (o *replayOptions) addressOnly(name string) error {
+	if o.tables != "" {
+		for _, t := range strings.Split(o.tables, ",") {
+			if t == "memory" || t == "results" {
+				return fmt.Errorf("%s: %s; -tables %s asks for the %s table: leave memory and results out (such a trace writes instructions, ops, addresses and races)", name, errAddressOnly, o.tables, t)
+			}
+		}
+	}
+	switch {
+	case o.explore:
+		return fmt.Errorf("%s: %s; -explore compares the operands of an address's accesses: drop -explore", name, errAddressOnly)
+	case o.exploreOrders > 0:
+		return fmt.Errorf("%s: %s; -explore-orders compares final values: drop -explore-orders", name, errAddressOnly)
+	}
+	if o.tables == "" {
+		o.tables = "instructions,ops,addresses"
+		if !o.stdin() && o.parts <= 1 {
+			o.tables += ",races"
+			o.races, o.racesFrom = true, "-tables races"
+		}
 	}
 	return nil
 }

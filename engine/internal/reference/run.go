@@ -45,6 +45,7 @@ type InstStat struct {
 	MaxConflict uint32 // the most lane-elements that hit one address
 	Faults      uint32 // lane-elements that faulted or were dropped
 	CASFailed   uint32 // lane-elements of a CAS that ran and did not swap
+	Sectors     uint32 // distinct 32-byte sectors among their addresses
 }
 
 // Word is one row of the memory table: an aligned 4-byte word.
@@ -190,9 +191,12 @@ func (m *machine) step(in *trace.Inst) (Step, error) {
 	}
 	slices.SortStableFunc(rows, func(a, b Result) int { return cmp.Compare(a.Lane, b.Lane) })
 	stat.Addresses = uint32(len(hits))
-	for _, n := range hits {
+	sectors := map[uint64]bool{}
+	for a, n := range hits {
 		stat.MaxConflict = max(stat.MaxConflict, n)
+		sectors[a/32] = true
 	}
+	stat.Sectors = uint32(len(sectors))
 	return Step{Inst: stat, Results: rows}, nil
 }
 
