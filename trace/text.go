@@ -43,19 +43,30 @@ type TextReader struct {
 	group   int64
 	warp    int64
 	started bool
-	ctx     map[warpKey]*warpCtx
-	ctxKey  warpKey  // memo of the last context looked up
-	ctxMemo *warpCtx //
+	binds   *bindings // every context's
 	statics map[string]*Static
 	memoSt  *Static // memo: the last line's parsed Static and its canonical one
 	memoCan *Static
 }
 
-type warpKey struct{ group, warp int64 }
+// TextOption configures a TextReader.
+type TextOption func(*textOptions)
 
-// textOptions tune the reader; tests use them to cut a small input into
-// many chunks.
+// WithTextFile says that the text the reader reads is f's, from its first
+// byte: as when r reads f from its start, or a bufio.Reader on it. The
+// reader then keeps the values that later lines of a context may read as
+// where they stand in f, rather than as copies, and reads one from f again
+// when a line reads it. Its memory then does not grow with the values a
+// trace binds, only with its contexts. f must not change while the reader
+// reads it, and must allow ReadAt while r reads (an *os.File does).
+func WithTextFile(f io.ReaderAt) TextOption {
+	return func(o *textOptions) { o.file = f }
+}
+
+// textOptions tune the reader; tests also use them to cut a small input
+// into many chunks.
 type textOptions struct {
+	file    io.ReaderAt
 	chunk   int // bytes read a chunk (whole lines are parsed together)
 	workers int // parsing goroutines; 0: one a core
 	depth   int // chunks in flight beyond the one being handed out; 0: two a worker
@@ -66,8 +77,12 @@ type textOptions struct {
 // name is used in error messages. The reader's goroutines end at the end
 // of the input, at its first error, on Close, or when the reader is
 // dropped unreachable.
-func NewTextReader(r io.Reader, name string) (*TextReader, error) {
-	return newTextReader(r, name, textOptions{})
+func NewTextReader(r io.Reader, name string, opts ...TextOption) (*TextReader, error) {
+	var o textOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return newTextReader(r, name, o)
 }
 
 func newTextReader(r io.Reader, name string, o textOptions) (*TextReader, error) {
@@ -81,18 +96,19 @@ func newTextReader(r io.Reader, name string, o textOptions) (*TextReader, error)
 	if o.depth <= 0 {
 		o.depth = 2 * o.workers
 	}
-	tr := &TextReader{name: name, ctx: map[warpKey]*warpCtx{}, statics: map[string]*Static{}}
+	names := &nameTable{m: map[string]uint32{}}
+	tr := &TextReader{name: name, binds: newBindings(o.file, names), statics: map[string]*Static{}}
 	ck := &chunker{r: r, name: name, size: o.chunk}
 	first := ck.next()
 	statics := &staticTable{m: map[string]*Static{}}
 	if ck.done {
 		// One chunk holds the whole input: no goroutines.
 		if first != nil {
-			newTextWorker(name, statics).parse(first)
+			newTextWorker(name, statics, names, o.file != nil).parse(first)
 			tr.cur = first
 		}
 	} else {
-		tr.pipe = startTextPipe(ck, first, o, statics)
+		tr.pipe = startTextPipe(ck, first, o, statics, names)
 		runtime.AddCleanup(tr, (*textPipe).stop, tr.pipe)
 	}
 	for {
@@ -270,9 +286,8 @@ func (tr *TextReader) instruction(r *lineRec) (*Inst, error) {
 		return nil, r.err
 	}
 	in := r.in
-	ctx := tr.context()
-	for i := range r.binds {
-		ctx.set(&r.binds[i])
+	if r.bind.any() {
+		tr.binds.set(tr.group, tr.warp, r.line, &r.bind)
 	}
 	if r.fromCtx != 0 || r.errIn >= 0 {
 		for i := range st.Inputs {
@@ -282,7 +297,7 @@ func (tr *TextReader) instruction(r *lineRec) (*Inst, error) {
 			if r.fromCtx&(1<<uint(i)) == 0 {
 				continue
 			}
-			v, err := tr.bound(ctx, st, i, r)
+			v, err := tr.bound(st, i, r, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -300,10 +315,10 @@ func (tr *TextReader) instruction(r *lineRec) (*Inst, error) {
 func (tr *TextReader) slowInstruction(r *lineRec, st *Static) (*Inst, error) {
 	at := r.at(tr.name)
 	instText, bindText, hasBind := strings.Cut(r.text, "|")
-	ctx := tr.context()
+	var own []ownBind
 	in := &Inst{Seq: tr.seq, Line: r.line, Static: st, Group: tr.group, Warp: tr.warp, Mask: st.ExecMask()}
 	if hasBind {
-		bindText = strings.Clone(bindText) // the context may keep it
+		bindText = strings.Clone(bindText) // the bindings may keep it
 		base := len(instText) + 1
 		ws, offs := splitBindings(bindText, base)
 		for i, w := range ws {
@@ -319,12 +334,19 @@ func (tr *TextReader) slowInstruction(r *lineRec, st *Static) (*Inst, error) {
 				in.Mask = uint32(m) & st.ExecMask()
 				continue
 			}
-			ctx.set(&ctxBind{name: name, text: val, line: r.line, col: offs[i] + len(name) + 2})
+			own = append(own, ownBind{name: name, text: val, col: offs[i] + len(name) + 2})
+		}
+		bl := bindLine{off: r.off + int64(len(instText)+1), n: len(bindText), text: bindText}
+		for _, b := range own {
+			bl.add(tr.binds.names.id(b.name))
+		}
+		if bl.any() {
+			tr.binds.set(tr.group, tr.warp, r.line, &bl)
 		}
 	}
 	in.Vals = make([]Vector, len(st.Inputs))
 	for i := range st.Inputs {
-		v, err := tr.bound(ctx, st, i, r)
+		v, err := tr.bound(st, i, r, own)
 		if err != nil {
 			return nil, err
 		}
@@ -334,94 +356,37 @@ func (tr *TextReader) slowInstruction(r *lineRec, st *Static) (*Inst, error) {
 	return in, nil
 }
 
-// bound reads input i of st from the binding its context holds.
-func (tr *TextReader) bound(ctx *warpCtx, st *Static, i int, r *lineRec) (Vector, error) {
+// bound reads input i of st from the binding its context holds; own are
+// the bindings of the line itself, for a line read whole.
+func (tr *TextReader) bound(st *Static, i int, r *lineRec, own []ownBind) (Vector, error) {
 	inp := &st.Inputs[i]
-	b := ctx.get(inp.Name)
-	if b == nil {
-		instText, _, _ := strings.Cut(r.text, "|")
-		return Vector{}, r.at(tr.name).errf(nameColumn(instText, inp.Name), "%s reads %s, which is bound nowhere in group %d warp %d", st.Text, inp.Name, tr.group, tr.warp)
-	}
-	v, err := parseValue(b.text, inp, inp.Count(st.ExecSize), nil)
-	if err != nil {
-		if b.line == r.line {
-			return Vector{}, r.at(tr.name).errf(b.col, "%s=%s: %v", inp.Name, b.text, err)
+	text, line, col := "", 0, 0
+	for j := len(own) - 1; j >= 0; j-- {
+		if own[j].name == inp.Name {
+			text, line, col = own[j].text, r.line, own[j].col
+			break
 		}
-		return Vector{}, r.at(tr.name).errf(0, "%s=%s (bound on line %d): %v", inp.Name, b.text, b.line, err)
+	}
+	if line == 0 {
+		var ok bool
+		var err error
+		text, line, ok, err = tr.binds.get(tr.group, tr.warp, inp.Name)
+		if err != nil {
+			return Vector{}, fmt.Errorf("%s: line %d: reading %s again from the file: %w", tr.name, r.line, inp.Name, err)
+		}
+		if !ok {
+			instText, _, _ := strings.Cut(r.text, "|")
+			return Vector{}, r.at(tr.name).errf(nameColumn(instText, inp.Name), "%s reads %s, which is bound nowhere in group %d warp %d", st.Text, inp.Name, tr.group, tr.warp)
+		}
+	}
+	v, err := parseValue(text, inp, inp.Count(st.ExecSize), nil)
+	if err != nil {
+		if line == r.line {
+			return Vector{}, r.at(tr.name).errf(col, "%s=%s: %v", inp.Name, text, err)
+		}
+		return Vector{}, r.at(tr.name).errf(0, "%s=%s (bound on line %d): %v", inp.Name, text, line, err)
 	}
 	return v, nil
-}
-
-// context returns the bindings of the current (.group, .warp) context.
-func (tr *TextReader) context() *warpCtx {
-	k := warpKey{tr.group, tr.warp}
-	if tr.ctxMemo != nil && tr.ctxKey == k {
-		return tr.ctxMemo
-	}
-	c := tr.ctx[k]
-	if c == nil {
-		c = &warpCtx{}
-		c.binds = c.small[:0]
-		tr.ctx[k] = c
-	}
-	tr.ctxKey, tr.ctxMemo = k, c
-	return c
-}
-
-// warpCtx is what a (.group, .warp) context has bound: each name's last
-// binding. Its texts are the reader's own copies, never the input's.
-type warpCtx struct {
-	binds []ctxBind
-	index map[string]int // by name, once binds is long
-	small [2]ctxBind
-}
-
-// ctxBind is one NAME=VALUE binding, with where its value stands.
-type ctxBind struct {
-	name, text string
-	line, col  int
-}
-
-const ctxLinear = 8 // bindings a context searches one by one
-
-func (c *warpCtx) set(b *ctxBind) {
-	if c.index != nil {
-		if i, ok := c.index[b.name]; ok {
-			c.binds[i] = *b
-			return
-		}
-		c.index[b.name] = len(c.binds)
-		c.binds = append(c.binds, *b)
-		return
-	}
-	for i := range c.binds {
-		if c.binds[i].name == b.name {
-			c.binds[i] = *b
-			return
-		}
-	}
-	c.binds = append(c.binds, *b)
-	if len(c.binds) > ctxLinear {
-		c.index = make(map[string]int, 2*len(c.binds))
-		for i := range c.binds {
-			c.index[c.binds[i].name] = i
-		}
-	}
-}
-
-func (c *warpCtx) get(name string) *ctxBind {
-	if c.index != nil {
-		if i, ok := c.index[name]; ok {
-			return &c.binds[i]
-		}
-		return nil
-	}
-	for i := range c.binds {
-		if c.binds[i].name == name {
-			return &c.binds[i]
-		}
-	}
-	return nil
 }
 
 // stripComment cuts `#` and `//` comments. Leading blanks are kept so that

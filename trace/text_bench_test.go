@@ -21,7 +21,7 @@ func BenchmarkTextReaderFile(b *testing.B) {
 	}
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		tr, err := NewTextReader(bytes.NewReader(data), "bench.tasm")
+		tr, err := NewTextReader(bytes.NewReader(data), "bench.tasm", WithTextFile(bytes.NewReader(data)))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -33,6 +33,36 @@ func BenchmarkTextReaderFile(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// BenchmarkTextAsmFile is BenchmarkTextReaderFile with every record
+// written to a BinaryWriter, as `replay asm` does.
+func BenchmarkTextAsmFile(b *testing.B) {
+	path := os.Getenv("REPLAY_TASM")
+	if path == "" {
+		b.Skip("set REPLAY_TASM to a .tasm file")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		tr, err := NewTextReader(bytes.NewReader(data), "bench.tasm", WithTextFile(bytes.NewReader(data)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		bw, err := NewBinaryWriter(io.Discard, tr.Header())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := Copy(bw, tr); err != nil {
+			b.Fatal(err)
+		}
+		if err := bw.Close(); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

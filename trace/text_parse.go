@@ -18,6 +18,7 @@ import (
 // what its lines parse to.
 type textChunk struct {
 	text string // the lines; the last lacks its '\n' only at the end of the input
+	off  int64  // bytes of the input before the chunk
 	base int    // lines before the chunk
 	err  error  // what ends the input after these lines (not io.EOF)
 	done chan struct{}
@@ -35,6 +36,7 @@ type lineRec struct {
 	kind uint8
 	lead int    // blanks before the first word
 	line int    // 1-based
+	off  int64  // where the line starts in the input
 	text string // the line, its comment cut
 	err  error  // instruction: its text's error or its first binding's; directive: its error
 	dir  dirLine
@@ -47,7 +49,7 @@ type lineRec struct {
 	key     string  // the instruction text, trimmed
 	st      *Static // nil when the text does not parse
 	in      *Inst
-	binds   []ctxBind // the line's bindings but mask=, in order
+	bind    bindLine // what the line binds, for later lines
 	fromCtx uint64
 	errIn   int
 	inErr   error
@@ -62,6 +64,7 @@ type chunker struct {
 	name    string
 	size    int    // bytes read a chunk
 	carry   []byte // a line begun in the last chunk's read
+	off     int64  // bytes before carry
 	lines   int    // lines before carry
 	empties int    // reads in a row that returned nothing
 	err     error  // what ended the input: io.EOF or a read error
@@ -75,9 +78,7 @@ func (k *chunker) next() *textChunk {
 	if k.done {
 		return nil
 	}
-	buf := make([]byte, len(k.carry), len(k.carry)+k.size)
-	copy(buf, k.carry)
-	k.carry = nil
+	buf := append(make([]byte, 0, len(k.carry)+k.size), k.carry...)
 	for {
 		for k.err == nil && len(buf) < cap(buf) {
 			n, err := k.r.Read(buf[len(buf):cap(buf)])
@@ -99,11 +100,11 @@ func (k *chunker) next() *textChunk {
 		// Only the first line can be long: the others came in one read.
 		if first := bytes.IndexByte(buf, '\n'); first >= MaxLineBytes || first < 0 && len(buf) >= MaxLineBytes {
 			k.done = true
-			return &textChunk{base: k.lines, done: closedChan(), err: &SyntaxError{File: k.name, Line: k.lines + 1, Msg: fmt.Sprintf("line longer than %d bytes", MaxLineBytes)}}
+			return &textChunk{off: k.off, base: k.lines, done: closedChan(), err: &SyntaxError{File: k.name, Line: k.lines + 1, Msg: fmt.Sprintf("line longer than %d bytes", MaxLineBytes)}}
 		}
 		if k.err != nil {
 			k.done = true
-			c := &textChunk{text: bytesString(buf), base: k.lines, done: make(chan struct{})}
+			c := &textChunk{text: bytesString(buf), off: k.off, base: k.lines, done: make(chan struct{})}
 			if k.err != io.EOF {
 				n := bytes.Count(buf, []byte{'\n'})
 				if len(buf) > 0 && buf[len(buf)-1] != '\n' {
@@ -122,9 +123,11 @@ func (k *chunker) next() *textChunk {
 			buf = grown
 			continue
 		}
-		k.carry = buf[last+1:]
-		c := &textChunk{text: bytesString(buf[:last+1]), base: k.lines, done: make(chan struct{})}
-		k.lines += bytes.Count(buf[:last+1], []byte{'\n'})
+		k.carry = append(k.carry[:0], buf[last+1:]...)
+		buf = buf[:last+1]
+		c := &textChunk{text: bytesString(buf), off: k.off, base: k.lines, done: make(chan struct{})}
+		k.off += int64(len(buf))
+		k.lines += bytes.Count(buf, []byte{'\n'})
 		return c
 	}
 }
@@ -153,13 +156,13 @@ type textPipe struct {
 	wg    sync.WaitGroup // the workers
 }
 
-func startTextPipe(ck *chunker, first *textChunk, o textOptions, statics *staticTable) *textPipe {
+func startTextPipe(ck *chunker, first *textChunk, o textOptions, statics *staticTable, names *nameTable) *textPipe {
 	p := &textPipe{queue: make(chan *textChunk, o.depth), quit: make(chan struct{})}
 	work := make(chan *textChunk, o.depth+1)
 	go p.read(ck, first, work)
 	p.wg.Add(o.workers)
 	for range o.workers {
-		go p.work(newTextWorker(ck.name, statics), work)
+		go p.work(newTextWorker(ck.name, statics, names, o.file != nil), work)
 	}
 	return p
 }
@@ -219,11 +222,28 @@ type textWorker struct {
 	name    string
 	statics *staticTable
 	local   map[string]*Static // this worker's memo of statics
+	// inFile: the reader reads a value kept for later lines from the
+	// input again (WithTextFile), so a line's bindings need no copy.
+	inFile bool
+	names  *nameTable
+	ids    map[string]uint32 // this worker's memo of names' ids
+	// lineBinds is the bindings of the line being parsed.
+	lineBinds []ownBind
 	slabs
 }
 
-func newTextWorker(name string, statics *staticTable) *textWorker {
-	return &textWorker{name: name, statics: statics, local: map[string]*Static{}}
+func newTextWorker(name string, statics *staticTable, names *nameTable, inFile bool) *textWorker {
+	return &textWorker{name: name, statics: statics, local: map[string]*Static{}, inFile: inFile, names: names, ids: map[string]uint32{}}
+}
+
+// nameID returns the number that stands for a binding's name.
+func (w *textWorker) nameID(name string) uint32 {
+	id, ok := w.ids[name]
+	if !ok {
+		id = w.names.id(name)
+		w.ids[strings.Clone(name)] = id
+	}
+	return id
 }
 
 // parse parses the lines of c and closes c.done.
@@ -249,7 +269,7 @@ func (w *textWorker) parse(c *textChunk) {
 		for t[lead] == ' ' || t[lead] == '\t' {
 			lead++
 		}
-		c.recs = append(c.recs, lineRec{lead: lead, line: line, text: t, errIn: -1})
+		c.recs = append(c.recs, lineRec{lead: lead, line: line, off: c.off + int64(end-len(raw)), text: t, errIn: -1})
 		r := &c.recs[len(c.recs)-1]
 		at := lineAt{w.name, line}
 		if t[lead] == '.' {
@@ -296,13 +316,14 @@ func (w *textWorker) instruction(r *lineRec, at lineAt) {
 		r.slow = true
 		return
 	}
+	binds := w.lineBinds[:0]
 	if hasBind {
-		bindText = strings.Clone(bindText) // the reader's contexts keep bindings
-		base := len(instText) + 1
-		if cap(w.binds)-len(w.binds) < 16 {
-			w.binds = make([]ctxBind, 0, 1024)
+		r.bind.off, r.bind.n = r.off+int64(len(instText)+1), len(bindText)
+		if !w.inFile {
+			bindText = strings.Clone(bindText) // the reader's bindings keep it
+			r.bind.text = bindText
 		}
-		first := len(w.binds)
+		base := len(instText) + 1
 		for i := 0; i < len(bindText); {
 			for i < len(bindText) && (bindText[i] == ' ' || bindText[i] == '\t') {
 				i++
@@ -335,22 +356,17 @@ func (w *textWorker) instruction(r *lineRec, at lineAt) {
 				in.Mask = uint32(m) & st.ExecMask()
 				continue
 			}
-			if len(w.binds) == cap(w.binds) { // a long line: on in a block of its own
-				n := len(w.binds) - first
-				nb := make([]ctxBind, n, max(1024, 2*n))
-				copy(nb, w.binds[first:])
-				w.binds, first = nb, 0
-			}
-			w.binds = append(w.binds, ctxBind{name: name, text: val, line: at.line, col: off + len(name) + 2})
+			r.bind.add(w.nameID(name))
+			binds = append(binds, ownBind{name: name, text: val, col: off + len(name) + 2})
 		}
-		r.binds = w.binds[first:len(w.binds):len(w.binds)]
+		w.lineBinds = binds[:0]
 	}
 	for i := range st.Inputs {
 		inp := &st.Inputs[i]
-		var b *ctxBind
-		for j := len(r.binds) - 1; j >= 0; j-- {
-			if r.binds[j].name == inp.Name {
-				b = &r.binds[j]
+		var b *ownBind
+		for j := len(binds) - 1; j >= 0; j-- {
+			if binds[j].name == inp.Name {
+				b = &binds[j]
 				break
 			}
 		}
@@ -374,7 +390,6 @@ type slabs struct {
 	insts []Inst
 	vals  []Vector
 	lists []uint64
-	binds []ctxBind
 }
 
 func (s *slabs) inst() *Inst {

@@ -337,11 +337,13 @@ func FuzzTextReader(f *testing.F) {
 	f.Add("lsc_atomic_icas.ugm (M1,32) V13:d32 flat[V12]:a64 V14 V15 | V12=0x100:4 V14=0 V15=5\nlsc_apndctr_atomic_add.ugm  (M1,32) VDATA:d32 bti(0xA0) V10:d32 | V10=1\nlsc_load.slm (M1,32) V13:d32x4 flat[V12]:a16 | V12=0:16\n")
 	f.Add("atom.global.add.u32 d, [a], 1 | a=0x10\n.init global 0x10 u32 0\n.group 2\n.init shared 0 u8 1 2\n.region global 0 0x20\natom.global.add.u32 d, [a], 1\n")
 	f.Fuzz(func(t *testing.T, src string) {
-		// The reader as the command makes it, and cut into chunks of a
-		// few bytes parsed on two or three goroutines.
-		sameAsOld(t, src, textOptions{})
+		// The reader as the command makes it for a file and for standard
+		// input, and cut into chunks of a few bytes parsed on two or three
+		// goroutines.
+		sameAsOld(t, src, textOptions{file: strings.NewReader(src)})
 		n := len(src)
 		sameAsOld(t, src, textOptions{chunk: 1 + n%23, workers: 2 + n%2, depth: 1 + n%3})
+		sameAsOld(t, src, textOptions{chunk: 1 + n%13, workers: 2, depth: 1 + n%2, file: strings.NewReader(src)})
 	})
 }
 
@@ -422,6 +424,23 @@ func sameErr(t *testing.T, what string, err, old error) {
 	}
 }
 
+// manyNames binds more names than a context's last line keeps by number
+// (64), reads them on later lines, and rebinds some.
+func manyNames() string {
+	var b strings.Builder
+	b.WriteString("atom.global.add.u32 d, [a], 1 |")
+	for i := range 80 {
+		fmt.Fprintf(&b, " r%d=%d", i, i)
+	}
+	b.WriteString(" a=0\n")
+	for _, i := range []int{0, 63, 64, 79, 70} {
+		fmt.Fprintf(&b, "atom.global.add.u32 d, [a], r%d\n", i)
+	}
+	b.WriteString("atom.global.add.u32 d, [a], r70 | r70=700 r1=1\natom.global.add.u32 d, [a], r70\natom.global.add.u32 d, [a], r2\n")
+	b.WriteString(".group 1\natom.global.add.u32 d, [a], r70\n")
+	return b.String()
+}
+
 // TestTextReaderMatchesOld reads every .tasm file of the repository and
 // lines the fuzzer would take long to find, whole and cut into chunks of
 // many sizes, and requires what the reader it replaced reads.
@@ -439,8 +458,12 @@ func TestTextReaderMatchesOld(t *testing.T) {
 		"crlf":                     ".region global 0 16\r\natom.global.add.u32 d, [a], 1 | a=0 # c\r\n// x\r\natom.global.add.u32 d, [a], 1\r\n",
 		"lists":                    "atom.global.add.u32 d, [a], b | a=[" + strings.Repeat("0X1F,", 31) + "0x0] b=[" + strings.Repeat("0x00000000000000001,", 31) + "-1]\natom.global.add.u32 d, [a], b | b=[1, 2]\n",
 		"mask twice":               "atom.global.add.u32 d, [a], 1 | mask=3 a=0 mask=0x10\n",
-		"no newline":               "atom.global.add.u32 d, [a], 1 | a=0",
-		"empty":                    "",
+		"rebind part": "atom.global.add.u32 d, [a], b | a=1 b=2\natom.global.add.u32 d, [a], b | a=3\n.warp 1\natom.global.add.u32 d, [a], b | a=5 b=6\n.warp 0\n" +
+			"atom.global.add.u32 d, [a], b\natom.global.add.u32 d, [a], b | b=[" + strings.Repeat("1,", 31) + "2] \natom.global.add.u32 d, [a], b | mask=1\natom.global.add.u32 d, [a], c | c=7\n" +
+			"atom.global.add.u32 d, [a], b\natom.global.add.u32 d, [a], b | a=9 a=10\natom.global.add.u32 d, [a], b\natom.global.add.f32 d, [a], b\natom.global.add.u32 d, [a], z\n",
+		"many names": manyNames(),
+		"no newline": "atom.global.add.u32 d, [a], 1 | a=0",
+		"empty":      "",
 	}
 	root := filepath.Join("..")
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -468,8 +491,10 @@ func TestTextReaderMatchesOld(t *testing.T) {
 	for name, src := range srcs {
 		t.Run(name, func(t *testing.T) {
 			sameAsOld(t, src, textOptions{})
+			sameAsOld(t, src, textOptions{file: strings.NewReader(src)})
 			for _, chunk := range []int{1, 7, 64, 4096} {
 				sameAsOld(t, src, textOptions{chunk: chunk, workers: 3, depth: 2})
+				sameAsOld(t, src, textOptions{chunk: chunk, workers: 2, depth: 1, file: strings.NewReader(src)})
 			}
 		})
 	}

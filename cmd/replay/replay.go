@@ -332,6 +332,7 @@ func (o *replayOptions) extras(ctx context.Context, name string, sink *columnar.
 func openTrace(pos []string) (name string, src trace.Source, closeFn func(), prog *progressReader, err error) {
 	closeFn = func() {}
 	var r io.Reader
+	var file *os.File // a regular file, for the text reader to read values again
 	switch {
 	case len(pos) == 0:
 		name = "demo"
@@ -348,6 +349,7 @@ func openTrace(pos []string) (name string, src trace.Source, closeFn func(), pro
 		closeFn = func() { f.Close() }
 		r = f
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+			file = f
 			prog = &progressReader{r: f, size: fi.Size()}
 			r = prog
 			var head [4]byte
@@ -377,7 +379,16 @@ func openTrace(pos []string) (name string, src trace.Source, closeFn func(), pro
 			src = br
 		}
 	} else {
-		src, err = trace.NewTextReader(buf, filepath.Base(name))
+		var opts []trace.TextOption
+		if file != nil {
+			opts = append(opts, trace.WithTextFile(file))
+		}
+		var tr *trace.TextReader
+		if tr, err = trace.NewTextReader(buf, filepath.Base(name), opts...); err == nil {
+			closeFile := closeFn
+			closeFn = func() { tr.Close(); closeFile() }
+			src = tr
+		}
 	}
 	if err != nil {
 		closeFn()
