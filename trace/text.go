@@ -182,6 +182,14 @@ func (tr *TextReader) peek() (*lineRec, error) {
 				return nil, c.err
 			}
 			tr.cur = nil
+			if tr.pipe != nil && c.buf != nil {
+				// Nothing that the reader keeps or hands out holds the
+				// chunk's text: the chunker may read into it again.
+				select {
+				case tr.pipe.free <- c.buf:
+				default:
+				}
+			}
 		}
 		if tr.pipe == nil {
 			return nil, io.EOF
@@ -398,7 +406,11 @@ func stripComment(s string) string {
 	if i := strings.Index(s, "//"); i >= 0 {
 		s = s[:i]
 	}
-	return strings.TrimRight(s, " \t\r")
+	n := len(s)
+	for n > 0 && (s[n-1] == ' ' || s[n-1] == '\t' || s[n-1] == '\r') {
+		n--
+	}
+	return s[:n]
 }
 
 // lineAt names a line for its errors.
@@ -490,7 +502,7 @@ func parseDirective(r *lineRec, at lineAt, text string) {
 // fastCounter reads a well-formed `.group N` or `.warp N` line; any other
 // line is left to the general path and its errors.
 func fastCounter(text string) (n int64, what uint8, ok bool) {
-	t := strings.TrimLeft(text, " \t")
+	t := text[blanks(text):]
 	var rest string
 	switch {
 	case strings.HasPrefix(t, ".warp"):
@@ -500,8 +512,8 @@ func fastCounter(text string) (n int64, what uint8, ok bool) {
 	default:
 		return 0, 0, false
 	}
-	num := strings.TrimLeft(rest, " \t")
-	if len(num) == len(rest) || num == "" || strings.ContainsAny(num, " \t") {
+	num := rest[blanks(rest):]
+	if len(num) == len(rest) || num == "" || strings.IndexByte(num, ' ') >= 0 || strings.IndexByte(num, '\t') >= 0 {
 		return 0, 0, false
 	}
 	n, err := strconv.ParseInt(num, 0, 64)

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -86,5 +87,51 @@ func TestCtxTableGrows(t *testing.T) {
 	}
 	if tab.n != n || len(tab.slots) < n*4/3 {
 		t.Fatalf("%d in use of %d slots", tab.n, len(tab.slots))
+	}
+}
+
+// TestPlainLitMatchesParseImm: what plainImm reads (eight hex digits at a
+// time) is what parseImm reads, and it reads every plain literal, at every
+// length and before every kind of byte.
+func TestPlainLitMatchesParseImm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const digits = "0123456789abcdefABCDEF"
+	ends := []string{"", ",", "]", " ", "g", "G", ":", "x", "\x80", "\xff", "/", "@", "`", "_"}
+	n := 0
+	for length := 1; length <= 20; length++ {
+		for range 300 {
+			var b strings.Builder
+			hex := rng.IntN(3) > 0
+			if hex {
+				b.WriteString([]string{"0x", "0X"}[rng.IntN(2)])
+			}
+			for range length {
+				if hex {
+					b.WriteByte(digits[rng.IntN(len(digits))])
+				} else {
+					b.WriteByte(digits[rng.IntN(10)])
+				}
+			}
+			lit := b.String()
+			end := ends[rng.IntN(len(ends))]
+			for _, bits := range []int{8, 16, 32, 64} {
+				for _, typ := range []Type{TypeU32, TypeF32} {
+					s := lit // alone, or before a byte no literal has, and more
+					if end != "" {
+						s += end + "0x12345678"
+					}
+					v, j, ok := plainLit(s, 0, bits, typ.Float())
+					lo, _, err := parseImm(lit, bits, typ)
+					plain := (hex && length <= 16 || !hex && length <= 19 && !typ.Float()) && err == nil
+					if ok != plain || ok && (v != lo || j != len(lit)) {
+						t.Fatalf("plainLit(%q, %d bits, %s) = %#x, %d, %v; parseImm(%q) = %#x, %v", s, bits, typ, v, j, ok, lit, lo, err)
+					}
+					n++
+				}
+			}
+		}
+	}
+	if n < 10000 {
+		t.Fatalf("%d cases", n)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 // what its lines parse to.
 type textChunk struct {
 	text string // the lines; the last lacks its '\n' only at the end of the input
+	buf  []byte // text's storage
 	off  int64  // bytes of the input before the chunk
 	base int    // lines before the chunk
 	err  error  // what ends the input after these lines (not io.EOF)
@@ -62,13 +64,27 @@ func (r *lineRec) at(name string) lineAt { return lineAt{name, r.line} }
 type chunker struct {
 	r       io.Reader
 	name    string
-	size    int    // bytes read a chunk
-	carry   []byte // a line begun in the last chunk's read
-	off     int64  // bytes before carry
-	lines   int    // lines before carry
-	empties int    // reads in a row that returned nothing
-	err     error  // what ended the input: io.EOF or a read error
-	done    bool   // the last chunk has been cut
+	size    int         // bytes read a chunk
+	free    chan []byte // buffers of chunks done with (textPipe)
+	carry   []byte      // a line begun in the last chunk's read
+	off     int64       // bytes before carry
+	lines   int         // lines before carry
+	empties int         // reads in a row that returned nothing
+	err     error       // what ended the input: io.EOF or a read error
+	done    bool        // the last chunk has been cut
+}
+
+// buffer returns an empty buffer of at least n bytes, one that a chunk
+// done with had if it can.
+func (k *chunker) buffer(n int) []byte {
+	select {
+	case b := <-k.free:
+		if cap(b) >= n {
+			return b[:0]
+		}
+	default:
+	}
+	return make([]byte, 0, n)
 }
 
 // next returns the next chunk, or nil after the last. A line longer than
@@ -78,7 +94,7 @@ func (k *chunker) next() *textChunk {
 	if k.done {
 		return nil
 	}
-	buf := append(make([]byte, 0, len(k.carry)+k.size), k.carry...)
+	buf := append(k.buffer(len(k.carry)+k.size), k.carry...)
 	for {
 		for k.err == nil && len(buf) < cap(buf) {
 			n, err := k.r.Read(buf[len(buf):cap(buf)])
@@ -104,7 +120,7 @@ func (k *chunker) next() *textChunk {
 		}
 		if k.err != nil {
 			k.done = true
-			c := &textChunk{text: bytesString(buf), off: k.off, base: k.lines, done: make(chan struct{})}
+			c := &textChunk{text: bytesString(buf), buf: buf, off: k.off, base: k.lines, done: make(chan struct{})}
 			if k.err != io.EOF {
 				n := bytes.Count(buf, []byte{'\n'})
 				if len(buf) > 0 && buf[len(buf)-1] != '\n' {
@@ -125,14 +141,16 @@ func (k *chunker) next() *textChunk {
 		}
 		k.carry = append(k.carry[:0], buf[last+1:]...)
 		buf = buf[:last+1]
-		c := &textChunk{text: bytesString(buf), off: k.off, base: k.lines, done: make(chan struct{})}
+		c := &textChunk{text: bytesString(buf), buf: buf, off: k.off, base: k.lines, done: make(chan struct{})}
 		k.off += int64(len(buf))
 		k.lines += bytes.Count(buf, []byte{'\n'})
 		return c
 	}
 }
 
-// bytesString views b as a string; b is never written again.
+// bytesString views b as a string. b is written again only once the
+// chunk is done with (TextReader.peek): then no string of it is left that
+// anything reads or can reach.
 func bytesString(b []byte) string {
 	if len(b) == 0 {
 		return ""
@@ -151,13 +169,15 @@ func closedChan() chan struct{} {
 // unreachable stops them.
 type textPipe struct {
 	queue chan *textChunk // chunks in trace order; closed after the last
+	free  chan []byte     // buffers of chunks done with, for the chunker
 	quit  chan struct{}
 	once  sync.Once
 	wg    sync.WaitGroup // the workers
 }
 
 func startTextPipe(ck *chunker, first *textChunk, o textOptions, statics *staticTable, names *nameTable) *textPipe {
-	p := &textPipe{queue: make(chan *textChunk, o.depth), quit: make(chan struct{})}
+	p := &textPipe{queue: make(chan *textChunk, o.depth), free: make(chan []byte, o.depth+2), quit: make(chan struct{})}
+	ck.free = p.free
 	work := make(chan *textChunk, o.depth+1)
 	go p.read(ck, first, work)
 	p.wg.Add(o.workers)
@@ -285,7 +305,7 @@ func (w *textWorker) parse(c *textChunk) {
 // values of the inputs it binds.
 func (w *textWorker) instruction(r *lineRec, at lineAt) {
 	instText, bindText, hasBind := strings.Cut(r.text, "|")
-	lead := len(instText) - len(strings.TrimLeft(instText, " \t"))
+	lead := blanks(instText)
 	r.key = strings.TrimSpace(instText)
 	st := w.local[r.key]
 	if st == nil {
@@ -331,15 +351,7 @@ func (w *textWorker) instruction(r *lineRec, at lineAt) {
 			if i >= len(bindText) {
 				break
 			}
-			j, depth := i, 0
-			for j < len(bindText) && (depth > 0 || bindText[j] != ' ' && bindText[j] != '\t') {
-				if bindText[j] == '[' {
-					depth++
-				} else if bindText[j] == ']' {
-					depth--
-				}
-				j++
-			}
+			j := bindingEnd(bindText, i)
 			word, off := bindText[i:j], base+i
 			i = j
 			name, val, ok := strings.Cut(word, "=")
@@ -360,6 +372,7 @@ func (w *textWorker) instruction(r *lineRec, at lineAt) {
 			binds = append(binds, ownBind{name: name, text: val, col: off + len(name) + 2})
 		}
 		w.lineBinds = binds[:0]
+		defer clear(binds) // strings of the chunk, which is read into again once done with
 	}
 	for i := range st.Inputs {
 		inp := &st.Inputs[i]
@@ -381,6 +394,40 @@ func (w *textWorker) instruction(r *lineRec, at lineAt) {
 		}
 		in.Vals[i] = v
 	}
+}
+
+// bindingEnd returns where the binding that starts at s[i] ends: at the
+// first blank outside brackets, as splitBindings cuts.
+func bindingEnd(s string, i int) int {
+	depth := 0
+	for i < len(s) {
+		switch c := s[i]; {
+		case c == '[':
+			// A list: on to its ']' at once when no '[' comes before it.
+			if depth == 0 {
+				if k := strings.IndexByte(s[i+1:], ']'); k >= 0 && strings.IndexByte(s[i+1:i+1+k], '[') < 0 {
+					i += k + 2
+					continue
+				}
+			}
+			depth++
+		case c == ']':
+			depth--
+		case (c == ' ' || c == '\t') && depth <= 0:
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// blanks is the number of blanks (spaces and tabs) s starts with.
+func blanks(s string) int {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
 }
 
 // slabs hands out instructions, vectors, bindings and list storage from
@@ -511,6 +558,14 @@ func plainList(s string, bits int, float bool, dst []uint64) bool {
 func plainLit(s string, i, bits int, float bool) (v uint64, end int, ok bool) {
 	if i+2 < len(s) && s[i] == '0' && s[i+1]|0x20 == 'x' {
 		j := i + 2
+		if j+8 <= len(s) {
+			var n int
+			v, n = hex8(load64(s, j))
+			j += n
+			if n < 8 {
+				goto hexEnd
+			}
+		}
 		for ; j < len(s); j++ {
 			d := hexDigit[s[j]]
 			if d > 15 {
@@ -518,6 +573,7 @@ func plainLit(s string, i, bits int, float bool) (v uint64, end int, ok bool) {
 			}
 			v = v<<4 | uint64(d)
 		}
+	hexEnd:
 		if n := j - i - 2; n == 0 || n > 16 {
 			return 0, 0, false
 		}
@@ -543,4 +599,36 @@ func plainLit(s string, i, bits int, float bool) (v uint64, end int, ok bool) {
 		return 0, 0, false
 	}
 	return v, end, true
+}
+
+// load64 is the 8 bytes of s at i, the first in the low byte.
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// hex8 reads the hex digits that 8 bytes (as load64 gives them) start
+// with, all at once: how many there are, n, and their value.
+func hex8(w uint64) (v uint64, n int) {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	// A byte b below 0x80 is at least c when b+0x80-c has its high bit;
+	// no sum carries into the next byte. A byte from 0x80 is no digit,
+	// and what it carries only reaches the bytes after it.
+	lower := w | 0x20*ones
+	digit := (w + (0x80-'0')*ones) &^ (w + (0x80-'9'-1)*ones)
+	alpha := (lower + (0x80-'a')*ones) &^ (lower + (0x80-'f'-1)*ones)
+	valid := (digit | alpha) &^ w & high
+	n = bits.TrailingZeros64(^valid&high) >> 3
+	if n == 0 {
+		return 0, 0
+	}
+	d := w&(0x0f*ones) + 9*(w>>6&ones) // each byte's digit value
+	if n < 8 {
+		d &= 1<<(8*uint(n)) - 1
+	}
+	d = (d&0x000f000f000f000f)<<4 | d>>8&0x000f000f000f000f
+	d = (d&0x000000ff000000ff)<<8 | d>>16&0x000000ff000000ff
+	d = (d&0xffff)<<16 | d>>32&0xffff
+	return d >> (4 * (8 - uint(n))), n
 }
