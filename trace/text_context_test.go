@@ -135,3 +135,19 @@ func TestPlainLitMatchesParseImm(t *testing.T) {
 		t.Fatalf("%d cases", n)
 	}
 }
+
+// BenchmarkBindingsSet records the bindings of 300K lines, each in a
+// context of its own, as the bench's uniform trace has them.
+func BenchmarkBindingsSet(b *testing.B) {
+	names := &nameTable{m: map[string]uint32{}}
+	bl := bindLine{n: 500}
+	bl.add(names.id("%rd1"))
+	bl.add(names.id("%r2"))
+	for b.Loop() {
+		bs := newBindings(sparseFile{}, names)
+		for i := range 300000 {
+			bl.off = int64(i) * 570
+			bs.set(int64(i/8), int64(i%8), i+1, &bl)
+		}
+	}
+}
