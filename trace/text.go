@@ -182,11 +182,11 @@ func (tr *TextReader) peek() (*lineRec, error) {
 				return nil, c.err
 			}
 			tr.cur = nil
-			if tr.pipe != nil && c.buf != nil {
+			if tr.pipe != nil {
 				// Nothing that the reader keeps or hands out holds the
-				// chunk's text: the chunker may read into it again.
+				// chunk's text or records: the chunker may use them again.
 				select {
-				case tr.pipe.free <- c.buf:
+				case tr.pipe.free <- c:
 				default:
 				}
 			}

@@ -64,27 +64,28 @@ func (r *lineRec) at(name string) lineAt { return lineAt{name, r.line} }
 type chunker struct {
 	r       io.Reader
 	name    string
-	size    int         // bytes read a chunk
-	free    chan []byte // buffers of chunks done with (textPipe)
-	carry   []byte      // a line begun in the last chunk's read
-	off     int64       // bytes before carry
-	lines   int         // lines before carry
-	empties int         // reads in a row that returned nothing
-	err     error       // what ended the input: io.EOF or a read error
-	done    bool        // the last chunk has been cut
+	size    int             // bytes read a chunk
+	free    chan *textChunk // chunks done with, to read into again (textPipe)
+	carry   []byte          // a line begun in the last chunk's read
+	off     int64           // bytes before carry
+	lines   int             // lines before carry
+	empties int             // reads in a row that returned nothing
+	err     error           // what ended the input: io.EOF or a read error
+	done    bool            // the last chunk has been cut
 }
 
-// buffer returns an empty buffer of at least n bytes, one that a chunk
-// done with had if it can.
-func (k *chunker) buffer(n int) []byte {
+// chunk returns an empty chunk whose buffer holds at least n bytes, with
+// the storage of one done with if it can.
+func (k *chunker) chunk(n int) *textChunk {
 	select {
-	case b := <-k.free:
-		if cap(b) >= n {
-			return b[:0]
+	case c := <-k.free:
+		if cap(c.buf) >= n {
+			*c = textChunk{buf: c.buf[:0], recs: c.recs[:0]}
+			return c
 		}
 	default:
 	}
-	return make([]byte, 0, n)
+	return &textChunk{buf: make([]byte, 0, n)}
 }
 
 // next returns the next chunk, or nil after the last. A line longer than
@@ -94,7 +95,8 @@ func (k *chunker) next() *textChunk {
 	if k.done {
 		return nil
 	}
-	buf := append(k.buffer(len(k.carry)+k.size), k.carry...)
+	c := k.chunk(len(k.carry) + k.size)
+	buf := append(c.buf, k.carry...)
 	for {
 		for k.err == nil && len(buf) < cap(buf) {
 			n, err := k.r.Read(buf[len(buf):cap(buf)])
@@ -120,7 +122,7 @@ func (k *chunker) next() *textChunk {
 		}
 		if k.err != nil {
 			k.done = true
-			c := &textChunk{text: bytesString(buf), buf: buf, off: k.off, base: k.lines, done: make(chan struct{})}
+			c.text, c.buf, c.off, c.base, c.done = bytesString(buf), buf, k.off, k.lines, make(chan struct{})
 			if k.err != io.EOF {
 				n := bytes.Count(buf, []byte{'\n'})
 				if len(buf) > 0 && buf[len(buf)-1] != '\n' {
@@ -141,7 +143,7 @@ func (k *chunker) next() *textChunk {
 		}
 		k.carry = append(k.carry[:0], buf[last+1:]...)
 		buf = buf[:last+1]
-		c := &textChunk{text: bytesString(buf), buf: buf, off: k.off, base: k.lines, done: make(chan struct{})}
+		c.text, c.buf, c.off, c.base, c.done = bytesString(buf), buf, k.off, k.lines, make(chan struct{})
 		k.off += int64(len(buf))
 		k.lines += bytes.Count(buf, []byte{'\n'})
 		return c
@@ -169,14 +171,14 @@ func closedChan() chan struct{} {
 // unreachable stops them.
 type textPipe struct {
 	queue chan *textChunk // chunks in trace order; closed after the last
-	free  chan []byte     // buffers of chunks done with, for the chunker
+	free  chan *textChunk // chunks done with, for the chunker
 	quit  chan struct{}
 	once  sync.Once
 	wg    sync.WaitGroup // the workers
 }
 
 func startTextPipe(ck *chunker, first *textChunk, o textOptions, statics *staticTable, names *nameTable) *textPipe {
-	p := &textPipe{queue: make(chan *textChunk, o.depth), free: make(chan []byte, o.depth+2), quit: make(chan struct{})}
+	p := &textPipe{queue: make(chan *textChunk, o.depth), free: make(chan *textChunk, o.depth+2), quit: make(chan struct{})}
 	ck.free = p.free
 	work := make(chan *textChunk, o.depth+1)
 	go p.read(ck, first, work)
@@ -270,7 +272,9 @@ func (w *textWorker) nameID(name string) uint32 {
 func (w *textWorker) parse(c *textChunk) {
 	defer close(c.done)
 	text := c.text
-	c.recs = make([]lineRec, 0, len(text)/256+1)
+	if c.recs == nil {
+		c.recs = make([]lineRec, 0, len(text)/256+1)
+	}
 	line := c.base
 	for pos := 0; pos < len(text); {
 		end := strings.IndexByte(text[pos:], '\n')
