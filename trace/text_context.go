@@ -179,78 +179,181 @@ func (bs *bindings) get(g, w int64, name string) (text string, line int, ok bool
 	return text, line, true, nil
 }
 
-// ctxTable maps a context to the last line that bound names in it: an
-// open-addressing table of slots without pointers.
+// ctxTable maps a context to the last line that bound names in it. It
+// keeps contexts by group: a table of groups, each with its warps in a run
+// of a common slab, so that the lines of the warps of a group, which a
+// trace has near one another, find theirs in a few cache lines. None of it
+// holds a pointer.
 type ctxTable struct {
-	slots []ctxSlot // a power of two of them, or none
-	n     int       // slots in use
+	groups []groupSlot // a power of two of them, or none
+	n      int         // groups in use
+	warps  [][]ctxSlot // blocks of runs: slot i is warps[i>>blockLog][i&(blockLen-1)]
+	used   int         // slots of the last block taken
+	free   [8][]int    // runs given up, by the log2 of their length
+	big    map[warpKey]int
+	memo   int // index in groups of the last group looked up, or -1
+}
+
+// blockLog is the log2 of the slots of a block of runs; a run never
+// crosses blocks, and blocks never move.
+const blockLog = 12
+
+const blockLen = 1 << blockLog
+
+func (t *ctxTable) slot(i int) *ctxSlot { return &t.warps[i>>blockLog][i&(blockLen-1)] }
+
+// groupSlot is a group's run of warps: warps[start:start+n], with room
+// for 1<<runLog. A group of more than maxRun warps has them in big, by
+// context.
+type groupSlot struct {
+	group  int64
+	start  int
+	n      int32
+	runLog int8 // log2 of the run's length; -1: the slot is free
 }
 
 type ctxSlot struct {
-	group, warp int64
-	line        int    // 0: the slot is free
-	span        uint64 // the text's offset << spanBits | its length
-	names       uint64
+	warp  int64
+	line  int    // 0 only until upsert's caller sets it
+	span  uint64 // the text's offset << spanBits | its length
+	names uint64
 }
 
-func ctxHash(g, w int64) uint64 {
-	h := uint64(g)*0x9e3779b97f4a7c15 ^ uint64(w)*0xc2b2ae3d27d4eb4f
-	h ^= h >> 31
-	h *= 0xbf58476d1ce4e5b9
+// maxRun is the most warps of a group kept in its run: more than a CTA or
+// a work-group has.
+const maxRun = 64
+
+func groupHash(g int64) uint64 {
+	h := uint64(g) * 0x9e3779b97f4a7c15
 	return h ^ h>>29
+}
+
+// group returns the index in groups of group g, -1 if it has none and not
+// add.
+func (t *ctxTable) group(g int64, add bool) int {
+	if t.memo >= 0 && t.memo < len(t.groups) && t.groups[t.memo].runLog >= 0 && t.groups[t.memo].group == g {
+		return t.memo
+	}
+	if add && 4*(t.n+1) > 3*len(t.groups) {
+		t.grow()
+	}
+	if len(t.groups) == 0 {
+		return -1
+	}
+	mask := uint64(len(t.groups) - 1)
+	for i := groupHash(g) & mask; ; i = (i + 1) & mask {
+		s := &t.groups[i]
+		if s.runLog < 0 {
+			if !add {
+				return -1
+			}
+			*s = groupSlot{group: g, start: t.run(0), runLog: 0}
+			t.n++
+			t.memo = int(i)
+			return int(i)
+		}
+		if s.group == g {
+			t.memo = int(i)
+			return int(i)
+		}
+	}
+}
+
+// run returns the start of a free run of 1<<lg slots.
+func (t *ctxTable) run(lg int8) int {
+	if f := t.free[lg]; len(f) > 0 {
+		t.free[lg] = f[:len(f)-1]
+		return f[len(f)-1]
+	}
+	if len(t.warps) == 0 || t.used+1<<lg > blockLen {
+		t.warps = append(t.warps, make([]ctxSlot, blockLen))
+		t.used = 0
+	}
+	start := (len(t.warps)-1)<<blockLog + t.used
+	t.used += 1 << lg
+	return start
+}
+
+func (t *ctxTable) grow() {
+	old := t.groups
+	t.groups = make([]groupSlot, max(64, 2*len(old)))
+	for i := range t.groups {
+		t.groups[i].runLog = -1
+	}
+	mask := uint64(len(t.groups) - 1)
+	for _, s := range old {
+		if s.runLog < 0 {
+			continue
+		}
+		i := groupHash(s.group) & mask
+		for t.groups[i].runLog >= 0 {
+			i = (i + 1) & mask
+		}
+		t.groups[i] = s
+	}
+	t.memo = -1
 }
 
 // find returns the slot of context (g, w), or nil.
 func (t *ctxTable) find(g, w int64) *ctxSlot {
-	if len(t.slots) == 0 {
+	gi := t.group(g, false)
+	if gi < 0 {
 		return nil
 	}
-	mask := uint64(len(t.slots) - 1)
-	for i := ctxHash(g, w) & mask; ; i = (i + 1) & mask {
-		s := &t.slots[i]
-		if s.line == 0 {
-			return nil
+	gs := &t.groups[gi]
+	if gs.n > maxRun {
+		if i, ok := t.big[warpKey{g, w}]; ok {
+			return t.slot(i)
 		}
-		if s.group == g && s.warp == w {
-			return s
+		return nil
+	}
+	run := t.warps[gs.start>>blockLog][gs.start&(blockLen-1):][:gs.n]
+	for i := range run {
+		if run[i].warp == w {
+			return &run[i]
 		}
 	}
+	return nil
 }
 
 // upsert returns the slot of context (g, w), a new one (line 0) if it has
 // none. The caller sets its line before the next upsert.
 func (t *ctxTable) upsert(g, w int64) *ctxSlot {
-	if 4*(t.n+1) > 3*len(t.slots) {
-		t.grow()
+	if s := t.find(g, w); s != nil {
+		return s
 	}
-	mask := uint64(len(t.slots) - 1)
-	for i := ctxHash(g, w) & mask; ; i = (i + 1) & mask {
-		s := &t.slots[i]
-		if s.line == 0 {
-			t.n++
-			*s = ctxSlot{group: g, warp: w}
-			return s
+	gs := &t.groups[t.group(g, true)]
+	switch {
+	case gs.n > maxRun:
+	case gs.n == maxRun:
+		// Too many warps for a run: index them all by context.
+		if t.big == nil {
+			t.big = map[warpKey]int{}
 		}
-		if s.group == g && s.warp == w {
-			return s
+		for i := range int(gs.n) {
+			t.big[warpKey{g, t.slot(gs.start + i).warp}] = gs.start + i
 		}
+		gs.n++
+	default:
+		if int(gs.n) == 1<<gs.runLog {
+			start := t.run(gs.runLog + 1)
+			for i := range int(gs.n) {
+				*t.slot(start + i) = *t.slot(gs.start + i)
+			}
+			t.free[gs.runLog] = append(t.free[gs.runLog], gs.start)
+			gs.start = start
+			gs.runLog++
+		}
+		s := t.slot(gs.start + int(gs.n))
+		gs.n++
+		*s = ctxSlot{warp: w}
+		return s
 	}
-}
-
-func (t *ctxTable) grow() {
-	old := t.slots
-	t.slots = make([]ctxSlot, max(64, 2*len(old)))
-	mask := uint64(len(t.slots) - 1)
-	for _, s := range old {
-		if s.line == 0 {
-			continue
-		}
-		i := ctxHash(s.group, s.warp) & mask
-		for t.slots[i].line != 0 {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = s
-	}
+	i := t.run(0)
+	t.big[warpKey{g, w}] = i
+	s := t.slot(i)
+	*s = ctxSlot{warp: w}
+	return s
 }
 
 // nameTable numbers the names bindings bind, for every worker alike.

@@ -64,29 +64,48 @@ func TestBindingsFarInFile(t *testing.T) {
 	}
 }
 
-// TestCtxTableGrows: every context stays found as the table grows, and no
-// other is.
+// TestCtxTableGrows: every context stays found as the table of groups
+// grows, as runs of warps grow and move, and past maxRun warps in a group;
+// no other context is found.
 func TestCtxTableGrows(t *testing.T) {
-	var tab ctxTable
-	const n = 10000
-	for i := range n {
-		s := tab.upsert(int64(i/8), int64(i%8))
-		if s.line != 0 {
-			t.Fatalf("context %d found before it was set", i)
+	tab := ctxTable{memo: -1}
+	type ctx struct{ g, w int64 }
+	var all []ctx
+	for g := range int64(3000) {
+		for w := range g%9 + 1 {
+			all = append(all, ctx{g, w * 3})
+		}
+	}
+	for w := range int64(3 * maxRun) {
+		all = append(all, ctx{1 << 40, w}, ctx{7, 1000 + w})
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	rng.Shuffle(len(all)/2, func(i, j int) { all[i], all[j] = all[j], all[i] })
+	for i, c := range all {
+		s := tab.upsert(c.g, c.w)
+		if s.line != 0 || s.warp != c.w {
+			t.Fatalf("context %v found before it was set: %+v", c, s)
 		}
 		s.line = i + 1
-	}
-	for i := range n {
-		s := tab.find(int64(i/8), int64(i%8))
-		if s == nil || s.line != i+1 || s.group != int64(i/8) || s.warp != int64(i%8) {
-			t.Fatalf("context %d: %+v", i, s)
+		if i%97 == 0 { // and again, found
+			if s := tab.upsert(c.g, c.w); s.line != i+1 {
+				t.Fatalf("context %v: %+v", c, s)
+			}
 		}
 	}
-	if tab.find(n, 0) != nil || tab.find(0, 8) != nil {
-		t.Fatal("found a context never set")
+	for i, c := range all {
+		s := tab.find(c.g, c.w)
+		if s == nil || s.line != i+1 || s.warp != c.w {
+			t.Fatalf("context %v: %+v", c, s)
+		}
 	}
-	if tab.n != n || len(tab.slots) < n*4/3 {
-		t.Fatalf("%d in use of %d slots", tab.n, len(tab.slots))
+	for _, c := range []ctx{{3000, 0}, {0, 1}, {1, 6}, {7, 1000 + 3*maxRun}, {1 << 40, 3 * maxRun}, {-1, 0}} {
+		if s := tab.find(c.g, c.w); s != nil {
+			t.Fatalf("found context %v, never set: %+v", c, s)
+		}
+	}
+	if tab.n != 3001 || len(tab.big) != 8+2*3*maxRun || len(tab.warps)*blockLen > 3*len(all)+blockLen {
+		t.Fatalf("%d groups, %d contexts by context, %d blocks of warps for %d", tab.n, len(tab.big), len(tab.warps), len(all))
 	}
 }
 
