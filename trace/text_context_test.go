@@ -3,8 +3,10 @@ package trace
 import (
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // sparseFile is a file of a few texts at given offsets, as far into it as
@@ -169,4 +171,85 @@ func BenchmarkBindingsSet(b *testing.B) {
 			bs.set(int64(i/8), int64(i%8), i+1, &bl)
 		}
 	}
+}
+
+// TestTextReaderStops: the text reader's goroutines end at io.EOF, at an
+// error, on Close (at once, even with its input blocked in a Read), and
+// when a reader dropped half-read is collected.
+func TestTextReaderStops(t *testing.T) {
+	line := "atom.global.add.u32 d, [a], b | a=0x10:4 b=[" + strings.Repeat("1,", 31) + "1]\n.warp 1\n"
+	src := strings.Repeat(line, 200)
+	o := textOptions{chunk: 512, workers: 2, depth: 2}
+	base := runtime.NumGoroutine()
+	readN := func(tr *TextReader, n int) error {
+		for range n {
+			if _, err := tr.Next(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+
+	// To the end, and to an error.
+	for _, s := range []string{src, src + "frobnicate\n" + src} {
+		tr, err := newTextReader(strings.NewReader(s), "t.tasm", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = readN(tr, 1000)
+		if s == src && err != io.EOF || s != src && (err == nil || err == io.EOF) {
+			t.Fatalf("read to %v", err)
+		}
+		waitGoroutines(t, base)
+	}
+
+	// Closed after a few records; Next then fails.
+	tr, err := newTextReader(strings.NewReader(src), "t.tasm", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := readN(tr, 5); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitGoroutines(t, base)
+	if _, err := tr.Next(); err == nil || err == io.EOF {
+		t.Errorf("Next after Close: %v", err)
+	}
+	if err := tr.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+
+	// Dropped after a few records.
+	func() {
+		tr, err := newTextReader(strings.NewReader(src), "t.tasm", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := readN(tr, 5); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	waitGoroutines(t, base)
+
+	// Closed with its input blocked.
+	sr := &stallReader{data: []byte(src[:len(src)/2]), release: make(chan struct{})}
+	tr, err = newTextReader(sr, "t.tasm", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := readN(tr, 5); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { tr.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waits for a blocked Read")
+	}
+	close(sr.release)
+	waitGoroutines(t, base)
 }
