@@ -253,3 +253,27 @@ func TestTextReaderStops(t *testing.T) {
 	close(sr.release)
 	waitGoroutines(t, base)
 }
+
+// TestTextReaderLongLines: a line of MaxLineBytes bytes or more is an
+// error naming it, wherever it stands, as it was for the reader that read
+// line by line; one byte shorter is not.
+func TestTextReaderLongLines(t *testing.T) {
+	inst := "atom.global.add.u32 d, [a], 1 | a=0\n"
+	long := func(n int) string { return "#" + strings.Repeat("x", n-1) } // a comment of n bytes
+	srcs := map[string]string{
+		"longest first":     long(MaxLineBytes-1) + "\n" + inst,
+		"too long first":    long(MaxLineBytes) + "\n" + inst,
+		"too long third":    inst + inst + long(MaxLineBytes+7) + "\n" + inst,
+		"longest last":      inst + long(MaxLineBytes-1),
+		"too long last":     inst + long(MaxLineBytes),
+		"longest, too long": inst + long(MaxLineBytes-1) + "\n" + long(MaxLineBytes+5) + "\n" + inst,
+		"longest twice":     long(MaxLineBytes-1) + "\n" + long(MaxLineBytes-1) + "\n" + inst,
+	}
+	for name, src := range srcs {
+		t.Run(name, func(t *testing.T) {
+			sameAsOld(t, src, textOptions{})
+			sameAsOld(t, src, textOptions{chunk: 1000, workers: 2, depth: 1})
+			sameAsOld(t, src, textOptions{chunk: 300 << 10, workers: 2, depth: 2, file: strings.NewReader(src)})
+		})
+	}
+}

@@ -45,9 +45,10 @@ type lineRec struct {
 
 	// An instruction: in holds its Static (st), line, mask, and the
 	// values of the inputs bound on the line; the reader fills in the
-	// rest. An input bound on no line yet is in fromCtx (bit i for input
-	// i); the first input bound to a value that does not parse is errIn,
-	// with its error inErr, or -1.
+	// rest. An input the line does not bind is in fromCtx (bit i for
+	// input i), for the reader to take from an earlier line of its
+	// context; the first input the line binds to a value that does not
+	// parse is errIn, with its error inErr, or -1.
 	key     string  // the instruction text, trimmed
 	st      *Static // nil when the text does not parse
 	in      *Inst
@@ -95,12 +96,15 @@ func (k *chunker) next() *textChunk {
 	if k.done {
 		return nil
 	}
-	c := k.chunk(len(k.carry) + k.size)
+	// Each round reads at most want-len(buf) bytes: less than
+	// MaxLineBytes, so that only the line begun before it can be too long.
+	want := len(k.carry) + k.size
+	c := k.chunk(want)
 	buf := append(c.buf, k.carry...)
 	for {
-		for k.err == nil && len(buf) < cap(buf) {
-			n, err := k.r.Read(buf[len(buf):cap(buf)])
-			if n < 0 || n > cap(buf)-len(buf) {
+		for k.err == nil && len(buf) < want {
+			n, err := k.r.Read(buf[len(buf):want])
+			if n < 0 || n > want-len(buf) {
 				n, err = 0, fmt.Errorf("trace: reader returned an invalid count %d", n)
 			}
 			buf = buf[:len(buf)+n]
@@ -115,10 +119,9 @@ func (k *chunker) next() *textChunk {
 				}
 			}
 		}
-		// Only the first line can be long: the others came in one read.
 		if first := bytes.IndexByte(buf, '\n'); first >= MaxLineBytes || first < 0 && len(buf) >= MaxLineBytes {
 			k.done = true
-			return &textChunk{off: k.off, base: k.lines, done: closedChan(), err: &SyntaxError{File: k.name, Line: k.lines + 1, Msg: fmt.Sprintf("line longer than %d bytes", MaxLineBytes)}}
+			return &textChunk{off: k.off, base: k.lines, done: make(chan struct{}), err: &SyntaxError{File: k.name, Line: k.lines + 1, Msg: fmt.Sprintf("line longer than %d bytes", MaxLineBytes)}}
 		}
 		if k.err != nil {
 			k.done = true
@@ -136,9 +139,13 @@ func (k *chunker) next() *textChunk {
 		}
 		last := bytes.LastIndexByte(buf, '\n')
 		if last < 0 {
-			grown := make([]byte, len(buf), 2*cap(buf))
-			copy(grown, buf)
-			buf = grown
+			// One line so far, shorter than MaxLineBytes: read as much again.
+			want = 2 * len(buf)
+			if cap(buf) < want {
+				grown := make([]byte, len(buf), want)
+				copy(grown, buf)
+				buf = grown
+			}
 			continue
 		}
 		k.carry = append(k.carry[:0], buf[last+1:]...)
@@ -158,12 +165,6 @@ func bytesString(b []byte) string {
 		return ""
 	}
 	return unsafe.String(unsafe.SliceData(b), len(b))
-}
-
-func closedChan() chan struct{} {
-	c := make(chan struct{})
-	close(c)
-	return c
 }
 
 // textPipe runs a chunker and the parsing workers ahead of the reader.
