@@ -34,7 +34,7 @@ const MaxLineBytes = 1 << 20
 type TextReader struct {
 	name string
 	hdr  Header
-	pipe *textPipe  // nil once the input is parsed or the reader stopped
+	pipe *textPipe  // nil for an input of one chunk, and once the reader stopped
 	cur  *textChunk // the chunk being handed out
 	at   int        // its next record
 	err  error      // sticky: io.EOF or the first error
@@ -53,11 +53,11 @@ type TextReader struct {
 type TextOption func(*textOptions)
 
 // WithTextFile says that the text the reader reads is f's, from its first
-// byte: as when r reads f from its start, or a bufio.Reader on it. The
-// reader then keeps the values that later lines of a context may read as
-// where they stand in f, rather than as copies, and reads one from f again
-// when a line reads it. Its memory then does not grow with the values a
-// trace binds, only with its contexts. f must not change while the reader
+// byte: as when r reads f from its start, or a bufio.Reader on it. Of a
+// line whose bindings later lines of its context may read, the reader then
+// keeps where they stand in f rather than a copy, and reads them from f
+// again when a later line reads one. Its memory then does not grow with
+// the values a trace binds, only with its contexts. f must not change while the reader
 // reads it, and must allow ReadAt while r reads (an *os.File does).
 func WithTextFile(f io.ReaderAt) TextOption {
 	return func(o *textOptions) { o.file = f }
