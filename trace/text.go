@@ -57,8 +57,9 @@ type TextOption func(*textOptions)
 // line whose bindings later lines of its context may read, the reader then
 // keeps where they stand in f rather than a copy, and reads them from f
 // again when a later line reads one. Its memory then does not grow with
-// the values a trace binds, only with its contexts. f must not change while the reader
-// reads it, and must allow ReadAt while r reads (an *os.File does).
+// the values a trace binds, only with its contexts. f must not change
+// while the reader reads it, and must allow ReadAt while r reads (an
+// *os.File does).
 func WithTextFile(f io.ReaderAt) TextOption {
 	return func(o *textOptions) { o.file = f }
 }
