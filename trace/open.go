@@ -87,11 +87,17 @@ func openFile(f *os.File, path, name string, progress func(int64), opts []Reader
 	if wantBinary {
 		return nil, notBinary(name, head)
 	}
-	tr, err := NewTextReader(buf, name)
+	var topts []TextOption
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		// A binding used far from its line is read again from the file
+		// rather than kept (WithTextFile).
+		topts = append(topts, WithTextFile(f))
+	}
+	tr, err := NewTextReader(buf, name, topts...)
 	if err != nil {
 		return nil, err
 	}
-	return &fileSource{Source: tr, f: f}, nil
+	return &fileSource{Source: tr, reader: tr, f: f}, nil
 }
 
 // notBinary is the error for a file named .zst that is not a binary trace.
@@ -108,7 +114,7 @@ func notBinary(name string, head []byte) error {
 // so its Caps), and what Close releases.
 type fileSource struct {
 	Source
-	reader io.Closer // the binary reader; nil for text
+	reader io.Closer // the reader: its goroutines stop on Close
 	f      *os.File
 }
 

@@ -511,7 +511,12 @@ func openTrace(pos []string) (name string, src trace.Source, closeFn func(), pro
 			src = br
 		}
 	} else {
-		src, err = trace.NewTextReader(buf, name)
+		var tr *trace.TextReader
+		if tr, err = trace.NewTextReader(buf, name); err == nil {
+			closeFile := closeFn
+			closeFn = func() { tr.Close(); closeFile() }
+			src = tr
+		}
 	}
 	if err != nil {
 		closeFn()
