@@ -341,16 +341,6 @@ func readColumnChunk(r *thriftReader) pqChunkInfo {
 	return c
 }
 
-// meta returns the value of key in the footer's key-value metadata.
-func (p *pqFile) meta(key string) (string, bool) {
-	for _, kv := range p.kv {
-		if kv[0] == key {
-			return kv[1], true
-		}
-	}
-	return "", false
-}
-
 // column returns the index of the column called name, or -1.
 func (p *pqFile) column(name string) int {
 	for i := range p.leaves {

@@ -100,10 +100,10 @@ func textWidth(t string, size float64) float64 {
 	return 0.6 * size * float64(len([]rune(t)))
 }
 
-// linAxis is a linear axis from 0 (or lo) to hi with ticks every step.
+// linAxis is a linear axis from 0 to hi with ticks every step.
 type linAxis struct {
-	lo, hi, step float64
-	ticks        []float64
+	hi, step float64
+	ticks    []float64
 }
 
 // niceStep is the step of 1, 2 or 5 times a power of ten nearest above
