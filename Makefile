@@ -3,7 +3,7 @@ GO ?= go
 DUCKDB := tools/duckdb/node_modules/@duckdb/node-api/package.json
 BROWSER := tools/browser/node_modules/playwright-core/package.json
 
-.PHONY: demo test test-race bench pgo fuzz build clean check-sizes test-cluster cross lint prereqs
+.PHONY: demo test test-race bench pgo fuzz build clean check-sizes test-cluster cross lint prereqs image test-image
 
 build:
 	$(GO) build -o bin/replay ./cmd/replay
@@ -66,6 +66,23 @@ $(BROWSER): tools/browser/package.json tools/browser/package-lock.json
 # slurm-wlm and munge when missing (about 20 s; 10 s more to install them).
 test-cluster: $(DUCKDB)
 	GO=$(GO) bash tools/test-cluster.sh
+
+# The container image (Containerfile): a static replay (CGO_ENABLED=0, built
+# here) on an empty base, so no image is downloaded; built by Debian's podman,
+# with no daemon (tools/image.sh installs podman and runc when missing, as
+# root). Publish it under your registry's name and push it:
+#   make image REGISTRY=ghcr.io/you VERSION=v1.0.0 && podman push ghcr.io/you/replay:v1.0.0
+# make test-image (as root) builds it, replays generated traces in it under
+# podman (runc) into a mounted directory, runs the Kubernetes recipe's
+# commands in it, and checks the tables with DuckDB against a host replay's.
+REGISTRY ?= localhost
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+IMAGE ?= $(REGISTRY)/replay:$(VERSION)
+image:
+	GO=$(GO) IMAGE=$(IMAGE) VERSION=$(VERSION) bash tools/image.sh build
+
+test-image: $(DUCKDB)
+	GO=$(GO) IMAGE=$(IMAGE) VERSION=$(VERSION) bash tools/image.sh test
 
 # No tracked file over 1 MiB unless tools/large-fixtures.txt names it.
 check-sizes:

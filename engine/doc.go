@@ -175,4 +175,49 @@
 //  8. The engine and the reference call no Sink method for a part the
 //     sink's Caps does not declare (TestSinkGetsOnlyWhatItDeclares), and
 //     take a Source's fast paths only when its Caps declares them.
+//
+// # Adding an operation
+//
+// An operation is a row of its dialect's table of legal forms (a new type
+// of an operation too). The steps, in order, and the test that fails by
+// name when one is missed:
+//
+//  1. trace/model.go: the Op, after the last one (before numOps), and its
+//     name in opNames. Without the name: TestOpAndTypeNames.
+//  2. trace/forms.go: the row, citing the document section it comes from.
+//     Without it the parser refuses the text: TestFormsExpectations fails at
+//     the hand-worked case ("does not take"), and TestFormsCounts.
+//  3. The parser's name map: ptxOps in trace/parse_ptx.go (the SASS, vISA and
+//     LSC parsers have theirs). Without it: TestFormsPlan ("does not parse").
+//  4. engine/atomic_int.go (intKind, a kind, its formula in opInt) or
+//     atomic_float.go for a float operation, and the dialect's file
+//     (ptx.go, sass.go, visa.go, lsc.go) where it picks the kind itself.
+//     Without the kind: TestFormsPlan ("is not replayed yet"); without the
+//     formula: TestFormsPlan ("no 32-bit formula").
+//  5. The reference's dialect file, engine/internal/reference/ptx.go (or
+//     sass.go, visa.go, lsc.go; the formula in integer.go or float.go),
+//     worked out again from the document. Without it: TestFormsExpectations
+//     ("the reference knows no …").
+//  6. A hand-worked case in engine/testdata/forms/DIALECT.tasm, with
+//     operands for which a neighbouring formula gives another answer.
+//     Without it: TestFormsExpectations ("no expectation").
+//  7. trace/forms_test.go: the dialect's row count in TestFormsCounts.
+//  8. The unknown-operation message lists the table's operations, so its
+//     expected texts change: TestItem7PTXOperationOrQualifier
+//     (trace/suggest_test.go), TestItem7UnknownOperationMessages
+//     (cmd/replay/unknown_op_test.go) and the example in docs/TASM.md.
+//  9. docs/STATUS.md's page of the dialect (docs/status/): the row, its
+//     tests, and the row count. No test reads it.
+//  10. The dialect's random trace (randomPTX in reference_test.go,
+//     randomSASS, randomVISA, randomLSC): the form, so that the
+//     engine-versus-reference random tests reach it. No test fails
+//     without it.
+//  11. Sometimes addresses.go and apply.go. An operation that commutes
+//     with others of its family gets its case in familyOf (addresses.go,
+//     -explore's order_sensitive) if the reference's intFamily
+//     (engine/internal/reference/integer.go) puts it in one; otherwise the
+//     random tests with -explore fail. One whose n repeats have a closed
+//     form (add's n*b; and, or, min, max once; xor n mod 2) may get a case
+//     in applyUniform (apply.go); without one it takes the general loop,
+//     which is exact and slower, and no test fails.
 package engine

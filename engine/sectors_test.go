@@ -132,4 +132,4 @@ func TestSectorsEveryPath(t *testing.T) {
 // statsNoAddresses wants neither per-lane rows nor the addresses table.
 type statsNoAddresses struct{ statsOnly }
 
-func (*statsNoAddresses) WantsAddresses() bool { return false }
+func (*statsNoAddresses) Caps() SinkCaps { return 0 }
