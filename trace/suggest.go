@@ -43,7 +43,7 @@ func closest(word string, candidates []string) string {
 	best, bestDist, bestPre := "", 3, -1
 	for _, c := range candidates {
 		lc := strings.ToLower(c)
-		d := editDistance(w, lc)
+		d := EditDistance(w, lc)
 		if d > 1 && (d > 2 || len(w) < 6) || d >= len(w) {
 			continue
 		}
@@ -58,10 +58,11 @@ func closest(word string, candidates []string) string {
 	return best
 }
 
-// editDistance is the number of single-byte insertions, deletions,
+// EditDistance is the number of single-byte insertions, deletions,
 // substitutions and swaps of two neighbours that turn a into b (the
-// optimal string alignment distance): a swap is one typo, not two.
-func editDistance(a, b string) int {
+// optimal string alignment distance): a swap is one typo, not two. The
+// parsers suggest operations by it, and the command its subcommands.
+func EditDistance(a, b string) int {
 	// d[i][j] is the distance between a[:i] and b[:j], three rows kept.
 	pp := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)

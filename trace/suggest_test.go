@@ -15,8 +15,8 @@ func TestEditDistance(t *testing.T) {
 		{"imni", "imin", 1}, // a swap is one edit
 		{"exhc", "exch", 1}, {"cas", "xor", 3}, {"", "max", 3}, {"atomic_iadx", "atomic_iadd", 1},
 	} {
-		if got := editDistance(tc.a, tc.b); got != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		if got := EditDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
 		}
 	}
 }

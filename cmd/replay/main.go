@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpureplay/replay/trace"
 	"github.com/gpureplay/replay/trace/workload"
 )
 
@@ -350,7 +351,7 @@ func closestNames(s string, names []string) []string {
 	best, bestPre := 3, -1
 	var near []string
 	for _, n := range names {
-		d := editDistance(s, n)
+		d := trace.EditDistance(s, n)
 		if d >= len(s) || d > best {
 			continue
 		}
@@ -366,27 +367,6 @@ func closestNames(s string, names []string) []string {
 		}
 	}
 	return near
-}
-
-// editDistance is the Levenshtein distance of a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func lookupCommand(name string) *command {
