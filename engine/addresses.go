@@ -744,11 +744,13 @@ func (t *addrTracker) release() {
 // a wave of chunks at a time, and handed over in order.
 func (t *addrTracker) emit(sink Sink, pages []shard.PageRef, keys []memKey) error {
 	t.finish()
-	spans := t.emitSpans(pages)
+	spans, most := t.emitSpans(pages)
 	wave := max(len(t.owners), 1)
 	bufs := make([][]AddressStat, wave)
 	for k := range bufs {
-		bufs[k] = make([]AddressStat, 0, emitChunk)
+		// As large as the largest span needs: a small table (a short
+		// trace) does not pay for emitChunk rows it never fills.
+		bufs[k] = make([]AddressStat, 0, most)
 	}
 	warps, groups := newSketchCounter(warpRegs), newSketchCounter(groupRegs)
 	for s := 0; s < len(spans); s += wave {
@@ -781,23 +783,25 @@ func (t *addrTracker) emit(sink Sink, pages []shard.PageRef, keys []memKey) erro
 const emitChunk = 1 << 13
 
 // emitSpans cuts pages (the tracked ones) into runs of at most emitChunk
-// addresses, or one page.
-func (t *addrTracker) emitSpans(pages []shard.PageRef) [][]shard.PageRef {
-	var spans [][]shard.PageRef
+// addresses, or one page, and returns them with the most rows one of
+// them holds.
+func (t *addrTracker) emitSpans(pages []shard.PageRef) (spans [][]shard.PageRef, most int) {
 	from, rows := 0, 0
 	for i, pr := range pages {
 		n := 0
 		t.eachStats(pr.Ref, func(ps *pageStats) { n += ps.n })
 		if rows > 0 && rows+n > emitChunk {
 			spans = append(spans, pages[from:i])
+			most = max(most, rows)
 			from, rows = i, 0
 		}
 		rows += n
 	}
 	if from < len(pages) {
 		spans = append(spans, pages[from:])
+		most = max(most, rows)
 	}
-	return spans
+	return spans, most
 }
 
 // prefetchSlab asks for the slab of page pr, if tracked, chunk by chunk in

@@ -95,7 +95,7 @@ func Write(w io.Writer, d *Data, opts Options) error {
 		return err
 	}
 	var b bytes.Buffer
-	if err := pageTemplate.Execute(&b, p); err != nil {
+	if err := pageTemplate().Execute(&b, p); err != nil {
 		return err
 	}
 	_, err = b.WriteTo(w)
@@ -550,7 +550,14 @@ func commas(n uint64) string {
 	return b.String()
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+// pageTemplate parses the page's template. It is parsed when a report is
+// made, not at the package's initialisation, which every command of the
+// binary would pay for (GODEBUG=inittrace=1).
+func pageTemplate() *template.Template {
+	return template.Must(template.New("page").Parse(pageHTML))
+}
+
+const pageHTML = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -616,4 +623,4 @@ The SQL under each plot (DuckDB) reproduces its data: run it in DIR, e.g. <code>
 </section>
 {{end}}</body>
 </html>
-`))
+`

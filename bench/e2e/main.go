@@ -376,8 +376,10 @@ func (h *harness) once(j *job) {
 
 // time runs a job's command, its standard output to /dev/null, and
 // measures its wall time from start to exit, its CPU time and peak
-// resident set (the kernel's rusage of the process).
+// resident set (the kernel's rusage of the process). The earlier jobs'
+// writes are on the disk first (settle).
 func (h *harness) time(j *job) (sample, string, error) {
+	settle()
 	cmd := exec.Command(j.argv[0], j.argv[1:]...)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = h.null, &stderr

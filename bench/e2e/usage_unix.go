@@ -23,3 +23,10 @@ func usage(ps *os.ProcessState) (time.Duration, int64) {
 	}
 	return cpu, rss
 }
+
+// settle writes every dirty page of the system back (sync(2)) before a
+// timed run, untimed, so that a run's own fsyncs wait for its own files,
+// not for the files of the jobs before it: on ext4 the first fsync of a
+// run commits the file system's journal, with every file whose data is
+// still on its way to the disk.
+func settle() { syscall.Sync() }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
@@ -786,6 +787,11 @@ func startProfile(kind, dir string, quiet bool) (func(), error) {
 		opts = append(opts, profile.Quiet)
 	}
 	p := profile.Start(opts...)
+	if kind == "mem" || kind == "allocs" {
+		// A heap profile is as of the last collection: without one now,
+		// a short replay's profile would miss what it allocated since.
+		return func() { runtime.GC(); p.Stop() }, nil
+	}
 	return p.Stop, nil
 }
 
