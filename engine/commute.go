@@ -171,7 +171,7 @@ func (b *batch) sumWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, r 
 	distinct, maxc := b.sumPage(acc, ii, bi, routes, o, page, all[:], sp, nil, r)
 	var sectors uint32
 	if distinct > 0 { // one page: all of them this partition's, or none
-		sectors = sectorCount(all[:])
+		sectors = pageSectors(all[:])
 	}
 	b.setStat(bi, distinct, conflictDepth(distinct, maxc), 0, sectors)
 	return true, nil

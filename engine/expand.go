@@ -338,7 +338,8 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 
 // sectorCount is the number of distinct 32-byte sectors (address / 32)
 // among addrs, in any order, repeats allowed. Addresses in order (a
-// coalesced warp's) take one pass; others are sorted in a copy.
+// coalesced warp's) take one pass; a warp's worth out of order goes
+// through a small hash set (sectorCountSmall), more are sorted in a copy.
 func sectorCount(addrs []uint64) uint32 {
 	if len(addrs) == 0 {
 		return 0
@@ -348,6 +349,9 @@ func sectorCount(addrs []uint64) uint32 {
 	for _, a := range addrs[1:] {
 		s := a >> 5
 		if s < prev {
+			if len(addrs) <= sectorSetLen/2 {
+				return sectorCountSmall(addrs)
+			}
 			return sectorCountSorted(addrs)
 		}
 		if s != prev {
@@ -358,7 +362,49 @@ func sectorCount(addrs []uint64) uint32 {
 	return n
 }
 
-// sectorCountSorted is sectorCount of addresses out of order.
+// sectorSetLen is sectorCountSmall's table: twice the addresses it takes,
+// so that a probe run stays short.
+const sectorSetLen = 128
+
+// sectorCountSmall is sectorCount of at most sectorSetLen/2 addresses out
+// of order, counted into an open-addressed set of sectors, as
+// conflictsSmall counts addresses: a scattered warp's 32 addresses cost
+// 32 probes rather than a sort (BenchmarkSectorCount).
+func sectorCountSmall(addrs []uint64) uint32 {
+	var keys [sectorSetLen]uint64
+	var used [sectorSetLen]bool
+	n := uint32(0)
+	for _, a := range addrs {
+		s := a >> 5
+		i := (s * 0x9e3779b97f4a7c15) >> 57
+		for used[i] && keys[i] != s {
+			i = (i + 1) & (sectorSetLen - 1)
+		}
+		if !used[i] {
+			used[i], keys[i] = true, s
+			n++
+		}
+	}
+	return n
+}
+
+// pageSectors is sectorCount of addresses that all lie in one page: a
+// page's 128 sectors are the bits of two words.
+func pageSectors(addrs []uint64) uint32 {
+	var set [shard.PageBytes / 32 / 64]uint64
+	for _, a := range addrs {
+		s := (a >> 5) % (shard.PageBytes / 32)
+		set[s/64] |= 1 << (s % 64)
+	}
+	n := 0
+	for _, w := range set {
+		n += bits.OnesCount64(w)
+	}
+	return uint32(n)
+}
+
+// sectorCountSorted is sectorCount of addresses out of order, sorted in a
+// copy.
 func sectorCountSorted(addrs []uint64) uint32 {
 	var buf [256]uint64
 	s := buf[:0]

@@ -2,9 +2,12 @@ package engine
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gpureplay/replay/shard"
 )
 
 // sectorsTrace has one instruction per path that writes an instruction's
@@ -133,3 +136,75 @@ func TestSectorsEveryPath(t *testing.T) {
 type statsNoAddresses struct{ statsOnly }
 
 func (*statsNoAddresses) Caps() SinkCaps { return 0 }
+
+// TestSectorCountForms: sectorCount's three forms (in order, a small set,
+// sorted in a copy) agree with a map of sectors on lists that take each:
+// sorted, shuffled warps, repeats, and more addresses than the set takes.
+func TestSectorCountForms(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 47))
+	for _, n := range []int{1, 2, 31, 32, 64, 65, 200, 300} {
+		for _, span := range []uint64{32, 256, 4096, 1 << 22} {
+			for rep := range 20 {
+				addrs := make([]uint64, n)
+				for i := range addrs {
+					addrs[i] = 0x10000 + rng.Uint64N(span)
+				}
+				if rep%4 == 0 {
+					slices.Sort(addrs)
+				}
+				want := map[uint64]bool{}
+				for _, a := range addrs {
+					want[a>>5] = true
+				}
+				in := slices.Clone(addrs)
+				if got := sectorCount(addrs); got != uint32(len(want)) {
+					t.Fatalf("n=%d span=%d: sectorCount %d, want %d", n, span, got, len(want))
+				}
+				if !slices.Equal(in, addrs) {
+					t.Fatalf("n=%d span=%d: sectorCount changed its input", n, span)
+				}
+				if n <= sectorSetLen/2 {
+					if got := sectorCountSmall(addrs); got != uint32(len(want)) {
+						t.Fatalf("n=%d span=%d: sectorCountSmall %d, want %d", n, span, got, len(want))
+					}
+				}
+				if got := sectorCountSorted(addrs); got != uint32(len(want)) {
+					t.Fatalf("n=%d span=%d: sectorCountSorted %d, want %d", n, span, got, len(want))
+				}
+				if span <= shard.PageBytes {
+					page := make([]uint64, n) // the same offsets in one page
+					for i, a := range addrs {
+						page[i] = 0x7000 + (a-0x10000)%shard.PageBytes
+					}
+					pw := map[uint64]bool{}
+					for _, a := range page {
+						pw[a>>5] = true
+					}
+					if got := pageSectors(page); got != uint32(len(pw)) {
+						t.Fatalf("n=%d span=%d: pageSectors %d, want %d", n, span, got, len(pw))
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkSectorCount: a scattered warp's sectors, through the set and
+// through a sort.
+func BenchmarkSectorCount(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	addrs := make([]uint64, 32)
+	for i := range addrs {
+		addrs[i] = rng.Uint64N(4 << 20)
+	}
+	b.Run("set", func(b *testing.B) {
+		for b.Loop() {
+			sectorCountSmall(addrs)
+		}
+	})
+	b.Run("sort", func(b *testing.B) {
+		for b.Loop() {
+			sectorCountSorted(addrs)
+		}
+	})
+}
