@@ -60,10 +60,14 @@ type options struct {
 	logf      func(format string, args ...any)
 	meta      [][2]string // key-value metadata of every file, sorted by key
 	run       *RunOptions // recorded under MetaOptions (WithRunOptions)
+	// storedPageBytes is the largest data page stored rather than
+	// compressed (zstdframe.go); TestParquetGolden sets 0, as arrow-go
+	// compresses every page.
+	storedPageBytes int
 }
 
 func defaultOptions() options {
-	o := options{format: FormatParquet, batchRows: DefaultBatchRows}
+	o := options{format: FormatParquet, batchRows: DefaultBatchRows, storedPageBytes: storedPageBytes}
 	for i := range o.tables {
 		o.tables[i] = tableID(i) != tOrders && tableID(i) != tRaces // only when asked for
 	}
@@ -178,6 +182,16 @@ const (
 func WithLogf(logf func(format string, args ...any)) Option {
 	return func(o *options) error {
 		o.logf = logf
+		return nil
+	}
+}
+
+// withStoredPageBytes sets the largest data page stored rather than
+// compressed (default storedPageBytes): 0 compresses every page, as
+// arrow-go does, for tests that compare bytes with its files.
+func withStoredPageBytes(n int) Option {
+	return func(o *options) error {
+		o.storedPageBytes = n
 		return nil
 	}
 }

@@ -64,15 +64,18 @@ const (
 // are encoded first, on two goroutines for a large batch
 // (encodeParallel), then written in column order.
 type parquetWriter struct {
-	sink      *tellWriter
-	cols      []pqColumn
-	kv        [][2]string // the footer's key-value metadata
-	rgs       []rowGroupMeta
-	pages     *zstd.Encoder // the Writer's (newPageEncoder)
-	dicts     dictCompressor
-	dictLimit int
-	encs      []encoding
-	hdr       []byte // a page header being written
+	sink  *tellWriter
+	cols  []pqColumn
+	kv    [][2]string // the footer's key-value metadata
+	rgs   []rowGroupMeta
+	pages *zstd.Encoder // the Writer's (newPageEncoder)
+	// storedBelow is the largest data page stored rather than
+	// compressed (storedPageBytes, or the Writer's option).
+	storedBelow int
+	dicts       dictCompressor
+	dictLimit   int
+	encs        []encoding
+	hdr         []byte // a page header being written
 	// bufs are the column chunks of the row groups being encoded: one
 	// set, or encodeSets for a table whose pipeline encodes a batch
 	// while it writes the one before (pipeline.runOverlapped).
@@ -121,12 +124,13 @@ func newParquetWriter(sink io.Writer, spec *tableSpec, mem memory.Allocator, pag
 	}
 	meta := append([][2]string{{"ARROW:schema", base64.StdEncoding.EncodeToString(ser.Bytes())}}, kv...)
 	p := &parquetWriter{
-		sink:      &tellWriter{w: sink},
-		cols:      pqColumns(spec.schema),
-		kv:        meta,
-		pages:     pages,
-		dictLimit: dictPageLimit,
-		encs:      spec.encs,
+		sink:        &tellWriter{w: sink},
+		cols:        pqColumns(spec.schema),
+		kv:          meta,
+		storedBelow: storedPageBytes,
+		pages:       pages,
+		dictLimit:   dictPageLimit,
+		encs:        spec.encs,
 	}
 	p.shared, p.own = splitColumns(spec)
 	p.bufs[0] = p.newChunks()

@@ -56,12 +56,16 @@ func (ch *colChunk) reset() {
 
 // addPage compresses ch.enc (or raw, when the values are the batch's own
 // bytes) as the next data page, or stores it in a zstd frame of raw
-// blocks while the column's pages do not compress (zstdframe.go).
+// blocks while the column's pages do not compress, or when it is at most
+// storedBelow bytes (zstdframe.go).
 func (p *parquetWriter) addPage(ch *colChunk, raw []byte, rows int, enc pqEncoding, st pqStats) {
-	if ch.stored > 0 {
+	switch {
+	case len(raw) <= p.storedBelow:
+		ch.out = appendStoredFrame(ch.out, raw)
+	case ch.stored > 0:
 		ch.stored--
 		ch.out = appendStoredFrame(ch.out, raw)
-	} else {
+	default:
 		z := p.pages.EncodeAll(raw, ch.zbuf[:0])
 		if !worthCompressing(raw, z) {
 			ch.stored = storedPages

@@ -330,6 +330,9 @@ func New(dir string, opts ...Option) (*Writer, error) {
 			if err != nil {
 				return nil, w.fail(err)
 			}
+			if pw, ok := out.w.(*parquetWriter); ok {
+				pw.storedBelow = o.storedPageBytes
+			}
 			t.outs = append(t.outs, out)
 		}
 	}

@@ -66,6 +66,14 @@ func pageEncoders(procs int) int { return min(max(procs/2, 1), 4) }
 // given up.
 const storedPages = 15
 
+// storedPageBytes is the largest data page stored rather than compressed
+// by default. zstd saves at most a few hundred bytes on such a page, and
+// the first page compressed makes the encoder's state (newPageEncoder,
+// over half a megabyte): a short trace's tables then compress no page,
+// and its replay neither allocates that state nor collects garbage for
+// it (bench/e2e's startup/one-inst).
+const storedPageBytes = 512
+
 // worthCompressing reports whether zstd's output z of raw saved at least
 // a sixteenth of raw.
 func worthCompressing(raw, z []byte) bool { return len(z) < len(raw)-len(raw)/16 }

@@ -192,3 +192,64 @@ func TestPageEncoders(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallPagesStored: a short replay's pages, all at most
+// storedPageBytes, are stored as raw zstd blocks, so that its tables never
+// make the page encoder's state; with every page compressed
+// (withStoredPageBytes(0)) the same tables hold compressed blocks, which
+// shows that the check below sees them.
+func TestSmallPagesStored(t *testing.T) {
+	// blockTypes counts the block types of the first block of every zstd
+	// frame in file: 0 raw, 1 RLE, 2 compressed.
+	blockTypes := func(file string) [4]int {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n [4]int
+		magic := binary.LittleEndian.AppendUint32(nil, zstdMagic)
+		for i := bytes.Index(b, magic); i >= 0; {
+			fhd := b[i+4]
+			hdr := 5 // magic and descriptor
+			if fhd&0x20 == 0 {
+				hdr++ // a window descriptor
+			}
+			hdr += [4]int{0, 1, 2, 4}[fhd&3]                                        // dictionary id
+			hdr += [4]int{map[bool]int{true: 1}[fhd&0x20 != 0], 2, 4, 8}[fhd>>6] // content size
+			n[b[i+hdr]>>1&3]++
+			j := bytes.Index(b[i+4:], magic)
+			if j < 0 {
+				break
+			}
+			i += 4 + j
+		}
+		return n
+	}
+	f := newFixture(40)
+	for _, stored := range []bool{true, false} {
+		dir := t.TempDir()
+		opts := []Option{WithTables("instructions")}
+		if !stored {
+			opts = append(opts, withStoredPageBytes(0))
+		}
+		w, err := New(dir, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.feed(t, w, 40)
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		n := blockTypes(filepath.Join(dir, "instructions.parquet"))
+		if stored && (n[1] != 0 || n[2] != 0 || n[0] == 0) {
+			t.Errorf("small pages: %d raw, %d RLE, %d compressed blocks; want only raw", n[0], n[1], n[2])
+		}
+		if !stored && n[1]+n[2] == 0 {
+			t.Errorf("every page compressed: %d raw, %d RLE, %d compressed blocks; want some not raw", n[0], n[1], n[2])
+		}
+		rows, err := ParquetRows(filepath.Join(dir, "instructions.parquet"))
+		if err != nil || rows != 40 {
+			t.Errorf("stored=%v: %d rows (%v), want 40", stored, rows, err)
+		}
+	}
+}
