@@ -214,7 +214,7 @@ func TestSmallPagesStored(t *testing.T) {
 			if fhd&0x20 == 0 {
 				hdr++ // a window descriptor
 			}
-			hdr += [4]int{0, 1, 2, 4}[fhd&3]                                        // dictionary id
+			hdr += [4]int{0, 1, 2, 4}[fhd&3]                                     // dictionary id
 			hdr += [4]int{map[bool]int{true: 1}[fhd&0x20 != 0], 2, 4, 8}[fhd>>6] // content size
 			n[b[i+hdr]>>1&3]++
 			j := bytes.Index(b[i+4:], magic)
