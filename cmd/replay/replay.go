@@ -133,8 +133,8 @@ func parseReplayFlags(args []string) (*replayOptions, error) {
 func (o *replayOptions) stdin() bool { return len(o.pos) == 1 && o.pos[0] == "-" }
 
 // validate checks the flag combinations, in this order: the trace count,
-// -order, -explore-orders, -tables with -races and -explore-orders, -races,
-// -cluster-size, then -partition. It sets o.order, o.part and o.parts, and
+// -order, -explore-orders (and with -interleave), -tables with -races and
+// -explore-orders, -races, -cluster-size, then -partition. It sets o.order, o.part and o.parts, and
 // o.races when -tables names the races table.
 func (o *replayOptions) validate() error {
 	if len(o.pos) > 1 {
@@ -147,6 +147,9 @@ func (o *replayOptions) validate() error {
 	o.order = order
 	if o.exploreOrders < 0 || o.exploreOrders > 1000 {
 		return usagef("-explore-orders %d: want 0..1000", o.exploreOrders)
+	}
+	if o.exploreOrders > 0 && o.interleave > 0 {
+		return usagef("-explore-orders %d replays lane order and random orders of its own, which -interleave's windows do not reorder: drop -interleave or -explore-orders", o.exploreOrders)
 	}
 	if err := o.validateExtraTables(); err != nil {
 		return err
