@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/build"
@@ -205,3 +207,25 @@ func TestValidateOptions(t *testing.T) {
 type nopSourceCloser struct{ trace.Source }
 
 func (nopSourceCloser) Close() error { return nil }
+
+// TestEntryPointsStopWhenCancelled: each entry point given a context
+// already done returns an error wrapping its error, and Replay aborts its
+// sink.
+func TestEntryPointsStopWhenCancelled(t *testing.T) {
+	const src = ".region global 0x1000 0x100\natom.global.add.u32 d, [a], 1; | a=0x1000\n"
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	var c Collector
+	_, err := Replay(ctx, textSource(t, src), &c)
+	if !errors.Is(err, context.Canceled) || !c.Aborted || c.Committed {
+		t.Errorf("Replay: %v, aborted %v, committed %v; want context.Canceled and an aborted sink", err, c.Aborted, c.Committed)
+	}
+	opened := 0
+	open := func() (trace.SourceCloser, error) { opened++; return nopSourceCloser{textSource(t, src)}, nil }
+	if _, err := ExploreOrders(ctx, open); !errors.Is(err, context.Canceled) || opened != 0 {
+		t.Errorf("ExploreOrders: %v, the trace opened %d times; want context.Canceled, never opened", err, opened)
+	}
+	if _, err := Races(ctx, textSource(t, src)); !errors.Is(err, context.Canceled) {
+		t.Errorf("Races: %v, want context.Canceled", err)
+	}
+}
