@@ -39,7 +39,7 @@ func TestOpsMatchReplay(t *testing.T) {
 					t.Fatal(err)
 				}
 				var c engine.Collector
-				sum, err := engine.Replay(src, &c, engine.WithWorkers(2))
+				sum, err := engine.Replay(t.Context(), src, &c, engine.WithWorkers(2))
 				if err != nil {
 					t.Fatal(err)
 				}

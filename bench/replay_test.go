@@ -232,7 +232,7 @@ func replayOnce(tb testing.TB, t *Trace, dir string, tables []string, workers in
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sum, err := engine.Replay(src, sink, append([]engine.Option{engine.WithWorkers(workers)}, more...)...)
+	sum, err := engine.Replay(tb.Context(), src, sink, append([]engine.Option{engine.WithWorkers(workers)}, more...)...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -422,7 +422,7 @@ func TestDenseMatchesReplay(t *testing.T) {
 			}
 			base := src.Header().Regions[0].Base
 			var c engine.Collector
-			if _, err := engine.Replay(src, &c, engine.WithWorkers(2)); err != nil {
+			if _, err := engine.Replay(t.Context(), src, &c, engine.WithWorkers(2)); err != nil {
 				t.Fatal(err)
 			}
 			touched := map[uint32]bool{}

@@ -726,7 +726,7 @@ func (t *addrTracker) bytes() uint64 {
 }
 
 // release returns the slabs' memory to the system and forgets the pages:
-// nothing may use the tracker after. Run calls it once the table is
+// nothing may use the tracker after. run calls it once the table is
 // emitted, or on an error, when no owner applies any more.
 func (t *addrTracker) release() {
 	t.finish()

@@ -20,7 +20,7 @@ func TestAddressesSimpleAtomics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Replay(textSource(t, src), &c, WithExplore(true), WithWorkers(2)); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, src), &c, WithExplore(true), WithWorkers(2)); err != nil {
 		t.Fatal(err)
 	}
 	// add +10 and sub -10 repeat one function; max, min, and, or, xor
@@ -44,7 +44,7 @@ func TestAddressesSimpleAtomics(t *testing.T) {
 	}
 	// Without WithExplore the column stays false.
 	var plain Collector
-	if _, err := Replay(textSource(t, src), &plain); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, src), &plain); err != nil {
 		t.Fatal(err)
 	}
 	for _, a := range plain.Addrs {
@@ -65,7 +65,7 @@ func TestAddressesEstimate(t *testing.T) {
 		}
 	}
 	var c Collector
-	if _, err := Replay(textSource(t, b.String()), &c); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, b.String()), &c); err != nil {
 		t.Fatal(err)
 	}
 	if len(c.Addrs) != 1 {
@@ -85,7 +85,7 @@ func TestAddressesEstimate(t *testing.T) {
 	// Three warps of one group: exact.
 	var few Collector
 	src := ".warp 0\natom.global.add.u32 d, [a], 1 | a=0x100 mask=3\n.warp 1\natom.global.add.u32 d, [a], 1 | a=0x100\n.warp 2\natom.global.add.u32 d, [a], 1 | a=0x100\n"
-	if _, err := Replay(textSource(t, src), &few); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, src), &few); err != nil {
 		t.Fatal(err)
 	}
 	if a := few.Addrs[0]; a.Accesses != 66 || a.Warps != 3 || a.Groups != 1 || !a.Exact {
@@ -109,12 +109,12 @@ func TestAddressesCountTowardMaxMemory(t *testing.T) {
 		fmt.Fprintf(&b, "atom.global.add.u32 d, [a], 1 | a=0x%x:4\n", w*128)
 	}
 	var with Collector
-	_, err := Replay(textSource(t, b.String()), &with, WithMaxMemory(1<<20), WithBatchInsts(8))
+	_, err := Replay(t.Context(), textSource(t, b.String()), &with, WithMaxMemory(1<<20), WithBatchInsts(8))
 	if err == nil || !strings.Contains(err.Error(), "over the 1 MiB limit (WithMaxMemory)") {
 		t.Errorf("tracking 40960 addresses under a 1 MiB limit: %v", err)
 	}
 	var without noAddrs
-	if _, err := Replay(textSource(t, b.String()), &without, WithMaxMemory(1<<20)); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, b.String()), &without, WithMaxMemory(1<<20)); err != nil {
 		t.Errorf("without the addresses table: %v", err)
 	}
 }
@@ -131,7 +131,7 @@ func TestAddressEstimatesBounded(t *testing.T) {
 		}
 	}
 	var c Collector
-	if _, err := Replay(textSource(t, b.String()), &c); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, b.String()), &c); err != nil {
 		t.Fatal(err)
 	}
 	estimated := 0
@@ -178,7 +178,7 @@ func TestOrderSensitiveAtWidth(t *testing.T) {
 	for _, c := range cases {
 		for _, opts := range engineOptSets[:2] {
 			var col Collector
-			if _, err := Replay(textSource(t, c.src), &col, append(opts, WithExplore(true))...); err != nil {
+			if _, err := Replay(t.Context(), textSource(t, c.src), &col, append(opts, WithExplore(true))...); err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}
 			if len(col.Addrs) != 1 || col.Addrs[0].Addr != 0x100 {
@@ -257,7 +257,7 @@ func TestAddressesCountersSameTable(t *testing.T) {
 				t.Fatal(err)
 			}
 			var c Collector
-			if _, err := Replay(gen, &c, opts...); err != nil {
+			if _, err := Replay(t.Context(), gen, &c, opts...); err != nil {
 				t.Fatal(err)
 			}
 			tables = append(tables, c.Addrs)

@@ -46,7 +46,7 @@ func BenchmarkApply(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			e, err := New(&trace.Header{}, WithShards(64), WithWorkers(1))
+			e, err := testReplayer(&trace.Header{}, WithShards(64), WithWorkers(1))
 			if err != nil {
 				b.Fatal(err)
 			}

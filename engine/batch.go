@@ -220,7 +220,7 @@ type batch struct {
 	acc     []*pageAcc       // [range]: a commuting batch's adds within one page, summed (commute.go); made on first use
 	ranges  []int            // instruction index where each range starts; len = ranges+1
 	nslots  int
-	// recsHint is the engine's (Engine.recsHint) as this batch's
+	// recsHint is the engine's (replayer.recsHint) as this batch's
 	// expansion began: how many records to make room for in a route.
 	recsHint int
 	// owner maps a page's shard to its owner, for the current owner count.

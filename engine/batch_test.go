@@ -80,7 +80,7 @@ func TestBatchEndsAtListBudget(t *testing.T) {
 				src = br
 			}
 			var s batchSizes
-			if _, err := Replay(src, &s, append(c.opts, WithWorkers(2))...); err != nil {
+			if _, err := Replay(t.Context(), src, &s, append(c.opts, WithWorkers(2))...); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(s.sizes, c.want) {
@@ -275,7 +275,7 @@ func TestRepeatedRecords(t *testing.T) {
 	plain := referenceOutcome(t, src)
 	order := []Option{WithOrder(OrderRandom, 7), WithInterleave(3)}
 	var ref Collector
-	if _, err := Reference(textSource(t, src), &ref, append(order, WithExplore(true))...); err != nil {
+	if _, err := replayReference(t.Context(), textSource(t, src), &ref, append(order, WithExplore(true))...); err != nil {
 		t.Fatal(err)
 	}
 	interleavedWant := collect(&ref)
@@ -296,12 +296,12 @@ func TestRepeatedRecords(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				e, err := New(br.Header(), append(opts[:len(opts):len(opts)], WithExplore(true))...)
+				e, err := testReplayer(br.Header(), append(opts[:len(opts):len(opts)], WithExplore(true))...)
 				if err != nil {
 					t.Fatal(err)
 				}
 				sink, c := sinkFor(lean, addrs)
-				sum, err := e.Run(context.Background(), br, sink)
+				sum, err := e.run(context.Background(), br, sink)
 				if err != nil {
 					t.Fatal(err)
 				}

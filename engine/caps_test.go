@@ -88,9 +88,9 @@ func TestSinkGetsOnlyWhatItDeclares(t *testing.T) {
 					s := &strictSink{t: t, caps: caps, what: what}
 					replay := Replay
 					if ref {
-						replay = Reference
+						replay = replayReference
 					}
-					sum, err := replay(open(), s, opts...)
+					sum, err := replay(t.Context(), open(), s, opts...)
 					if err != nil {
 						t.Fatalf("%s: %v", what, err)
 					}
@@ -166,7 +166,7 @@ func TestEngineTakesDeclaredFastPaths(t *testing.T) {
 			t.Fatal(err)
 		}
 		var c Collector
-		sum, err := Replay(&strictSource{br, t, caps}, &c, WithWorkers(2), WithBatchInsts(256))
+		sum, err := Replay(t.Context(), &strictSource{br, t, caps}, &c, WithWorkers(2), WithBatchInsts(256))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +196,7 @@ func TestEngineTakesDeclaredFastPaths(t *testing.T) {
 		}
 	}
 	// Text declares no fast path.
-	sum, err := Replay(textSource(t, src), Discard())
+	sum, err := Replay(t.Context(), textSource(t, src), Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestEngineWrappersForwardCaps(t *testing.T) {
 func TestEmbeddedSinksGetWhatTheyOverride(t *testing.T) {
 	src := randomPTX(rand.New(rand.NewPCG(2, 4)), 60)
 	nop := &nopResults{}
-	sum, err := Replay(textSource(t, src), nop, WithWorkers(2), WithBatchInsts(8))
+	sum, err := Replay(t.Context(), textSource(t, src), nop, WithWorkers(2), WithBatchInsts(8))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestEmbeddedSinksGetWhatTheyOverride(t *testing.T) {
 		t.Errorf("a NopSink with CapResults got %d results of %d lane-ops", nop.n, sum.LaneOps)
 	}
 	col := &collectorResults{}
-	if _, err := Replay(textSource(t, src), col); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, src), col); err != nil {
 		t.Fatal(err)
 	}
 	if uint64(col.n) != sum.LaneOps || len(col.Res) != 0 {

@@ -53,7 +53,7 @@ atom.global.cas.b128 d, [a], b, c; | a=0x1000 b=0 c=5 mask=0x3
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			var ref Collector
-			if _, err := Reference(textSource(t, c.src), &ref); err != nil {
+			if _, err := replayReference(t.Context(), textSource(t, c.src), &ref); err != nil {
 				t.Fatal(err)
 			}
 			check := func(what string, stats []InstStat) {
@@ -70,12 +70,12 @@ atom.global.cas.b128 d, [a], b, c; | a=0x1000 b=0 c=5 mask=0x3
 			check("reference", ref.Stats)
 			for _, w := range []int{1, 2} {
 				var full Collector
-				if _, err := Replay(textSource(t, c.src), &full, WithWorkers(w)); err != nil {
+				if _, err := Replay(t.Context(), textSource(t, c.src), &full, WithWorkers(w)); err != nil {
 					t.Fatal(err)
 				}
 				check("with results", full.Stats)
 				var lean statsOnly
-				if _, err := Replay(textSource(t, c.src), &lean, WithWorkers(w)); err != nil {
+				if _, err := Replay(t.Context(), textSource(t, c.src), &lean, WithWorkers(w)); err != nil {
 					t.Fatal(err)
 				}
 				check("without results", lean.Stats)

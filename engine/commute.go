@@ -68,7 +68,7 @@ type pageAcc struct {
 	inst   uint32 // the last instruction summed: the records' segment
 	lanes  int    // adds summed since the page was taken; 0: none
 	lo, hi uint32 // the words summed lie in [lo, hi] of the page
-	warps  int    // warps summed since the engine last counted them (Engine.pageSums)
+	warps  int    // warps summed since the engine last counted them (replayer.pageSums)
 	sums   [shard.PageWords]uint64
 }
 

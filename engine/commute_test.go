@@ -264,7 +264,7 @@ func writtenZeros(o outcome) int {
 func referenceOutcome(t *testing.T, src string) outcome {
 	t.Helper()
 	var ref Collector
-	if _, err := Reference(textSource(t, src), &ref, WithExplore(true)); err != nil {
+	if _, err := replayReference(t.Context(), textSource(t, src), &ref, WithExplore(true)); err != nil {
 		t.Fatal(err)
 	}
 	return collect(&ref)
@@ -272,13 +272,13 @@ func referenceOutcome(t *testing.T, src string) outcome {
 
 // runEngine replays src into sink with an engine of opts, and returns the
 // engine, for its counters.
-func runEngine(t *testing.T, src string, sink Sink, opts ...Option) *Engine {
+func runEngine(t *testing.T, src string, sink Sink, opts ...Option) *replayer {
 	t.Helper()
-	e, err := New(textSource(t, src).Header(), opts...)
+	e, err := testReplayer(textSource(t, src).Header(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Run(context.Background(), textSource(t, src), sink); err != nil {
+	if _, err := e.run(context.Background(), textSource(t, src), sink); err != nil {
 		t.Fatal(err)
 	}
 	return e

@@ -35,7 +35,7 @@ type batchInit struct {
 
 // directive applies a directive record read by fill: a region at once (for
 // the plans of the instructions that follow), an init onto the batch.
-func (e *Engine) directive(b *batch, d *trace.Directive) {
+func (e *replayer) directive(b *batch, d *trace.Directive) {
 	switch {
 	case d.Region != nil:
 		e.addRegion(*d.Region)
@@ -48,7 +48,7 @@ func (e *Engine) directive(b *batch, d *trace.Directive) {
 
 // addRegion declares r for the instructions read from now on. The slice a
 // plan holds is never appended to in place.
-func (e *Engine) addRegion(r trace.Region) {
+func (e *replayer) addRegion(r trace.Region) {
 	e.regions[r.Space] = append(slices.Clip(e.regions[r.Space]), r)
 	for st := range e.plans {
 		if st.Space == r.Space {
@@ -92,7 +92,7 @@ func writeBytes(mem *shard.Memory, id uint32, addr uint64, data []byte) error {
 
 // applyInits writes the batch's inits, in trace order, after its
 // instructions have applied.
-func (e *Engine) applyInits(b *batch) error {
+func (e *replayer) applyInits(b *batch) error {
 	for _, in := range b.inits {
 		if err := writeBytes(e.mem, in.mem, in.addr, in.data); err != nil {
 			return err

@@ -42,7 +42,7 @@ func replayTextAndBinary(t *testing.T, src string) *Collector {
 	t.Helper()
 	equalToReference(t, src, engineOptSets...)
 	var text Collector
-	if _, err := Replay(textSource(t, src), &text); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, src), &text); err != nil {
 		t.Fatalf("text: %v", err)
 	}
 	bin := binaryOf(t, src)
@@ -52,7 +52,7 @@ func replayTextAndBinary(t *testing.T, src string) *Collector {
 			t.Fatal(err)
 		}
 		var c Collector
-		if _, err := Replay(br, &c, opts...); err != nil {
+		if _, err := Replay(t.Context(), br, &c, opts...); err != nil {
 			t.Fatalf("binary: %v", err)
 		}
 		if !reflect.DeepEqual(collect(&c), collect(&text)) {
@@ -279,7 +279,7 @@ func TestInitHeavyTraceBoundedMemory(t *testing.T) {
 			}
 		}
 	}()
-	sum, err := Replay(tr, &statsOnly{}, WithWorkers(2))
+	sum, err := Replay(t.Context(), tr, &statsOnly{}, WithWorkers(2))
 	close(done)
 	if err != nil {
 		t.Fatal(err)

@@ -4,10 +4,21 @@
 //
 // # Usage
 //
-// Open a trace ([trace.Open] reads a file in either form), pick a Sink
-// ([Collector] keeps everything in memory, columnar.Writer writes the
-// tables, [Discard] keeps nothing), and call [Replay] ([ReplayContext] to
-// stop it with a context):
+// The package has three entry points, each of the same form: a context
+// first (each stops, with an error wrapping ctx.Err(), when it is done),
+// then the trace and what it needs, then functional options ([Option]):
+//
+//   - [Replay](ctx, src, sink, opts...) replays a trace into a [Sink]:
+//     [Collector] keeps everything in memory, columnar.Writer writes the
+//     tables, [Discard] keeps nothing. It commits the sink on success and
+//     aborts it on any error.
+//   - [ExploreOrders](ctx, open, opts...) replays the trace again under
+//     lane order and random ones ([WithOrders]) and returns the words
+//     whose final value depends on the order.
+//   - [Races](ctx, src, opts...) lists the accesses that race under the
+//     PTX scope rules ([WithClusterSize]).
+//
+// For example ([trace.Open] reads a file in either form):
 //
 //	src, err := trace.Open("kernel.zst")
 //	if err != nil {
@@ -15,7 +26,7 @@
 //	}
 //	defer src.Close()
 //	var c engine.Collector
-//	sum, err := engine.Replay(src, &c, engine.WithWorkers(4))
+//	sum, err := engine.Replay(ctx, src, &c, engine.WithWorkers(4))
 //	if err != nil {
 //		return err // the sink was aborted: nothing half-written
 //	}
@@ -23,12 +34,11 @@
 //	fmt.Println(sum.LaneOps, "lane-ops; word 0x1000 is", v)
 //
 // The options (With…) set the workers, shards, batch size, memory limit,
-// the lane order and partitions; each says its default. Replay commits
-// the sink on success and aborts it on any error. [ExploreOrders] replays
-// again under other lane orders and returns the words whose final value
-// depends on the order; [Races] lists the accesses that race under the
-// PTX scope rules. [Reference] is the plain interpreter the engine is
-// tested against.
+// the lane order and partitions, the orders to explore and the cluster
+// size; each says its default and which entry points read it, and an
+// entry point refuses, with an error, an option it does not read.
+// [ValidateOptions] checks options without reading a trace or building
+// any memory, as a command checks its flags before it opens anything.
 //
 // # Sinks and sources declare what they can do
 //
@@ -121,10 +131,10 @@
 //  3. emit: a goroutine hands results and statistics to the Sink in trace
 //     order while the next batch computes.
 //
-// After the last batch, Run hands over the addresses table (when the sink
-// wants it), releases its statistics' slabs, which live outside the Go
-// heap (internal/offheap), and then hands over the memory table: the two
-// tables' buffers never add up in the replay's peak memory.
+// After the last batch, the replay hands over the addresses table (when
+// the sink wants it), releases its statistics' slabs, which live outside
+// the Go heap (internal/offheap), and then hands over the memory table:
+// the two tables' buffers never add up in the replay's peak memory.
 //
 // Memory set-up after the first instruction (trace.Directive records) takes
 // effect at its place (directive.go): the reader applies a .region to the
@@ -157,10 +167,12 @@
 //  3. engine never imports Arrow: output goes through the Sink interface.
 //  4. A replay that fails (bad trace, --strict fault) calls Sink.Abort and
 //     leaves nothing behind.
-//  5. The reference interpreter (engine/internal/reference, called through
-//     Reference in reference.go) shares no semantic code with the engine:
-//     it imports only package trace (TestImportsOnlyTrace), keeps memory as
-//     a map of bytes, and takes from the engine only the lane-order policy.
+//  5. The reference interpreter (engine/internal/reference, which the
+//     tests call through replayReference in oracle_test.go: it is no part
+//     of the API, and no program links it) shares no semantic code with
+//     the engine: it imports only package trace (TestImportsOnlyTrace),
+//     keeps memory as a map of bytes, and takes from the engine only the
+//     lane-order policy.
 //  6. A .init after an instruction is ordered after every access of the
 //     instructions before it and before every access of those after it, for
 //     any shard, worker and batch count: a .init ends its batch, and the

@@ -37,8 +37,8 @@ type memKey struct {
 	group int64
 }
 
-// Engine replays one trace. It is used once: New, then Run.
-type Engine struct {
+// replayer replays one trace (Replay): newReplayer, then run, once.
+type replayer struct {
 	opts    options
 	hdr     *trace.Header
 	mem     *shard.Memory
@@ -81,23 +81,15 @@ type Engine struct {
 	lastMemOK  bool
 }
 
-// New makes an engine for a trace with header h: its regions, and its
-// initial memory written in.
-func New(h *trace.Header, opts ...Option) (*Engine, error) {
-	o := defaultOptions()
-	for _, opt := range opts {
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
-	}
-	if err := o.checkInterleave(); err != nil {
-		return nil, err
-	}
+// newReplayer makes a replayer for a trace with header h, with the
+// options o (buildOptions): its regions, and its initial memory written
+// in.
+func newReplayer(h *trace.Header, o options) (*replayer, error) {
 	mem, err := shard.New(shard.WithShards(o.shards), shard.WithPartition(o.part, o.parts))
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: o, hdr: h, mem: mem, regions: map[trace.Space][]trace.Region{},
+	e := &replayer{opts: o, hdr: h, mem: mem, regions: map[trace.Space][]trace.Region{},
 		plans: map[*trace.Static]*plan{}, memIDs: map[memKey]uint32{}}
 	for _, r := range h.Regions {
 		e.regions[r.Space] = append(e.regions[r.Space], r)
@@ -111,7 +103,7 @@ func New(h *trace.Header, opts ...Option) (*Engine, error) {
 	return e, nil
 }
 
-func (e *Engine) memID(k memKey) uint32 {
+func (e *replayer) memID(k memKey) uint32 {
 	id, ok := e.memIDs[k]
 	if !ok {
 		id = uint32(len(e.memKeys))
@@ -139,19 +131,23 @@ func (e *InstError) Error() string {
 func (e *InstError) Unwrap() error { return e.Err }
 
 // Replay reads src to the end, replays it, and writes the output to sink:
-// committed on success, aborted on any error. It is ReplayContext with a
-// context that is never cancelled.
-func Replay(src trace.Source, sink Sink, opts ...Option) (Summary, error) {
-	return ReplayContext(context.Background(), src, sink, opts...)
+// committed on success, aborted on any error. It stops between two
+// batches when ctx is done, aborting the sink, with an error wrapping
+// ctx.Err(). It reads every option but WithOrders and WithClusterSize.
+func Replay(ctx context.Context, src trace.Source, sink Sink, opts ...Option) (Summary, error) {
+	o, err := buildOptions("Replay", replayReads, opts)
+	if err != nil {
+		return Summary{}, errors.Join(err, sink.Abort())
+	}
+	return replay(ctx, src, sink, o)
 }
 
-// ReplayContext is Replay that stops, aborting the sink, when ctx is done:
-// the error then wraps ctx.Err().
-func ReplayContext(ctx context.Context, src trace.Source, sink Sink, opts ...Option) (Summary, error) {
-	e, err := New(src.Header(), opts...)
+// replay is Replay with its options built.
+func replay(ctx context.Context, src trace.Source, sink Sink, o options) (Summary, error) {
+	e, err := newReplayer(src.Header(), o)
 	if err == nil {
 		var sum Summary
-		sum, err = e.Run(ctx, src, sink)
+		sum, err = e.run(ctx, src, sink)
 		if err == nil {
 			if err = sink.Commit(); err == nil {
 				return sum, nil
@@ -164,12 +160,12 @@ func ReplayContext(ctx context.Context, src trace.Source, sink Sink, opts ...Opt
 	return Summary{}, err
 }
 
-// Run replays src and hands every result, statistic and the final memory
+// run replays src and hands every result, statistic and the final memory
 // to sink. It neither commits nor aborts the sink. It stops between two
 // batches when ctx is done, with an error wrapping ctx.Err().
-func (e *Engine) Run(ctx context.Context, src trace.Source, sink Sink) (Summary, error) {
+func (e *replayer) run(ctx context.Context, src trace.Source, sink Sink) (Summary, error) {
 	if e.ran {
-		return Summary{}, errors.New("engine: Run called twice")
+		return Summary{}, errors.New("engine: run called twice")
 	}
 	e.ran = true
 	pl := e.newPipeline(sink)
@@ -207,11 +203,11 @@ func (e *Engine) Run(ctx context.Context, src trace.Source, sink Sink) (Summary,
 	return pl.sum, nil
 }
 
-// pipeline is one Run's stages and the channels between them (see the
+// pipeline is one run's stages and the channels between them (see the
 // package documentation): batches go from the pool to read, compute
 // (expand, then apply), emit, and back to the pool.
 type pipeline struct {
-	e                   *Engine
+	e                   *replayer
 	start               time.Time
 	workers             int
 	expanders, appliers int
@@ -225,7 +221,7 @@ type pipeline struct {
 	emitErr             error
 }
 
-func (e *Engine) newPipeline(sink Sink) *pipeline {
+func (e *replayer) newPipeline(sink Sink) *pipeline {
 	pl := &pipeline{e: e, start: time.Now(), workers: e.opts.workerCount()}
 	caps := sink.Caps()
 	pl.noResults = caps&CapResults == 0
@@ -371,7 +367,7 @@ func (pl *pipeline) compute() error {
 // finishBatch applies an expanded batch (expanding it too when fused),
 // writes its .inits, and checks the memory limit and, with WithStrict,
 // for a fault, setting b.err.
-func (e *Engine) finishBatch(b *batch, fused bool) {
+func (e *replayer) finishBatch(b *batch, fused bool) {
 	if fused {
 		e.expandBatch(b, true)
 	}
@@ -403,7 +399,7 @@ func (e *Engine) finishBatch(b *batch, fused bool) {
 // straight into the batch's arena; others' lists are copied there. One
 // that declares trace.CapRepeat hands over the records that repeat an
 // instruction at once.
-func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
+func (e *replayer) fill(b *batch, src trace.Source) (eof bool) {
 	w := e.opts.interleave
 	defer e.closeWindow(b) // a batch ends a window only where the trace does (below)
 	caps := src.Caps()
@@ -508,7 +504,7 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 // dg and dw (trace.CapRepeat): copies of it, as batch.add makes of a
 // repeated warp, but without a trace.Inst each. Only a per-group space's
 // memory changes with the group.
-func (e *Engine) addRepeats(b *batch, st *trace.Static, k int, dg, dw int64) {
+func (e *replayer) addRepeats(b *batch, st *trace.Static, k int, dg, dw int64) {
 	last := b.insts[len(b.insts)-1]
 	lanes := bits.OnesCount32(last.active) * st.Elems
 	perGroup := st.Space.PerGroup() && dg != 0
@@ -528,7 +524,7 @@ func (e *Engine) addRepeats(b *batch, st *trace.Static, k int, dg, dw int64) {
 
 // memOf is the memory id of (space, group), the last one's remembered:
 // consecutive instructions mostly share it.
-func (e *Engine) memOf(space trace.Space, group int64) uint32 {
+func (e *replayer) memOf(space trace.Space, group int64) uint32 {
 	if !space.PerGroup() {
 		group = -1
 	}
@@ -540,7 +536,7 @@ func (e *Engine) memOf(space trace.Space, group int64) uint32 {
 
 // windowAdded counts an instruction into the window, and closes the window
 // when it is full.
-func (e *Engine) windowAdded(b *batch) {
+func (e *replayer) windowAdded(b *batch) {
 	if e.opts.interleave == 0 {
 		return
 	}
@@ -554,7 +550,7 @@ func (e *Engine) windowAdded(b *batch) {
 // statistics' place (binst.pos), so rows stay in trace order; only the
 // order they apply in changes. The reference reads the same windows in
 // the same order (interleaved).
-func (e *Engine) closeWindow(b *batch) {
+func (e *replayer) closeWindow(b *batch) {
 	if e.winPos == 0 {
 		return
 	}
@@ -576,7 +572,7 @@ func (e *Engine) closeWindow(b *batch) {
 
 // addInst plans in and copies it into b (its lists unless inArena: see
 // batch.add); on a plan error it sets b.err and reports false.
-func (e *Engine) addInst(b *batch, in *trace.Inst, inArena bool) bool {
+func (e *replayer) addInst(b *batch, in *trace.Inst, inArena bool) bool {
 	// Consecutive instructions mostly share their Static and memory: one
 	// comparison each instead of two map lookups.
 	p := e.lastPlan
@@ -629,7 +625,7 @@ func stages(workers int, syncCount bool) (expanders, appliers int) {
 // equal lane counts, and expands them in parallel, routing to the
 // batch's owners. fuse (one worker) applies each instruction as it is
 // expanded.
-func (e *Engine) expandBatch(b *batch, fuse bool) {
+func (e *replayer) expandBatch(b *batch, fuse bool) {
 	n := len(b.insts)
 	ranges := len(b.out)
 	b.ranges = b.ranges[:0]
@@ -689,7 +685,7 @@ func (e *Engine) expandBatch(b *batch, fuse bool) {
 
 // applyBatch applies an expanded batch, each owner in parallel; a fused
 // batch is applied already.
-func (e *Engine) applyBatch(b *batch, fused bool) {
+func (e *replayer) applyBatch(b *batch, fused bool) {
 	if fused {
 		return
 	}
@@ -735,7 +731,7 @@ func (b *batch) strictError() error {
 }
 
 // pagesInOrder returns every page sorted by (space, group, addr).
-func (e *Engine) pagesInOrder() []shard.PageRef {
+func (e *replayer) pagesInOrder() []shard.PageRef {
 	pages := e.mem.All()
 	rank := make([]int, len(e.memKeys))
 	order := make([]int, len(e.memKeys))
@@ -762,7 +758,7 @@ func (e *Engine) pagesInOrder() []shard.PageRef {
 // sorted by (space, group, addr): a page at a time to MemoryPage for a
 // sink with CapMemoryPages, else as Words, in calls of up to 64 Ki. A
 // replay with no word written calls Memory once, with none.
-func (e *Engine) emitMemory(sink Sink) (uint64, error) {
+func (e *replayer) emitMemory(sink Sink) (uint64, error) {
 	pages := e.pagesInOrder()
 	byPage := sink.Caps()&CapMemoryPages != 0
 	const chunk = 1 << 16

@@ -37,7 +37,7 @@ func BenchmarkExpand(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			e, err := New(&trace.Header{}, WithWorkers(2))
+			e, err := testReplayer(&trace.Header{}, WithWorkers(2))
 			if err != nil {
 				b.Fatal(err)
 			}

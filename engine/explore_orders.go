@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -29,36 +30,43 @@ func (s *memorySink) Caps() SinkCaps         { return 0 }
 func (s *memorySink) Memory(ws []Word) error { s.words = append(s.words, ws...); return nil }
 func (s *memorySink) Abort() error           { s.words = nil; return nil }
 
-// ExploreOrders replays a trace in lane order and in k random orders
-// (seeds first, first+1, …: WithOrder) and returns, for every word whose
-// final value differs between them, its value under each order, sorted by
-// (space, group, addr), then order: witnesses that the trace's result
-// depends on an order the ISA leaves open, where -explore's
-// order_sensitive marks only the addresses whose accesses might not
-// commute. open returns the trace from its start, once per replay, and
-// ExploreOrders closes it after the replay. The words a replay touches do
-// not depend on the order (its addresses are the trace's), so the
-// replays' memories line up word for word.
-func ExploreOrders(open func() (trace.SourceCloser, error), k int, first uint64, opts ...Option) ([]OrderWitness, error) {
-	if k < 1 {
-		return nil, fmt.Errorf("explore-orders: %d orders, want at least 1", k)
+// ExploreOrders replays a trace in lane order and in the random orders
+// WithOrders gives (k orders, seeds first, first+1, …, as WithOrder's) and
+// returns, for every word whose final value differs between them, its
+// value under each order, sorted by (space, group, addr), then order:
+// witnesses that the trace's result depends on an order the ISA leaves
+// open, where WithExplore's order_sensitive marks only the addresses
+// whose accesses might not commute. open returns the trace from its
+// start, once per replay, and ExploreOrders closes it after the replay.
+// The words a replay touches do not depend on the order (its addresses
+// are the trace's), so the replays' memories line up word for word.
+// It reads the options of Replay but WithOrder, WithInterleave and
+// WithExplore, and WithOrders. It stops, with an error wrapping
+// ctx.Err(), when ctx is done.
+func ExploreOrders(ctx context.Context, open func() (trace.SourceCloser, error), opts ...Option) ([]OrderWitness, error) {
+	eo, err := buildOptions("ExploreOrders", exploreReads, opts)
+	if err != nil {
+		return nil, err
 	}
+	k, first := eo.orders, eo.firstSeed
 	names := []string{OrderLane.String()}
 	var base []Word
 	var values [][]uint32 // [order][word]
 	for i := 0; i <= k; i++ {
-		o := WithOrder(OrderLane, 0)
+		o := eo
 		if i > 0 {
-			seed := first + uint64(i-1)
-			o = WithOrder(OrderRandom, seed)
-			names = append(names, fmt.Sprintf("random:%d", seed))
+			o.order, o.seed = OrderRandom, first+uint64(i-1)
+			names = append(names, fmt.Sprintf("random:%d", o.seed))
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("explore-orders stopped: %w", err)
 		}
 		src, err := open()
 		if err != nil {
 			return nil, err
 		}
 		var s memorySink
-		_, err = Replay(src, &s, append(append([]Option{}, opts...), o, WithExplore(false))...)
+		_, err = replay(ctx, src, &s, o)
 		err = errors.Join(err, src.Close())
 		if err != nil {
 			return nil, fmt.Errorf("explore-orders, %s order: %w", names[i], err)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"math/big"
 	"os"
@@ -294,11 +295,11 @@ func checkFormCase(t *testing.T, f trace.Form, path string, fc *formCase) {
 	// of the semantics: each must give the hand-worked values.
 	for _, run := range []struct {
 		name   string
-		replay func(trace.Source, Sink, ...Option) (Summary, error)
-	}{{"engine", Replay}, {"reference", Reference}} {
+		replay func(context.Context, trace.Source, Sink, ...Option) (Summary, error)
+	}{{"engine", Replay}, {"reference", replayReference}} {
 		where := fmt.Sprintf("%s, %s (%s:%d %q)", f, run.name, path, fc.line, fc.title)
 		var c Collector
-		if _, err := run.replay(textSource(t, src), &c, WithShards(3), WithWorkers(2)); err != nil {
+		if _, err := run.replay(t.Context(), textSource(t, src), &c, WithShards(3), WithWorkers(2)); err != nil {
 			t.Fatalf("%s: replay: %v", where, err)
 		}
 		checkFormOutcome(t, where, fc, &c)

@@ -29,7 +29,7 @@ type lscWord struct {
 func replayLSC(t *testing.T, src string) *Collector {
 	t.Helper()
 	var c Collector
-	if _, err := Replay(textSource(t, src), &c, WithShards(4), WithWorkers(2)); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, src), &c, WithShards(4), WithWorkers(2)); err != nil {
 		t.Fatalf("replay: %v", err)
 	}
 	equalToReference(t, src, engineOptSets[:2]...)

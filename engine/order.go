@@ -52,15 +52,15 @@ func ParseOrder(s string) (Order, error) {
 // OrderRandom the seed. Elements of one lane stay in element order; the
 // results table stays sorted by (seq, lane, elem): what changes is what
 // lanes that share an address get back, and what such an address is left
-// holding.
+// holding. Replay reads it (ExploreOrders picks its orders: WithOrders).
 func WithOrder(o Order, seed uint64) Option {
-	return func(opts *options) error {
+	return set(optOrder, func(opts *options) error {
 		if int(o) >= len(orderNames) {
 			return fmt.Errorf("order %d: unknown", o)
 		}
 		opts.order, opts.seed = o, seed
 		return nil
-	}
+	})
 }
 
 // lanePerm returns the order in which instruction seq's n active lanes
@@ -104,15 +104,15 @@ func activeLanes(mask uint32, lanes *[trace.MaxLanes]uint8) []uint8 {
 // concurrently, and nothing in the documents orders one warp's atomics
 // against another's. Windows are counted from the trace's start and start
 // anew after every .init or .region, so they do not depend on the batch
-// size. 0 (the default) keeps trace order.
+// size. 0 (the default) keeps trace order. Replay reads it.
 func WithInterleave(w int) Option {
-	return func(opts *options) error {
+	return set(optInterleave, func(opts *options) error {
 		if w < 0 || w > 1<<16 {
 			return fmt.Errorf("interleave %d: want 0..65536", w)
 		}
 		opts.interleave = w
 		return nil
-	}
+	})
 }
 
 // warpKey names a warp for interleaving.
@@ -160,7 +160,7 @@ func interleavePerm(seed, first uint64, warps []warpKey, perm []int) []int {
 // in interleavePerm's order (deep copies: the underlying source reuses
 // its Inst), and directives where they stand. The reference interpreter
 // reads through it; the engine permutes its batches' windows in place
-// (Engine.fill), to the same order. It declares no fast path of
+// (replayer.fill), to the same order. It declares no fast path of
 // trace.Source, whatever src's: it hands out copies, in another order,
 // so it has neither lists in its caller's arena nor repeats of the
 // record before.

@@ -85,7 +85,7 @@ func TestOrderReverseCASLock(t *testing.T) {
 		}{{OrderLane, c.first}, {OrderReverse, c.last}} {
 			for _, opts := range [][]Option{{WithWorkers(1)}, {WithWorkers(2), WithShards(3), WithBatchInsts(2)}} {
 				var col Collector
-				if _, err := Replay(textSource(t, casLocks(4, c.mask)), &col, append(opts, WithOrder(o.order, 0))...); err != nil {
+				if _, err := Replay(t.Context(), textSource(t, casLocks(4, c.mask)), &col, append(opts, WithOrder(o.order, 0))...); err != nil {
 					t.Fatal(err)
 				}
 				for seq := range uint64(4) {
@@ -107,12 +107,12 @@ func TestOrderReverseCASLock(t *testing.T) {
 func TestOrderRandomSameForAnyWorkers(t *testing.T) {
 	src := casLocks(64, "")
 	var base Collector
-	if _, err := Replay(textSource(t, src), &base, WithOrder(OrderRandom, 5), WithWorkers(1), WithShards(1)); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, src), &base, WithOrder(OrderRandom, 5), WithWorkers(1), WithShards(1)); err != nil {
 		t.Fatal(err)
 	}
 	for _, opts := range [][]Option{{WithWorkers(2), WithShards(64)}, {WithWorkers(2), WithShards(1), WithBatchInsts(3)}, {WithWorkers(1), WithShards(64), WithBatchInsts(1)}} {
 		var c Collector
-		if _, err := Replay(textSource(t, src), &c, append(opts, WithOrder(OrderRandom, 5))...); err != nil {
+		if _, err := Replay(t.Context(), textSource(t, src), &c, append(opts, WithOrder(OrderRandom, 5))...); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(collect(&c), collect(&base)) {
@@ -120,7 +120,7 @@ func TestOrderRandomSameForAnyWorkers(t *testing.T) {
 		}
 	}
 	var other Collector
-	if _, err := Replay(textSource(t, src), &other, WithOrder(OrderRandom, 6)); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, src), &other, WithOrder(OrderRandom, 6)); err != nil {
 		t.Fatal(err)
 	}
 	if reflect.DeepEqual(winners(&other), winners(&base)) {
@@ -147,13 +147,13 @@ func TestOrdersEqualReference(t *testing.T) {
 			src := g.gen(rand.New(rand.NewPCG(seed, 31)), 60)
 			for _, o := range []Option{WithOrder(OrderReverse, 0), WithOrder(OrderRandom, seed)} {
 				var ref Collector
-				if _, err := Reference(textSource(t, src), &ref, o, WithExplore(true)); err != nil {
+				if _, err := replayReference(t.Context(), textSource(t, src), &ref, o, WithExplore(true)); err != nil {
 					t.Fatal(err)
 				}
 				want := collect(&ref)
 				for _, opts := range engineOptSets {
 					var c Collector
-					if _, err := Replay(textSource(t, src), &c, append(append([]Option{}, opts...), o, WithExplore(true))...); err != nil {
+					if _, err := Replay(t.Context(), textSource(t, src), &c, append(append([]Option{}, opts...), o, WithExplore(true))...); err != nil {
 						t.Fatal(err)
 					}
 					got := collect(&c)
@@ -190,7 +190,7 @@ func TestExploreOrders(t *testing.T) {
 		opened++
 		return &closeCounter{textSource(t, src), &closed}, nil
 	}
-	rows, err := ExploreOrders(open, 4, 7, WithWorkers(2))
+	rows, err := ExploreOrders(t.Context(), open, WithOrders(4, 7), WithWorkers(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestExploreOrders(t *testing.T) {
 			t.Errorf("%s left %d, want %d (lane %d applies last)", r.Order, r.Value, 100+uint32(last), last)
 		}
 	}
-	if _, err := ExploreOrders(open, 0, 1); err == nil {
+	if _, err := ExploreOrders(t.Context(), open, WithOrders(0, 1)); err == nil {
 		t.Error("ExploreOrders with 0 orders accepted")
 	}
 }
@@ -243,7 +243,7 @@ func TestInterleave(t *testing.T) {
 	finals := map[uint32]bool{}
 	for seed := range uint64(40) {
 		var base Collector
-		if _, err := Replay(textSource(t, src), &base, WithOrder(OrderRandom, seed), WithInterleave(4)); err != nil {
+		if _, err := Replay(t.Context(), textSource(t, src), &base, WithOrder(OrderRandom, seed), WithInterleave(4)); err != nil {
 			t.Fatal(err)
 		}
 		if len(base.Res) != 4 || len(base.Words) != 1 {
@@ -263,7 +263,7 @@ func TestInterleave(t *testing.T) {
 		finals[base.Words[0].Value] = true
 		for _, opts := range [][]Option{{WithBatchInsts(1)}, {WithBatchInsts(3), WithWorkers(2)}, {WithWorkers(1), WithShards(1)}} {
 			var c Collector
-			if _, err := Replay(textSource(t, src), &c, append(opts, WithOrder(OrderRandom, seed), WithInterleave(4))...); err != nil {
+			if _, err := Replay(t.Context(), textSource(t, src), &c, append(opts, WithOrder(OrderRandom, seed), WithInterleave(4))...); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(collect(&c), collect(&base)) {
@@ -274,7 +274,7 @@ func TestInterleave(t *testing.T) {
 	if !finals[2] || !finals[20] {
 		t.Errorf("over 40 seeds the word ended only %v: the warps were not interleaved", finals)
 	}
-	if _, err := New(nil, WithInterleave(4)); err == nil {
+	if err := ValidateOptions(WithInterleave(4)); err == nil {
 		t.Error("WithInterleave without the random order accepted")
 	}
 }
@@ -293,13 +293,13 @@ func TestInterleaveEqualsReference(t *testing.T) {
 			for _, w := range []int{3, 16} {
 				opts := []Option{WithOrder(OrderRandom, seed), WithInterleave(w), WithExplore(true)}
 				var ref Collector
-				if _, err := Reference(textSource(t, src), &ref, opts...); err != nil {
+				if _, err := replayReference(t.Context(), textSource(t, src), &ref, opts...); err != nil {
 					t.Fatal(err)
 				}
 				want := collect(&ref)
 				for _, eo := range engineOptSets {
 					var c Collector
-					if _, err := Replay(textSource(t, src), &c, append(append([]Option{}, eo...), opts...)...); err != nil {
+					if _, err := Replay(t.Context(), textSource(t, src), &c, append(append([]Option{}, eo...), opts...)...); err != nil {
 						t.Fatal(err)
 					}
 					got := collect(&c)
@@ -342,14 +342,14 @@ func TestInterleavedRepeats(t *testing.T) {
 		for _, w := range []int{2, 3, 5} {
 			opts := []Option{WithOrder(OrderRandom, seed), WithInterleave(w)}
 			var ref Collector
-			if _, err := Reference(textSource(t, src), &ref, opts...); err != nil {
+			if _, err := replayReference(t.Context(), textSource(t, src), &ref, opts...); err != nil {
 				t.Fatal(err)
 			}
 			want := collect(&ref)
 			for _, eo := range [][]Option{{WithWorkers(1), WithBatchInsts(64)}, {WithWorkers(2), WithBatchInsts(50)}, {WithWorkers(3)}} {
 				for _, lean := range []bool{false, true} {
 					sink, c := sinkFor(lean, false)
-					if _, err := Replay(textSource(t, src), sink, append(append([]Option{}, eo...), opts...)...); err != nil {
+					if _, err := Replay(t.Context(), textSource(t, src), sink, append(append([]Option{}, eo...), opts...)...); err != nil {
 						t.Fatal(err)
 					}
 					got, want := collect(c), want

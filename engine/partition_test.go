@@ -41,7 +41,7 @@ func wordKey(a, b Word) int {
 func checkPartitions(t *testing.T, src string, n int) {
 	t.Helper()
 	var whole Collector
-	if _, err := Replay(textSource(t, src), &whole, WithExplore(true)); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, src), &whole, WithExplore(true)); err != nil {
 		t.Fatalf("whole: %v", err)
 	}
 	var res []Result
@@ -51,7 +51,7 @@ func checkPartitions(t *testing.T, src string, n int) {
 	for i := range n {
 		var c Collector
 		opts := []Option{WithPartition(i, n), WithExplore(true), WithWorkers(1 + i%3), WithBatchInsts([]int{4096, 7, 1}[i%3])}
-		if _, err := Replay(textSource(t, src), &c, opts...); err != nil {
+		if _, err := Replay(t.Context(), textSource(t, src), &c, opts...); err != nil {
 			t.Fatalf("partition %d/%d: %v", i, n, err)
 		}
 		res = append(res, c.Res...)
@@ -119,13 +119,13 @@ func TestPartitionsMakeTheWhole(t *testing.T) {
 func TestPartitionSplitsMemory(t *testing.T) {
 	src := randomAdds(rand.New(rand.NewPCG(5, 5)), 200, "_")
 	var whole noAddrs
-	if _, err := Replay(textSource(t, src), &whole); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, src), &whole); err != nil {
 		t.Fatal(err)
 	}
 	total := 0
 	for i := range 3 {
 		var c noAddrs
-		if _, err := Replay(textSource(t, src), &c, WithPartition(i, 3)); err != nil {
+		if _, err := Replay(t.Context(), textSource(t, src), &c, WithPartition(i, 3)); err != nil {
 			t.Fatal(err)
 		}
 		if len(c.Words) == 0 || len(c.Words) >= len(whole.Words) {
@@ -137,7 +137,7 @@ func TestPartitionSplitsMemory(t *testing.T) {
 		t.Errorf("the partitions hold %d words together, the whole replay %d", total, len(whole.Words))
 	}
 	for _, bad := range [][2]int{{0, 0}, {3, 3}, {-1, 2}, {0, shard.MaxPartitions + 1}} {
-		if _, err := New(nil, WithPartition(bad[0], bad[1])); err == nil {
+		if err := ValidateOptions(WithPartition(bad[0], bad[1])); err == nil {
 			t.Errorf("WithPartition(%d, %d) accepted", bad[0], bad[1])
 		}
 	}

@@ -10,7 +10,7 @@ import (
 // the dialect's planner (ptx.go, sass.go, visa.go, lsc.go).
 type plan struct {
 	st   *trace.Static
-	id   uint32 // index in the replay's plans (Engine.planList)
+	id   uint32 // index in the replay's plans (replayer.planList)
 	kind kind
 	size uint8 // bytes per element access: 1, 2, 4, 8 or 16
 	// b and c are, per element, the sources that the kind's formula calls b

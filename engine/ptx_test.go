@@ -11,11 +11,11 @@ import (
 func replayText(t *testing.T, src string) *Collector {
 	t.Helper()
 	var c Collector
-	if _, err := Replay(textSource(t, src), &c, WithShards(3), WithWorkers(2)); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, src), &c, WithShards(3), WithWorkers(2)); err != nil {
 		t.Fatalf("replay: %v\n%s", err, src)
 	}
 	var ref Collector
-	if _, err := Reference(textSource(t, src), &ref); err != nil {
+	if _, err := replayReference(t.Context(), textSource(t, src), &ref); err != nil {
 		t.Fatalf("reference: %v", err)
 	}
 	if got, want := collect(&c), collect(&ref); fmt.Sprint(got) != fmt.Sprint(want) {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"math/bits"
@@ -23,7 +24,7 @@ import (
 //     Description; "If the .scope qualifier is absent, .gpu scope is
 //     assumed"). .cta includes the threads of the executing CTA (the
 //     trace's .group), .cluster those of its cluster (the trace does not
-//     say which CTAs form a cluster: RacesOptions.ClusterSize groups
+//     say which CTAs form a cluster: WithClusterSize groups
 //     consecutive .group numbers, 1 by default, so that .cluster is .cta
 //     unless told), .gpu and .sys every thread of a trace. The SASS, vISA
 //     and LSC seeds give their atomics no scope narrower than the device,
@@ -65,14 +66,6 @@ type RaceAccess struct {
 	Group, Warp int64
 	Lane        uint32
 	Scope       string // "cta", "cluster", "gpu", "sys"
-}
-
-// RacesOptions configures Races.
-type RacesOptions struct {
-	// ClusterSize is how many consecutive .group numbers form a cluster
-	// (PTX .cluster scope): group g is in cluster g / ClusterSize. 0 or 1:
-	// one CTA a cluster.
-	ClusterSize int64
 }
 
 const (
@@ -126,9 +119,15 @@ type raceKey struct {
 }
 
 // Races reads src to its end and returns the races table's rows, sorted
-// by (space, group, addr) like the memory table, then rule.
-func Races(src trace.Source, ro RacesOptions) ([]RaceRow, error) {
-	cs := max(ro.ClusterSize, 1)
+// by (space, group, addr) like the memory table, then rule. Of the options
+// it reads WithClusterSize. It stops, with an error wrapping ctx.Err(),
+// when ctx is done.
+func Races(ctx context.Context, src trace.Source, opts ...Option) ([]RaceRow, error) {
+	o, err := buildOptions("Races", racesReads, opts)
+	if err != nil {
+		return nil, err
+	}
+	cs := o.clusterSize
 	cluster := func(g int64) int64 {
 		if g < 0 {
 			return -((-g - 1) / cs) - 1
@@ -155,7 +154,12 @@ func Races(src trace.Source, ro RacesOptions) ([]RaceRow, error) {
 		one batch
 		x   xinst // outside the loop: it escapes (plan hooks), once
 	)
-	for {
+	for n := uint(0); ; n++ {
+		if n%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("races stopped: %w", err)
+			}
+		}
 		in, err := src.Next()
 		if err == io.EOF {
 			break

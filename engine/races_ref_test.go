@@ -196,7 +196,7 @@ func racesReference(src trace.Source, clusterSize int64) ([]RaceRow, error) {
 // racesOf runs the engine's races pass on a text trace.
 func racesOf(t *testing.T, src string, clusterSize int64) []RaceRow {
 	t.Helper()
-	rows, err := Races(textSource(t, src), RacesOptions{ClusterSize: clusterSize})
+	rows, err := Races(t.Context(), textSource(t, src), WithClusterSize(clusterSize))
 	if err != nil {
 		t.Fatalf("Races: %v\n%s", err, src)
 	}

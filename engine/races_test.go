@@ -69,7 +69,7 @@ func TestRaces(t *testing.T) {
 func TestRacesRows(t *testing.T) {
 	src := ".region global 0x1000 0x100\n.group 0\natom.cta.global.add.u32 d, [a], 1; | a=0x1000 mask=0x1\n" +
 		".group 1\natom.global.add.u32 d, [a], 1; | a=0x1000 mask=0x4\n"
-	rows, err := Races(textSource(t, src), RacesOptions{})
+	rows, err := Races(t.Context(), textSource(t, src))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func textSource(t testing.TB, src string) trace.Source {
 func equalToReference(t *testing.T, src string, optSets ...[]Option) {
 	t.Helper()
 	var ref Collector
-	if _, err := Reference(textSource(t, src), &ref, WithExplore(true)); err != nil {
+	if _, err := replayReference(t.Context(), textSource(t, src), &ref, WithExplore(true)); err != nil {
 		t.Fatalf("reference: %v", err)
 	}
 	want := collect(&ref)
@@ -76,7 +76,7 @@ func equalToReference(t *testing.T, src string, optSets ...[]Option) {
 			in = br
 		}
 		var c Collector
-		if _, err := Replay(in, &c, opts...); err != nil {
+		if _, err := Replay(t.Context(), in, &c, opts...); err != nil {
 			t.Fatalf("engine: %v", err)
 		}
 		got := collect(&c)
@@ -408,7 +408,7 @@ func (s *pagedSink) MemoryPage(p *WordPage) error {
 func referenceUnder(t *testing.T, src string, explore bool) outcome {
 	t.Helper()
 	var ref Collector
-	if _, err := Reference(textSource(t, src), &ref, WithExplore(explore)); err != nil {
+	if _, err := replayReference(t.Context(), textSource(t, src), &ref, WithExplore(explore)); err != nil {
 		t.Fatalf("reference: %v", err)
 	}
 	return collect(&ref)
@@ -431,7 +431,7 @@ func equalUnderConfig(t *testing.T, src string, cfg *sinkConfig, opts []Option, 
 	opts = append(opts[:len(opts):len(opts)], WithExplore(cfg.explore))
 	if cfg.orders {
 		var ms memorySink
-		if _, err := Replay(in, &ms, opts...); err != nil {
+		if _, err := Replay(t.Context(), in, &ms, opts...); err != nil {
 			t.Fatalf("engine: %v", err)
 		}
 		if ms.words == nil {
@@ -449,7 +449,7 @@ func equalUnderConfig(t *testing.T, src string, cfg *sinkConfig, opts []Option, 
 		p := &pagedSink{configSink{cfg: cfg}}
 		c, sink = &p.configSink, p
 	}
-	if _, err := Replay(in, sink, opts...); err != nil {
+	if _, err := Replay(t.Context(), in, sink, opts...); err != nil {
 		t.Fatalf("engine: %v", err)
 	}
 	got := collect(&c.Collector)
@@ -545,11 +545,11 @@ func TestNoResultsSameMemoryAndStats(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 7))
 	src := randomPTX(r, 200)
 	var full Collector
-	if _, err := Replay(textSource(t, src), &full, WithWorkers(2), WithBatchInsts(16)); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, src), &full, WithWorkers(2), WithBatchInsts(16)); err != nil {
 		t.Fatal(err)
 	}
 	var lean statsOnly
-	sum, err := Replay(textSource(t, src), &lean, WithWorkers(2), WithBatchInsts(16))
+	sum, err := Replay(t.Context(), textSource(t, src), &lean, WithWorkers(2), WithBatchInsts(16))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -579,7 +579,7 @@ func TestNoResultsSameMemoryAndStats(t *testing.T) {
 	wantLane := fmt.Sprintf("lane %d: %s access at 0x%x (WithStrict stops at the first fault)", first.Lane, first.Fault, first.Addr)
 	for _, w := range []int{1, 2} {
 		var strict statsOnly
-		_, err = Replay(textSource(t, src), &strict, WithStrict(true), WithWorkers(w), WithBatchInsts(16))
+		_, err = Replay(t.Context(), textSource(t, src), &strict, WithStrict(true), WithWorkers(w), WithBatchInsts(16))
 		var ie *InstError
 		if !errors.As(err, &ie) || ie.Seq != first.Seq || !strings.Contains(err.Error(), wantLane) {
 			t.Errorf("strict without results, %d workers: %v; want %s…%s", w, err, want, wantLane)
@@ -596,7 +596,7 @@ func TestMaxMemory(t *testing.T) {
 		fmt.Fprintf(&b, "atom.global.add.u32 d, [a], 1 | a=0x%x:256\n", i*32*256)
 	}
 	var c Collector
-	_, err := Replay(textSource(t, b.String()), &c, WithMaxMemory(1<<20), WithBatchInsts(16))
+	_, err := Replay(t.Context(), textSource(t, b.String()), &c, WithMaxMemory(1<<20), WithBatchInsts(16))
 	if err == nil || !strings.Contains(err.Error(), "over the 1 MiB limit (WithMaxMemory)") {
 		t.Fatalf("got %v, want the memory limit", err)
 	}
@@ -604,7 +604,7 @@ func TestMaxMemory(t *testing.T) {
 		t.Errorf("sink committed=%v aborted=%v, want aborted", c.Committed, c.Aborted)
 	}
 	var ok Collector
-	if _, err := Replay(textSource(t, b.String()), &ok, WithMaxMemory(4<<20)); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, b.String()), &ok, WithMaxMemory(4<<20)); err != nil {
 		t.Errorf("under the limit: %v", err)
 	}
 	if err := WithMaxMemory(1000)(&options{}); err == nil {
@@ -612,13 +612,13 @@ func TestMaxMemory(t *testing.T) {
 	}
 }
 
-// TestReplayContextCancelled: a cancelled context stops the replay with an
+// TestReplayCancelled: a cancelled context stops the replay with an
 // error wrapping context.Canceled, and the sink is aborted.
-func TestReplayContextCancelled(t *testing.T) {
+func TestReplayCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var c Collector
-	_, err := ReplayContext(ctx, textSource(t, randomPTX(rand.New(rand.NewPCG(1, 1)), 50)), &c, WithBatchInsts(4))
+	_, err := Replay(ctx, textSource(t, randomPTX(rand.New(rand.NewPCG(1, 1)), 50)), &c, WithBatchInsts(4))
 	if !errors.Is(err, context.Canceled) || !c.Aborted || c.Committed {
 		t.Errorf("err %v, aborted %v, committed %v: want context.Canceled and an aborted sink", err, c.Aborted, c.Committed)
 	}
@@ -657,12 +657,12 @@ func (c *pageCollector) MemoryPage(p *WordPage) error {
 func TestPageSinkSameMemory(t *testing.T) {
 	src := randomPTX(rand.New(rand.NewPCG(11, 13)), 300)
 	var words wordCollector
-	sum, err := Replay(textSource(t, src), &words, WithWorkers(2), WithBatchInsts(16))
+	sum, err := Replay(t.Context(), textSource(t, src), &words, WithWorkers(2), WithBatchInsts(16))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var pages pageCollector
-	psum, err := Replay(textSource(t, src), &pages, WithWorkers(2), WithBatchInsts(16))
+	psum, err := Replay(t.Context(), textSource(t, src), &pages, WithWorkers(2), WithBatchInsts(16))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,10 +15,10 @@ import (
 func replaySASS(t *testing.T, src string) *Collector {
 	t.Helper()
 	var c, ref Collector
-	if _, err := Replay(textSource(t, src), &c, WithShards(3), WithWorkers(2)); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, src), &c, WithShards(3), WithWorkers(2)); err != nil {
 		t.Fatalf("replay: %v\n%s", err, src)
 	}
-	if _, err := Reference(textSource(t, src), &ref); err != nil {
+	if _, err := replayReference(t.Context(), textSource(t, src), &ref); err != nil {
 		t.Fatalf("reference: %v", err)
 	}
 	if got, want := collect(&c), collect(&ref); !reflect.DeepEqual(got, want) {

@@ -68,7 +68,7 @@ func TestSectorsEveryPath(t *testing.T) {
 		return out
 	}
 	var ref Collector
-	if _, err := Reference(textSource(t, src), &ref); err != nil {
+	if _, err := replayReference(t.Context(), textSource(t, src), &ref); err != nil {
 		t.Fatal(err)
 	}
 	if got := sectors(&ref); !slices.Equal(got, want) {
@@ -82,7 +82,7 @@ func TestSectorsEveryPath(t *testing.T) {
 				if noResults {
 					sink = &c
 				}
-				if _, err := Replay(textSource(t, src), sink, append(slices.Clone(opts), WithExplore(explore))...); err != nil {
+				if _, err := Replay(t.Context(), textSource(t, src), sink, append(slices.Clone(opts), WithExplore(explore))...); err != nil {
 					t.Fatal(err)
 				}
 				if got := sectors(&c.Collector); !slices.Equal(got, want) {
@@ -108,7 +108,7 @@ func TestSectorsEveryPath(t *testing.T) {
 	}
 	for i, opts := range engineOptSets {
 		var c statsNoAddresses
-		if _, err := Replay(textSource(t, hot.String()), &c, opts...); err != nil {
+		if _, err := Replay(t.Context(), textSource(t, hot.String()), &c, opts...); err != nil {
 			t.Fatal(err)
 		}
 		if got := sectors(&c.Collector); !slices.Equal(got, hotWant) {
@@ -119,7 +119,7 @@ func TestSectorsEveryPath(t *testing.T) {
 		sum := make([]uint32, len(want))
 		for p := 0; p < n; p++ {
 			var c statsOnly
-			if _, err := Replay(textSource(t, src), &c, WithPartition(p, n), WithWorkers(2), WithShards(3)); err != nil {
+			if _, err := Replay(t.Context(), textSource(t, src), &c, WithPartition(p, n), WithWorkers(2), WithShards(3)); err != nil {
 				t.Fatal(err)
 			}
 			for i, s := range sectors(&c.Collector) {

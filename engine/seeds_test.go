@@ -31,7 +31,7 @@ func TestSeedExampleFixtures(t *testing.T) {
 			}
 			equalToReference(t, string(src), engineOptSets...)
 			var c Collector
-			sum, err := Replay(textSource(t, string(src)), &c)
+			sum, err := Replay(t.Context(), textSource(t, string(src)), &c)
 			if err != nil {
 				t.Fatal(err)
 			}

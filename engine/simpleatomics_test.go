@@ -174,7 +174,7 @@ func replaySimpleAtomics(t *testing.T, opts ...Option) *Collector {
 		t.Fatal(err)
 	}
 	var c Collector
-	if _, err := Replay(tr, &c, opts...); err != nil {
+	if _, err := Replay(t.Context(), tr, &c, opts...); err != nil {
 		t.Fatal(err)
 	}
 	return &c
@@ -336,7 +336,7 @@ func TestSimpleAtomicIntrinsicsSASS(t *testing.T) {
 		t.Fatalf("%s is stale (%v); regenerate with go test ./engine -run SimpleAtomic -update", simpleAtomicsSASSFile, err)
 	}
 	var sass Collector
-	if _, err := Replay(textSource(t, simpleAtomicsSASS()), &sass, WithWorkers(2)); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, simpleAtomicsSASS()), &sass, WithWorkers(2)); err != nil {
 		t.Fatal(err)
 	}
 	var g [11]uint32

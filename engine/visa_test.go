@@ -13,7 +13,7 @@ func replayVISA(t *testing.T, src string) *Collector {
 	t.Helper()
 	equalToReference(t, src, engineOptSets...)
 	var c Collector
-	if _, err := Replay(textSource(t, src), &c); err != nil {
+	if _, err := Replay(t.Context(), textSource(t, src), &c); err != nil {
 		t.Fatalf("replay: %v", err)
 	}
 	return &c
@@ -610,7 +610,7 @@ func TestEngineEqualsReferenceOnRandomVISA(t *testing.T) {
 	faults := map[Fault]int{}
 	for _, src := range equalOnRandom(t, randomVISA, 11) {
 		var c Collector
-		if _, err := Reference(textSource(t, src), &c); err != nil {
+		if _, err := replayReference(t.Context(), textSource(t, src), &c); err != nil {
 			t.Fatal(err)
 		}
 		for _, s := range c.Stats {

@@ -70,7 +70,7 @@ func analysisReplay(t *testing.T) (dir string, c *engine.Collector) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := engine.Replay(src, s, engine.WithExplore(true)); err != nil {
+		if _, err := engine.Replay(t.Context(), src, s, engine.WithExplore(true)); err != nil {
 			t.Fatal(err)
 		}
 	}

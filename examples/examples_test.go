@@ -28,7 +28,7 @@ func TestContentionQueries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := engine.Replay(src, sink); err != nil {
+	if _, err := engine.Replay(t.Context(), src, sink); err != nil {
 		t.Fatal(err)
 	}
 	text, err := os.ReadFile("contention.sql")

@@ -38,7 +38,7 @@ func replayWith(t *testing.T, name, src string, k int, run *columnar.RunOptions)
 	}
 	var sink engine.Sink = w
 	if k > 0 {
-		orders, err := engine.ExploreOrders(open, k, 1)
+		orders, err := engine.ExploreOrders(t.Context(), open, engine.WithOrders(k, 1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func replayWith(t *testing.T, name, src string, k int, run *columnar.RunOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := engine.Replay(src2, sink, engine.WithExplore(true)); err != nil {
+	if _, err := engine.Replay(t.Context(), src2, sink, engine.WithExplore(true)); err != nil {
 		t.Fatal(err)
 	}
 	return dir

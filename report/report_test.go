@@ -40,7 +40,7 @@ func replayTiny(t *testing.T, tables ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := engine.Replay(src, sink, engine.WithExplore(true)); err != nil {
+	if _, err := engine.Replay(t.Context(), src, sink, engine.WithExplore(true)); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -185,7 +185,7 @@ func replayRacy(t *testing.T) (string, []engine.OrderWitness) {
 	t.Helper()
 	dir := t.TempDir()
 	open := func() (trace.SourceCloser, error) { return trace.NewTextReader(strings.NewReader(racy), "racy.tasm") }
-	orders, err := engine.ExploreOrders(open, 2, 1)
+	orders, err := engine.ExploreOrders(t.Context(), open, engine.WithOrders(2, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func replayRacy(t *testing.T) (string, []engine.OrderWitness) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	races, err := engine.Races(src, engine.RacesOptions{})
+	races, err := engine.Races(t.Context(), src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func replayRacy(t *testing.T) (string, []engine.OrderWitness) {
 	if src, err = open(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := engine.Replay(src, &extras{w, orders, races}, engine.WithExplore(true)); err != nil {
+	if _, err := engine.Replay(t.Context(), src, &extras{w, orders, races}, engine.WithExplore(true)); err != nil {
 		t.Fatal(err)
 	}
 	return dir, orders

@@ -140,7 +140,8 @@ func TestOrderFlag(t *testing.T) {
 // TestExploreOrdersFlag: -explore-orders writes the orders table with the
 // others: rows only for the word that an exch race leaves order-dependent
 // (one per order, lane order and K random), none for the add histogram;
-// -explore's static marking stays; standard input is refused.
+// -explore's static marking stays; standard input and -interleave are
+// refused.
 func TestExploreOrdersFlag(t *testing.T) {
 	duckdbq.Require(t)
 	root := t.TempDir()
@@ -176,6 +177,16 @@ func TestExploreOrdersFlag(t *testing.T) {
 	}
 	if code, _, stderr := replayCmd(t, "-explore-orders", "2", "-"); code != exitUsage || !strings.Contains(stderr, "not standard input") {
 		t.Errorf("-explore-orders on standard input: exit %d, %q", code, stderr)
+	}
+	// -interleave's windows would reorder the main replay, not the orders
+	// -explore-orders replays: refused before anything is written.
+	out2 := filepath.Join(root, "out2")
+	code, _, stderr := replayCmd(t, tr, "-order", "random", "-interleave", "4", "-explore-orders", "2", "-o", out2)
+	if want := "-explore-orders 2 replays lane order and random orders of its own, which -interleave's windows do not reorder"; code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("-explore-orders with -interleave: exit %d, %q; want %d and %q", code, stderr, exitUsage, want)
+	}
+	if _, err := os.Stat(out2); !os.IsNotExist(err) {
+		t.Errorf("-explore-orders with -interleave left %s behind (%v)", out2, err)
 	}
 }
 

@@ -169,7 +169,8 @@ no TRACE, the embedded demo (CUDA simpleAtomicIntrinsics).
                     same for any -shards, -workers and -batch)
   -seed N           -order random's seed (default 1)
   -interleave W     with -order random: also reorder the instructions of different warps within windows
-                    of W instructions (counted anew after each .init and .region), each warp's in order
+                    of W instructions (counted anew after each .init and .region), each warp's in order;
+                    not with -explore-orders, whose replays take orders of their own
   -explore-orders K also replay K random orders (seeds -seed, -seed+1, …) and write, for every word whose
                     final value differs between them and lane order, its value under each: the orders
                     table (added to the default tables), witnesses that the result depends on an order

@@ -85,7 +85,7 @@ func replayObserved(args []string, stdout, stderr io.Writer, observe func(engine
 	}
 	eopts := o.engineOptions()
 	// Validate every option before touching the trace or the output.
-	if _, err := engine.New(&trace.Header{}, eopts...); err != nil {
+	if err := engine.ValidateOptions(append(eopts, o.extraOptions()...)...); err != nil {
 		return usagef("%v", err)
 	}
 	if o.prof != "" {
@@ -134,8 +134,8 @@ func parseReplayFlags(args []string) (*replayOptions, error) {
 func (o *replayOptions) stdin() bool { return len(o.pos) == 1 && o.pos[0] == "-" }
 
 // validate checks the flag combinations, in this order: the trace count,
-// -order, -explore-orders, -tables with -races and -explore-orders, -races,
-// -cluster-size, then -partition. It sets o.order, o.part and o.parts, and
+// -order, -explore-orders (and with -interleave), -tables with -races and
+// -explore-orders, -races, -cluster-size, then -partition. It sets o.order, o.part and o.parts, and
 // o.races when -tables names the races table.
 func (o *replayOptions) validate() error {
 	if len(o.pos) > 1 {
@@ -148,6 +148,9 @@ func (o *replayOptions) validate() error {
 	o.order = order
 	if o.exploreOrders < 0 || o.exploreOrders > 1000 {
 		return usagef("-explore-orders %d: want 0..1000", o.exploreOrders)
+	}
+	if o.exploreOrders > 0 && o.interleave > 0 {
+		return usagef("-explore-orders %d replays lane order and random orders of its own, which -interleave's windows do not reorder: drop -interleave or -explore-orders", o.exploreOrders)
 	}
 	if err := o.validateExtraTables(); err != nil {
 		return err
@@ -259,9 +262,25 @@ func (o *replayOptions) tableList() string {
 
 // engineOptions are the engine's options from the flags.
 func (o *replayOptions) engineOptions() []engine.Option {
+	return append(o.sharedOptions(), engine.WithExplore(o.explore), engine.WithOrder(o.order, o.seed), engine.WithInterleave(o.interleave))
+}
+
+// sharedOptions are the options of every replay, the main one's and
+// -explore-orders' (which picks each replay's order itself).
+func (o *replayOptions) sharedOptions() []engine.Option {
 	return []engine.Option{engine.WithShards(o.shards), engine.WithWorkers(o.workers),
-		engine.WithBatchInsts(o.batch), engine.WithStrict(o.strict), engine.WithMaxMemory(uint64(o.maxMem)), engine.WithExplore(o.explore),
-		engine.WithPartition(o.part, o.parts), engine.WithOrder(o.order, o.seed), engine.WithInterleave(o.interleave)}
+		engine.WithBatchInsts(o.batch), engine.WithStrict(o.strict), engine.WithMaxMemory(uint64(o.maxMem)),
+		engine.WithPartition(o.part, o.parts)}
+}
+
+// extraOptions are the options of the -explore-orders and -races passes
+// (ExploreOrders' orders, Races' cluster size), for ValidateOptions.
+func (o *replayOptions) extraOptions() []engine.Option {
+	var opts []engine.Option
+	if o.exploreOrders > 0 {
+		opts = append(opts, engine.WithOrders(o.exploreOrders, o.seed))
+	}
+	return append(opts, engine.WithClusterSize(o.clusterSize))
 }
 
 // run opens the trace and the output directory, runs the extra passes,
@@ -283,12 +302,13 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 	}
 	progress := &replayProgress{bar: newProgressBar(stderr, 0), file: prog}
 	progress.bar.on = progress.bar.on && !o.quiet
-	eopts = append(eopts, engine.WithProgress(func(s engine.Summary) {
+	withProgress := engine.WithProgress(func(s engine.Summary) {
 		progress.update(s)
 		if o.observe != nil {
 			o.observe(s)
 		}
-	}))
+	})
+	eopts = append(eopts, withProgress)
 	dir, copts, err := o.outputDir(name, copts)
 	if err != nil {
 		return err
@@ -302,11 +322,11 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 	defer cancel()
 	var replaySink engine.Sink = sink
 	if o.exploreOrders > 0 || o.races {
-		if replaySink, err = o.extras(ctx, name, sink, eopts); err != nil {
+		if replaySink, err = o.extras(ctx, name, sink, withProgress); err != nil {
 			return err
 		}
 	}
-	sum, err := engine.Replay(withCancel(ctx, src), replaySink, eopts...)
+	sum, err := engine.Replay(ctx, withCancel(ctx, src), replaySink, eopts...)
 	progress.clear()
 	if err != nil {
 		return fmt.Errorf("%w (no tables written)", inTrace(name, cliError{err}))
@@ -441,7 +461,7 @@ func openSink(dir string, copts []columnar.Option, stderr io.Writer) (*columnar.
 
 // extras runs the -explore-orders and -races passes, and returns the sink
 // that writes their rows at the replay's commit. On failure it aborts sink.
-func (o *replayOptions) extras(ctx context.Context, name string, sink *columnar.Writer, eopts []engine.Option) (engine.Sink, error) {
+func (o *replayOptions) extras(ctx context.Context, name string, sink *columnar.Writer, withProgress engine.Option) (engine.Sink, error) {
 	open := func() (trace.SourceCloser, error) {
 		_, s, closeFn, _, err := openTrace(o.pos)
 		if err != nil {
@@ -455,12 +475,15 @@ func (o *replayOptions) extras(ctx context.Context, name string, sink *columnar.
 	extra := &extrasThenCommit{Writer: sink}
 	var err error
 	if o.exploreOrders > 0 {
-		extra.orders, err = engine.ExploreOrders(open, o.exploreOrders, o.seed, eopts...)
+		// The replay's options but the order (ExploreOrders picks each
+		// replay's) and -explore (its replays keep only the memory).
+		opts := append(o.sharedOptions(), withProgress, engine.WithOrders(o.exploreOrders, o.seed))
+		extra.orders, err = engine.ExploreOrders(ctx, open, opts...)
 	}
 	if err == nil && o.races {
 		var src trace.SourceCloser
 		if src, err = open(); err == nil {
-			extra.races, err = engine.Races(src, engine.RacesOptions{ClusterSize: o.clusterSize})
+			extra.races, err = engine.Races(ctx, src, engine.WithClusterSize(o.clusterSize))
 			src.Close()
 		}
 	}

@@ -13,7 +13,7 @@ import (
 func replay(t *testing.T, s Spec) (*engine.Collector, engine.Summary) {
 	t.Helper()
 	var c engine.Collector
-	sum, err := engine.Replay(newGen(t, s), &c, engine.WithWorkers(2), engine.WithBatchInsts(512))
+	sum, err := engine.Replay(t.Context(), newGen(t, s), &c, engine.WithWorkers(2), engine.WithBatchInsts(512))
 	if err != nil {
 		t.Fatalf("replay %s %s: %v", s.Name, s.Dialect, err)
 	}

@@ -1,22 +1,19 @@
-package reference_test
+package engine
 
 // This file compares the engine with the reference on random traces of
 // every float atomic of the four documents, with operands drawn from each
 // format's corner cases (signed zeros, subnormals, the largest finite
 // values, infinities, quiet and signaling NaNs with payloads, ties): the
-// engine's own random traces (engine/*_test.go) rarely reach them. It is
-// an external test package, so the reference itself still imports nothing
-// of the engine (imports_test.go); it could as well live among the
-// engine's tests.
+// engine's other random traces rarely reach them.
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/gpureplay/replay/engine"
 	"github.com/gpureplay/replay/trace"
 )
 
@@ -142,18 +139,18 @@ func floatTrace(r *rand.Rand, n int) string {
 func TestFloatAtomicsAgreeWithEngine(t *testing.T) {
 	for seed := uint64(1); seed <= 200; seed++ {
 		src := floatTrace(rand.New(rand.NewPCG(seed, 99)), 30)
-		replay := func(run func(trace.Source, engine.Sink, ...engine.Option) (engine.Summary, error)) *engine.Collector {
+		replay := func(run func(context.Context, trace.Source, Sink, ...Option) (Summary, error)) *Collector {
 			in, err := trace.NewTextReader(strings.NewReader(src), "floats.tasm")
 			if err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
-			var c engine.Collector
-			if _, err := run(in, &c, engine.WithWorkers(1)); err != nil {
+			var c Collector
+			if _, err := run(t.Context(), in, &c, WithWorkers(1)); err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
 			return &c
 		}
-		ref, eng := replay(engine.Reference), replay(engine.Replay)
+		ref, eng := replay(replayReference), replay(Replay)
 		if !reflect.DeepEqual(ref.Res, eng.Res) || !reflect.DeepEqual(ref.Words, eng.Words) {
 			t.Fatalf("seed %d: engine and reference differ on\n%s", seed, firstDifference(ref, eng))
 		}
@@ -161,7 +158,7 @@ func TestFloatAtomicsAgreeWithEngine(t *testing.T) {
 }
 
 // firstDifference names the first result or word that differs.
-func firstDifference(ref, eng *engine.Collector) string {
+func firstDifference(ref, eng *Collector) string {
 	for i := range min(len(ref.Res), len(eng.Res)) {
 		if a, b := ref.Res[i], eng.Res[i]; a != b {
 			text := ""

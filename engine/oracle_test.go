@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,23 +11,25 @@ import (
 	"github.com/gpureplay/replay/trace"
 )
 
-// Reference replays src the plain way, with the reference interpreter of
-// engine/internal/reference: one instruction at a time, lanes in ascending
-// order (or the order WithOrder gives), memory as a map from byte address
-// to byte, every semantic rule (formulas, floats, addressing, faults)
-// worked out again from the ISA documents. It shares with the engine only
-// the parsed trace and the lane-order policy (lanePerm, and WithInterleave's
-// window order), and is the oracle the engine's tests compare against. It
-// writes to sink what Replay writes, and commits or aborts it the same way.
-// Of the options only WithExplore, WithOrder and WithInterleave matter.
-func Reference(src trace.Source, sink Sink, opts ...Option) (Summary, error) {
-	o := defaultOptions()
-	for _, opt := range opts {
-		if err := opt(&o); err != nil {
-			return Summary{}, err
-		}
+// replayReference replays src the plain way, with the reference
+// interpreter of engine/internal/reference: one instruction at a time,
+// lanes in ascending order (or the order WithOrder gives), memory as a map
+// from byte address to byte, every semantic rule (formulas, floats,
+// addressing, faults) worked out again from the ISA documents. It shares
+// with the engine only the parsed trace and the lane-order policy
+// (lanePerm, and WithInterleave's window order), and is the oracle the
+// engine's tests compare against; it lives in a test file, so that it is
+// neither part of the package's API nor linked into a program. It writes
+// to sink what Replay writes, and commits or aborts it the same way. Of
+// the options only WithExplore, WithOrder and WithInterleave matter, and
+// of ctx only whether it is done before the replay starts.
+func replayReference(ctx context.Context, src trace.Source, sink Sink, opts ...Option) (Summary, error) {
+	o, err := buildOptions("replayReference", allOptions, opts)
+	if err == nil {
+		err = ctx.Err()
 	}
-	if err := o.checkInterleave(); err != nil {
+	if err != nil {
+		sink.Abort()
 		return Summary{}, err
 	}
 	if o.interleave > 0 {
@@ -180,4 +183,14 @@ func (s *seqOrderSink) Addresses(rows []AddressStat) error {
 		return err
 	}
 	return s.Sink.Addresses(rows)
+}
+
+// testReplayer is newReplayer with opts, as Replay builds them: for the
+// tests that look at a replayer's counters or drive its stages.
+func testReplayer(h *trace.Header, opts ...Option) (*replayer, error) {
+	o, err := buildOptions("testReplayer", allOptions, opts)
+	if err != nil {
+		return nil, err
+	}
+	return newReplayer(h, o)
 }
