@@ -139,7 +139,7 @@ func TestHelpUsageErrors(t *testing.T) {
 		args  []string
 		wants []string
 	}{
-		{[]string{"help", "nosuch"}, []string{`replay: help: unknown subcommand "nosuch"; the subcommands are replay, asm, disasm, gen, merge, diff, report, help`, "run 'replay help' for usage"}},
+		{[]string{"help", "nosuch"}, []string{`replay: help: unknown subcommand "nosuch"; the subcommands are replay, asm, disasm, gen, merge, split, diff, report, help`, "run 'replay help' for usage"}},
 		{[]string{"help", "gen", "asm"}, []string{"help takes one subcommand, got 2: gen asm"}},
 		{[]string{"help", "-x"}, []string{"flag provided but not defined: -x"}},
 		{[]string{"gen", "-bogus"}, []string{"flag provided but not defined: -bogus", "run 'replay help gen' for usage"}},
@@ -168,6 +168,7 @@ func TestUsageListsEveryFlag(t *testing.T) {
 		"disasm": func(a []string) error { return cmdDisasm(a, io.Discard, io.Discard) },
 		"gen":    func(a []string) error { return cmdGen(a, io.Discard, io.Discard) },
 		"merge":  func(a []string) error { return cmdMerge(a, io.Discard, io.Discard) },
+		"split":  func(a []string) error { return cmdSplit(a, io.Discard, io.Discard) },
 		"diff":   func(a []string) error { return cmdDiff(a, io.Discard, io.Discard) },
 		"report": func(a []string) error { return cmdReport(a, io.Discard, io.Discard) },
 		"help":   func(a []string) error { return cmdHelp(a, io.Discard) },
