@@ -129,23 +129,25 @@ func maskable(s *Static, j int) bool {
 	return j != s.Pred && !(s.AddrUniform && j == s.Addr)
 }
 
-// laneOf is the lane whose value index i of input in is.
-func laneOf(in *Input, execSize, i int) int {
-	if in.Elems > 1 {
-		if in.Transposed {
-			return i / in.Elems
-		}
-		return i % execSize
-	}
-	return i
-}
-
 // gatherMasked appends to dst the values of vs at the indices whose lane
-// is in mask.
+// is in mask, in index order.
 func gatherMasked(dst, vs []uint64, in *Input, execSize int, mask uint32) []uint64 {
-	for i, x := range vs {
-		if mask>>uint(laneOf(in, execSize, i))&1 != 0 {
-			dst = append(dst, x)
+	switch {
+	case in.Elems <= 1:
+		for m := mask; m != 0; m &= m - 1 {
+			dst = append(dst, vs[bits.TrailingZeros32(m)])
+		}
+	case in.Transposed:
+		for m := mask; m != 0; m &= m - 1 {
+			at := bits.TrailingZeros32(m) * in.Elems
+			dst = append(dst, vs[at:at+in.Elems]...)
+		}
+	default:
+		for v := range in.Elems {
+			row := vs[v*execSize : (v+1)*execSize]
+			for m := mask; m != 0; m &= m - 1 {
+				dst = append(dst, row[bits.TrailingZeros32(m)])
+			}
 		}
 	}
 	return dst
@@ -157,15 +159,28 @@ func maskedCount(in *Input, execSize int, mask uint32) int {
 }
 
 // scatterMasked spreads the values src of the lanes in mask over dst (all
-// of input in's values), zero elsewhere.
+// of input in's values), zero elsewhere: gatherMasked's inverse.
 func scatterMasked(dst, src []uint64, in *Input, execSize int, mask uint32) {
+	clear(dst)
 	k := 0
-	for i := range dst {
-		if mask>>uint(laneOf(in, execSize, i))&1 != 0 {
-			dst[i] = src[k]
+	switch {
+	case in.Elems <= 1:
+		for m := mask; m != 0; m &= m - 1 {
+			dst[bits.TrailingZeros32(m)] = src[k]
 			k++
-		} else {
-			dst[i] = 0
+		}
+	case in.Transposed:
+		for m := mask; m != 0; m &= m - 1 {
+			at := bits.TrailingZeros32(m) * in.Elems
+			k += copy(dst[at:at+in.Elems], src[k:])
+		}
+	default:
+		for v := range in.Elems {
+			row := dst[v*execSize : (v+1)*execSize]
+			for m := mask; m != 0; m &= m - 1 {
+				row[bits.TrailingZeros32(m)] = src[k]
+				k++
+			}
 		}
 	}
 }

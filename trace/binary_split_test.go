@@ -198,3 +198,15 @@ func TestSplitFileRoundTrip(t *testing.T) {
 		t.Errorf("a plain trace: split header %v, err %v", pr.Split(), err)
 	}
 }
+
+// laneOf is the lane whose value index i of input in is.
+func laneOf(in *Input, execSize, i int) int {
+	if in.Elems > 1 {
+		if in.Transposed {
+			return i / in.Elems
+		}
+		return i % execSize
+	}
+	return i
+}
+
