@@ -41,6 +41,7 @@ type Router struct {
 
 	laneOps []uint64 // per partition: lane-elements routed there
 	hot     hotWords
+	avx512  bool // a full warp's conflicts are counted by warpConflictsAVX512
 }
 
 // NewRouter returns a router of the instructions of a trace with header h
@@ -55,7 +56,7 @@ func NewRouter(h *trace.Header, n int) (*Router, error) {
 	}
 	return &Router{hdr: h, n: n, pt: pt, plans: map[*trace.Static]*plan{}, none: map[trace.Space][]trace.Region{},
 		b: &batch{}, keys: map[memKey]uint64{}, owners: make([]uint32, n), seen: make([]bool, n),
-		laneOps: make([]uint64, n), hot: newHotWords()}, nil
+		laneOps: make([]uint64, n), hot: newHotWords(), avx512: hasConflictsAVX512()}, nil
 }
 
 // Routed is where one instruction's lanes go. Owners and Parts are the
@@ -107,33 +108,68 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 		r.last, r.lastK = k, key
 	}
 	key := r.lastK
-	bi := r.b.alone(in, p)
-	active := bi.active
+	active := in.Active()
 	out := Routed{Row: int(in.Seq % uint64(r.n)), Lanes: uint32(bits.OnesCount32(active))}
 	addrs := r.addrs[:0]
-	first := true
-	for m := active; m != 0; m &= m - 1 {
-		lane := bits.TrailingZeros32(m)
-		for e := range st.Elems {
-			a := p.addr(&bi, lane, e)
-			addrs = append(addrs, a)
-			part := r.pt.Of(key, a)
-			if first {
-				out.Row, first = part, false
+	if p.elemAddr == nil {
+		// The Static's formula (plan.addr's) on the instruction's own
+		// vectors, without copying them into a batch.
+		var av *trace.Vector
+		if st.Addr >= 0 {
+			av = &in.Vals[st.Addr]
+		}
+		scale, imm, pitch, mask := uint64(st.AddrScale), uint64(st.AddrImm), uint64(st.LanePitch), st.AddrMask()
+		for m := active; m != 0; m &= m - 1 {
+			lane := bits.TrailingZeros32(m)
+			var base uint64
+			if av != nil {
+				l := lane
+				if st.AddrUniform {
+					l = 0
+				}
+				base = av.Lo(l)
 			}
+			a0 := scale*base + imm + uint64(lane)*pitch
+			for e := range st.Elems {
+				addrs = append(addrs, (a0+uint64(st.ElemOff(e)))&mask)
+			}
+		}
+	} else {
+		bi := r.b.alone(in, p)
+		for m := active; m != 0; m &= m - 1 {
+			lane := bits.TrailingZeros32(m)
+			for e := range st.Elems {
+				addrs = append(addrs, p.addr(&bi, lane, e))
+			}
+		}
+	}
+	k0 := 0
+	for m := active; m != 0; m &= m - 1 {
+		bit := uint32(1) << bits.TrailingZeros32(m)
+		for _, a := range addrs[k0 : k0+st.Elems] {
+			part := r.pt.Of(key, a)
 			if !r.seen[part] {
 				r.seen[part] = true
 				r.parts = append(r.parts, part)
 			}
-			r.owners[part] |= 1 << lane
+			r.owners[part] |= bit
 			r.laneOps[part]++
-			r.hot.sample(k, a)
 		}
+		k0 += st.Elems
+	}
+	if len(addrs) > 0 {
+		out.Row = r.pt.Of(key, addrs[0])
+		r.hot.sample(k, addrs)
 	}
 	if len(r.parts) > 1 {
 		slices.Sort(r.parts)
 	}
-	out.Addresses, out.MaxConflict = conflicts(addrs)
+	if len(addrs) == trace.MaxLanes && r.avx512 {
+		d, c := warpConflictsAVX512((*[trace.MaxLanes]uint64)(addrs))
+		out.Addresses, out.MaxConflict = d, conflictDepth(d, c)
+	} else {
+		out.Addresses, out.MaxConflict = conflicts(addrs)
+	}
 	r.addrs = addrs
 	out.Owners, out.Parts = r.owners, r.parts
 	return out, nil
@@ -178,12 +214,17 @@ const hotSlots = 32
 
 func newHotWords() hotWords { return hotWords{counts: make(map[hotKey]uint64, hotSlots+1)} }
 
-// sample counts one lane-element in HotSample.
-func (h *hotWords) sample(k memKey, addr uint64) {
-	if h.tick++; h.tick < HotSample {
-		return
+// sample counts one lane-element in HotSample of addrs.
+func (h *hotWords) sample(k memKey, addrs []uint64) {
+	for h.tick < uint32(len(addrs)) {
+		h.add(k, addrs[h.tick])
+		h.tick += HotSample
 	}
-	h.tick = 0
+	h.tick -= uint32(len(addrs))
+}
+
+// add counts a sampled lane-element on the word of addr.
+func (h *hotWords) add(k memKey, addr uint64) {
 	key := hotKey{k, addr &^ 3}
 	if c, ok := h.counts[key]; ok || len(h.counts) < hotSlots {
 		h.counts[key] = c + 1

@@ -164,38 +164,36 @@ func route(x *trace.BinaryIndex, from, to int, o Options, outs *outputs, sum *Su
 		}
 		cp = *in
 		cp.Part = &part
-		rowDone := false
-		write := func(p int, mask uint32) error {
-			part = trace.PartInfo{Lanes: r.Lanes, Row: p == r.Row}
-			if part.Row {
-				part.Addresses, part.MaxConflict = r.Addresses, r.MaxConflict
-				rowDone = true
-			}
-			cp.Mask = mask
-			sum.Records[p]++
-			if err := outs.w[p].Write(&cp); err != nil {
-				return fmt.Errorf("%s: %w", outs.tmp[p], err)
-			}
-			return nil
-		}
-		for _, p := range r.Parts {
-			if r.Row < p && !rowDone {
-				if err := write(r.Row, 0); err != nil {
-					return err
-				}
-			}
-			if err := write(p, r.Owners[p]); err != nil {
+		if len(r.Parts) == 0 {
+			// No lane ran: the instruction's row alone.
+			if err := outs.write(r.Row, 0, &cp, &r, sum); err != nil {
 				return err
 			}
+			continue
 		}
-		if !rowDone {
-			if err := write(r.Row, 0); err != nil {
+		for _, p := range r.Parts { // r.Row is one of them
+			if err := outs.write(p, r.Owners[p], &cp, &r, sum); err != nil {
 				return err
 			}
 		}
 	}
 	sum.LaneOps = rt.LaneOps()
 	sum.Hot = rt.HotWords(8)
+	return nil
+}
+
+// write writes instruction in to partition p's file with the lanes of mask,
+// and the row when p is the row's partition.
+func (o *outputs) write(p int, mask uint32, in *trace.Inst, r *engine.Routed, sum *Summary) error {
+	*in.Part = trace.PartInfo{Lanes: r.Lanes, Row: p == r.Row}
+	if p == r.Row {
+		in.Part.Addresses, in.Part.MaxConflict = r.Addresses, r.MaxConflict
+	}
+	in.Mask = mask
+	sum.Records[p]++
+	if err := o.w[p].Write(in); err != nil {
+		return fmt.Errorf("%s: %w", o.tmp[p], err)
+	}
 	return nil
 }
 
