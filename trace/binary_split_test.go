@@ -209,4 +209,3 @@ func laneOf(in *Input, execSize, i int) int {
 	}
 	return i
 }
-
