@@ -106,12 +106,31 @@ func printSplitSummary(w io.Writer, name, dir string, n, k, m int, s *split.Summ
 	if n <= 64 {
 		fmt.Fprintf(w, "  partition lane-ops %s\n", strings.Trim(fmt.Sprint(s.LaneOps), "[]"))
 	}
+	if total > 0 && float64(hi) > 1.25*mean {
+		// Which partition, and the words of it a sample found hottest: a
+		// few hot words, or a hot line of them (its 32 words are one
+		// partition's).
+		top := 0
+		for i, x := range s.LaneOps {
+			if x == hi {
+				top = i
+				break
+			}
+		}
+		var words []string
+		for _, h := range s.Hot {
+			if engine.PartitionOf(h.Space, h.Group, h.Addr, n) == top && len(words) < 4 {
+				words = append(words, fmt.Sprintf("%s (about %.1f%%)", hotName(h), 100*float64(h.LaneOps)/float64(total)))
+			}
+		}
+		fmt.Fprintf(w, "  imbalance     partition %d has %.2fx the mean; its hottest words: %s\n", top, float64(hi)/mean, strings.Join(words, ", "))
+	}
 	for _, h := range s.Hot {
 		if float64(h.LaneOps) <= 1.25*mean || total == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "  hot word      %s: about %.1f%% of the lane-ops (%.2fx the mean partition's), which one partition holds whatever n: %s\n",
-			hotName(h), 100*float64(h.LaneOps)/float64(total), float64(h.LaneOps)/mean, "its accesses serialise anyway")
+		fmt.Fprintf(w, "  hot word      %s alone: about %.1f%% of the lane-ops, %.2fx the mean partition's: one partition holds it whatever n, a bound no partitioning lifts\n",
+			hotName(h), 100*float64(h.LaneOps)/float64(total), float64(h.LaneOps)/mean)
 	}
 	fmt.Fprintf(w, "  time          %s\n", s.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "  wrote         %s/part={0..%d}/%s\n", dir, n-1, split.SliceName(k))

@@ -345,3 +345,37 @@ func TestKilledSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitNamesHotWords: the summary of a split whose partitions are
+// uneven says which partition and names its hottest words; a word whose
+// accesses alone exceed 1.25 times the mean partition's is named with its
+// share. A Zipf histogram's bin 0 takes about 14% of the lane-ops: more
+// than 1.25/32 of them, less than 1.25/8.
+func TestSplitNamesHotWords(t *testing.T) {
+	root := t.TempDir()
+	tr := filepath.Join(root, "z.zst")
+	if code, _, stderr := replayCmd(t, "gen", "histogram", "-bins", "4096", "-zipf", "1.1", "-lane-ops", "2e5", "-o", tr, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, c := range []struct {
+		n        int
+		hot      bool
+		contains []string
+	}{
+		{8, false, []string{"imbalance     partition ", "its hottest words: global 0x10000000 (about 1"}},
+		{32, true, []string{"hot word      global 0x10000000 alone: about 1", "one partition holds it whatever n"}},
+	} {
+		code, out, stderr := replayCmd(t, "split", tr, "-partitions", fmt.Sprint(c.n), "-o", filepath.Join(root, fmt.Sprint(c.n)))
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		for _, w := range c.contains {
+			if !strings.Contains(out, w) {
+				t.Errorf("n=%d: the summary lacks %q:\n%s", c.n, w, out)
+			}
+		}
+		if got := strings.Contains(out, "hot word"); got != c.hot {
+			t.Errorf("n=%d: a hot word named: %v, want %v:\n%s", c.n, got, c.hot, out)
+		}
+	}
+}
