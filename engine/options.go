@@ -83,8 +83,8 @@ func WithWorkers(n int) Option {
 
 // WithPartition replays partition i of n: only the accesses to addresses
 // whose 128-byte line falls in partition i (PartitionOf: the lines of a
-// page go round-robin over the partitions, from a rotation the page's hash
-// picks; shard.Partition), so that n replays of the same trace, one per
+// page go round-robin over the partitions, in an order and from a start
+// the page's hash picks; shard.Partition), so that n replays of the same trace, one per
 // partition, together do exactly what one replay does, and a hot array of
 // a few pages is spread over all of them. A partition's memory, results
 // and addresses are its own rows of the whole replay's; its instructions'

@@ -46,25 +46,43 @@ func (p *Partitioner) N() int { return int(p.n) }
 
 // Of is [Partition](key, addr, p.N()).
 func (p *Partitioner) Of(key, addr uint64) int {
-	hi, _ := bits.Mul64(PageMix(key, addr), uint64(p.n))
-	x := p.lineMod[addr>>LineShift&(PageLines-1)] + uint32(hi)
+	h := PageMix(key, addr)
+	hi, _ := bits.Mul64(h, uint64(p.n))
+	x := p.lineMod[lineOrder(uint32(addr>>LineShift)&(PageLines-1), h)] + uint32(hi)
 	if x >= p.n {
 		x -= p.n
 	}
 	return int(x)
 }
 
+// lineOrder is where line u of a page of hash h comes in the page's
+// round-robin: a bijection of 0..PageLines-1 (an xor, then twice a
+// multiplication by an odd number and an xorshift, all modulo 32), which
+// moves the low bits of u, not only their sum with a constant, so that
+// lines hot for their low bits being zero (an R-MAT graph's vertices)
+// do not all come round to one partition.
+func lineOrder(u uint32, h uint64) uint32 {
+	const m = PageLines - 1
+	u = (u ^ uint32(h)) & m
+	u = u * (uint32(h>>16) | 1) & m
+	u ^= u >> 2
+	u = u * (uint32(h>>32) | 1) & m
+	return u ^ u>>2
+}
+
 // Partition is the partition, of n, that owns addr in the memory instance
 // named by key (a number that depends only on the instance, the same in
 // every process: engine.PartitionKey): the 128-byte lines of a page go
-// round-robin over the partitions, starting at a partition picked by the
-// page's hash,
+// round-robin over the partitions, in an order and from a starting
+// partition that the page's hash h = PageMix(key, addr) picks,
 //
-//	(line in page + PageMix(key, addr)·n / 2^64) mod n.
+//	(lineOrder(line in page, h) + h·n / 2^64) mod n.
 //
-// So a page's 32 lines spread over min(n, 32) partitions, a contiguous
-// array of lines (a histogram's bins) spreads evenly however few pages it
-// takes, and arrays at a page stride do not all start in one partition.
+// So a page's 32 lines spread over min(n, 32) partitions, as evenly as 32
+// allows; a contiguous array of lines (a histogram's bins) spreads evenly
+// however few pages it takes; arrays at a page stride do not all start in
+// one partition; and lines hot for the low bits of their index do not all
+// come round to one.
 func Partition(key, addr uint64, n int) int {
 	p, err := NewPartitioner(n)
 	if err != nil {

@@ -18,8 +18,9 @@
 #   cpu        the CPU time (user + system) of all 2N+1 tasks / the single replay's
 #   balance    the largest and smallest partition's lane-ops / their mean
 #
-# and the hot words the split tasks name (a word whose accesses alone exceed
-# 1.25 times the mean partition's load). Wall times on a shared machine are
+# and what the split tasks say of an uneven split: slice 0's partition over
+# 1.25 times the mean and its hottest words, and any word whose accesses
+# alone exceed 1.25 times the mean partition's load. Wall times on a shared machine are
 # noisy: it prints the load average before and after, and SCALE_REPEAT runs
 # each measurement that many times, keeping the fastest (CPU of that run).
 #
@@ -100,6 +101,9 @@ for tr in $TRACES; do
     for k in $(seq 0 $((n - 1))); do
       timed "$work/split-$n.t" "$BIN" split "$trace" -partitions "$n" -slice "$k/$n" -o "$split"
       grep '^  hot word' "$work/split-$n.t.out" >>"$work/hot-$n" || true
+      if [ "$k" -eq 0 ]; then # slice 0's view of an uneven split: the partition, its hottest words
+        grep '^  imbalance' "$work/split-$n.t.out" | sed 's/^  imbalance */slice 0: /' >>"$work/hot-$n" || true
+      fi
     done
     : >"$work/lanes-$n"
     for i in $(seq 0 $((n - 1))); do
@@ -123,7 +127,7 @@ for tr in $TRACES; do
         printf "%-10s %3d %8.2f %8.2f %8.2f %8.2f %7.2fx %7.2fx %7.3f %7.3f", tr, n, swall, s, r, m, swall / (s + r + m), cpu / scpu, hi / mean, lo / mean
       }')
     report "$line"
-    sort -u "$work/hot-$n" | sed "s/^  hot word */  $tr N=$n hot word: /" | while read -r l; do report "  $l"; done
+    sort -u "$work/hot-$n" | sed "s/^  hot word */hot word: /; s/^/$tr N=$n /" | while read -r l; do report "  $l"; done
     rm -rf "$split" "$parts" "$merged"
   done
   report "$(printf '%-10s single replay: %s s wall, %s s CPU' "$tr" "$swall" "$scpu")"
