@@ -119,11 +119,16 @@ func printSplitSummary(w io.Writer, name, dir string, n, k, m int, s *split.Summ
 		}
 		var words []string
 		for _, h := range s.Hot {
-			if engine.PartitionOf(h.Space, h.Group, h.Addr, n) == top && len(words) < 4 {
-				words = append(words, fmt.Sprintf("%s (about %.1f%%)", hotName(h), 100*float64(h.LaneOps)/float64(total)))
+			share := float64(h.LaneOps) / float64(total)
+			if engine.PartitionOf(h.Space, h.Group, h.Addr, n) == top && share >= 0.005 && len(words) < 4 {
+				words = append(words, fmt.Sprintf("%s (about %.1f%%)", hotName(h), 100*share))
 			}
 		}
-		fmt.Fprintf(w, "  imbalance     partition %d has %.2fx the mean; its hottest words: %s\n", top, float64(hi)/mean, strings.Join(words, ", "))
+		if len(words) == 0 {
+			fmt.Fprintf(w, "  imbalance     partition %d has %.2fx the mean; no word of it takes 0.5%% of the lane-ops: its load is many warm lines\n", top, float64(hi)/mean)
+		} else {
+			fmt.Fprintf(w, "  imbalance     partition %d has %.2fx the mean; its hottest words: %s\n", top, float64(hi)/mean, strings.Join(words, ", "))
+		}
 	}
 	for _, h := range s.Hot {
 		if float64(h.LaneOps) <= 1.25*mean || total == 0 {
