@@ -3,7 +3,7 @@ GO ?= go
 DUCKDB := tools/duckdb/node_modules/@duckdb/node-api/package.json
 BROWSER := tools/browser/node_modules/playwright-core/package.json
 
-.PHONY: demo test test-race bench bench-scale pgo fuzz build clean check-sizes test-cluster cross lint prereqs
+.PHONY: demo test test-race bench bench-scale pgo fuzz build clean check-sizes test-cluster cross lint prereqs image test-image
 
 build:
 	$(GO) build -o bin/replay ./cmd/replay
@@ -67,16 +67,36 @@ $(BROWSER): tools/browser/package.json tools/browser/package-lock.json
 test-cluster: $(DUCKDB)
 	GO=$(GO) bash tools/test-cluster.sh
 
+# The container image (Containerfile): a static replay (CGO_ENABLED=0, built
+# here) on an empty base, so no image is downloaded; built by Debian's podman,
+# with no daemon (tools/image.sh installs podman and runc when missing, as
+# root). Publish it under your registry's name and push it:
+#   make image REGISTRY=ghcr.io/you VERSION=v1.0.0 && podman push ghcr.io/you/replay:v1.0.0
+# make test-image (as root) builds it, replays generated traces in it under
+# podman (runc) into a mounted directory, runs the Kubernetes recipe's
+# commands in it, and checks the tables with DuckDB against a host replay's.
+REGISTRY ?= localhost
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+IMAGE ?= $(REGISTRY)/replay:$(VERSION)
+image:
+	GO=$(GO) IMAGE=$(IMAGE) VERSION=$(VERSION) bash tools/image.sh build
+
+test-image: $(DUCKDB)
+	GO=$(GO) IMAGE=$(IMAGE) VERSION=$(VERSION) bash tools/image.sh test
+
 # No tracked file over 1 MiB unless tools/large-fixtures.txt names it.
 check-sizes:
 	bash tools/check-sizes.sh
 
-# Every figure of docs/PERFORMANCE.md in one run (about 11 minutes on the
-# 2-core machine): bench/run.sh writes the raw output to bench/latest.txt,
-# and bench/report rewrites the page's figures from it and bench/old.txt
-# (bench/old.sh, the engine before the redesign). A quick check of the
-# harness, which prints the figures without touching the page:
-#   BENCH_COUNT=1 REPLAY_BENCH_LANEOPS=3e5 BENCH_OUT=/tmp/q.txt make bench
+# Every figure of docs/PERFORMANCE.md in one run (sized for about 10
+# minutes on the 2-core machine when quiet; 36 under a load average of
+# 20): bench/run.sh builds bin/replay as go build does and
+# times it end to end as a process (bench/e2e, best of 5), then runs the
+# in-process benchmarks; the raw output goes to bench/latest.txt, and
+# bench/report rewrites the page's figures from it. It installs zstd when
+# missing (as root, through apt-get). A quick check of the harness, which
+# prints the figures without touching the page:
+#   BENCH_RUNS=2 REPLAY_BENCH_LANEOPS=3e5 BENCH_OUT=/tmp/q.txt make bench
 BENCH_OUT ?= bench/latest.txt
 bench: $(DUCKDB)
 	GO=$(GO) BENCH_OUT=$(BENCH_OUT) bash bench/run.sh
@@ -109,6 +129,7 @@ pgo:
 fuzz:
 	$(GO) test ./trace -run '^$$' -fuzz FuzzTextReader -fuzztime 60s
 	$(GO) test ./trace -run '^$$' -fuzz FuzzBinaryReader -fuzztime 60s
+	$(GO) test ./trace/accelsim -run '^$$' -fuzz FuzzAccelSimReader -fuzztime 60s
 
 clean:
 	rm -rf bin demo.tables

@@ -1,61 +1,79 @@
-// Package bench holds the end-to-end benchmarks of a replay and the
-// baselines each is measured against in the same run, so that every figure
-// of docs/PERFORMANCE.md is a ratio within one run.
+// Package bench holds the benchmarks behind docs/PERFORMANCE.md and the
+// baselines each is measured against in the same run, so that every
+// figure is a ratio within one run.
 //
-// The traces are `replay gen` workloads in PTX (seed 1), built in-process
-// and deterministically at LaneOps (9.6·10^6) lane-ops, 300 K warp
-// instructions: uniform over 1 Mi words (uniform-1Mi), uniform over 64 Mi
-// words (uniform-64Mi), histogram (256 bins) and hotcounter. `go test
-// -short` builds them at ShortLaneOps, REPLAY_BENCH_LANEOPS=N at any size.
+// # End to end: the figures the targets are judged on
 //
-//   - BenchmarkLimit/<trace>/zstd-cli: the zstd command, `zstd -d -c -q
-//     FILE >/dev/null`, on the trace file.
-//   - BenchmarkLimit/<trace>/dense: the bare Go loop mem[idx[i]] += val[i]
-//     over the trace's lanes, decoded once beforehand (DecodeLanes) into
-//     flat []uint32 word indices and values, on a []uint32 the size of the
-//     trace's region, allocated and paged in before the timer: the loop
-//     alone, the cheapest any replay could apply the same adds.
-//     TestDenseMatchesReplay checks that it leaves the memory a replay
-//     leaves.
-//   - The limit of a trace is zstd-cli + dense.
-//   - BenchmarkLimit/<trace>/reader (information): our binary reader
-//     decoding every instruction.
+// bench/e2e times the built command as people run it: bin/replay, built
+// by `go build` (with cmd/replay/default.pgo, as go build uses it by
+// default), started as a process, its wall time from fork to exit, the
+// best of 5 runs (-runs). Every trace is made by the command itself,
+// `replay gen FAMILY -dialect D -seed 1 -lane-ops N` (uniform with -words
+// 1Mi), for every family of [Families] in every dialect of [Dialects]
+// (FAMILY-DIALECT; what gen does not support is reported n/a, not
+// failed). For each trace:
+//
+//   - zstd: `zstd -d -c -q FILE >/dev/null`, a process;
+//   - dense: the dense Go loop over the trace's operations ([DecodeOps],
+//     [Ops.Apply]: add, CAS, exch, min, f32 add … on a []uint32), timed
+//     in a process of its own (`e2e dense`) after one warming run;
+//     TestOpsMatchReplay checks that it leaves the memory a replay leaves,
+//     in every family and dialect;
+//   - the limit is zstd + dense;
+//   - lean: `replay -q -tables memory,instructions,ops -o DIR FILE`;
+//     default: `replay -q -o DIR FILE` (uniform, histogram and the PTX
+//     traces: -default-on); addresses: lean and the addresses table
+//     (uniform: -addresses-on).
+//
+// And once: `replay help` and a Go hello world (bench/hello); a replay of
+// one instruction with the default tables; uniform-ptx as text (`replay
+// disasm`) through `replay asm`, a lean replay of the `.tasm`, and the
+// text floor (bench/textfloor: read the file, split it into lines, parse
+// every integer after the `|`); the lean replay of uniform-ptx with
+// `-workers 1` under `taskset -c 0` (one core) and with `-workers 2`;
+// the peak resident set of a default-tables replay of uniform streamed
+// from `replay gen -o -` at -lane-ops and 5 times as many (-long).
+//
+// The harness runs 5 passes, each every command once, so that a burst of
+// other load on the shared machine falls on a figure and its baseline
+// alike; each pass also measures the machine: [MachineScaling] (the same
+// independent work on one goroutine and split over two: the ceiling of
+// two workers over one) and [HandoffNs] (a cache line's round trip
+// between the two cores). The report prints them beside the figures.
+//
+// bench/e2e is a Go program that forks the commands, not hyperfine
+// (Debian's 1.15): hyperfine runs each command's runs back to back, where
+// the harness interleaves every command pass by pass, so that a figure and
+// its baseline share the machine's spells; hyperfine reports no peak
+// resident set, which the harness reads from the kernel's rusage (wait4)
+// with the CPU time; and the dense loop, which is Go, needs a Go program
+// anyway. A child's peak resident set is never below the harness's own at
+// the fork (the kernel counts the parent's pages until the exec): the
+// harness keeps its own small, decoding each trace in `e2e dense`, and
+// prints it (e2e-maxrss-B).
+//
+// # In process: where the time goes
+//
+// The traces of the in-process benchmarks are [Specs], built in-process
+// at LaneOps (9.6·10^6) lane-ops, exactly as `replay gen` writes them.
+// `go test -short` builds them at ShortLaneOps, REPLAY_BENCH_LANEOPS=N at
+// any size.
+//
+//   - BenchmarkLimit/<trace>/zstd-cli and dense: the limit as above, for
+//     the add traces ([DecodeLanes], [Dense]); reader: our binary reader
+//     alone; addr-floor and addr-floor-16 (uniform-1Mi): the least a
+//     per-address table can cost, each lane-op counted into a 48- or
+//     16-byte record of its word on two goroutines.
 //   - BenchmarkReplay/<trace>/<tables>/workers=N: a whole replay through
-//     engine.Replay into columnar's Parquet tables in a temporary
-//     directory, as `replay -tables … -workers N -o DIR t.zst` does with
-//     the trace in memory. lean is -tables memory,instructions,ops (workers
-//     1 and 2); addresses adds the addresses table, results (uniform-1Mi
-//     only) the results table; all is the default tables; lean-1core
-//     (uniform-1Mi only) is lean with one worker and GOMAXPROCS 1, the
-//     whole replay on one core. Each reports
-//     words (distinct addresses: the memory table's rows) and, on Linux,
-//     peakRSS-B: the resident set's high-water mark during the replay above
-//     the resident set before it, with the heap returned to the OS before
-//     each replay (outside the timer) as a new process starts; and, with
-//     two or more Ps, handoff-ns: the slowest cross-core round trip of a
-//     cache line measured before each replay (HandoffNs), by which the
-//     report tells the replays that ran in one of the VM's slow spells.
-//   - BenchmarkMachineScaling: one fixed piece of independent work on one
-//     and on two goroutines, the ceiling for two workers on two cores over
-//     one on one core (lean-1core).
+//     engine.Replay into columnar's Parquet tables, the trace in memory:
+//     lean, lean-1core (GOMAXPROCS 1), addresses, results, all. Each
+//     reports words, peakRSS-B (Linux) and handoff-ns.
+//   - BenchmarkMachineScaling: [ScalingWork] on one and two goroutines.
 //
-// `make bench` (bench/run.sh) runs these, engine's BenchmarkApply and
-// columnar's BenchmarkResultsVsDuckDB in six passes, each pass every
-// benchmark once (the short baselines for the standard second, each replay
-// once but the lean ones, three in a row, whose mean is the pass's figure),
-// so that other load on the machine falls on a figure and its baseline
-// alike. It also runs the lean replays of uniform-1Mi and
-// histogram from a test binary built with profiles/default.pgo and one
-// without (the PGO gain), and cmd/replay's TestPeakMemoryFlat. The raw
-// output goes to bench/latest.txt; bench/report takes each benchmark's
-// median and rewrites the figures of docs/PERFORMANCE.md, beside the old
-// figures of bench/old.txt.
-//
-// bench/old.txt is the same harness run on the code before the redesign
-// (commit c1edf01), kept small (the lines the report reads): bench/old.sh
-// makes it in a temporary worktree with this harness copied in. Its last
-// block, "run: onecore", is a later run of the same harness on that commit
-// (lean-1core and lean on two workers of uniform-1Mi, and
-// BenchmarkMachineScaling), for the one-core baseline the first run did not
-// have; the report takes the speed-up and its ceiling from that block.
+// `make bench` (bench/run.sh) runs bench/e2e, then one pass (BENCH_COUNT)
+// of these, engine's BenchmarkApply and BenchmarkSketchAdd, columnar's
+// BenchmarkAddresses and DuckDB comparison, and the lean replays built
+// with and without profiles/default.pgo. The raw output goes to
+// bench/latest.txt; bench/report writes the figures into
+// docs/PERFORMANCE.md.
 package bench

@@ -3,6 +3,7 @@ package bench
 import (
 	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -73,3 +74,38 @@ func handoffTrial(rounds int64) float64 {
 }
 
 const spinYield = 1 << 16
+
+// ScalingWork is the machine's scaling baseline's piece of independent
+// work: n multiply-adds of a linear congruential generator, each also
+// adding into a word of mem (a power-of-two length) that no other
+// goroutine touches.
+func ScalingWork(mem []uint32, n int) {
+	x := uint32(1)
+	m := uint32(len(mem) - 1)
+	for range n {
+		x = x*1664525 + 1013904223
+		mem[x&m] += x
+	}
+}
+
+// ScalingWords is the table of each goroutine of the scaling ceiling: 4
+// MiB, the size of uniform-1Mi's region.
+const ScalingWords = 1 << 20
+
+// MachineScaling times n pieces of ScalingWork on goroutines goroutines
+// at once, each on a table of its own of words words: the same total work
+// as on one, split. One over two is the most two cores of this machine
+// give independent work: the ceiling of two workers over one.
+func MachineScaling(goroutines, words, n int) time.Duration {
+	mems := make([][]uint32, goroutines)
+	for i := range mems {
+		mems[i] = make([]uint32, words)
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for _, mem := range mems {
+		wg.Go(func() { ScalingWork(mem, n/goroutines) })
+	}
+	wg.Wait()
+	return time.Since(start)
+}

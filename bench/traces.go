@@ -66,23 +66,33 @@ func Generate(name string, laneOps uint64) (*Trace, error) {
 	if !ok {
 		return nil, fmt.Errorf("bench: unknown trace %q", name)
 	}
-	g, err := workload.New(workload.Spec{Name: s.Workload, Dialect: trace.DialectPTX, Seed: 1,
+	data, n, err := GenerateSpec(workload.Spec{Name: s.Workload, Dialect: trace.DialectPTX, Seed: 1,
 		LaneOps: laneOps, Words: s.Words})
 	if err != nil {
 		return nil, err
 	}
+	return &Trace{Name: name, Data: data, LaneOps: n}, nil
+}
+
+// GenerateSpec encodes a workload in the binary format as `replay gen`
+// writes it, and returns it with its lane-ops.
+func GenerateSpec(spec workload.Spec) ([]byte, uint64, error) {
+	g, err := workload.New(spec)
+	if err != nil {
+		return nil, 0, err
+	}
 	var buf bytes.Buffer
 	w, err := trace.NewBinaryWriter(&buf, g.Header())
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := trace.Copy(w, g); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := w.Close(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return &Trace{Name: name, Data: buf.Bytes(), LaneOps: g.LaneOps()}, nil
+	return buf.Bytes(), g.LaneOps(), nil
 }
 
 // GenerateCached is Generate, keeping the trace in dir (when not empty) so
@@ -231,3 +241,11 @@ func Dense(mem, idx, val []uint32) {
 		mem[x] += val[i]
 	}
 }
+
+// Families are the workload families of the end-to-end benchmarks
+// (bench/e2e), as `replay gen` names them, and Dialects the dialects each
+// is generated in: traces named FAMILY-DIALECT.
+var (
+	Families = []string{"uniform", "histogram", "hotcounter", "spinlock", "freduce", "bfs", "appendqueue"}
+	Dialects = []string{"ptx", "sass", "visa", "lsc"}
+)

@@ -121,6 +121,7 @@ func TestAffineInstructions(t *testing.T) {
 		prog(func(i int, v uint64) { st[i].Addresses = uint32(v) })
 		prog(func(i int, v uint64) { st[i].MaxConflict = uint32(v) })
 		prog(func(i int, v uint64) { st[i].Faults = uint32(v) })
+		prog(func(i int, v uint64) { st[i].CASFailed = uint32(v) })
 		cases = append(cases, struct {
 			name  string
 			rows  []engine.InstStat

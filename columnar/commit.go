@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/gofrs/flock"
+
+	"github.com/gpureplay/replay/internal/outdir"
 )
 
 // Besides the tables, a Writer uses these names in the output directory,
@@ -132,6 +134,29 @@ func lockDir(dir string) (*dirLock, error) {
 		}
 	}
 	return nil, fmt.Errorf("columnar: could not lock %s: it kept being replaced", path)
+}
+
+// makeAndLock creates dir and its missing parents and takes dir's lock
+// (lockDir). It returns the directories it made, which a writer that does
+// not commit removes. If a writer that is done removes dir (a directory
+// it made) between our making it and opening the lock file, it makes dir
+// again.
+func makeAndLock(dir string) (outdir.Made, *dirLock, error) {
+	for range 100 {
+		made, err := outdir.Create(dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("columnar: %w", err)
+		}
+		lock, err := lockDir(dir)
+		if err == nil {
+			return made, lock, nil
+		}
+		made.Remove()
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, err
+		}
+	}
+	return nil, nil, fmt.Errorf("columnar: could not lock %s: it kept being removed", filepath.Join(dir, lockName))
 }
 
 // release removes the lock file and gives up the lock.

@@ -11,11 +11,13 @@
 //   - results: seq uint64, lane uint32, elem uint32, addr uint64,
 //     value uint64, value_hi uint64, fault string.
 //   - instructions: seq uint64, dialect, op, type, space string,
-//     group, warp int64, lanes, addresses, max_conflict, faults uint32, and
-//     text string (the instruction as written).
+//     group, warp int64, lanes, addresses, max_conflict, faults uint32,
+//     text string (the instruction as written), and sectors uint32 (its
+//     distinct 32-byte sectors).
 //   - ops: dialect, op, type, space string; instructions, lanes, faults
 //     uint64; max_conflict uint32 (the largest of its instructions');
-//     conflict_sum uint64 (the sum of its instructions' max_conflict).
+//     conflict_sum uint64 (the sum of its instructions' max_conflict);
+//     sectors uint64 (the sum of its instructions' sectors).
 //   - addresses: space string, group int64, addr, accesses, warps, groups
 //     uint64, order_sensitive bool, and exact bool (false when warps or
 //     groups is an estimate).
@@ -31,8 +33,10 @@
 //     writer then fails for good; a batch that failed to be written on
 //     its table's goroutine, see invariant 3, fails the next call or
 //     Commit with that error), no temporary file remains, no final
-//     file of this writer was created, and earlier runs' files are as they
-//     were, byte for byte: a rename failing part-way through Commit is
+//     file of this writer was created, no directory that [New] made (the
+//     output directory, its missing parents) remains unless something else
+//     was put in it (package internal/outdir), and earlier runs' files are
+//     as they were, byte for byte: a rename failing part-way through Commit is
 //     undone (the renamed files go back to their temporary names, the
 //     earlier files back to theirs). The one exception: if undoing fails
 //     too, the commit journal and the temporary files stay, Commit's error
@@ -54,6 +58,11 @@
 //     so pandas and polars read strings, not categoricals), unsigned
 //     Parquet logical types for the uint columns, so DuckDB reads UBIGINT,
 //     UINTEGER, BIGINT and VARCHAR and no uint64 above 2^63 turns negative.
+//     The page headers and the footer are the package's own Thrift
+//     (pqmeta.go), in the bytes arrow-go's writer gave them; the package
+//     imports none of arrow-go's parquet packages (they link arrow/compute
+//     and its start-up cost), and reads its files back (Merge, Diff,
+//     [ScanParquet]) with its own reader, pqread.go.
 //     The encodings (parquet.go; the package's own encoders, pqencode.go,
 //     whose pages tests read back with arrow-go and DuckDB):
 //     DELTA_BINARY_PACKED for sequence numbers, addresses, values and

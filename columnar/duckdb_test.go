@@ -28,8 +28,8 @@ func strRows(rows [][]any) [][]string {
 var wantDuckDBTypes = map[string]string{
 	"memory":       "space VARCHAR, group BIGINT, addr UBIGINT, value UINTEGER",
 	"results":      "seq UBIGINT, lane UINTEGER, elem UINTEGER, addr UBIGINT, value UBIGINT, value_hi UBIGINT, fault VARCHAR",
-	"instructions": "seq UBIGINT, dialect VARCHAR, op VARCHAR, type VARCHAR, space VARCHAR, group BIGINT, warp BIGINT, lanes UINTEGER, addresses UINTEGER, max_conflict UINTEGER, faults UINTEGER, text VARCHAR",
-	"ops":          "dialect VARCHAR, op VARCHAR, type VARCHAR, space VARCHAR, instructions UBIGINT, lanes UBIGINT, faults UBIGINT, max_conflict UINTEGER, conflict_sum UBIGINT",
+	"instructions": "seq UBIGINT, dialect VARCHAR, op VARCHAR, type VARCHAR, space VARCHAR, group BIGINT, warp BIGINT, lanes UINTEGER, addresses UINTEGER, max_conflict UINTEGER, faults UINTEGER, text VARCHAR, cas_failed UINTEGER, sectors UINTEGER",
+	"ops":          "dialect VARCHAR, op VARCHAR, type VARCHAR, space VARCHAR, instructions UBIGINT, lanes UBIGINT, faults UBIGINT, max_conflict UINTEGER, conflict_sum UBIGINT, sectors UBIGINT",
 	"addresses":    "space VARCHAR, group BIGINT, addr UBIGINT, accesses UBIGINT, warps UBIGINT, groups UBIGINT, order_sensitive BOOLEAN, exact BOOLEAN",
 }
 
@@ -128,9 +128,10 @@ func TestDuckDB(t *testing.T) {
 		[][]string{{"bti(0x4)", "-1", "16"}, {"global", "-1", "17"}, {"shared", "0", "8"}, {"shared", "1", "9"}})
 	expect("ops totals match instructions", fmt.Sprintf(`SELECT count(*) FROM %s o JOIN (
 			SELECT dialect, op, type, space, count(*) AS n, sum(lanes) AS l, sum(faults) AS f,
-				max(max_conflict) AS m, sum(max_conflict) AS s
+				max(max_conflict) AS m, sum(max_conflict) AS s, sum(sectors) AS c
 			FROM %s GROUP BY ALL) i USING (dialect, op, type, space)
-		WHERE o.instructions = i.n AND o.lanes = i.l AND o.faults = i.f AND o.max_conflict = i.m AND o.conflict_sum = i.s`,
+		WHERE o.instructions = i.n AND o.lanes = i.l AND o.faults = i.f AND o.max_conflict = i.m AND o.conflict_sum = i.s
+			AND o.sectors = i.c`,
 		src("ops"), src("instructions")),
 		[][]string{{"4"}})
 

@@ -166,6 +166,7 @@ func extremeFixture(n int) fixture {
 		s.Warp = int64(ext[(i+3)%len(ext)])
 		s.Addresses = uint32(ext[(i+1)%len(ext)])
 		s.MaxConflict = uint32(ext[(i+2)%len(ext)])
+		s.CASFailed = uint32(ext[(i+4)%len(ext)])
 		st := *s.Static
 		st.Text = fmt.Sprintf("%s // %d %s", st.Text, i, strings.Repeat("x", 1000))
 		s.Static = &st

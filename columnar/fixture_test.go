@@ -73,6 +73,8 @@ func newFixture(n int) fixture {
 			Addresses:   uint32(i % 17),
 			MaxConflict: uint32(i%5 + 1),
 			Faults:      uint32(i % 4),
+			CASFailed:   uint32(i % 3),
+			Sectors:     uint32(i % 7),
 		})
 		sp := []trace.Space{trace.Global, trace.Shared, sLSC.Space}[i*3/n]
 		g := int64(-1)
@@ -120,14 +122,14 @@ func (f fixture) want() map[string][][]any {
 		m["results"] = append(m["results"], []any{r.Seq, r.Lane, r.Elem, r.Addr, r.Value, r.ValueHi, r.Fault.String()})
 	}
 	type agg struct {
-		n, lanes, faults, sum uint64
-		max                   uint32
+		n, lanes, faults, sum, sectors uint64
+		max                            uint32
 	}
 	ops := map[string]*agg{}
 	for _, s := range f.insts {
 		st := s.Static
 		m["instructions"] = append(m["instructions"], []any{s.Seq, st.Dialect.String(), st.Op.String(),
-			st.Type.String(), st.Space.String(), s.Group, s.Warp, s.Lanes, s.Addresses, s.MaxConflict, s.Faults, st.Text})
+			st.Type.String(), st.Space.String(), s.Group, s.Warp, s.Lanes, s.Addresses, s.MaxConflict, s.Faults, st.Text, s.CASFailed, s.Sectors})
 		k := strings.Join([]string{st.Dialect.String(), st.Op.String(), st.Type.String(), st.Space.String()}, "\x00")
 		a := ops[k]
 		if a == nil {
@@ -139,6 +141,7 @@ func (f fixture) want() map[string][][]any {
 		a.faults += uint64(s.Faults)
 		a.sum += uint64(s.MaxConflict)
 		a.max = max(a.max, s.MaxConflict)
+		a.sectors += uint64(s.Sectors)
 	}
 	keys := make([]string, 0, len(ops))
 	for k := range ops {
@@ -147,7 +150,7 @@ func (f fixture) want() map[string][][]any {
 	slices.Sort(keys) // "\x00" sorts before every printable byte: same as field-by-field order
 	for _, k := range keys {
 		p, a := strings.Split(k, "\x00"), ops[k]
-		m["ops"] = append(m["ops"], []any{p[0], p[1], p[2], p[3], a.n, a.lanes, a.faults, a.max, a.sum})
+		m["ops"] = append(m["ops"], []any{p[0], p[1], p[2], p[3], a.n, a.lanes, a.faults, a.max, a.sum, a.sectors})
 	}
 	for _, w := range f.words {
 		m["memory"] = append(m["memory"], []any{w.Space.String(), w.Group, w.Addr, w.Value})
@@ -159,8 +162,8 @@ func (f fixture) want() map[string][][]any {
 var wantFields = map[string]string{
 	"memory":       "space:utf8 group:int64 addr:uint64 value:uint32",
 	"results":      "seq:uint64 lane:uint32 elem:uint32 addr:uint64 value:uint64 value_hi:uint64 fault:utf8",
-	"instructions": "seq:uint64 dialect:utf8 op:utf8 type:utf8 space:utf8 group:int64 warp:int64 lanes:uint32 addresses:uint32 max_conflict:uint32 faults:uint32 text:utf8",
-	"ops":          "dialect:utf8 op:utf8 type:utf8 space:utf8 instructions:uint64 lanes:uint64 faults:uint64 max_conflict:uint32 conflict_sum:uint64",
+	"instructions": "seq:uint64 dialect:utf8 op:utf8 type:utf8 space:utf8 group:int64 warp:int64 lanes:uint32 addresses:uint32 max_conflict:uint32 faults:uint32 text:utf8 cas_failed:uint32 sectors:uint32",
+	"ops":          "dialect:utf8 op:utf8 type:utf8 space:utf8 instructions:uint64 lanes:uint64 faults:uint64 max_conflict:uint32 conflict_sum:uint64 sectors:uint64",
 	"addresses":    "space:utf8 group:int64 addr:uint64 accesses:uint64 warps:uint64 groups:uint64 order_sensitive:bool exact:bool",
 }
 

@@ -3,11 +3,11 @@ package columnar
 import (
 	"cmp"
 	"container/heap"
-	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,8 +16,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/gpureplay/replay/engine"
 	"github.com/gpureplay/replay/trace"
@@ -34,9 +32,11 @@ import (
 //   - instructions: an instruction's row is in one or more partitions,
 //     each with the statistics of its own lanes (every partition, for
 //     replay TRACE -partition; for a split trace, the partition replay
-//     split chose, with those of all its lanes, and those with faults of
+//     split chose, with the addresses, largest conflict and sectors of all
+//     its lanes, and those with faults or failed compare-and-swaps of
 //     their own); Merge combines them (docs/OUTPUT.md): lanes is the same
-//     in each, addresses and faults add up, max_conflict is the largest.
+//     in each, addresses, faults, cas_failed and sectors add up,
+//     max_conflict is the largest.
 //   - ops: recomputed from the combined instructions, exactly as a replay
 //     computes it (a sum of per-instruction max_conflict cannot be
 //     combined from partitions' sums), so the partitions must have the
@@ -51,6 +51,8 @@ type partDir struct {
 	dir          string
 	index, count int
 	trace        string
+	options      string             // MetaOptions, "" when the files have none
+	run          *RunOptions        // options parsed; nil when the files have none
 	files        map[tableID]string // the file Merge reads per table: Parquet, else Arrow
 }
 
@@ -100,41 +102,50 @@ func PartitionDirs(args []string) ([]string, error) {
 	return dirs, nil
 }
 
-// fileMeta reads the replay metadata of a table file.
-func fileMeta(path string) (part, trc string, err error) {
+// fileMeta reads the replay metadata of a table file: its partition,
+// trace and run options ("" for a key it lacks).
+func fileMeta(path string) (part, trc, run string, err error) {
+	kv, err := FileMetadata(path)
+	if err != nil {
+		return "", "", "", err
+	}
+	return kv[MetaPartition], kv[MetaTrace], kv[MetaOptions], nil
+}
+
+// FileMetadata reads the key-value metadata of a table file: a Parquet
+// file's footer (without ARROW:schema), an Arrow IPC file's schema
+// metadata.
+func FileMetadata(path string) (map[string]string, error) {
+	if strings.HasSuffix(path, extParquet) {
+		pf, err := openParquet(path)
+		if err != nil {
+			return nil, err
+		}
+		defer pf.close()
+		m := map[string]string{}
+		for _, kv := range pf.kv {
+			if kv[0] != "ARROW:schema" {
+				m[kv[0]] = kv[1]
+			}
+		}
+		return m, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
 	defer f.Close()
-	if strings.HasSuffix(path, extParquet) {
-		pf, err := file.NewParquetReader(f)
-		if err != nil {
-			return "", "", fmt.Errorf("%s: %w", path, err)
-		}
-		defer pf.Close()
-		kv := pf.MetaData().KeyValueMetadata()
-		if v := kv.FindValue(MetaPartition); v != nil {
-			part = *v
-		}
-		if v := kv.FindValue(MetaTrace); v != nil {
-			trc = *v
-		}
-		return part, trc, nil
-	}
 	r, err := ipc.NewFileReader(f)
 	if err != nil {
-		return "", "", fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	defer r.Close()
 	md := r.Schema().Metadata()
-	if i := md.FindKey(MetaPartition); i >= 0 {
-		part = md.Values()[i]
+	m := make(map[string]string, md.Len())
+	for i, k := range md.Keys() {
+		m[k] = md.Values()[i]
 	}
-	if i := md.FindKey(MetaTrace); i >= 0 {
-		trc = md.Values()[i]
-	}
-	return part, trc, nil
+	return m, nil
 }
 
 // ParsePartition parses "i/n" (0 <= i < n).
@@ -169,7 +180,7 @@ func readPartDir(dir string) (*partDir, error) {
 		if path == "" {
 			continue
 		}
-		part, trc, err := fileMeta(path)
+		part, trc, run, err := fileMeta(path)
 		if err != nil {
 			return nil, mergeErr("%v", err)
 		}
@@ -181,14 +192,23 @@ func readPartDir(dir string) (*partDir, error) {
 			return nil, mergeErr("%s: %v", path, err)
 		}
 		if first == "" {
-			first, p.index, p.count, p.trace = path, i, n, trc
+			first, p.index, p.count, p.trace, p.options = path, i, n, trc, run
 		} else if i != p.index || n != p.count || trc != p.trace {
 			return nil, mergeErr("%s says partition %d/%d of %s, but %s says %d/%d of %s", path, i, n, trc, first, p.index, p.count, p.trace)
+		} else if run != p.options {
+			return nil, mergeErr("%s says it was replayed with %s, but %s says %s", path, run, first, p.options)
 		}
 		p.files[id] = path
 	}
 	if first == "" {
 		return nil, mergeErr("%s holds no table files", dir)
+	}
+	if p.options != "" {
+		r, err := ParseRunOptions(p.options)
+		if err != nil {
+			return nil, mergeErr("%s: %v", first, err)
+		}
+		p.run = &r
 	}
 	return p, nil
 }
@@ -209,6 +229,9 @@ func checkParts(parts []*partDir) error {
 		}
 		if !sameTables(p.files, p0.files) {
 			return mergeErr("%s has the tables %s, %s has %s", p.dir, tableNames(p.files), p0.dir, tableNames(p0.files))
+		}
+		if err := sameOptions(p, p0); err != nil {
+			return err
 		}
 	}
 	seen := make([]*partDir, p0.count)
@@ -231,6 +254,23 @@ func checkParts(parts []*partDir) error {
 		if _, ok := p0.files[tInstructions]; !ok {
 			return mergeErr("the partitions have ops but not instructions: ops is recomputed from the instructions")
 		}
+	}
+	return nil
+}
+
+// sameOptions checks that partitions p and q were replayed with the same
+// options, but for their partition.
+func sameOptions(p, q *partDir) error {
+	switch {
+	case p.run == nil && q.run == nil:
+		return nil
+	case p.run == nil || q.run == nil:
+		return mergeErr("only one of %s and %s records its replay's options (%s metadata)", p.dir, q.dir, MetaOptions)
+	}
+	a, b := *p.run, *q.run
+	a.Partition, b.Partition = "", ""
+	if !reflect.DeepEqual(a, b) {
+		return mergeErr("%s was replayed with other options (%s) than %s (%s)", p.dir, p.options, q.dir, q.options)
 	}
 	return nil
 }
@@ -261,8 +301,10 @@ func tableNames(files map[tableID]string) string {
 // partitioned replay and writes to out the tables one unpartitioned replay
 // of the trace writes, in the formats opts give (WithFormat; the tables
 // are those the partitions have). It refuses, before writing anything,
-// partitions of different traces or counts, a missing or repeated
+// partitions of different traces or counts or replayed with other
+// options (MetaOptions, but for the partition), a missing or repeated
 // partition, and files without partition metadata, with a *MergeError.
+// The merged files record the partitions' options without the partition.
 func Merge(dirs []string, out string, opts ...Option) error {
 	var parts []*partDir
 	for _, d := range dirs {
@@ -283,6 +325,12 @@ func Merge(dirs []string, out string, opts ...Option) error {
 		}
 	}
 	opts = append(slices.Clip(opts), WithTables(tables...))
+	if r := parts[0].run; r != nil {
+		// The options of the whole replay the merged tables are.
+		whole := *r
+		whole.Partition = ""
+		opts = append(opts, WithRunOptions(whole))
+	}
 	w, err := New(out, opts...)
 	if err != nil {
 		return err
@@ -325,44 +373,50 @@ func mergeInto(w *Writer, parts []*partDir) error {
 // tableReader reads a table file's rows, a record batch at a time.
 type tableReader struct {
 	path string
-	f    *os.File
 	next func() (arrow.RecordBatch, error) // io.EOF-like: nil, nil at the end
 	stop func()
 }
 
 func openTable(path string) (*tableReader, error) {
+	t := &tableReader{path: path}
+	if strings.HasSuffix(path, extParquet) {
+		pf, err := openParquet(path)
+		if err != nil {
+			return nil, err
+		}
+		sc, err := pf.schema()
+		if err != nil {
+			pf.close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		rg := 0
+		t.next = func() (arrow.RecordBatch, error) {
+			for ; rg < len(pf.rgs); rg++ {
+				rows := pf.rgs[rg].rows
+				if rows == 0 {
+					continue
+				}
+				cols := make([]arrow.Array, len(pf.leaves))
+				for i := range cols {
+					a, err := pf.readColumn(rg, i)
+					if err != nil {
+						return nil, err
+					}
+					cols[i] = a
+				}
+				rg++
+				return array.NewRecordBatch(sc, cols, rows), nil
+			}
+			return nil, nil
+		}
+		t.stop = pf.close
+		return t, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	t := &tableReader{path: path, f: f}
-	mem := memory.DefaultAllocator
-	if strings.HasSuffix(path, extParquet) {
-		pf, err := file.NewParquetReader(f)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, mem)
-		if err != nil {
-			pf.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		rr, err := fr.GetRecordReader(context.Background(), nil, nil)
-		if err != nil {
-			pf.Close()
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		t.next = func() (arrow.RecordBatch, error) {
-			if rr.Next() {
-				return rr.RecordBatch(), nil
-			}
-			return nil, rr.Err()
-		}
-		t.stop = func() { rr.Release(); pf.Close() }
-		return t, nil
-	}
-	r, err := ipc.NewFileReader(f, ipc.WithAllocator(mem))
+	r, err := ipc.NewFileReader(f, ipc.WithAllocator(memory.DefaultAllocator))
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -376,14 +430,11 @@ func openTable(path string) (*tableReader, error) {
 		i++
 		return rec, err
 	}
-	t.stop = func() { r.Close() }
+	t.stop = func() { r.Close(); f.Close() }
 	return t, nil
 }
 
-func (t *tableReader) close() {
-	t.stop()
-	t.f.Close()
-}
+func (t *tableReader) close() { t.stop() }
 
 // column returns the column of rec called name, as T.
 func column[T arrow.Array](path string, rec arrow.RecordBatch, name string) (T, error) {
@@ -730,6 +781,8 @@ type instructionCursor struct {
 	seq                           *array.Uint64
 	group, warp                   *array.Int64
 	lanes, addrs, maxc, faults    *array.Uint32
+	casFailed                     *array.Uint32
+	sectors                       *array.Uint32
 	dialect, op, typ, space, text *array.String
 }
 
@@ -749,6 +802,8 @@ func newInstructionCursor(t *tableReader) *instructionCursor {
 		bindCol(b, &c.maxc, "max_conflict")
 		bindCol(b, &c.faults, "faults")
 		bindCol(b, &c.text, "text")
+		bindCol(b, &c.casFailed, "cas_failed")
+		bindCol(b, &c.sectors, "sectors")
 		return b.err
 	}
 	return c
@@ -810,7 +865,8 @@ func mergeInstructions(w *Writer, parts []*partDir) error {
 			statics[strings.Clone(text)] = s
 		}
 		st := engine.InstStat{Seq: seq, Static: s, Group: c.group.Value(r), Warp: c.warp.Value(r),
-			Lanes: c.lanes.Value(r), Addresses: c.addrs.Value(r), MaxConflict: c.maxc.Value(r), Faults: c.faults.Value(r)}
+			Lanes: c.lanes.Value(r), Addresses: c.addrs.Value(r), MaxConflict: c.maxc.Value(r), Faults: c.faults.Value(r),
+			CASFailed: c.casFailed.Value(r), Sectors: c.sectors.Value(r)}
 		first := c
 		if err := h.step(); err != nil {
 			return err
@@ -826,6 +882,8 @@ func mergeInstructions(w *Writer, parts []*partDir) error {
 			}
 			st.Addresses += d.addrs.Value(r)
 			st.Faults += d.faults.Value(r)
+			st.CASFailed += d.casFailed.Value(r)
+			st.Sectors += d.sectors.Value(r) // a sector lies in one partition's line
 			st.MaxConflict = max(st.MaxConflict, d.maxc.Value(r))
 			if err := h.step(); err != nil {
 				return err

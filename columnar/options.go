@@ -59,6 +59,7 @@ type options struct {
 	mem       memory.Allocator
 	logf      func(format string, args ...any)
 	meta      [][2]string // key-value metadata of every file, sorted by key
+	run       *RunOptions // recorded under MetaOptions (WithRunOptions)
 }
 
 func defaultOptions() options {
@@ -154,7 +155,7 @@ func WithAllocator(mem memory.Allocator) Option {
 func WithMetadata(kv map[string]string) Option {
 	return func(o *options) error {
 		for k, v := range kv {
-			if k == "" || strings.HasPrefix(k, "ARROW:") {
+			if k == "" || strings.HasPrefix(k, "ARROW:") || k == MetaOptions {
 				return fmt.Errorf("columnar: metadata key %q is reserved", k)
 			}
 			o.meta = append(o.meta, [2]string{k, v})

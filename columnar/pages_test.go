@@ -12,8 +12,8 @@ import (
 )
 
 // TestMemoryPage writes the memory table a page at a time
-// (engine.PageSink) and reads it back: every set bit of every page a row
-// (space, group, base + 4·word, the word's value), in order, across batch
+// (engine.CapMemoryPages) and reads it back: every set bit of every page a
+// row (space, group, base + 4·word, the word's value), in order, across batch
 // boundaries that fall inside pages, with a page's first and last words,
 // an empty bitmap word between set ones, and a new space or group from
 // one page to the next.

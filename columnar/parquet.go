@@ -1,6 +1,7 @@
 package columnar
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
@@ -9,97 +10,69 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/metadata"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-	"github.com/apache/arrow-go/v18/parquet/schema"
 	"github.com/klauspost/compress/zstd"
 )
 
 // The Parquet encoding of the tables. Each choice was measured with the
-// benchmarks of bench_test.go and single-column variants of them (results:
-// 2^20 rows resembling a scattered replay's; instructions: 2^18 rows of a
-// 24-instruction loop), on the project's 2-core VM; ns/row is the time
-// of encoding and compressing that column alone (the best of several
-// runs), B/row its share of the file. These figures are of arrow-go's
-// encoders, which the writer then used; its own (pqencode.go), which
-// write the same encodings in the same bytes per row, took the tables of
-// BenchmarkResults, BenchmarkInstructions and BenchmarkMemory from 62-72,
-// 103-109 and 32-35 CPU ns a row to 36-47, 56-66 and 21-22.
+// benchmarks of bench_test.go (BenchmarkResults, BenchmarkInstructions,
+// BenchmarkMemory) and single-column variants of them; the encoders are
+// the package's own (pqencode.go), which write the bytes arrow-go's would.
 //
 //   - DELTA_BINARY_PACKED (encDelta in schema.go) where PLAIN left zstd
-//     much to do: results.seq 6 ns and 0.00 B (PLAIN: 23-30 ns, 0.5-0.8
-//     B), results.addr 16 ns and 2.9 B (PLAIN: 55-68 ns, 3.4-3.5 B: random
-//     words of 4 MiB), results.value 11 ns and 1.7 B (PLAIN: 43-70 ns,
-//     1.8-2.2 B), instructions.addresses and max_conflict 7.5 ns and 0.34 B
-//     (PLAIN: 17 ns, 0.50 B), instructions.warp 6.8 ns (PLAIN: 8.4 ns);
-//     instructions.group 6-7 ns and 0.002 B on a 1-D grid's rows (a group
-//     every 8 warps; PLAIN: 10-11.5 ns, 0.19 B) and as cheap as PLAIN
-//     where groups cycle (6.3 and 6.0 ns); and the increasing seq and addr
-//     columns of the other tables.
-//   - PLAIN where the values repeat or cycle: results.lane, elem and
-//     value_hi cost 2-4.5 ns and 0.00-0.01 B, where DELTA cost 5-6.5 ns
-//     and a dictionary built by the column writer 14-18 ns (it hashes
-//     every value). instructions.lanes and faults were PLAIN too, until
-//     a batch whose column keeps to a progression stopped storing its
-//     rows (encodeAffine): a constant PLAIN column then still wrote 4
-//     bytes a row for zstd to compress (1.2 MB each for a hot counter's
-//     300 K rows), a delta one a few bytes a page. The lean hot counter
-//     10.1-11.3 → 9.7-10.3 ms in five alternating runs, the same in
-//     BenchmarkInstructions (whose rows are constant there too), files
-//     a little smaller.
+//     much to do: sequence numbers, addresses, values, the instructions'
+//     addresses, max_conflict, warp and group (a 1-D grid's groups), and
+//     the increasing seq and addr columns of the other tables.
+//   - PLAIN where the values repeat or cycle (results.lane, elem,
+//     value_hi): cheaper than DELTA, and than a dictionary, which hashes
+//     every value. instructions.lanes and faults are DELTA: a batch whose
+//     column keeps to a progression stores no rows (encodeAffine), and a
+//     constant PLAIN column would still write 4 bytes a row for zstd.
 //   - RLE_DICTIONARY for the strings, from a dictionary the Writer builds
 //     per batch without hashing each row's string (writer.go): the column
-//     writer's own dictionary encoder hashed every value, and cost about
-//     100 ns and an allocation per row for results.fault. The
-//     instructions' five string columns are keyed (batch.go): a row
-//     stores one key, and encodeStrings expands each column's indices a
-//     page at a time. A chunk whose dictionary outgrows the dictionary
+//     writer's own dictionary encoder hashed every value and allocated a
+//     row. The instructions' five string columns are keyed (batch.go): a
+//     row stores one key, and encodeStrings expands each column's indices
+//     a page at a time. A chunk whose dictionary outgrows the dictionary
 //     page limit (1 MiB: a thousand distinct instruction texts of 1 KB)
 //     is written PLAIN instead.
-//   - zstd at level 1 (klauspost's SpeedFastest): level 3 cost 2 ns a row
-//     more for a results file of the same size, 13 ns more for an
-//     instructions file 2.5% smaller (whole tables, CPU time).
+//   - zstd at level 1 (klauspost's SpeedFastest): level 3 cost more CPU a
+//     row for files hardly smaller.
 //   - Pages that zstd does not shrink by a sixteenth stored in raw zstd
 //     frames, the column's next 15 pages too, then one compressed again
-//     (zstdframe.go): a scattered replay's memory values came out of zstd
-//     at 100.0% of their size for 4 ns a row; BenchmarkMemory 26 → 21.5
-//     CPU ns a row, the same bytes.
+//     (zstdframe.go): a scattered replay's memory values do not compress,
+//     and compressing them was most of that column's cost
+//     (BenchmarkMemory).
 //   - Pages of dataPage bytes for PLAIN integers (8 Ki rows of 8 bytes),
 //     of up to maxPageRows rows for the other encodings (pqpages.go).
 //   - One row group per batch (64 Ki rows by default), statistics on every
 //     column.
 //   - A batch of parallelRows rows or more has its numeric columns shared
-//     between two goroutines (encodeParallel): with arrow-go's encoders,
-//     the results table of BenchmarkResults went from 70-83 to 56-64 ms
-//     a million rows, for the same CPU time and the same bytes
-//     (TestParallelColumnsSameFile).
+//     between two goroutines (encodeParallel): less wall time for the
+//     same CPU time and the same bytes (BenchmarkResults;
+//     TestParallelColumnsSameFile).
 const (
 	zstdLevel = 1
 	dataPage  = 64 << 10
 )
 
 // parquetWriter writes batches as row groups of a Parquet file. It
-// encodes and compresses each column chunk's pages itself (pqencode.go)
-// and hands them to arrow-go's page writer, which writes the page headers
-// and the column chunk's metadata; arrow-go's metadata builders make the
-// footer. The column chunks of a row group are encoded first, on two
-// goroutines for a large batch (encodeParallel), then written in column
-// order.
+// encodes and compresses each column chunk's pages itself (pqencode.go),
+// then writes them with their page headers and keeps each column chunk's
+// metadata for the footer (pqmeta.go). The column chunks of a row group
+// are encoded first, on two goroutines for a large batch
+// (encodeParallel), then written in column order.
 type parquetWriter struct {
 	sink      *tellWriter
-	props     *parquet.WriterProperties
-	meta      *metadata.FileMetaDataBuilder
+	cols      []pqColumn
+	kv        [][2]string // the footer's key-value metadata
+	rgs       []rowGroupMeta
 	pages     *zstd.Encoder // the Writer's (newPageEncoder)
-	mem       memory.Allocator
+	dicts     dictCompressor
 	dictLimit int
-	maxStats  int
 	encs      []encoding
-	schema    *schema.Schema
+	hdr       []byte // a page header being written
 	// bufs are the column chunks of the row groups being encoded: one
 	// set, or encodeSets for a table whose pipeline encodes a batch
 	// while it writes the one before (pipeline.runOverlapped).
@@ -109,15 +82,14 @@ type parquetWriter struct {
 	// whose pipeline overlaps encodes batch k with state k mod
 	// encodeSets (whatever chunks it is encoded into), so the file's
 	// bytes depend on its batches alone, never on timing or cores.
-	stored    [encodeSets][]int
-	rowGroups int
+	stored [encodeSets][]int
 	// The columns encodeParallel shares between its goroutines, and the
 	// ones it keeps on the table's (splitColumns); shared is nil for a
 	// table that is always encoded on one.
 	shared, own []int
 }
 
-// tellWriter counts the bytes written: the file offsets the page writer
+// tellWriter counts the bytes written: the file offsets the footer
 // records.
 type tellWriter struct {
 	w io.Writer
@@ -132,54 +104,29 @@ func (t *tellWriter) Write(b []byte) (int, error) {
 
 func (t *tellWriter) Tell() int64 { return t.n }
 
-// parquetProps returns the properties that arrow-go's metadata and page
-// writers read: the codec and level each column chunk's metadata names,
-// and each column's encoding for the list of encodings in it.
-func parquetProps(spec *tableSpec) *parquet.WriterProperties {
-	popts := []parquet.WriterProperty{
-		// zstd: markedly smaller files than snappy at a similar decode
-		// speed, and DuckDB, pyarrow/pandas and polars all read it.
-		parquet.WithCompression(compress.Codecs.Zstd),
-		parquet.WithCompressionLevel(zstdLevel),
-		parquet.WithDictionaryDefault(false),
-	}
-	for i, f := range spec.schema.Fields() {
-		if spec.encs[i] == encDelta {
-			popts = append(popts, parquet.WithEncodingFor(f.Name, parquet.Encodings.DeltaBinaryPacked))
-		}
-	}
-	return parquet.NewWriterProperties(popts...)
-}
+// dictPageLimit is the largest dictionary page a column chunk writes
+// (arrow-go's default): a batch whose strings take more is written PLAIN.
+const dictPageLimit = 1 << 20
 
 func newParquetWriter(sink io.Writer, spec *tableSpec, mem memory.Allocator, pages *zstd.Encoder, kv [][2]string) (*parquetWriter, error) {
-	props := parquetProps(spec)
-	sc, err := pqarrow.ToParquet(spec.schema, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		return nil, err
-	}
 	// The Arrow schema goes into the file as pqarrow.WithStoreSchema
-	// stores it: utf8 strings and unsigned integers, so that Arrow-based
-	// readers (pyarrow, pandas, polars, arrow-go) read exactly these
-	// types, plain strings and not dictionaries or categoricals.
-	meta := metadata.NewKeyValueMetadata()
-	if err := meta.Append("ARROW:schema", base64.StdEncoding.EncodeToString(flight.SerializeSchema(spec.schema, mem))); err != nil {
+	// stores it, an IPC stream of the schema alone, base64: utf8 strings
+	// and unsigned integers, so that Arrow-based readers (pyarrow,
+	// pandas, polars, arrow-go) read exactly these types, plain strings
+	// and not dictionaries or categoricals.
+	var ser bytes.Buffer
+	iw := ipc.NewWriter(&ser, ipc.WithSchema(spec.schema), ipc.WithAllocator(mem))
+	if err := iw.Close(); err != nil {
 		return nil, err
 	}
-	for _, p := range kv {
-		if err := meta.Append(p[0], p[1]); err != nil {
-			return nil, err
-		}
-	}
+	meta := append([][2]string{{"ARROW:schema", base64.StdEncoding.EncodeToString(ser.Bytes())}}, kv...)
 	p := &parquetWriter{
 		sink:      &tellWriter{w: sink},
-		props:     props,
-		meta:      metadata.NewFileMetadataBuilder(sc, props, meta),
+		cols:      pqColumns(spec.schema),
+		kv:        meta,
 		pages:     pages,
-		mem:       mem,
-		dictLimit: int(props.DictionaryPageSizeLimit()),
-		maxStats:  int(props.MaxStatsSize()),
+		dictLimit: dictPageLimit,
 		encs:      spec.encs,
-		schema:    sc,
 	}
 	p.shared, p.own = splitColumns(spec)
 	p.bufs[0] = p.newChunks()
@@ -196,9 +143,9 @@ var parquetMagic = []byte("PAR1")
 
 // newChunks returns a set of column chunks, one per column.
 func (p *parquetWriter) newChunks() []colChunk {
-	chunks := make([]colChunk, p.schema.NumColumns())
+	chunks := make([]colChunk, len(p.cols))
 	for i := range chunks {
-		chunks[i].descr = p.schema.Column(i)
+		chunks[i].col = &p.cols[i]
 	}
 	return chunks
 }
@@ -316,11 +263,10 @@ func (p *parquetWriter) encodeParallel(chunks []colChunk, b *batch) error {
 // columns it keeps on the table's own goroutine. shared is nil when
 // fewer than two columns could be shared, as there is nothing to split.
 //
-// Measured on the memory table after a replay of uniform-64Mi: with the
-// columns split by this estimate once and for all (addr, value and group
-// all DELTA, so group went alone to the second goroutine, and was a
-// constant -1), the second goroutine did 23 ms of a batch's 132 ms;
-// shared as they go, about half each.
+// Shared as they go rather than split by the estimate once and for all:
+// on the memory table, whose addr, value and group are all DELTA, a fixed
+// split sent the constant group column alone to the second goroutine,
+// which then had little to do.
 func splitColumns(spec *tableSpec) (shared, own []int) {
 	cost := func(i int) int {
 		w := 4
@@ -351,66 +297,73 @@ func splitColumns(spec *tableSpec) (shared, own []int) {
 
 // writeRowGroup writes the encoded column chunks as one row group of rows
 // rows, in column order: per chunk its dictionary page, if any, and its
-// data pages through arrow-go's page writer, which writes the page
-// headers and the chunk's metadata.
+// data pages, each after its header, and keeps the chunk's metadata for
+// the footer.
 func (p *parquetWriter) writeRowGroup(chunks []colChunk, rows int) error {
-	rg := p.meta.AppendRowGroup()
-	ord := int16(p.rowGroups)
-	p.rowGroups++
-	var total int64
+	rg := rowGroupMeta{chunks: make([]chunkMeta, len(chunks)), rows: int64(rows), ordinal: int16(len(p.rgs))}
 	for i := range chunks {
-		ch := &chunks[i]
-		cc := rg.NextColumnChunk()
-		pager, err := file.NewPageWriter(p.sink, dictPageCompression, zstdLevel, cc, ord, int16(i), p.mem, false, nil, nil)
-		if err != nil {
-			return err
+		ch, m := &chunks[i], &rg.chunks[i]
+		m.enc = pqPlain
+		if p.encs[i] == encDelta {
+			m.enc = pqDelta
 		}
-		hasDict := ch.dictN > 0
-		if hasDict {
-			dp := file.NewDictionaryPage(memory.NewBufferBytes(ch.dict), int32(ch.dictN), p.props.DictionaryPageEncoding())
-			n, err := pager.WriteDictionaryPage(dp)
-			dp.Release()
+		if ch.dictN > 0 {
+			m.hasDict = true
+			z, err := p.dicts.compress(ch.zbuf[:0], ch.dict)
 			if err != nil {
-				return fmt.Errorf("column %s: %w", ch.descr.Name(), err)
+				return fmt.Errorf("column %s: %w", ch.col.name, err)
 			}
-			total += n
+			ch.zbuf = z[:0]
+			m.dictOffset = p.sink.Tell()
+			if err := p.writePage(m, appendDictPageHeader(p.hdr[:0], int32(len(ch.dict)), int32(len(z)), int32(ch.dictN)), z, len(ch.dict)); err != nil {
+				return fmt.Errorf("column %s: %w", ch.col.name, err)
+			}
+			m.dictPages++
 		}
 		from := 0
-		for _, pg := range ch.pages {
-			dp := file.NewDataPageV1WithConfig(memory.NewBufferBytes(ch.out[from:pg.end]), parquet.Encodings.RLE, parquet.Encodings.RLE,
-				file.DataPageConfig{Num: pg.rows, Encoding: pg.enc, UncompressedSize: pg.raw, Stats: pg.stats})
-			n, err := pager.WriteDataPage(dp)
-			dp.Release()
-			if err != nil {
-				return fmt.Errorf("column %s: %w", ch.descr.Name(), err)
+		for k := range ch.pages {
+			pg := &ch.pages[k]
+			data := ch.out[from:pg.end]
+			if k == 0 {
+				m.dataOffset = p.sink.Tell()
 			}
-			total += n
+			hdr := appendDataPageHeader(p.hdr[:0], pg.raw, int32(len(data)), pg.rows, pg.enc, &pg.stats, ch.col.signedOrder)
+			if err := p.writePage(m, hdr, data, int(pg.raw)); err != nil {
+				return fmt.Errorf("column %s: %w", ch.col.name, err)
+			}
+			m.values += int64(pg.rows)
+			m.dataPages++
+			m.dataEncoding = pg.enc
 			from = pg.end
 		}
-		if rows > 0 && ch.stats.IsSet() {
-			cc.SetStats(ch.stats)
-		}
-		if err := pager.Close(hasDict, false); err != nil {
-			return fmt.Errorf("column %s: %w", ch.descr.Name(), err)
+		if rows > 0 {
+			m.stats = ch.stats
 		}
 	}
-	rg.SetNumRows(rows)
-	return rg.Finish(total, ord)
+	p.rgs = append(p.rgs, rg)
+	return nil
+}
+
+// writePage writes a page's header and its data, raw bytes before
+// compression, and counts them in its column chunk's sizes.
+func (p *parquetWriter) writePage(m *chunkMeta, hdr, data []byte, raw int) error {
+	p.hdr = hdr
+	if _, err := p.sink.Write(hdr); err != nil {
+		return err
+	}
+	if _, err := p.sink.Write(data); err != nil {
+		return err
+	}
+	m.raw += int64(len(hdr) + raw)
+	m.size += int64(len(hdr) + len(data))
+	return nil
 }
 
 // close writes the footer: the file's metadata, its length and the magic.
 func (p *parquetWriter) close() error {
-	fm, err := p.meta.Finish()
-	if err != nil {
-		return err
-	}
-	n, err := fm.WriteTo(p.sink, nil)
-	if err != nil {
-		return err
-	}
-	var tail [8]byte
-	binary.LittleEndian.PutUint32(tail[:4], uint32(n))
-	copy(tail[4:], parquetMagic)
-	_, err = p.sink.Write(tail[:])
+	foot := appendFooter(nil, p.cols, p.rgs, p.kv)
+	foot = binary.LittleEndian.AppendUint32(foot, uint32(len(foot)))
+	foot = append(foot, parquetMagic...)
+	_, err := p.sink.Write(foot)
 	return err
 }

@@ -169,9 +169,9 @@ func (p *pipeline) writeEncoded(buf int, b *batch) error {
 func (p *pipeline) each(f func(o *output) error) (err error) {
 	o := p.outs[0]
 	defer func() {
-		// arrow-go turns most of its panics into errors; one that is
-		// not must fail the writer, not kill the process from a
-		// goroutine the caller cannot recover in.
+		// A panic in an encoder or in arrow-go's IPC writer must fail
+		// the writer, not kill the process from a goroutine the caller
+		// cannot recover in.
 		if r := recover(); r != nil {
 			err = fmt.Errorf("columnar: writing %s: panic: %v", filepath.Base(o.final), r)
 		}

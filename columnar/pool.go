@@ -10,9 +10,9 @@ import (
 // asks for the same sizes again, instead of handing each to the garbage
 // collector and taking fresh, zeroed, not yet paged-in memory from the
 // runtime. A replay writes hundreds of row groups a table; with
-// memory.DefaultAllocator their buffers were about 30 MB of allocation a
-// 300 K-instruction replay, with the zeroing and page faults that go with
-// it (measured in docs/PERFORMANCE.md).
+// memory.DefaultAllocator their buffers were tens of MB of allocation a
+// replay, with the zeroing and page faults that go with it
+// (BenchmarkReplay).
 //
 // Buffers come in power-of-two size classes from 64 bytes, 64-byte
 // aligned as memory.GoAllocator aligns them. Allocate returns zeroed

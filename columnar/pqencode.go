@@ -105,8 +105,8 @@ func appendDeltaHalves[T int32 | int64](dst []byte, spare *[]byte, vals []T, fli
 }
 
 // splitDeltaValues is the fewest values appendDeltaHalves splits between
-// two goroutines: half of them is about 16 µs of work, against a
-// goroutine's start of about one.
+// two goroutines: half of them is well over the cost of starting a
+// goroutine (BenchmarkAppendDelta).
 const splitDeltaValues = 16 << 10
 
 // appendDeltaSplit is appendDeltaBlocks with the later half of the blocks
@@ -181,8 +181,7 @@ func deltaBlockRange[T int32 | int64](dst []byte, vals []T, from, to int, flip T
 // miniblock m (those blk has); it returns the smallest and the largest
 // delta of all, and [vlo, vhi] widened to hold every value of blk,
 // compared with bit flip inverted (appendDelta): the range in the
-// deltas' loop rather than a pass of its own, BenchmarkAppendDelta 2.31
-// -> 1.95 ns a value.
+// deltas' loop rather than a pass of its own (BenchmarkAppendDelta).
 //
 // A whole block runs in assembly where the CPU has AVX-512
 // (blockDeltasSIMD: BenchmarkBlockDeltas).
@@ -252,9 +251,9 @@ func allEqual[T comparable](vals []T) bool {
 // It packs into words on the stack, indexed without a bounds check, and
 // copies them out after: storing each word into dst as it filled, the
 // loop kept its accumulator on the stack (a store and a load on every
-// value's path) around the bounds check's panic. With the miniblock's
-// width from blockDeltas rather than a pass of its own, and the shifts
-// masked, BenchmarkAppendDelta went from 3.1 to 2.7 ns a value.
+// value's path) around the bounds check's panic. The miniblock's width
+// comes from blockDeltas rather than a pass of its own, and the shifts
+// are masked (BenchmarkAppendDelta).
 func pack32(dst []byte, seg []int64, lo int64, w uint) []byte {
 	if w == 0 {
 		return dst

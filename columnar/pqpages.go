@@ -9,9 +9,6 @@ import (
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/metadata"
-	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
 // Rows per data page: PLAIN integers and booleans dataPage bytes of the
@@ -25,18 +22,18 @@ const maxPageRows = 64 << 10
 // column its dictionary page. Its buffers are reused from row group to
 // row group.
 type colChunk struct {
-	descr *schema.Column
+	col   *pqColumn
 	out   []byte // the compressed data pages, back to back
 	pages []pageDesc
-	enc   []byte                     // one page's encoded values
-	half  []byte                     // the later half of a DELTA page's blocks (appendDeltaHalves)
-	zbuf  []byte                     // one page compressed
-	idx   []int32                    // a keyed column's indices for one page
-	rank  []int32                    // a string column's dictionary: each value's rank in byte order
-	order []int32                    // and its values by rank (the inverse of rank)
-	dict  []byte                     // the dictionary page's values (PLAIN), when dictN > 0
-	dictN int                        // the dictionary's values; 0 when the chunk is PLAIN
-	stats metadata.EncodedStatistics // the chunk's
+	enc   []byte  // one page's encoded values
+	half  []byte  // the later half of a DELTA page's blocks (appendDeltaHalves)
+	zbuf  []byte  // one page compressed
+	idx   []int32 // a keyed column's indices for one page
+	rank  []int32 // a string column's dictionary: each value's rank in byte order
+	order []int32 // and its values by rank (the inverse of rank)
+	dict  []byte  // the dictionary page's values (PLAIN), when dictN > 0
+	dictN int     // the dictionary's values; 0 when the chunk is PLAIN
+	stats pqStats // the chunk's
 	// stored is how many more pages to store uncompressed (addPage); it
 	// carries over from row group to row group (parquetWriter.stored).
 	stored int
@@ -47,20 +44,20 @@ type pageDesc struct {
 	end   int   // its bytes are out[previous page's end:end]
 	raw   int32 // its size before compression
 	rows  int32
-	enc   parquet.Encoding
-	stats metadata.EncodedStatistics
+	enc   pqEncoding
+	stats pqStats
 }
 
 func (ch *colChunk) reset() {
 	ch.out, ch.pages = ch.out[:0], ch.pages[:0]
 	ch.dict, ch.dictN = ch.dict[:0], 0
-	ch.stats = metadata.EncodedStatistics{}
+	ch.stats = pqStats{}
 }
 
 // addPage compresses ch.enc (or raw, when the values are the batch's own
 // bytes) as the next data page, or stores it in a zstd frame of raw
 // blocks while the column's pages do not compress (zstdframe.go).
-func (p *parquetWriter) addPage(ch *colChunk, raw []byte, rows int, enc parquet.Encoding, st metadata.EncodedStatistics) {
+func (p *parquetWriter) addPage(ch *colChunk, raw []byte, rows int, enc pqEncoding, st pqStats) {
 	if ch.stored > 0 {
 		ch.stored--
 		ch.out = appendStoredFrame(ch.out, raw)
@@ -112,7 +109,7 @@ func (p *parquetWriter) encodeColumn(chunks []colChunk, b *batch, i int) error {
 	case arrow.STRING:
 		p.encodeStrings(ch, b, c)
 	default:
-		return fmt.Errorf("column %s: unsupported type %s", ch.descr.Name(), c.typ)
+		return fmt.Errorf("column %s: unsupported type %s", ch.col.name, c.typ)
 	}
 	return nil
 }
@@ -148,10 +145,10 @@ func encodeInts[T uint64 | int64 | uint32](p *parquetWriter, ch *colChunk, vals 
 		lo, hi = min(lo, plo), max(hi, phi)
 		st := intStats(p, ch, plo, phi)
 		if !delta {
-			p.addPage(ch, unsafe.Slice((*byte)(ptr), len(page)*size), len(page), parquet.Encodings.Plain, st)
+			p.addPage(ch, unsafe.Slice((*byte)(ptr), len(page)*size), len(page), pqPlain, st)
 			continue
 		}
-		p.addPage(ch, ch.enc, len(page), parquet.Encodings.DeltaBinaryPacked, st)
+		p.addPage(ch, ch.enc, len(page), pqDelta, st)
 	}
 	ch.stats = intStats(p, ch, lo, hi)
 }
@@ -186,14 +183,14 @@ func encodeAffine[T uint64 | int64 | uint32](p *parquetWriter, ch *colChunk, v0,
 		switch {
 		case !delta:
 			ch.enc = appendPlainAffine(ch.enc[:0], first, step, rows)
-			p.addPage(ch, ch.enc, rows, parquet.Encodings.Plain, st)
+			p.addPage(ch, ch.enc, rows, pqPlain, st)
 			continue
 		case size == 8:
 			ch.enc = appendDeltaAffine(ch.enc[:0], int64(first), int64(step), rows)
 		default:
 			ch.enc = appendDeltaAffine(ch.enc[:0], int32(first), int32(step), rows)
 		}
-		p.addPage(ch, ch.enc, rows, parquet.Encodings.DeltaBinaryPacked, st)
+		p.addPage(ch, ch.enc, rows, pqDelta, st)
 	}
 	last := v0 + T(n-1)*step
 	ch.stats = intStats(p, ch, min(v0, last), max(v0, last))
@@ -260,7 +257,7 @@ func minMax[T cmp.Ordered](vals []T) (lo, hi T) {
 
 // intStats returns the statistics of values from lo to hi, PLAIN-encoded
 // (little-endian, at T's width).
-func intStats[T uint64 | int64 | uint32](p *parquetWriter, ch *colChunk, lo, hi T) metadata.EncodedStatistics {
+func intStats[T uint64 | int64 | uint32](p *parquetWriter, ch *colChunk, lo, hi T) pqStats {
 	enc := func(v T) []byte {
 		if unsafe.Sizeof(v) == 4 {
 			return binary.LittleEndian.AppendUint32(nil, uint32(v))
@@ -271,12 +268,8 @@ func intStats[T uint64 | int64 | uint32](p *parquetWriter, ch *colChunk, lo, hi 
 }
 
 // stats returns statistics with minimum lo, maximum hi and no nulls.
-func (p *parquetWriter) stats(ch *colChunk, lo, hi []byte) metadata.EncodedStatistics {
-	var st metadata.EncodedStatistics
-	st.SetMin(lo).SetMax(hi).SetNullCount(0)
-	st.Signed = ch.descr.SortOrder() == schema.SortSIGNED
-	st.ApplyStatSizeLimits(p.maxStats)
-	return st
+func (p *parquetWriter) stats(ch *colChunk, lo, hi []byte) pqStats {
+	return newStats(lo, hi)
 }
 
 // encodeBools encodes a boolean column (bytes 0 or 1) PLAIN.
@@ -290,14 +283,14 @@ func encodeBools(p *parquetWriter, ch *colChunk, vals []byte) {
 		}
 		all |= seen
 		ch.enc = appendPlainBools(ch.enc[:0], page)
-		p.addPage(ch, ch.enc, len(page), parquet.Encodings.Plain, p.boolStats(ch, seen))
+		p.addPage(ch, ch.enc, len(page), pqPlain, p.boolStats(ch, seen))
 	}
 	ch.stats = p.boolStats(ch, all)
 }
 
 // boolStats returns the statistics of booleans: seen has bit 0 set if
 // some value is false, bit 1 if some is true.
-func (p *parquetWriter) boolStats(ch *colChunk, seen byte) metadata.EncodedStatistics {
+func (p *parquetWriter) boolStats(ch *colChunk, seen byte) pqStats {
 	lo, hi := byte(1), byte(0)
 	if seen&1 != 0 {
 		lo = 0
@@ -347,7 +340,7 @@ func (p *parquetWriter) encodeStrings(ch *colChunk, b *batch, c *colBuf) {
 		ch.enc = appendRLERun(ch.enc[:0], x, n, w)
 		v := []byte(dict[x])
 		st := p.stats(ch, v, v)
-		p.addPage(ch, ch.enc, n, p.props.DictionaryIndexEncoding(), st)
+		p.addPage(ch, ch.enc, n, pqRLEDict, st)
 		ch.stats = st
 		return
 	}
@@ -388,10 +381,10 @@ func (p *parquetWriter) encodeStrings(ch *colChunk, b *batch, c *colBuf) {
 			for _, x := range idx {
 				ch.enc = appendPlainString(ch.enc, dict[x])
 			}
-			p.addPage(ch, ch.enc, rows, parquet.Encodings.Plain, st)
+			p.addPage(ch, ch.enc, rows, pqPlain, st)
 		} else {
 			ch.enc = appendRLEIndices(ch.enc[:0], idx, w)
-			p.addPage(ch, ch.enc, rows, p.props.DictionaryIndexEncoding(), st)
+			p.addPage(ch, ch.enc, rows, pqRLEDict, st)
 		}
 		from += rows
 	}

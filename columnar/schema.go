@@ -163,7 +163,10 @@ var specs = [numTables]tableSpec{
 		col("addresses", tU32, encDelta),
 		col("max_conflict", tU32, encDelta),
 		col("faults", tU32, encDelta),
-		keyedCol("text"), // extra: the instruction as written (trace.Static.Text)
+		keyedCol("text"),                  // extra: the instruction as written (trace.Static.Text)
+		col("cas_failed", tU32, encDelta), // extra: a CAS's lane-elements that did not swap; 0 for other ops
+		// extra: distinct 32-byte sectors among the lane-elements' addresses
+		col("sectors", tU32, encDelta),
 	)),
 	tOps: newTableSpec("ops",
 		col("dialect", tString),
@@ -175,6 +178,7 @@ var specs = [numTables]tableSpec{
 		col("faults", tU64),
 		col("max_conflict", tU32), // max over the group's instructions
 		col("conflict_sum", tU64), // sum of the instructions' max_conflict
+		col("sectors", tU64),      // extra: sum of the instructions' sectors
 	),
 	tOrders: newTableSpec("orders",
 		col("space", tString),

@@ -7,9 +7,8 @@ import "os"
 // (startWriteback), without waiting, so that the fsync that makes the
 // file durable at the end (output.finish) finds most of it written
 // already. Without it, that fsync wrote the whole file at the end of the
-// replay, on no core's work: 2.1-2.4 ms for a 5 MiB file on the
-// project's VM, 0.13 ms when its writeback had been started as it was
-// written (docs/PERFORMANCE.md, thirtieth round). Databases do the same
+// replay, on no core's work, waiting for the device (TestWriteBehind;
+// BenchmarkReplay). Databases do the same
 // (RocksDB's bytes_per_sync, PostgreSQL's backend_flush_after).
 //
 // The hint changes nothing about the file's bytes or durability: a

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/gpureplay/replay/engine"
+	"github.com/gpureplay/replay/internal/outdir"
 	"github.com/gpureplay/replay/trace"
 )
 
@@ -179,6 +180,7 @@ type Writer struct {
 	state   state
 	err     error                               // why the writer failed
 	lock    *dirLock                            // held from New until Commit, Abort or failure
+	made    outdir.Made                         // the directories New made: removed, if empty, when the writer does not commit
 	rename  func(oldpath, newpath string) error // os.Rename; tests inject failures and crashes
 	remove  func(name string) error             // os.Remove, likewise
 	// traceDone: the engine is past the trace (endTrace); the tables
@@ -197,8 +199,8 @@ type opKey struct {
 }
 
 type opAgg struct {
-	instructions, lanes, faults, conflictSum uint64
-	maxConflict                              uint32
+	instructions, lanes, faults, conflictSum, sectors uint64
+	maxConflict                                       uint32
 }
 
 func (a *opAgg) add(s *engine.InstStat) {
@@ -207,6 +209,7 @@ func (a *opAgg) add(s *engine.InstStat) {
 	a.faults += uint64(s.Faults)
 	a.conflictSum += uint64(s.MaxConflict)
 	a.maxConflict = max(a.maxConflict, s.MaxConflict)
+	a.sectors += uint64(s.Sectors)
 }
 
 // staticMemo is what the Writer keeps of one instruction (the engine
@@ -269,7 +272,9 @@ func (w *Writer) newMemo(s *trace.Static) *staticMemo {
 
 // New creates dir if needed, takes its lock, and opens a temporary file in
 // it for every selected table and format. Nothing is visible under a
-// table's final name until [Writer.Commit].
+// table's final name until [Writer.Commit]. A writer that does not commit
+// (Abort, or a failure, New's own included) removes the directories New
+// created, dir and its parents, if they are empty once its files are gone.
 //
 // If another writer holds the lock, New fails with an error wrapping
 // [ErrBusy] and changes nothing. Once it holds the lock, New completes a
@@ -286,15 +291,20 @@ func New(dir string, opts ...Option) (*Writer, error) {
 	if o.mem == nil {
 		o.mem = newPoolAllocator()
 	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return nil, fmt.Errorf("columnar: %w", err)
+	if o.run != nil {
+		kv, err := o.runMeta()
+		if err != nil {
+			return nil, optionError{err}
+		}
+		o.meta = append(slices.Clone(o.meta), kv)
+		slices.SortFunc(o.meta, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
 	}
-	lock, err := lockDir(dir)
+	made, lock, err := makeAndLock(dir)
 	if err != nil {
 		return nil, err
 	}
 	w := &Writer{dir: dir, opt: o, ops: make(map[opKey]*opAgg), statics: make(map[*trace.Static]*staticMemo),
-		spaces: make(map[trace.Space]string), lock: lock, rename: os.Rename, remove: os.Remove}
+		spaces: make(map[trace.Space]string), lock: lock, made: made, rename: os.Rename, remove: os.Remove}
 	pages, err := newPageEncoder()
 	if err != nil {
 		return nil, w.fail(err)
@@ -389,6 +399,11 @@ func (w *Writer) cleanup() error {
 	w.ops, w.statics = nil, nil
 	clear(w.recent[:])
 	errs = append(errs, w.unlock())
+	// A writer that does not commit leaves no directory it made (the lock
+	// file, the last thing in it, is gone now); one that holds anything
+	// else stays.
+	w.made.Remove()
+	w.made = nil
 	return errors.Join(errs...)
 }
 
@@ -439,9 +454,20 @@ func (w *Writer) open(id tableID) (*table, error) {
 	return w.tables[id], nil
 }
 
-// WantsResults reports whether the results table is being written; the
-// engine skips building per-lane rows nobody reads (engine.ResultsWanter).
-func (w *Writer) WantsResults() bool { return w.tables[tResults] != nil }
+// Caps declares what the tables being written need from the engine:
+// the per-lane rows only for the results table, the addresses table only
+// when it is written (the engine builds neither otherwise), and the memory
+// table a page at a time, always (MemoryPage).
+func (w *Writer) Caps() engine.SinkCaps {
+	c := engine.CapMemoryPages
+	if w.tables[tResults] != nil {
+		c |= engine.CapResults
+	}
+	if w.tables[tAddresses] != nil {
+		c |= engine.CapAddresses
+	}
+	return c
+}
 
 // Results appends rows to the results table.
 func (w *Writer) Results(rs []engine.Result) error {
@@ -552,13 +578,17 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 		addresses   = rowsOf[uint32](&b.cols[8], n, k)
 		maxConflict = rowsOf[uint32](&b.cols[9], n, k)
 		faults      = rowsOf[uint32](&b.cols[10], n, k)
+		casFailed   = rowsOf[uint32](&b.cols[12], n, k)
+		sectors     = rowsOf[uint32](&b.cols[13], n, k)
 		// Each column is stored only once its rows leave a progression
 		// (batch.keep): seq never does, and a hot counter's columns
 		// never do. The test is spelled out for each column below: a
 		// function around it calls keep, so it is not inlined, and a
-		// call a value was 0.2-0.9 ms slower for a hot counter.
+		// call a value slowed a hot counter (BenchmarkReplay/hotcounter).
 		cSeq, cKey, cGroup, cWarp     = &b.cols[0], b.key, &b.cols[5], &b.cols[6]
 		cLanes, cAddrs, cMax, cFaults = &b.cols[7], &b.cols[8], &b.cols[9], &b.cols[10]
+		cCAS                          = &b.cols[12]
+		cSectors                      = &b.cols[13]
 	)
 	// A hot instruction's rows repeat the previous row's Static: then
 	// neither the memo nor its key need looking up.
@@ -633,6 +663,18 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 				faults = rowsOf[uint32](cFaults, n, k)
 			}
 			faults[i] = s.Faults
+		}
+		if v := uint64(s.CASFailed); !cCAS.on(r, v) && (!cCAS.konst || !b.keep(cCAS, r, v)) {
+			if casFailed == nil {
+				casFailed = rowsOf[uint32](cCAS, n, k)
+			}
+			casFailed[i] = s.CASFailed
+		}
+		if v := uint64(s.Sectors); !cSectors.on(r, v) && (!cSectors.konst || !b.keep(cSectors, r, v)) {
+			if sectors == nil {
+				sectors = rowsOf[uint32](cSectors, n, k)
+			}
+			sectors[i] = s.Sectors
 		}
 		if b.textBytes += m.textLen; b.textBytes >= maxBatchStringBytes {
 			return i + 1, nil // cut the batch short: see maxBatchStringBytes
@@ -722,8 +764,8 @@ func (w *Writer) Memory(ws []engine.Word) error {
 }
 
 // MemoryPage appends the rows of one page of final memory
-// (engine.PageSink): its columns filled from the page's bitmap and words,
-// with no row in between.
+// (engine.CapMemoryPages): its columns filled from the page's bitmap and
+// words, with no row in between.
 func (w *Writer) MemoryPage(p *engine.WordPage) error {
 	if err := w.endTrace(); err != nil {
 		return err
@@ -775,10 +817,6 @@ func addRows[T any](w *Writer, id tableID, rows []T, put func(t *table, b *batch
 	}
 	return nil
 }
-
-// WantsAddresses reports whether the addresses table is being written
-// (engine.AddressSink): the engine tracks addresses only then.
-func (w *Writer) WantsAddresses() bool { return w.tables[tAddresses] != nil }
 
 // Addresses appends the addresses table's rows.
 func (w *Writer) Addresses(rows []engine.AddressStat) error {
@@ -832,6 +870,7 @@ func (w *Writer) writeOps(t *table) error {
 		b.cols[6].u64()[n] = r.faults
 		b.cols[7].u32()[n] = r.maxConflict
 		b.cols[8].u64()[n] = r.conflictSum
+		b.cols[9].u64()[n] = r.sectors
 		if err := w.added(t, 1); err != nil {
 			return err
 		}
@@ -921,8 +960,7 @@ var traceTables = [...]tableID{tResults, tInstructions, tOps}
 // their buffers rather than fresh memory) and finishes their files
 // (footer, fsync). Their last row groups and fsyncs so overlap the
 // memory table, which used to wait for them at Commit: the tail of a
-// replay, where the memory table is the only work left (docs/PERFORMANCE.md,
-// thirtieth round).
+// replay, where the memory table is the only work left.
 func (w *Writer) endTrace() error {
 	if w.traceDone || w.state != stateOpen {
 		return nil
@@ -998,8 +1036,8 @@ func errAfterTrace(table string) error {
 
 // finishAll finishes outs at once, each on a goroutine: each waits on its
 // file's fsync, and the file system takes them together rather than one
-// after another (a fsync of a new 200 KiB file took 0.3 ms on the
-// project's VM, and a lean replay writes three). It returns the first
+// after another (a lean replay writes three, each fsync a wait on the
+// disk). It returns the first
 // error in outs' order; the outputs that failed are discarded with the
 // rest when the commit fails.
 func finishAll(outs []*output) error {

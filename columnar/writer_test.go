@@ -3,6 +3,7 @@ package columnar
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -111,21 +112,21 @@ func TestOps(t *testing.T) {
 	d := st(trace.DialectLSC, trace.OpInc, trace.TypeU32, bti16)
 	e := st(trace.DialectPTX, trace.OpCAS, trace.TypeB128, trace.Global)
 	in := []engine.InstStat{
-		{Seq: 0, Static: a, Lanes: 32, MaxConflict: 32, Faults: 0},
-		{Seq: 1, Static: c, Lanes: 16, MaxConflict: 1, Faults: 16},
-		{Seq: 2, Static: a2, Lanes: 5, MaxConflict: 2, Faults: 1},
-		{Seq: 3, Static: b, Lanes: 1, MaxConflict: 1},
-		{Seq: 4, Static: d, Lanes: 8, MaxConflict: 8, Faults: 3},
-		{Seq: 5, Static: e, Lanes: 32, MaxConflict: 4},
-		{Seq: 6, Static: a, Lanes: 7, MaxConflict: 7, Faults: 2},
+		{Seq: 0, Static: a, Lanes: 32, MaxConflict: 32, Faults: 0, Sectors: 1},
+		{Seq: 1, Static: c, Lanes: 16, MaxConflict: 1, Faults: 16, Sectors: 2},
+		{Seq: 2, Static: a2, Lanes: 5, MaxConflict: 2, Faults: 1, Sectors: 3},
+		{Seq: 3, Static: b, Lanes: 1, MaxConflict: 1, Sectors: 1},
+		{Seq: 4, Static: d, Lanes: 8, MaxConflict: 8, Faults: 3, Sectors: 1},
+		{Seq: 5, Static: e, Lanes: 32, MaxConflict: 4, Sectors: 16},
+		{Seq: 6, Static: a, Lanes: 7, MaxConflict: 7, Faults: 2, Sectors: 1},
 	}
 	want := [][]any{
-		// dialect, op, type, space, instructions, lanes, faults, max_conflict, conflict_sum
-		{"lsc", "inc", "u32", "bti(0x10)", uint64(1), uint64(8), uint64(3), uint32(8), uint64(8)},
-		{"lsc", "inc", "u32", "bti(0x4)", uint64(1), uint64(16), uint64(16), uint32(1), uint64(1)},
-		{"ptx", "add", "u32", "global", uint64(3), uint64(44), uint64(3), uint32(32), uint64(41)},
-		{"ptx", "add", "u32", "shared", uint64(1), uint64(1), uint64(0), uint32(1), uint64(1)},
-		{"ptx", "cas", "b128", "global", uint64(1), uint64(32), uint64(0), uint32(4), uint64(4)},
+		// dialect, op, type, space, instructions, lanes, faults, max_conflict, conflict_sum, sectors
+		{"lsc", "inc", "u32", "bti(0x10)", uint64(1), uint64(8), uint64(3), uint32(8), uint64(8), uint64(1)},
+		{"lsc", "inc", "u32", "bti(0x4)", uint64(1), uint64(16), uint64(16), uint32(1), uint64(1), uint64(2)},
+		{"ptx", "add", "u32", "global", uint64(3), uint64(44), uint64(3), uint32(32), uint64(41), uint64(5)},
+		{"ptx", "add", "u32", "shared", uint64(1), uint64(1), uint64(0), uint32(1), uint64(1), uint64(1)},
+		{"ptx", "cas", "b128", "global", uint64(1), uint64(32), uint64(0), uint32(4), uint64(4), uint64(16)},
 	}
 	for _, tables := range [][]string{nil, {"ops"}} { // with and without the instructions table
 		dir := t.TempDir()
@@ -188,6 +189,82 @@ func TestAbort(t *testing.T) {
 				t.Errorf("the directory holds %v", got)
 			}
 		})
+	}
+}
+
+// TestAbortRemovesDirsItMade (issue 46 item 2): a writer that does not
+// commit removes the directories New made (the output directory and its
+// missing parents), whether it aborts or fails; a directory that was there
+// before stays, with its files, and so does one that holds a file the
+// writer did not make. A writer that commits keeps them.
+func TestAbortRemovesDirsItMade(t *testing.T) {
+	fx := newFixture(9)
+	for _, tc := range []struct {
+		name  string
+		end   func(w *Writer) error // Abort, or a failure
+		stays []string              // relative to the root, besides "pre"
+	}{
+		{"abort", (*Writer).Abort, nil},
+		{"failure", func(w *Writer) error {
+			if err := w.Instructions([]engine.InstStat{{Seq: 3}}); err == nil {
+				return errors.New("a nil Static did not fail the writer")
+			}
+			return nil
+		}, nil},
+		{"commit", (*Writer).Commit, []string{"pre/a", "pre/a/b", "pre/a/b/out", "pre/a/b/out/memory.parquet"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(root, "pre"), 0o777); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(root, "pre", "notes"), []byte("mine"), 0o666); err != nil {
+				t.Fatal(err)
+			}
+			w, err := New(filepath.Join(root, "pre", "a", "b", "out"), WithTables("memory"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fx.feed(t, w, 2)
+			if err := tc.end(w); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if r, _ := filepath.Rel(root, p); r != "." && r != "pre" && r != filepath.Join("pre", "notes") {
+					got = append(got, filepath.ToSlash(r))
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.stays) {
+				t.Errorf("after %s the tree holds %v, want %v", tc.name, got, tc.stays)
+			}
+			if b, err := os.ReadFile(filepath.Join(root, "pre", "notes")); err != nil || string(b) != "mine" {
+				t.Errorf("pre/notes: %q, %v", b, err)
+			}
+		})
+	}
+	// A directory New made that holds another's file stays.
+	root := t.TempDir()
+	dir := filepath.Join(root, "out")
+	w, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "theirs"), nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if got := dirNames(t, dir); !slices.Equal(got, []string{"theirs"}) {
+		t.Errorf("out holds %v after Abort, want [theirs]", got)
 	}
 }
 

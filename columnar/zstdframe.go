@@ -49,18 +49,15 @@ func newPageEncoder() (*zstd.Encoder, error) {
 // of a table's work, and each encoder state's 256 KiB match table is
 // fresh memory that its first page reads before writing, a second fault
 // and a TLB shootdown a page of it: on two cores, one state rather than
-// two took a hot counter replay 0.3-0.6 ms faster in four alternating
-// runs of 100 and about 90 page faults fewer, and the replay with every
-// table (whose results, instructions, memory and addresses tables share
-// the encoder) 3-10 ms faster, with less CPU (docs/PERFORMANCE.md,
-// thirtieth round).
+// two made the hot counter's replay and the replay with every table
+// faster, with fewer page faults (BenchmarkReplay/hotcounter).
 func pageEncoders(procs int) int { return min(max(procs/2, 1), 4) }
 
 // Incompressible pages. A delta-packed column of values with many
 // distinct values (a scattered replay's memory values, the addresses of
 // a sparse one) leaves zstd nothing to find: on the memory table of
-// BenchmarkMemory its values' pages came out of zstd at level 1 at 100.0%
-// of their size, for 4 ns a row, two fifths of that column's cost. A
+// BenchmarkMemory its values' pages came out of zstd at level 1 no
+// smaller, for a good part of that column's cost. A
 // column chunk whose page does not shrink by at least a sixteenth stores
 // its next storedPages pages as zstd frames of raw blocks, which every
 // zstd decoder reads and which cost a copy, and then compresses one page

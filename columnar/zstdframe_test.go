@@ -11,7 +11,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/gpureplay/replay/internal/duckdbq"
@@ -126,7 +125,7 @@ func TestIncompressiblePagesStored(t *testing.T) {
 				}
 			}
 			pages = append(pages, raw)
-			pw.addPage(ch, raw, len(raw)/4, 0, metadata.EncodedStatistics{})
+			pw.addPage(ch, raw, len(raw)/4, 0, pqStats{})
 			want := 0
 			if random {
 				want = storedPages - k%(storedPages+1) // 15 after pages 0, 16, 32

@@ -29,15 +29,6 @@ type AddressStat struct {
 	OrderSensitive bool
 }
 
-// AddressSink is an optional Sink method: a sink that has it gets the
-// addresses table at the end, in one or more calls, sorted by (space,
-// group, addr) across them. The engine tracks addresses only for such a
-// sink.
-type AddressSink interface {
-	WantsAddresses() bool
-	Addresses(rows []AddressStat) error
-}
-
 // addrEntry is one address's statistics, 48 bytes, in its page's slab:
 // 48 rather than 56 bytes a distinct address (the table's budget is 64,
 // index and slack included), and half of them, not three in four, cross
@@ -155,8 +146,8 @@ func (ps *pageStats) exploreAt(i int) *exploreEntry { return &ps.explore[i/slabC
 // worker owns the pages a hash of their reference gives it; the appliers
 // hand each the accesses of its pages, and it counts batch k while batch
 // k+1 is read, expanded and applied. Counting is most of an addresses
-// replay's work (about 40 ns an access); in the compute stage it waited
-// for the slower owner at every batch, a core idle a fifth of the time.
+// replay's work (BenchmarkAddressCount); in the compute stage it waited
+// for the slower owner at every batch, a core often idle.
 // Either way an address is counted by one goroutine, and its counts do not
 // depend on the order of its accesses: the table is the same.
 type addrTracker struct {
@@ -234,8 +225,8 @@ func (pt pageTable) len() int { return len(pt) << pageChunkBits }
 // 50 MiB that live to the end of the replay; in the heap they would raise
 // the collector's goal by as much again, and what the replay frees while
 // it writes its tables would not be reused until the heap reached it
-// (measured: the addresses replay of uniform-1Mi peaked about 2× its
-// entries above the lean one). held counts the bytes its slabs hold: the
+// (the peakRSS-B of BenchmarkReplay/uniform-1Mi/addresses). held counts
+// the bytes its slabs hold: the
 // compute stage reads it for WithMaxMemory while a counter adds to it.
 type slabOwner struct {
 	arena offheap.Arena
@@ -556,16 +547,15 @@ func (t *addrTracker) countSorted(c int, sorted []statItem, keys []sketchKey, pa
 // lets another goroutine run. Two counters keep both cores busy; without
 // yielding, the compute stage, the reader and the expanders waited for a
 // counter to finish its batch, and the counters then waited for the next
-// batch: 1.73 cores busy, 388 ms an addresses replay of uniform-1Mi. Every
-// 512 chunks (4096 accesses): 2.0 cores, 342 ms; every 128, 347; every
-// 2048, 398.
+// batch, the cores not both busy. Every 512 chunks (4096 accesses) kept
+// both busy and was the fastest of the counts tried
+// (BenchmarkReplay/uniform-1Mi/addresses).
 const yieldChunks = 512
 
 // countChunk is how many items count handles at a step, and so how far
-// ahead it asks for lines: BenchmarkAddressCount took 54 ns an access at 8,
-// 59 at 4 and 12, 63 at 16, 88 at 32, 106 at 256 (the lines asked for too
-// early are gone again when they are used), and 65 with the loop it
-// replaced (a chunk of 256 entries loaded, then updated).
+// ahead it asks for lines: 8 was the fastest of the sizes tried
+// (BenchmarkAddressCount); with more, the lines asked for too early are
+// gone again when they are used.
 const countChunk = 8
 
 // foundChunk is a chunk's items' entries, found: page, slab index and
@@ -666,8 +656,8 @@ func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, so *slabOwner)
 	// kernel's shared zero page, and the first write after it faults
 	// again, to replace it, flushing the TLB of every core the process
 	// runs on: measured, each new index and slab chunk took both faults,
-	// with an inter-processor interrupt per chunk, about 7% of the CPU of
-	// an addresses replay of uniform-1Mi. A new index holds no chain to
+	// with an inter-processor interrupt per chunk, a visible share of the
+	// CPU of an addresses replay of uniform-1Mi. A new index holds no chain to
 	// walk, and a new chunk's first entry is written through the arena's
 	// pointer, which needs no nil check (a load): the arena's memory is
 	// fresh and zero.
@@ -752,7 +742,7 @@ func (t *addrTracker) release() {
 // chunk's pages are built on their own goroutine, one per owner (the
 // sketches' counts are most of the cost: a million addresses, two each),
 // a wave of chunks at a time, and handed over in order.
-func (t *addrTracker) emit(sink AddressSink, pages []shard.PageRef, keys []memKey) error {
+func (t *addrTracker) emit(sink Sink, pages []shard.PageRef, keys []memKey) error {
 	t.finish()
 	spans := t.emitSpans(pages)
 	wave := max(len(t.owners), 1)
@@ -784,7 +774,7 @@ func (t *addrTracker) emit(sink AddressSink, pages []shard.PageRef, keys []memKe
 	return nil
 }
 
-// emitChunk is the most rows one call of AddressSink.Addresses gets (a
+// emitChunk is the most rows one call of Sink.Addresses gets (a
 // page alone may give more: at most PageBytes addresses). Each owner's
 // goroutine fills a buffer of that many: 448 KiB (it was 1.75 MiB, 32 Ki
 // rows, which added 2.6 MiB to the replay's peak for nothing measurable).

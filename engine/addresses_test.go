@@ -93,10 +93,11 @@ func TestAddressesEstimate(t *testing.T) {
 	}
 }
 
-// noAddrs is a Collector that does not want the addresses table.
+// noAddrs is a Collector that does not want the addresses table (and
+// takes the memory table as Words).
 type noAddrs struct{ Collector }
 
-func (*noAddrs) WantsAddresses() bool { return false }
+func (*noAddrs) Caps() SinkCaps { return CapResults }
 
 // TestAddressesCountTowardMaxMemory: the addresses table's statistics are
 // memory the replay holds, and the limit sees them.

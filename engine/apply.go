@@ -39,8 +39,7 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 		// One xinst, its record copied in per segment and its plan set
 		// (as expand's): built whole per segment, it went through a
 		// temporary on the stack whose 8-byte stores the copy's 16-byte
-		// loads could not forward from (the twenty-sixth round in
-		// docs/PERFORMANCE.md).
+		// loads could not forward from.
 		x := xinst{vecs: b.vecs, arena: b.arena}
 		asked := 0 // the records whose words were asked for: rt.recs[:asked]
 		for k, s := range rt.segs {
@@ -113,6 +112,7 @@ func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) {
 		return
 	}
 	fl := p.flags()
+	cas, failed := isCAS(p.kind), uint32(0)
 	for _, x := range recs {
 		slot := x.slot & slotMask
 		bv, cv := b.src(&bi.binst, slot, s.vals, x.slot)
@@ -129,7 +129,11 @@ func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) {
 		if !noDst {
 			b.vals[slot], b.valsHi[slot] = ret, retHi
 		}
+		if cas && !casMatched(p.kind, p.size, casOld(p, ret), retHi, bv, bh) {
+			failed++
+		}
 	}
+	b.addCASFailed(bi.pos, failed)
 }
 
 // applyRun performs a run segment other than a coalesced 32-bit add
@@ -140,6 +144,7 @@ func (b *batch) applyRun(mem *shard.Memory, bi *xinst, x rec, s seg, noDst bool)
 	pg := mem.Page(x.word >> (shard.PageShift - 2))
 	fl := p.flags()
 	wi := int(x.word & (shard.PageWords - 1))
+	cas, failed := isCAS(p.kind), uint32(0)
 	for k := uint32(0); k < s.n; k++ {
 		slot := slot0 + k
 		bv, cv := b.src(&bi.binst, slot, false, 0)
@@ -147,8 +152,12 @@ func (b *batch) applyRun(mem *shard.Memory, bi *xinst, x rec, s seg, noDst bool)
 		if !noDst {
 			b.vals[slot], b.valsHi[slot] = ret, retHi
 		}
+		if cas && !casMatched(p.kind, p.size, casOld(p, ret), retHi, bv, 0) {
+			failed++
+		}
 		wi += int(s.step)
 	}
+	b.addCASFailed(bi.pos, failed)
 }
 
 // addRunUniform adds v to each of words (a coalesced atomicAdd of one
@@ -189,8 +198,8 @@ func addRunSlots(words []uint32, ops, res []uint64) {
 // each record's word in its chunk (shard.Memory.Chunk), with no page in
 // between: one load to the chunk, then word and bit indexed directly. Its
 // words are mostly written before (a histogram's bins), so it marks them
-// with Chunk.Mark, which stores only a new bit: histogram, lean, 2 workers,
-// 81.6 → 77.9 ms (alternating runs). add32Slots, whose words are
+// with Chunk.Mark, which stores only a new bit (BenchmarkReplay/histogram).
+// add32Slots, whose words are
 // scattered, marks only a zero sum.
 func add32(mem *shard.Memory, recs []rec, v uint32, vals []uint64, noDst bool) {
 	if noDst {
@@ -228,9 +237,9 @@ func add32Vals(mem *shard.Memory, recs []rec) {
 // every word was a second access at random per lane, to the bitmap beside
 // the words, and when the batches of a replay that returns results had
 // pushed the words and bitmaps out of the caches (a uniform-1Mi replay
-// with the results table), both missed: 14 ns an add cold, 11.5 with
-// the mark only on a zero sum, 5.5 with the words asked for ahead too
-// (applyRoute; the thirty-second round in docs/PERFORMANCE.md).
+// with the results table), both missed; the mark only on a zero sum, and
+// the words asked for ahead (applyRoute), leave one miss, overlapped
+// (BenchmarkReplay/uniform-1Mi/results).
 func add32Slots(mem *shard.Memory, recs []rec, opB, vals []uint64, noDst bool) {
 	if noDst {
 		for _, x := range recs {
@@ -294,9 +303,14 @@ func (b *batch) applyUniform(mem *shard.Memory, bi *xinst, x rec, n uint32, noDs
 		case kXor:
 			times = n & 1
 		}
+		cas, failed := isCAS(p.kind), uint32(0)
 		for range times {
-			applyWord(pg, wi, byteOff, p.kind, p.size, fl, bi.bVal, bi.cVal, 0, 0)
+			ret, _ := applyWord(pg, wi, byteOff, p.kind, p.size, fl, bi.bVal, bi.cVal, 0, 0)
+			if cas && !casMatched(p.kind, p.size, casOld(p, ret), 0, bi.bVal, 0) {
+				failed++
+			}
 		}
+		b.addCASFailed(bi.pos, failed)
 		if times == 0 {
 			// xor with itself an even number of times leaves the value,
 			// but the word was written.
@@ -307,6 +321,7 @@ func (b *batch) applyUniform(mem *shard.Memory, bi *xinst, x rec, n uint32, noDs
 		}
 		return
 	}
+	cas, failed := isCAS(p.kind), uint32(0)
 	for k := uint32(0); k < n; k++ {
 		slot := slot0 + k
 		bv, cv := b.src(&bi.binst, slot, false, 0)
@@ -314,7 +329,11 @@ func (b *batch) applyUniform(mem *shard.Memory, bi *xinst, x rec, n uint32, noDs
 		if !noDst {
 			b.vals[slot], b.valsHi[slot] = ret, retHi
 		}
+		if cas && !casMatched(p.kind, p.size, casOld(p, ret), retHi, bv, 0) {
+			failed++
+		}
 	}
+	b.addCASFailed(bi.pos, failed)
 }
 
 // Access flags for applyWord, from the plan.

@@ -54,7 +54,7 @@ type bvec struct {
 // holds no pointer, and the plan only when it changes: while the collector
 // marks, a pointer stored to the heap takes a write barrier, and a whole
 // xinst stored per instruction (four pointers, through typedmemmove) was
-// 15% of the hot counter's instructions under callgrind.
+// a good share of the hot counter's instructions under callgrind.
 type xinst struct {
 	binst
 	plan  *plan
@@ -232,6 +232,10 @@ type batch struct {
 	recsHint int
 	// owner maps a page's shard to its owner, for the current owner count.
 	owner []int32
+	// repeatInsts and arenaInsts count the instructions the read stage
+	// took as repeats (addRepeats) and through the source's NextInto: the
+	// Summary's RepeatInsts and ArenaInsts.
+	repeatInsts, arenaInsts int
 	// noResults: the sink reads no per-lane rows; only faulting lanes'
 	// slots are filled (for --strict), and apply writes no values.
 	noResults bool
@@ -292,6 +296,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 	clear(b.inits) // drop the copies' data
 	b.inits, b.initBytes = b.inits[:0], 0
 	b.err = nil
+	b.repeatInsts, b.arenaInsts = 0, 0
 	if len(b.out) != ranges || len(b.out[0]) != owners || len(b.owner) != shards {
 		b.out = make([][]route, ranges)
 		for r := range b.out {
@@ -326,7 +331,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 
 // add copies in into the batch. The Source owns in; nothing of it is kept,
 // except its lists when they already lie in the batch's arena (inArena:
-// the source decoded them there, trace.ArenaSource).
+// the source decoded them there, trace.CapArena).
 func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	n := len(b.insts)
 	if n > 0 && b.repeats(in, p, mem) {
@@ -459,8 +464,8 @@ func (b *batch) localResults() []Result {
 // backing array held there: the caller sets every field, one by one. A
 // composite literal appended instead is built on the stack in 8- and
 // 4-byte stores and copied out in 16-byte loads, which the core cannot
-// forward from those stores: each waits for them to reach the cache (the
-// twenty-sixth round in docs/PERFORMANCE.md). While there is room it
+// forward from those stores: each waits for them to reach the cache.
+// While there is room it
 // reslices, *s = (*s)[:k+1], which stores only the length: storing the
 // whole slice back would take the collector's write barrier while it
 // marks, on every record.
@@ -488,10 +493,9 @@ func grow[T any](s []T, n int) []T {
 // new array is cleared at once, so that the kernel's fresh pages are
 // written first. Fresh memory that is read first maps the shared zero
 // page, and the write after it faults again to replace it, flushing the
-// TLB on every core the process runs on (an inter-processor interrupt):
-// in a hot counter's profile, 1.6% of the samples were the kernel's
-// under setStat's stores, 0.03% once cleared (the twenty-seventh round in
-// docs/PERFORMANCE.md). It clears the array's bytes, not its elements:
+// TLB on every core the process runs on (an inter-processor interrupt),
+// which a hot counter's profile showed under setStat's stores until the
+// array was cleared. It clears the array's bytes, not its elements:
 // clearing elements that hold pointers while the collector marks goes
 // through the write barrier (bulkBarrierPreWrite), which reads every
 // pointer slot first, the very read this is to avoid (measured: half of a
@@ -641,10 +645,11 @@ func (b *batch) notePart(pi *trace.PartInfo) {
 // rows is the batch's instructions rows for the sink. An instruction of a
 // split file carries only this partition's lanes: its row counts the
 // lanes that ran in the trace split (PartInfo.Lanes), and is written by
-// the partition the split chose (PartInfo.Row), with the addresses and
-// the largest conflict of all its lanes; another partition writes a row
-// only for its own faults, with no addresses and no conflict, which
-// replay merge adds to the chosen one's.
+// the partition the split chose (PartInfo.Row), with the addresses, the
+// largest conflict and the sectors of all its lanes; another partition
+// writes a row only for its own faults or failed compare-and-swaps, with
+// no addresses, conflict or sectors, which replay merge adds to the
+// chosen one's.
 func (b *batch) rows() []InstStat {
 	if !b.hasParts {
 		return b.stats
@@ -660,11 +665,11 @@ func (b *batch) rows() []InstStat {
 		s.Lanes = pi.Lanes
 		switch {
 		case pi.Row:
-			s.Addresses, s.MaxConflict = pi.Addresses, pi.MaxConflict
-		case s.Faults == 0:
+			s.Addresses, s.MaxConflict, s.Sectors = pi.Addresses, pi.MaxConflict, pi.Sectors
+		case s.Faults == 0 && s.CASFailed == 0:
 			continue
 		default:
-			s.Addresses, s.MaxConflict = 0, 0
+			s.Addresses, s.MaxConflict, s.Sectors = 0, 0, 0
 		}
 		out = append(out, s)
 	}

@@ -18,9 +18,11 @@ import (
 // batchSizes is a Sink that keeps each batch's instruction count: the
 // engine hands a batch's statistics to Instructions once.
 type batchSizes struct {
-	Discard
+	NopSink
 	sizes []int
 }
+
+func (*batchSizes) Caps() SinkCaps { return 0 }
 
 func (s *batchSizes) Instructions(st []InstStat) error {
 	s.sizes = append(s.sizes, len(st))
@@ -238,7 +240,7 @@ func TestWarpBounds(t *testing.T) {
 // TestRepeatedRecords: a binary trace whose records repeat the one before
 // (hot counters on a global word and on each group's shared word, a CAS
 // whose lanes get values back, with and without a mask), which the engine
-// takes from the reader a run at a time (trace.RepeatSource, addRepeats),
+// takes from the reader a run at a time (trace.CapRepeat, addRepeats),
 // replays as the reference does, under batches that cut the runs short,
 // directives between them, 1 to 3 workers, with and without per-lane rows
 // and the addresses table; and with an interleaving window, which reads
@@ -299,11 +301,12 @@ func TestRepeatedRecords(t *testing.T) {
 					t.Fatal(err)
 				}
 				sink, c := sinkFor(lean, addrs)
-				if _, err := e.Run(context.Background(), br, sink); err != nil {
+				sum, err := e.Run(context.Background(), br, sink)
+				if err != nil {
 					t.Fatal(err)
 				}
-				if took := e.repeated > 0; took == interleaved {
-					t.Errorf("%d options (interleaved %v): %d instructions taken as repeats", len(opts), interleaved, e.repeated)
+				if took := sum.RepeatInsts > 0; took == interleaved {
+					t.Errorf("%d options (interleaved %v): %d instructions taken as repeats", len(opts), interleaved, sum.RepeatInsts)
 				}
 				sameAsReference(t, c, want, lean, addrs, fmt.Sprintf("%d options, lean %v, addresses %v", len(opts), lean, addrs))
 			}

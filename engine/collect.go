@@ -1,9 +1,15 @@
 package engine
 
-import "errors"
+import (
+	"errors"
+	"math/bits"
+)
 
 // Collector is a Sink that keeps everything in memory: for tests and for
 // Go programs that replay small traces and look at the results directly.
+// It declares every optional part, so that a sink that embeds it and
+// overrides a method gets what it overrides (and one that wants less
+// overrides Caps).
 type Collector struct {
 	Res       []Result
 	Stats     []InstStat
@@ -37,8 +43,23 @@ func (c *Collector) Memory(ws []Word) error {
 	return nil
 }
 
-// WantsAddresses is true: a Collector keeps the addresses table.
-func (c *Collector) WantsAddresses() bool { return true }
+// Caps is every optional part: results, the addresses table, and the
+// memory table by pages (kept as Words, as Memory keeps them).
+func (c *Collector) Caps() SinkCaps { return CapResults | CapAddresses | CapMemoryPages }
+
+// MemoryPage keeps a page's words as Memory would.
+func (c *Collector) MemoryPage(p *WordPage) error {
+	if c.Committed || c.Aborted {
+		return errors.New("collector: closed")
+	}
+	for g, m := range p.Written {
+		for ; m != 0; m &= m - 1 {
+			i := uint64(g*64 + bits.TrailingZeros64(m))
+			c.Words = append(c.Words, Word{Space: p.Space, Group: p.Group, Addr: p.Base + 4*i, Value: p.Words[i]})
+		}
+	}
+	return nil
+}
 
 func (c *Collector) Addresses(rows []AddressStat) error {
 	if c.Committed || c.Aborted {

@@ -24,9 +24,8 @@ import (
 // an accumulator), when they hit each page often enough. Since batches end
 // at 512 KiB of lists (defaultBatchListBytes), a batch hits the pages of a
 // memory larger than the cache too rarely for the sort to pay: lean
-// replays of `gen uniform` over 64 Ki to 512 Ki words and of `gen
-// histogram` over 64 Ki and 256 Ki bins were 3-16% faster without it
-// (docs/PERFORMANCE.md, the fourteenth round), and it was removed.
+// replays of `gen uniform` and `gen histogram` over larger memories were
+// faster without it (BenchmarkReplay), and it was removed.
 
 // commutes reports whether b is such a batch: add noted, as it took each
 // instruction, whether any was not (batch.notAdd; a repeated warp is its
@@ -133,7 +132,7 @@ func (b *batch) sumsPages() bool {
 // region, not all on one word (routeSum's) — a histogram's. It makes the
 // same checks as warpAddresses, expandWarp and routePageLanes, in that
 // order, and the same call to sumPage, without their general cases
-// (BenchmarkExpand/histogram 1.32 -> 0.96 ns a lane). It reports false,
+// (BenchmarkExpand/histogram). It reports false,
 // having done nothing, for any other warp; true and an error when the
 // memory is full.
 func (b *batch) sumWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, r int) (bool, error) {
@@ -170,7 +169,11 @@ func (b *batch) sumWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, r 
 	page := en.WordRef(all[0]) &^ (shard.PageWords - 1)
 	sp := warpSpan{or: or, lo: and, hi: or, shape: spanShape(trace.MaxLanes, true, true)}
 	distinct, maxc := b.sumPage(acc, ii, bi, routes, o, page, all[:], sp, nil, r)
-	b.setStat(bi, distinct, conflictDepth(distinct, maxc), 0)
+	var sectors uint32
+	if distinct > 0 { // one page: all of them this partition's, or none
+		sectors = sectorCount(all[:])
+	}
+	b.setStat(bi, distinct, conflictDepth(distinct, maxc), 0, sectors)
 	return true, nil
 }
 
@@ -214,8 +217,8 @@ func sumLanes(sums *[shard.PageWords]uint64, addrs *[trace.MaxLanes]uint64, v ui
 // warpConflictsAVX512 makes where the CPU can (batch.avx512): a
 // load and a store a lane rather than two of each, and 32 lanes counted in
 // about 60 vector instructions rather than 300. With one addend for every
-// lane, addLanesAVX512 does both (BenchmarkSumLanes: 37 ns a warp in
-// sumLanes, 16 in the two calls, 12 in the one).
+// lane, addLanesAVX512 does both in one call, cheaper than the two
+// (BenchmarkSumLanes).
 //
 //go:noinline
 func addLanesList(sums *[shard.PageWords]uint64, addrs, src *[trace.MaxLanes]uint64, shift uint8) {

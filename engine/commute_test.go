@@ -132,7 +132,8 @@ func TestCommutingBatchesEqualReference(t *testing.T) {
 }
 
 // leanNoAddrs is a Collector that wants neither results nor addresses;
-// leanAddrs one that wants addresses but no results.
+// leanAddrs one that wants addresses but no results. Both take the memory
+// table as Words.
 type (
 	leanNoAddrs struct{ Collector }
 	leanAddrs   struct{ Collector }
@@ -156,9 +157,8 @@ func sinkFor(lean, addrs bool) (Sink, *Collector) {
 	return s, &s.Collector
 }
 
-func (*leanNoAddrs) WantsResults() bool   { return false }
-func (*leanNoAddrs) WantsAddresses() bool { return false }
-func (*leanAddrs) WantsResults() bool     { return false }
+func (*leanNoAddrs) Caps() SinkCaps { return 0 }
+func (*leanAddrs) Caps() SinkCaps   { return CapAddresses }
 
 // TestCommutingScatterEqualReference: a trace of scattered additions with
 // a value per lane and no destination, whose routes hold (word, addend)

@@ -1,7 +1,70 @@
-// Package engine replays a trace: what each instruction does to memory and
-// returns, the dispatcher that cuts each instruction's lanes into
-// per-worker work, the statistics, and a plain reference interpreter that the fast
-// engine is tested against.
+// Package engine replays a trace of GPU atomic instructions on a simulated
+// memory: what each instruction leaves in memory and returns to each lane,
+// and per-instruction statistics, handed to a [Sink].
+//
+// # Usage
+//
+// Open a trace ([trace.Open] reads a file in either form), pick a Sink
+// ([Collector] keeps everything in memory, columnar.Writer writes the
+// tables, [Discard] keeps nothing), and call [Replay] ([ReplayContext] to
+// stop it with a context):
+//
+//	src, err := trace.Open("kernel.zst")
+//	if err != nil {
+//		return err
+//	}
+//	defer src.Close()
+//	var c engine.Collector
+//	sum, err := engine.Replay(src, &c, engine.WithWorkers(4))
+//	if err != nil {
+//		return err // the sink was aborted: nothing half-written
+//	}
+//	v, _ := c.Word("global", -1, 0x1000) // a word's final value
+//	fmt.Println(sum.LaneOps, "lane-ops; word 0x1000 is", v)
+//
+// The options (With…) set the workers, shards, batch size, memory limit,
+// the lane order and partitions; each says its default. Replay commits
+// the sink on success and aborts it on any error. [ExploreOrders] replays
+// again under other lane orders and returns the words whose final value
+// depends on the order; [Races] lists the accesses that race under the
+// PTX scope rules. [Reference] is the plain interpreter the engine is
+// tested against.
+//
+// # Sinks and sources declare what they can do
+//
+// A Sink declares in one method, Caps, which optional parts of the output
+// it wants: per-lane results ([CapResults]), the addresses table
+// ([CapAddresses]), the memory table a page at a time
+// ([CapMemoryPages]). The engine trusts it: it calls Results, Addresses
+// and MemoryPage only on a sink that declared them, and builds no rows
+// for a part nobody declared. A sink of your own embeds [NopSink] for the
+// methods it does not need and declares its Caps:
+//
+//	type resultCounter struct {
+//		engine.NopSink
+//		n int
+//	}
+//
+//	func (c *resultCounter) Caps() engine.SinkCaps            { return engine.CapResults }
+//	func (c *resultCounter) Results(rs []engine.Result) error { c.n += len(rs); return nil }
+//
+// Why so, rather than optional methods the engine finds by type
+// assertion: a wrapper (a sink that embeds another to add to it) forwards
+// Caps with every other method, so it cannot hide a capability; and a
+// declaration cannot be forgotten without the compiler saying so. NopSink
+// has no Caps, so a sink that overrides Results does not compile until it
+// declares whether it wants them. Discard, which declares nothing, is a
+// function, not a type, so that no sink embeds it, overrides Results and
+// silently inherits its empty Caps. Collector, the complete sink a program may embed,
+// declares every part, so that whatever method an embedder overrides is
+// called; an embedder that wants less overrides Caps. The price is that
+// every Sink has all of Sink's methods; NopSink supplies them.
+//
+// A [trace.Source] declares its fast paths the same way (trace.CapArena:
+// lists decoded straight into the batch; trace.CapRepeat: a hot counter's
+// repeated records handed over at once), and the engine takes them when
+// declared; [Summary]'s ArenaInsts and RepeatInsts count the instructions
+// that took them.
 //
 // # Pipeline
 //
@@ -13,9 +76,10 @@
 //     memory id. A batch's instructions hold no pointer (binst: a plan
 //     index, vectors whose lists are ranges of the batch's arena), so the
 //     collector neither scans them nor puts barriers on filling them. A
-//     source that can (trace.RepeatSource) hands over the records that
-//     repeat the instruction just read at once, as many as the batch has
-//     room for; they are added as copies of it (addRepeats).
+//     source that declares trace.CapArena decodes the lists straight into
+//     that arena; one that declares trace.CapRepeat hands over the records
+//     that repeat the instruction just read at once, as many as the batch
+//     has room for, and they are added as copies of it (addRepeats).
 //  2. compute: the batch is cut into one contiguous instruction range per
 //     expanding worker; each expands its lanes (effective address, fault
 //     checks, statistics) and routes each access that did not fault as an
@@ -108,4 +172,52 @@
 //     Go's loops compute, which run elsewhere and are their tests'
 //     reference (TestWarpConflictsAVX512), and the reference tests replay
 //     with either (withGoLoops).
+//  8. The engine and the reference call no Sink method for a part the
+//     sink's Caps does not declare (TestSinkGetsOnlyWhatItDeclares), and
+//     take a Source's fast paths only when its Caps declares them.
+//
+// # Adding an operation
+//
+// An operation is a row of its dialect's table of legal forms (a new type
+// of an operation too). The steps, in order, and the test that fails by
+// name when one is missed:
+//
+//  1. trace/model.go: the Op, after the last one (before numOps), and its
+//     name in opNames. Without the name: TestOpAndTypeNames.
+//  2. trace/forms.go: the row, citing the document section it comes from.
+//     Without it the parser refuses the text: TestFormsExpectations fails at
+//     the hand-worked case ("does not take"), and TestFormsCounts.
+//  3. The parser's name map: ptxOps in trace/parse_ptx.go (the SASS, vISA and
+//     LSC parsers have theirs). Without it: TestFormsPlan ("does not parse").
+//  4. engine/atomic_int.go (intKind, a kind, its formula in opInt) or
+//     atomic_float.go for a float operation, and the dialect's file
+//     (ptx.go, sass.go, visa.go, lsc.go) where it picks the kind itself.
+//     Without the kind: TestFormsPlan ("is not replayed yet"); without the
+//     formula: TestFormsPlan ("no 32-bit formula").
+//  5. The reference's dialect file, engine/internal/reference/ptx.go (or
+//     sass.go, visa.go, lsc.go; the formula in integer.go or float.go),
+//     worked out again from the document. Without it: TestFormsExpectations
+//     ("the reference knows no …").
+//  6. A hand-worked case in engine/testdata/forms/DIALECT.tasm, with
+//     operands for which a neighbouring formula gives another answer.
+//     Without it: TestFormsExpectations ("no expectation").
+//  7. trace/forms_test.go: the dialect's row count in TestFormsCounts.
+//  8. The unknown-operation message lists the table's operations, so its
+//     expected texts change: TestItem7PTXOperationOrQualifier
+//     (trace/suggest_test.go), TestItem7UnknownOperationMessages
+//     (cmd/replay/unknown_op_test.go) and the example in docs/TASM.md.
+//  9. docs/STATUS.md's page of the dialect (docs/status/): the row, its
+//     tests, and the row count. No test reads it.
+//  10. The dialect's random trace (randomPTX in reference_test.go,
+//     randomSASS, randomVISA, randomLSC): the form, so that the
+//     engine-versus-reference random tests reach it. No test fails
+//     without it.
+//  11. Sometimes addresses.go and apply.go. An operation that commutes
+//     with others of its family gets its case in familyOf (addresses.go,
+//     -explore's order_sensitive) if the reference's intFamily
+//     (engine/internal/reference/integer.go) puts it in one; otherwise the
+//     random tests with -explore fail. One whose n repeats have a closed
+//     form (add's n*b; and, or, min, max once; xor n mod 2) may get a case
+//     in applyUniform (apply.go); without one it takes the general loop,
+//     which is exact and slower, and no test fails.
 package engine

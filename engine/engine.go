@@ -24,6 +24,11 @@ type Summary struct {
 	Faults       uint64 // lane-elements that faulted or were dropped
 	Words        uint64 // words of final memory written out
 	Elapsed      time.Duration
+	// How the source was read, for tests and benchmarks that check a fast
+	// path was taken (trace.SourceCaps): the instructions the source
+	// handed over as repeats of the one before (CapRepeat), and those it
+	// decoded into the replay's own storage (CapArena, NextInto).
+	RepeatInsts, ArenaInsts uint64
 }
 
 // memKey names one memory instance: a space, and the group for per-group spaces.
@@ -57,9 +62,6 @@ type Engine struct {
 	oneLoops int
 	// pageSums counts the warps summed in a page accumulator (pageAcc).
 	pageSums int
-	// repeated counts the instructions added as repeats that the source
-	// handed over at once (addRepeats).
-	repeated int
 	ran      bool
 	// arenaHint and vecsHint are the most list storage and vectors a
 	// batch has needed so far.
@@ -205,7 +207,7 @@ func (e *Engine) Run(ctx context.Context, src trace.Source, sink Sink) (Summary,
 	// memory table's buffers are allocated, so the two never add up in
 	// the replay's peak memory.
 	if e.addrs != nil {
-		if err := e.addrs.emit(sink.(AddressSink), e.pagesInOrder(), e.memKeys); err != nil {
+		if err := e.addrs.emit(sink, e.pagesInOrder(), e.memKeys); err != nil {
 			return Summary{}, err
 		}
 		e.addrs.release()
@@ -239,13 +241,9 @@ type pipeline struct {
 
 func (e *Engine) newPipeline(sink Sink) *pipeline {
 	pl := &pipeline{e: e, start: time.Now(), workers: e.opts.workerCount()}
-	if rw, ok := sink.(ResultsWanter); ok {
-		pl.noResults = !rw.WantsResults()
-	}
-	counts := false
-	if as, ok := sink.(AddressSink); ok && as.WantsAddresses() {
-		counts = true
-	}
+	caps := sink.Caps()
+	pl.noResults = caps&CapResults == 0
+	counts := caps&CapAddresses != 0
 	pl.expanders, pl.appliers = stages(pl.workers, counts && e.opts.explore)
 	if counts {
 		// With more workers than one, counters of their own, one a
@@ -336,6 +334,8 @@ func (pl *pipeline) emit(sink Sink) {
 			}
 			pl.sum.Instructions += uint64(len(b.stats))
 			pl.sum.LaneOps += uint64(b.nslots)
+			pl.sum.RepeatInsts += uint64(b.repeatInsts)
+			pl.sum.ArenaInsts += uint64(b.arenaInsts)
 			if pl.e.opts.progress != nil {
 				s := pl.sum
 				s.Elapsed = time.Since(pl.start)
@@ -415,13 +415,16 @@ func (e *Engine) finishBatch(b *batch, fused bool) {
 // fill reads up to a batch of instructions; it reports whether src ended.
 // A .init ends the batch: its instructions apply before it (directive.go).
 //
-// A source that can (trace.ArenaSource) decodes the instructions' lists
-// straight into the batch's arena; others' lists are copied there.
+// A source that declares trace.CapArena decodes the instructions' lists
+// straight into the batch's arena; others' lists are copied there. One
+// that declares trace.CapRepeat hands over the records that repeat an
+// instruction at once.
 func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 	w := e.opts.interleave
 	defer e.closeWindow(b) // a batch ends a window only where the trace does (below)
-	as, into := src.(trace.ArenaSource)
-	reps, _ := src.(trace.RepeatSource)
+	caps := src.Caps()
+	into := caps&trace.CapArena != 0
+	reps := caps&trace.CapRepeat != 0 && w == 0
 	if want := e.arenaHint + e.arenaHint/8; into && cap(b.arena) < want {
 		// A batch object's first fill: the size the last batch needed at
 		// once, not by doubling (each doubling copies, into memory not yet
@@ -471,7 +474,7 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 			b.arena = slices.Grow(b.arena, e.opts.batchListWords+e.opts.batchListWords/8-len(b.arena))
 		}
 		if into {
-			in, b.arena, err = as.NextInto(b.arena)
+			in, b.arena, err = src.NextInto(b.arena)
 		} else {
 			in, err = src.Next()
 		}
@@ -488,6 +491,9 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 			e.directive(b, in.Dir)
 			continue
 		}
+		if into {
+			b.arenaInsts++
+		}
 		if len(b.inits) > 0 {
 			e.pending = in
 			break
@@ -499,11 +505,11 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 			break
 		}
 		e.windowAdded(b)
-		if reps != nil && w == 0 {
+		if reps {
 			// The records after it that repeat it (a hot counter's), as
 			// many as the batch has room for, taken at once.
 			if room := e.opts.batchInsts - len(b.insts); room > 0 {
-				if k, dg, dw := reps.Repeats(room); k > 0 {
+				if k, dg, dw := src.Repeats(room); k > 0 {
 					e.addRepeats(b, in.Static, k, dg, dw)
 				}
 			}
@@ -515,14 +521,14 @@ func (e *Engine) fill(b *batch, src trace.Source) (eof bool) {
 
 // addRepeats adds k instructions that repeat the batch's last one, of
 // Static st, each with its Seq one more and its Group and Warp advanced by
-// dg and dw (trace.RepeatSource): copies of it, as batch.add makes of a
+// dg and dw (trace.CapRepeat): copies of it, as batch.add makes of a
 // repeated warp, but without a trace.Inst each. Only a per-group space's
 // memory changes with the group.
 func (e *Engine) addRepeats(b *batch, st *trace.Static, k int, dg, dw int64) {
 	last := b.insts[len(b.insts)-1]
 	lanes := bits.OnesCount32(last.active) * st.Elems
 	perGroup := st.Space.PerGroup() && dg != 0
-	e.repeated += k
+	b.repeatInsts += k
 	b.insts = slices.Grow(b.insts, k)
 	for i := 1; i <= k; i++ {
 		bi := push(&b.insts)
@@ -623,8 +629,8 @@ func (e *Engine) addInst(b *batch, in *trace.Inst, inArena bool) bool {
 // exist). Expanding a lean replay's batch takes about three times as long
 // as applying it, so the expanders get every worker, and the two stages'
 // goroutines share the cores: on two cores, two expanders and one
-// applier were 2-6% faster than one of each on all four benchmark traces
-// (the twenty-eighth round in docs/PERFORMANCE.md). When applying also
+// applier were faster than one of each on all four benchmark traces
+// (BenchmarkReplay). When applying also
 // counts the addresses table (syncCount: WithExplore's), apply is the
 // heavier stage by far: then it has every worker too. Otherwise the
 // addresses table has counters of its own (addrTracker).
@@ -772,12 +778,12 @@ func (e *Engine) pagesInOrder() []shard.PageRef {
 }
 
 // emitMemory hands every written word (shard.Page.Written) to the sink,
-// sorted by (space, group, addr): a page at a time to a PageSink, else as
-// Words, in calls of up to 64 Ki. A replay with no word written calls
-// Memory once, with none.
+// sorted by (space, group, addr): a page at a time to MemoryPage for a
+// sink with CapMemoryPages, else as Words, in calls of up to 64 Ki. A
+// replay with no word written calls Memory once, with none.
 func (e *Engine) emitMemory(sink Sink) (uint64, error) {
 	pages := e.pagesInOrder()
-	ps, byPage := sink.(PageSink)
+	byPage := sink.Caps()&CapMemoryPages != 0
 	const chunk = 1 << 16
 	var ws []Word
 	if !byPage {
@@ -795,7 +801,7 @@ func (e *Engine) emitMemory(sink Sink) (uint64, error) {
 		wp := WordPage{Space: k.space, Group: k.group, Base: pr.Base, Written: &written, Words: pr.Page.Words}
 		if byPage {
 			if n := wp.Rows(); n > 0 {
-				if err := ps.MemoryPage(&wp); err != nil {
+				if err := sink.MemoryPage(&wp); err != nil {
 					return 0, err
 				}
 				total += uint64(n)

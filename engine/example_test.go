@@ -11,9 +11,9 @@ import (
 	"github.com/gpureplay/replay/trace/workload"
 )
 
-// Replay a text trace (a file would be os.Open'd the same way; a binary
-// .zst trace is read with trace.NewBinaryReader) into a Collector, and
-// look at the final memory and what each lane got back.
+// Replay a text trace (a file, in either form, is opened with
+// trace.Open) into a Collector, and look at the final memory and what
+// each lane got back.
 func ExampleReplay() {
 	const tasm = `.region global 0x1000 0x100
 atom.global.add.u32 d, [a], 1; | a=0x1000 mask=0xf
@@ -51,7 +51,7 @@ func ExampleReplayContext() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	sum, err := engine.ReplayContext(context.Background(), gen, engine.Discard{}, engine.WithWorkers(2))
+	sum, err := engine.ReplayContext(context.Background(), gen, engine.Discard(), engine.WithWorkers(2))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -61,14 +61,16 @@ func ExampleReplayContext() {
 }
 
 // countingSink is a custom Sink: it counts what a replay hands it and
-// keeps nothing else. A sink that does not want per-lane rows says so
-// (WantsResults), and the engine does not build them.
+// keeps nothing else. It embeds NopSink for the methods it does not need,
+// and declares that it wants none of the optional parts (Caps), so that
+// the engine builds no per-lane rows and tracks no addresses.
 type countingSink struct {
+	engine.NopSink
 	instructions, conflicted int
 	words                    int
 }
 
-func (s *countingSink) Results([]engine.Result) error { return nil }
+func (s *countingSink) Caps() engine.SinkCaps { return 0 }
 func (s *countingSink) Instructions(st []engine.InstStat) error {
 	for _, x := range st {
 		s.instructions++
@@ -79,9 +81,6 @@ func (s *countingSink) Instructions(st []engine.InstStat) error {
 	return nil
 }
 func (s *countingSink) Memory(ws []engine.Word) error { s.words += len(ws); return nil }
-func (s *countingSink) Commit() error                 { return nil }
-func (s *countingSink) Abort() error                  { return nil }
-func (s *countingSink) WantsResults() bool            { return false }
 
 // A custom Sink: how many instructions had lanes contending for one
 // address.

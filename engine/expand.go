@@ -100,7 +100,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 			}
 		}
 		if st.Elems == 1 && p.size <= 8 && !p.status && p.simple {
-			ok, a, err := b.expandWarp(ii, bi, routes, &cur, addrs, r)
+			ok, a, err := b.expandWarp(ii, bi, routes, &cur, mem, addrs, r)
 			addrs = a[:0]
 			if err != nil {
 				b.rangeErr[r] = err
@@ -189,7 +189,7 @@ func (b *batch) expandLanes(ii int, bi *xinst, routes []route, cur *shard.Cursor
 		}
 	}
 	distinct, maxc := conflicts(addrs)
-	b.setStat(bi, distinct, maxc, faults)
+	b.setStat(bi, distinct, maxc, faults, sectorCount(addrs))
 	return addrs[:0]
 }
 
@@ -260,7 +260,7 @@ func (b *batch) routeElem(ii int, bi *xinst, lane, e int, slot uint32, addr uint
 // lane hits one address. It reports false, having done nothing, when the
 // instruction needs the general path. addrs is scratch; it returns it,
 // possibly grown.
-func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, addrs []uint64, r int) (bool, []uint64, error) {
+func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, mem *shard.Memory, addrs []uint64, r int) (bool, []uint64, error) {
 	p := bi.plan
 	st := p.st
 	scratch := addrs
@@ -285,7 +285,7 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 		b.warpRows(bi, addrs)
 	}
 	n := uint32(sp.n())
-	var distinct, maxc uint32
+	var distinct, maxc, sectors uint32
 	switch {
 	case sp.lo == sp.hi && noDst && bi.bUni && p.add32() && !b.countsLanes:
 		// n 32-bit adds of one value to one word, nothing returned: one
@@ -299,7 +299,7 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 			return true, scratch, errMemoryFull
 		}
 		if local {
-			distinct, maxc = 1, n
+			distinct, maxc, sectors = 1, n, 1
 		}
 	case sp.lo == sp.hi && (b.order == OrderLane || noDst && bi.bUni && bi.cUni):
 		// Every lane on one address: one record for the warp. (Lanes in
@@ -311,7 +311,7 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 			return true, scratch, errMemoryFull
 		}
 		if local {
-			distinct, maxc = 1, n
+			distinct, maxc, sectors = 1, n, 1
 		}
 	case isRun:
 		// Consecutive lanes, a constant step, one page: one record.
@@ -320,7 +320,7 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 			return true, scratch, errMemoryFull
 		}
 		if local {
-			distinct, maxc = n, 1
+			distinct, maxc, sectors = n, 1, runSectors(addrs[0], addrs[len(addrs)-1], int64(words)*4, n)
 		}
 	default:
 		for len(addrs) < sp.n() {
@@ -333,9 +333,71 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 		if distinct, maxc, ok = b.routeWarpLanes(ii, bi, routes, cur, addrs, sp, vals, r); !ok {
 			return true, scratch, errMemoryFull
 		}
+		if distinct > 0 {
+			// (A partitioned replay is here only with every lane-element
+			// its own: expand checked the warp.)
+			sectors = sectorCount(addrs[:sp.n()])
+		}
 	}
-	b.setStat(bi, distinct, maxc, 0)
+	b.setStat(bi, distinct, maxc, 0, sectors)
 	return true, scratch, nil
+}
+
+// sectorCount is the number of distinct 32-byte sectors (address / 32)
+// among addrs, in any order, repeats allowed. Addresses in order (a
+// coalesced warp's) take one pass; others are sorted in a copy.
+func sectorCount(addrs []uint64) uint32 {
+	if len(addrs) == 0 {
+		return 0
+	}
+	n := uint32(1)
+	prev := addrs[0] >> 5
+	for _, a := range addrs[1:] {
+		s := a >> 5
+		if s < prev {
+			return sectorCountSorted(addrs)
+		}
+		if s != prev {
+			n++
+		}
+		prev = s
+	}
+	return n
+}
+
+// sectorCountSorted is sectorCount of addresses out of order.
+func sectorCountSorted(addrs []uint64) uint32 {
+	var buf [256]uint64
+	s := buf[:0]
+	if len(addrs) > len(buf) {
+		s = make([]uint64, 0, len(addrs)) // wide block2d accesses only
+	}
+	for _, a := range addrs {
+		s = append(s, a>>5)
+	}
+	slices.Sort(s)
+	n := uint32(1)
+	for i := 1; i < len(s); i++ {
+		if s[i] != s[i-1] {
+			n++
+		}
+	}
+	return n
+}
+
+// runSectors is the sectors of n addresses from first to last in steps of
+// step bytes (a run: wordRun), without looking at each: with steps of at
+// most 32 bytes every sector between the ends is hit; with longer steps,
+// no two addresses share one.
+func runSectors(first, last uint64, step int64, n uint32) uint32 {
+	if step > 32 || step < -32 {
+		return n
+	}
+	lo, hi := first, last
+	if hi < lo {
+		lo, hi = hi, lo
+	}
+	return uint32(hi>>5-lo>>5) + 1
 }
 
 // setStat writes bi's statistics row, every field of InstStat, field by
@@ -343,19 +405,21 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 // of an earlier batch) holds another: a typed store of the whole row
 // would put a write barrier on the pointer every time while the collector
 // marks.
-func (b *batch) setStat(bi *xinst, distinct, maxc, faults uint32) {
-	b.putStat(&bi.binst, bi.plan.st, distinct, maxc, faults)
+func (b *batch) setStat(bi *xinst, distinct, maxc, faults, sectors uint32) {
+	b.putStat(&bi.binst, bi.plan.st, distinct, maxc, faults, sectors)
 }
 
 // putStat is setStat for instruction in, of Static st, read where it lies
 // in the batch (sumRepeats) rather than from a copy.
-func (b *batch) putStat(in *binst, st *trace.Static, distinct, maxc, faults uint32) {
+func (b *batch) putStat(in *binst, st *trace.Static, distinct, maxc, faults, sectors uint32) {
 	s := &b.stats[in.pos]
 	if s.Static != st {
 		s.Static = st
 	}
 	s.Seq, s.Group, s.Warp = in.Seq, in.Group, in.Warp
 	s.Lanes, s.Addresses, s.MaxConflict, s.Faults = uint32(bits.OnesCount32(in.active)), distinct, maxc, faults
+	s.CASFailed = 0 // the apply stage counts them, after this row is set
+	s.Sectors = sectors
 }
 
 // warpSpan is what expandWarp learns of a warp's addresses as it computes
@@ -377,7 +441,7 @@ func (b *batch) putStat(in *binst, st *trace.Static, distinct, maxc, faults uint
 // Four fields, so that the compiler keeps it in registers: a larger
 // struct lives on the stack, written in 8-byte and 1-byte stores and
 // copied in 16-byte loads, which the core cannot forward from those
-// stores (the twenty-sixth round in docs/PERFORMANCE.md).
+// stores.
 type warpSpan struct {
 	or, lo, hi uint64
 	shape      uint32 // lanes in the low 8 bits, then spanMayRepeat, spanAliased
@@ -535,8 +599,8 @@ func listSpan(addrs *[trace.MaxLanes]uint64) (or, lo, hi uint64) {
 // of 2^k when the addresses do (plan.bitSpan). Two operations of one cycle
 // a lane, where listSpan's min and max are compare-and-move chains; four
 // lanes a step, in four pairs of accumulators, so that the loop waits on
-// no chain of 32 dependent operations (BenchmarkExpand/histogram 2.33 ->
-// 2.29 ns a lane). Not inlined, for its registers.
+// no chain of 32 dependent operations (BenchmarkExpand/histogram). Not
+// inlined, for its registers.
 //
 //go:noinline
 func listBits(addrs *[trace.MaxLanes]uint64) (or, and uint64) {
@@ -649,7 +713,7 @@ func (b *batch) sumRepeats(ii, hi int, routes []route, sr *sumRun, st *trace.Sta
 			break
 		}
 		sum += sr.r.slot
-		b.putStat(in, st, 1, sr.n, 0)
+		b.putStat(in, st, 1, sr.n, 0, 1)
 	}
 	rt.recs[sr.at].slot = sum
 	return k - ii
@@ -669,5 +733,5 @@ func (b *batch) sumAgain(ii int, bi *xinst, routes []route, sr *sumRun, fuse boo
 		rt.add(uint32(ii), sr.r, true)
 		sr.at = len(rt.recs) - 1
 	}
-	b.setStat(bi, 1, sr.n, 0)
+	b.setStat(bi, 1, sr.n, 0, 1)
 }

@@ -18,24 +18,16 @@ type OrderWitness struct {
 	Value uint32
 }
 
-// OrderSink is an optional Sink method: a sink that has it gets the
-// witnesses of ExploreOrders.
-type OrderSink interface {
-	Orders(rows []OrderWitness) error
-}
-
 // memorySink keeps only the final memory: an exploring replay needs
 // nothing else.
-type memorySink struct{ words []Word }
+type memorySink struct {
+	NopSink
+	words []Word
+}
 
-func (s *memorySink) Results([]Result) error        { return nil }
-func (s *memorySink) Instructions([]InstStat) error { return nil }
-func (s *memorySink) Memory(ws []Word) error        { s.words = append(s.words, ws...); return nil }
-func (s *memorySink) Commit() error                 { return nil }
-func (s *memorySink) Abort() error                  { s.words = nil; return nil }
-func (s *memorySink) WantsResults() bool            { return false }
-func (s *memorySink) WantsAddresses() bool          { return false }
-func (s *memorySink) Addresses([]AddressStat) error { return nil }
+func (s *memorySink) Caps() SinkCaps         { return 0 }
+func (s *memorySink) Memory(ws []Word) error { s.words = append(s.words, ws...); return nil }
+func (s *memorySink) Abort() error           { s.words = nil; return nil }
 
 // ExploreOrders replays a trace in lane order and in k random orders
 // (seeds first, first+1, …: WithOrder) and returns, for every word whose
@@ -43,10 +35,11 @@ func (s *memorySink) Addresses([]AddressStat) error { return nil }
 // (space, group, addr), then order: witnesses that the trace's result
 // depends on an order the ISA leaves open, where -explore's
 // order_sensitive marks only the addresses whose accesses might not
-// commute. open returns the trace from its start, once per replay. The
-// words a replay touches do not depend on the order (its addresses are the
-// trace's), so the replays' memories line up word for word.
-func ExploreOrders(open func() (trace.Source, error), k int, first uint64, opts ...Option) ([]OrderWitness, error) {
+// commute. open returns the trace from its start, once per replay, and
+// ExploreOrders closes it after the replay. The words a replay touches do
+// not depend on the order (its addresses are the trace's), so the
+// replays' memories line up word for word.
+func ExploreOrders(open func() (trace.SourceCloser, error), k int, first uint64, opts ...Option) ([]OrderWitness, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("explore-orders: %d orders, want at least 1", k)
 	}
@@ -66,9 +59,7 @@ func ExploreOrders(open func() (trace.Source, error), k int, first uint64, opts 
 		}
 		var s memorySink
 		_, err = Replay(src, &s, append(append([]Option{}, opts...), o, WithExplore(false))...)
-		if c, ok := src.(interface{ Close() error }); ok {
-			err = errors.Join(err, c.Close())
-		}
+		err = errors.Join(err, src.Close())
 		if err != nil {
 			return nil, fmt.Errorf("explore-orders, %s order: %w", names[i], err)
 		}

@@ -43,10 +43,9 @@ const defaultBatchInsts = 4096
 // applying, and a replay's memory holds four such batches, not four of
 // 4096 such instructions. Traces without lists (broadcast and strided
 // operands, hotcounter) keep batches of 4096: their batches are small
-// anyway, and a batch costs wake-ups between stages. Lean replays of `gen
-// uniform` over 1 Mi words, 2 workers, alternating runs: 137 ms with whole
-// batches of 4096, 113 ms with this; histogram 70.6 and 66.4 ms
-// (docs/PERFORMANCE.md, the fourteenth round).
+// anyway, and a batch costs wake-ups between stages. The lean replays of
+// uniform and histogram are faster with this than with whole batches of
+// 4096 (BenchmarkReplay/uniform-1Mi/lean).
 const defaultBatchListBytes = 512 << 10
 
 func defaultOptions() options {

@@ -160,8 +160,12 @@ func interleavePerm(seed, first uint64, warps []warpKey, perm []int) []int {
 // in interleavePerm's order (deep copies: the underlying source reuses
 // its Inst), and directives where they stand. The reference interpreter
 // reads through it; the engine permutes its batches' windows in place
-// (Engine.fill), to the same order.
+// (Engine.fill), to the same order. It declares no fast path of
+// trace.Source, whatever src's: it hands out copies, in another order,
+// so it has neither lists in its caller's arena nor repeats of the
+// record before.
 type interleaved struct {
+	trace.NoCaps
 	src  trace.Source
 	w    int
 	seed uint64

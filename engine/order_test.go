@@ -168,6 +168,14 @@ func TestOrdersEqualReference(t *testing.T) {
 	}
 }
 
+// closeCounter is a source with a Close that counts its calls.
+type closeCounter struct {
+	trace.Source
+	closed *int
+}
+
+func (c *closeCounter) Close() error { *c.closed++; return nil }
+
 // TestExploreOrders: a warp of 32 lanes exchanging distinct values into
 // one word leaves a different value under different orders (the last lane
 // applied wins): the word has a witness per order, at least two of them
@@ -177,10 +185,17 @@ func TestExploreOrders(t *testing.T) {
 	src := ".region global 0x1000 0x100\n" +
 		"atom.global.exch.b32 d, [a], v; | a=0x1000 v=100:1\n" +
 		"atom.global.add.u32 d, [h], 1; | h=[" + strings.TrimSuffix(strings.Repeat("0x1040,0x1044,0x1040,0x1048,", 8), ",") + "]\n"
-	open := func() (trace.Source, error) { return textSource(t, src), nil }
+	opened, closed := 0, 0
+	open := func() (trace.SourceCloser, error) {
+		opened++
+		return &closeCounter{textSource(t, src), &closed}, nil
+	}
 	rows, err := ExploreOrders(open, 4, 7, WithWorkers(2))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if opened != 5 || closed != 5 {
+		t.Errorf("opened the trace %d times, closed it %d times; want 5 and 5 (lane order and 4 random ones)", opened, closed)
 	}
 	if len(rows) != 5 {
 		t.Fatalf("%d witness rows, want 5 (lane order and 4 random ones) for the exchanged word: %+v", len(rows), rows)

@@ -14,7 +14,7 @@ import (
 
 // CombineStats combines the instruction statistics of the n partitions of
 // one replay, each in trace order, into the whole replay's: lanes is every
-// partition's, addresses and faults add up, max_conflict is the largest.
+// partition's, addresses, faults and sectors add up, max_conflict is the largest.
 // It is the rule docs/OUTPUT.md gives and `replay merge` applies.
 func combineStats(parts [][]InstStat) []InstStat {
 	out := slices.Clone(parts[0])
@@ -22,6 +22,8 @@ func combineStats(parts [][]InstStat) []InstStat {
 		for i := range out {
 			out[i].Addresses += p[i].Addresses
 			out[i].Faults += p[i].Faults
+			out[i].CASFailed += p[i].CASFailed
+			out[i].Sectors += p[i].Sectors
 			out[i].MaxConflict = max(out[i].MaxConflict, p[i].MaxConflict)
 		}
 	}

@@ -87,7 +87,9 @@ func newPlan(st *trace.Static, h *trace.Header, regions map[trace.Space][]trace.
 		err = planPTX(p)
 	case trace.DialectSASS:
 		err = planSASS(p)
-		sassWindows(p, h.Windows)
+		if st.Space == trace.Global { // ATOMS addresses shared memory itself
+			sassWindows(p, h.Windows)
+		}
 	case trace.DialectVISA:
 		err = planVISA(p)
 	case trace.DialectLSC:
@@ -97,6 +99,15 @@ func newPlan(st *trace.Static, h *trace.Header, regions map[trace.Space][]trace.
 	}
 	if err != nil {
 		return nil, err
+	}
+	if h.AddressOnly {
+		// An address-only trace (trace.Header.AddressOnly: imported from
+		// a tracer that records addresses, not values) applies nothing:
+		// each access reads its word as an atomic load does and writes
+		// nothing back, so the statistics of where lanes went (the
+		// instructions, ops and addresses tables) are the trace's, and no
+		// value is made up.
+		p.kind, p.noRet, p.retNew = kLoad, true, false
 	}
 	if p.size == 0 {
 		p.size = uint8(st.Type.Size())

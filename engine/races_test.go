@@ -7,10 +7,16 @@ import (
 	"testing"
 )
 
+// racesFixtureClusterSize is the cluster size the fixtures under
+// testdata/races are read with: two groups a cluster.
+const racesFixtureClusterSize = 2
+
 // TestRaces: the fixtures under testdata/races, each with the rows it must
 // give (golden files, one RaceRow.String a line; go test -update rewrites
-// them), and the cases in between spelled out here so that a wrong golden
-// file cannot hide a wrong rule: .cta atomics of two CTAs on one word race,
+// them from the reference of races_ref_test.go, never from the engine, and
+// TestRacesGoldenEqualReference checks them against it), and the cases in
+// between spelled out here so that a wrong golden file cannot hide a wrong
+// rule: .cta atomics of two CTAs on one word race,
 // of one CTA do not; .gpu atomics of two CTAs do not; a .cta and a .gpu
 // atomic of two CTAs do, whichever comes first; .cluster atomics race across
 // clusters only (two CTAs a cluster here); an atomic and a plain store race
@@ -35,17 +41,14 @@ func TestRaces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := Races(textSource(t, string(src)), RacesOptions{ClusterSize: 2})
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
+		rows := racesOf(t, string(src), racesFixtureClusterSize)
 		var b strings.Builder
 		for _, r := range rows {
 			b.WriteString(r.String() + "\n")
 		}
 		golden := strings.TrimSuffix(f, ".tasm") + ".races"
 		if *update {
-			if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			if err := os.WriteFile(golden, []byte(rowLines(refRacesOf(t, string(src), racesFixtureClusterSize))), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}

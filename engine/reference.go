@@ -44,9 +44,11 @@ func Reference(src trace.Source, sink Sink, opts ...Option) (Summary, error) {
 }
 
 // runReference runs the reference interpreter and hands its rows to sink:
-// per instruction its statistics and its results, then memory, then the
-// addresses table when sink wants it.
+// per instruction its statistics and, with CapResults, its results; then,
+// with CapAddresses, the addresses table; then memory, as Words (the order
+// Run hands them in).
 func runReference(src trace.Source, sink Sink, o options) (Summary, error) {
+	caps := sink.Caps()
 	order, seed := o.order, o.seed
 	laneOrder := func(seq uint64, lanes []uint8) []uint8 {
 		perm := lanePerm(order, seed, seq, len(lanes), new([trace.MaxLanes]uint8))
@@ -67,7 +69,7 @@ func runReference(src trace.Source, sink Sink, o options) (Summary, error) {
 	for _, step := range out.Steps {
 		st := step.Inst
 		stat := InstStat{Seq: st.Seq, Static: st.Static, Group: st.Group, Warp: st.Warp, Lanes: st.Lanes,
-			Addresses: st.Addresses, MaxConflict: st.MaxConflict, Faults: st.Faults}
+			Addresses: st.Addresses, MaxConflict: st.MaxConflict, Faults: st.Faults, CASFailed: st.CASFailed, Sectors: st.Sectors}
 		results, err := refResults(step.Results)
 		if err != nil {
 			return Summary{}, err
@@ -75,13 +77,25 @@ func runReference(src trace.Source, sink Sink, o options) (Summary, error) {
 		if err := sink.Instructions([]InstStat{stat}); err != nil {
 			return Summary{}, err
 		}
-		if err := sink.Results(results); err != nil {
-			return Summary{}, err
+		if caps&CapResults != 0 {
+			if err := sink.Results(results); err != nil {
+				return Summary{}, err
+			}
 		}
 		sum.Instructions++
 		sum.Lanes += uint64(stat.Lanes)
 		sum.LaneOps += uint64(len(results))
 		sum.Faults += uint64(stat.Faults)
+	}
+	if caps&CapAddresses != 0 {
+		rows := make([]AddressStat, len(out.Addresses))
+		for i, a := range out.Addresses {
+			rows[i] = AddressStat{Space: a.Space, Group: a.Group, Addr: a.Addr, Accesses: a.Accesses,
+				Warps: a.Warps, Groups: a.Groups, Exact: a.Exact, OrderSensitive: a.OrderSensitive}
+		}
+		if err := sink.Addresses(rows); err != nil {
+			return Summary{}, err
+		}
 	}
 	words := make([]Word, len(out.Memory))
 	for i, w := range out.Memory {
@@ -91,16 +105,7 @@ func runReference(src trace.Source, sink Sink, o options) (Summary, error) {
 	if err := sink.Memory(words); err != nil {
 		return Summary{}, err
 	}
-	as, ok := sink.(AddressSink)
-	if !ok || !as.WantsAddresses() {
-		return sum, nil
-	}
-	rows := make([]AddressStat, len(out.Addresses))
-	for i, a := range out.Addresses {
-		rows[i] = AddressStat{Space: a.Space, Group: a.Group, Addr: a.Addr, Accesses: a.Accesses,
-			Warps: a.Warps, Groups: a.Groups, Exact: a.Exact, OrderSensitive: a.OrderSensitive}
-	}
-	return sum, as.Addresses(rows)
+	return sum, nil
 }
 
 // refResults converts the reference's result rows, their faults named as
@@ -117,9 +122,10 @@ func refResults(rs []reference.Result) ([]Result, error) {
 	return out, nil
 }
 
-// seqOrderSink holds the instruction and result rows until the memory
-// comes, then hands them on sorted by seq (then lane, element): the
-// reference's rows under WithInterleave.
+// seqOrderSink holds the instruction and result rows until the addresses
+// or the memory come, then hands them on sorted by seq (then lane,
+// element): the reference's rows under WithInterleave. It forwards the
+// wrapped sink's Caps, and every method it does not hold rows for.
 type seqOrderSink struct {
 	Sink
 	stats   []InstStat
@@ -149,6 +155,9 @@ func (s *seqOrderSink) flush() error {
 	if err := s.Sink.Instructions(s.stats); err != nil {
 		return err
 	}
+	if s.Sink.Caps()&CapResults == 0 {
+		return nil // none came
+	}
 	return s.Sink.Results(s.results)
 }
 
@@ -166,11 +175,9 @@ func (s *seqOrderSink) Commit() error {
 	return s.Sink.Commit()
 }
 
-func (s *seqOrderSink) WantsAddresses() bool {
-	as, ok := s.Sink.(AddressSink)
-	return ok && as.WantsAddresses()
-}
-
 func (s *seqOrderSink) Addresses(rows []AddressStat) error {
-	return s.Sink.(AddressSink).Addresses(rows)
+	if err := s.flush(); err != nil {
+		return err
+	}
+	return s.Sink.Addresses(rows)
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,8 +35,8 @@ func collect(c *Collector) outcome {
 		o.Addrs = []AddressStat{}
 	}
 	for _, s := range c.Stats {
-		o.Stats = append(o.Stats, fmt.Sprintf("%d %q g%d w%d lanes=%d addrs=%d maxc=%d faults=%d",
-			s.Seq, s.Static.Text, s.Group, s.Warp, s.Lanes, s.Addresses, s.MaxConflict, s.Faults))
+		o.Stats = append(o.Stats, fmt.Sprintf("%d %q g%d w%d lanes=%d addrs=%d maxc=%d faults=%d casfailed=%d sectors=%d",
+			s.Seq, s.Static.Text, s.Group, s.Warp, s.Lanes, s.Addresses, s.MaxConflict, s.Faults, s.CASFailed, s.Sectors))
 	}
 	return o
 }
@@ -287,27 +288,236 @@ func randomPTX(r *rand.Rand, n int) string {
 // randomTrace writes a random trace of n instructions of one dialect.
 type randomTrace func(r *rand.Rand, n int) string
 
+// sinkConfig is one sink a replay runs under, as the engine sees it: which
+// of the optional tables it asks for, whether WithExplore is on, and how
+// it takes the memory table.
+type sinkConfig struct {
+	name string
+	// tables is the -tables list of the command's configurations (the
+	// columnar.Writer, which takes memory by pages); "" for a library sink.
+	tables    string
+	results   bool // CapResults: the results table is among the tables
+	addresses bool // CapAddresses: the addresses table is among them
+	explore   bool // WithExplore (the command's -explore)
+	pages     bool // CapMemoryPages, as columnar.Writer declares
+	orders    bool // ExploreOrders' own sink (memorySink): the memory alone
+}
+
+// sinkConfigs are the sinks the engine-versus-reference random tests run
+// under: every configuration of the engine that the command's -tables and
+// -explore select (the engine sees only whether the results and addresses
+// tables are asked for, and -explore; TestSinkConfigsCoverCommand checks
+// that every table set and -explore maps to one of these), the library's
+// Collector, and the sink of ExploreOrders' replays (-explore-orders). The
+// races pass (-races) reads the trace on its own and shares no part of a
+// replay: races_ref_test.go checks it against a reference of its own.
+var sinkConfigs = []sinkConfig{
+	{name: "lean", tables: "memory,instructions,ops", pages: true},
+	{name: "lean+explore", tables: "memory,instructions,ops", explore: true, pages: true},
+	{name: "default", tables: "memory,results,instructions,ops,addresses", results: true, addresses: true, pages: true},
+	{name: "default+explore", tables: "memory,results,instructions,ops,addresses", results: true, addresses: true, explore: true, pages: true},
+	{name: "results", tables: "results", results: true, pages: true},
+	{name: "results+explore", tables: "results", results: true, explore: true, pages: true},
+	{name: "addresses", tables: "addresses", addresses: true, pages: true},
+	{name: "addresses+explore", tables: "addresses", addresses: true, explore: true, pages: true},
+	{name: "collector", results: true, addresses: true},
+	{name: "collector+explore", results: true, addresses: true, explore: true},
+	{name: "explore-orders", orders: true},
+}
+
+// commandTables are the tables -tables selects among that the engine
+// fills (races and orders come from passes of their own).
+var commandTables = []string{"memory", "results", "instructions", "ops", "addresses"}
+
+// TestSinkConfigsCoverCommand: every set of tables the command can write
+// (each single table, the lean and default sets, every other subset), with
+// and without -explore, is one of sinkConfigs as the engine sees it: the
+// results table asked for or not, the addresses table asked for or not,
+// WithExplore, memory by pages (columnar.Writer's Caps declare results
+// and addresses when its tables include them).
+func TestSinkConfigsCoverCommand(t *testing.T) {
+	type class struct{ results, addresses, explore bool }
+	ran := map[class]string{}
+	for _, c := range sinkConfigs {
+		if c.tables == "" {
+			continue
+		}
+		ts := strings.Split(c.tables, ",")
+		if c.results != slices.Contains(ts, "results") || c.addresses != slices.Contains(ts, "addresses") || !c.pages {
+			t.Errorf("config %s: results %v, addresses %v, pages %v do not follow from -tables %s", c.name, c.results, c.addresses, c.pages, c.tables)
+		}
+		ran[class{c.results, c.addresses, c.explore}] = c.name
+	}
+	for set := 1; set < 1<<len(commandTables); set++ {
+		var ts []string
+		for i, n := range commandTables {
+			if set&(1<<i) != 0 {
+				ts = append(ts, n)
+			}
+		}
+		for _, explore := range []bool{false, true} {
+			k := class{slices.Contains(ts, "results"), slices.Contains(ts, "addresses"), explore}
+			if _, ok := ran[k]; !ok {
+				t.Errorf("-tables %s (explore %v) runs under no sink configuration", strings.Join(ts, ","), explore)
+			}
+		}
+	}
+	for _, want := range []string{"lean", "default", "collector", "explore-orders"} {
+		if !slices.ContainsFunc(sinkConfigs, func(c sinkConfig) bool { return c.name == want }) {
+			t.Errorf("no %s configuration", want)
+		}
+	}
+}
+
+// configSink is a Collector that asks for the tables of its configuration.
+type configSink struct {
+	Collector
+	cfg *sinkConfig
+}
+
+// Caps declares the tables of its configuration, and the memory table
+// row by row (Collector's own Caps declares every part).
+func (s *configSink) Caps() SinkCaps {
+	var c SinkCaps
+	if s.cfg.results {
+		c |= CapResults
+	}
+	if s.cfg.addresses {
+		c |= CapAddresses
+	}
+	return c
+}
+
+// pagedSink is a configSink that takes the memory table by pages, as
+// columnar.Writer does.
+type pagedSink struct{ configSink }
+
+// Caps is its configuration's, with the memory table by pages.
+func (s *pagedSink) Caps() SinkCaps { return s.configSink.Caps() | CapMemoryPages }
+
+func (s *pagedSink) MemoryPage(p *WordPage) error {
+	for i, w := range p.Words {
+		if p.Written[i/64]&(1<<(i%64)) != 0 {
+			s.Words = append(s.Words, Word{Space: p.Space, Group: p.Group, Addr: p.Base + uint64(i)*4, Value: w})
+		}
+	}
+	return nil
+}
+
+// referenceUnder is the reference's whole output for src, with or without WithExplore.
+func referenceUnder(t *testing.T, src string, explore bool) outcome {
+	t.Helper()
+	var ref Collector
+	if _, err := Reference(textSource(t, src), &ref, WithExplore(explore)); err != nil {
+		t.Fatalf("reference: %v", err)
+	}
+	return collect(&ref)
+}
+
+// equalUnderConfig replays src (its binary form when binary) with the
+// engine under opts into a sink of configuration cfg and compares what the
+// sink got with the reference's output want (for cfg.explore): the tables
+// it asks for equal, and no rows of those it does not.
+func equalUnderConfig(t *testing.T, src string, cfg *sinkConfig, opts []Option, binary bool, want outcome) {
+	t.Helper()
+	in := textSource(t, src)
+	if binary {
+		br, err := trace.NewBinaryReader(bytes.NewReader(binaryOf(t, src)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in = br
+	}
+	opts = append(opts[:len(opts):len(opts)], WithExplore(cfg.explore))
+	if cfg.orders {
+		var ms memorySink
+		if _, err := Replay(in, &ms, opts...); err != nil {
+			t.Fatalf("engine: %v", err)
+		}
+		if ms.words == nil {
+			ms.words = []Word{}
+		}
+		if !reflect.DeepEqual(ms.words, want.Words) {
+			describeDiff(t, outcome{Res: want.Res, Stats: want.Stats, Words: ms.words, Addrs: want.Addrs}, want)
+			t.Fatalf("the memory differs from the reference's for trace:\n%s", src)
+		}
+		return
+	}
+	c := &configSink{cfg: cfg}
+	var sink Sink = c
+	if cfg.pages {
+		p := &pagedSink{configSink{cfg: cfg}}
+		c, sink = &p.configSink, p
+	}
+	if _, err := Replay(in, sink, opts...); err != nil {
+		t.Fatalf("engine: %v", err)
+	}
+	got := collect(&c.Collector)
+	if !cfg.results {
+		want.Res = []Result{}
+	}
+	if !cfg.addresses {
+		want.Addrs = []AddressStat{}
+	}
+	approxAddrs(t, got.Addrs, want.Addrs)
+	if !reflect.DeepEqual(got, want) {
+		describeDiff(t, got, want)
+		t.Fatalf("engine differs from the reference for trace:\n%s", src)
+	}
+}
+
 // equalOnRandom replays 40 random traces of 60 instructions (seeds 1..40,
-// PCG stream) with the engine and the reference, and returns them.
+// PCG stream) with the reference and with the engine under every sink
+// configuration (subtests CONFIG/seedN), and returns the traces. Each
+// configuration replays every trace once, under one of engineOptSets and
+// from the text or the binary form, taken in turn, so that over the seeds
+// each meets every option set and both forms.
 func equalOnRandom(t *testing.T, gen randomTrace, stream uint64) []string {
 	var srcs []string
+	var wants [2][]outcome // [explore][seed-1]
 	for seed := uint64(1); seed <= 40; seed++ {
 		src := gen(rand.New(rand.NewPCG(seed, stream)), 60)
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
-			equalToReference(t, src, engineOptSets...)
-		})
 		srcs = append(srcs, src)
+		for i, explore := range []bool{false, true} {
+			wants[i] = append(wants[i], referenceUnder(t, src, explore))
+		}
+	}
+	for ci := range sinkConfigs {
+		cfg := &sinkConfigs[ci]
+		t.Run(cfg.name, func(t *testing.T) {
+			for i, src := range srcs {
+				k := (i + ci) % len(engineOptSets)
+				want := wants[0][i]
+				if cfg.explore {
+					want = wants[1][i]
+				}
+				t.Run(fmt.Sprint("seed", i+1), func(t *testing.T) {
+					equalUnderConfig(t, src, cfg, engineOptSets[k], (i+ci)%2 == 1, want)
+				})
+			}
+		})
 	}
 	return srcs
 }
 
-// fuzzEqual is a fuzz target comparing the engine and the reference on
-// random traces of gen, seeded by the fuzzer.
+// fuzzEqual is a fuzz target comparing the engine, under every sink
+// configuration, and the reference on random traces of gen, seeded by the
+// fuzzer.
 func fuzzEqual(f *testing.F, gen randomTrace, stream uint64) {
 	f.Add(uint64(1), uint8(20))
 	f.Add(uint64(99), uint8(200))
 	f.Fuzz(func(t *testing.T, seed uint64, n uint8) {
-		equalToReference(t, gen(rand.New(rand.NewPCG(seed, stream)), int(n)), engineOptSets...)
+		src := gen(rand.New(rand.NewPCG(seed, stream)), int(n))
+		wants := []outcome{referenceUnder(t, src, false), referenceUnder(t, src, true)}
+		for ci := range sinkConfigs {
+			cfg := &sinkConfigs[ci]
+			want := wants[0]
+			if cfg.explore {
+				want = wants[1]
+			}
+			k := (int(seed%uint64(len(engineOptSets))) + ci) % len(engineOptSets)
+			equalUnderConfig(t, src, cfg, engineOptSets[k], ci%2 == 1, want)
+		}
 	})
 }
 
@@ -323,10 +533,11 @@ func TestEngineEqualsReferenceOnSimpleAtomics(t *testing.T) {
 
 func FuzzEngineEqualsReference(f *testing.F) { fuzzEqual(f, randomPTX, 7) }
 
-// statsOnly is a Collector that reads no per-lane results.
+// statsOnly is a Collector that reads no per-lane results (and takes the
+// memory table as Words).
 type statsOnly struct{ Collector }
 
-func (*statsOnly) WantsResults() bool { return false }
+func (*statsOnly) Caps() SinkCaps { return CapAddresses }
 
 // TestNoResultsSameMemoryAndStats: a sink that wants no results gets none,
 // and the memory and statistics are those of a full replay.
@@ -414,11 +625,17 @@ func TestReplayContextCancelled(t *testing.T) {
 }
 
 // pageCollector is a Collector that takes the memory table a page at a
-// time (PageSink), turning each page back into Words.
+// time (CapMemoryPages, which Collector declares), turning each page back
+// into Words and counting the pages.
 type pageCollector struct {
 	Collector
 	pages int
 }
+
+// wordCollector is a Collector that takes the memory table as Words.
+type wordCollector struct{ Collector }
+
+func (*wordCollector) Caps() SinkCaps { return CapResults | CapAddresses }
 
 func (c *pageCollector) MemoryPage(p *WordPage) error {
 	n := 0
@@ -439,7 +656,7 @@ func (c *pageCollector) MemoryPage(p *WordPage) error {
 // gets the words, in the order, that Memory gives, on several workers.
 func TestPageSinkSameMemory(t *testing.T) {
 	src := randomPTX(rand.New(rand.NewPCG(11, 13)), 300)
-	var words Collector
+	var words wordCollector
 	sum, err := Replay(textSource(t, src), &words, WithWorkers(2), WithBatchInsts(16))
 	if err != nil {
 		t.Fatal(err)

@@ -334,7 +334,7 @@ func pageRecsSlots(out *[trace.MaxLanes]rec, addrs *[trace.MaxLanes]uint64, page
 // arrays as slices,
 // made once before the loop, of the arrays' constant lengths. Indexed
 // through the array pointers, each pointer was checked for nil on every
-// lane, a load each (BenchmarkExpand/histogram 2.54 -> 2.47 ns a lane).
+// lane, a load each (BenchmarkExpand/histogram).
 
 // countLane is pageConflicts.count's step for one access at a, in the
 // generation gen: distinct and maxc as they stand after it. counts is a
@@ -344,7 +344,7 @@ func pageRecsSlots(out *[trace.MaxLanes]rec, addrs *[trace.MaxLanes]uint64, page
 // assignments conditional moves): a histogram's warps, 32 lanes over a
 // few hundred words, repeat an address in about two lanes of 32 at
 // random, each a mispredicted branch when it was one
-// (BenchmarkExpand/histogram 2.40 -> 2.33 ns a lane). A new address
+// (BenchmarkExpand/histogram). A new address
 // raises maxc to at least 1, which conflictDepth does for every warp
 // with a lane anyway.
 func countLane(counts []uint16, a uint64, gen uint16, distinct, maxc uint32) (uint32, uint32) {

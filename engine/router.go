@@ -14,10 +14,11 @@ import (
 // lane's elements fall in (PartitionOf, with the engine's own effective
 // addresses: the same plans a replay makes), and the statistics of the
 // instruction's row that depend on its addresses alone: its lanes, its
-// distinct addresses and its largest conflict, over every lane-element,
-// as a whole replay counts them. Faults depend on the regions declared
-// before the instruction, which a slice of a trace does not know: the
-// partitions count their own (see trace.PartInfo).
+// distinct addresses, its largest conflict and its sectors, over every
+// lane-element, as a whole replay counts them. Faults depend on the
+// regions declared before the instruction, which a slice of a trace does
+// not know, and failed compare-and-swaps on memory: the partitions count
+// their own (see trace.PartInfo).
 //
 // A Router is used by one goroutine. It allocates nothing per instruction
 // once its plans and memory keys are made.
@@ -71,10 +72,11 @@ type Routed struct {
 	// its first active lane's first element, or Seq mod n when no lane is
 	// active.
 	Row int
-	// Lanes, Addresses and MaxConflict are the row's: the active lanes,
-	// and the distinct addresses and the most lane-elements on one
-	// address among all of their elements.
-	Lanes, Addresses, MaxConflict uint32
+	// Lanes, Addresses, MaxConflict and Sectors are the row's: the
+	// active lanes, and the distinct addresses, the most lane-elements on
+	// one address and the distinct 32-byte sectors among all of their
+	// elements.
+	Lanes, Addresses, MaxConflict, Sectors uint32
 }
 
 // Route routes instruction in (not a directive).
@@ -170,6 +172,7 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 	} else {
 		out.Addresses, out.MaxConflict = conflicts(addrs)
 	}
+	out.Sectors = sectorCount(addrs)
 	r.addrs = addrs
 	out.Owners, out.Parts = r.owners, r.parts
 	return out, nil

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/bits"
+	"strings"
 
 	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
@@ -58,6 +59,17 @@ type InstStat struct {
 	Addresses   uint32 // distinct effective addresses among them
 	MaxConflict uint32 // most lanes that hit one address
 	Faults      uint32 // lanes that faulted or were dropped
+	// CASFailed counts the lane-elements of a compare-and-swap that ran
+	// (did not fault) and found a value other than the compare operand,
+	// so left memory as it was; 0 for every other operation. A CAS's
+	// other lane-elements, Lanes − Faults − CASFailed for these scalar
+	// atomics, swapped.
+	CASFailed uint32
+	// Sectors is the distinct 32-byte sectors (address / 32) among the
+	// lanes' addresses: the memory transactions the warp instruction
+	// needs. A sector lies in one 128-byte line, so in one partition: a
+	// partition counts its own and the partitions' counts add up.
+	Sectors uint32
 }
 
 // Word is one aligned 4-byte word of final memory.
@@ -69,10 +81,10 @@ type Word struct {
 }
 
 // WordPage is the memory table's rows of one page of final memory, for a
-// [PageSink]: the words whose bit is set in Written (bit i%64 of
-// Written[i/64] is word i), at Base + 4*i, holding Words[i]. Words is the
-// replay's own memory and Written a buffer the engine reuses for the next
-// page: both are valid only during the call.
+// sink with CapMemoryPages: the words whose bit is set in Written (bit
+// i%64 of Written[i/64] is word i), at Base + 4*i, holding Words[i].
+// Words is the replay's own memory and Written a buffer the engine reuses
+// for the next page: both are valid only during the call.
 type WordPage struct {
 	Space   trace.Space
 	Group   int64 // -1 for spaces that are not per group
@@ -90,46 +102,98 @@ func (p *WordPage) Rows() int {
 	return n
 }
 
-// PageSink is an optional Sink method: a sink that has it gets the memory
-// table a page at a time instead of through Memory, in the same order
-// (space, group, addr), each page with at least one row, so that it can
-// fill its columns straight from the memory rather than from a Word per
-// row. A replay with no memory rows still calls Memory, once, with none.
-type PageSink interface {
-	MemoryPage(p *WordPage) error
+// SinkCaps are the optional parts of a replay's output that a [Sink]
+// declares it wants, a bit each. The engine calls no method that serves a
+// part the sink does not declare, and does not build the rows of such a
+// part (per-lane results, address statistics): what a sink leaves out
+// costs nothing.
+type SinkCaps uint8
+
+const (
+	// CapResults: Results gets the per-lane rows. Without it the engine
+	// builds none (faulting lanes still count in the statistics).
+	CapResults SinkCaps = 1 << iota
+	// CapAddresses: Addresses gets the addresses table at the end. Without
+	// it the engine does not track addresses.
+	CapAddresses
+	// CapMemoryPages: the engine hands the memory table to MemoryPage, a
+	// page at a time, rather than to Memory as Words, so that the sink can
+	// fill its columns straight from the memory rather than from a Word
+	// per row. Memory is still called, once with no words, when no word
+	// was written (and the reference interpreter gives Words to Memory).
+	CapMemoryPages
+)
+
+// String lists the flags: "results|addresses|memory-pages", or "none".
+func (c SinkCaps) String() string {
+	var names []string
+	for _, f := range []struct {
+		c    SinkCaps
+		name string
+	}{{CapResults, "results"}, {CapAddresses, "addresses"}, {CapMemoryPages, "memory-pages"}} {
+		if c&f.c != 0 {
+			names = append(names, f.name)
+		}
+	}
+	if c&^(CapResults|CapAddresses|CapMemoryPages) != 0 {
+		names = append(names, "?")
+	}
+	if names == nil {
+		return "none"
+	}
+	return strings.Join(names, "|")
 }
 
-// ResultsWanter is an optional Sink method: a sink whose WantsResults
-// returns false gets no Results calls, and the engine skips building the
-// per-lane rows (faulting lanes still count in the statistics).
-type ResultsWanter interface {
-	WantsResults() bool
-}
-
-// Sink receives a replay's output, in order. Results and InstStats arrive in
-// trace order (seq, then lane, then element). Memory is called at the end,
-// one or more times, with every touched word sorted by (space, group, addr)
-// across all calls. The slices are
-// only valid during the call. A sink writes nothing visible until Commit;
-// Abort discards everything written so far.
+// Sink receives a replay's output, in order: Instructions (and Results,
+// with CapResults) batch by batch in trace order (seq, then lane, then
+// element); then the addresses table (with CapAddresses) in one or more
+// Addresses calls, sorted by (space, group, addr) across them; then the
+// memory table, every written word sorted by (space, group, addr) across
+// all calls, as Memory calls or, with CapMemoryPages, MemoryPage calls,
+// each page with at least one row. The slices and pages are only valid
+// during the call. A sink writes nothing visible until Commit; Abort
+// discards everything written so far.
+//
+// Caps declares the optional parts the sink wants; the engine trusts it,
+// and calls Results, Addresses and MemoryPage only on a sink that
+// declared them. Every method is part of the interface, so a wrapper that
+// embeds the Sink it wraps forwards them all, Caps with them, and hides
+// none. A sink of its own embeds [NopSink] for the methods it does not
+// need, and must then declare its Caps: see the package documentation.
 type Sink interface {
-	Results(rs []Result) error
+	// Caps declares the optional parts the sink wants. It returns the
+	// same value every time.
+	Caps() SinkCaps
 	Instructions(st []InstStat) error
+	Results(rs []Result) error          // only with CapResults
+	Addresses(rows []AddressStat) error // only with CapAddresses
 	Memory(ws []Word) error
+	MemoryPage(p *WordPage) error // only with CapMemoryPages
 	Commit() error
 	Abort() error
 }
 
-// Discard is a Sink that keeps nothing and reads no per-lane results and
-// no addresses table: for a replay whose Summary is all that is wanted
-// (and for measuring the engine alone).
-type Discard struct{}
+// NopSink is every method of Sink but Caps, each doing nothing. A sink
+// embeds it for the methods it does not need; it is not a Sink until it
+// declares its Caps, so that a sink that overrides Results cannot forget
+// to declare CapResults without the compiler saying so.
+type NopSink struct{}
 
-func (Discard) Results([]Result) error        { return nil }
-func (Discard) Instructions([]InstStat) error { return nil }
-func (Discard) Memory([]Word) error           { return nil }
-func (Discard) Commit() error                 { return nil }
-func (Discard) Abort() error                  { return nil }
+func (NopSink) Instructions([]InstStat) error { return nil }
+func (NopSink) Results([]Result) error        { return nil }
+func (NopSink) Addresses([]AddressStat) error { return nil }
+func (NopSink) Memory([]Word) error           { return nil }
+func (NopSink) MemoryPage(*WordPage) error    { return nil }
+func (NopSink) Commit() error                 { return nil }
+func (NopSink) Abort() error                  { return nil }
 
-// WantsResults is false: the engine builds no per-lane rows.
-func (Discard) WantsResults() bool { return false }
+// Discard returns a Sink that keeps nothing and wants no optional part,
+// so that the engine builds no per-lane rows and tracks no addresses: for
+// a replay whose Summary is all that is wanted (and for measuring the
+// engine alone). It is a function, not a type, so that no sink embeds it
+// and inherits its empty Caps: embed NopSink.
+func Discard() Sink { return discard{} }
+
+type discard struct{ NopSink }
+
+func (discard) Caps() SinkCaps { return 0 }

@@ -115,7 +115,7 @@ func (e *addrEntry) addWarp(k sketchKey) bool {
 
 // addGroup is addWarp for the groups sketch: a copy with the other sizes,
 // not one function of the sizes, whose loop over the slots made the
-// sketches 19 ns an access rather than 13 (BenchmarkSketchAdd).
+// sketches slower (BenchmarkSketchAdd).
 func (e *addrEntry) addGroup(k sketchKey) bool {
 	b := &e.groups
 	n := e.gn

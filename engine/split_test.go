@@ -50,7 +50,8 @@ func writeBinary(t *testing.T, dir, src string, chunk int) string {
 
 // combineRows is replay merge's rule for instructions rows: for each seq,
 // the rows of the partitions that have one, lanes the same in all,
-// addresses and faults added, max_conflict the largest.
+// addresses, faults, cas_failed and sectors added, max_conflict the
+// largest.
 func combineRows(t *testing.T, rows []engine.InstStat) []engine.InstStat {
 	slices.SortStableFunc(rows, func(a, b engine.InstStat) int { return cmp.Compare(a.Seq, b.Seq) })
 	var out []engine.InstStat
@@ -62,6 +63,8 @@ func combineRows(t *testing.T, rows []engine.InstStat) []engine.InstStat {
 			}
 			o.Addresses += r.Addresses
 			o.Faults += r.Faults
+			o.CASFailed += r.CASFailed
+			o.Sectors += r.Sectors
 			o.MaxConflict = max(o.MaxConflict, r.MaxConflict)
 			continue
 		}

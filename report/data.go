@@ -12,6 +12,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/gpureplay/replay/columnar"
 )
 
 // Tables are the tables a replay writes by default, in the order of
@@ -53,6 +55,7 @@ type Address struct {
 	Addr     uint64
 	Accesses uint64
 	Warps    uint64
+	Exact    bool  // Warps is exact, not a HyperLogLog estimate (addresses.exact)
 	row      int64 // its row in the file, which breaks ties
 }
 
@@ -122,6 +125,12 @@ type Witness struct {
 	Address // Accesses and Warps are zero: the table has none
 	Values  []uint32
 	Has     []bool
+	// Type is the type of the instructions that accessed the word, as
+	// the instructions table names it ("f32"), when the first of them
+	// agree; "" when unknown. Halves: which 16-bit halves of the word
+	// they accessed (bit 0 the low, bit 1 the high).
+	Type   string
+	Halves uint8
 }
 
 // Warp is a (group, warp) context.
@@ -148,12 +157,31 @@ type Data struct {
 	Instructions, Lanes, LaneOps, Faults, Addresses, MemoryWords Count
 	WorstConflict                                                Count
 	Hottest                                                      *Address
+	// TraceWarps counts the distinct (group, warp) pairs of the
+	// instructions table: every warp of the trace.
+	TraceWarps Count
+	// Run is what the replay ran with (the tables' replay.options), nil
+	// for tables written before replay recorded it.
+	Run *columnar.RunOptions
 
 	Hot            []Address // top TopN by accesses
+	HotAccesses    uint64    // the accesses of Hot together
 	OrderSensitive []Address // top TopN order-sensitive by accesses
 	OrderCount     uint64    // order-sensitive addresses
 	OrderAccesses  uint64    // their accesses
 	TotalAccesses  uint64
+	// OrderWitnessed counts the order-sensitive addresses whose word is
+	// in the orders table: another order left it another value.
+	OrderWitnessed uint64
+	// OrderJoin is OrderSensitive's witness rows: OrderJoin[i] is the
+	// witness of OrderSensitive[i]'s word, nil when it has none.
+	OrderJoin []*Witness
+
+	// CAS is the outcome of compare-and-swap lane-ops by (dialect, op,
+	// type), from the instructions table's cas_failed; CASKnown is false
+	// when the table predates that column.
+	CAS      []CASStat
+	CASKnown bool
 
 	Conflicts    []Bin       // by max_conflict, ascending
 	Ops          []OpStat    // sorted by dialect, op, type
@@ -169,6 +197,8 @@ type Data struct {
 	OrderWords Count     // words of orders: words whose final value differs between orders
 	OrderNames []string  // the orders, in the table's order (lane first)
 	Witnesses  []Witness // the first TopN words, in the table's order
+	// witnessWords is every word of the orders table (its space copied).
+	witnessWords map[word]struct{}
 }
 
 // Load reads the tables in dir. It fails when dir is not a directory or
@@ -206,9 +236,14 @@ func Load(dir string) (*Data, error) {
 		{"results", d.loadResults},
 		{"instructions", d.loadInstructions},
 		{"ops", d.loadOps},
-		{"addresses", d.loadAddresses},
+		// orders before addresses, which counts the order-sensitive
+		// addresses whose word the orders table holds
 		{"orders", d.loadOrders},
+		{"addresses", d.loadAddresses},
 		{"races", d.loadRaces},
+	}
+	if err := d.loadRun(); err != nil {
+		return nil, err
 	}
 	for _, s := range steps {
 		if d.Present[s.table] {
@@ -216,6 +251,9 @@ func Load(dir string) (*Data, error) {
 				return nil, err
 			}
 		}
+	}
+	if err := d.loadWitnessDetail(); err != nil {
+		return nil, err
 	}
 	return d, nil
 }
@@ -300,6 +338,7 @@ type instColumns struct {
 	dia, op, typ strs
 	grp, warp    *array.Int64
 	ln, mc, fl   *array.Uint32
+	cas          *array.Uint32 // cas_failed; nil when the table predates it
 }
 
 // instCols names the columns instColumns reads, in its order.
@@ -335,6 +374,11 @@ func newInstColumns(cs []arrow.Array) (*instColumns, error) {
 	if c.fl, err = col[*array.Uint32](cs[8], "faults"); err != nil {
 		return nil, err
 	}
+	if len(cs) > 9 {
+		if c.cas, err = col[*array.Uint32](cs[9], "cas_failed"); err != nil {
+			return nil, err
+		}
+	}
 	return &c, nil
 }
 
@@ -346,10 +390,11 @@ type instStats struct {
 	bins             map[uint32]uint64 // instructions by max_conflict
 	byInst           map[string]uint64 // faults by "dialect op.type"
 	warps            map[Warp]struct{} // the warps seen
+	cas              map[string]*CASStat
 }
 
 func newInstStats() *instStats {
-	return &instStats{bins: map[uint32]uint64{}, byInst: map[string]uint64{}, warps: map[Warp]struct{}{}}
+	return &instStats{bins: map[uint32]uint64{}, byInst: map[string]uint64{}, warps: map[Warp]struct{}{}, cas: map[string]*CASStat{}}
 }
 
 // add accumulates one record's rows.
@@ -362,6 +407,9 @@ func (s *instStats) add(c *instColumns) {
 		s.addConflict(c.mc.Value(i))
 		if f := c.fl.Value(i); f > 0 {
 			s.addFaults(c, i, f)
+		}
+		if c.cas != nil && c.op.Value(i) == "cas" {
+			s.addCAS(c, i)
 		}
 		if w := (Warp{c.grp.Value(i), c.warp.Value(i)}); w != last {
 			s.warps[w] = struct{}{}
@@ -382,6 +430,19 @@ func (s *instStats) addFaults(c *instColumns, i int, f uint32) {
 	s.byInst[c.dia.Value(i)+" "+c.op.Value(i)+"."+c.typ.Value(i)] += uint64(f)
 }
 
+// addCAS counts the lane-ops of row i, a CAS, by its dialect and type.
+func (s *instStats) addCAS(c *instColumns, i int) {
+	k := c.dia.Value(i) + " cas." + c.typ.Value(i)
+	st := s.cas[k]
+	if st == nil {
+		st = &CASStat{Kind: strings.Clone(k)}
+		s.cas[st.Kind] = st
+	}
+	st.Instructions++
+	st.Ran += uint64(c.ln.Value(i)) - uint64(c.fl.Value(i))
+	st.Failed += uint64(c.cas.Value(i))
+}
+
 // conflicts is the bins, by max_conflict ascending.
 func (s *instStats) conflicts() []Bin {
 	bs := make([]Bin, 0, len(s.bins))
@@ -393,9 +454,17 @@ func (s *instStats) conflicts() []Bin {
 }
 
 // scanInstructions is the first pass over the instructions table at p.
-func scanInstructions(p string) (*instStats, error) {
+func scanInstructions(p string) (*instStats, bool, error) {
 	s := newInstStats()
-	err := scan(p, instCols, func(cs []arrow.Array) error {
+	has, err := columnNames(p)
+	if err != nil {
+		return nil, false, err
+	}
+	cols := instCols
+	if has["cas_failed"] {
+		cols = append(slices.Clip(cols), "cas_failed")
+	}
+	err = scan(p, cols, func(cs []arrow.Array) error {
 		c, err := newInstColumns(cs)
 		if err != nil {
 			return err
@@ -404,19 +473,25 @@ func scanInstructions(p string) (*instStats, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return s, nil
+	return s, has["cas_failed"], nil
 }
 
 // loadInstructions reads the instructions table at p: the counts, the
 // max_conflict bins and faults by instruction in one pass, then the
 // per-warp activity grid in a second.
 func (d *Data) loadInstructions(p string) error {
-	s, err := scanInstructions(p)
+	s, casKnown, err := scanInstructions(p)
 	if err != nil {
 		return err
 	}
+	d.CASKnown = casKnown
+	for _, c := range s.cas {
+		d.CAS = append(d.CAS, *c)
+	}
+	slices.SortFunc(d.CAS, func(a, b CASStat) int { return strings.Compare(a.Kind, b.Kind) })
+	d.TraceWarps = Count{uint64(len(s.warps)), true, "instructions"}
 	d.Instructions = Count{s.n, true, "instructions"}
 	d.Lanes = Count{s.lanes, true, "instructions"}
 	d.WorstConflict = Count{uint64(s.worst), true, "instructions"}
@@ -629,7 +704,7 @@ func (h topHeap) sorted() []Address {
 func (d *Data) loadAddresses(p string) error {
 	var hot, ord topHeap
 	var n int64
-	cols := []string{"space", "group", "addr", "accesses", "warps", "order_sensitive"}
+	cols := []string{"space", "group", "addr", "accesses", "warps", "order_sensitive", "exact"}
 	err := scan(p, cols, func(cs []arrow.Array) error {
 		sp, ok := cs[0].(strs)
 		if !ok {
@@ -655,8 +730,12 @@ func (d *Data) loadAddresses(p string) error {
 		if err != nil {
 			return err
 		}
+		ex, err := col[*array.Boolean](cs[6], "exact")
+		if err != nil {
+			return err
+		}
 		for i := range sp.Len() {
-			a := Address{Space: sp.Value(i), Group: grp.Value(i), Addr: addr.Value(i), Accesses: acc.Value(i), Warps: wp.Value(i), row: n}
+			a := Address{Space: sp.Value(i), Group: grp.Value(i), Addr: addr.Value(i), Accesses: acc.Value(i), Warps: wp.Value(i), Exact: ex.Value(i), row: n}
 			n++
 			d.TotalAccesses += a.Accesses
 			hot.offer(a)
@@ -664,6 +743,9 @@ func (d *Data) loadAddresses(p string) error {
 				d.OrderCount++
 				d.OrderAccesses += a.Accesses
 				ord.offer(a)
+				if _, ok := d.witnessWords[wordOf(a)]; ok {
+					d.OrderWitnessed++
+				}
 			}
 		}
 		return nil
@@ -673,6 +755,9 @@ func (d *Data) loadAddresses(p string) error {
 	}
 	d.Addresses = Count{uint64(n), true, "addresses"}
 	d.Hot = hot.sorted()
+	for _, a := range d.Hot {
+		d.HotAccesses += a.Accesses
+	}
 	d.OrderSensitive = ord.sorted()
 	if len(d.Hot) > 0 {
 		h := d.Hot[0]

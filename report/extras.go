@@ -111,6 +111,7 @@ func (d *Data) loadRaces(p string) error {
 
 func (d *Data) loadOrders(p string) error {
 	index := map[string]int{}
+	d.witnessWords = map[word]struct{}{}
 	var (
 		words wordRuns
 		cur   *Witness // the current word's, while it is among the first TopN
@@ -130,6 +131,8 @@ func (d *Data) loadOrders(p string) error {
 		}
 		for i := range sp.Len() {
 			if words.next(sp.Value(i), grp.Value(i), addr.Value(i)) {
+				l := words.last
+				d.witnessWords[word{l.Space, l.Group, l.Addr}] = struct{}{}
 				cur = nil
 				if len(d.Witnesses) < TopN {
 					d.Witnesses = append(d.Witnesses, Witness{Address: words.last})
@@ -206,7 +209,7 @@ func (d *Data) raceSection() (s Section, err error) {
 			by = append(by, k.Kind+" "+commas(k.N))
 		}
 		s.Message = fmt.Sprintf("%s on %s (by rule: %s).", plural(d.Races.N, "race"), plural(d.RaceAddresses, "address"), strings.Join(by, ", "))
-		s.SVG, err = hbarsCounts("Races by rule", "addresses (one racing pair each)", d.RaceRules, alarmColor)
+		s.SVG = countPlot("Races by rule", "addresses (one racing pair each)", d.RaceRules, alarmColor)
 		s.Table = d.raceTable()
 	}
 	return s, err
@@ -255,16 +258,22 @@ LIMIT %d;`, orderList, valueList, TopN)
 
 func (d *Data) witnessSection() (s Section, err error) {
 	s = Section{ID: "witnesses", Title: "Order witnesses",
-		About: "Words whose final value differs between lane order and K seeded random orders of each instruction's lanes (the orders table, written by replay -explore-orders K): proof that the trace's result depends on an order no ISA document fixes. Each row is a word and its final value under each order.",
+		About: "Words whose final value differs between lane order and K seeded random orders of each instruction's lanes (the orders table, written by replay -explore-orders K): proof that the trace's result depends on an order no ISA document fixes. Each row is a word and its final value under each order, read as the type of the instructions that accessed it (results joined with instructions: f32 as a float, its bits as the tooltip), and for a float how far apart the values lie, in ULPs.",
 		SQL:   witnessSQL(len(d.OrderNames))}
+	if d.Present["results"] && d.Present["instructions"] {
+		s.SQL += "\n\n" + witnessTypeSQL
+	}
 	switch {
 	case !d.Present["orders"]:
 		s.Needs = d.needsFlag("orders", "-explore-orders K (K random orders beside lane order)")
+	case d.OrderWords.N == 0 && d.Run != nil && d.Run.ExploreOrders > 0:
+		s.Message = fmt.Sprintf("No word's final value differed between the %s replayed (lane order and %d random ones, seeds %d to %d): the orders table is empty.",
+			plural(d.ordersReplayed(), "order"), d.Run.ExploreOrders, d.Run.Seed, d.Run.Seed+uint64(d.Run.ExploreOrders)-1)
 	case d.OrderWords.N == 0:
 		s.Message = "No word's final value differed between the orders replayed (the orders table is empty)."
 	default:
 		s.Message = fmt.Sprintf("%s %s a different final value under different orders (%s replayed).",
-			plural(d.OrderWords.N, "word"), map[bool]string{true: "has", false: "have"}[d.OrderWords.N == 1], plural(uint64(len(d.OrderNames)), "order"))
+			plural(d.OrderWords.N, "word"), map[bool]string{true: "has", false: "have"}[d.OrderWords.N == 1], plural(d.ordersReplayed(), "order"))
 		s.Table = d.witnessTable()
 	}
 	return s, err
@@ -278,20 +287,45 @@ func (d *Data) witnessTable() *Table {
 	} else {
 		t.Caption += "each order."
 	}
-	t.Head = append([]string{"address"}, names...)
+	t.Head = append([]string{"address", "type"}, names...)
+	t.Head = append(t.Head, "spread")
 	for _, w := range d.Witnesses {
-		row := []Cell{{Text: w.Label()}}
-		for k := range names {
-			c := Cell{Text: "—"}
-			if w.Has[k] {
-				c.Text = fmt.Sprint(w.Values[k])
-			}
-			row = append(row, c)
+		typ := w.Type
+		if typ == "" {
+			typ = "—"
 		}
-		t.Rows = append(t.Rows, row)
+		row := []Cell{{Text: w.Label()}, {Text: typ}}
+		for k := range names {
+			row = append(row, w.cell(k))
+		}
+		sp := w.spread()
+		if sp == "" {
+			sp = "—"
+		}
+		t.Rows = append(t.Rows, append(row, Cell{Text: sp}))
 	}
 	return t
 }
+
+// cell is the witness's value under order k as its type reads it, the
+// bit pattern as the tooltip; "—" when the table has none.
+func (w *Witness) cell(k int) Cell {
+	if k >= len(w.Has) || !w.Has[k] {
+		return Cell{Text: "—"}
+	}
+	v := w.Values[k]
+	t, _ := w.typedValue(v)
+	return Cell{Text: t, Title: fmt.Sprintf("0x%08x", v)}
+}
+
+// witnessTypeSQL gives the types of the instructions that accessed each
+// witness's word (the page reads the first 16 lane-ops of each).
+const witnessTypeSQL = `SELECT DISTINCT o.space, o."group", printf('0x%x', o.addr) AS addr, i.type
+FROM (SELECT DISTINCT space, "group", addr FROM 'orders.parquet') o
+JOIN 'results.parquet' r ON r.addr - r.addr % 4 = o.addr AND r.fault = ''
+JOIN 'instructions.parquet' i ON i.seq = r.seq AND i.space = o.space
+     AND (o."group" = -1 OR i."group" = o."group")
+ORDER BY ALL;`
 
 // plural is n and the noun, plural unless n is 1 ("address": "addresses").
 func plural(n uint64, noun string) string {

@@ -1,82 +1,34 @@
 package report
 
 import (
-	"context"
 	"fmt"
-	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/gpureplay/replay/columnar"
 )
 
-// scan reads the named columns of the Parquet file path in record batches
-// of up to 64 Ki rows and hands each batch to fn, its columns in the order
-// of cols. Only those columns are decoded.
+// scan reads the named columns of the Parquet file path a row group at a
+// time (64 Ki rows as replay writes them) and hands each to fn, its
+// columns in the order of cols. Only those columns are decoded.
 func scan(path string, cols []string, fn func(cs []arrow.Array) error) error {
-	f, err := os.Open(path)
+	return columnar.ScanParquet(path, cols, fn)
+}
+
+// scanSchema hands fn the Arrow schema of the Parquet file at path.
+func scanSchema(path string, fn func(*arrow.Schema)) error {
+	s, err := columnar.ParquetSchema(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	pf, err := file.NewParquetReader(f)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	defer pf.Close()
-	mem := memory.DefaultAllocator
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, mem)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	schema, err := fr.Schema()
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	// The tables have flat schemas: Arrow field i is Parquet leaf column i.
-	idx := make([]int, len(cols))
-	for i, c := range cols {
-		fi := schema.FieldIndices(c)
-		if len(fi) != 1 {
-			return fmt.Errorf("%s: no column %q (is it a replay's table?)", path, c)
-		}
-		idx[i] = fi[0]
-	}
-	rr, err := fr.GetRecordReader(context.Background(), idx, nil)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	defer rr.Release()
-	cs := make([]arrow.Array, len(cols))
-	for rr.Next() {
-		rec := rr.RecordBatch()
-		for i, c := range cols {
-			fi := rec.Schema().FieldIndices(c)
-			if len(fi) != 1 {
-				return fmt.Errorf("%s: no column %q in a batch", path, c)
-			}
-			cs[i] = rec.Column(fi[0])
-		}
-		if err := fn(cs); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	if err := rr.Err(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
+	fn(s)
 	return nil
 }
 
 // numRows is the row count in path's footer, read without decoding a column.
 func numRows(path string) (int64, error) {
-	pf, err := file.OpenParquetFile(path, false)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
-	}
-	defer pf.Close()
-	return pf.NumRows(), nil
+	return columnar.ParquetRows(path)
 }
 
 // col asserts that a column has the Arrow type the table's schema gives it

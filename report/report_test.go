@@ -106,7 +106,7 @@ func TestReportTiny(t *testing.T) {
 		`<div class="label">instructions</div><div class="value">4</div>`,
 		`<div class="label">lane-ops</div><div class="value">8</div>`,
 		`<div class="label">faults</div><div class="value">1</div>`,
-		`<div class="label">hottest address</div><div class="value">global 0x1000</div><div class="note">7 accesses, 2 warps</div>`,
+		`<div class="label">hottest address</div><div class="value">global 0x1000</div><div class="note">7 accesses (100.0% of all), 2 warps</div>`,
 		`<div class="label">worst max_conflict</div><div class="value">4</div>`,
 		// the SQL under the plots (html/template escapes the quotes)
 		"SELECT max_conflict, count(*) AS instructions\nFROM &#39;instructions.parquet&#39;\nGROUP BY max_conflict",
@@ -184,7 +184,7 @@ func (s *extras) Commit() error {
 func replayRacy(t *testing.T) (string, []engine.OrderWitness) {
 	t.Helper()
 	dir := t.TempDir()
-	open := func() (trace.Source, error) { return trace.NewTextReader(strings.NewReader(racy), "racy.tasm") }
+	open := func() (trace.SourceCloser, error) { return trace.NewTextReader(strings.NewReader(racy), "racy.tasm") }
 	orders, err := engine.ExploreOrders(open, 2, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +225,7 @@ func TestReportRacesAndOrders(t *testing.T) {
 	if want := []KindCount{{"scope", 1}}; !equal(d.RaceRules, want) {
 		t.Errorf("races by rule %v, want %v", d.RaceRules, want)
 	}
-	const text = "atom.cta.global.add.u32 d, [a], 1" // as written, without the ";"
+	const text = "atom.cta.global.add.u32 d, [a], 1;" // as written, with its ";"
 	wantA := RaceSide{Seq: 0, Dialect: "ptx", Text: text, Group: 0, Warp: 0, Lane: 0, Scope: "cta"}
 	wantB := wantA
 	wantB.Seq, wantB.Group = 1, 1
@@ -262,8 +262,9 @@ func TestReportRacesAndOrders(t *testing.T) {
 		"SELECT rule, count(*) AS addresses\nFROM &#39;races.parquet&#39;",
 		"ORDER BY space, &#34;group&#34;, addr, rule\nLIMIT 20;",
 		"1 word has a different final value under different orders (3 orders replayed).",
-		"<tr><th>address</th><th>lane</th><th>random:1</th><th>random:2</th></tr>",
-		fmt.Sprintf("<tr><td>global 0x1004</td><td>131</td><td>%d</td><td>%d</td></tr>", orders[1].Value, orders[2].Value),
+		"<tr><th>address</th><th>type</th><th>lane</th><th>random:1</th><th>random:2</th><th>spread</th></tr>",
+		fmt.Sprintf(`<tr><td>global 0x1004</td><td>b32</td><td title="0x00000083">131</td><td title="0x%08x">%d</td><td title="0x%08x">%d</td><td>—</td></tr>`,
+			orders[1].Value, orders[1].Value, orders[2].Value, orders[2].Value),
 		"FROM read_parquet(&#39;orders.parquet&#39;, file_row_number = true)",
 		"<code>orders.parquet</code>, <code>races.parquet</code>",
 	} {

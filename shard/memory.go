@@ -238,13 +238,13 @@ type Memory struct {
 //
 // A chunk is made when the replay first touches one of its pages, on the
 // goroutine that routes a batch's lanes. Faulting in its 256 KiB there
-// (about 120 µs here) held up that goroutine, and with it every worker
-// waiting for the batch: the first batch of a replay over 256 MiB makes a
-// thousand chunks, and spent 140 ms on one core before any lane was
-// applied. Now the goroutine started here and the router, once its batch
-// is routed (Populate), fault them in together, on both cores. Left to
-// the apply loop's stores instead, they cost more: measured, 60 ms more
-// CPU a replay of uniform-64Mi, and no faster. The goroutine stops when
+// held up that goroutine, and with it every worker waiting for the batch:
+// the first batch of a replay over 256 MiB makes a thousand chunks, all
+// faulted in on one core before any lane was applied. Now the goroutine
+// started here and the router, once its batch is routed (Populate), fault
+// them in together, on both cores. Left to the apply loop's stores
+// instead, they cost more CPU and were no faster
+// (BenchmarkReplay/uniform-64Mi). The goroutine stops when
 // no chunk is left, so a Memory needs no closing.
 func (m *Memory) populateAhead(c *Chunk) {
 	if !canPopulate {

@@ -41,10 +41,7 @@ func NewPartitioner(n int) (Partitioner, error) {
 	return p, nil
 }
 
-// N is the number of partitions.
-func (p *Partitioner) N() int { return int(p.n) }
-
-// Of is [Partition](key, addr, p.N()).
+// Of is [Partition](key, addr, n), for the n of NewPartitioner.
 func (p *Partitioner) Of(key, addr uint64) int {
 	h := PageMix(key, addr)
 	hi, _ := bits.Mul64(h, uint64(p.n))

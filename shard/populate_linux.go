@@ -12,8 +12,8 @@ const canPopulate = true
 // populate faults in a new chunk's memory with one madvise
 // (MADV_POPULATE_WRITE, Linux 5.14 and later), on the goroutine of
 // Memory.populateAhead. Otherwise its pages fault one by one on their
-// first store, which is the apply loop's: 64 faults a chunk, about 1.7 µs
-// each on this project's VM, on the stage that bounds a replay of a large
+// first store, which is the apply loop's: 64 faults a chunk, on the
+// stage that bounds a replay of a large
 // memory. Page references are handed out in order, so a chunk's pages all
 // come into use (but the last chunk's): populating ahead costs no memory
 // that the replay would not fault in anyway. The advice never changes a

@@ -25,7 +25,7 @@ func IsSplitDir(dir string) bool {
 }
 
 // Source is partition i of a split directory: its slices' records in
-// slice order, as one trace (a trace.Source, and a trace.ArenaSource so
+// slice order, as one trace (a trace.Source, with trace.CapArena so
 // that a replay decodes lists into its batches). Its header is the
 // trace's (slice 0's).
 type Source struct {
@@ -151,6 +151,9 @@ func readSplitHeader(path string) (*trace.SplitHeader, *trace.Header, error) {
 // Trace is the identity of the trace split (replay.trace).
 func (s *Source) Trace() string { return s.split.Trace() }
 
+// Name is the trace's file name, without its directory (replay.options).
+func (s *Source) Name() string { return s.split.Name }
+
 // Slices is how many slices the partition's records come in.
 func (s *Source) Slices() int { return len(s.files) }
 
@@ -163,7 +166,15 @@ func (s *Source) Next() (*trace.Inst, error) {
 	return in, err
 }
 
-// NextInto is Next with the lists decoded into arena (trace.ArenaSource).
+// Caps is trace.CapArena: the slices' readers decode lists into the
+// caller's arena. A split file's records are not repeats of one another
+// (docs/FORMAT.md, "Split files"), so it has no CapRepeat.
+func (s *Source) Caps() trace.SourceCaps { return trace.CapArena }
+
+// Repeats consumes none: Caps has no CapRepeat.
+func (s *Source) Repeats(int) (int, int64, int64) { return 0, 0, 0 }
+
+// NextInto is Next with the lists decoded into arena (trace.CapArena).
 func (s *Source) NextInto(arena []uint64) (*trace.Inst, []uint64, error) {
 	return s.next(arena, true)
 }

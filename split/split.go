@@ -103,12 +103,13 @@ func Split(path string, o Options) (*Summary, error) {
 	from, to := SliceRange(x.NumChunks(), o.Slice, o.Slices)
 	sum := &Summary{FirstChunk: from, EndChunk: to, Chunks: x.NumChunks(),
 		Records: make([]uint64, o.Parts)}
-	hdr := &trace.Header{}
+	hdr := &trace.Header{AddressOnly: x.Header().AddressOnly}
 	if o.Slice == 0 {
 		hdr = x.Header()
 	}
 	outs, err := createOutputs(o, hdr, trace.SplitHeader{Parts: o.Parts, Slice: o.Slice, Slices: o.Slices,
-		TraceHash: hash, TraceSize: uint64(fi.Size()), FirstChunk: from, EndChunk: to, Chunks: x.NumChunks()})
+		TraceHash: hash, TraceSize: uint64(fi.Size()), FirstChunk: from, EndChunk: to, Chunks: x.NumChunks(),
+		Name: filepath.Base(path)})
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +188,7 @@ func route(x *trace.BinaryIndex, from, to int, o Options, outs *outputs, sum *Su
 func (o *outputs) write(p int, mask uint32, in *trace.Inst, r *engine.Routed, sum *Summary) error {
 	*in.Part = trace.PartInfo{Lanes: r.Lanes, Row: p == r.Row}
 	if p == r.Row {
-		in.Part.Addresses, in.Part.MaxConflict = r.Addresses, r.MaxConflict
+		in.Part.Addresses, in.Part.MaxConflict, in.Part.Sectors = r.Addresses, r.MaxConflict, r.Sectors
 	}
 	in.Mask = mask
 	sum.Records[p]++

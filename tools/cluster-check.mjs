@@ -2,7 +2,7 @@
 // and of its merge with those of the unpartitioned replay of the same trace
 // (tools/test-cluster.sh runs it after the Slurm jobs):
 //
-//   node tools/cluster-check.mjs -reference REF -partitions OUT -n N -merged MERGED [-name NAME]
+//   node tools/cluster-check.mjs -reference REF [-partitions OUT -n N] -merged MERGED [-name NAME]
 //
 // REF holds the tables of `replay TRACE -o REF`, OUT the part=0/ .. part=N-1/
 // directories of `replay TRACE -partition i/N -o OUT`, MERGED the tables of
@@ -14,6 +14,8 @@
 //     the reference (EXCEPT ALL both ways, and equal counts);
 //   - each of the five tables of MERGED has the reference's columns, types
 //     and rows, compared the same way.
+// Without -partitions and -n it checks only the last: MERGED is then any
+// replay's tables (tools/image.sh: those a container wrote).
 // It prints one line per comparison and exits 1 if any differs (with a few
 // of the differing rows), 2 on bad usage.
 //
@@ -35,7 +37,7 @@ const TABLES = ['memory', 'results', 'instructions', 'ops', 'addresses'];
 const UNION_TABLES = ['memory', 'results'];
 
 function usage(msg) {
-  process.stderr.write(`cluster-check: ${msg}\nusage: node tools/cluster-check.mjs -reference REF -partitions OUT -n N -merged MERGED [-name NAME]\n`);
+  process.stderr.write(`cluster-check: ${msg}\nusage: node tools/cluster-check.mjs -reference REF [-partitions OUT -n N] -merged MERGED [-name NAME]\n`);
   process.exit(2);
 }
 
@@ -47,9 +49,12 @@ function parseArgs(argv) {
     if (i + 1 >= argv.length) usage(`${argv[i]} needs a value`);
     opts[flag] = argv[++i];
   }
-  for (const k of ['reference', 'partitions', 'n', 'merged']) if (!opts[k]) usage(`-${k} is required`);
-  opts.n = Number(opts.n);
-  if (!Number.isInteger(opts.n) || opts.n < 1) usage('-n must be a positive integer');
+  for (const k of ['reference', 'merged']) if (!opts[k]) usage(`-${k} is required`);
+  if (!opts.partitions !== !opts.n) usage('-partitions and -n go together');
+  if (opts.partitions) {
+    opts.n = Number(opts.n);
+    if (!Number.isInteger(opts.n) || opts.n < 1) usage('-n must be a positive integer');
+  }
   return opts;
 }
 
@@ -104,18 +109,22 @@ async function main() {
   };
 
   // The partition directories.
-  const want = Array.from({ length: o.n }, (_, i) => `part=${i}`);
-  let dirs = [];
-  try {
-    dirs = fs.readdirSync(o.partitions, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
-  } catch (err) {
-    report(false, `cannot read ${o.partitions}: ${err.message}`);
+  let missing = [];
+  if (o.partitions) {
+    const want = Array.from({ length: o.n }, (_, i) => `part=${i}`);
+    let dirs = [];
+    try {
+      dirs = fs.readdirSync(o.partitions, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+    } catch (err) {
+      report(false, `cannot read ${o.partitions}: ${err.message}`);
+    }
+    const extra = dirs.filter((d) => !want.includes(d));
+    missing = want.filter((d) => !dirs.includes(d));
+    report(extra.length === 0 && missing.length === 0,
+      `partition directories: ${dirs.join(' ') || 'none'}` +
+      (missing.length ? `; missing ${missing.join(' ')}` : '') + (extra.length ? `; unexpected ${extra.join(' ')}` : ''));
   }
-  const extra = dirs.filter((d) => !want.includes(d));
-  const missing = want.filter((d) => !dirs.includes(d));
-  report(extra.length === 0 && missing.length === 0,
-    `partition directories: ${dirs.join(' ') || 'none'}` +
-    (missing.length ? `; missing ${missing.join(' ')}` : '') + (extra.length ? `; unexpected ${extra.join(' ')}` : ''));
+  const what = o.partitions ? 'merge' : 'tables';
 
   const instance = await DuckDBInstance.create(':memory:');
   const conn = await instance.connect();
@@ -125,7 +134,7 @@ async function main() {
       const refSchema = await schema(conn, ref);
       const cols = refSchema.map(([n]) => ident(n)).join(', ');
 
-      if (UNION_TABLES.includes(t) && missing.length === 0) {
+      if (o.partitions && UNION_TABLES.includes(t) && missing.length === 0) {
         const glob = path.join(o.partitions, 'part=*', `${t}.parquet`);
         const parts = `read_parquet(${sqlString(glob)}, hive_partitioning = true)`;
         try {
@@ -151,7 +160,7 @@ async function main() {
           report(false, `${t}: merged columns ${JSON.stringify(mergedSchema)} differ from the reference's ${JSON.stringify(refSchema)}`);
         } else {
           const { problems, n } = await compare(conn, ref, merged, cols);
-          report(problems.length === 0, `${t}: merge = unpartitioned replay` +
+          report(problems.length === 0, `${t}: ${what} = unpartitioned replay` +
             (problems.length ? `: ${problems.join('; ')}` : ` (${n} rows)`));
         }
       } catch (err) {

@@ -33,9 +33,9 @@ const (
 	// 1 MiB and an instruction. A reader holds a few chunks, each
 	// decompressed and compressed (read-ahead + 1 of them), and starts
 	// replaying once the first is decompressed: 1 MiB chunks of per-lane
-	// lists (the uniform benchmark trace) replay 5-16% faster than 4 MiB
-	// ones, with 29% less peak memory, in files within 0.05% of the size
-	// (docs/PERFORMANCE.md, the eighth round).
+	// lists (the uniform benchmark trace) replay faster than 4 MiB ones,
+	// in less peak memory, in files of nearly the same size
+	// (BenchmarkReplay/uniform-1Mi).
 	chunkTargetBytes = 1 << 20
 )
 
@@ -49,7 +49,9 @@ const (
 	headerMagic    = "RPLTRACE"
 	chunkMagic     = "RPLC"
 	headerFixedLen = 24 // magic 8, version 2, flags 2, payload length 4, checksum 8
-	chunkFixedLen  = 40 // magic 4, index 4, first seq 8, count 4, lane ops 8, payload length 4, checksum 8
+	// headerFlagAddressOnly is header flag bit 0: Header.AddressOnly.
+	headerFlagAddressOnly = 1
+	chunkFixedLen         = 40 // magic 4, index 4, first seq 8, count 4, lane ops 8, payload length 4, checksum 8
 
 	// Smallest encoded record: an instruction's code (static index), group
 	// delta, warp delta and mask, one byte each; a directive record takes

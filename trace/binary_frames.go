@@ -311,8 +311,8 @@ type worker struct {
 // The decoder does not verify a frame's content checksum: every record a
 // frame holds (the header, a chunk) carries its own XXH64 of its bytes,
 // which checkRecord verifies, so the frame's 32-bit checksum would hash
-// the same bytes a second time (about 5 ms of CPU a replay of the
-// uniform benchmark trace, docs/PERFORMANCE.md). checkEntry still
+// the same bytes a second time (BenchmarkLimit/uniform-1Mi/reader).
+// checkEntry still
 // compares the checksum the frame stores with the seek table's.
 var workerPool = sync.Pool{New: func() any {
 	dec, err := zstd.NewReader(nil,
@@ -433,7 +433,7 @@ func (w *worker) parseHeaderRecord(raw []byte) (*Header, uint16, *SplitHeader, e
 		return nil, 0, nil, fmt.Errorf("unsupported format version %d (this reader reads versions %d to %d)", v, formatVersionOldest, formatVersion)
 	}
 	f := binary.LittleEndian.Uint16(raw[10:])
-	if f&^flagSplit != 0 || f != 0 && v < 2 {
+	if f&^(headerFlagAddressOnly|flagSplit) != 0 || f&flagSplit != 0 && v < 2 {
 		return nil, 0, nil, fmt.Errorf("unknown header flags 0x%04x", f)
 	}
 	if err := w.checkRecord(raw, headerFixedLen); err != nil {
@@ -443,6 +443,7 @@ func (w *worker) parseHeaderRecord(raw []byte) (*Header, uint16, *SplitHeader, e
 	if err != nil {
 		return nil, 0, nil, err
 	}
+	h.AddressOnly = f&headerFlagAddressOnly != 0
 	return h, v, split, nil
 }
 

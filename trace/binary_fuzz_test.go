@@ -142,7 +142,7 @@ func FuzzBinaryChunk(f *testing.F) {
 			}
 			records++
 		}
-		// Read again, taking repeats a few at a time (RepeatSource): as
+		// Read again, taking repeats a few at a time (CapRepeat): as
 		// many records, and the same error at the end.
 		r, err = NewBinaryReader(bytes.NewReader(data), WithStaticParser(fakeParse))
 		if err != nil {

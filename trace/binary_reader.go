@@ -261,6 +261,11 @@ func NewBinaryReader(r io.Reader, opts ...ReaderOption) (*BinaryReader, error) {
 // Header returns the regions and initial memory the trace declares.
 func (r *BinaryReader) Header() *Header { return r.hdr }
 
+// Caps is CapArena|CapRepeat: a binary reader decodes lists into its
+// caller's arena (NextInto) and hands over repeated records at once
+// (Repeats).
+func (r *BinaryReader) Caps() SourceCaps { return CapArena | CapRepeat }
+
 func (r *BinaryReader) setVersion(v uint16) {
 	r.ver, r.bias = v, 0
 	if v >= 2 {
@@ -820,7 +825,7 @@ func (r *BinaryReader) repeat() {
 }
 
 // Repeats consumes up to max records after the last instruction returned
-// that are its record's bytes again (see [RepeatSource]), in this chunk:
+// that are its record's bytes again (see [Source]'s Repeats), in this chunk:
 // each is that instruction with the record's group and warp deltas
 // applied once more, as repeat decodes it, without an Inst filled per
 // record. A hot counter's replay reads its instructions so.

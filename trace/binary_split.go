@@ -9,13 +9,13 @@ import (
 
 // Split files (docs/FORMAT.md, "Split files"): the records of one
 // partition from one slice of a trace's chunks, written by replay split.
-// They are binary traces with header flag 1, whose header says which
+// They are binary traces with header flag bit 1, whose header says which
 // partition, slice and trace they hold, and whose instructions carry their
 // seq in the trace, the lanes that ran there and the statistics row's
 // share (PartInfo), and only the lanes of their partition.
 
-// flagSplit is the header flag of a split file.
-const flagSplit = 1
+// flagSplit is header flag bit 1, 2: a split file.
+const flagSplit = 2
 
 // SplitHeader is what a split file's header says it holds.
 type SplitHeader struct {
@@ -28,7 +28,13 @@ type SplitHeader struct {
 	// FirstChunk and EndChunk are the chunks [FirstChunk, EndChunk) of the
 	// trace's Chunks the slice covers.
 	FirstChunk, EndChunk, Chunks int
+	// Name is the trace's file name, without its directory: what a
+	// replay of the partition records as its trace (replay.options).
+	Name string
 }
+
+// maxSplitName is the longest Name a split header holds, in bytes.
+const maxSplitName = 4096
 
 // Trace is the identity of the trace split, as replay -partition records
 // it in its tables (replay.trace): "xxh64:<16 hex digits> <bytes>".
@@ -44,6 +50,8 @@ func (s *SplitHeader) check() error {
 		return fmt.Errorf("slice %d of %d", s.Slice, s.Slices)
 	case s.FirstChunk < 0 || s.FirstChunk > s.EndChunk || s.EndChunk > s.Chunks:
 		return fmt.Errorf("chunks [%d, %d) of %d", s.FirstChunk, s.EndChunk, s.Chunks)
+	case len(s.Name) > maxSplitName:
+		return fmt.Errorf("a trace name of %d bytes (at most %d)", len(s.Name), maxSplitName)
 	}
 	return nil
 }
@@ -61,7 +69,8 @@ func appendSplitHeader(b []byte, s *SplitHeader) ([]byte, error) {
 	for _, x := range []int{s.FirstChunk, s.EndChunk, s.Chunks} {
 		b = binary.AppendUvarint(b, uint64(x))
 	}
-	return b, nil
+	b = binary.AppendUvarint(b, uint64(len(s.Name)))
+	return append(b, s.Name...), nil
 }
 
 // splitSection parses the split section at c.
@@ -89,16 +98,22 @@ func (c *cursor) splitSection() (*SplitHeader, error) {
 		}
 		*x = int(v)
 	}
-	if c.err != nil {
+	n := c.uvarint("split header name")
+	switch {
+	case c.err != nil:
 		return nil, c.err
+	case n > maxSplitName || n > uint64(len(c.p)):
+		return nil, fmt.Errorf("split header: a trace name of %d bytes", n)
 	}
+	s.Name = string(c.p[:n])
+	c.p = c.p[n:]
 	if err := s.check(); err != nil {
 		return nil, fmt.Errorf("split header: %v", err)
 	}
 	return s, nil
 }
 
-// WithSplit makes the writer write a split file: header flag 1 and s,
+// WithSplit makes the writer write a split file: header flag bit 1 and s,
 // and every instruction with its Seq (increasing) and its Part, which
 // Write requires; lists store only the values of the lanes in the
 // instruction's mask (vector kind 6).
@@ -196,6 +211,7 @@ func (w *BinaryWriter) appendSplitInst(b []byte, in *Inst) []byte {
 	if pi.Row {
 		b = binary.AppendUvarint(b, uint64(pi.Addresses)+1)
 		b = binary.AppendUvarint(b, uint64(pi.MaxConflict))
+		b = binary.AppendUvarint(b, uint64(pi.Sectors))
 	} else {
 		b = append(b, 0)
 	}
@@ -248,11 +264,14 @@ func (r *BinaryReader) decodePart(p []byte) ([]byte, error) {
 	r.seq += gap
 	r.part = PartInfo{Lanes: uint32(lanes), Row: row > 0}
 	if row > 0 {
-		var maxc uint64
+		var maxc, sectors uint64
 		if maxc, p, ok = readUvarint(p); !ok || maxc > 1<<32 {
 			return p, r.instErr("bad largest conflict")
 		}
-		r.part.Addresses, r.part.MaxConflict = uint32(row-1), uint32(maxc)
+		if sectors, p, ok = readUvarint(p); !ok || sectors > 1<<32 {
+			return p, r.instErr("bad sectors")
+		}
+		r.part.Addresses, r.part.MaxConflict, r.part.Sectors = uint32(row-1), uint32(maxc), uint32(sectors)
 	}
 	return p, nil
 }

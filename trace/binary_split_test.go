@@ -72,7 +72,7 @@ func TestSplitFileRoundTrip(t *testing.T) {
 		}
 		statics = append(statics, st)
 	}
-	sh := SplitHeader{Part: 2, Parts: 3, Slice: 1, Slices: 4, TraceHash: 0x0123456789abcdef, TraceSize: 98765,
+	sh := SplitHeader{Part: 2, Parts: 3, Slice: 1, Slices: 4, TraceHash: 0x0123456789abcdef, TraceSize: 98765, Name: "h.zst",
 		FirstChunk: 3, EndChunk: 7, Chunks: 12}
 	hdr := &Header{Regions: []Region{{Space: Global, Base: 0x1000, Size: 0x1000}}}
 	var buf bytes.Buffer
@@ -101,7 +101,7 @@ func TestSplitFileRoundTrip(t *testing.T) {
 		}
 		in.Part = &PartInfo{Lanes: min(32, uint32(bits.OnesCount32(in.Mask&st.ExecMask()))+uint32(r.IntN(3))), Row: r.IntN(2) == 0}
 		if in.Part.Row {
-			in.Part.Addresses, in.Part.MaxConflict = uint32(r.IntN(40)), uint32(1+r.IntN(32))
+			in.Part.Addresses, in.Part.MaxConflict, in.Part.Sectors = uint32(r.IntN(40)), uint32(1+r.IntN(32)), uint32(r.IntN(300))
 		}
 		if err := w.Write(&in); err != nil {
 			t.Fatal(err)

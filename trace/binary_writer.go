@@ -75,6 +75,13 @@ type BinaryWriter struct {
 	zbuf   []byte   // compressed frame
 	err    error    // sticky
 	done   bool
+
+	// A chunk's frame is compressed and written on a goroutine of its own
+	// while the next chunk fills (BenchmarkTextAsmFile): inFlight, when
+	// not nil, gets its error; until then it owns frec, zbuf, entries,
+	// enc and w.
+	inFlight chan error
+	frec     []byte
 }
 
 // NewBinaryWriter writes the header frame for h (nil: an empty header) to w
@@ -113,11 +120,14 @@ func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWrite
 func appendHeaderRecord(b []byte, h *Header, split *SplitHeader) ([]byte, error) {
 	b = append(b, headerMagic...)
 	b = binary.LittleEndian.AppendUint16(b, formatVersion)
-	if split != nil {
-		b = binary.LittleEndian.AppendUint16(b, flagSplit)
-	} else {
-		b = binary.LittleEndian.AppendUint16(b, 0) // flags
+	var flags uint16
+	if h.AddressOnly {
+		flags |= headerFlagAddressOnly
 	}
+	if split != nil {
+		flags |= flagSplit
+	}
+	b = binary.LittleEndian.AppendUint16(b, flags)
 	b = binary.LittleEndian.AppendUint32(b, 0) // payload length, set below
 	b = binary.LittleEndian.AppendUint64(b, 0) // checksum, set by sealRecord
 	b = binary.AppendUvarint(b, uint64(len(h.Regions)))
@@ -213,6 +223,42 @@ func (w *BinaryWriter) writeFrame() error {
 		check: uint32(xxhash.Sum64(w.rec)),
 	})
 	return nil
+}
+
+// startFrame hands the sealed w.rec to a goroutine that compresses and
+// writes it as writeFrame does, once the frame in flight is written; w.rec
+// is then a free buffer.
+func (w *BinaryWriter) startFrame() error {
+	if err := w.wait(); err != nil {
+		return err
+	}
+	w.rec, w.frec = w.frec[:0], w.rec
+	done := make(chan error, 1)
+	w.inFlight = done
+	go func(rec []byte) {
+		w.zbuf = w.enc.EncodeAll(rec, w.zbuf[:0])
+		if _, err := w.w.Write(w.zbuf); err != nil {
+			done <- err
+			return
+		}
+		w.entries = append(w.entries, seekEntry{
+			csize: uint32(len(w.zbuf)),
+			dsize: uint32(len(rec)),
+			check: uint32(xxhash.Sum64(rec)),
+		})
+		done <- nil
+	}(w.frec)
+	return nil
+}
+
+// wait waits for the frame in flight, if any, and returns its error.
+func (w *BinaryWriter) wait() error {
+	if w.inFlight == nil {
+		return nil
+	}
+	err := <-w.inFlight
+	w.inFlight = nil
+	return err
 }
 
 // Write appends one instruction, or a directive record (in.Dir). Seq and
@@ -502,7 +548,7 @@ func (w *BinaryWriter) flush() error {
 	binary.LittleEndian.PutUint32(b[28:], uint32(n))
 	w.rec = b
 	w.sealRecord(chunkFixedLen)
-	if err := w.writeFrame(); err != nil {
+	if err := w.startFrame(); err != nil {
 		return err
 	}
 	w.chunk++
@@ -525,7 +571,11 @@ func (w *BinaryWriter) Close() error {
 		return nil
 	}
 	w.done = true
-	if err := w.flush(); err != nil {
+	err := w.flush()
+	if werr := w.wait(); err == nil {
+		err = werr
+	}
+	if err != nil {
 		w.err = err
 		return err
 	}

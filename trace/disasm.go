@@ -15,11 +15,15 @@ type TextWriter struct {
 	w           *bufio.Writer
 	group, warp int64
 	buf         []byte
+	addrOnly    bool // Header.AddressOnly: data inputs are not printed
 }
 
 // NewTextWriter writes h's directives at once.
 func NewTextWriter(w io.Writer, h *Header) (*TextWriter, error) {
-	tw := &TextWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	tw := &TextWriter{w: bufio.NewWriterSize(w, 64<<10), addrOnly: h.AddressOnly}
+	if h.AddressOnly {
+		tw.w.WriteString(".addresses-only\n")
+	}
 	for i := range h.Regions {
 		tw.buf = appendRegion(tw.buf[:0], &h.Regions[i])
 		tw.w.Write(tw.buf)
@@ -121,7 +125,11 @@ func (tw *TextWriter) Write(in *Inst) error {
 	}
 	b = append(b, st.Text...)
 	sep := " | "
-	for i, inp := range st.Inputs {
+	for i := range st.Inputs {
+		inp := &st.Inputs[i]
+		if tw.addrOnly && inp.Role != RoleAddr && inp.Role != RolePred {
+			continue // no value: Header.Valued
+		}
 		v := &in.Vals[i]
 		b = append(b, sep...)
 		sep = " "

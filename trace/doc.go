@@ -30,4 +30,11 @@
 //     when the garbage collector finds it unreachable: a consumer that
 //     stops early (a replay that fails) should Close the reader, and
 //     never leaks it for good when it does not.
+//  7. A [TextReader] likewise parses chunks of lines on goroutines of its
+//     own, a few chunks ahead of Next, and ends them the same ways. What
+//     it hands out is what reading the lines one by one gives: the same
+//     records, each Static the one the first line of its text gave, and
+//     the first error with its line and column (FuzzTextReader compares
+//     it with that reader, kept in text_old_test.go). Its memory is a
+//     few chunks and a slot for each context (docs/TASM.md).
 package trace

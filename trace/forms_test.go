@@ -111,7 +111,7 @@ func TestFormsParseErrors(t *testing.T) {
 		{"atom.global.add.noftz.u32 d, [a], b", 1, ".noftz applies only to f16, bf16, f16x2 and bf16x2"},
 		{"atom.global.min.f16 d, [a], b", 1, "atom.min does not take .f16 (the seed gives .min .u32 .s32 .u64 .s64; .min.f16 only as a vector"},
 		{"atom.global.cas.u32 d, [a], b, c", 1, "atom.cas does not take .u32 (the seed gives .cas .b32 .b64 .b16 .b128)"},
-		{"DWORD_ATOMIC.FOO (1) T255 V1 V2 V0 V4", 14, "unknown DWORD_ATOMIC operation .FOO (ADD SUB INC DEC MIN MAX XCHG CMPXCHG AND OR XOR IMIN IMAX PREDEC FMAX FMIN FCMPWR)"},
+		{"DWORD_ATOMIC.FOO (1) T255 V1 V2 V0 V4", 14, "unknown vISA DWORD_ATOMIC operation .FOO (ADD SUB INC DEC MIN MAX XCHG CMPXCHG AND OR XOR IMIN IMAX PREDEC FMAX FMIN FCMPWR)"},
 		{"lsc_apndctr_atomic_add.ugm (M1,1) V1:d16 bti(0xA0) V3:d16", 38, "lsc_apndctr_atomic_add does not take :d16: its data is d32"},
 		{"lsc_atomic_fadd.ugm (M1,1) V1:d8 flat[V2]:a64 V3", 31, "lsc_atomic_fadd does not take :d8: its data is d16, d16u32, d32 or d64"},
 		{"lsc_store_block2d.ugm (M1_NM,1) flat[A,B,C,D,E,F] V:d16u32h.1x4x4nn", 53, "its data is d8, d16, d32 or d64"},

@@ -49,7 +49,7 @@ type Src struct {
 // Static is one distinct instruction text, parsed. It holds everything the
 // text fixes; per-lane values come with each [Inst].
 type Static struct {
-	Text     string // the instruction text as written, comment and ';' removed
+	Text     string // the instruction text as written (a trailing ';' kept), outer blanks and comment removed
 	Dialect  Dialect
 	Op       Op
 	Type     Type
@@ -125,12 +125,15 @@ type Inst struct {
 // PartInfo is what a split file says of an instruction beyond the lanes
 // it carries: how many lanes ran in the trace it was split from, and
 // whether the file's partition writes the instruction's statistics row,
-// with the row's addresses and largest conflict over all of its lanes.
+// with the row's addresses, largest conflict and sectors over all of its
+// lanes (what depends on the addresses alone; faults and failed
+// compare-and-swaps depend on memory, and each partition counts its own).
 type PartInfo struct {
 	Lanes       uint32 // lanes that ran (Active) in the trace split
 	Row         bool   // this partition writes the instruction's row
 	Addresses   uint32 // with Row: distinct addresses among all its lane-elements
 	MaxConflict uint32 // with Row: the most lane-elements on one address
+	Sectors     uint32 // with Row: distinct 32-byte sectors among them
 }
 
 // ExecMask is the mask of lanes that exist for the instruction's execution size.

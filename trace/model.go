@@ -251,6 +251,20 @@ type Header struct {
 	Regions []Region
 	Inits   []Init
 	Windows []Window
+	// AddressOnly marks a trace that carries addresses but no operand
+	// values: one imported from a tracer that records only where each
+	// lane went (Accel-Sim's .traceg, NVBit's mem_trace). Its address and
+	// predicate inputs are bound; its data inputs (RoleSrcB, RoleSrcC)
+	// read as zero and mean nothing. Written `.addresses-only` (TASM.md),
+	// header flag 1 (FORMAT.md).
+	AddressOnly bool
+}
+
+// Valued reports whether an input carries a value in a trace of this
+// header: every input does, except the data inputs of an address-only
+// trace.
+func (h *Header) Valued(in *Input) bool {
+	return !h.AddressOnly || in.Role == RoleAddr || in.Role == RolePred
 }
 
 // add appends a directive met before the first instruction.

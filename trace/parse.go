@@ -80,9 +80,9 @@ func parseStatic(text string) (*Static, error) {
 		lx.pos = save
 		switch {
 		case strings.HasPrefix(opcode, "DWORD_ATOMIC"):
-			return finishStatic(parseVISA(lx, opcode, opStart))(t)
+			return finishStatic(parseVISA(lx, opcode, opStart))(text)
 		case strings.HasPrefix(opcode, "lsc_"):
-			return finishStatic(parseLSC(lx, opcode, opStart))(t)
+			return finishStatic(parseLSC(lx, opcode, opStart))(text)
 		}
 		return nil, errAt(save, "a (P) predicate must precede a DWORD_ATOMIC or lsc_ instruction")
 	}
@@ -112,7 +112,7 @@ func parseStatic(text string) (*Static, error) {
 	switch {
 	case opcode == "atom" || strings.HasPrefix(opcode, "atom."):
 		st, err = parsePTX(lx, opcode, opStart, pred)
-	case opcode == "ATOM" || strings.HasPrefix(opcode, "ATOM."):
+	case isSASSOpcode(opcode):
 		st, err = parseSASS(lx, opcode, opStart, pred)
 	case pred != nil && (strings.HasPrefix(opcode, "DWORD_ATOMIC") || strings.HasPrefix(opcode, "lsc_")):
 		err = errAt(pred.off, "vISA and LSC predicates are written (P1), not @P1")
@@ -123,22 +123,30 @@ func parseStatic(text string) (*Static, error) {
 		lx.pos = opStart
 		st, err = parseLSC(lx, opcode, opStart)
 	default:
-		err = errAt(opStart, "unknown opcode %q (atom… is PTX, ATOM… SASS, DWORD_ATOMIC… vISA, lsc_… LSC)", opcode)
+		err = errAt(opStart, "unknown opcode %q (atom… is PTX, ATOM…, ATOMG…, ATOMS… and RED… SASS, DWORD_ATOMIC… vISA, lsc_… LSC)", opcode)
 	}
 	if err != nil {
 		return nil, err
 	}
-	st.Text = strings.TrimSpace(t)
+	st.Text = strings.TrimSpace(text)
 	return st, nil
 }
 
-// finishStatic sets the text of a parsed Static.
+// isSASSOpcode reports whether an opcode is one of the SASS atomics
+// (sassBases), with or without qualifiers.
+func isSASSOpcode(opcode string) bool {
+	base, _, _ := strings.Cut(opcode, ".")
+	return strIn(base, sassBases)
+}
+
+// finishStatic sets the text of a parsed Static: as written, a trailing
+// ';' kept when there is one.
 func finishStatic(st *Static, err error) func(string) (*Static, error) {
-	return func(t string) (*Static, error) {
+	return func(text string) (*Static, error) {
 		if err != nil {
 			return nil, err
 		}
-		st.Text = strings.TrimSpace(t)
+		st.Text = strings.TrimSpace(text)
 		return st, nil
 	}
 }

@@ -190,6 +190,7 @@ func LSCOf(st *Static) (*LSC, error) {
 }
 
 func parseLSCText(text string) (*Static, *LSC, error) {
+	text = strings.TrimRight(strings.TrimSuffix(strings.TrimRight(text, " \t"), ";"), " \t")
 	lx := &lexer{src: text}
 	lx.skipSpace()
 	return parseLSCFull(lx)
@@ -309,7 +310,7 @@ func parseLSCOpcode(lx *lexer, st *Static, l *LSC) (lscOpInfo, error) {
 	l.SubOp = parts[0]
 	info, ok := lscSubOps[l.SubOp]
 	if !ok {
-		return info, errAt(opStart, "unknown LSC operation lsc_%s", l.SubOp)
+		return info, unknownOp(opStart+len("lsc_"), DialectLSC, "LSC", "lsc_", l.SubOp)
 	}
 	off := opStart + len("lsc_") + len(parts[0])
 	if len(parts) < 2 {

@@ -214,7 +214,7 @@ func TestParseLSCErrors(t *testing.T) {
 		{"lsc_load.ugm (M1,12) V13:d32 flat[V12]:a64", 18, "execution size"},
 		{"lsc_load.ugm (M9,16) V13:d32 flat[V12]:a64", 15, "execution mask"},
 		{"lsc_load.gpu (M1,16) V13:d32 flat[V12]:a64", 10, "unknown LSC SFID"},
-		{"lsc_frobnicate.ugm (M1,16) V13:d32 flat[V12]:a64", 1, "unknown LSC operation"},
+		{"lsc_frobnicate.ugm (M1,16) V13:d32 flat[V12]:a64", 5, "unknown LSC operation lsc_frobnicate (load load_strided"},
 		{"lsc_load.ugm (M1,16) V13:d32 flat[V12]:a48", 40, "unknown address size"},
 		{"lsc_atomic_iadd.ugm (M1,16) V13:d32 flat[V12]:a64", 50, "needs 1 source"},
 		{"lsc_atomic_iadd.ugm (M1,16) V13:d32 flat[V12]:a64 V0", 51, "needs Src1Data"},

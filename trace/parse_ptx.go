@@ -2,6 +2,8 @@ package trace
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -68,7 +70,15 @@ func parsePTX(lx *lexer, opcode string, opStart int, pred *predRef) (*Static, er
 // ptxQuals is what the qualifiers of an atom opcode say beyond the Static.
 type ptxQuals struct {
 	haveOp, haveType, haveSpace, cacheHint, noftz bool
-	vec                                           int // 2, 4 or 8; 0 for a scalar atom
+	vec                                           int  // 2, 4 or 8; 0 for a scalar atom
+	opWritten                                     bool // some qualifier is an operation
+}
+
+// ptxOtherQuals are the qualifiers that are neither an operation nor a
+// type, for suggestions.
+var ptxOtherQuals = []string{
+	"relaxed", "acquire", "release", "acq_rel", "cta", "cluster", "gpu", "sys",
+	"global", "shared", "shared::cta", "shared::cluster", "L2::cache_hint", "noftz", "v2", "v4", "v8",
 }
 
 // parsePTXQualifiers reads the qualifiers after atom, in any order
@@ -78,6 +88,11 @@ func parsePTXQualifiers(st *Static, opcode string, opStart int) (ptxQuals, error
 	var q ptxQuals
 	off := opStart + len("atom")
 	quals := strings.Split(opcode, ".")[1:]
+	for _, name := range quals {
+		if _, ok := ptxOps[name]; ok {
+			q.opWritten = true
+		}
+	}
 	seen := map[string]bool{}
 	for _, name := range quals {
 		qoff := off + 1
@@ -153,10 +168,27 @@ func (pq *ptxQuals) add(st *Static, q string, qoff int) error {
 			pq.haveType = true
 			st.Type = t
 		} else {
-			return errAt(qoff, "unknown PTX atom qualifier .%s", q)
+			return pq.unknown(q, qoff)
 		}
 	}
 	return nil
+}
+
+// unknown is the error for a qualifier that PTX atom does not have. In an
+// atom without an operation, a name nearest to an operation, or near to
+// no qualifier at all, stands where the operation goes: it is an unknown
+// operation. Otherwise it is an unknown qualifier, with the nearest
+// qualifier when one is close.
+func (pq *ptxQuals) unknown(q string, qoff int) error {
+	all := slices.Concat(formOpNames(DialectPTX), slices.Sorted(maps.Keys(ptxTypes)), ptxOtherQuals)
+	c := closest(q, all)
+	if _, isOp := ptxOps[c]; !pq.opWritten && (c == "" || isOp) {
+		return unknownOp(qoff, DialectPTX, "PTX atom", ".", q)
+	}
+	if c != "" {
+		return errAt(qoff, "unknown PTX atom qualifier .%s; did you mean .%s?", q, c)
+	}
+	return errAt(qoff, "unknown PTX atom qualifier .%s", q)
 }
 
 // checkPTXQualifiers applies the seed's rules on the qualifiers as a whole:

@@ -29,6 +29,20 @@ import (
 // so AddrBits is 32 or 64. SASS ATOM addresses global memory through the
 // generic address space; a lane whose address falls in a .window is the
 // engine's business (invalid_space).
+//
+// The same .op and .sz qualifiers, and the same operands, are read for the
+// other atomic opcodes of the CUDA Binary Utilities' instruction set table,
+// as NVBit tracers (Accel-Sim's .traceg, mem_trace) and nvdisasm print them:
+//
+//	ATOMG{.E}.op{.sz}{.STRONG.scope}  atomic operation on global memory
+//	ATOMS.op{.sz}                     atomic operation on shared memory
+//	                                  (a 32-bit shared-window offset; no .E)
+//	RED{.E}.op{.sz}{.STRONG.scope}    reduction on generic memory: ATOM
+//	                                  without Rd, written [Ra + ImmS20], Rb
+//
+// and ATOM itself takes the trailing .STRONG.scope too. The scope is one of
+// .CTA, .GPU and .SYS and is kept in Static.Scope ("cta", "gpu", "sys"); it
+// changes no result (the races table reads it).
 
 // sassOps are the seed's .op values. SAFEADD is listed but not defined
 // ("Increment put pointer in a circular queue"): it is rejected.
@@ -80,6 +94,10 @@ func parseSASS(lx *lexer, opcode string, opStart int, pred *predRef) (*Static, e
 	if err != nil {
 		return nil, err
 	}
+	if oc.base == "ATOMS" {
+		st.Space = Shared
+	}
+	st.Scope = oc.scope
 	size, err := parseSASSSize(oc)
 	if err != nil {
 		return nil, err
@@ -98,11 +116,17 @@ func parseSASS(lx *lexer, opcode string, opStart int, pred *predRef) (*Static, e
 	if err != nil {
 		return nil, err
 	}
-	if err := sp.dest(ops[0], dbits); err != nil {
-		return nil, err
+	if oc.base == "RED" {
+		// RED returns nothing: its operands are ATOM's without Rd.
+		st.Dst, st.HasDst = "RZ", false
+	} else {
+		if err := sp.dest(ops[0], dbits); err != nil {
+			return nil, err
+		}
+		ops = ops[1:]
 	}
 	// Address.
-	if err := sp.addr(ops[1], oc.ext, sparse); err != nil {
+	if err := sp.addr(ops[0], oc.ext, sparse); err != nil {
 		return nil, err
 	}
 	if err := sp.sources(ops, dbits); err != nil {
@@ -116,6 +140,8 @@ func parseSASS(lx *lexer, opcode string, opStart int, pred *predRef) (*Static, e
 
 // sassOpcode is an ATOM opcode split into its qualifiers.
 type sassOpcode struct {
+	base      string // ATOM, ATOMG, ATOMS or RED
+	scope     string // from .STRONG.scope: "cta", "gpu", "sys"; "" when absent
 	ext       bool   // .E: a 64-bit address
 	op        Op     // the .op
 	opName    string // the .op as written
@@ -124,8 +150,15 @@ type sassOpcode struct {
 	szOff     int    // the dot before .sz, or the end of the opcode
 }
 
+// sassBases are the atomic opcodes read as SASS (see the top of the file).
+var sassBases = []string{"ATOM", "ATOMG", "ATOMS", "RED"}
+
+// sassScopes maps the scope of .STRONG.scope to Static.Scope.
+var sassScopes = map[string]string{"CTA": "cta", "GPU": "gpu", "SYS": "sys"}
+
 // parseSASSOpcode reads the opcode's qualifiers: ATOM{.E}.op{.sz}, in that
-// order (the seed's six forms); the .sz is checked by parseSASSSize.
+// order (the seed's six forms), for ATOMG, ATOMS and RED too, each with an
+// optional trailing .STRONG.scope; the .sz is checked by parseSASSSize.
 func parseSASSOpcode(opcode string, opStart int) (sassOpcode, error) {
 	var oc sassOpcode
 	parts := strings.Split(opcode, ".")
@@ -138,16 +171,28 @@ func parseSASSOpcode(opcode string, opStart int) (sassOpcode, error) {
 			return oc, errAt(offs[i], "empty qualifier")
 		}
 	}
-	if parts[0] != "ATOM" {
+	if !strIn(parts[0], sassBases) {
 		return oc, errAt(opStart, "unknown opcode %q", opcode)
+	}
+	oc.base = parts[0]
+	if n := len(parts); n >= 3 && parts[n-2] == "STRONG" {
+		sc, ok := sassScopes[parts[n-1]]
+		if !ok {
+			return oc, errAt(offs[n-1], "unknown scope .STRONG.%s (.STRONG.CTA, .STRONG.GPU or .STRONG.SYS)", parts[n-1])
+		}
+		oc.scope = sc
+		parts, offs = parts[:n-2], offs[:n-2]
 	}
 	i := 1
 	oc.ext = i < len(parts) && parts[i] == "E"
 	if oc.ext {
+		if oc.base == "ATOMS" {
+			return oc, errAt(offs[i], "ATOMS takes no .E: a shared-memory address is a 32-bit offset")
+		}
 		i++
 	}
 	if i >= len(parts) {
-		return oc, errAt(opStart, "ATOM needs an operation (.ADD, .MIN, .MAX, .INC, .DEC, .AND, .OR, .XOR, .EXCH or .CAS)")
+		return oc, errAt(opStart, "%s needs an operation (.ADD, .MIN, .MAX, .INC, .DEC, .AND, .OR, .XOR, .EXCH or .CAS)", oc.base)
 	}
 	oc.opName, oc.opOff = parts[i], offs[i]
 	op, ok := sassOps[oc.opName]
@@ -155,11 +200,17 @@ func parseSASSOpcode(opcode string, opStart int) (sassOpcode, error) {
 		if oc.opName == "E" {
 			return oc, errAt(oc.opOff, ".E given twice")
 		}
-		return oc, errAt(oc.opOff, "unknown ATOM operation .%s", oc.opName)
+		return oc, unknownOp(oc.opOff, DialectSASS, "SASS "+oc.base, ".", oc.opName)
+	}
+	if oc.base == "RED" && op == OpCAS {
+		return oc, errAt(oc.opOff, "RED has no .CAS: a compare-and-swap returns its prior value (ATOM.CAS)")
 	}
 	oc.op = op
 	oc.szWritten = strings.Join(parts[i+1:], ".")
 	oc.szOff = oc.opOff + len(oc.opName) // the dot before .sz, or the end of the opcode
+	if oc.szWritten == "STRONG" || strings.HasPrefix(oc.szWritten, "STRONG.") {
+		return oc, errAt(offs[i+1], ".STRONG takes one scope and ends the opcode: .STRONG.CTA, .STRONG.GPU or .STRONG.SYS")
+	}
 	if i+1 < len(parts) {
 		oc.szOff = offs[i+1]
 	}
@@ -226,16 +277,19 @@ func sassOperands(lx *lexer, oc sassOpcode) ([]operand, bool, error) {
 	if oc.op == OpCAS {
 		want = 4
 	}
+	if oc.base == "RED" {
+		want-- // no Rd
+	}
 	sparse := false
 	if len(ops) == want+1 {
 		if !isSASSPred(ops[0].text) {
-			return nil, false, errAt(ops[0].off, "the %d-operand form of ATOM.%s starts with a sparse predicate Ps (P0–P6 or PT), got %q", want+1, oc.opName, ops[0].text)
+			return nil, false, errAt(ops[0].off, "the %d-operand form of %s.%s starts with a sparse predicate Ps (P0–P6 or PT), got %q", want+1, oc.base, oc.opName, ops[0].text)
 		}
 		sparse = true
 		ops = ops[1:]
 	}
 	if len(ops) != want {
-		return nil, false, errAt(bodyOff, "ATOM.%s takes %d operands (%d with a sparse predicate Ps), got %d", oc.opName, want, want+1, len(ops))
+		return nil, false, errAt(bodyOff, "%s.%s takes %d operands (%d with a sparse predicate Ps), got %d", oc.base, oc.opName, want, want+1, len(ops))
 	}
 	return ops, sparse, nil
 }
@@ -258,11 +312,11 @@ func (sp *sassParser) dest(d operand, dbits int) error {
 	return nil
 }
 
-// sources reads Rb and, for CAS, Rc (ops[2] and ops[3]), with the seed's
-// register rules (checkCAS, checkPair).
+// sources reads Rb and, for CAS, Rc (ops[1] and ops[2], after the
+// address), with the seed's register rules (checkCAS, checkPair).
 func (sp *sassParser) sources(ops []operand, dbits int) error {
 	st := sp.b.st
-	rbOp := ops[2]
+	rbOp := ops[1]
 	rb, ok := sassReg(rbOp.text)
 	if !ok {
 		if c := rbOp.text[0]; c >= '0' && c <= '9' || c == '-' {
@@ -271,7 +325,7 @@ func (sp *sassParser) sources(ops []operand, dbits int) error {
 		return errAt(rbOp.off, "Rb must be a general register (R0–R254 or RZ), got %q", rbOp.text)
 	}
 	if st.Op == OpCAS {
-		rcOp := ops[3]
+		rcOp := ops[2]
 		rc, ok := sassReg(rcOp.text)
 		if !ok {
 			return errAt(rcOp.off, "Rc must be a general register (R0–R254 or RZ), got %q", rcOp.text)

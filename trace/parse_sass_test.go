@@ -202,8 +202,8 @@ func TestParseSASSErrors(t *testing.T) {
 		// Qualifiers, operands, predicates.
 		{"ATOM R0, [R2], R3", 1, "ATOM needs an operation"},
 		{"ATOM.E R0, [R2], R3", 1, "ATOM needs an operation"},
-		{"ATOM.FADD R0, [R2], R3", 6, "unknown ATOM operation .FADD"},
-		{"ATOM.add R0, [R2], R3", 6, "unknown ATOM operation .add"},
+		{"ATOM.FADD R0, [R2], R3", 6, "unknown SASS ATOM operation .FADD (ADD MIN MAX INC DEC AND OR XOR EXCH CAS); did you mean .ADD?"},
+		{"ATOM.add R0, [R2], R3", 6, "unknown SASS ATOM operation .add (ADD MIN MAX INC DEC AND OR XOR EXCH CAS); did you mean .ADD?"},
 		{"ATOM.ADD.E R0, [R2], R3", 10, ".E comes before the operation"},
 		{"ATOM.ADD.U16 R0, [R2], R3", 10, "unknown ATOM size .U16"},
 		{"ATOM..ADD R0, [R2], R3", 6, "empty qualifier"},
@@ -292,5 +292,53 @@ func TestSASSBindingWidths(t *testing.T) {
 	}
 	if _, _, err := readAll(t, "ATOM.E.ADD.64 R0, [R2], R4 | R2=0xffffffffffffffff R4=-1"); err != nil {
 		t.Errorf("64-bit pairs: %v", err)
+	}
+}
+
+// TestSASSAtomicFamilies: ATOMG, ATOMS and RED take ATOM's .op and .sz,
+// each with a trailing .STRONG.scope, as NVBit tracers print them.
+func TestSASSAtomicFamilies(t *testing.T) {
+	for _, tc := range []struct {
+		text   string
+		op     Op
+		typ    Type
+		space  Space
+		scope  string
+		dst    bool
+		abits  int
+		inputs string
+	}{
+		{"ATOMG.E.ADD.STRONG.GPU R0, [R2], R4", OpAdd, TypeU32, Global, "gpu", true, 64, "R2/a/64 R4/b/32"},
+		{"ATOMG.E.CAS.64.STRONG.GPU R0, [R2], R4, R6", OpCAS, TypeU64, Global, "gpu", true, 64, "R2/a/64 R4/b/64 R6/c/64"},
+		{"ATOM.E.EXCH.STRONG.SYS R0, [R2], R4", OpExch, TypeU32, Global, "sys", true, 64, "R2/a/64 R4/b/32"},
+		{"RED.E.ADD.F32.FTZ.RN.STRONG.GPU [R2], R4", OpAdd, TypeF32, Global, "gpu", false, 64, "R2/a/64 R4/b/32"},
+		{"RED.E.MIN.S32.STRONG.CTA [R2+0x10], R4", OpMin, TypeS32, Global, "cta", false, 64, "R2/a/64 R4/b/32"},
+		{"ATOMS.ADD R0, [R2], R4", OpAdd, TypeU32, Shared, "", true, 32, "R2/a/32 R4/b/32"},
+		{"ATOMS.CAS.64 RZ, [R2], R4, R6", OpCAS, TypeU64, Shared, "", false, 32, "R2/a/32 R4/b/64 R6/c/64"},
+	} {
+		st, err := ParseStatic(tc.text)
+		if err != nil {
+			t.Errorf("%s: %v", tc.text, err)
+			continue
+		}
+		if st.Op != tc.op || st.Type != tc.typ || st.Space != tc.space || st.Scope != tc.scope || st.HasDst != tc.dst || st.AddrBits != tc.abits || st.Dialect != DialectSASS {
+			t.Errorf("%s: %s %s %s scope %q dst %v addr %d bits, want %s %s %s %q %v %d", tc.text, st.Op, st.Type, st.Space, st.Scope, st.HasDst, st.AddrBits, tc.op, tc.typ, tc.space, tc.scope, tc.dst, tc.abits)
+		}
+		if got := sassInputs(st); got != tc.inputs {
+			t.Errorf("%s: inputs %s, want %s", tc.text, got, tc.inputs)
+		}
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"RED.E.CAS [R2], R4, R5", "RED has no .CAS"},
+		{"ATOMS.E.ADD R0, [R2], R4", "ATOMS takes no .E"},
+		{"ATOMG.E.ADD.STRONG.SM R0, [R2], R4", "unknown scope .STRONG.SM"},
+		{"ATOMG.E.ADD.STRONG R0, [R2], R4", ".STRONG takes one scope"},
+		{"RED.E.ADD R0, [R2], R4", "starts with a sparse predicate Ps (P0–P6 or PT), got \"R0\""},
+		{"ATOMS.CAST.SPIN R0, [R2], R4, R5", "unknown SASS ATOMS operation .CAST"},
+	} {
+		_, err := ParseStatic(tc.text)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.text, err, tc.want)
+		}
 	}
 }

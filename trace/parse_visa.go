@@ -94,13 +94,7 @@ func parseVISAOpcode(lx *lexer, opStart int) (Form, error) {
 	off := opStart + len(parts[0]) + 1
 	opName := strings.ToUpper(parts[1])
 	if len(formsNamed(DialectVISA, opName)) == 0 {
-		var names []string
-		for _, f := range Forms(DialectVISA) {
-			if !f.Half {
-				names = append(names, f.Name)
-			}
-		}
-		return Form{}, errAt(off, "unknown DWORD_ATOMIC operation .%s (%s)", parts[1], strings.Join(names, " "))
+		return Form{}, unknownOp(off, DialectVISA, "vISA DWORD_ATOMIC", ".", parts[1])
 	}
 	off += len(parts[1]) + 1
 	half := false

@@ -136,7 +136,7 @@ func TestParseVISAErrors(t *testing.T) {
 		{"DWORD_ATOMIC.ADD T0 V1 V2 V0 V4 | V1=0", "t.tasm:1:18: expected the execution size"},
 		{"DWORD_ATOMIC.ADD (16 T0 V1 V2 V0 V4 | V1=0", "t.tasm:1:18: unclosed ( in the execution size"},
 		// Opcode and qualifiers.
-		{"DWORD_ATOMIC.FADD (16) T0 V1 V2 V0 V4 | V1=0", "t.tasm:1:14: unknown DWORD_ATOMIC operation .FADD"},
+		{"DWORD_ATOMIC.FADD (16) T0 V1 V2 V0 V4 | V1=0", "t.tasm:1:14: unknown vISA DWORD_ATOMIC operation .FADD (ADD SUB INC DEC MIN MAX XCHG CMPXCHG AND OR XOR IMIN IMAX PREDEC FMAX FMIN FCMPWR); did you mean .ADD?"},
 		{"DWORD_ATOMIC (16) T0 V1 V2 V0 V4 | V1=0", "t.tasm:1:1: DWORD_ATOMIC needs an operation"},
 		{"DWORD_ATOMIC.ADD.32 (16) T0 V1 V2 V0 V4 | V1=0", "t.tasm:1:18: unknown DWORD_ATOMIC qualifier .32"},
 		{"DWORD_ATOMIC.ADD.16.16 (16) T0 V1 V2 V0 V4 | V1=0", "t.tasm:1:21: qualifier .16 given twice"},

@@ -1,6 +1,10 @@
 package trace
 
-import "io"
+import (
+	"errors"
+	"io"
+	"strings"
+)
 
 // Source is a stream of executed instructions: the text reader and the
 // binary reader both are one. Next returns io.EOF after the last
@@ -10,28 +14,27 @@ import "io"
 // their Lists are owned by the Source and valid only until the next call to
 // Next; a Source reuses them so that reading allocates nothing per
 // instruction in the steady state.
+//
+// Beyond Next a source may have fast paths, NextInto and Repeats. Caps
+// declares which of them work; a consumer calls one only when Caps has its
+// flag, and trusts the flag. They are methods of every Source, so that a
+// wrapper that embeds the Source it wraps forwards them, with Caps, and
+// hides none: a wrapper that changes what Next returns (one that checks a
+// context, say) overrides NextInto too, or returns fewer Caps. A source
+// with neither fast path embeds [NoCaps].
 type Source interface {
 	Header() *Header
 	Next() (*Inst, error)
-}
-
-// ArenaSource is a Source that can decode an instruction's list vectors
-// straight into storage its caller keeps, so that a caller that holds many
-// instructions at once (a replay's batch) need not copy their lists.
-// [BinaryReader] is one.
-type ArenaSource interface {
-	Source
-	// NextInto is Next with the lists decoded into arena[len(arena):]:
-	// it returns the arena grown by what they use, and the instruction's
-	// lists point into it (see [BinaryReader.NextInto]).
+	// Caps declares the fast paths that work. It returns the same value
+	// every time.
+	Caps() SourceCaps
+	// NextInto is Next with the instruction's lists decoded into
+	// arena[len(arena):], storage its caller keeps, so that a caller that
+	// holds many instructions at once (a replay's batch) need not copy
+	// them: it returns the arena grown by what they use, and the
+	// instruction's lists point into it (see [BinaryReader.NextInto]).
+	// Only with CapArena.
 	NextInto(arena []uint64) (*Inst, []uint64, error)
-}
-
-// RepeatSource is a Source that can hand over at once the records that
-// repeat the instruction it last returned, as a hot counter's warps do,
-// rather than one Next each. [BinaryReader] is one.
-type RepeatSource interface {
-	Source
 	// Repeats consumes up to max of the records that follow the
 	// instruction Next or NextInto last returned, as long as each is that
 	// instruction again: the same Static, Mask and Vals (it has no list),
@@ -40,8 +43,65 @@ type RepeatSource interface {
 	// consumed, n: the i-th (1 to n) is the instruction with Seq+i,
 	// Group+i·dg and Warp+i·dw; Next goes on after the last. It consumes
 	// none when the last record returned was not such an instruction (a
-	// directive, an instruction with a list, none yet).
+	// directive, an instruction with a list, none yet). Only with
+	// CapRepeat.
 	Repeats(max int) (n int, dg, dw int64)
+}
+
+// SourceCaps are the fast paths a [Source] declares, a bit each.
+type SourceCaps uint8
+
+const (
+	// CapArena: NextInto decodes lists into the caller's arena.
+	// [BinaryReader] has it.
+	CapArena SourceCaps = 1 << iota
+	// CapRepeat: Repeats hands over at once the records that repeat the
+	// instruction just returned, as a hot counter's warps do, rather
+	// than one Next each. [BinaryReader] has it.
+	CapRepeat
+)
+
+// String lists the flags: "arena|repeat", or "none".
+func (c SourceCaps) String() string {
+	var names []string
+	for _, f := range []struct {
+		c    SourceCaps
+		name string
+	}{{CapArena, "arena"}, {CapRepeat, "repeat"}} {
+		if c&f.c != 0 {
+			names = append(names, f.name)
+		}
+	}
+	if c&^(CapArena|CapRepeat) != 0 {
+		names = append(names, "?")
+	}
+	if names == nil {
+		return "none"
+	}
+	return strings.Join(names, "|")
+}
+
+// NoCaps is embedded by a Source that has no fast path: it declares none,
+// and its NextInto and Repeats, which no consumer calls, do nothing.
+type NoCaps struct{}
+
+// Caps is none.
+func (NoCaps) Caps() SourceCaps { return 0 }
+
+// NextInto fails: the source does not declare CapArena.
+func (NoCaps) NextInto(arena []uint64) (*Inst, []uint64, error) {
+	return nil, arena, errors.New("trace: NextInto on a source that does not declare CapArena")
+}
+
+// Repeats consumes none.
+func (NoCaps) Repeats(int) (int, int64, int64) { return 0, 0, 0 }
+
+// SourceCloser is a Source with what it holds (a file, a reader's
+// goroutines): Close releases them, however the reading ended. [Open]
+// returns one.
+type SourceCloser interface {
+	Source
+	io.Closer
 }
 
 // InstWriter is where instructions go: the binary and text writers are

@@ -3,7 +3,12 @@ package trace
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -332,27 +337,165 @@ func FuzzTextReader(f *testing.F) {
 	f.Add("lsc_atomic_icas.ugm (M1,32) V13:d32 flat[V12]:a64 V14 V15 | V12=0x100:4 V14=0 V15=5\nlsc_apndctr_atomic_add.ugm  (M1,32) VDATA:d32 bti(0xA0) V10:d32 | V10=1\nlsc_load.slm (M1,32) V13:d32x4 flat[V12]:a16 | V12=0:16\n")
 	f.Add("atom.global.add.u32 d, [a], 1 | a=0x10\n.init global 0x10 u32 0\n.group 2\n.init shared 0 u8 1 2\n.region global 0 0x20\natom.global.add.u32 d, [a], 1\n")
 	f.Fuzz(func(t *testing.T, src string) {
-		tr, err := NewTextReader(strings.NewReader(src), "f.tasm")
-		if err != nil {
-			return
+		// The reader as the command makes it for a file and for standard
+		// input, and cut into chunks of a few bytes parsed on two or three
+		// goroutines.
+		sameAsOld(t, src, textOptions{file: strings.NewReader(src)})
+		n := len(src)
+		sameAsOld(t, src, textOptions{chunk: 1 + n%23, workers: 2 + n%2, depth: 1 + n%3})
+		sameAsOld(t, src, textOptions{chunk: 1 + n%13, workers: 2, depth: 1 + n%2, file: strings.NewReader(src)})
+	})
+}
+
+// sameAsOld reads src with the text reader, with options o, and with the
+// reader it replaced (text_old_test.go), and requires the same header, the
+// same records up to the first error or the 1000th record, and the same
+// error.
+func sameAsOld(t *testing.T, src string, o textOptions) {
+	t.Helper()
+	old, oerr := newOldTextReader(strings.NewReader(src), "f.tasm")
+	tr, err := newTextReader(strings.NewReader(src), "f.tasm", o)
+	sameErr(t, "NewTextReader", err, oerr)
+	if err != nil || oerr != nil {
+		return
+	}
+	defer tr.Close()
+	statics := map[*Static]*Static{} // old's Static to the reader's
+	for i := 0; i < 1000; i++ {
+		oin, oerr := old.Next()
+		in, err := tr.Next()
+		sameErr(t, fmt.Sprintf("record %d", i), err, oerr)
+		if err != nil || oerr != nil {
+			break
 		}
-		for i := 0; i < 1000; i++ {
-			in, err := tr.Next()
-			if err != nil {
-				return
-			}
-			if in.Dir != nil {
-				checkRecord(t, i, in)
-				continue
-			}
+		if in.Dir != nil {
+			checkRecord(t, i, in)
+		} else {
 			if len(in.Vals) != len(in.Static.Inputs) {
 				t.Fatalf("%d values for %d inputs", len(in.Vals), len(in.Static.Inputs))
 			}
-			for _, v := range in.Vals {
-				if v.Kind == VecList && len(v.List) != in.Static.ExecSize {
-					t.Fatalf("list of %d for exec size %d", len(v.List), in.Static.ExecSize)
+			for k, v := range in.Vals {
+				if n := in.Static.Inputs[k].Count(in.Static.ExecSize); v.Kind == VecList && len(v.List) != n {
+					t.Fatalf("list of %d for %d values", len(v.List), n)
 				}
 			}
 		}
+		if (in.Static == nil) != (oin.Static == nil) {
+			t.Fatalf("record %d: static %v, the old reader's %v", i, in.Static, oin.Static)
+		}
+		if oin.Static != nil {
+			if s, ok := statics[oin.Static]; !ok {
+				statics[oin.Static] = in.Static
+			} else if s != in.Static {
+				t.Fatalf("record %d: %q is another Static than before", i, in.Static.Text)
+			}
+			if !reflect.DeepEqual(in.Static, oin.Static) {
+				t.Fatalf("record %d: static\n%+v\nthe old reader's\n%+v", i, in.Static, oin.Static)
+			}
+		}
+		a, b := *in, *oin
+		a.Static, b.Static = nil, nil
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("record %d:\n%+v\nthe old reader's\n%+v", i, a, b)
+		}
+	}
+	if len(statics) > 0 {
+		seen := map[*Static]bool{}
+		for _, s := range statics {
+			if seen[s] {
+				t.Fatalf("two texts share the Static %q", s.Text)
+			}
+			seen[s] = true
+		}
+	}
+	if !reflect.DeepEqual(tr.Header(), old.Header()) {
+		t.Fatalf("header\n%+v\nthe old reader's\n%+v", tr.Header(), old.Header())
+	}
+}
+
+func sameErr(t *testing.T, what string, err, old error) {
+	t.Helper()
+	if (err == nil) != (old == nil) || err != nil && err.Error() != old.Error() {
+		t.Fatalf("%s: error %v, the old reader's %v", what, err, old)
+	}
+	var se, ose *SyntaxError
+	if errors.As(err, &se) != errors.As(old, &ose) || se != nil && *se != *ose {
+		t.Fatalf("%s: error %#v, the old reader's %#v", what, err, old)
+	}
+}
+
+// manyNames binds more names than a context's last line keeps by number
+// (64), reads them on later lines, and rebinds some.
+func manyNames() string {
+	var b strings.Builder
+	b.WriteString("atom.global.add.u32 d, [a], 1 |")
+	for i := range 80 {
+		fmt.Fprintf(&b, " r%d=%d", i, i)
+	}
+	b.WriteString(" a=0\n")
+	for _, i := range []int{0, 63, 64, 79, 70} {
+		fmt.Fprintf(&b, "atom.global.add.u32 d, [a], r%d\n", i)
+	}
+	b.WriteString("atom.global.add.u32 d, [a], r70 | r70=700 r1=1\natom.global.add.u32 d, [a], r70\natom.global.add.u32 d, [a], r2\n")
+	b.WriteString(".group 1\natom.global.add.u32 d, [a], r70\n")
+	return b.String()
+}
+
+// TestTextReaderMatchesOld reads every .tasm file of the repository and
+// lines the fuzzer would take long to find, whole and cut into chunks of
+// many sizes, and requires what the reader it replaced reads.
+func TestTextReaderMatchesOld(t *testing.T) {
+	srcs := map[string]string{
+		"reuse": ".group 1\natom.global.add.u32 d, [a], b | a=0x10:4 b=[" + strings.Repeat("1,", 31) + "2]\n" +
+			strings.Repeat("atom.global.add.u32 d, [a], b\n.warp 1\natom.global.add.u32 d, [a], b | a=4 b=2\n.warp 0\n", 20),
+		"rebind other type":        "atom.global.add.u32 d, [a], b | a=0 b=1\natom.global.add.f32 d, [a], b\natom.global.add.u16 d, [a], b | b=65536",
+		"bound earlier, bad later": "atom.global.add.u64 d, [a], b | a=0 b=0x100000000\natom.global.add.u32 d, [a], b",
+		"unbound":                  "atom.global.add.u32 d, [a], b | a=0 mask=3",
+		"odd blanks":               "\v\n \u00a0\natom.global.add.u32 d, [a], 1; | a=0\n\vatom.global.add.u32 d, [a], 1; | a=1\n  .region global 0 4\n",
+		"odd blanks first":         "atom.global.add.u32 d, [a], 1;\v | a=0\natom.global.add.u32 d, [a], 1; | a=1\n",
+		"indented header":          "  .window shared 0 4\n .region global 0 16\natom.global.add.u32 d, [a], 1 | a=0\n",
+		"window late":              "atom.global.add.u32 d, [a], 1 | a=0\n.window bogus\n",
+		"crlf":                     ".region global 0 16\r\natom.global.add.u32 d, [a], 1 | a=0 # c\r\n// x\r\natom.global.add.u32 d, [a], 1\r\n",
+		"lists":                    "atom.global.add.u32 d, [a], b | a=[" + strings.Repeat("0X1F,", 31) + "0x0] b=[" + strings.Repeat("0x00000000000000001,", 31) + "-1]\natom.global.add.u32 d, [a], b | b=[1, 2]\n",
+		"mask twice":               "atom.global.add.u32 d, [a], 1 | mask=3 a=0 mask=0x10\n",
+		"rebind part": "atom.global.add.u32 d, [a], b | a=1 b=2\natom.global.add.u32 d, [a], b | a=3\n.warp 1\natom.global.add.u32 d, [a], b | a=5 b=6\n.warp 0\n" +
+			"atom.global.add.u32 d, [a], b\natom.global.add.u32 d, [a], b | b=[" + strings.Repeat("1,", 31) + "2] \natom.global.add.u32 d, [a], b | mask=1\natom.global.add.u32 d, [a], c | c=7\n" +
+			"atom.global.add.u32 d, [a], b\natom.global.add.u32 d, [a], b | a=9 a=10\natom.global.add.u32 d, [a], b\natom.global.add.f32 d, [a], b\natom.global.add.u32 d, [a], z\n",
+		"many names": manyNames(),
+		"no newline": "atom.global.add.u32 d, [a], 1 | a=0",
+		"empty":      "",
+	}
+	root := filepath.Join("..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if strings.HasSuffix(path, ".tasm") {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			srcs[path] = string(b)
+		}
+		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srcs) < 20 {
+		t.Fatalf("found %d traces", len(srcs))
+	}
+	for name, src := range srcs {
+		t.Run(name, func(t *testing.T) {
+			sameAsOld(t, src, textOptions{})
+			sameAsOld(t, src, textOptions{file: strings.NewReader(src)})
+			for _, chunk := range []int{1, 7, 64, 4096} {
+				sameAsOld(t, src, textOptions{chunk: chunk, workers: 3, depth: 2})
+				sameAsOld(t, src, textOptions{chunk: chunk, workers: 2, depth: 1, file: strings.NewReader(src)})
+			}
+		})
+	}
 }

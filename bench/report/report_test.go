@@ -6,37 +6,72 @@ import (
 	"testing"
 )
 
+// sample is a small run of bench/e2e and of the in-process benchmarks: two
+// traces, one family not supported in one dialect, and a command that
+// failed.
 const sample = `commit: abc1234
+date: 2026-01-02
+run: e2e
 laneops: 9600000
+runs: 5
+loadavg-start: 0.50 0.40 0.30
+binary-B: 63086157
+skip: uniform-lsc/gen: replay: gen: workload uniform: no lsc form
+trace: uniform-ptx laneops=9600000 file-B=41452303 words=1048576 mix=add
+BenchmarkE2E/uniform-ptx/dense 5 40000000 ns/op 41000000 median-ns 4.167 ns/laneop
+trace: histogram-ptx laneops=9600000 file-B=10000000 words=256 mix=add
+BenchmarkE2E/histogram-ptx/dense 5 5000000 ns/op 5000000 median-ns 0.5 ns/laneop
+trace: spinlock-visa laneops=9600000 file-B=3000000 words=4 mix=exch_3%_cas_97%
+BenchmarkE2E/spinlock-visa/dense 5 10000000 ns/op 10000000 median-ns 1.04 ns/laneop
+text: uniform-ptx file-B=171551011
+BenchmarkE2E/machine/scaling/goroutines=1 1 120000000 ns/op
+BenchmarkE2E/machine/scaling/goroutines=2 1 70000000 ns/op
+BenchmarkE2E/machine/handoff 1 480.0 ns/op
+BenchmarkE2E/machine/scaling/goroutines=1 1 100000000 ns/op
+BenchmarkE2E/machine/scaling/goroutines=2 1 60000000 ns/op
+BenchmarkE2E/machine/handoff 1 520.0 ns/op
+BenchmarkE2E/machine/scaling/goroutines=1 1 110000000 ns/op
+BenchmarkE2E/machine/scaling/goroutines=2 1 50000000 ns/op
+BenchmarkE2E/machine/handoff 1 2000.0 ns/op
+BenchmarkE2E/uniform-ptx/zstd 5 110000000 ns/op 120000000 median-ns 80000000 cpu-ns 4000000 maxrss-B
+BenchmarkE2E/uniform-ptx/lean 5 300000000 ns/op 320000000 median-ns 250000000 cpu-ns 66000000 maxrss-B
+BenchmarkE2E/uniform-ptx/default 5 1200000000 ns/op 1300000000 median-ns 900000000 cpu-ns 150000000 maxrss-B
+BenchmarkE2E/uniform-ptx/addresses 5 540000000 ns/op 600000000 median-ns 400000000 cpu-ns 90000000 maxrss-B
+BenchmarkE2E/histogram-ptx/zstd 5 25000000 ns/op 26000000 median-ns 20000000 cpu-ns 4000000 maxrss-B
+BenchmarkE2E/histogram-ptx/lean 5 60000000 ns/op 70000000 median-ns 50000000 cpu-ns 50000000 maxrss-B
+BenchmarkE2E/histogram-ptx/default 5 300000000 ns/op 310000000 median-ns 250000000 cpu-ns 90000000 maxrss-B
+BenchmarkE2E/spinlock-visa/zstd 5 10000000 ns/op 11000000 median-ns 9000000 cpu-ns 4000000 maxrss-B
+BenchmarkE2E/spinlock-visa/lean 5 144000000 ns/op 150000000 median-ns 100000000 cpu-ns 50000000 maxrss-B
+skip: spinlock-visa/default: replay: trace.zst: something failed
+BenchmarkE2E/uniform-ptx/workers1-1core 5 450000000 ns/op 460000000 median-ns 250000000 cpu-ns 60000000 maxrss-B
+BenchmarkE2E/uniform-ptx/workers2 5 300000000 ns/op 310000000 median-ns 260000000 cpu-ns 66000000 maxrss-B
+BenchmarkE2E/uniform-ptx/text-floor 5 100000000 ns/op 110000000 median-ns 95000000 cpu-ns 180000000 maxrss-B
+BenchmarkE2E/uniform-ptx/text-asm 5 3500000000 ns/op 3600000000 median-ns 3400000000 cpu-ns 80000000 maxrss-B
+BenchmarkE2E/uniform-ptx/text-lean 5 600000000 ns/op 700000000 median-ns 900000000 cpu-ns 80000000 maxrss-B
+BenchmarkE2E/startup/hello 5 1000000 ns/op 1100000 median-ns 1000000 cpu-ns 3000000 maxrss-B
+BenchmarkE2E/startup/help 5 32000000 ns/op 33000000 median-ns 36000000 cpu-ns 30000000 maxrss-B
+BenchmarkE2E/startup/one-inst 5 12000000 ns/op 13000000 median-ns 12000000 cpu-ns 30000000 maxrss-B
+BenchmarkE2E/peak/lane-ops=9600000 1 2000000000 ns/op 2000000000 median-ns 1500000000 cpu-ns 209715200 maxrss-B
+BenchmarkE2E/peak/lane-ops=48000000 1 9000000000 ns/op 9000000000 median-ns 7000000000 cpu-ns 262144000 maxrss-B
+loadavg-end: 0.60 0.50 0.40
+e2e-maxrss-B: 12582912
 run: main
-goos: linux
 pkg: github.com/gpureplay/replay/bench
-BenchmarkLimit/uniform-1Mi/zstd-cli-2   	      30	  30000000 ns/op	 1470 MB/s
-BenchmarkLimit/uniform-1Mi/zstd-cli-2   	      30	  36000000 ns/op	 1470 MB/s
-BenchmarkLimit/uniform-1Mi/zstd-cli-2   	      30	  34000000 ns/op	 1470 MB/s
+BenchmarkLimit/uniform-1Mi/zstd-cli-2   	      30	  30000000 ns/op
 BenchmarkLimit/uniform-1Mi/dense-2      	     100	  10000000 ns/op
-BenchmarkLimit/uniform-1Mi/addr-floor-2 	      20	  60000000 ns/op
-BenchmarkLimit/uniform-1Mi/addr-floor-16-2 	      90	  12000000 ns/op
-BenchmarkReplay/uniform-1Mi/lean/workers=1-2 	 1	 1000000000 ns/op	 300000000 peakRSS-B	 1048476 words
-BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 1	  800000000 ns/op	 300000000 peakRSS-B	 1048476 words
-BenchmarkReplay/uniform-1Mi/lean-1core/workers=1-2 	 1	 1400000000 ns/op	 300000000 peakRSS-B	 1048476 words
-BenchmarkReplay/uniform-1Mi/addresses/workers=2-2 	 1	 1000000000 ns/op	 367108864 peakRSS-B	 1048476 words
-BenchmarkMachineScaling/words=1048576/goroutines=1-2 	 10	 40000000 ns/op
-BenchmarkMachineScaling/words=1048576/goroutines=2-2 	 20	 25000000 ns/op
+BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 1	  200000000 ns/op
+BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 1	  220000000 ns/op
+BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 1	  210000000 ns/op	 30000000 peakRSS-B	 1048576 words
+BenchmarkReplay/uniform-1Mi/addresses/workers=2-2 	 1	  400000000 ns/op	 93000000 peakRSS-B	 1048576 words
 pkg: github.com/gpureplay/replay/engine
 BenchmarkApply/random/engine-2 	 4000000	 64 ns/op
 BenchmarkApply/random/dense-2 	 4000000	 2.56 ns/op
-BenchmarkSketchAdd-2 	 2500	 480000 ns/op	 13.0 ns/access
-pkg: github.com/gpureplay/replay/columnar
-BenchmarkResultsVsDuckDB-2 	 5	 100 ns/op	 90 ns/row	 120 cpu-ns/row	 80 duckdb-cpu-ns/row	 70 duckdb-ns/row
-BenchmarkAddresses-2 	 100	 12000000 ns/op	 11.5 ns/row	 16 cpu-ns/row
 run: pgo-off
 pkg: github.com/gpureplay/replay/bench
 BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 1	  900000000 ns/op
 run: pgo-on
+pkg: github.com/gpureplay/replay/bench
 BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 1	  750000000 ns/op
-    memory_test.go:63: peak RSS: 197 MiB at 2e7 lane-ops, 253 MiB at 1e8
---- PASS: TestPeakMemoryFlat (20.1s)
 `
 
 func TestFigures(t *testing.T) {
@@ -44,98 +79,99 @@ func TestFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, ok := d.Median("main", "bench", "BenchmarkLimit/uniform-1Mi/zstd-cli", "ns/op"); !ok || v != 34e6 {
-		t.Errorf("median zstd-cli %v %v, want 34e6 (the -2 suffix gone)", v, ok)
-	}
 	near := func(name string, got Figure, want float64) {
 		t.Helper()
 		if !got.OK || math.Abs(got.Value-want) > 1e-9*math.Max(1, math.Abs(want)) {
-			t.Errorf("%s: %v (%s), want %v", name, got.Value, got.Detail, want)
+			t.Errorf("%s: %v (%s, measured %v), want %v", name, got.Value, got.Detail, got.OK, want)
 		}
 	}
-	near("lean/limit", leanOverLimit("uniform-1Mi")(d), 0.8e9/44e6)
-	near("addresses time", addressesTime(d), 0.25)
-	near("addresses floor", addressesFloor("addr-floor")(d), 60e6/800e6)
-	near("addresses floor, 16-byte records", addressesFloor("addr-floor-16")(d), 12e6/800e6)
-	near("addresses written alone", addressesWrite(d), 11.5*1048476/800e6)
-	near("sketches in cache", sketchesInCache(d), 13.0*9600000/2/800e6)
-	near("B/addr", bytesPerAddress("uniform-1Mi")(d), 64*1048576.0/1048476)
-	near("speedup", speedup(d), 1.75)
-	near("of ceiling", speedupOfCeiling(d), 1.75/1.6)
-	near("workers on two cores", workersOnTwoCores(d), 1.25)
-	near("apply scattered", apply("scattered", "random")(d), 2.56/64)
-	near("results vs DuckDB", resultsVsDuckDB(d), 120.0/80)
+	near("lean/limit uniform-ptx", d.overLimit("uniform-ptx", "lean"), 300e6/150e6)
+	near("default/limit histogram-ptx", d.overLimit("histogram-ptx", "default"), 300e6/30e6)
+	// The worst lean replay of every family and dialect: spinlock-visa,
+	// 144 ms against 10 + 10 ms; uniform-lsc is n/a, not a failure.
+	f := Targets[0].Compute(d)
+	near("worst lean", f, 7.2)
+	for _, want := range []string{"worst spinlock-visa", "2 of 3 within", "n/a: uniform-lsc"} {
+		if !strings.Contains(f.Detail, want) {
+			t.Errorf("worst lean detail %q lacks %q", f.Detail, want)
+		}
+	}
+	// Traces not measured without a why (not asked for) are not listed.
+	if strings.Contains(f.Detail, "hotcounter-ptx") {
+		t.Errorf("worst lean detail %q lists a trace that was not measured and has no why", f.Detail)
+	}
+	near("addresses over lean", addressesOver(d, "uniform-ptx"), 540.0/300-1)
+	near("asm over floor", asmOverFloor(d), 35)
+	near("text replay in floors", textReplay(d), (600e6-300e6)/100e6)
+	near("help over hello", startup("help")(d), 31e6)
+	near("one instruction over hello", startup("one-inst")(d), 11e6)
+	near("workers", workers(d), 1.5)
+	near("peak growth", peakGrowth(d), 262144000-209715200)
+	// The ceiling is the best one goroutine over the best two.
+	if c, ok := d.ceiling(); !ok || math.Abs(c-2) > 1e-9 {
+		t.Errorf("ceiling %v %v, want 100/50 = 2", c, ok)
+	}
+	if b, m, w, ok := d.handoff(); !ok || b != 480 || m != 520 || w != 2000 {
+		t.Errorf("handoff %v %v %v %v, want 480 520 2000", b, m, w, ok)
+	}
+	near("in-process lean over limit", inLeanOverLimit("uniform-1Mi")(d), 210e6/40e6)
+	near("process cost", processCost(d), 300e6-210e6)
+	near("apply", apply("random")(d), 2.56/64)
+	near("bytes per address", bytesPerAddress(d), 63e6/1048576)
 	near("pgo", pgoGain("uniform-1Mi")(d), 0.9/0.75)
-	near("peak flat", peakFlat(d), 1)
-	// A later run of the one-core replay and its own two-worker one (as
-	// bench/old.txt has) is used for both, not mixed with the main run's.
-	d2, err := Parse(strings.NewReader(sample + "run: onecore\npkg: github.com/gpureplay/replay/bench\n" +
-		"BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 1	  500000000 ns/op\n" +
-		"BenchmarkReplay/uniform-1Mi/lean-1core/workers=1-2 	 1	  600000000 ns/op\n" +
-		"BenchmarkMachineScaling/words=1048576/goroutines=1-2 	 10	 30000000 ns/op\n" +
-		"BenchmarkMachineScaling/words=1048576/goroutines=2-2 	 20	 20000000 ns/op\n"))
-	if err != nil {
-		t.Fatal(err)
+	if f := d.overLimit("spinlock-visa", "default"); f.OK || !strings.Contains(f.Detail, "something failed") {
+		t.Errorf("a failed default replay: %+v, want n/a with its why", f)
 	}
-	near("speedup from the onecore run", speedup(d2), 1.2)
-	near("workers on two cores, main run", workersOnTwoCores(d2), 1.25)
-	near("of the onecore run's ceiling", speedupOfCeiling(d2), 1.2/1.5)
-	if f := leanOverLimit("histogram")(d); f.OK {
-		t.Errorf("histogram measured from nothing: %+v", f)
+	if f := d.overLimit("uniform-lsc", "lean"); f.OK || !strings.Contains(f.Detail, "no lsc form") {
+		t.Errorf("a trace gen does not have: %+v, want n/a with its why", f)
 	}
-	// An empty old file gives "not measured" everywhere, never a panic.
-	out := Render(d, &Data{}, "new.txt", "old.txt")
-	if !strings.Contains(out, "not measured") || !strings.Contains(out, "commit abc1234") {
-		t.Errorf("render:\n%s", out)
+	if !Targets[8].Met(startup("one-inst")(d).Value) || !Targets[6].Met(textReplay(d).Value) {
+		t.Error("one instruction 11 ms over hello meets ≤ 15 ms; the text replay at 3 floors over the binary meets ≤ 3")
 	}
 }
 
-// TestSpells: the two-worker replays whose cross-core round trip
-// (handoff-ns) was over spellFactor times the run's fastest are left out
-// of the information row, and counted in the header; the target's figure
-// keeps them.
-func TestSpells(t *testing.T) {
-	const spells = `run: main
-pkg: github.com/gpureplay/replay/bench
-BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 3	  600000000 ns/op	 90 handoff-ns
-BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 3	 1000000000 ns/op	 400 handoff-ns
-BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 3	  640000000 ns/op	 170 handoff-ns
-BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 3	 1100000000 ns/op	 390 handoff-ns
-BenchmarkReplay/uniform-1Mi/lean/workers=2-2 	 3	 1050000000 ns/op	 175 handoff-ns
-BenchmarkReplay/uniform-1Mi/lean-1core/workers=1-2 	 3	 1400000000 ns/op
-BenchmarkReplay/histogram/lean/workers=2-2 	 3	  300000000 ns/op	 95 handoff-ns
-BenchmarkMachineScaling/words=1048576/goroutines=1-2 	 10	 40000000 ns/op
-BenchmarkMachineScaling/words=1048576/goroutines=2-2 	 20	 20000000 ns/op
-`
-	d, err := Parse(strings.NewReader(spells))
+// TestRender: the page's section carries the machine's ceiling and
+// handoff, every target, every trace of the matrix (n/a where gen has no
+// such trace), and survives a run that measured nothing.
+func TestRender(t *testing.T) {
+	d, err := Parse(strings.NewReader(sample))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 90 ns at best: 175 and 170 are within twice it, 390 and 400 not.
-	f := speedupOutsideSpells(d)
-	if want := 1400.0 / 640 / 2; !f.OK || math.Abs(f.Value-want) > 1e-9 || !strings.Contains(f.Detail, "2 of 5") {
-		t.Errorf("outside spells: %v (%s), want %v with 2 of 5 left out", f.Value, f.Detail, want)
+	out := Render(d, "new.txt")
+	for _, want := range []string{
+		"two-goroutine ceiling **2.00×**", "cross-core handoff **520 ns**",
+		"0.50 0.40 0.30 at the start",
+		"| uniform-lsc | n/a: gen: replay: gen: workload uniform: no lsc form |",
+		"| spinlock-visa | 9.60 M | exch 3% cas 97% |",
+		"7.20×: worst spinlock-visa", "| not met |",
+		"| `replay help` | 32.0 ms |",
+		"commit abc1234",
+		beginMarker, endMarker,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("render lacks %q:\n%s", want, out)
+		}
 	}
-	if f := speedup(d); !f.OK || math.Abs(f.Value-1400.0/1000) > 1e-9 {
-		t.Errorf("speedup: %v (%s), want every run's median, 1.4", f.Value, f.Detail)
+	if strings.Contains(out, "was busy") {
+		t.Errorf("a run with a 2× ceiling called busy:\n%s", out)
 	}
-	out := Render(d, &Data{}, "new.txt", "old.txt")
-	if !strings.Contains(out, "2 of this run's 6 replays ran in one of the machine's slow spells") || !strings.Contains(out, "up to 400 ns, against 90 ns") {
-		t.Errorf("render does not count the spells:\n%s", out)
-	}
-	if !strings.Contains(out, "| 640 ms (3 of 5) |") {
-		t.Errorf("render has no lean replay outside spells (640 ms, 3 runs of 5) for uniform-1Mi:\n%s", out)
-	}
-	// Without handoff-ns (the old runs), nothing is said.
-	d2, err := Parse(strings.NewReader(sample))
+	busy, err := Parse(strings.NewReader(strings.NewReplacer(
+		"goroutines=2 1 70000000", "goroutines=2 1 95000000",
+		"goroutines=2 1 60000000", "goroutines=2 1 92000000",
+		"goroutines=2 1 50000000", "goroutines=2 1 90000000").Replace(sample)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := speedupOutsideSpells(d2); f.OK {
-		t.Errorf("outside spells measured without handoff-ns: %+v", f)
+	if out := Render(busy, "busy.txt"); !strings.Contains(out, "**The machine was busy during this run**: two goroutines gained 1.11×") {
+		t.Errorf("a run with a 1.11× ceiling not called busy:\n%s", out)
 	}
-	if out := Render(d2, &Data{}, "new.txt", "old.txt"); strings.Contains(out, "slow spells⁴**") {
-		t.Errorf("render counts spells without handoff-ns:\n%s", out)
+	if n := strings.Count(out, "\n| "); n < 28 {
+		t.Errorf("render has %d table rows, want every trace of the matrix", n)
+	}
+	empty := Render(&Data{Vals: map[Key][]float64{}, Config: map[string]string{}, Traces: map[string]map[string]string{}, Skips: map[string]string{}}, "none.txt")
+	if !strings.Contains(empty, "two-goroutine ceiling n/a") || !strings.Contains(empty, "| uniform-ptx | n/a |") {
+		t.Errorf("render of an empty run:\n%s", empty)
 	}
 }
 

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"flag"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/gpureplay/replay/trace"
 )
@@ -26,6 +22,9 @@ func cmdAsm(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return usagef("asm needs -o OUT.zst")
 	}
+	if err := checkOutFile(*out, baseName(pos[0], "t")+".zst"); err != nil {
+		return err
+	}
 	name, src, closeSrc, _, err := openTrace(pos)
 	if err != nil {
 		return err
@@ -37,7 +36,7 @@ func cmdAsm(args []string, stdout, stderr io.Writer) error {
 			return usagef("%v", err)
 		}
 		if err := trace.Copy(bw, src); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return inTrace(name, err)
 		}
 		return bw.Close()
 	})
@@ -54,6 +53,11 @@ func cmdDisasm(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 1 {
 		return usagef("disasm takes one input trace")
 	}
+	if *out != "" {
+		if err := checkOutFile(*out, baseName(pos[0], "t")+".tasm"); err != nil {
+			return err
+		}
+	}
 	name, src, closeSrc, _, err := openTrace(pos)
 	if err != nil {
 		return err
@@ -65,7 +69,7 @@ func cmdDisasm(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if err := trace.Copy(tw, src); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return inTrace(name, err)
 		}
 		return tw.Close()
 	}
@@ -73,34 +77,4 @@ func cmdDisasm(args []string, stdout, stderr io.Writer) error {
 		return write(stdout)
 	}
 	return writeAtomically(*out, write)
-}
-
-// writeAtomically writes path through a temporary file in its directory,
-// renamed into place only when fn succeeds.
-func writeAtomically(path string, fn func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	if err = fn(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	// CreateTemp makes the file 0600; a trace is as readable as any file.
-	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -11,16 +11,8 @@ import (
 )
 
 // errDiffer is cmdDiff's result when the replays differ: exit status 1,
-// with nothing more printed (the differences are on standard output).
+// with nothing on standard error (the differences are on standard output).
 var errDiffer = errors.New("the replays differ")
-
-// troubleError is a failure of replay diff to compare (an unreadable
-// directory or table): exit status 2, as diff(1) has it, so that 1 always
-// means "they differ".
-type troubleError struct{ err error }
-
-func (e *troubleError) Error() string { return e.err.Error() }
-func (e *troubleError) Unwrap() error { return e.err }
 
 // cmdDiff is replay diff: what differs between two replays' tables.
 func cmdDiff(args []string, stdout, stderr io.Writer) error {
@@ -52,7 +44,10 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 		return *limit == 0 || listed < *limit
 	})
 	if err != nil {
-		return &troubleError{fmt.Errorf("diff: %w", err)}
+		// An unreadable directory or table is an I/O error, exit status
+		// 1 as in merge and report; unlike "they differ", it says so on
+		// standard error, -q or not.
+		return fmt.Errorf("diff: %w", err)
 	}
 	if *quiet {
 		if sum.Differ() {

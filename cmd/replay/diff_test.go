@@ -85,16 +85,17 @@ func TestDiffOneWord(t *testing.T) {
 	if code, out, _ := replayCmd(t, "diff", "-q", dirs["2"], dirs["2"]); code != exitOK || out != "" {
 		t.Errorf("diff -q of a replay and itself: exit %d, %q; want 0 and nothing", code, out)
 	}
-	// Trouble is 2, not 1: a missing directory, a table on one side only.
-	if code, _, stderr := replayCmd(t, "diff", dirs["2"], filepath.Join(root, "nosuch")); code != exitUsage || !strings.Contains(stderr, "nosuch") {
-		t.Errorf("diff with a missing directory: exit %d, %q; want 2", code, stderr)
+	// Trouble is 1 with an error on standard error (issue 46 item 9): a
+	// missing directory, a table on one side only.
+	if code, _, stderr := replayCmd(t, "diff", dirs["2"], filepath.Join(root, "nosuch")); code != exitError || !strings.Contains(stderr, "nosuch") {
+		t.Errorf("diff with a missing directory: exit %d, %q; want 1", code, stderr)
 	}
 	lean := filepath.Join(root, "lean")
 	if code, _, stderr := replayCmd(t, filepath.Join(root, "t2.tasm"), "-tables", "memory", "-o", lean, "-q"); code != 0 {
 		t.Fatal(stderr)
 	}
-	if code, _, stderr := replayCmd(t, "diff", dirs["2"], lean); code != exitUsage || !strings.Contains(stderr, "has the results table") {
-		t.Errorf("diff with results on one side only: exit %d, %q; want 2", code, stderr)
+	if code, _, stderr := replayCmd(t, "diff", dirs["2"], lean); code != exitError || !strings.Contains(stderr, "has the results table") {
+		t.Errorf("diff with results on one side only: exit %d, %q; want 1", code, stderr)
 	}
 }
 

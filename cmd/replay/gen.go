@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -83,8 +84,8 @@ func listWorkloads(stdout io.Writer) {
 	}
 }
 
-// validate checks, in this order, the workload count, -o, -dialect and
-// -chunk. It reports whether the output is binary, and the dialect.
+// validate checks, in this order, the workload count, -o (its suffix, and
+// that it is not a directory), -dialect and -chunk. It reports whether the output is binary, and the dialect.
 func (o *genOptions) validate() (binary bool, d trace.Dialect, err error) {
 	if len(o.pos) != 1 {
 		return false, d, usagef("gen takes one workload, got %d (replay gen -list lists them)", len(o.pos))
@@ -99,6 +100,11 @@ func (o *genOptions) validate() (binary bool, d trace.Dialect, err error) {
 		return false, d, usagef("gen needs -o OUT.zst or -o OUT.tasm")
 	default:
 		return false, d, usagef("-o %s: the output must end in .zst (binary) or .tasm (text)", o.out)
+	}
+	if o.out != "-" {
+		if err := checkOutFile(o.out, o.pos[0]+filepath.Ext(o.out)); err != nil {
+			return false, d, err
+		}
 	}
 	d, ok := parseDialect(o.dialect)
 	if !ok {

@@ -136,22 +136,26 @@ func TestGenUsageErrors(t *testing.T) {
 }
 
 // TestGenUnwritableLeavesNothing: an -o that cannot be written exits 1
-// and leaves no file, not even the temporary one.
+// and leaves no file, not even the temporary one, nor a directory it made.
+// (A missing directory is made: TestItem46_03_OutFileIntoMissingDirOrOntoDir.)
 func TestGenUnwritableLeavesNothing(t *testing.T) {
 	dir := t.TempDir()
-	code, _, errOut := replayCmd(t, "gen", "uniform", "-o", filepath.Join(dir, "no", "such", "dir", "x.zst"))
-	if code != exitError || !strings.Contains(errOut, "no such file or directory") {
-		t.Errorf("missing directory: exit %d, %q; want exit 1", code, errOut)
-	}
-	// The target is a directory: the rename at the end fails, after the
-	// whole trace was written to the temporary file.
+	// The target is a directory: refused before anything is generated.
 	target := filepath.Join(dir, "taken.zst")
 	if err := os.Mkdir(target, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errOut = replayCmd(t, "gen", "uniform", "-lane-ops", "1e4", "-o", target)
-	if code != exitError || !strings.Contains(errOut, "nothing written") {
+	code, _, errOut := replayCmd(t, "gen", "uniform", "-lane-ops", "1e4", "-o", target)
+	if code != exitError || !strings.Contains(errOut, "is a directory") {
 		t.Errorf("target is a directory: exit %d, %q; want exit 1", code, errOut)
+	}
+	// A file where a directory must go.
+	if err := os.WriteFile(filepath.Join(dir, "plain"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = replayCmd(t, "gen", "uniform", "-lane-ops", "1e4", "-o", filepath.Join(dir, "plain", "sub", "x.zst"))
+	if code != exitError || !strings.Contains(errOut, "not a directory") {
+		t.Errorf("a file in the way: exit %d, %q; want exit 1", code, errOut)
 	}
 	if os.Geteuid() != 0 { // root writes anywhere
 		ro := filepath.Join(dir, "ro")
@@ -168,7 +172,7 @@ func TestGenUnwritableLeavesNothing(t *testing.T) {
 	for _, e := range ents {
 		names = append(names, e.Name())
 	}
-	if strings.Join(names, " ") != "ro taken.zst" && strings.Join(names, " ") != "taken.zst" {
+	if got := strings.Join(names, " "); got != "plain ro taken.zst" && got != "plain taken.zst" {
 		t.Errorf("left behind: %v", names)
 	}
 	if ents, _ := os.ReadDir(target); len(ents) != 0 {

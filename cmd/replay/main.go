@@ -6,6 +6,7 @@
 //	replay asm IN.tasm -o OUT.zst   write the binary form of a text trace
 //	replay disasm IN.zst [-o OUT]   print a binary trace as .tasm
 //	replay gen WORKLOAD -o OUT      generate a synthetic trace (package trace/workload)
+//	replay import accelsim|nvbit PATH -o OUT.zst  import a tracer's output (package trace/accelsim)
 //	replay help [SUBCOMMAND]        the overview, or a subcommand's flags
 //
 // Wiring only: the semantics live in package engine.
@@ -16,9 +17,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"slices"
 	"strings"
 
+	"github.com/gpureplay/replay/trace"
 	"github.com/gpureplay/replay/trace/workload"
 )
 
@@ -56,6 +60,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdDisasm(args[1:], stdout, stderr)
 	case "gen":
 		err = cmdGen(args[1:], stdout, stderr)
+	case "import":
+		err = cmdImport(args[1:], stdout, stderr)
 	case "merge":
 		err = cmdMerge(args[1:], stdout, stderr)
 	case "split":
@@ -89,14 +95,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	fmt.Fprintf(stderr, "replay: %v\n", err)
-	var te *troubleError
-	if errors.As(err, &te) {
-		return exitUsage
-	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		switch cmd {
-		case "asm", "disasm", "gen", "merge", "split", "diff", "report":
+		case "asm", "disasm", "gen", "import", "merge", "split", "diff", "report":
 			fmt.Fprintf(stderr, "run 'replay help %s' for usage\n", cmd)
 		default: // replay's flags are in the overview
 			fmt.Fprintln(stderr, "run 'replay help' for usage")
@@ -147,13 +149,17 @@ var commands = []*command{
 		synopsis: []string{"replay [flags] [TRACE]"},
 		summary:  "replay TRACE (.tasm text, or binary .zst); with no TRACE, the embedded demo",
 		about: `Replays TRACE on a simulated memory and writes what it did as tables: memory, results,
-instructions, ops and addresses (docs/OUTPUT.md), each whole or not at all. TRACE may be a
-.tasm text trace, a binary .zst trace, or - for standard input; with no TRACE, the embedded
-demo (CUDA simpleAtomicIntrinsics).
+instructions, ops and addresses, and with -races and -explore-orders races and orders
+(docs/OUTPUT.md), each whole or not at all; a replay that fails leaves no table, nor a directory
+it created. TRACE may be a .tasm text trace, a binary .zst trace, or - for standard input; with
+no TRACE, the embedded demo (CUDA simpleAtomicIntrinsics).
 `,
 		flags: `  -o DIR            where the tables go (default: ./NAME.tables for TRACE NAME.*, ./demo.tables for the demo)
   -format F         parquet (default), arrow, or both
-  -tables LIST      comma-separated subset of memory,results,instructions,ops,addresses (default: all)
+  -tables LIST      comma-separated tables to write, exactly these: memory, results, instructions, ops,
+                    addresses (the default: these five), races (runs the -races pass) and orders (needs
+                    -explore-orders K); -races or -explore-orders with a LIST that leaves its table out
+                    is refused
   -shards N         memory shards, 1..65536 (default 64); results do not depend on it
   -workers N        worker goroutines, 0 = GOMAXPROCS (default 0); results do not depend on it
   -batch N          instructions per batch at most, 1..1048576 (default 4096); a batch also ends
@@ -168,10 +174,12 @@ demo (CUDA simpleAtomicIntrinsics).
                     of W instructions (counted anew after each .init and .region), each warp's in order
   -explore-orders K also replay K random orders (seeds -seed, -seed+1, …) and write, for every word whose
                     final value differs between them and lane order, its value under each: the orders
-                    table, witnesses that the result depends on an order the ISA leaves open
-  -races            the races table: per address, the first pair of accesses that are not atomic with
-                    respect to each other (PTX scopes that do not include the other thread; an atomic
-                    and a plain LSC load or store of two threads), from a pass over the trace of its own
+                    table (added to the default tables), witnesses that the result depends on an order
+                    the ISA leaves open
+  -races            the races table (added to the default tables; as -tables …,races): per address, the
+                    first pair of accesses that are not atomic with respect to each other (PTX scopes
+                    that do not include the other thread; an atomic and a plain LSC load or store of two
+                    threads), from a pass over the trace of its own
   -cluster-size N   -races: CTAs (.group numbers) a cluster, for PTX .cluster scope (default 1)
   -max-memory N     stop when the simulated memory passes N bytes (default 8Gi; 512Mi, 1e9 …)
   -partition P      replay partition i/n only (0 <= i < n): the accesses to the 128-byte lines it
@@ -228,6 +236,22 @@ demo (CUDA simpleAtomicIntrinsics).
 		more:  workloadList,
 	},
 	{
+		name:     "import",
+		synopsis: []string{"replay import accelsim PATH -o OUT.zst", "replay import nvbit FILE -o OUT.zst"},
+		summary:  "import the atomics of an Accel-Sim or NVBit mem_trace trace as an address-only binary trace",
+		about: `Reads a tracer's output and writes its SASS atomics (ATOM, ATOMG, ATOMS, RED) as a binary trace,
+whole or not at all. accelsim: PATH is an Accel-Sim trace directory (its kernelslist.g), a
+kernelslist.g, or one kernel file (.traceg, .traceg.gz, .traceg.xz, .tracez). nvbit: FILE is the
+text NVBit's mem_trace tool prints (its MEMTRACE: lines). The traces record addresses but no
+values: the output is address-only (docs/TASM.md), and a replay of it writes the instructions, ops,
+addresses and races tables. It prints how many lines of every other opcode it skipped.
+`,
+		flags: `  -o FILE           the binary trace to write, whole or not at all (required)
+  -chunk N          instructions per chunk, 1..1048576 (default 65536)
+  -q                print no summary
+`,
+	},
+	{
 		name:     "merge",
 		synopsis: []string{"replay merge DIR... -o OUT"},
 		summary:  "join the partitions of a partitioned replay into one replay's tables",
@@ -273,7 +297,8 @@ word whose accesses alone exceed 1.25 times the mean partition's.
 addr), and their results tables lane by lane, on (seq, lane, elem): the key names neither the
 dialect nor the text, so a PTX replay and a SASS replay of one kernel compare lane by lane. It
 lists the differences (a key in one only, or different values) and a summary. Exit status: 0 no
-difference, 1 they differ, 2 bad usage or a directory or table that cannot be read.
+difference; 1 they differ (nothing on standard error), or a directory or table cannot be read
+(the error on standard error); 2 bad usage.
 `,
 		flags: `  -limit N          differences to list, 0 = all (default 20)
   -q                print nothing: the exit status says
@@ -297,10 +322,78 @@ that gives its data (docs/REPORT.md). The page needs no network to view.
 		name:     "help",
 		synopsis: []string{"replay help [SUBCOMMAND]"},
 		summary:  "print the overview, or a SUBCOMMAND's usage",
-		about: `SUBCOMMAND is replay (the command itself), asm, disasm, gen, merge, split, diff, report or help. -h, -help
+		about: `SUBCOMMAND is replay (the command itself), asm, disasm, gen, import, merge, split, diff, report or help. -h, -help
 or --help among a subcommand's arguments prints its usage too; replay -h prints the overview.
 `,
 	},
+}
+
+// subcommandMistake tells a subcommand that came after replay's flags, or
+// a mistyped one, from a trace: it looks at the first positional argument
+// of replay (pos; args are replay's arguments) only when no file of that
+// name exists, so that replay TRACE works for any file name. It returns nil
+// when pos does not look like a subcommand.
+func subcommandMistake(pos, args []string) error {
+	if len(pos) == 0 || pos[0] == "-" {
+		return nil
+	}
+	p := pos[0]
+	if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+		return nil // a trace (or an error opening it reports)
+	}
+	if c := lookupCommand(p); c != nil && p != "replay" {
+		fixed := []string{"replay", p}
+		for i, a := range args {
+			if a == p {
+				fixed = append(fixed, args[:i]...)
+				fixed = append(fixed, args[i+1:]...)
+				break
+			}
+		}
+		return usagef("%s is a subcommand, so it comes first, and its flags after it: %s", p, strings.Join(fixed, " "))
+	}
+	if strings.ContainsAny(p, `./\`) {
+		return nil // a path: the missing trace file, which opening it reports
+	}
+	subs := subcommandNames()
+	list := strings.Join(subs, ", ")
+	if near := closestNames(p, subs); len(near) > 0 {
+		return usagef("unknown subcommand %q (and no trace file of that name); did you mean %s? The subcommands are %s", p, strings.Join(near, " or "), list)
+	}
+	if len(pos) > 1 {
+		return usagef("unknown subcommand %q (and no trace file of that name); the subcommands are %s, and replay takes one trace", p, list)
+	}
+	return nil
+}
+
+// subcommandNames are the names of the subcommands, replay itself aside.
+func subcommandNames() []string {
+	return slices.DeleteFunc(commandNames(), func(n string) bool { return n == "replay" })
+}
+
+// closestNames are the names nearest to s by edit distance, at most 2 and
+// less than len(s), ties broken by the longest common prefix (diss: disasm,
+// not diff); nil when none is that near.
+func closestNames(s string, names []string) []string {
+	best, bestPre := 3, -1
+	var near []string
+	for _, n := range names {
+		d := trace.EditDistance(s, n)
+		if d >= len(s) || d > best {
+			continue
+		}
+		pre := 0
+		for pre < min(len(s), len(n)) && s[pre] == n[pre] {
+			pre++
+		}
+		switch {
+		case d < best || pre > bestPre:
+			best, bestPre, near = d, pre, []string{n}
+		case pre == bestPre:
+			near = append(near, n)
+		}
+	}
+	return near
 }
 
 func lookupCommand(name string) *command {
@@ -372,10 +465,12 @@ func overview() string {
 	r := lookupCommand("replay")
 	fmt.Fprintf(&b, "\nReplay flags:\n%s\n", r.flags)
 	b.WriteString(r.notes)
-	b.WriteString(`TRACE may be - for standard input.
+	b.WriteString(`TRACE may be - for standard input. Subcommands come first, their flags after them.
+-o creates the missing directories of its path; a command that fails leaves none it created.
 Run 'replay help SUBCOMMAND' (or replay SUBCOMMAND -h) for a subcommand's flags;
 replay help gen also lists the workloads.
-Exit status: 0 success, 1 a bad trace or failed replay, 2 bad usage.
+Exit status: 0 success, 1 a bad trace, a failed replay or an I/O error (replay diff: or they
+differ), 2 bad usage.
 `)
 	return b.String()
 }

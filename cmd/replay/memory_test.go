@@ -50,7 +50,8 @@ func peakRSS(t *testing.T, laneOps string) float64 {
 
 // TestPeakMemoryFlat: a replay of 10^8 lane-ops streams in bounded memory.
 // Its peak RSS stays under a fixed bound and within 128 MiB of a replay
-// five times shorter (docs/PERFORMANCE.md records the figures).
+// five times shorter (make bench measures the same end to end:
+// docs/PERFORMANCE.md).
 func TestPeakMemoryFlat(t *testing.T) {
 	if !maxRSSMeasured {
 		t.Skip(maxRSSSkip)

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/gpureplay/replay/columnar"
 	"github.com/gpureplay/replay/internal/duckdbq"
 )
 
@@ -239,5 +241,66 @@ func TestPartitionsArrowFormat(t *testing.T) {
 		if wantN := map[string]int{"both": 10, "arrow": 5}[format]; n != wantN {
 			t.Errorf("-format %s: %d table files, want %d", format, n, wantN)
 		}
+	}
+}
+
+// TestRunOptionsRecorded (issue 46 item 16): every table file records the
+// flags the replay ran with, the trace's name and the build under
+// replay.options; a partition its partition, which merge leaves out.
+func TestRunOptionsRecorded(t *testing.T) {
+	tmp := t.TempDir()
+	tr := filepath.Join(tmp, "racy.tasm")
+	src := ".region global 0x1000 0x100\n.group 0\natom.cta.global.add.u32 d, [a], 1; | a=0x1000 mask=0x1\n" +
+		".group 1\natom.cta.global.add.u32 d, [a], 1; | a=0x1000 mask=0x1\n"
+	if err := os.WriteFile(tr, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "out")
+	if code, _, stderr := replayCmd(t, tr, "-q", "-o", out, "-explore", "-explore-orders", "3", "-seed", "9", "-races",
+		"-order", "random", "-strict", "-format", "both", "-workers", "2"); code != 0 {
+		t.Fatal(stderr)
+	}
+	version, commit := buildVersion()
+	want := columnar.RunOptions{Trace: "racy.tasm", Version: version, Commit: commit, Order: "random", Seed: 9,
+		Explore: true, ExploreOrders: 3, Races: true, ClusterSize: 1, Strict: true,
+		Tables: []string{"memory", "results", "instructions", "ops", "addresses", "orders", "races"}}
+	files, _ := filepath.Glob(filepath.Join(out, "*.*"))
+	if len(files) != 14 {
+		t.Fatalf("%d table files, want 7 tables in 2 formats: %q", len(files), files)
+	}
+	for _, f := range files {
+		kv, err := columnar.FileMetadata(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := columnar.ParseRunOptions(kv[columnar.MetaOptions])
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: replay.options %+v (%v), want %+v", filepath.Base(f), got, err, want)
+		}
+	}
+
+	parts := filepath.Join(tmp, "parts")
+	for i := range 2 {
+		if code, _, stderr := replayCmd(t, tr, "-q", "-o", parts, "-partition", fmt.Sprintf("%d/2", i), "-tables", "memory"); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	kv, err := columnar.FileMetadata(filepath.Join(parts, "part=1", "memory.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := columnar.ParseRunOptions(kv[columnar.MetaOptions]); got.Partition != "1/2" || got.Order != "lane" || got.Explore || !reflect.DeepEqual(got.Tables, []string{"memory"}) {
+		t.Errorf("partition 1/2 records %+v", got)
+	}
+	merged := filepath.Join(tmp, "merged")
+	if code, _, stderr := replayCmd(t, "merge", parts, "-o", merged, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	kv, err = columnar.FileMetadata(filepath.Join(merged, "memory.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := columnar.ParseRunOptions(kv[columnar.MetaOptions]); got.Partition != "" || got.Trace != "racy.tasm" {
+		t.Errorf("merged tables record %+v, want the whole replay's options", got)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -50,15 +52,34 @@ type replayOptions struct {
 	// splitDir: the trace named is a split directory (replay split), of
 	// which -partition replays one partition's slices.
 	splitDir bool
+
+	// racesFrom is what asked for the races pass: "-races" or "-tables
+	// races", for the errors that refuse it.
+	racesFrom string
+
+	// observe, when set (by a test), gets every replay's running totals,
+	// the replay's own and each -explore-orders order's: which fast paths
+	// the command's replays took (engine.Summary's ArenaInsts and
+	// RepeatInsts).
+	observe func(engine.Summary)
 }
 
 // cmdReplay replays a trace (none: the embedded demo; "-": standard input)
 // into tables, whole or not at all.
 func cmdReplay(args []string, stdout, stderr io.Writer) error {
+	return replayObserved(args, stdout, stderr, nil)
+}
+
+// replayObserved is cmdReplay with replayOptions.observe.
+func replayObserved(args []string, stdout, stderr io.Writer, observe func(engine.Summary)) error {
 	o, err := parseReplayFlags(args)
 	if err != nil {
 		return err
 	}
+	if err := subcommandMistake(o.pos, args); err != nil {
+		return err
+	}
+	o.observe = observe
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -72,7 +93,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) error {
 		return usagef("%v", err)
 	}
 	if o.prof != "" {
-		stop, err := startProfile(o.prof, o.profDir)
+		stop, err := startProfile(o.prof, o.profDir, o.quiet)
 		if err != nil {
 			return err
 		}
@@ -117,8 +138,9 @@ func parseReplayFlags(args []string) (*replayOptions, error) {
 func (o *replayOptions) stdin() bool { return len(o.pos) == 1 && o.pos[0] == "-" }
 
 // validate checks the flag combinations, in this order: the trace count,
-// -order, -explore-orders, -races, -cluster-size, then -partition. It sets
-// o.order, o.part and o.parts.
+// -order, -explore-orders, -tables with -races and -explore-orders, -races,
+// -cluster-size, then -partition. It sets o.order, o.part and o.parts, and
+// o.races when -tables names the races table.
 func (o *replayOptions) validate() error {
 	if len(o.pos) > 1 {
 		return usagef("replay takes one trace, got %d: %s", len(o.pos), strings.Join(o.pos, " "))
@@ -131,11 +153,14 @@ func (o *replayOptions) validate() error {
 	if o.exploreOrders < 0 || o.exploreOrders > 1000 {
 		return usagef("-explore-orders %d: want 0..1000", o.exploreOrders)
 	}
+	if err := o.validateExtraTables(); err != nil {
+		return err
+	}
 	if o.exploreOrders > 0 && o.stdin() {
 		return usagef("-explore-orders replays the trace again per order, so it must be a file, not standard input")
 	}
 	if o.races && o.stdin() {
-		return usagef("-races reads the trace in a pass of its own, so it must be a file, not standard input")
+		return usagef("%s reads the trace in a pass of its own, so it must be a file, not standard input", o.racesFrom)
 	}
 	if o.clusterSize < 1 {
 		return usagef("-cluster-size %d: want 1 or more", o.clusterSize)
@@ -175,7 +200,36 @@ func (o *replayOptions) validatePartition() error {
 		return usagef("-partition with the ops table needs the instructions table: replay merge recomputes ops from it")
 	}
 	if o.races {
-		return usagef("-races looks at every access to an address, which partitions split: replay without -partition")
+		return usagef("%s looks at every access to an address, which partitions split: replay without -partition", o.racesFrom)
+	}
+	return nil
+}
+
+// validateExtraTables makes -tables agree with the flags whose passes fill
+// the races and orders tables. With no -tables, -races and -explore-orders
+// add their table to the default ones. A -tables list is exactly the
+// tables written: naming races runs the races pass, as -races does; naming
+// orders needs -explore-orders K (the orders to compare); and -races or
+// -explore-orders with a list that leaves its table out is refused, rather
+// than writing a table the list does not name.
+func (o *replayOptions) validateExtraTables() error {
+	if o.races {
+		o.racesFrom = "-races"
+	}
+	if o.tables == "" {
+		return nil
+	}
+	has := func(table string) bool { return slices.Contains(strings.Split(o.tables, ","), table) }
+	if has("races") {
+		o.races, o.racesFrom = true, "-tables races"
+	} else if o.races {
+		return usagef("-races writes the races table, which -tables %s leaves out; add it (-tables %s,races), or drop -races", o.tables, o.tables)
+	}
+	switch {
+	case has("orders") && o.exploreOrders == 0:
+		return usagef("-tables %s: the orders table needs -explore-orders K, the random orders to replay beside lane order; add -explore-orders 8, or drop orders from -tables", o.tables)
+	case !has("orders") && o.exploreOrders > 0:
+		return usagef("-explore-orders %d writes the orders table, which -tables %s leaves out; add it (-tables %s,orders), or drop -explore-orders", o.exploreOrders, o.tables, o.tables)
 	}
 	return nil
 }
@@ -194,10 +248,14 @@ func (o *replayOptions) columnarOptions() ([]columnar.Option, columnar.Format, e
 	return copts, f, nil
 }
 
-// tableList is -tables with the orders and races tables added when their
-// flags ask for them; "" for the default tables.
+// tableList is the tables to write: -tables, which validate made agree
+// with -races and -explore-orders, else the default tables with the orders
+// and races tables of those flags. "" stands for the default tables.
 func (o *replayOptions) tableList() string {
-	tableList := o.tables
+	if o.tables != "" {
+		return o.tables
+	}
+	tableList := ""
 	// The orders and races tables come with their flags, beside the others.
 	for _, extra := range []struct {
 		on    bool
@@ -209,9 +267,7 @@ func (o *replayOptions) tableList() string {
 		if tableList == "" {
 			tableList = strings.Join(columnar.TableNames(), ",")
 		}
-		if !strings.Contains(","+tableList+",", ","+extra.table+",") {
-			tableList += "," + extra.table
-		}
+		tableList += "," + extra.table
 	}
 	return tableList
 }
@@ -226,7 +282,7 @@ func (o *replayOptions) engineOptions() []engine.Option {
 // run opens the trace and the output directory, runs the extra passes,
 // replays and prints the summary.
 func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f columnar.Format, stdout, stderr io.Writer) error {
-	var name, id string
+	var name, id, optName string
 	var src trace.Source
 	var closeSrc func()
 	var prog *progressReader
@@ -238,18 +294,36 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 		if ss, err = split.Open(o.pos[0], o.part, o.parts); err != nil {
 			return err
 		}
-		name, src, closeSrc, id = o.pos[0], ss, func() { ss.Close() }, ss.Trace()
+		name, src, closeSrc, id, optName = o.pos[0], ss, func() { ss.Close() }, ss.Trace(), ss.Name()
 	} else if name, src, closeSrc, prog, err = openTrace(o.pos); err != nil {
 		return err
 	}
 	defer closeSrc()
+	addrOnly := src.Header().AddressOnly
+	if addrOnly {
+		if err := o.addressOnly(name); err != nil {
+			return err
+		}
+		if copts, f, err = o.columnarOptions(); err != nil {
+			return err
+		}
+	}
 	progress := &replayProgress{bar: newProgressBar(stderr, 0), file: prog}
 	progress.bar.on = progress.bar.on && !o.quiet
-	eopts = append(eopts, engine.WithProgress(progress.update))
+	eopts = append(eopts, engine.WithProgress(func(s engine.Summary) {
+		progress.update(s)
+		if o.observe != nil {
+			o.observe(s)
+		}
+	}))
 	dir, copts, err := o.outputDir(name, id, copts)
 	if err != nil {
 		return err
 	}
+	if optName == "" {
+		optName = name
+	}
+	copts = append(copts, columnar.WithRunOptions(o.runOptions(optName)))
 	sink, err := openSink(dir, copts, stderr)
 	if err != nil {
 		return err
@@ -265,10 +339,47 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 	sum, err := engine.Replay(withCancel(ctx, src), replaySink, eopts...)
 	progress.clear()
 	if err != nil {
-		return fmt.Errorf("%s: %w (no tables written)", name, cliError{err})
+		return fmt.Errorf("%w (no tables written)", inTrace(name, cliError{err}))
 	}
 	if !o.quiet {
-		printSummary(stdout, name, dir, f, o.tables, sum)
+		printSummary(stdout, name, dir, f, o.tableList(), sum)
+		if addrOnly {
+			fmt.Fprintf(stdout, "  applied       nothing: the trace carries addresses only (no memory or results table)\n")
+		}
+	}
+	return nil
+}
+
+// errAddressOnly is what a replay of an address-only trace says of what
+// needs values.
+const errAddressOnly = "this trace carries addresses only; its values were not captured"
+
+// addressOnly fits the options to an address-only trace (imported from a
+// tracer that records addresses, not values: TASM.md): it refuses what
+// needs values (the memory and results tables, -explore, -explore-orders),
+// and without -tables writes the tables addresses decide: instructions,
+// ops, addresses, and races (unless the trace is standard input or a
+// partition, which a races pass cannot take).
+func (o *replayOptions) addressOnly(name string) error {
+	if o.tables != "" {
+		for _, t := range strings.Split(o.tables, ",") {
+			if t == "memory" || t == "results" {
+				return fmt.Errorf("%s: %s; -tables %s asks for the %s table: leave memory and results out (such a trace writes instructions, ops, addresses and races)", name, errAddressOnly, o.tables, t)
+			}
+		}
+	}
+	switch {
+	case o.explore:
+		return fmt.Errorf("%s: %s; -explore compares the operands of an address's accesses: drop -explore", name, errAddressOnly)
+	case o.exploreOrders > 0:
+		return fmt.Errorf("%s: %s; -explore-orders compares final values: drop -explore-orders", name, errAddressOnly)
+	}
+	if o.tables == "" {
+		o.tables = "instructions,ops,addresses"
+		if !o.stdin() && o.parts <= 1 {
+			o.tables += ",races"
+			o.races, o.racesFrom = true, "-tables races"
+		}
 	}
 	return nil
 }
@@ -301,6 +412,47 @@ func (o *replayOptions) outputDir(name, id string, copts []columnar.Option) (str
 	return dir, copts, nil
 }
 
+// runOptions is what the tables record of this replay (replay.options):
+// the flags that change what they hold, the trace's name and the build.
+func (o *replayOptions) runOptions(name string) columnar.RunOptions {
+	if len(o.pos) > 0 {
+		name = filepath.Base(name)
+	}
+	r := columnar.RunOptions{Trace: name, Order: o.order.String(), Seed: o.seed, Interleave: o.interleave,
+		Explore: o.explore, ExploreOrders: o.exploreOrders, Races: o.races, ClusterSize: o.clusterSize, Strict: o.strict}
+	if o.partFlag != "" {
+		r.Partition = fmt.Sprintf("%d/%d", o.part, o.parts)
+	}
+	r.Version, r.Commit = buildVersion()
+	return r
+}
+
+// buildVersion is the command's module version and VCS revision, as the
+// Go toolchain recorded them in the binary.
+func buildVersion() (version, commit string) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown", ""
+	}
+	version = bi.Main.Version
+	if version == "" {
+		version = "(devel)"
+	}
+	modified := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			commit = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if commit != "" && modified {
+		commit += "+dirty"
+	}
+	return version, commit
+}
+
 // openSink creates the columnar writer for dir, logging to stderr.
 func openSink(dir string, copts []columnar.Option, stderr io.Writer) (*columnar.Writer, error) {
 	// New reports in one line when it completes or cleans up after a
@@ -324,7 +476,7 @@ func openSink(dir string, copts []columnar.Option, stderr io.Writer) (*columnar.
 // extras runs the -explore-orders and -races passes, and returns the sink
 // that writes their rows at the replay's commit. On failure it aborts sink.
 func (o *replayOptions) extras(ctx context.Context, name string, sink *columnar.Writer, eopts []engine.Option) (engine.Sink, error) {
-	open := func() (trace.Source, error) {
+	open := func() (trace.SourceCloser, error) {
 		_, s, closeFn, _, err := openTrace(o.pos)
 		if err != nil {
 			return nil, err
@@ -340,24 +492,25 @@ func (o *replayOptions) extras(ctx context.Context, name string, sink *columnar.
 		extra.orders, err = engine.ExploreOrders(open, o.exploreOrders, o.seed, eopts...)
 	}
 	if err == nil && o.races {
-		var src trace.Source
+		var src trace.SourceCloser
 		if src, err = open(); err == nil {
 			extra.races, err = engine.Races(src, engine.RacesOptions{ClusterSize: o.clusterSize})
-			src.(*closingSource).Close()
+			src.Close()
 		}
 	}
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("%s: %w (no tables written)", name, err), sink.Abort())
+		return nil, errors.Join(fmt.Errorf("%w (no tables written)", inTrace(name, err)), sink.Abort())
 	}
 	return extra, nil
 }
 
 // openTrace opens the trace named by pos (none: the embedded demo; "-":
-// standard input), recognising binary traces by their zstd magic. A binary
-// trace in a regular file is read through its seek table, several chunks
-// decompressed at once; one on standard input is read as a stream, the
-// next chunks read and decompressed while one is decoded. closeFn stops
-// the reader's goroutines and closes the file; call it however the
+// standard input), recognising binary traces by their zstd magic, and a
+// file through trace.Open (which refuses a .zst that is not binary). A
+// binary trace in a regular file is read through its seek table, several
+// chunks decompressed at once; one on standard input is read as a stream,
+// the next chunks read and decompressed while one is decoded. closeFn
+// stops the reader's goroutines and closes the file; call it however the
 // reading ends. The progress reader is nil unless the trace is a regular
 // file.
 func openTrace(pos []string) (name string, src trace.Source, closeFn func(), prog *progressReader, err error) {
@@ -372,43 +525,33 @@ func openTrace(pos []string) (name string, src trace.Source, closeFn func(), pro
 		r = os.Stdin
 	default:
 		name = pos[0]
-		f, err := os.Open(pos[0])
+		opts := []trace.ReaderOption{trace.WithName(name)}
+		if fi, err := os.Stat(name); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+			prog = &progressReader{size: fi.Size()}
+			opts = append(opts, trace.WithProgress(func(off int64) { prog.n.Store(off) }))
+		}
+		f, err := trace.Open(name, opts...)
 		if err != nil {
 			return "", nil, closeFn, nil, err
 		}
-		closeFn = func() { f.Close() }
-		r = f
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
-			prog = &progressReader{r: f, size: fi.Size()}
-			r = prog
-			var head [4]byte
-			if n, _ := f.ReadAt(head[:], 0); trace.IsBinary(head[:n]) {
-				x, err := trace.OpenBinaryIndex(f, fi.Size(), trace.WithName(filepath.Base(name)),
-					trace.WithProgress(func(off int64) { prog.n.Store(off) }))
-				if err != nil {
-					f.Close()
-					return "", nil, func() {}, nil, err
-				}
-				br, err := x.Reader(0, x.NumChunks())
-				if err != nil {
-					f.Close()
-					return "", nil, func() {}, nil, err
-				}
-				return name, br, func() { br.Close(); f.Close() }, prog, nil
-			}
-		}
+		return name, f, func() { f.Close() }, prog, nil
 	}
 	buf := bufio.NewReaderSize(r, 1<<20)
 	head, _ := buf.Peek(4)
 	if trace.IsBinary(head) {
 		var br *trace.BinaryReader
-		if br, err = trace.NewBinaryReader(buf, trace.WithName(filepath.Base(name))); err == nil {
+		if br, err = trace.NewBinaryReader(buf, trace.WithName(name)); err == nil {
 			closeFile := closeFn
 			closeFn = func() { br.Close(); closeFile() }
 			src = br
 		}
 	} else {
-		src, err = trace.NewTextReader(buf, filepath.Base(name))
+		var tr *trace.TextReader
+		if tr, err = trace.NewTextReader(buf, name); err == nil {
+			closeFile := closeFn
+			closeFn = func() { tr.Close(); closeFile() }
+			src = tr
+		}
 	}
 	if err != nil {
 		closeFn()
@@ -420,8 +563,22 @@ func openTrace(pos []string) (name string, src trace.Source, closeFn func(), pro
 	return name, src, closeFn, prog, nil
 }
 
+// inTrace names the trace in err once: the readers' errors
+// (trace.SyntaxError, trace.BinaryError) start with its name already, as
+// given on the command line; any other (an instruction the engine
+// refused, say) gets it in front.
+func inTrace(name string, err error) error {
+	var se *trace.SyntaxError
+	var be *trace.BinaryError
+	if errors.As(err, &se) && se.File != "" || errors.As(err, &be) && be.Name != "" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
 // progressReader counts the bytes read from a trace file, for the progress
-// line; the reader goroutine writes the count, the emitter reads it.
+// line; the reader goroutine writes the count (through Read, or
+// trace.WithProgress), the emitter reads it.
 type progressReader struct {
 	r    io.Reader
 	size int64
@@ -484,7 +641,8 @@ func defaultOutDir(name string) string {
 	return base + ".tables"
 }
 
-// closingSource is a Source with the function that closes its file.
+// closingSource is a Source with the function that closes its file. It
+// forwards every method of the Source, Caps with them.
 type closingSource struct {
 	trace.Source
 	close func()
@@ -621,7 +779,9 @@ func traceChecksum(pos []string) (string, error) {
 }
 
 // cancelSource stops a replay when ctx is cancelled (Ctrl-C): the engine
-// then aborts the sink and no table is left behind.
+// then aborts the sink and no table is left behind. It forwards the
+// source's Caps: NextInto checks ctx as Next does, and Repeats, which
+// reads no record of its own, is the source's.
 type cancelSource struct {
 	trace.Source
 	ctx context.Context
@@ -644,29 +804,21 @@ func (s *cancelSource) check() error {
 	return nil
 }
 
-// cancelArenaSource is a cancelSource over a trace.ArenaSource, which it
-// stays, so that the engine still decodes lists into its batches.
-type cancelArenaSource struct {
-	cancelSource
-	as trace.ArenaSource
-}
-
-func (s *cancelArenaSource) NextInto(arena []uint64) (*trace.Inst, []uint64, error) {
+func (s *cancelSource) NextInto(arena []uint64) (*trace.Inst, []uint64, error) {
 	if err := s.check(); err != nil {
 		return nil, arena, err
 	}
-	return s.as.NextInto(arena)
+	return s.Source.NextInto(arena)
 }
 
-// withCancel wraps src in a cancelSource, an ArenaSource if src is one.
+// withCancel wraps src in a cancelSource.
 func withCancel(ctx context.Context, src trace.Source) trace.Source {
-	if as, ok := src.(trace.ArenaSource); ok {
-		return &cancelArenaSource{cancelSource{Source: src, ctx: ctx}, as}
-	}
 	return &cancelSource{Source: src, ctx: ctx}
 }
 
-func startProfile(kind, dir string) (func(), error) {
+// startProfile starts a profile of kind into dir; quiet (-q) keeps
+// pkg/profile's lines about it off standard error.
+func startProfile(kind, dir string, quiet bool) (func(), error) {
 	modes := map[string]func(*profile.Profile){
 		"cpu": profile.CPUProfile, "mem": profile.MemProfile, "allocs": profile.MemProfileAllocs,
 		"block": profile.BlockProfile, "mutex": profile.MutexProfile, "trace": profile.TraceProfile,
@@ -679,10 +831,17 @@ func startProfile(kind, dir string) (func(), error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	p := profile.Start(mode, profile.ProfilePath(dir), profile.NoShutdownHook)
+	opts := []func(*profile.Profile){mode, profile.ProfilePath(dir), profile.NoShutdownHook}
+	if quiet {
+		opts = append(opts, profile.Quiet)
+	}
+	p := profile.Start(opts...)
 	return p.Stop, nil
 }
 
+// printSummary prints what the replay did and every file it wrote: each of
+// tables (the list given to the writer, "" for the default tables) in
+// format f.
 func printSummary(w io.Writer, name, dir string, f columnar.Format, tables string, s engine.Summary) {
 	secs := s.Elapsed.Seconds()
 	rate := 0.0
@@ -700,7 +859,10 @@ func printSummary(w io.Writer, name, dir string, f columnar.Format, tables strin
 		names = strings.Split(tables, ",")
 	}
 	var files []string
-	for _, n := range names {
+	for i, n := range names {
+		if slices.Contains(names[:i], n) {
+			continue // -tables memory,memory writes one memory table
+		}
 		switch f {
 		case columnar.FormatArrow:
 			files = append(files, n+".arrow")
@@ -710,7 +872,9 @@ func printSummary(w io.Writer, name, dir string, f columnar.Format, tables strin
 			files = append(files, n+".parquet")
 		}
 	}
-	fmt.Fprintf(w, "  wrote         %s/{%s}\n", dir, strings.Join(files, ","))
+	// One separator after the directory, however -o ended (out/, not out//).
+	sep := string(filepath.Separator)
+	fmt.Fprintf(w, "  wrote         %s%s{%s}\n", strings.TrimSuffix(filepath.Clean(dir), sep), sep, strings.Join(files, ","))
 }
 
 func humanRate(r float64) string {

@@ -25,6 +25,9 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return usagef("report needs -o FILE.html")
 	}
+	if err := checkOutFile(*out, "report.html"); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
 	d, err := report.Load(pos[0])
 	if err != nil {
 		return fmt.Errorf("report: %w", err)

@@ -3,6 +3,9 @@ package main
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
+	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +16,7 @@ import (
 
 	"github.com/gpureplay/replay/internal/duckdbq"
 	"github.com/gpureplay/replay/report"
+	"github.com/gpureplay/replay/trace"
 )
 
 var updateReportPNG = flag.Bool("update-report-png", false, "rewrite docs/report.png from TestReportInBrowser's screenshot")
@@ -25,6 +29,28 @@ type browserCheck struct {
 	SVGs          int      `json:"svgs"`
 	Texts         []string `json:"texts"`
 	Title         string   `json:"title"`
+	Numbers       []struct {
+		Label, Value, Note, Approx, Why string
+	} `json:"numbers"`
+	Heat *struct {
+		Area box `json:"area"`
+		Rows []struct {
+			box
+			Row   int `json:"row"`
+			Cells int `json:"cells"`
+		} `json:"rows"`
+		Ticks []struct {
+			Row   int     `json:"row"`
+			Y     float64 `json:"y"`
+			Label string  `json:"label"`
+		} `json:"ticks"`
+		Images int `json:"images"`
+	} `json:"heat"`
+}
+
+// box is an element's rendered bounding box, in CSS pixels.
+type box struct {
+	Top, Bottom, Left, Right float64
 }
 
 // requireBrowser fails the test (it does not skip: CI installs them) when
@@ -57,17 +83,21 @@ func requireBrowser(t *testing.T) string {
 	return script
 }
 
-// TestReportInBrowser: a generated trace replayed with -explore, its report
-// loaded in headless Chromium: no console or page error, no request beyond
-// the file, the plots rendered, the headline numbers shown; a screenshot.
+// TestReportInBrowser: a generated spinlock trace replayed with -explore,
+// its report loaded in headless Chromium: no console or page error, no
+// request beyond the file, the plots rendered, the headline numbers shown;
+// the heat map drawn where its axis says (issue 46 item 13) and the
+// hottest address's warps, a HyperLogLog estimate above the trace's warps,
+// marked and capped (item 14), both read from the rendered page; a
+// screenshot.
 func TestReportInBrowser(t *testing.T) {
 	script := requireBrowser(t)
 	tmp := t.TempDir()
-	trace, out, page := filepath.Join(tmp, "h.zst"), filepath.Join(tmp, "out"), filepath.Join(tmp, "report.html")
+	trace, out, page := filepath.Join(tmp, "spin.zst"), filepath.Join(tmp, "out"), filepath.Join(tmp, "report.html")
 	for _, args := range [][]string{
-		{"gen", "histogram", "-lane-ops", "2e4", "-o", trace, "-q"},
+		{"gen", "spinlock", "-lane-ops", "2e5", "-o", trace, "-q"},
 		{"-q", "-explore", "-o", out, trace},
-		{"report", out, "-o", page, "-title", "histogram, 2e4 lane-ops"},
+		{"report", out, "-o", page, "-title", "spinlock, 2e5 lane-ops"},
 	} {
 		if code, _, errOut := replayCmd(t, args...); code != exitOK {
 			t.Fatalf("replay %s: exit %d: %s", strings.Join(args, " "), code, errOut)
@@ -80,7 +110,7 @@ func TestReportInBrowser(t *testing.T) {
 	shot := filepath.Join(tmp, "report.png")
 	start := time.Now()
 	cmd := exec.Command("node", script, page, shot)
-	cmd.Env = append(os.Environ(), "SHOT_MAX_HEIGHT=1900")
+	cmd.Env = append(os.Environ(), "SHOT_MAX_HEIGHT=1500")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	stdout, err := cmd.Output()
@@ -98,15 +128,15 @@ func TestReportInBrowser(t *testing.T) {
 	if len(got.Requests) > 0 {
 		t.Errorf("the page fetched %q; it must be self-contained", got.Requests)
 	}
-	// hottest addresses, conflict depth, ops, per-warp activity (no faults,
-	// and histogram's adds commute: no order-sensitive address).
-	if got.SVGs != 4 {
-		t.Errorf("%d rendered <svg> elements, want 4", got.SVGs)
+	// hottest addresses, conflict depth, ops, CAS outcome, order-sensitive
+	// addresses (CAS and exch do not commute), per-warp activity.
+	if got.SVGs != 6 {
+		t.Errorf("%d rendered <svg> elements, want 6", got.SVGs)
 	}
-	if got.Title != "histogram, 2e4 lane-ops" {
+	if got.Title != "spinlock, 2e5 lane-ops" {
 		t.Errorf("title %q", got.Title)
 	}
-	want := []string{commaInt(d.Instructions.N), commaInt(d.Lanes.N), "20,000", "0", commaInt(d.Addresses.N), d.Hottest.Label()}
+	want := []string{commaInt(d.Instructions.N), commaInt(d.Lanes.N), commaInt(d.LaneOps.N), "0", commaInt(d.Addresses.N), d.Hottest.Label()}
 	if len(got.Texts) < len(want) {
 		t.Fatalf("headline numbers %q, want %q…", got.Texts, want)
 	}
@@ -115,8 +145,10 @@ func TestReportInBrowser(t *testing.T) {
 			t.Errorf("headline number %d is %q, want %q (all: %q)", i, got.Texts[i], w, got.Texts)
 		}
 	}
-	if st, err := os.Stat(shot); err != nil || st.Size() < 10<<10 {
-		t.Errorf("screenshot %s: %v", shot, err)
+	checkHeatGeometry(t, &got, d)
+	checkHeadlineEstimate(t, &got, d, trace)
+	if st, err := os.Stat(shot); err != nil || st.Size() < 10<<10 || st.Size() > 300<<10 {
+		t.Errorf("screenshot %s: %v (want 10 KiB to 300 KiB)", shot, err)
 	}
 	if *updateReportPNG {
 		b, err := os.ReadFile(shot)
@@ -127,6 +159,110 @@ func TestReportInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// checkHeatGeometry (issue 46 item 13): the heat map, as Chromium laid it
+// out, has a band of rectangles for every row of the activity grid, in
+// order, each band centred on its row's tick; the first row's band starts
+// at the top of the plot area and the last one's ends at its bottom, and
+// both rows are labelled, first group to last. No raster image stands in
+// for the rows.
+func checkHeatGeometry(t *testing.T, got *browserCheck, d *report.Data) {
+	t.Helper()
+	h := got.Heat
+	if h == nil {
+		t.Error("the page has no heat map drawn as rows (g.hrow) in a plot area (rect.area)")
+		return
+	}
+	a := d.Activity
+	rows := len(a.Lanes)
+	if len(h.Rows) != rows || h.Images != 0 {
+		t.Errorf("the heat map draws %d rows and %d images, want the grid's %d rows and no image", len(h.Rows), h.Images, rows)
+		return
+	}
+	const eps = 0.75 // CSS pixels
+	band := (h.Area.Bottom - h.Area.Top) / float64(rows)
+	for i, r := range h.Rows {
+		if r.Row != i || r.Cells == 0 {
+			t.Errorf("row %d: data-row %d with %d cells", i, r.Row, r.Cells)
+			continue
+		}
+		top := h.Area.Top + float64(i)*band
+		if math.Abs(r.Top-top) > eps || math.Abs(r.Bottom-(top+band)) > eps {
+			t.Errorf("row %d spans y %.1f..%.1f, want its band %.1f..%.1f of the axis %.1f..%.1f", i, r.Top, r.Bottom, top, top+band, h.Area.Top, h.Area.Bottom)
+		}
+		if r.Left < h.Area.Left-eps || r.Right > h.Area.Right+eps {
+			t.Errorf("row %d spans x %.1f..%.1f, outside the axis %.1f..%.1f", i, r.Left, r.Right, h.Area.Left, h.Area.Right)
+		}
+	}
+	if math.Abs(h.Rows[0].Top-h.Area.Top) > eps || math.Abs(h.Rows[rows-1].Bottom-h.Area.Bottom) > eps {
+		t.Errorf("the rows span y %.1f..%.1f, the axis %.1f..%.1f", h.Rows[0].Top, h.Rows[rows-1].Bottom, h.Area.Top, h.Area.Bottom)
+	}
+	label := func(r int) string {
+		w := a.Warps[r*a.WarpsPerRow]
+		return fmt.Sprintf("g%d w%d", w.Group, w.Warp)
+	}
+	ticked := map[int]bool{}
+	for _, tk := range h.Ticks {
+		ticked[tk.Row] = true
+		r := h.Rows[tk.Row]
+		if math.Abs((r.Top+r.Bottom)/2-tk.Y) > eps || tk.Label != label(tk.Row) {
+			t.Errorf("tick %q at y %.1f: row %d (%s) is drawn at %.1f..%.1f", tk.Label, tk.Y, tk.Row, label(tk.Row), r.Top, r.Bottom)
+		}
+	}
+	if !ticked[0] || !ticked[rows-1] {
+		t.Errorf("ticks %v: the first row (%s) and the last (%s) must be labelled", h.Ticks, label(0), label(rows-1))
+	}
+}
+
+// checkHeadlineEstimate (issue 46 item 14): the hottest address's warps,
+// an estimate (addresses.exact is false) that exceeds the trace's warps,
+// show as "≈N warps", N the trace's warps, counted here from the trace
+// itself; the exact accesses show unmarked.
+func checkHeadlineEstimate(t *testing.T, got *browserCheck, d *report.Data, tracePath string) {
+	t.Helper()
+	f, err := os.Open(tracePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	br, err := trace.NewBinaryReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer br.Close()
+	warps := map[[2]int64]bool{}
+	for {
+		in, err := br.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Dir == nil {
+			warps[[2]int64{in.Group, in.Warp}] = true
+		}
+	}
+	traceWarps := uint64(len(warps))
+	h := d.Hottest
+	if h.Exact || h.Warps <= traceWarps {
+		t.Fatalf("the hottest address: %d warps (exact %v) of %d in the trace: the trace no longer exercises a capped estimate", h.Warps, h.Exact, traceWarps)
+	}
+	for _, n := range got.Numbers {
+		if n.Label != "hottest address" {
+			continue
+		}
+		wantApprox := "≈" + commaInt(min(traceWarps, h.Accesses)) + " warps"
+		if n.Approx != wantApprox || !strings.Contains(n.Why, "estimate") || !strings.Contains(n.Why, commaInt(h.Warps)) || !strings.Contains(n.Why, "capped") {
+			t.Errorf("the hottest address's warps show as %q (%q), want %q: the estimate %d, capped", n.Approx, n.Why, wantApprox, h.Warps)
+		}
+		if !strings.HasPrefix(n.Note, commaInt(h.Accesses)+" accesses") || strings.Contains(strings.TrimSuffix(n.Note, n.Approx), "≈") {
+			t.Errorf("the hottest address's note %q: want its exact %d accesses unmarked", n.Note, h.Accesses)
+		}
+		return
+	}
+	t.Errorf("no headline figure of the hottest address among %+v", got.Numbers)
 }
 
 // commaInt writes n as the page does, with thousands separators.
@@ -190,7 +326,8 @@ func TestReportSQLRuns(t *testing.T) {
 	tr := filepath.Join(root, "t.tasm")
 	src := ".region global 0x1000 0x100\n.group 0\natom.cta.global.add.u32 d, [a], 1; | a=0x1000 mask=0x1\n" +
 		".group 1\natom.cta.global.add.u32 d, [a], 1; | a=0x1000 mask=0x1\n" +
-		"atom.global.exch.b32 d, [a], v; | a=0x1004 v=100:1\natom.global.add.u32 d, [a], 1; | a=0x1009\n"
+		"atom.global.exch.b32 d, [a], v; | a=0x1004 v=100:1\natom.global.add.u32 d, [a], 1; | a=0x1009\n" +
+		"atom.global.cas.b32 d, [a], 0, 1; | a=0x1010 mask=0x3\n"
 	if err := os.WriteFile(tr, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}

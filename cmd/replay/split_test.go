@@ -41,7 +41,8 @@ func splitPipeline(t *testing.T, tr, root string, n, m int, extra ...string) str
 }
 
 // TestSplitPipelineEqualsOneReplay: for replay gen workloads in all four
-// dialects (a histogram, scattered adds, a BFS, an append queue), split
+// dialects (a histogram, scattered adds, a BFS, an append queue, and
+// spinlocks, whose failed compare-and-swaps fall in any partition), split
 // into n = 1, 3 and 8 partitions and M = 1 to 4 slices, each partition
 // replayed from its slices and the partitions merged: every table (memory,
 // results, instructions, ops, addresses), read through DuckDB, holds
@@ -52,7 +53,8 @@ func TestSplitPipelineEqualsOneReplay(t *testing.T) {
 	duckdbq.Require(t)
 	root := t.TempDir()
 	work := []struct{ workload, dialect string }{
-		{"histogram", "ptx"}, {"uniform", "sass"}, {"bfs", "visa"}, {"appendqueue", "lsc"}}
+		{"histogram", "ptx"}, {"uniform", "sass"}, {"bfs", "visa"}, {"appendqueue", "lsc"},
+		{"spinlock", "ptx"}} // (spinlock: failed compare-and-swaps, instructions.cas_failed)
 	var queries, what []string
 	for _, w := range work {
 		name := w.workload + "-" + w.dialect
@@ -61,8 +63,11 @@ func TestSplitPipelineEqualsOneReplay(t *testing.T) {
 		if w.workload == "bfs" {
 			args = append(args, "-vertices", "256", "-edge-factor", "4")
 		}
-		if w.workload == "uniform" {
+		switch w.workload {
+		case "uniform":
 			args = append(args, "-words", "4Ki")
+		case "spinlock": // locks on lines of every partition, a warp's CAS failing on some
+			args = append(args, "-words", "1Ki")
 		}
 		if code, _, stderr := replayCmd(t, args...); code != 0 {
 			t.Fatalf("gen %s: %s", name, stderr)

@@ -1,8 +1,11 @@
 // Loads an HTML file in Debian's headless Chromium (playwright-core, no
 // downloaded browser), prints what the page did as JSON on stdout: console
 // errors, page errors, requests other than the file itself, the number of
-// rendered <svg> elements, the text of elements matching a selector; and
-// takes a screenshot. Used by cmd/replay/report_test.go.
+// rendered <svg> elements, the text of elements matching a selector, the
+// headline figures (label, note, estimate and its tooltip), and the
+// rendered geometry of the per-warp heat map (its plot area, each row's
+// band, each row tick's position, in CSS pixels); and takes a screenshot.
+// Used by cmd/replay/report_test.go.
 //
 //   node tools/browser/check.mjs PAGE.html SHOT.png [SELECTOR]
 //
@@ -43,6 +46,33 @@ try {
   }).length);
   out.texts = await page.$$eval(selector, (els) => els.map((e) => e.textContent.trim()));
   out.title = await page.title();
+  out.numbers = await page.$$eval('.num', (els) => els.map((e) => {
+    const a = e.querySelector('.approx');
+    return {
+      label: e.querySelector('.label')?.textContent ?? '',
+      value: e.querySelector('.value')?.textContent ?? '',
+      note: e.querySelector('.note')?.textContent ?? '',
+      approx: a?.textContent ?? '',
+      why: a?.getAttribute('title') ?? '',
+    };
+  }));
+  // The heat map as drawn: null when the page has none (or draws it
+  // otherwise than as rows of rectangles).
+  out.heat = await page.evaluate(() => {
+    const svg = document.querySelector('#activity svg');
+    const area = svg?.querySelector('rect.area');
+    if (!svg || !area) return null;
+    const box = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right }; };
+    return {
+      area: box(area),
+      rows: [...svg.querySelectorAll('g.hrow')].map((g) => ({ row: Number(g.dataset.row), cells: g.childElementCount, ...box(g) })),
+      ticks: [...svg.querySelectorAll('g.ytick')].map((g) => {
+        const b = box(g.querySelector('line'));
+        return { row: Number(g.dataset.row), y: (b.top + b.bottom) / 2, label: g.textContent.trim() };
+      }),
+      images: svg.querySelectorAll('image').length,
+    };
+  });
   // SHOT_MAX_HEIGHT (CSS pixels) crops the full-page screenshot from the top.
   const maxH = Number(process.env.SHOT_MAX_HEIGHT || 0);
   const fullH = await page.evaluate(() => document.documentElement.scrollHeight);

@@ -139,11 +139,12 @@ func Describe(name string) string {
 
 // Generator generates one trace. It is a trace.Source.
 type Generator struct {
-	spec    Spec
-	hdr     trace.Header
-	rng     *rand.Rand
-	step    stepper
-	statics map[string]*trace.Static
+	trace.NoCaps // a generator has no fast path of trace.Source
+	spec         Spec
+	hdr          trace.Header
+	rng          *rand.Rand
+	step         stepper
+	statics      map[string]*trace.Static
 
 	in      trace.Inst
 	lanes   lanes      // per-lane values the stepper fills before emit

@@ -157,7 +157,7 @@ func TestFirstInstructions(t *testing.T) {
 		d    trace.Dialect
 		want string // the first line the text writer prints
 	}{
-		{"hotcounter", trace.DialectPTX, "atom.global.add.u32 %r1, [%rd1], %r2 | %rd1=0x10000000 %r2=0x1"},
+		{"hotcounter", trace.DialectPTX, "atom.global.add.u32 %r1, [%rd1], %r2; | %rd1=0x10000000 %r2=0x1"},
 		{"hotcounter", trace.DialectSASS, "ATOM.E.ADD.U32 R0, [R2], R4 | R2=0x10000000 R4=0x1"},
 		{"hotcounter", trace.DialectVISA, "DWORD_ATOMIC.ADD (16) T255 V10 V11 V0 V12 | V10=0x10000000 V11=0x1"},
 		{"hotcounter", trace.DialectLSC, "lsc_atomic_iadd.ugm (M1,32) V13:d32 flat[V12]:a64 V14 V0 | V12=0x10000000 V14=0x1"},
@@ -169,7 +169,7 @@ func TestFirstInstructions(t *testing.T) {
 		// with an item as the mask.
 		{"appendqueue", trace.DialectLSC, "lsc_apndctr_atomic_add.ugm (M1,32) V13:d32 bti(0xA0) V14:d32 | V14=0x1 mask=0x"},
 		// Every lane of warp 0 tries its lock: compare 0, swap in 1.
-		{"spinlock", trace.DialectPTX, "atom.global.cas.b32 %r1, [%rd1], %r2, %r3 | %rd1=["},
+		{"spinlock", trace.DialectPTX, "atom.global.cas.b32 %r1, [%rd1], %r2, %r3; | %rd1=["},
 	} {
 		t.Run(tc.name+"/"+tc.d.String(), func(t *testing.T) {
 			s := Spec{Name: tc.name, Dialect: tc.d, Seed: 1, LaneOps: 1}

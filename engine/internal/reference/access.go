@@ -50,7 +50,10 @@ type rule struct {
 	// source reads a lane's sources for element e.
 	source func(in *trace.Inst, lane, e int) (b, c wide)
 	apply  formula
-	give   giveBack
+	// casNewIsB: a compare-and-swap whose formula writes b and compares
+	// with c (vISA CMPXCHG); every other writes c and compares with b.
+	casNewIsB bool
+	give      giveBack
 	// shiftBack shifts the value given back left (LSC d16u32h).
 	shiftBack uint
 	// status, when not 0, makes the instruction lsc_load_status, which
@@ -66,20 +69,22 @@ type rule struct {
 	op, family string
 }
 
-// access performs one lane-element and returns its results row.
-func (m *machine) access(r *rule, in *trace.Inst, lane, e int) Result {
+// access performs one lane-element and returns its results row, and for a
+// compare-and-swap whether it failed: found a value other than its compare
+// operand and left memory as it was.
+func (m *machine) access(r *rule, in *trace.Inst, lane, e int) (row Result, casFailed bool) {
 	st := in.Static
 	addr := r.addr(in, lane, e)
-	row := Result{Seq: in.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
+	row = Result{Seq: in.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
 	if r.status != 0 {
 		if m.statusBit(r, in, lane) {
 			row.Value = 1
 		}
-		return row
+		return row, false
 	}
 	if f := m.fault(r, in, lane, e, addr); f != "" {
 		row.Fault = f // nothing is read, written or given back
-		return row
+		return row, false
 	}
 	at := place{st.Space, groupOf(st.Space, in.Group), addr}
 	var b, c wide
@@ -88,12 +93,24 @@ func (m *machine) access(r *rule, in *trace.Inst, lane, e int) Result {
 	}
 	old := m.mem.read(at, r.width)
 	updated := r.apply(old, b, c)
+	if st.Op == trace.OpCAS {
+		// The formula with another new value, one that cannot be old:
+		// a CAS that matched writes it, one that failed keeps old. So
+		// the outcome comes from the formula itself, not from a
+		// comparison of the reference's own.
+		other := wide{^old.lo, ^old.hi}
+		if r.casNewIsB {
+			casFailed = r.apply(old, other, c) == old
+		} else {
+			casFailed = r.apply(old, b, other) == old
+		}
+	}
 	m.mem.write(at, r.width, updated)
 	if !r.plain {
 		m.addrs.count(at, in, r, b, c)
 	}
 	if !st.HasDst {
-		return row // the destination is _, RZ, V0, null or %null
+		return row, casFailed // the destination is _, RZ, V0, null or %null
 	}
 	switch r.give {
 	case giveOld:
@@ -102,7 +119,7 @@ func (m *machine) access(r *rule, in *trace.Inst, lane, e int) Result {
 		row.Value, row.ValueHi = updated.lo, updated.hi
 	}
 	row.Value <<= r.shiftBack
-	return row
+	return row, casFailed
 }
 
 // fault is the fault of a lane-element at addr, "" for none. The checks

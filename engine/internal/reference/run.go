@@ -44,6 +44,8 @@ type InstStat struct {
 	Addresses   uint32 // distinct effective addresses among their lane-elements
 	MaxConflict uint32 // the most lane-elements that hit one address
 	Faults      uint32 // lane-elements that faulted or were dropped
+	CASFailed   uint32 // lane-elements of a CAS that ran and did not swap
+	Sectors     uint32 // distinct 32-byte sectors among their addresses
 }
 
 // Word is one row of the memory table: an aligned 4-byte word.
@@ -176,19 +178,25 @@ func (m *machine) step(in *trace.Inst) (Step, error) {
 	stat := InstStat{Seq: in.Seq, Static: st, Group: in.Group, Warp: in.Warp, Lanes: uint32(len(running))}
 	for _, lane := range order {
 		for e := 0; e < r.elems; e++ {
-			row := m.access(r, in, int(lane), e)
+			row, casFailed := m.access(r, in, int(lane), e)
 			hits[row.Addr]++
 			if row.Fault != "" {
 				stat.Faults++
+			}
+			if casFailed {
+				stat.CASFailed++
 			}
 			rows = append(rows, row)
 		}
 	}
 	slices.SortStableFunc(rows, func(a, b Result) int { return cmp.Compare(a.Lane, b.Lane) })
 	stat.Addresses = uint32(len(hits))
-	for _, n := range hits {
+	sectors := map[uint64]bool{}
+	for a, n := range hits {
 		stat.MaxConflict = max(stat.MaxConflict, n)
+		sectors[a/32] = true
 	}
+	stat.Sectors = uint32(len(sectors))
 	return Step{Inst: stat, Results: rows}, nil
 }
 

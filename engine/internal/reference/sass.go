@@ -42,7 +42,8 @@ func sassRule(st *trace.Static) (*rule, error) {
 	default:
 		return nil, fmt.Errorf("the reference knows no SASS ATOM .sz %s", st.Type)
 	}
-	r := &rule{st: st, elems: 1, width: width, outside: faultOutOfRange, give: giveOld, windows: true}
+	// ATOMS addresses shared memory itself: no generic window applies.
+	r := &rule{st: st, elems: 1, width: width, outside: faultOutOfRange, give: giveOld, windows: st.Space == trace.Global}
 	r.addr = elementsAt(st, []int64{0})
 	r.source = textSources(st, 0, width)
 	if st.Type.Float() {

@@ -61,7 +61,7 @@ func visaRule(st *trace.Static) (*rule, error) {
 	case trace.OpExch: // XCHG: new = src0
 		f = exchInt
 	case trace.OpCAS: // CMPXCHG: new = (old==src1) ? src0 : old
-		f, op = cmpxchg, "cmpxchg"
+		f, op, r.casNewIsB = cmpxchg, "cmpxchg", true
 	case trace.OpAnd: // AND: new = old & src0
 		f = andInt
 	case trace.OpOr: // OR: new = old | src0

@@ -1,0 +1,198 @@
+package columnar
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// scanAll reads every column of a Parquet file with ScanParquet, as rows.
+func scanAll(t testing.TB, path string) (names []string, rows [][]any, groups int) {
+	t.Helper()
+	p, err := openParquet(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := p.schema()
+	p.close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range sc.Fields() {
+		names = append(names, f.Name)
+	}
+	err = ScanParquet(path, names, func(cs []arrow.Array) error {
+		groups++
+		rec := array.NewRecordBatch(sc, cs, int64(cs[0].Len()))
+		rows = appendRows(t, rows, rec)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names, rows, groups
+}
+
+// TestScanParquet reads the fixture's tables back with the package's
+// reader: the same types as arrow-go's reader gives (the stored Arrow
+// schema's), the rows the fixture wrote, a row group at a time; and the
+// golden files, written by arrow-go's page writer at e361db0, the same
+// as arrow-go reads them, a dictionary page compressed among them.
+func TestScanParquet(t *testing.T) {
+	f := newFixture(2500)
+	dir := t.TempDir()
+	w, err := New(dir, WithBatchRows(1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.feed(t, w, 700)
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	want := f.want()
+	for _, table := range TableNames() {
+		path := filepath.Join(dir, table+extParquet)
+		names, got, groups := scanAll(t, path)
+		rb := readParquet(t, path)
+		if g := fieldsString(rb.schema); strings.Join(names, " ") == "" || g != wantFields[table] {
+			t.Errorf("%s: arrow-go reads %s, want %s", table, g, wantFields[table])
+		}
+		p, err := openParquet(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := p.schema()
+		p.close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := fieldsString(sc); g != wantFields[table] {
+			t.Errorf("%s: ScanParquet reads %s, want %s", table, g, wantFields[table])
+		}
+		checkRows(t, table, got, want[table])
+		if wantGroups := (len(want[table]) + 999) / 1000; groups != wantGroups {
+			t.Errorf("%s: %d row groups, want %d", table, groups, wantGroups)
+		}
+		if n, err := ParquetRows(path); err != nil || n != int64(len(want[table])) {
+			t.Errorf("%s: ParquetRows %d, %v; want %d", table, n, err, len(want[table]))
+		}
+	}
+	golden, err := filepath.Glob(filepath.Join("testdata", "golden", "*", "*.parquet"))
+	if err != nil || len(golden) == 0 {
+		t.Fatalf("no golden files: %v", err)
+	}
+	for _, path := range golden {
+		_, got, _ := scanAll(t, path)
+		checkRows(t, path, got, readParquet(t, path).rows)
+	}
+}
+
+// TestScanParquetErrors checks what the reader says of files it cannot
+// read: which file, and what is wrong.
+func TestScanParquetErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join("testdata", "golden", "fixture", "ops.parquet")
+	b, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	noop := func([]arrow.Array) error { return nil }
+	for _, tc := range []struct {
+		name, path string
+		cols       []string
+		want       string
+	}{
+		{"not parquet", write("text.parquet", []byte("atom.global.add.u32 d, [a], 1; | a=0x1000\n")), []string{"op"}, "not a Parquet file"},
+		{"cut short", write("cut.parquet", b[:len(b)/2]), []string{"op"}, "not a Parquet file"},
+		{"no such column", good, []string{"op", "latency"}, `no column "latency" (is it a replay's table?)`},
+		{"footer too long", write("long.parquet", append(binary.LittleEndian.AppendUint32(slices.Clone(b[:len(b)-8]), 1<<30), "PAR1"...)), []string{"op"}, "footer of 1073741824 bytes"},
+	} {
+		err := ScanParquet(tc.path, tc.cols, noop)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.path) {
+			t.Errorf("%s: %v; want an error naming %s and saying %q", tc.name, err, tc.path, tc.want)
+		}
+	}
+	// What a footer claims is checked before it is allocated.
+	p, err := openParquet(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.limits.rows = 3
+	err = p.scan([]string{"op"}, noop)
+	p.close()
+	if err == nil || !strings.Contains(err.Error(), "a row group of 4 rows: replay writes at most 3") {
+		t.Errorf("a row group past the limit: %v", err)
+	}
+	fnErr := errors.New("the report's own error")
+	if err := ScanParquet(good, []string{"op"}, func([]arrow.Array) error { return fnErr }); !errors.Is(err, fnErr) || !strings.Contains(err.Error(), good) {
+		t.Errorf("fn's error came back as %v", err)
+	}
+}
+
+// TestScanParquetCorrupt flips every byte of a small table file in turn,
+// and cuts it at every length: the reader returns an error or rows,
+// never panics.
+func TestScanParquetCorrupt(t *testing.T) {
+	for _, name := range []string{"fixture/ops.parquet", "distinct/orders.parquet"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "golden", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := 0
+		for i := range b {
+			c := slices.Clone(b)
+			c[i] ^= 0xff
+			if scanBytes(c) != nil {
+				bad++
+			}
+			scanBytes(b[:i])
+		}
+		if bad < len(b)/4 {
+			t.Errorf("%s: only %d of %d flipped bytes made an error", name, bad, len(b))
+		}
+	}
+}
+
+// scanBytes reads every column of the Parquet file b.
+func scanBytes(b []byte) error {
+	p, err := newPQFile("f.parquet", bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	p.limits = readLimits{rows: 1 << 16, pageBytes: 1 << 20, stringBytes: 1 << 24}
+	var cols []string
+	for _, l := range p.leaves {
+		cols = append(cols, l.name)
+	}
+	return p.scan(cols, func([]arrow.Array) error { return nil })
+}
+
+// FuzzParquetReader reads arbitrary bytes as a table file: an error or
+// rows, never a panic or a runaway allocation.
+func FuzzParquetReader(f *testing.F) {
+	golden, _ := filepath.Glob(filepath.Join("testdata", "golden", "*", "*.parquet"))
+	for _, p := range golden {
+		if b, err := os.ReadFile(p); err == nil && len(b) < 5000 {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		scanBytes(b)
+	})
+}

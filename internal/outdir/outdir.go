@@ -1,0 +1,59 @@
+package outdir
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Made lists the directories [Create] made, outermost first.
+type Made []string
+
+// Create makes dir and its missing parents (mode 0777 before umask) and
+// returns the ones it made. On failure it removes those it made and returns
+// os.MkdirAll's error, which names the path that could not be made.
+func Create(dir string) (Made, error) {
+	var missing []string
+	for d := filepath.Clean(dir); ; {
+		if _, err := os.Lstat(d); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			break // there, or an error os.MkdirAll reports below
+		}
+		missing = append(missing, d)
+		p := filepath.Dir(d)
+		if p == d {
+			break
+		}
+		d = p
+	}
+	var made Made
+	for i := len(missing) - 1; i >= 0; i-- {
+		err := os.Mkdir(missing[i], 0o777)
+		if errors.Is(err, fs.ErrExist) {
+			continue // made by another in the meantime: not ours
+		}
+		if err != nil {
+			break // os.MkdirAll says why, below
+		}
+		made = append(made, missing[i])
+	}
+	// Whatever is in the way (a file named like dir or a parent, a
+	// permission), os.MkdirAll reports it as usual.
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		made.Remove()
+		return nil, err
+	}
+	return made, nil
+}
+
+// Remove removes the directories Create made, innermost first, each only if
+// it is empty; it stops at the first that stays. It reports nothing: a
+// directory that stays holds something that is not the failed writer's to
+// remove.
+func (m Made) Remove() {
+	for i := len(m) - 1; i >= 0; i-- {
+		if os.Remove(m[i]) != nil {
+			return
+		}
+	}
+}

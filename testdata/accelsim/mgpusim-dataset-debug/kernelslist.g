@@ -1,0 +1,7 @@
+MemcpyHtoD,0x00007f6233c00000,512
+MemcpyHtoD,0x00007f6233c00600,16384
+MemcpyHtoD,0x00007f6233c04600,2048
+MemcpyHtoD,0x00007f6233c04e00,16384
+MemcpyHtoD,0x00007f6233c08e00,2048
+kernel-1-ctx_0x55dfecb31820.traceg
+kernel-2-ctx_0x55dfecb31820.traceg
