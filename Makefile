@@ -3,7 +3,7 @@ GO ?= go
 DUCKDB := tools/duckdb/node_modules/@duckdb/node-api/package.json
 BROWSER := tools/browser/node_modules/playwright-core/package.json
 
-.PHONY: demo test test-race bench pgo fuzz build clean check-sizes test-cluster cross lint prereqs image test-image
+.PHONY: demo test test-race bench bench-scale pgo fuzz build clean check-sizes test-cluster cross lint prereqs image test-image
 
 build:
 	$(GO) build -o bin/replay ./cmd/replay
@@ -101,6 +101,13 @@ BENCH_OUT ?= bench/latest.txt
 bench: $(DUCKDB)
 	GO=$(GO) BENCH_OUT=$(BENCH_OUT) bash bench/run.sh
 	$(GO) run ./bench/report -new $(BENCH_OUT)
+
+# The scaling of the split pipeline (replay split, the partition replays,
+# replay merge), each task a process of its own run one after another: the
+# predicted N-node speedup, the CPU of all tasks against one replay's, and
+# the partitions' balance, for N = 2, 4, 8 and 16 (bench/scale/run.sh).
+bench-scale:
+	GO=$(GO) bash bench/scale/run.sh
 
 # The PGO profile: a CPU profile of the lean replays of the uniform and
 # histogram traces, copied beside the main package, where go build (and

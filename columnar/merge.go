@@ -29,10 +29,14 @@ import (
 //     (a page, hence an address, is in one), and each partition's rows are
 //     sorted as the whole table is; Merge interleaves them in that order
 //     (a k-way merge, reading each file once, in row groups).
-//   - instructions: every partition has every instruction's row, with the
-//     statistics of its own lanes; Merge combines them (docs/OUTPUT.md):
-//     lanes is every partition's, addresses, faults, cas_failed and
-//     sectors add up, max_conflict is the largest.
+//   - instructions: an instruction's row is in one or more partitions,
+//     each with the statistics of its own lanes (every partition, for
+//     replay TRACE -partition; for a split trace, the partition replay
+//     split chose, with the addresses, largest conflict and sectors of all
+//     its lanes, and those with faults or failed compare-and-swaps of
+//     their own); Merge combines them (docs/OUTPUT.md): lanes is the same
+//     in each, addresses, faults, cas_failed and sectors add up,
+//     max_conflict is the largest.
 //   - ops: recomputed from the combined instructions, exactly as a replay
 //     computes it (a sum of per-instruction max_conflict cannot be
 //     combined from partitions' sums), so the partitions must have the
@@ -805,72 +809,87 @@ func newInstructionCursor(t *tableReader) *instructionCursor {
 	return c
 }
 
-// mergeInstructions combines the partitions' instructions rows, row by
-// row: every partition has every instruction, in trace order.
+// mergeInstructions combines the partitions' instructions rows: each
+// partition's rows in trace order, an instruction's row in one or more of
+// them (every one, for replay TRACE -partition; the one replay split chose,
+// and those with faults of their own, for a split trace). The rows of one
+// instruction must agree on its lanes and text; every instruction from 0
+// on must have a row.
 func mergeInstructions(w *Writer, parts []*partDir) error {
-	cs := make([]*instructionCursor, len(parts))
-	for i, p := range parts {
-		t, err := openTable(p.files[tInstructions])
-		if err != nil {
-			for _, c := range cs[:i] {
-				c.close()
-			}
-			return err
-		}
-		cs[i] = newInstructionCursor(t)
-	}
+	var h instHeap
+	var all []*instructionCursor
 	defer func() {
-		for _, c := range cs {
+		for _, c := range all {
 			c.close()
 		}
 	}()
-	statics := map[string]*trace.Static{}
-	out := make([]engine.InstStat, 0, mergeChunk)
-	for n := 0; ; n++ {
-		more, err := cs[0].advance()
+	for _, p := range parts {
+		t, err := openTable(p.files[tInstructions])
 		if err != nil {
 			return err
 		}
-		for _, c := range cs[1:] {
-			ok, err := c.advance()
-			if err != nil {
-				return err
-			}
-			if ok != more {
-				return mergeErr("%s and %s have different numbers of instructions rows: not partitions of one replay", c.t.path, cs[0].t.path)
-			}
+		c := newInstructionCursor(t)
+		all = append(all, c)
+		ok, err := c.advance()
+		if err != nil {
+			return err
 		}
-		if !more {
-			break
+		if ok {
+			h = append(h, c)
 		}
-		c, r := cs[0], cs[0].row
+	}
+	heap.Init(&h)
+	statics := map[string]*trace.Static{}
+	out := make([]engine.InstStat, 0, mergeChunk)
+	next := uint64(0)
+	for len(h) > 0 {
+		c, r := h[0], h[0].row
+		seq := c.seq.Value(r)
+		if seq != next {
+			if seq < next {
+				return mergeErr("%s has instruction %d twice, or out of order: not a partition of one replay", c.t.path, seq)
+			}
+			return mergeErr("no partition has a row of instruction %d (%s has %d next): a partition is missing, or not of this replay", next, c.t.path, seq)
+		}
 		text := c.text.Value(r)
 		s := statics[text]
 		if s == nil {
+			var err error
 			if s, err = trace.ParseStatic(text); err != nil {
-				return fmt.Errorf("%s: seq %d: %w", c.t.path, c.seq.Value(r), err)
+				return fmt.Errorf("%s: seq %d: %w", c.t.path, seq, err)
 			}
 			if s.Dialect.String() != c.dialect.Value(r) || s.Op.String() != c.op.Value(r) || s.Type.String() != c.typ.Value(r) {
-				return fmt.Errorf("%s: seq %d: %q parses as %s %s %s, the row says %s %s %s", c.t.path, c.seq.Value(r), text,
+				return fmt.Errorf("%s: seq %d: %q parses as %s %s %s, the row says %s %s %s", c.t.path, seq, text,
 					s.Dialect, s.Op, s.Type, c.dialect.Value(r), c.op.Value(r), c.typ.Value(r))
 			}
 			statics[strings.Clone(text)] = s
 		}
-		st := engine.InstStat{Seq: c.seq.Value(r), Static: s, Group: c.group.Value(r), Warp: c.warp.Value(r),
+		st := engine.InstStat{Seq: seq, Static: s, Group: c.group.Value(r), Warp: c.warp.Value(r),
 			Lanes: c.lanes.Value(r), Addresses: c.addrs.Value(r), MaxConflict: c.maxc.Value(r), Faults: c.faults.Value(r),
 			CASFailed: c.casFailed.Value(r), Sectors: c.sectors.Value(r)}
-		for _, d := range cs[1:] {
-			r := d.row
-			if d.seq.Value(r) != st.Seq || d.lanes.Value(r) != st.Lanes || d.text.Value(r) != text {
-				return mergeErr("%s row %d is instruction %d (%d lanes), %s row %d is %d (%d lanes): not partitions of one replay",
-					d.t.path, n, d.seq.Value(r), d.lanes.Value(r), c.t.path, n, st.Seq, st.Lanes)
+		first := c
+		if err := h.step(); err != nil {
+			return err
+		}
+		for len(h) > 0 && h[0].seq.Value(h[0].row) == seq {
+			d, r := h[0], h[0].row
+			if d == first {
+				return mergeErr("%s has instruction %d twice: not a partition of one replay", d.t.path, seq)
+			}
+			if d.lanes.Value(r) != st.Lanes || d.text.Value(r) != text {
+				return mergeErr("%s says instruction %d is %q with %d lanes, %s says %q with %d: not partitions of one replay",
+					d.t.path, seq, d.text.Value(r), d.lanes.Value(r), first.t.path, text, st.Lanes)
 			}
 			st.Addresses += d.addrs.Value(r)
 			st.Faults += d.faults.Value(r)
 			st.CASFailed += d.casFailed.Value(r)
-			st.Sectors += d.sectors.Value(r) // a sector lies in one partition's page
+			st.Sectors += d.sectors.Value(r) // a sector lies in one partition's line
 			st.MaxConflict = max(st.MaxConflict, d.maxc.Value(r))
+			if err := h.step(); err != nil {
+				return err
+			}
 		}
+		next++
 		out = append(out, st)
 		if len(out) == mergeChunk {
 			if err := w.Instructions(out); err != nil {
@@ -881,6 +900,36 @@ func mergeInstructions(w *Writer, parts []*partDir) error {
 	}
 	if len(out) > 0 {
 		return w.Instructions(out)
+	}
+	return nil
+}
+
+// instHeap orders instruction cursors by their current row's seq.
+type instHeap []*instructionCursor
+
+func (h instHeap) Len() int { return len(h) }
+func (h instHeap) Less(i, j int) bool {
+	return h[i].seq.Value(h[i].row) < h[j].seq.Value(h[j].row)
+}
+func (h instHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *instHeap) Push(x any)   { *h = append(*h, x.(*instructionCursor)) }
+func (h *instHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// step advances the cursor on top to its next row.
+func (h *instHeap) step() error {
+	ok, err := (*h)[0].advance()
+	if err != nil {
+		return err
+	}
+	if ok {
+		heap.Fix(h, 0)
+	} else {
+		heap.Pop(h)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
 )
 
@@ -206,6 +207,12 @@ type batch struct {
 	opsSized atomic.Uint32
 	opsMu    sync.Mutex
 	stats    []InstStat
+	// parts holds, by instruction (pos), what a split file said of it
+	// (trace.PartInfo), when the batch has such instructions (hasParts);
+	// partRows is the rows made of them (rows).
+	parts    []trace.PartInfo
+	hasParts bool
+	partRows []InstStat
 	// out holds, per instruction range and owner, the records in trace
 	// order. An owner is an applying worker: it owns the pages whose shard
 	// is its index modulo the owner count.
@@ -252,9 +259,14 @@ type batch struct {
 	// the routes (addresses.go), so a warp's lanes stay a record or a run
 	// of them, never summed into one addition (expandWarp).
 	countsLanes bool
-	// partitioned: the memory holds one partition of several: lanes of
-	// other partitions' pages are skipped, their rows marked faultForeign.
+	// partitioned: the replay is partition part of several (pt): lanes of
+	// other partitions' lines are skipped, their rows marked faultForeign
+	// (partition.go). partKeys is the engine's, as the reader left it when
+	// it handed the batch over: every memory id the batch uses has its key.
 	partitioned bool
+	pt          *shard.Partitioner
+	part        int
+	partKeys    []uint64
 	// order and seed: the order of lanes within an instruction (order.go);
 	// OrderLane takes the paths below as they are.
 	order Order
@@ -279,6 +291,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 	b.lastVecs = 0
 	b.plans = nil
 	b.nslots = 0
+	b.parts, b.hasParts = b.parts[:0], false
 	b.wide, b.notAdd = false, false
 	clear(b.inits) // drop the copies' data
 	b.inits, b.initBytes = b.inits[:0], 0
@@ -618,4 +631,48 @@ func (b *batch) fillSources(bi *xinst) {
 		}
 		slot++
 	}
+}
+
+// notePart records what a split file said of the instruction just added.
+func (b *batch) notePart(pi *trace.PartInfo) {
+	for len(b.parts) < len(b.insts)-1 {
+		b.parts = append(b.parts, trace.PartInfo{}) // (a split file's instructions all have one)
+	}
+	b.parts = append(b.parts, *pi)
+	b.hasParts = true
+}
+
+// rows is the batch's instructions rows for the sink. An instruction of a
+// split file carries only this partition's lanes: its row counts the
+// lanes that ran in the trace split (PartInfo.Lanes), and is written by
+// the partition the split chose (PartInfo.Row), with the addresses, the
+// largest conflict and the sectors of all its lanes; another partition
+// writes a row only for its own faults or failed compare-and-swaps, with
+// no addresses, conflict or sectors, which replay merge adds to the
+// chosen one's.
+func (b *batch) rows() []InstStat {
+	if !b.hasParts {
+		return b.stats
+	}
+	out := b.partRows[:0]
+	for i := range b.stats {
+		s := b.stats[i]
+		if i >= len(b.parts) {
+			out = append(out, s)
+			continue
+		}
+		pi := &b.parts[i]
+		s.Lanes = pi.Lanes
+		switch {
+		case pi.Row:
+			s.Addresses, s.MaxConflict, s.Sectors = pi.Addresses, pi.MaxConflict, pi.Sectors
+		case s.Faults == 0 && s.CASFailed == 0:
+			continue
+		default:
+			s.Addresses, s.MaxConflict, s.Sectors = 0, 0, 0
+		}
+		out = append(out, s)
+	}
+	b.partRows = out
+	return out
 }

@@ -123,7 +123,7 @@ func (b *batch) sumPage(acc *pageAcc, ii int, bi *xinst, routes []route, o int, 
 // commuting batch whose lanes are not each counted, in lane order, the
 // memory whole, and no per-lane rows.
 func (b *batch) sumsPages() bool {
-	return b.oneLoop && !b.countsLanes && b.order == OrderLane && !b.partitioned && b.noResults
+	return b.oneLoop && !b.countsLanes && b.order == OrderLane && b.noResults
 }
 
 // sumWarp is expandWarp's path, taken at once, for the warps sumsPages

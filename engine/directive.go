@@ -68,18 +68,19 @@ func initKey(in *trace.Init) memKey {
 	return memKey{in.Space, g}
 }
 
-// writeBytes stores data at addr of memory id. It runs only where no worker
-// touches memory: in New, and between batches.
-func writeBytes(mem *shard.Memory, id uint32, addr uint64, data []byte) error {
+// writeBytes stores data at addr of memory id, but for the bytes of
+// another partition (own, when not nil, says which are this one's). It
+// runs only where no worker touches memory: in New, and between batches.
+func writeBytes(mem *shard.Memory, id uint32, addr uint64, data []byte, own func(id uint32, addr uint64) bool) error {
 	cur := mem.Cursor()
 	for i, by := range data {
 		a := addr + uint64(i)
+		if own != nil && !own(id, a) {
+			continue // another partition's byte
+		}
 		en := cur.Resolve(id, a)
 		if en == 0 {
 			return errMemoryFull
-		}
-		if en.Foreign() {
-			continue // another partition's byte
 		}
 		pg := mem.Page(en.Ref())
 		wi := uint32(a>>2) & (shard.PageWords - 1)
@@ -93,8 +94,12 @@ func writeBytes(mem *shard.Memory, id uint32, addr uint64, data []byte) error {
 // applyInits writes the batch's inits, in trace order, after its
 // instructions have applied.
 func (e *replayer) applyInits(b *batch) error {
+	var own func(uint32, uint64) bool
+	if b.partitioned {
+		own = b.local
+	}
 	for _, in := range b.inits {
-		if err := writeBytes(e.mem, in.mem, in.addr, in.data); err != nil {
+		if err := writeBytes(e.mem, in.mem, in.addr, in.data, own); err != nil {
 			return err
 		}
 	}

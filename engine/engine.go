@@ -52,6 +52,11 @@ type replayer struct {
 	planList []*plan
 	memIDs   map[memKey]uint32
 	memKeys  []memKey
+	// partKeys is each memory id's PartitionKey, and pt the partitions'
+	// map (WithPartition). partKeys is only appended to (by the reader):
+	// a batch's copy stays valid.
+	partKeys []uint64
+	pt       shard.Partitioner
 	addrs    *addrTracker // nil unless the sink wants the addresses table
 	// oneLoops counts the batches applied as commuting (batch.oneLoop).
 	oneLoops int
@@ -85,18 +90,26 @@ type replayer struct {
 // options o (buildOptions): its regions, and its initial memory written
 // in.
 func newReplayer(h *trace.Header, o options) (*replayer, error) {
-	mem, err := shard.New(shard.WithShards(o.shards), shard.WithPartition(o.part, o.parts))
+	mem, err := shard.New(shard.WithShards(o.shards))
+	if err != nil {
+		return nil, err
+	}
+	pt, err := shard.NewPartitioner(o.parts)
 	if err != nil {
 		return nil, err
 	}
 	e := &replayer{opts: o, hdr: h, mem: mem, regions: map[trace.Space][]trace.Region{},
-		plans: map[*trace.Static]*plan{}, memIDs: map[memKey]uint32{}}
+		plans: map[*trace.Static]*plan{}, memIDs: map[memKey]uint32{}, pt: pt}
 	for _, r := range h.Regions {
 		e.regions[r.Space] = append(e.regions[r.Space], r)
 	}
+	var own func(uint32, uint64) bool
+	if o.parts > 1 {
+		own = func(id uint32, a uint64) bool { return e.pt.Of(e.partKeys[id], a) == o.part }
+	}
 	for i := range h.Inits {
 		in := &h.Inits[i]
-		if err := writeBytes(mem, e.memID(initKey(in)), in.Addr, in.Data); err != nil {
+		if err := writeBytes(mem, e.memID(initKey(in)), in.Addr, in.Data, own); err != nil {
 			return nil, fmt.Errorf(".init at %s 0x%x: %w", in.Space, in.Addr, err)
 		}
 	}
@@ -109,6 +122,7 @@ func (e *replayer) memID(k memKey) uint32 {
 		id = uint32(len(e.memKeys))
 		e.memIDs[k] = id
 		e.memKeys = append(e.memKeys, k)
+		e.partKeys = append(e.partKeys, PartitionKey(k.space, k.group))
 	}
 	return id
 }
@@ -266,6 +280,7 @@ func (pl *pipeline) read(ctx context.Context, src trace.Source) {
 		b.reset(pl.expanders, pl.appliers, e.mem.Shards())
 		b.noResults = pl.noResults
 		b.partitioned = e.opts.parts > 1
+		b.pt, b.part = &e.pt, e.opts.part
 		b.countsLanes = e.addrs != nil
 		b.order, b.seed = e.opts.order, e.opts.seed
 		b.avx512 = !e.opts.goLoops && hasConflictsAVX512()
@@ -280,6 +295,7 @@ func (pl *pipeline) read(ctx context.Context, src trace.Source) {
 			return
 		}
 		eof := e.fill(b, src)
+		b.partKeys = e.partKeys
 		// Decide before handing b over: from then on it is the compute
 		// stage's, which may set b.err.
 		last := eof || b.err != nil
@@ -300,7 +316,7 @@ func (pl *pipeline) emit(sink Sink) {
 	defer close(pl.emitted)
 	for b := range pl.toEmit {
 		if pl.emitErr == nil {
-			pl.emitErr = sink.Instructions(b.stats)
+			pl.emitErr = sink.Instructions(b.rows())
 			if pl.emitErr == nil && !pl.noResults {
 				b.mergeValues()
 				pl.emitErr = sink.Results(b.localResults())
@@ -596,6 +612,9 @@ func (e *replayer) addInst(b *batch, in *trace.Inst, inArena bool) bool {
 		e.lastPlan = p
 	}
 	b.add(in, p, e.memOf(in.Static.Space, in.Group), inArena)
+	if in.Part != nil {
+		b.notePart(in.Part)
+	}
 	return true
 }
 

@@ -74,6 +74,18 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 			bi.plan = p
 		}
 		st := p.st
+		if b.partitioned && !b.warpLocal(bi) {
+			// Some lane-element is another partition's: each is checked on
+			// its own. (The paths below take whole warps of this one.)
+			addrs = b.expandLanes(ii, bi, routes, &cur, addrs, mem, r)
+			if b.rangeErr[r] != nil {
+				break
+			}
+			if fuse {
+				b.applyFused(&routes[0], mem, t)
+			}
+			continue
+		}
 		if sums && p.pageSum {
 			taken, err := b.sumWarp(ii, bi, routes, &cur, r)
 			if err != nil {
@@ -150,7 +162,7 @@ func (b *batch) expandLanes(ii int, bi *xinst, routes []route, cur *shard.Cursor
 		slot := bi.slot + uint32(k*st.Elems)
 		for e := 0; e < st.Elems; e, slot = e+1, slot+1 {
 			addr := p.addr(bi, lane, e)
-			if b.partitioned && !mem.Local(bi.mem, addr) {
+			if b.partitioned && !b.local(bi.mem, addr) {
 				// Another partition's lane-element: its row, fault and
 				// access are that partition's.
 				b.foreignRows(slot, 1)
@@ -234,9 +246,6 @@ func (b *batch) routeElem(ii int, bi *xinst, lane, e int, slot uint32, addr uint
 	en := cur.Resolve(bi.mem, addr)
 	if en == 0 {
 		return false
-	}
-	if en.Foreign() {
-		panic("engine: a local address resolved to another partition's page") // Local and Resolve use one hash
 	}
 	routes[b.owner[en.Shard()]].add(uint32(ii), rec{word: en.WordRef(addr), slot: slot | uint32(addr&3)<<slotBits}, false)
 	return true
@@ -324,12 +333,10 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 		if distinct, maxc, ok = b.routeWarpLanes(ii, bi, routes, cur, addrs, sp, vals, r); !ok {
 			return true, scratch, errMemoryFull
 		}
-		switch {
-		case distinct == 0:
-		case !b.partitioned:
+		if distinct > 0 {
+			// (A partitioned replay is here only with every lane-element
+			// its own: expand checked the warp.)
 			sectors = sectorCount(addrs[:sp.n()])
-		default:
-			sectors = localSectors(addrs[:sp.n()], mem, bi.mem)
 		}
 	}
 	b.setStat(bi, distinct, maxc, 0, sectors)
@@ -422,19 +429,6 @@ func sectorCountSorted(addrs []uint64) uint32 {
 		}
 	}
 	return n
-}
-
-// localSectors is sectorCount of the addresses of addrs in this
-// memory's partition: a partition counts its own lanes.
-func localSectors(addrs []uint64, mem *shard.Memory, inst uint32) uint32 {
-	var buf [trace.MaxLanes]uint64
-	s := buf[:0]
-	for _, a := range addrs {
-		if mem.Local(inst, a) {
-			s = append(s, a)
-		}
-	}
-	return sectorCount(s)
 }
 
 // runSectors is the sectors of n addresses from first to last in steps of
@@ -693,30 +687,13 @@ func (b *batch) warpRows(bi *xinst, addrs []uint64) {
 	}
 }
 
-// warpEntry resolves the page of addr for a warp's n lanes routed as one
-// record. It returns the zero Entry with ok true for another partition's
-// page, whose lanes get their foreign rows here, and with ok false when
-// memory is full.
-func (b *batch) warpEntry(bi *xinst, cur *shard.Cursor, addr uint64, n uint32) (en shard.Entry, ok bool) {
-	en = cur.Resolve(bi.mem, addr)
-	if en == 0 {
-		return 0, false
-	}
-	if en.Foreign() {
-		b.foreignRows(bi.slot, n)
-		return 0, true
-	}
-	return en, true
-}
-
 // routeRun routes n lanes as one record from addr: all on one word
-// (words 0) or a run words apart. Another partition's page gets the
-// lanes' foreign rows instead (local false). ok is false when memory is
-// full.
+// (words 0) or a run words apart. ok is false when memory is full (local
+// is true otherwise: every lane that reaches here is this partition's).
 func (b *batch) routeRun(ii int, bi *xinst, routes []route, cur *shard.Cursor, addr uint64, n uint32, words int32) (local, ok bool) {
-	en, ok := b.warpEntry(bi, cur, addr, n)
+	en := cur.Resolve(bi.mem, addr)
 	if en == 0 {
-		return false, ok
+		return false, false
 	}
 	slot := bi.slot
 	if words == 0 {
@@ -729,9 +706,9 @@ func (b *batch) routeRun(ii int, bi *xinst, routes []route, cur *shard.Cursor, a
 // routeSum routes the n lanes of a warp on one 32-bit word as one (word,
 // addend) record of their sum (expandWarp); as routeRun otherwise.
 func (b *batch) routeSum(ii int, bi *xinst, routes []route, cur *shard.Cursor, addr uint64, n, sum uint32, sr *sumRun) (local, ok bool) {
-	en, ok := b.warpEntry(bi, cur, addr, n)
+	en := cur.Resolve(bi.mem, addr)
 	if en == 0 {
-		return false, ok
+		return false, false
 	}
 	o := b.owner[en.Shard()]
 	r := rec{word: en.WordRef(addr), slot: sum}

@@ -177,9 +177,11 @@ func WithWorkers(n int) Option {
 }
 
 // WithPartition replays partition i of n: only the accesses to addresses
-// whose page falls in partition i (by the xxhash of the page's key, as its
-// shard: shard.Partition), so that n replays of the same trace, one per
-// partition, together do exactly what one replay does. A partition's
+// whose 128-byte line falls in partition i (PartitionOf: the lines of a
+// page go round-robin over the partitions, in an order and from a start
+// the page's hash picks; shard.Partition), so that n replays of the same
+// trace, one per partition, together do exactly what one replay does, and
+// a hot array of a few pages is spread over all of them. A partition's
 // memory, results and addresses are its own rows of the whole replay's;
 // its instructions' statistics count its own lanes (addresses and faults
 // add up over the partitions, max_conflict is the largest of theirs, lanes

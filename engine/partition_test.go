@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gpureplay/replay/shard"
@@ -53,6 +54,11 @@ func checkPartitions(t *testing.T, src string, n int) {
 		opts := []Option{WithPartition(i, n), WithExplore(true), WithWorkers(1 + i%3), WithBatchInsts([]int{4096, 7, 1}[i%3])}
 		if _, err := Replay(t.Context(), textSource(t, src), &c, opts...); err != nil {
 			t.Fatalf("partition %d/%d: %v", i, n, err)
+		}
+		for _, w := range c.Words {
+			if got := PartitionOf(w.Space, w.Group, w.Addr, n); got != i {
+				t.Fatalf("partition %d/%d holds word %s %#x of partition %d", i, n, w.Space, w.Addr, got)
+			}
 		}
 		res = append(res, c.Res...)
 		words = append(words, c.Words...)
@@ -139,6 +145,45 @@ func TestPartitionSplitsMemory(t *testing.T) {
 	for _, bad := range [][2]int{{0, 0}, {3, 3}, {-1, 2}, {0, shard.MaxPartitions + 1}} {
 		if err := ValidateOptions(WithPartition(bad[0], bad[1])); err == nil {
 			t.Errorf("WithPartition(%d, %d) accepted", bad[0], bad[1])
+		}
+	}
+}
+
+// TestPartitionSpreadsHotArray: a histogram of 4096 bins (16 KiB: four
+// pages) replayed as 8 partitions gives each partition 512 of the bins
+// (128/8 lines of 32 words), where owning whole pages left at least half
+// of the partitions without a bin.
+func TestPartitionSpreadsHotArray(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(".region global 0x100000 0x4000\n")
+	for i := range 64 {
+		b.WriteString("atom.global.add.u32 _, [%rd1], 1 | %rd1=[")
+		for l := range 32 {
+			if l > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, "0x%x", 0x100000+4*((i*37+l*129)%4096))
+		}
+		b.WriteString("]\n")
+	}
+	for i := range 4096 / 32 {
+		fmt.Fprintf(&b, "atom.global.add.u32 _, [%%rd1], 1 | %%rd1=0x%x:4\n", 0x100000+128*i)
+	}
+	src := b.String()
+	var whole noAddrs
+	if _, err := Replay(t.Context(), textSource(t, src), &whole); err != nil {
+		t.Fatal(err)
+	}
+	if len(whole.Words) != 4096 {
+		t.Fatalf("the whole replay touched %d words, want 4096", len(whole.Words))
+	}
+	for i := range 8 {
+		var c noAddrs
+		if _, err := Replay(t.Context(), textSource(t, src), &c, WithPartition(i, 8)); err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Words) != 512 {
+			t.Errorf("partition %d/8 holds %d of the 4096 bins, want 512", i, len(c.Words))
 		}
 	}
 }

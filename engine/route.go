@@ -24,12 +24,12 @@ func (b *batch) routeWarpLanes(ii int, bi *xinst, routes []route, cur *shard.Cur
 		}
 	}
 	// Lanes on distinct addresses by construction (!sp.mayRepeat()) need no
-	// conflict count. A partition counts only its own lanes.
-	count := sp.lo == sp.hi || sp.mayRepeat() || b.partitioned
+	// conflict count.
+	count := sp.lo == sp.hi || sp.mayRepeat()
 	if b.order == OrderLane && sp.lo>>shard.PageShift == sp.hi>>shard.PageShift {
 		return b.routePageLanes(ii, bi, routes, cur, addrs, sp, vals, srcList, count, r)
 	}
-	if b.order == OrderLane && (srcList != nil || !vals) && len(routes) == 1 && !b.partitioned {
+	if b.order == OrderLane && (srcList != nil || !vals) && len(routes) == 1 {
 		return b.routeScatter(ii, bi, &routes[0], cur, addrs, srcList, count, r)
 	}
 	if distinct, maxc, ok = b.routeLanes(ii, bi, routes, cur, addrs, vals, srcList, count, r); !ok || count {
@@ -92,10 +92,6 @@ func (b *batch) routeLanes(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 			if en = cur.Resolve(bi.mem, a); en == 0 {
 				return 0, 0, false
 			}
-		}
-		if en.Foreign() {
-			b.foreignRows(slot, 1)
-			continue
 		}
 		o := 0
 		if owners > 1 {
@@ -231,10 +227,6 @@ func (b *batch) routePageLanes(ii int, bi *xinst, routes []route, cur *shard.Cur
 		return 0, 0, false
 	}
 	n := uint32(len(addrs))
-	if en.Foreign() {
-		b.foreignRows(bi.slot, n)
-		return 0, 0, true
-	}
 	o := 0
 	if len(routes) > 1 {
 		o = int(b.owner[en.Shard()])

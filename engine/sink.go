@@ -67,8 +67,8 @@ type InstStat struct {
 	CASFailed uint32
 	// Sectors is the distinct 32-byte sectors (address / 32) among the
 	// lanes' addresses: the memory transactions the warp instruction
-	// needs. A sector lies in one page, so a partition counts its own and
-	// the partitions' counts add up.
+	// needs. A sector lies in one 128-byte line, so in one partition: a
+	// partition counts its own and the partitions' counts add up.
 	Sectors uint32
 }
 

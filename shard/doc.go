@@ -64,6 +64,50 @@
 // documented as a unit, and it promises what the invariants above say and
 // nothing more.
 //
+// # Partitions
+//
+// A partitioned replay (-partition i/n, replay split) gives each of n
+// processes the accesses to the addresses it owns. The unit of ownership
+// is a 128-byte line ([LineBytes]): the 32 lines of a 4 KiB page go
+// round-robin over the partitions, in an order and from a start that a
+// hash h of the page picks ([Partition]):
+//
+//	owner(addr) = (lineOrder(line in page, h) + h·n / 2^64) mod n
+//
+// Why lines, round-robin, reordered and rotated:
+//
+//   - A line holds every access whole. Accesses that reach memory are
+//     naturally aligned and at most 16 bytes; a misaligned one faults
+//     before it touches memory and is counted by the line of its first
+//     byte; an LSC vector or block access is split by element, each
+//     element an access of its own. So every word is written by one
+//     partition, and n memory tables are the whole one, word for word.
+//   - A hot array is spread: a 4096-bin histogram (16 KiB, 128 lines) gives
+//     each of n partitions 128/n of its lines exactly when n divides 32,
+//     within one line a page otherwise. Owning whole pages, as this package
+//     did before, put such an array in one to four partitions.
+//   - The rotation keeps page strides from aliasing: the first lines of
+//     4096 pages (arrays of structures a page apart) start in partitions
+//     spread like the hash, not all in partition 0, as plain line mod n
+//     would put them.
+//   - The order (lineOrder: a bijection of the 32 lines that mixes the
+//     bits of the line's index) keeps lines hot for the low bits of their
+//     index from coming round to one partition: an R-MAT graph's hot
+//     vertices have many zero bits, so in a plain round-robin its lines 0,
+//     8, 16 and 24 of a page all went to one of 8 partitions, and bfs's
+//     partitions took up to 1.59 times the mean load (bench/scale).
+//     Being a bijection, it leaves a page's lines spread as evenly as
+//     plain round-robin does.
+//   - Lines, not words: a warp's accesses to consecutive words (a run, 32
+//     lanes on 32 words) stay mostly in one or two partitions, so a split
+//     trace carries each warp to few partitions.
+//
+// What ownership cannot spread is one word: all accesses to it are one
+// partition's. The key names the memory instance the same way in every
+// process (engine.PartitionKey: the space, surface and group), not by
+// the order in which a replay met it, so that a split of one slice of a
+// trace and the replay of another agree.
+//
 // # Hash
 //
 // [Hash] is xxhash64 (seed 0, as github.com/cespare/xxhash/v2 computes it)

@@ -132,14 +132,6 @@ type Entry uint64
 // Ref is the page's reference, for [Memory.Page]: 1 ≤ Ref < MaxPages.
 func (e Entry) Ref() uint32 { return uint32(e) }
 
-// foreign is the Entry of a page another partition holds (see
-// [WithPartition]): no page, reference 0, an impossible shard.
-const foreign = Entry(0xffffffff) << 32
-
-// Foreign reports whether the page belongs to another partition: the
-// replay of this one skips every access to it.
-func (e Entry) Foreign() bool { return e == foreign }
-
 // Shard is the page's shard.
 func (e Entry) Shard() int { return int(e >> 32) }
 
@@ -148,7 +140,7 @@ func (e Entry) WordRef(addr uint64) uint32 {
 	return uint32(e)<<(PageShift-2) | uint32(addr>>2)&(PageWords-1)
 }
 
-type options struct{ shards, part, parts int }
+type options struct{ shards int }
 
 // Option configures [New].
 type Option func(*options) error
@@ -169,34 +161,6 @@ func WithShards(n int) Option {
 // dir maps DirPages consecutive pages of one memory instance to their
 // entries. Entries are written once, under Memory.mu, and read without a
 // lock.
-// WithPartition makes the memory hold only partition i of n: the pages
-// whose [Partition] is i. Resolving an address of another partition's page
-// creates nothing and returns an Entry that reports Foreign. A page's
-// partition, like its shard, follows from the xxhash of its key, so every
-// access to an address falls in exactly one partition, whatever the shard
-// count. n = 1 (the default) is the whole memory.
-func WithPartition(i, n int) Option {
-	return func(o *options) error {
-		if n < 1 || n > MaxPartitions || i < 0 || i >= n {
-			return fmt.Errorf("shard: WithPartition(%d, %d): want 0 <= i < n <= %d", i, n, MaxPartitions)
-		}
-		o.part, o.parts = i, n
-		return nil
-	}
-}
-
-// MaxPartitions is the most partitions a replay can be split into.
-const MaxPartitions = 1 << 16
-
-// Partition is the partition, of n, of the page holding addr in memory
-// instance mem: the high word of Hash·n, as the shard is of Hash·shards,
-// but of the hash's halves swapped, so that a partition's pages spread
-// over every shard rather than a range of them.
-func Partition(mem uint32, addr uint64, n int) int {
-	hi, _ := bits.Mul64(bits.RotateLeft64(Hash(mem, addr), 32), uint64(n))
-	return int(hi)
-}
-
 type dir struct {
 	mem     uint32
 	num     uint64 // addr >> (PageShift+DirBits)
@@ -253,11 +217,10 @@ func (t *dirTable) with(d *dir) *dirTable {
 // one shard. Looking a page up takes no lock ([Cursor]); creating one takes
 // the memory's mutex, once per page.
 type Memory struct {
-	nshards     uint64
-	part, parts int        // this memory holds partition part of parts
-	mu          sync.Mutex // serialises creating pages and directories
-	npages      atomic.Uint32
-	dirs        atomic.Pointer[dirTable]
+	nshards uint64
+	mu      sync.Mutex // serialises creating pages and directories
+	npages  atomic.Uint32
+	dirs    atomic.Pointer[dirTable]
 	// chunks holds the pages by reference: page ref is
 	// chunks[ref/ChunkPages].pages[ref%ChunkPages]. Page 0 is never handed
 	// out, so that the zero Entry means no page. Chunks never move.
@@ -328,7 +291,7 @@ type chunkTable [MaxPages / ChunkPages]atomic.Pointer[Chunk]
 
 // New returns an empty memory.
 func New(opts ...Option) (*Memory, error) {
-	o := options{shards: DefaultShards, parts: 1}
+	o := options{shards: DefaultShards}
 	for _, opt := range opts {
 		if opt == nil {
 			return nil, errors.New("shard: nil Option")
@@ -337,7 +300,7 @@ func New(opts ...Option) (*Memory, error) {
 			return nil, err
 		}
 	}
-	m := &Memory{nshards: uint64(o.shards), part: o.part, parts: o.parts}
+	m := &Memory{nshards: uint64(o.shards)}
 	m.dirs.Store(&dirTable{})
 	c := newChunk()
 	m.chunks[0].Store(c)
@@ -346,12 +309,6 @@ func New(opts ...Option) (*Memory, error) {
 	m.mu.Unlock()
 	m.npages.Store(1) // page 0 is reserved
 	return m, nil
-}
-
-// Local reports whether the page of addr in instance mem belongs to this
-// memory's partition, whether or not the page exists yet.
-func (m *Memory) Local(mem uint32, addr uint64) bool {
-	return m.parts == 1 || Partition(mem, addr, m.parts) == m.part
 }
 
 // Shards returns the number of shards.
@@ -430,7 +387,7 @@ func (c *Cursor) Cached(mem uint32, addr uint64) Entry {
 // WordAdds is Resolve for many addresses at once, without creating, writing
 // additions: out[i] is addrs[i]'s [Entry.WordRef] in instance mem beside
 // addends[i]>>shift, truncated to 32 bits, for the longest prefix of addrs
-// whose pages exist in this memory's partition, whose length it returns
+// whose pages exist, whose length it returns
 // (then call Resolve for the next address, which creates its page). out
 // and addends must be at least as long as addrs. It moves the cursor to
 // the directory of the last address it resolved. A scattered update's
@@ -459,7 +416,7 @@ func (c *Cursor) WordAdds(mem uint32, addrs, addends []uint64, shift uint8, out 
 		}
 		ref := uint32(d.entries[a>>PageShift&(DirPages-1)].Load())
 		if ref == 0 {
-			break // no page, or another partition's
+			break // no page
 		}
 		out[i] = WordAdd{Word: ref<<(PageShift-2) | uint32(a>>2)&(PageWords-1), Add: uint32(addends[i] >> shift)}
 	}
@@ -469,8 +426,7 @@ func (c *Cursor) WordAdds(mem uint32, addrs, addends []uint64, shift uint8, out 
 
 // Resolve returns the page holding addr in memory instance mem, creating
 // it zeroed if absent. It returns the zero Entry only when the memory has
-// MaxPages pages already, and an Entry that reports Foreign for a page of
-// another partition (WithPartition).
+// MaxPages pages already.
 func (c *Cursor) Resolve(mem uint32, addr uint64) Entry {
 	if e := c.Cached(mem, addr); e != 0 {
 		return e
@@ -495,8 +451,7 @@ func (c *Cursor) resolve(mem uint32, addr uint64) Entry {
 	return c.m.create(d, addr)
 }
 
-// Lookup is Resolve without creating (a page of another partition that
-// was resolved before reports Foreign): the zero Entry when addr's page does
+// Lookup is Resolve without creating: the zero Entry when addr's page does
 // not exist.
 func (m *Memory) Lookup(mem uint32, addr uint64) Entry {
 	d := m.dirs.Load().find(mem, addr>>(PageShift+DirBits))
@@ -530,10 +485,6 @@ func (m *Memory) create(d *dir, addr uint64) Entry {
 	slot := &d.entries[addr>>PageShift&(DirPages-1)]
 	if e := Entry(slot.Load()); e != 0 {
 		return e
-	}
-	if m.parts > 1 && Partition(d.mem, addr, m.parts) != m.part {
-		slot.Store(uint64(foreign))
-		return foreign
 	}
 	ref := m.npages.Load()
 	if ref >= MaxPages {

@@ -302,7 +302,7 @@ func TestCached(t *testing.T) {
 // TestWordAdds: Cursor.WordAdds resolves the prefix of addresses whose
 // pages exist, across directories and memory instances, to the WordRefs
 // Resolve gives, each beside its addend shifted right (wordAdds), stops at
-// the first page that does not exist (or is another partition's), and
+// the first page that does not exist, and
 // creates nothing; and a Chunk's words and bits are its pages'.
 func TestWordAdds(t *testing.T) {
 	m, _ := New(WithShards(3))
@@ -342,24 +342,6 @@ func TestWordAdds(t *testing.T) {
 	p := m.Page(w >> (PageShift - 2))
 	if p.Words[0xffc/4] != 7 || p.Touched[0xffc/4/64]>>(0xffc/4%64)&1 != 1 {
 		t.Error("a chunk's word or written bit is not its page's")
-	}
-	// Another partition's page stops WordAdds as a missing one does.
-	pm, _ := New(WithPartition(0, 2))
-	pc := pm.Cursor()
-	var local, foreign uint64
-	for a := uint64(0); local == 0 || foreign == 0; a += PageBytes {
-		if Partition(0, a, 2) == 0 {
-			local = a
-		} else {
-			foreign = a
-		}
-	}
-	pc.Resolve(0, local)
-	if !pc.Resolve(0, foreign).Foreign() {
-		t.Fatal("the foreign page is not foreign")
-	}
-	if n := wordAdds(t, &pc, 0, []uint64{local, foreign}, out); n != 1 {
-		t.Errorf("WordAdds over another partition's page = %d, want 1", n)
 	}
 }
 

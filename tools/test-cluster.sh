@@ -9,9 +9,13 @@
 #      waits until sinfo shows the node idle;
 #   4. builds bin/replay, generates two small traces (PTX uniform, SASS
 #      histogram), and replays each once unpartitioned: the reference;
-#   5. per trace, submits deploy/slurm/replay-array.sbatch as an array of 3
-#      tasks and deploy/slurm/merge.sbatch with --dependency=afterok on it,
-#      and waits until all of them finished;
+#   5. per trace, submits the three steps of the pipeline as dependent
+#      jobs: deploy/slurm/split-array.sbatch as an array of 2 tasks (the
+#      map: each writes a slice of the trace, by partition), then
+#      deploy/slurm/replay-array.sbatch as an array of 3 tasks reading the
+#      split directory (--dependency=afterok on the split array), then
+#      deploy/slurm/merge.sbatch (afterok on the replay array), and waits
+#      until all of them finished;
 #   6. checks with DuckDB (tools/cluster-check.mjs) that the 3 partitions'
 #      memory and results together are the reference's, each row once, and
 #      that every table of the merge equals the reference's;
@@ -31,6 +35,7 @@ export PATH="$PATH:/usr/local/go/bin:/usr/sbin:/sbin"
 GO=${GO:-go}
 TIMEOUT=${CLUSTER_TIMEOUT:-300}
 NPARTS=3
+NSLICES=2
 START=$SECONDS
 
 say() { echo "test-cluster: $*"; }
@@ -229,6 +234,8 @@ REPLAY=$ROOT/bin/replay
   fail "bin/replay has no -partition flag: the partitioned replay is not in this tree"
 { "$REPLAY" merge -h 2>&1 || true; } | grep -q 'replay merge' ||
   fail "bin/replay has no merge subcommand: the partitioned replay is not in this tree"
+{ "$REPLAY" split -h 2>&1 || true; } | grep -q 'replay split' ||
+  fail "bin/replay has no split subcommand: the split pipeline is not in this tree"
 
 W=$T/work
 TRACES=(uniform-ptx histogram-sass)
@@ -241,15 +248,20 @@ for t in "${TRACES[@]}"; do
 done
 say "built bin/replay, generated ${TRACES[*]} and their reference tables ($((SECONDS - START)) s so far)"
 
-# --- 5. the array jobs and the merges ----------------------------------------
+# --- 5. the split arrays, the replay arrays and the merges --------------------
 jobid() { echo "${1%%;*}"; } # sbatch --parsable prints ID or ID;CLUSTER
-declare -A ARRAY MERGE
+declare -A SPLITJ ARRAY MERGE
 cd "$W"
 for t in "${TRACES[@]}"; do
   # The recipes' #SBATCH lines hold, but for where the output goes and one
-  # CPU a task (so that two of the three tasks run at once on 2 CPUs).
-  out=$(env "$MARK" TRACE="$t.zst" OUT="$t.parts" MERGED="$t.merged" PARTITIONS=$NPARTS REPLAY="$REPLAY" \
-    sbatch --parsable --array=0-$((NPARTS - 1)) --cpus-per-task=1 \
+  # CPU a task (so that two tasks run at once on 2 CPUs).
+  out=$(env "$MARK" TRACE="$t.zst" SPLIT="$t.split" PARTITIONS=$NPARTS REPLAY="$REPLAY" \
+    sbatch --parsable --array=0-$((NSLICES - 1)) --cpus-per-task=1 \
+    --output="$T/jobs/$t-split-%A_%a.out" "$ROOT/deploy/slurm/split-array.sbatch") ||
+    { show_logs; fail "sbatch of split-array.sbatch ($t) failed"; }
+  SPLITJ[$t]=$(jobid "$out")
+  out=$(env "$MARK" SPLIT="$t.split" OUT="$t.parts" MERGED="$t.merged" PARTITIONS=$NPARTS REPLAY="$REPLAY" \
+    sbatch --parsable --dependency=afterok:"${SPLITJ[$t]}" --array=0-$((NPARTS - 1)) --cpus-per-task=1 \
     --output="$T/jobs/$t-array-%A_%a.out" "$ROOT/deploy/slurm/replay-array.sbatch") ||
     { show_logs; fail "sbatch of replay-array.sbatch ($t) failed"; }
   ARRAY[$t]=$(jobid "$out")
@@ -258,7 +270,7 @@ for t in "${TRACES[@]}"; do
     --output="$T/jobs/$t-merge-%j.out" "$ROOT/deploy/slurm/merge.sbatch") ||
     { show_logs; fail "sbatch of merge.sbatch ($t) failed"; }
   MERGE[$t]=$(jobid "$out")
-  say "$t: submitted array job ${ARRAY[$t]} (tasks 0-$((NPARTS - 1))) and merge job ${MERGE[$t]} (afterok:${ARRAY[$t]})"
+  say "$t: submitted split array ${SPLITJ[$t]} (slices 0-$((NSLICES - 1))), replay array ${ARRAY[$t]} (partitions 0-$((NPARTS - 1)), afterok:${SPLITJ[$t]}) and merge job ${MERGE[$t]} (afterok:${ARRAY[$t]})"
 done
 cd "$ROOT"
 
@@ -284,7 +296,7 @@ states() {
 }
 terminal='^(COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|PREEMPTED|BOOT_FAIL|DEADLINE)$'
 ALL=()
-for t in "${TRACES[@]}"; do ALL+=("${ARRAY[$t]}" "${MERGE[$t]}"); done
+for t in "${TRACES[@]}"; do ALL+=("${SPLITJ[$t]}" "${ARRAY[$t]}" "${MERGE[$t]}"); done
 show_jobs() {
   local f
   echo "----- job states (id state reason exit)" >&2
@@ -348,4 +360,4 @@ for t in "${TRACES[@]}"; do
     fail "$t: the partitioned or merged tables differ from the unpartitioned replay's"
 done
 
-say "PASS: $NPARTS-task arrays and their merges on a one-node Slurm cluster equal the unpartitioned replays (${TRACES[*]}), $((SECONDS - START)) s"
+say "PASS: $NSLICES-task split arrays, $NPARTS-task replay arrays and their merges, dependent jobs on a one-node Slurm cluster, equal the unpartitioned replays (${TRACES[*]}), $((SECONDS - START)) s"

@@ -421,30 +421,30 @@ func (w *worker) checkChunk(fb *frameBuf) error {
 
 // parseHeaderRecord checks the header record in raw and parses it. Errors
 // are unplaced.
-func (w *worker) parseHeaderRecord(raw []byte) (*Header, uint16, error) {
+func (w *worker) parseHeaderRecord(raw []byte) (*Header, uint16, *SplitHeader, error) {
 	if len(raw) < len(headerMagic) || string(raw[:len(headerMagic)]) != headerMagic {
-		return nil, 0, fmt.Errorf("bad magic %q, want %q: not a replay binary trace", raw[:min(len(raw), len(headerMagic))], headerMagic)
+		return nil, 0, nil, fmt.Errorf("bad magic %q, want %q: not a replay binary trace", raw[:min(len(raw), len(headerMagic))], headerMagic)
 	}
 	if len(raw) < headerFixedLen {
-		return nil, 0, fmt.Errorf("%w: header record of %d bytes, its fixed part is %d", errTruncated, len(raw), headerFixedLen)
+		return nil, 0, nil, fmt.Errorf("%w: header record of %d bytes, its fixed part is %d", errTruncated, len(raw), headerFixedLen)
 	}
 	v := binary.LittleEndian.Uint16(raw[8:])
 	if v < formatVersionOldest || v > formatVersion {
-		return nil, 0, fmt.Errorf("unsupported format version %d (this reader reads versions %d to %d)", v, formatVersionOldest, formatVersion)
+		return nil, 0, nil, fmt.Errorf("unsupported format version %d (this reader reads versions %d to %d)", v, formatVersionOldest, formatVersion)
 	}
 	f := binary.LittleEndian.Uint16(raw[10:])
-	if f&^headerFlagAddressOnly != 0 {
-		return nil, 0, fmt.Errorf("unknown header flags 0x%04x", f)
+	if f&^(headerFlagAddressOnly|flagSplit) != 0 || f&flagSplit != 0 && v < 2 {
+		return nil, 0, nil, fmt.Errorf("unknown header flags 0x%04x", f)
 	}
 	if err := w.checkRecord(raw, headerFixedLen); err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
-	h, err := parseHeaderPayload(raw[headerFixedLen:])
+	h, split, err := parseHeaderPayload(raw[headerFixedLen:], f&flagSplit != 0)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	h.AddressOnly = f&headerFlagAddressOnly != 0
-	return h, v, nil
+	return h, v, split, nil
 }
 
 // frameSource is where a pipeline's frames come from.

@@ -14,10 +14,11 @@ type BinaryIndex struct {
 	ra       io.ReaderAt
 	o        readerOptions
 	hdr      *Header
-	ver      uint16      // the header's format version
-	entries  []seekEntry // frame 0 is the header, frame i+1 chunk i
-	hasCheck bool        // the entries have checksums
-	offsets  []int64     // offset of each frame, and the seek table's last
+	split    *SplitHeader // a split file's header, nil for any other trace
+	ver      uint16       // the header's format version
+	entries  []seekEntry  // frame 0 is the header, frame i+1 chunk i
+	hasCheck bool         // the entries have checksums
+	offsets  []int64      // offset of each frame, and the seek table's last
 }
 
 // OpenBinaryIndex reads the seek table at the end of a binary trace of the
@@ -78,7 +79,7 @@ func OpenBinaryIndex(ra io.ReaderAt, size int64, opts ...ReaderOption) (*BinaryI
 	if err := x.loadFrame(fb, w); err != nil {
 		return nil, o.wrap(BinaryChunkHeader, 0, err)
 	}
-	x.hdr, x.ver, err = w.parseHeaderRecord(fb.raw)
+	x.hdr, x.ver, x.split, err = w.parseHeaderRecord(fb.raw)
 	if err != nil {
 		return nil, o.wrap(BinaryChunkHeader, 0, err)
 	}
@@ -127,7 +128,7 @@ func (x *BinaryIndex) Reader(from, to int) (*BinaryReader, error) {
 		return nil, fmt.Errorf("trace: chunk range [%d, %d) out of [0, %d)", from, to, x.NumChunks())
 	}
 	r := newBinaryReader(x.o)
-	r.hdr = x.hdr
+	r.hdr, r.split = x.hdr, x.split
 	r.setVersion(x.ver)
 	r.chunk, r.stop = from, to
 	r.first = from > 0

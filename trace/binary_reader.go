@@ -123,11 +123,14 @@ func (o *readerOptions) pipelineSize(def int) (bufs, decoders int) {
 // A reader dropped without either is stopped when the garbage collector
 // finds it unreachable; call Close to stop it at once.
 type BinaryReader struct {
-	o    readerOptions
-	hdr  *Header
-	ver  uint16 // the format version of the header
-	bias uint64 // what to take from a record code for the static index: 1 from version 2 on
-	simd bool   // fixed-width lists decode in assembly (hasFixedSIMD)
+	o      readerOptions
+	hdr    *Header
+	split  *SplitHeader // a split file's header; nil for any other trace
+	part   PartInfo     // a split file's last instruction's
+	masked []uint64     // a masked list's values (split files)
+	ver    uint16       // the format version of the header
+	bias   uint64       // what to take from a record code for the static index: 1 from version 2 on
+	simd   bool         // fixed-width lists decode in assembly (hasFixedSIMD)
 
 	// Where chunks come from: src until the first Next starts the pipeline.
 	src          frameSource
@@ -241,12 +244,12 @@ func NewBinaryReader(r io.Reader, opts ...ReaderOption) (*BinaryReader, error) {
 	if err := w.decompress(fb); err != nil {
 		return nil, fail(err)
 	}
-	h, v, err := w.parseHeaderRecord(fb.raw)
+	h, v, split, err := w.parseHeaderRecord(fb.raw)
 	if err != nil {
 		return nil, fail(err)
 	}
 	br := newBinaryReader(o)
-	br.hdr = h
+	br.hdr, br.split = h, split
 	br.setVersion(v)
 	br.seen = append(br.seen, fb.entry)
 	so := o // the goroutines must not hold br, so that a dropped reader stops
@@ -409,7 +412,7 @@ func (c *cursor) init(in *Init) error {
 	return validInit(in)
 }
 
-func parseHeaderPayload(p []byte) (*Header, error) {
+func parseHeaderPayload(p []byte, split bool) (*Header, *SplitHeader, error) {
 	c := &cursor{p: p}
 	h := &Header{}
 	if n := c.count(3, "regions"); n > 0 {
@@ -423,7 +426,7 @@ func parseHeaderPayload(p []byte) (*Header, error) {
 		for i := range h.Inits {
 			in := &h.Inits[i]
 			if err := c.init(in); err != nil {
-				return nil, fmt.Errorf("init %d: %w", i, err)
+				return nil, nil, fmt.Errorf("init %d: %w", i, err)
 			}
 			if len(in.Data) > 0 {
 				in.Data = slices.Clone(in.Data) // the payload buffer is reused
@@ -438,17 +441,24 @@ func parseHeaderPayload(p []byte) (*Header, error) {
 			k := c.byte("window kind")
 			h.Windows[i] = Window{Kind: windowKind(k), Base: c.uvarint("window base"), Size: c.uvarint("window size")}
 			if c.err == nil && (h.Windows[i].Kind == "" || h.Windows[i].Size == 0) {
-				return nil, fmt.Errorf("window %d: kind %d size %d", i, k, h.Windows[i].Size)
+				return nil, nil, fmt.Errorf("window %d: kind %d size %d", i, k, h.Windows[i].Size)
 			}
 		}
 	}
 	if c.err != nil {
-		return nil, c.err
+		return nil, nil, c.err
+	}
+	var sh *SplitHeader
+	if split {
+		var err error
+		if sh, err = c.splitSection(); err != nil {
+			return nil, nil, err
+		}
 	}
 	if len(c.p) != 0 {
-		return nil, fmt.Errorf("%d bytes after the header's last window", len(c.p))
+		return nil, nil, fmt.Errorf("%d bytes after the header's last window", len(c.p))
 	}
-	return h, nil
+	return h, sh, nil
 }
 
 // Next returns the next record (an instruction, or a directive with
@@ -602,7 +612,10 @@ func (r *BinaryReader) loadChunk() error {
 // can, and reads its static table.
 func (r *BinaryReader) beginChunk(fb *frameBuf) error {
 	first, count := fb.first, fb.count
-	if !r.first && first != r.seq {
+	if !r.first && first != r.seq && (r.split == nil || first < r.seq) {
+		if r.split != nil {
+			return r.fail("the chunk starts at seq %d, before seq %d", first, r.seq)
+		}
 		return r.fail("the chunk starts at seq %d, want %d", first, r.seq)
 	}
 	if first+uint64(count) < first {
@@ -702,7 +715,7 @@ func (r *BinaryReader) inputErr(si *staticInfo, j int, format string, args ...an
 // pointer stored takes a write barrier.
 func (r *BinaryReader) decodeInst(lanes []uint64) error {
 	p := r.recs[r.at:]
-	if n := r.repN; n > 0 && len(p) >= n {
+	if n := r.repN; n > 0 && len(p) >= n && r.split == nil {
 		rec := r.recs[r.repAt : r.repAt+n]
 		if string(p[:n]) == string(rec) {
 			r.repeat()
@@ -746,6 +759,15 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 	in := &r.inst
 	if in.Static != si.s {
 		in.Static = si.s
+	}
+	if r.split != nil {
+		var err error
+		if p, err = r.decodePart(p); err != nil {
+			return err
+		}
+		if in.Part == nil {
+			in.Part = &r.part
+		}
 	}
 	in.Seq, in.Group, in.Warp, in.Mask = r.seq, r.group, r.warp, uint32(mask)^si.exec
 	nIn := len(si.inputs)
@@ -808,7 +830,7 @@ func (r *BinaryReader) repeat() {
 // applied once more, as repeat decodes it, without an Inst filled per
 // record. A hot counter's replay reads its instructions so.
 func (r *BinaryReader) Repeats(max int) (n int, dg, dw int64) {
-	if !r.lastRep || r.err != nil {
+	if !r.lastRep || r.err != nil || r.split != nil {
 		return 0, 0, 0
 	}
 	rec := r.recs[r.repAt : r.repAt+r.repN]
@@ -865,6 +887,12 @@ func (r *BinaryReader) decodeVector(si *staticInfo, j int, p []byte, v *Vector, 
 		// A list of low halves on a 128-bit input: one high half follows.
 		var err error
 		if p, at, err = r.decodeList(si, j, kind, p, v, lanes, at); err != nil {
+			return p, at, err
+		}
+	case vecKindMasked:
+		var err error
+		var wideInner bool
+		if p, at, wideInner, err = r.decodeMasked(si, j, p, v, lanes, at); err != nil || wideInner {
 			return p, at, err
 		}
 	default:

@@ -14,6 +14,7 @@ import (
 type writerOptions struct {
 	chunkInsts int
 	level      zstd.EncoderLevel
+	split      *SplitHeader // a split file's header (WithSplit)
 }
 
 // WriterOption configures a BinaryWriter.
@@ -69,10 +70,11 @@ type BinaryWriter struct {
 	last    *Static            // memo of the previous instruction's static
 	lastIdx uint64
 
-	rec  []byte // record being framed
-	zbuf []byte // compressed frame
-	err  error  // sticky
-	done bool
+	rec    []byte   // record being framed
+	masked []uint64 // a masked list's values (split files)
+	zbuf   []byte   // compressed frame
+	err    error    // sticky
+	done   bool
 
 	// A chunk's frame is compressed and written on a goroutine of its own
 	// while the next chunk fills (BenchmarkTextAsmFile): inFlight, when
@@ -102,7 +104,7 @@ func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWrite
 	if h == nil {
 		h = &Header{}
 	}
-	rec, err := appendHeaderRecord(bw.rec[:0], h)
+	rec, err := appendHeaderRecord(bw.rec[:0], h, o.split)
 	if err != nil {
 		return nil, err
 	}
@@ -115,12 +117,15 @@ func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWrite
 }
 
 // appendHeaderRecord appends the header record with its checksum left zero.
-func appendHeaderRecord(b []byte, h *Header) ([]byte, error) {
+func appendHeaderRecord(b []byte, h *Header, split *SplitHeader) ([]byte, error) {
 	b = append(b, headerMagic...)
 	b = binary.LittleEndian.AppendUint16(b, formatVersion)
 	var flags uint16
 	if h.AddressOnly {
 		flags |= headerFlagAddressOnly
+	}
+	if split != nil {
+		flags |= flagSplit
 	}
 	b = binary.LittleEndian.AppendUint16(b, flags)
 	b = binary.LittleEndian.AppendUint32(b, 0) // payload length, set below
@@ -148,6 +153,12 @@ func appendHeaderRecord(b []byte, h *Header) ([]byte, error) {
 		b = append(b, k)
 		b = binary.AppendUvarint(b, win.Base)
 		b = binary.AppendUvarint(b, win.Size)
+	}
+	if split != nil {
+		var err error
+		if b, err = appendSplitHeader(b, split); err != nil {
+			return nil, fmt.Errorf("trace: split header: %v", err)
+		}
 	}
 	n := len(b) - headerFixedLen
 	if n > MaxRecordPayload {
@@ -269,6 +280,9 @@ func (w *BinaryWriter) Write(in *Inst) error {
 		if err := w.encode(in); err != nil {
 			return err // the instruction is rejected; the writer stays usable
 		}
+		if w.o.split != nil {
+			w.seq = in.Seq
+		}
 		w.seq++
 	}
 	w.n++
@@ -307,6 +321,14 @@ func (w *BinaryWriter) encode(in *Inst) error {
 		}
 	}
 
+	if sp := w.o.split; sp != nil {
+		switch {
+		case in.Part == nil:
+			return fmt.Errorf("trace: binary writer: instruction %d (%s) of a split file has no Part", in.Seq, s.Text)
+		case in.Seq < w.seq:
+			return fmt.Errorf("trace: binary writer: instruction %d of a split file after instruction %d", in.Seq, w.seq-1)
+		}
+	}
 	idx, err := w.staticIndex(s)
 	if err != nil {
 		return fmt.Errorf("trace: binary writer: instruction %d: %v", w.seq, err)
@@ -321,8 +343,12 @@ func (w *BinaryWriter) encode(in *Inst) error {
 	b = binary.AppendUvarint(b, zigzag(in.Warp-w.warp))
 	b = binary.AppendUvarint(b, uint64(in.Mask^s.ExecMask()))
 	w.group, w.warp = in.Group, in.Warp
-	for i := range in.Vals {
-		b = appendVector(b, &in.Vals[i], s.Inputs[i].Bits == 128)
+	if w.o.split == nil {
+		for i := range in.Vals {
+			b = appendVector(b, &in.Vals[i], s.Inputs[i].Bits == 128)
+		}
+	} else {
+		b = w.appendSplitInst(b, in)
 	}
 	w.insts = b
 	w.laneOps += uint64(bits.OnesCount32(in.Active())) * uint64(max(s.Elems, 1))

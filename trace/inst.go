@@ -115,6 +115,25 @@ type Inst struct {
 	// above Static.ExecSize are never active.
 	Mask uint32
 	Vals []Vector // one per Static.Inputs
+	// Part is set on an instruction read from a split file (replay split,
+	// docs/FORMAT.md "Split files"), nil otherwise: Mask then holds only
+	// the lanes that have an element in the file's partition, and Part
+	// what the instruction's statistics row needs beyond them.
+	Part *PartInfo
+}
+
+// PartInfo is what a split file says of an instruction beyond the lanes
+// it carries: how many lanes ran in the trace it was split from, and
+// whether the file's partition writes the instruction's statistics row,
+// with the row's addresses, largest conflict and sectors over all of its
+// lanes (what depends on the addresses alone; faults and failed
+// compare-and-swaps depend on memory, and each partition counts its own).
+type PartInfo struct {
+	Lanes       uint32 // lanes that ran (Active) in the trace split
+	Row         bool   // this partition writes the instruction's row
+	Addresses   uint32 // with Row: distinct addresses among all its lane-elements
+	MaxConflict uint32 // with Row: the most lane-elements on one address
+	Sectors     uint32 // with Row: distinct 32-byte sectors among them
 }
 
 // ExecMask is the mask of lanes that exist for the instruction's execution size.

@@ -139,7 +139,7 @@ func TestHelpUsageErrors(t *testing.T) {
 		args  []string
 		wants []string
 	}{
-		{[]string{"help", "nosuch"}, []string{`replay: help: unknown subcommand "nosuch"; the subcommands are replay, asm, disasm, gen, import, merge, diff, report, help`, "run 'replay help' for usage"}},
+		{[]string{"help", "nosuch"}, []string{`replay: help: unknown subcommand "nosuch"; the subcommands are replay, asm, disasm, gen, import, merge, split, diff, report, help`, "run 'replay help' for usage"}},
 		{[]string{"help", "gen", "asm"}, []string{"help takes one subcommand, got 2: gen asm"}},
 		{[]string{"help", "-x"}, []string{"flag provided but not defined: -x"}},
 		{[]string{"gen", "-bogus"}, []string{"flag provided but not defined: -bogus", "run 'replay help gen' for usage"}},
@@ -169,6 +169,7 @@ func TestUsageListsEveryFlag(t *testing.T) {
 		"gen":    func(a []string) error { return cmdGen(a, io.Discard, io.Discard) },
 		"import": func(a []string) error { return cmdImport(a, io.Discard, io.Discard) },
 		"merge":  func(a []string) error { return cmdMerge(a, io.Discard, io.Discard) },
+		"split":  func(a []string) error { return cmdSplit(a, io.Discard, io.Discard) },
 		"diff":   func(a []string) error { return cmdDiff(a, io.Discard, io.Discard) },
 		"report": func(a []string) error { return cmdReport(a, io.Discard, io.Discard) },
 		"help":   func(a []string) error { return cmdHelp(a, io.Discard) },

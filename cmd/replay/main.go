@@ -64,6 +64,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdImport(args[1:], stdout, stderr)
 	case "merge":
 		err = cmdMerge(args[1:], stdout, stderr)
+	case "split":
+		err = cmdSplit(args[1:], stdout, stderr)
 	case "diff":
 		err = cmdDiff(args[1:], stdout, stderr)
 	case "report":
@@ -96,7 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
 		switch cmd {
-		case "asm", "disasm", "gen", "import", "merge", "diff", "report":
+		case "asm", "disasm", "gen", "import", "merge", "split", "diff", "report":
 			fmt.Fprintf(stderr, "run 'replay help %s' for usage\n", cmd)
 		default: // replay's flags are in the overview
 			fmt.Fprintln(stderr, "run 'replay help' for usage")
@@ -181,8 +183,10 @@ no TRACE, the embedded demo (CUDA simpleAtomicIntrinsics).
                     threads), from a pass over the trace of its own
   -cluster-size N   -races: CTAs (.group numbers) a cluster, for PTX .cluster scope (default 1)
   -max-memory N     stop when the simulated memory passes N bytes (default 8Gi; 512Mi, 1e9 …)
-  -partition P      replay partition i/n only (0 <= i < n): the accesses to the pages whose xxhash
-                    falls in it; the tables go to DIR/part=i; replay merge joins the n partitions.
+  -partition P      replay partition i/n only (0 <= i < n): the accesses to the 128-byte lines it
+                    owns (a page's lines go round-robin over the partitions); the tables go to
+                    DIR/part=i; replay merge joins the n partitions. TRACE may be a split directory
+                    (replay split): the partition's slices are replayed, in order, and nothing else read.
                     auto: i from SLURM_ARRAY_TASK_ID (minus SLURM_ARRAY_TASK_MIN) or
                     JOB_COMPLETION_INDEX, n from -partitions, REPLAY_PARTITIONS or SLURM_ARRAY_TASK_COUNT
   -partitions N     with -partition auto: the number of partitions
@@ -264,6 +268,29 @@ partition.
 `,
 	},
 	{
+		name:     "split",
+		synopsis: []string{"replay split TRACE.zst -partitions N -slice K/M -o DIR"},
+		summary:  "write a slice of a trace's records, by partition, for replay -partition i/N DIR",
+		about: `Reads slice K of M of the binary trace's chunks (chunks [K*C/M, (K+1)*C/M) of C), through its
+seek table, and writes for every partition i of N the records it owns to DIR/part=i/slice=K.zst:
+every directive, and every instruction with a lane whose address is in partition i's lines (with
+those lanes only) or whose statistics row partition i writes, with its seq, .group and .warp
+(docs/FORMAT.md, "Split files"). The N files of slice K appear whole or not at all; a split that
+was killed leaves nothing a rerun does not replace. Then replay -partition i/N DIR -o OUT replays
+partition i from its M slices, and replay merge OUT joins the partitions (docs/OUTPUT.md,
+"Partitions"). The summary says how the slice's lane-ops fell on the partitions, and names a
+word whose accesses alone exceed 1.25 times the mean partition's.
+`,
+		flags: `  -o DIR            the split directory (required)
+  -partitions N     the number of partitions (required; or REPLAY_PARTITIONS)
+  -slice K/M        the slice to write (default 0/1: the whole trace). auto: K from
+                    SLURM_ARRAY_TASK_ID (minus SLURM_ARRAY_TASK_MIN) or JOB_COMPLETION_INDEX, M from
+                    -slices, REPLAY_SLICES or SLURM_ARRAY_TASK_COUNT
+  -slices M         with -slice auto: the number of slices
+  -q                print nothing on success
+`,
+	},
+	{
 		name:     "diff",
 		synopsis: []string{"replay diff A B"},
 		summary:  "list what differs between two replays' tables; exit 1 when they differ",
@@ -296,7 +323,7 @@ that gives its data (docs/REPORT.md). The page needs no network to view.
 		name:     "help",
 		synopsis: []string{"replay help [SUBCOMMAND]"},
 		summary:  "print the overview, or a SUBCOMMAND's usage",
-		about: `SUBCOMMAND is replay (the command itself), asm, disasm, gen, import, merge, diff, report or help. -h, -help
+		about: `SUBCOMMAND is replay (the command itself), asm, disasm, gen, import, merge, split, diff, report or help. -h, -help
 or --help among a subcommand's arguments prints its usage too; replay -h prints the overview.
 `,
 	},

@@ -76,7 +76,7 @@ func TestItem46_11_ReadmeUseRunsInOrder(t *testing.T) {
 		"trace.zst", "trace.tasm", "again.zst", "report.html",
 		"trace.tables/memory.parquet", "out/results.parquet", "both/memory.arrow", "both/memory.parquet",
 		"streamed/instructions.parquet", "parts/part=0/memory.parquet", "parts/part=2/memory.parquet",
-		"merged/addresses.parquet", "random/results.parquet", "explored/orders.parquet",
+		"merged/addresses.parquet", "smerged/instructions.parquet", "random/results.parquet", "explored/orders.parquet",
 	} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("after the Use block: %v", err)

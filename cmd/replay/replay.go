@@ -26,6 +26,7 @@ import (
 	"github.com/gpureplay/replay/engine"
 	"github.com/gpureplay/replay/examples"
 	"github.com/gpureplay/replay/shard"
+	"github.com/gpureplay/replay/split"
 	"github.com/gpureplay/replay/trace"
 )
 
@@ -49,6 +50,10 @@ type replayOptions struct {
 
 	order       engine.Order
 	part, parts int
+	// splitDir: the trace named is a split directory (replay split), of
+	// which -partition replays one partition's slices.
+	splitDir bool
+
 	// racesFrom is what asked for the races pass: "-races" or "-tables
 	// races", for the errors that refuse it.
 	racesFrom string
@@ -184,6 +189,17 @@ func (o *replayOptions) validatePartition() error {
 	if o.stdin() {
 		return usagef("-partition: every partition reads the whole trace, so it must be a file, not standard input")
 	}
+	if len(o.pos) == 1 {
+		if st, err := os.Stat(o.pos[0]); err == nil && st.IsDir() {
+			if !split.IsSplitDir(o.pos[0]) {
+				return usagef("-partition: %s is a directory but no split directory (part=i/slice=K.zst): replay split writes one", o.pos[0])
+			}
+			o.splitDir = true
+			if o.exploreOrders > 0 {
+				return usagef("-explore-orders replays the whole trace again per order: replay the trace, not a split directory")
+			}
+		}
+	}
 	if o.tables != "" && strings.Contains(","+o.tables+",", ",ops,") && !strings.Contains(","+o.tables+",", ",instructions,") {
 		return usagef("-partition with the ops table needs the instructions table: replay merge recomputes ops from it")
 	}
@@ -286,8 +302,20 @@ func (o *replayOptions) extraOptions() []engine.Option {
 // run opens the trace and the output directory, runs the extra passes,
 // replays and prints the summary.
 func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f columnar.Format, stdout, stderr io.Writer) error {
-	name, src, closeSrc, prog, err := openTrace(o.pos)
-	if err != nil {
+	var name, id, optName string
+	var src trace.Source
+	var closeSrc func()
+	var prog *progressReader
+	var err error
+	if o.splitDir {
+		// A partition of a split trace: its slices, in order, and no other
+		// partition's files.
+		var ss *split.Source
+		if ss, err = split.Open(o.pos[0], o.part, o.parts); err != nil {
+			return err
+		}
+		name, src, closeSrc, id, optName = o.pos[0], ss, func() { ss.Close() }, ss.Trace(), ss.Name()
+	} else if name, src, closeSrc, prog, err = openTrace(o.pos); err != nil {
 		return err
 	}
 	defer closeSrc()
@@ -309,11 +337,14 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 		}
 	})
 	eopts = append(eopts, withProgress)
-	dir, copts, err := o.outputDir(name, copts)
+	dir, copts, err := o.outputDir(name, id, copts)
 	if err != nil {
 		return err
 	}
-	copts = append(copts, columnar.WithRunOptions(o.runOptions(name)))
+	if optName == "" {
+		optName = name
+	}
+	copts = append(copts, columnar.WithRunOptions(o.runOptions(optName)))
 	sink, err := openSink(dir, copts, stderr)
 	if err != nil {
 		return err
@@ -376,8 +407,9 @@ func (o *replayOptions) addressOnly(name string) error {
 
 // outputDir is the directory the tables go to: -o, else one named after
 // the trace; a partition's is its part=i below, and copts gain the
-// partition's metadata.
-func (o *replayOptions) outputDir(name string, copts []columnar.Option) (string, []columnar.Option, error) {
+// partition's metadata (id, when not empty, is the trace's identity: that
+// of the trace a split directory holds).
+func (o *replayOptions) outputDir(name, id string, copts []columnar.Option) (string, []columnar.Option, error) {
 	dir := o.out
 	if dir == "" {
 		dir = defaultOutDir(name)
@@ -385,9 +417,12 @@ func (o *replayOptions) outputDir(name string, copts []columnar.Option) (string,
 	if o.partFlag != "" {
 		// A partition's tables go to DIR/part=i (Hive partitioning), marked
 		// with the partition and the trace, which replay merge checks.
-		sum, err := traceChecksum(o.pos)
-		if err != nil {
-			return "", nil, err
+		sum := id
+		if sum == "" {
+			var err error
+			if sum, err = traceChecksum(o.pos); err != nil {
+				return "", nil, err
+			}
 		}
 		dir = filepath.Join(dir, fmt.Sprintf("part=%d", o.part))
 		copts = append(copts, columnar.WithMetadata(map[string]string{
@@ -677,6 +712,21 @@ func partitionOf(flagVal string, partsFlag int, getenv func(string) string) (i, 
 		}
 		return i, n, err
 	}
+	return arrayTask(arrayNames{flag: "-partition", count: "-partitions", env: "REPLAY_PARTITIONS", what: "partitions", max: shard.MaxPartitions}, partsFlag, getenv)
+}
+
+// arrayNames names what an array task's index counts, for arrayTask's
+// messages.
+type arrayNames struct {
+	flag, count, env, what string
+	max                    int
+}
+
+// arrayTask is "auto" of -partition and -slice: i from the array job's
+// index (Slurm: SLURM_ARRAY_TASK_ID minus SLURM_ARRAY_TASK_MIN; Kubernetes
+// Indexed Jobs: JOB_COMPLETION_INDEX) and n from the count flag, else the
+// environment variable nm.env, else (Slurm) SLURM_ARRAY_TASK_COUNT.
+func arrayTask(nm arrayNames, countFlag int, getenv func(string) string) (i, n int, err error) {
 	num := func(name string) (int, bool, error) {
 		s := getenv(name)
 		if s == "" {
@@ -684,13 +734,13 @@ func partitionOf(flagVal string, partsFlag int, getenv func(string) string) (i, 
 		}
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 0 {
-			return 0, true, fmt.Errorf("-partition auto: %s=%q is not a count", name, s)
+			return 0, true, fmt.Errorf("%s auto: %s=%q is not a count", nm.flag, name, s)
 		}
 		return v, true, nil
 	}
-	n = partsFlag
+	n = countFlag
 	if n == 0 {
-		v, ok, err := num("REPLAY_PARTITIONS")
+		v, ok, err := num(nm.env)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -716,15 +766,15 @@ func partitionOf(flagVal string, partsFlag int, getenv func(string) string) (i, 
 	} else if ok {
 		i = idx
 	} else {
-		return 0, 0, fmt.Errorf("-partition auto: no SLURM_ARRAY_TASK_ID (Slurm array job) nor JOB_COMPLETION_INDEX (Kubernetes Indexed Job) in the environment")
+		return 0, 0, fmt.Errorf("%s auto: no SLURM_ARRAY_TASK_ID (Slurm array job) nor JOB_COMPLETION_INDEX (Kubernetes Indexed Job) in the environment", nm.flag)
 	}
 	switch {
 	case n == 0:
-		return 0, 0, fmt.Errorf("-partition auto: how many partitions? give -partitions N or REPLAY_PARTITIONS")
-	case n > shard.MaxPartitions:
-		return 0, 0, fmt.Errorf("-partition auto: %d partitions, at most %d", n, shard.MaxPartitions)
+		return 0, 0, fmt.Errorf("%s auto: how many %s? give %s N or %s", nm.flag, nm.what, nm.count, nm.env)
+	case n > nm.max:
+		return 0, 0, fmt.Errorf("%s auto: %d %s, at most %d", nm.flag, n, nm.what, nm.max)
 	case i < 0 || i >= n:
-		return 0, 0, fmt.Errorf("-partition auto: index %d is not one of %d partitions (0..%d)", i, n, n-1)
+		return 0, 0, fmt.Errorf("%s auto: index %d is not one of %d %s (0..%d)", nm.flag, i, n, nm.what, n-1)
 	}
 	return i, n, nil
 }

@@ -1,5 +1,6 @@
 // Package k8s holds the Kubernetes recipe for a partitioned replay (see
-// README.md). This test decodes each manifest strictly into the Job type of
+// README.md): a split Job, a partition Job that reads what it wrote, and a
+// merge Job. This test decodes each manifest strictly into the Job type of
 // k8s.io/api and checks what the recipe depends on, without a cluster.
 package k8s
 
@@ -27,6 +28,7 @@ import (
 )
 
 const (
+	splitFile     = "split-indexed-job.yaml"
 	partitionFile = "replay-indexed-job.yaml"
 	mergeFile     = "merge-job.yaml"
 	readmeFile    = "README.md"
@@ -442,13 +444,105 @@ func checkPartitions(p *problems, job *batchv1.Job) (*corev1.Container, string) 
 		p.add("%s: args %q lack -q", name, args)
 	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") || !onVolume(args[0]) {
-		p.add("%s: args %q: the trace must come first and be a path under %s", name, args, mountPath)
+		p.add("%s: args %q: the trace (or split directory) must come first and be a path under %s", name, args, mountPath)
 	}
 	out, ok := flagValue(args, "o")
 	if !ok || !onVolume(out) {
 		p.add("%s: -o %q is not a directory under %s", name, out, mountPath)
 	}
 	return c, out
+}
+
+// checkSplit checks the split Job and returns its container, its output
+// directory and its partition count.
+func checkSplit(p *problems, job *batchv1.Job) (*corev1.Container, string, int) {
+	c := checkJob(p, job)
+	name, spec := job.Name, &job.Spec
+	if spec.CompletionMode == nil || *spec.CompletionMode != batchv1.IndexedCompletion {
+		p.add("%s: completionMode is not Indexed", name)
+	}
+	if spec.Completions == nil || spec.Parallelism == nil {
+		p.add("%s: completions and parallelism must both be set", name)
+		return c, "", 0
+	}
+	m := int(*spec.Completions)
+	if m < 1 {
+		p.add("%s: completions %d: no slice", name, m)
+	}
+	if int(*spec.Parallelism) != m {
+		p.add("%s: parallelism %d != completions %d", name, *spec.Parallelism, m)
+	}
+	if (spec.BackoffLimitPerIndex == nil || *spec.BackoffLimitPerIndex < 1) && (spec.BackoffLimit == nil || *spec.BackoffLimit < 1) {
+		p.add("%s: a failed slice is not retried", name)
+	}
+	if c == nil {
+		return nil, "", 0
+	}
+	v, ok := envValue(c, "REPLAY_SLICES")
+	if slices, err := strconv.Atoi(v); !ok || err != nil || slices != m {
+		p.add("%s: env REPLAY_SLICES %q (literal: %v), want completions %d", name, v, ok, m)
+	}
+	args := c.Args
+	if len(args) < 2 || args[0] != "split" || strings.HasPrefix(args[1], "-") || !onVolume(args[1]) {
+		p.add("%s: args %q do not start with split TRACE, the trace a path under %s", name, args, mountPath)
+	}
+	if mode, ok := flagValue(args, "slice"); !ok || mode != "auto" {
+		p.add("%s: args %q lack -slice auto", name, args)
+	}
+	if sl, ok := flagValue(args, "slices"); ok && sl != strconv.Itoa(m) {
+		p.add("%s: -slices %s != completions %d", name, sl, m)
+	}
+	n := 0
+	if v, ok := flagValue(args, "partitions"); ok {
+		n, _ = strconv.Atoi(v)
+	} else if v, ok := envValue(c, "REPLAY_PARTITIONS"); ok {
+		n, _ = strconv.Atoi(v)
+	}
+	if n < 1 || n > shard.MaxPartitions {
+		p.add("%s: the partition count (-partitions or REPLAY_PARTITIONS) is %d, want 1..%d", name, n, shard.MaxPartitions)
+	}
+	if !hasFlag(args, "q") {
+		p.add("%s: args %q lack -q", name, args)
+	}
+	out, ok := flagValue(args, "o")
+	if !ok || !onVolume(out) {
+		p.add("%s: -o %q is not a directory under %s", name, out, mountPath)
+	}
+	return c, out, n
+}
+
+// checkPipeline checks that the partition Job replays what the split Job
+// writes: its directory, its partition count, the same image, command and
+// claim, and output directories that do not overlap.
+func checkPipeline(split, part *batchv1.Job) problems {
+	var p problems
+	sc, dir, n := checkSplit(&p, split)
+	pc := &part.Spec.Template.Spec.Containers[0]
+	if split.Name == part.Name {
+		p.add("both Jobs are named %q", part.Name)
+	}
+	if sc == nil || len(part.Spec.Template.Spec.Containers) != 1 {
+		return p
+	}
+	if len(pc.Args) == 0 || pc.Args[0] != dir {
+		p.add("%s reads %q, but %s writes the split directory %q", part.Name, pc.Args, split.Name, dir)
+	}
+	if part.Spec.Completions != nil && int(*part.Spec.Completions) != n {
+		p.add("%s splits into %d partitions, but %s has %d completions", split.Name, n, part.Name, *part.Spec.Completions)
+	}
+	if out, ok := flagValue(pc.Args, "o"); ok && dir != "" && (out == dir || strings.HasPrefix(out, dir+"/") || strings.HasPrefix(dir, out+"/")) {
+		p.add("%s: -o %q overlaps the split directory %q", part.Name, out, dir)
+	}
+	if sc.Image != pc.Image {
+		p.add("images differ: %q and %q", sc.Image, pc.Image)
+	}
+	if !slices.Equal(sc.Command, pc.Command) {
+		p.add("commands differ: %q and %q", sc.Command, pc.Command)
+	}
+	if s, q := claimAt(split, sc, mountPath), claimAt(part, pc, mountPath); s == "" || s != q {
+		p.add("claims at %s differ: %q and %q", mountPath, s, q)
+	}
+	return p
 }
 
 // checkMerge checks the merge Job, which reads from dir.
@@ -516,9 +610,15 @@ func check(part, merge *batchv1.Job) problems {
 }
 
 func TestManifests(t *testing.T) {
-	part, merge := readJob(t, partitionFile), readJob(t, mergeFile)
+	split, part, merge := readJob(t, splitFile), readJob(t, partitionFile), readJob(t, mergeFile)
 	for _, msg := range check(part, merge) {
 		t.Error(msg)
+	}
+	for _, msg := range checkPipeline(split, part) {
+		t.Error(msg)
+	}
+	if split.Name == merge.Name {
+		t.Errorf("the split and merge Jobs are both named %q", split.Name)
 	}
 	if t.Failed() {
 		return
@@ -529,7 +629,7 @@ func TestManifests(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"job/" + part.Name, "job/" + merge.Name, partitionFile, mergeFile,
+		"job/" + split.Name, "job/" + part.Name, "job/" + merge.Name, splitFile, partitionFile, mergeFile, "REPLAY_SLICES",
 		claimName, "ReadWriteMany", "REPLAY_PARTITIONS", part.Spec.Template.Spec.Containers[0].Image,
 		"hive_partitioning", "/data/out/part=*/memory.parquet",
 	} {
@@ -622,7 +722,7 @@ func TestChecksFail(t *testing.T) {
 		{"merge restartPolicy", func(_, m *batchv1.Job) { m.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure }, `replay-merge: restartPolicy "OnFailure"`},
 		{"-partition", func(p, _ *batchv1.Job) { setArg(pc(p), "auto", "0") }, "lack -partition auto"},
 		{"-q", func(p, _ *batchv1.Job) { setArg(pc(p), "-q", "-v") }, "lack -q"},
-		{"trace path", func(p, _ *batchv1.Job) { setArg(pc(p), "/data/trace.zst", "/tmp/trace.zst") }, "the trace must come first"},
+		{"trace path", func(p, _ *batchv1.Job) { setArg(pc(p), "/data/split", "/tmp/split") }, "must come first and be a path under /data"},
 		{"-o elsewhere", func(p, _ *batchv1.Job) { setArg(pc(p), "/data/out", "/data/out2") }, `merges "/data/out", but the partitions are written to "/data/out2"`},
 		{"-o off the volume", func(p, _ *batchv1.Job) { setArg(pc(p), "/data/out", "/out") }, "is not a directory under /data"},
 		{"merge command", func(_, m *batchv1.Job) { setArg(pc(m), "merge", "marge") }, "do not start with merge"},
@@ -660,6 +760,69 @@ func TestChecksFail(t *testing.T) {
 			p, m := part.DeepCopy(), merge.DeepCopy()
 			tc.mutate(p, m)
 			got := check(p, m)
+			for _, msg := range got {
+				if strings.Contains(msg, tc.want) {
+					return
+				}
+			}
+			t.Errorf("no problem mentions %q; got %q", tc.want, got)
+		})
+	}
+}
+
+// TestPipelineChecksFail proves that each check of the split Job, and of
+// how the partition Job reads what it writes, rejects a manifest that gets
+// its value wrong.
+func TestPipelineChecksFail(t *testing.T) {
+	split, part := readJob(t, splitFile), readJob(t, partitionFile)
+	pc := func(j *batchv1.Job) *corev1.Container { return &j.Spec.Template.Spec.Containers[0] }
+	setEnv := func(c *corev1.Container, name, value string) {
+		for i := range c.Env {
+			if c.Env[i].Name == name {
+				c.Env[i].Value = value
+				return
+			}
+		}
+		c.Env = append(c.Env, corev1.EnvVar{Name: name, Value: value})
+	}
+	setArg := func(c *corev1.Container, old, new string) {
+		i := slices.Index(c.Args, old)
+		if i < 0 {
+			t.Fatalf("arg %q not in %q", old, c.Args)
+		}
+		c.Args[i] = new
+	}
+	i32 := func(v int32) *int32 { return &v }
+	for _, tc := range []struct {
+		name   string
+		mutate func(split, part *batchv1.Job)
+		want   string
+	}{
+		{"not Indexed", func(s, _ *batchv1.Job) { s.Spec.CompletionMode = nil }, "replay-split: completionMode is not Indexed"},
+		{"parallelism", func(s, _ *batchv1.Job) { s.Spec.Parallelism = i32(1) }, "parallelism 1 != completions 2"},
+		{"REPLAY_SLICES", func(s, _ *batchv1.Job) { setEnv(pc(s), "REPLAY_SLICES", "3") }, `env REPLAY_SLICES "3"`},
+		{"-slices disagrees", func(s, _ *batchv1.Job) { c := pc(s); c.Args = append(c.Args, "-slices", "5") }, "-slices 5 != completions 2"},
+		{"REPLAY_PARTITIONS", func(s, _ *batchv1.Job) { setEnv(pc(s), "REPLAY_PARTITIONS", "4") }, "splits into 4 partitions, but replay-partitions has 3"},
+		{"no partition count", func(s, _ *batchv1.Job) { pc(s).Env = pc(s).Env[:1] }, "the partition count"},
+		{"-slice", func(s, _ *batchv1.Job) { setArg(pc(s), "auto", "0/2") }, "lack -slice auto"},
+		{"not split", func(s, _ *batchv1.Job) { setArg(pc(s), "split", "merge") }, "do not start with split TRACE"},
+		{"trace off the volume", func(s, _ *batchv1.Job) { setArg(pc(s), "/data/trace.zst", "/trace.zst") }, "do not start with split TRACE"},
+		{"-q", func(s, _ *batchv1.Job) { setArg(pc(s), "-q", "-v") }, "lack -q"},
+		{"split -o", func(s, _ *batchv1.Job) { setArg(pc(s), "/data/split", "/data/split2") }, `replay-partitions reads`},
+		{"split -o off the volume", func(s, _ *batchv1.Job) { setArg(pc(s), "/data/split", "/split") }, "is not a directory under /data"},
+		{"partition -o overlaps", func(s, p *batchv1.Job) { setArg(pc(p), "/data/out", "/data/split/out") }, "overlaps the split directory"},
+		{"no retry", func(s, _ *batchv1.Job) { s.Spec.BackoffLimitPerIndex, s.Spec.BackoffLimit = i32(0), nil }, "a failed slice is not retried"},
+		{"image", func(s, _ *batchv1.Job) { pc(s).Image = "ghcr.io/gpureplay/replay:v2" }, "images differ"},
+		{"command", func(s, _ *batchv1.Job) { pc(s).Command = []string{"/bin/replay"} }, "commands differ"},
+		{"claim", func(s, _ *batchv1.Job) {
+			s.Spec.Template.Spec.Volumes[0].PersistentVolumeClaim.ClaimName = "replay-split"
+		}, `claim "replay-split"`},
+		{"same names", func(s, p *batchv1.Job) { s.Name = p.Name }, "both Jobs are named"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, p := split.DeepCopy(), part.DeepCopy()
+			tc.mutate(s, p)
+			got := checkPipeline(s, p)
 			for _, msg := range got {
 				if strings.Contains(msg, tc.want) {
 					return

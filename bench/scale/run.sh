@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# bench/scale/run.sh: the measured scaling of the split pipeline (replay
+# split, replay -partition i/N SPLIT, replay merge), each task run as its own
+# process, one after another, on this machine, as N nodes would run them at
+# once. Run by `make bench-scale`.
+#
+# For each trace (replay gen uniform, histogram -bins 4096, bfs; SCALE_LANE_OPS
+# lane-ops each) it replays the trace once (-tables $SCALE_TABLES): the
+# single replay; then for each N of SCALE_NS it splits the trace into N
+# partitions in M = N slices (N split tasks), replays each partition from the
+# split directory (N tasks) and merges them, checks that every merged table
+# is byte for byte the single replay's, and reports:
+#
+#   split      the slowest split task's wall time
+#   replay     the slowest partition replay's wall time
+#   merge      the merge's wall time
+#   speedup    the predicted N-node speedup: single wall / (split + replay + merge)
+#   cpu        the CPU time (user + system) of all 2N+1 tasks / the single replay's
+#   balance    the largest and smallest partition's lane-ops / their mean
+#
+# and what the split tasks say of an uneven split: slice 0's partition over
+# 1.25 times the mean and its hottest words, and any word whose accesses
+# alone exceed 1.25 times the mean partition's load. Wall times on a shared machine are
+# noisy: it prints the load average before and after, and SCALE_REPEAT runs
+# each measurement that many times, keeping the fastest (CPU of that run).
+#
+# Environment:
+#   SCALE_DIR        where the traces and tables go (default /tmp/replay-bench-scale;
+#                    the traces are kept and reused, the tables removed)
+#   SCALE_NS         partition counts (default "2 4 8 16")
+#   SCALE_LANE_OPS   lane-ops a trace (default 1e8)
+#   SCALE_TRACES     which of uniform histogram bfs (default all three)
+#   SCALE_TABLES     the tables written (default memory,instructions,ops)
+#   SCALE_REPEAT     runs of each measurement, the fastest kept (default 1)
+#   SCALE_OUT        also write the report to this file
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+GO=${GO:-go}
+DIR=${SCALE_DIR:-/tmp/replay-bench-scale}
+NS=${SCALE_NS:-2 4 8 16}
+LANE_OPS=${SCALE_LANE_OPS:-1e8}
+TRACES=${SCALE_TRACES:-uniform histogram bfs}
+TABLES=${SCALE_TABLES:-memory,instructions,ops}
+REPEAT=${SCALE_REPEAT:-1}
+OUT=${SCALE_OUT:-}
+mkdir -p "$DIR"
+BIN=$DIR/replay
+$GO build -o "$BIN" ./cmd/replay
+TIME=/usr/bin/time
+[ -x "$TIME" ] || { echo "bench-scale: needs GNU time at $TIME (apt-get install time)" >&2; exit 2; }
+
+report() { echo "$*"; [ -z "$OUT" ] || echo "$*" >>"$OUT"; }
+[ -z "$OUT" ] || : >"$OUT"
+
+# timed LOG CMD... runs CMD, best of REPEAT, and appends "wall cpu" to LOG
+# (seconds); its standard output goes to LOG.out.
+timed() {
+  local log=$1 best= bestcpu= r t
+  shift
+  for r in $(seq "$REPEAT"); do
+    t=$(mktemp)
+    "$TIME" -f '%e %U %S' -o "$t" "$@" >"$log.out"
+    read -r w u s <"$t"
+    rm -f "$t"
+    if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+      best=$w
+      bestcpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.3f", u + s }')
+    fi
+  done
+  echo "$best $bestcpu" >>"$log"
+}
+
+gen() {
+  local name=$1 path=$DIR/$1-$LANE_OPS.zst
+  shift
+  [ -f "$path" ] || "$BIN" gen "$@" -lane-ops "$LANE_OPS" -q -o "$path"
+  echo "$path"
+}
+
+report "bench-scale: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) before;" \
+  "tables $TABLES, $LANE_OPS lane-ops a trace, M = N slices"
+report "$(printf '%-10s %3s %8s %8s %8s %8s %8s %7s %7s %7s' trace N single split replay merge speedup cpu max/mean min/mean)"
+for tr in $TRACES; do
+  case $tr in
+  uniform) trace=$(gen uniform uniform) ;;
+  histogram) trace=$(gen histogram4096 histogram -bins 4096) ;;
+  bfs) trace=$(gen bfs bfs) ;;
+  *) echo "bench-scale: unknown trace $tr" >&2; exit 2 ;;
+  esac
+  work=$DIR/work-$tr
+  rm -rf "$work"
+  mkdir -p "$work"
+  timed "$work/single.t" "$BIN" "$trace" -tables "$TABLES" -o "$work/single" -q
+  read -r swall scpu <"$work/single.t"
+  for n in $NS; do
+    split=$work/split-$n parts=$work/parts-$n merged=$work/merged-$n
+    : >"$work/split-$n.t"
+    : >"$work/replay-$n.t"
+    : >"$work/merge-$n.t"
+    : >"$work/hot-$n"
+    for k in $(seq 0 $((n - 1))); do
+      timed "$work/split-$n.t" "$BIN" split "$trace" -partitions "$n" -slice "$k/$n" -o "$split"
+      grep '^  hot word' "$work/split-$n.t.out" >>"$work/hot-$n" || true
+      if [ "$k" -eq 0 ]; then # slice 0's view of an uneven split: the partition, its hottest words
+        grep '^  imbalance' "$work/split-$n.t.out" | sed 's/^  imbalance */slice 0: /' >>"$work/hot-$n" || true
+      fi
+    done
+    : >"$work/lanes-$n"
+    for i in $(seq 0 $((n - 1))); do
+      timed "$work/replay-$n.t" "$BIN" "$split" -partition "$i/$n" -tables "$TABLES" -o "$parts"
+      # "  lanes         L (O lane-ops)": the partition's own lane-ops.
+      sed -n 's/^  lanes .*(\([0-9]*\) lane-ops)$/\1/p' "$work/replay-$n.t.out" >>"$work/lanes-$n"
+    done
+    timed "$work/merge-$n.t" "$BIN" merge "$parts" -o "$merged" -q
+    for f in "$work/single"/*; do
+      cmp -s "$f" "$merged/$(basename "$f")" || { echo "bench-scale: $tr N=$n: merged $(basename "$f") differs from the single replay's" >&2; exit 1; }
+    done
+    line=$(awk -v n="$n" -v swall="$swall" -v scpu="$scpu" -v tr="$tr" \
+      -v sf="$work/split-$n.t" -v rf="$work/replay-$n.t" -v mf="$work/merge-$n.t" -v lf="$work/lanes-$n" '
+      function slowest(f,   w, c, m) { m = 0; while ((getline line < f) > 0) { split(line, a, " "); if (a[1] > m) m = a[1]; cpu += a[2] } close(f); return m }
+      BEGIN {
+        cpu = 0
+        s = slowest(sf); r = slowest(rf); m = slowest(mf)
+        sum = 0; k = 0; lo = -1; hi = 0
+        while ((getline x < lf) > 0) { sum += x; k++; if (lo < 0 || x < lo) lo = x; if (x > hi) hi = x }
+        mean = sum / k
+        printf "%-10s %3d %8.2f %8.2f %8.2f %8.2f %7.2fx %7.2fx %7.3f %7.3f", tr, n, swall, s, r, m, swall / (s + r + m), cpu / scpu, hi / mean, lo / mean
+      }')
+    report "$line"
+    sort -u "$work/hot-$n" | sed "s/^  hot word */hot word: /; s/^/$tr N=$n /" | while read -r l; do report "  $l"; done
+    rm -rf "$split" "$parts" "$merged"
+  done
+  report "$(printf '%-10s single replay: %s s wall, %s s CPU' "$tr" "$swall" "$scpu")"
+done
+report "bench-scale: load average $(cut -d' ' -f1-3 /proc/loadavg) after"

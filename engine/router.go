@@ -1,0 +1,262 @@
+package engine
+
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+
+	"github.com/gpureplay/replay/shard"
+	"github.com/gpureplay/replay/trace"
+)
+
+// Router is the map stage of a split replay (replay split): for each
+// instruction of a trace it works out which of n partitions each active
+// lane's elements fall in (PartitionOf, with the engine's own effective
+// addresses: the same plans a replay makes), and the statistics of the
+// instruction's row that depend on its addresses alone: its lanes, its
+// distinct addresses, its largest conflict and its sectors, over every
+// lane-element, as a whole replay counts them. Faults depend on the
+// regions declared before the instruction, which a slice of a trace does
+// not know, and failed compare-and-swaps on memory: the partitions count
+// their own (see trace.PartInfo).
+//
+// A Router is used by one goroutine. It allocates nothing per instruction
+// once its plans and memory keys are made.
+type Router struct {
+	hdr   *trace.Header
+	n     int
+	pt    shard.Partitioner
+	plans map[*trace.Static]*plan
+	none  map[trace.Space][]trace.Region
+	b     *batch
+	keys  map[memKey]uint64
+	last  memKey
+	lastK uint64
+	lastS *trace.Static
+	lastP *plan
+	addrs []uint64
+
+	owners []uint32 // per partition: the lanes with an element there
+	parts  []int    // the partitions with a lane, ascending
+	seen   []bool   // per partition: in parts
+
+	laneOps []uint64 // per partition: lane-elements routed there
+	hot     hotWords
+	avx512  bool // a full warp's conflicts are counted by warpConflictsAVX512
+}
+
+// NewRouter returns a router of the instructions of a trace with header h
+// over n partitions.
+func NewRouter(h *trace.Header, n int) (*Router, error) {
+	pt, err := shard.NewPartitioner(n)
+	if err != nil {
+		return nil, err
+	}
+	if h == nil {
+		h = &trace.Header{}
+	}
+	return &Router{hdr: h, n: n, pt: pt, plans: map[*trace.Static]*plan{}, none: map[trace.Space][]trace.Region{},
+		b: &batch{}, keys: map[memKey]uint64{}, owners: make([]uint32, n), seen: make([]bool, n),
+		laneOps: make([]uint64, n), hot: newHotWords(), avx512: hasConflictsAVX512()}, nil
+}
+
+// Routed is where one instruction's lanes go. Owners and Parts are the
+// router's, valid until the next Route.
+type Routed struct {
+	// Owners[p] is the mask of the active lanes with an element in
+	// partition p; every active lane is in at least one.
+	Owners []uint32
+	// Parts lists the partitions with a lane, ascending.
+	Parts []int
+	// Row is the partition that writes the instruction's row: the one of
+	// its first active lane's first element, or Seq mod n when no lane is
+	// active.
+	Row int
+	// Lanes, Addresses, MaxConflict and Sectors are the row's: the
+	// active lanes, and the distinct addresses, the most lane-elements on
+	// one address and the distinct 32-byte sectors among all of their
+	// elements.
+	Lanes, Addresses, MaxConflict, Sectors uint32
+}
+
+// Route routes instruction in (not a directive).
+func (r *Router) Route(in *trace.Inst) (Routed, error) {
+	for _, p := range r.parts {
+		r.owners[p], r.seen[p] = 0, false
+	}
+	r.parts = r.parts[:0]
+	st := in.Static
+	p := r.lastP
+	if st != r.lastS {
+		if p = r.plans[st]; p == nil {
+			var err error
+			if p, err = newPlan(st, r.hdr, r.none); err != nil {
+				return Routed{}, &InstError{Seq: in.Seq, Line: in.Line, Text: st.Text, Err: err}
+			}
+			r.plans[st] = p
+		}
+		r.lastS, r.lastP = st, p
+	}
+	k := memKey{st.Space, in.Group}
+	if !st.Space.PerGroup() {
+		k.group = -1
+	}
+	if k != r.last || r.lastK == 0 {
+		key, ok := r.keys[k]
+		if !ok {
+			key = PartitionKey(k.space, k.group)
+			r.keys[k] = key
+		}
+		r.last, r.lastK = k, key
+	}
+	key := r.lastK
+	active := in.Active()
+	out := Routed{Row: int(in.Seq % uint64(r.n)), Lanes: uint32(bits.OnesCount32(active))}
+	addrs := r.addrs[:0]
+	if p.elemAddr == nil {
+		// The Static's formula (plan.addr's) on the instruction's own
+		// vectors, without copying them into a batch.
+		var av *trace.Vector
+		if st.Addr >= 0 {
+			av = &in.Vals[st.Addr]
+		}
+		scale, imm, pitch, mask := uint64(st.AddrScale), uint64(st.AddrImm), uint64(st.LanePitch), st.AddrMask()
+		for m := active; m != 0; m &= m - 1 {
+			lane := bits.TrailingZeros32(m)
+			var base uint64
+			if av != nil {
+				l := lane
+				if st.AddrUniform {
+					l = 0
+				}
+				base = av.Lo(l)
+			}
+			a0 := scale*base + imm + uint64(lane)*pitch
+			for e := range st.Elems {
+				addrs = append(addrs, (a0+uint64(st.ElemOff(e)))&mask)
+			}
+		}
+	} else {
+		bi := r.b.alone(in, p)
+		for m := active; m != 0; m &= m - 1 {
+			lane := bits.TrailingZeros32(m)
+			for e := range st.Elems {
+				addrs = append(addrs, p.addr(&bi, lane, e))
+			}
+		}
+	}
+	k0 := 0
+	for m := active; m != 0; m &= m - 1 {
+		bit := uint32(1) << bits.TrailingZeros32(m)
+		for _, a := range addrs[k0 : k0+st.Elems] {
+			part := r.pt.Of(key, a)
+			if !r.seen[part] {
+				r.seen[part] = true
+				r.parts = append(r.parts, part)
+			}
+			r.owners[part] |= bit
+			r.laneOps[part]++
+		}
+		k0 += st.Elems
+	}
+	if len(addrs) > 0 {
+		out.Row = r.pt.Of(key, addrs[0])
+		r.hot.sample(k, addrs)
+	}
+	if len(r.parts) > 1 {
+		slices.Sort(r.parts)
+	}
+	if len(addrs) == trace.MaxLanes && r.avx512 {
+		d, c := warpConflictsAVX512((*[trace.MaxLanes]uint64)(addrs))
+		out.Addresses, out.MaxConflict = d, conflictDepth(d, c)
+	} else {
+		out.Addresses, out.MaxConflict = conflicts(addrs)
+	}
+	out.Sectors = sectorCount(addrs)
+	r.addrs = addrs
+	out.Owners, out.Parts = r.owners, r.parts
+	return out, nil
+}
+
+// LaneOps is how many lane-elements Route has sent to each partition.
+func (r *Router) LaneOps() []uint64 { return r.laneOps }
+
+// HotWord is a word that may take a large share of a trace's accesses, as
+// a sample of them saw it.
+type HotWord struct {
+	Space trace.Space
+	Group int64
+	Addr  uint64 // of the word: a multiple of 4
+	// LaneOps estimates the lane-elements that hit the word: those
+	// sampled, times the sampling period.
+	LaneOps uint64
+}
+
+// HotWords returns up to k words that the lane-elements routed so far hit
+// most, as a sample of one lane-element in HotSample counted them
+// (Misra-Gries): every word with more than 1/32 of the samples is among
+// them. Most first.
+func (r *Router) HotWords(k int) []HotWord { return r.hot.top(k) }
+
+// HotSample is the period of the sample HotWords counts.
+const HotSample = 16
+
+// hotWords is a Misra-Gries summary of a sample of the words accessed:
+// at most hotSlots candidates and their counts.
+type hotWords struct {
+	tick   uint32
+	counts map[hotKey]uint64
+}
+
+type hotKey struct {
+	mem  memKey
+	addr uint64
+}
+
+const hotSlots = 32
+
+func newHotWords() hotWords { return hotWords{counts: make(map[hotKey]uint64, hotSlots+1)} }
+
+// sample counts one lane-element in HotSample of addrs.
+func (h *hotWords) sample(k memKey, addrs []uint64) {
+	for h.tick < uint32(len(addrs)) {
+		h.add(k, addrs[h.tick])
+		h.tick += HotSample
+	}
+	h.tick -= uint32(len(addrs))
+}
+
+// add counts a sampled lane-element on the word of addr.
+func (h *hotWords) add(k memKey, addr uint64) {
+	key := hotKey{k, addr &^ 3}
+	if c, ok := h.counts[key]; ok || len(h.counts) < hotSlots {
+		h.counts[key] = c + 1
+		return
+	}
+	for w, c := range h.counts {
+		if c == 1 {
+			delete(h.counts, w)
+		} else {
+			h.counts[w] = c - 1
+		}
+	}
+}
+
+func (h *hotWords) top(k int) []HotWord {
+	out := make([]HotWord, 0, len(h.counts))
+	for w, c := range h.counts {
+		out = append(out, HotWord{Space: w.mem.space, Group: w.mem.group, Addr: w.addr, LaneOps: c * HotSample})
+	}
+	sortHot(out)
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out
+}
+
+func sortHot(hs []HotWord) {
+	slices.SortFunc(hs, func(a, b HotWord) int {
+		return cmp.Or(cmp.Compare(b.LaneOps, a.LaneOps), cmp.Compare(a.Space.Kind, b.Space.Kind),
+			cmp.Compare(a.Space.Surface, b.Space.Surface), cmp.Compare(a.Group, b.Group), cmp.Compare(a.Addr, b.Addr))
+	})
+}

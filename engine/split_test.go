@@ -1,0 +1,187 @@
+package engine_test
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpureplay/replay/engine"
+	"github.com/gpureplay/replay/split"
+	"github.com/gpureplay/replay/trace"
+)
+
+// writeBinary writes the text trace src as a binary trace of chunks of
+// chunk records to a file in dir.
+func writeBinary(t *testing.T, dir, src string, chunk int) string {
+	t.Helper()
+	tr, err := trace.NewTextReader(strings.NewReader(src), "t.tasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "t.zst")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bw := bufio.NewWriter(f)
+	w, err := trace.NewBinaryWriter(bw, tr.Header(), trace.WithChunkInsts(chunk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := trace.Copy(w, tr); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := bw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return path
+}
+
+// combineRows is replay merge's rule for instructions rows: for each seq,
+// the rows of the partitions that have one, lanes the same in all,
+// addresses, faults, cas_failed and sectors added, max_conflict the
+// largest.
+func combineRows(t *testing.T, rows []engine.InstStat) []engine.InstStat {
+	slices.SortStableFunc(rows, func(a, b engine.InstStat) int { return cmp.Compare(a.Seq, b.Seq) })
+	var out []engine.InstStat
+	for _, r := range rows {
+		if n := len(out); n > 0 && out[n-1].Seq == r.Seq {
+			o := &out[n-1]
+			if o.Lanes != r.Lanes || o.Static.Text != r.Static.Text || o.Group != r.Group || o.Warp != r.Warp {
+				t.Fatalf("two rows of instruction %d disagree: %+v and %+v", r.Seq, *o, r)
+			}
+			o.Addresses += r.Addresses
+			o.Faults += r.Faults
+			o.CASFailed += r.CASFailed
+			o.Sectors += r.Sectors
+			o.MaxConflict = max(o.MaxConflict, r.MaxConflict)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestSplitReplaysMakeTheWhole: random traces of all four dialects (every
+// form of each, faults, .init and .region mid-trace, per-group memory,
+// LSC vector, transposed and block accesses) split into n = 1, 3 and 8
+// partitions and 1 to 4 slices: the partitions replayed from their slices
+// give together exactly the single replay's memory, results and
+// addresses rows, each once, and instructions rows that combine into the
+// single replay's.
+func TestSplitReplaysMakeTheWhole(t *testing.T) {
+	gens := []struct {
+		name string
+		gen  func(r *rand.Rand, n int) string
+	}{{"ptx", engine.RandomPTX}, {"sass", engine.RandomSASS}, {"visa", engine.RandomVISA}, {"lsc", engine.RandomLSC},
+		{"adds", func(r *rand.Rand, n int) string { return engine.RandomAdds(r, n, "d") }}}
+	for _, g := range gens {
+		for seed := uint64(1); seed <= 2; seed++ {
+			src := g.gen(rand.New(rand.NewPCG(seed, 77)), 120)
+			dir := t.TempDir()
+			path := writeBinary(t, dir, src, 9)
+			whole := &engine.Collector{}
+			f, _ := os.Open(path)
+			fi, _ := f.Stat()
+			x, err := trace.OpenBinaryIndex(f, fi.Size())
+			if err != nil {
+				t.Fatal(err)
+			}
+			wr, _ := x.Reader(0, x.NumChunks())
+			if _, err := engine.Replay(t.Context(), wr, whole, engine.WithExplore(true)); err != nil {
+				t.Fatalf("%s seed %d: whole: %v", g.name, seed, err)
+			}
+			f.Close()
+			for _, n := range []int{1, 3, 8} {
+				for m := 1; m <= 4; m++ {
+					t.Run(fmt.Sprintf("%s/seed%d/n%d/m%d", g.name, seed, n, m), func(t *testing.T) {
+						checkSplit(t, path, filepath.Join(dir, fmt.Sprintf("s%d-%d", n, m)), n, m, whole)
+					})
+				}
+			}
+		}
+	}
+}
+
+func checkSplit(t *testing.T, path, out string, n, m int, whole *engine.Collector) {
+	for k := range m {
+		if _, err := split.Split(path, split.Options{Parts: n, Slice: k, Slices: m, Out: out}); err != nil {
+			t.Fatalf("split %d/%d: %v", k, m, err)
+		}
+	}
+	var res []engine.Result
+	var words []engine.Word
+	var addrs []engine.AddressStat
+	var rows []engine.InstStat
+	for i := range n {
+		src, err := split.Open(out, i, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c engine.Collector
+		opts := []engine.Option{engine.WithPartition(i, n), engine.WithExplore(true), engine.WithWorkers(1 + i%3), engine.WithBatchInsts([]int{4096, 7, 1}[i%3])}
+		if _, err := engine.Replay(t.Context(), src, &c, opts...); err != nil {
+			t.Fatalf("partition %d/%d: %v", i, n, err)
+		}
+		src.Close()
+		for _, w := range c.Words {
+			if got := engine.PartitionOf(w.Space, w.Group, w.Addr, n); got != i {
+				t.Fatalf("partition %d/%d holds word %s %#x of partition %d", i, n, w.Space, w.Addr, got)
+			}
+		}
+		res = append(res, c.Res...)
+		words = append(words, c.Words...)
+		addrs = append(addrs, c.Addrs...)
+		rows = append(rows, c.Stats...)
+	}
+	slices.SortFunc(res, func(a, b engine.Result) int {
+		return cmp.Or(cmp.Compare(a.Seq, b.Seq), cmp.Compare(a.Lane, b.Lane), cmp.Compare(a.Elem, b.Elem))
+	})
+	wordKey := func(a, b engine.Word) int {
+		return cmp.Or(cmp.Compare(a.Space.String(), b.Space.String()), cmp.Compare(a.Group, b.Group), cmp.Compare(a.Addr, b.Addr))
+	}
+	slices.SortFunc(words, wordKey)
+	slices.SortFunc(addrs, func(a, b engine.AddressStat) int {
+		return wordKey(engine.Word{Space: a.Space, Group: a.Group, Addr: a.Addr}, engine.Word{Space: b.Space, Group: b.Group, Addr: b.Addr})
+	})
+	if !reflect.DeepEqual(res, whole.Res) && !(len(res) == 0 && len(whole.Res) == 0) {
+		t.Errorf("%d result rows together, the whole replay %d (or different rows)", len(res), len(whole.Res))
+		for i := 0; i < min(len(res), len(whole.Res)); i++ {
+			if res[i] != whole.Res[i] {
+				t.Errorf("first difference at row %d: %+v, whole %+v", i, res[i], whole.Res[i])
+				break
+			}
+		}
+	}
+	if !reflect.DeepEqual(words, whole.Words) && !(len(words) == 0 && len(whole.Words) == 0) {
+		t.Errorf("%d memory rows together, the whole replay %d (or different rows)", len(words), len(whole.Words))
+	}
+	if !reflect.DeepEqual(addrs, whole.Addrs) && !(len(addrs) == 0 && len(whole.Addrs) == 0) {
+		t.Errorf("%d addresses rows together, the whole replay %d (or different rows)", len(addrs), len(whole.Addrs))
+	}
+	got := combineRows(t, rows)
+	if len(got) != len(whole.Stats) {
+		t.Fatalf("%d instructions rows combined, the whole replay has %d", len(got), len(whole.Stats))
+	}
+	for i := range got {
+		g, w := got[i], whole.Stats[i]
+		if g.Static.Text != w.Static.Text {
+			t.Fatalf("instruction %d is %q, whole %q", g.Seq, g.Static.Text, w.Static.Text)
+		}
+		g.Static, w.Static = nil, nil
+		if g != w {
+			t.Fatalf("instruction %d combines to %+v, whole %+v", got[i].Seq, got[i], whole.Stats[i])
+		}
+	}
+}

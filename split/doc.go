@@ -1,0 +1,38 @@
+// Package split is the map stage of a scaled-out replay and the source of
+// its reduce stage: `replay split TRACE -partitions n -slice K/M -o DIR`
+// reads slice K of M of a binary trace's chunks, through its seek index,
+// and writes for every partition i the records it owns to
+// DIR/part=i/slice=K.zst ([Split]); `replay -partition i/n DIR` replays
+// partition i from its slices, in order ([Open]), never reading another
+// partition's files. docs/OUTPUT.md ("Partitions") is the user's guide,
+// docs/FORMAT.md ("Split files") the file format.
+//
+// # Invariants
+//
+//  1. Slices: slice K of M is the trace's chunks [⌊K·C/M⌋, ⌊(K+1)·C/M⌋)
+//     of C: contiguous, disjoint, together every chunk, their sizes
+//     within one chunk of each other ([SliceRange]).
+//  2. Ownership: every lane-element of an instruction belongs to the
+//     partition of its address's 128-byte line (engine.PartitionOf). The
+//     file of partition i holds, in trace order, every directive of the
+//     slice's chunks, and every instruction with a lane that has an
+//     element in i, or whose statistics row i writes (engine.Router), with
+//     its seq, .group and .warp, its lanes with an element in i, the lanes
+//     that ran in the trace, and its row's addresses and conflict (to one
+//     partition only). Slice 0's files carry the trace's header.
+//  3. Whole or not at all: each file of slice K is written to a hidden
+//     temporary name in its partition's directory, synced, and renamed
+//     to slice=K.zst once every partition's is complete. A split that is
+//     killed leaves at most temporary files (which the next split of that
+//     slice removes) and files of slice K that a rerun replaces; never a
+//     partial file under a slice's name.
+//  4. The reduce refuses, naming the files, a partition directory with a
+//     missing or repeated slice, or slices of different traces,
+//     partition counts or slice counts, before it replays anything.
+//  5. Exact: replaying every partition's slices with engine.WithPartition
+//     and combining their tables (replay merge) gives the single replay's
+//     tables: each word, result row and address in one partition; each
+//     instruction's row written by one partition, with the lanes,
+//     addresses and conflict of all its lanes, and the faults of the
+//     others' lanes added from their fault rows.
+package split

@@ -1,0 +1,260 @@
+package split
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gpureplay/replay/trace"
+)
+
+// IsSplitDir reports whether dir is a split directory: a directory holding
+// part=* directories with slice files.
+func IsSplitDir(dir string) bool {
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	m, _ := filepath.Glob(filepath.Join(dir, "part=*", "slice=*.zst"))
+	return len(m) > 0
+}
+
+// Source is partition i of a split directory: its slices' records in
+// slice order, as one trace (a trace.Source, with trace.CapArena so
+// that a replay decodes lists into its batches). Its header is the
+// trace's (slice 0's).
+type Source struct {
+	files  []string
+	split  trace.SplitHeader // slice 0's
+	hdr    *trace.Header
+	k      int // the slice being read
+	f      *os.File
+	r      *trace.BinaryReader
+	seq    uint64 // the seq after the last instruction handed out
+	any    bool
+	closed bool
+}
+
+// Open checks partition part of parts of the split directory dir and
+// returns its records. It reads only DIR/part=i: the slice files there must
+// be slices 0…M-1 of one trace split into parts partitions, each once.
+func Open(dir string, part, parts int) (*Source, error) {
+	pd := PartDir(dir, part)
+	st, err := os.Stat(pd)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, fmt.Errorf("%s: no directory of partition %d (has replay split run?)", pd, part)
+		}
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", pd)
+	}
+	ents, err := os.ReadDir(pd)
+	if err != nil {
+		return nil, err
+	}
+	type slice struct {
+		path string
+		h    trace.SplitHeader
+		hdr  *trace.Header
+	}
+	var got []slice
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasPrefix(name, "slice=") || !strings.HasSuffix(name, ".zst") {
+			continue
+		}
+		path := filepath.Join(pd, name)
+		h, hdr, err := readSplitHeader(path)
+		if err != nil {
+			return nil, err
+		}
+		if h.Part != part || h.Parts != parts {
+			return nil, fmt.Errorf("%s is partition %d/%d, not %d/%d", path, h.Part, h.Parts, part, parts)
+		}
+		if k, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(name, "slice="), ".zst")); err != nil || k != h.Slice {
+			return nil, fmt.Errorf("%s holds slice %d of %d: a file renamed? (slice K is slice=K.zst)", path, h.Slice, h.Slices)
+		}
+		got = append(got, slice{path, *h, hdr})
+	}
+	if len(got) == 0 {
+		return nil, fmt.Errorf("%s: no slice files (slice=K.zst)", pd)
+	}
+	slices.SortFunc(got, func(a, b slice) int { return a.h.Slice - b.h.Slice })
+	first := got[0]
+	m := first.h.Slices
+	for _, s := range got[1:] {
+		switch {
+		case s.h.Trace() != first.h.Trace():
+			return nil, fmt.Errorf("%s is a slice of another trace (%s) than %s (%s)", s.path, s.h.Trace(), first.path, first.h.Trace())
+		case s.h.Slices != m:
+			return nil, fmt.Errorf("%s is slice %d of %d, but %s is one of %d", s.path, s.h.Slice, s.h.Slices, first.path, m)
+		case s.h.Chunks != first.h.Chunks:
+			return nil, fmt.Errorf("%s says the trace has %d chunks, %s %d", s.path, s.h.Chunks, first.path, first.h.Chunks)
+		}
+	}
+	seen := make([]string, m)
+	for _, s := range got {
+		if seen[s.h.Slice] != "" {
+			return nil, fmt.Errorf("slice %d of %d is there twice: %s and %s", s.h.Slice, m, seen[s.h.Slice], s.path)
+		}
+		seen[s.h.Slice] = s.path
+	}
+	var missing []string
+	for k, p := range seen {
+		if p == "" {
+			missing = append(missing, strconv.Itoa(k))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%s: slice %s of %d missing (has %s run for it?); have %d of them", pd, strings.Join(missing, ", "), m, "replay split", len(got))
+	}
+	for _, s := range got {
+		if lo, hi := SliceRange(s.h.Chunks, s.h.Slice, m); s.h.FirstChunk != lo || s.h.EndChunk != hi {
+			return nil, fmt.Errorf("%s holds chunks [%d, %d), but slice %d of %d is [%d, %d)", s.path, s.h.FirstChunk, s.h.EndChunk, s.h.Slice, m, lo, hi)
+		}
+	}
+	src := &Source{split: first.h, hdr: first.hdr}
+	for _, s := range got {
+		src.files = append(src.files, s.path)
+	}
+	return src, nil
+}
+
+// readSplitHeader reads a slice file's headers.
+func readSplitHeader(path string) (*trace.SplitHeader, *trace.Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	x, err := trace.OpenBinaryIndex(f, fi.Size(), trace.WithName(path))
+	if err != nil {
+		return nil, nil, err
+	}
+	if x.Split() == nil {
+		return nil, nil, fmt.Errorf("%s is not a slice file of replay split (no split header)", path)
+	}
+	return x.Split(), x.Header(), nil
+}
+
+// Trace is the identity of the trace split (replay.trace).
+func (s *Source) Trace() string { return s.split.Trace() }
+
+// Name is the trace's file name, without its directory (replay.options).
+func (s *Source) Name() string { return s.split.Name }
+
+// Slices is how many slices the partition's records come in.
+func (s *Source) Slices() int { return len(s.files) }
+
+// Header is the trace's header.
+func (s *Source) Header() *trace.Header { return s.hdr }
+
+// Next returns the next record.
+func (s *Source) Next() (*trace.Inst, error) {
+	in, _, err := s.next(nil, false)
+	return in, err
+}
+
+// Caps is trace.CapArena: the slices' readers decode lists into the
+// caller's arena. A split file's records are not repeats of one another
+// (docs/FORMAT.md, "Split files"), so it has no CapRepeat.
+func (s *Source) Caps() trace.SourceCaps { return trace.CapArena }
+
+// Repeats consumes none: Caps has no CapRepeat.
+func (s *Source) Repeats(int) (int, int64, int64) { return 0, 0, 0 }
+
+// NextInto is Next with the lists decoded into arena (trace.CapArena).
+func (s *Source) NextInto(arena []uint64) (*trace.Inst, []uint64, error) {
+	return s.next(arena, true)
+}
+
+func (s *Source) next(arena []uint64, into bool) (*trace.Inst, []uint64, error) {
+	for {
+		if s.closed {
+			return nil, arena, errors.New("split: source closed")
+		}
+		if s.r == nil {
+			if s.k == len(s.files) {
+				return nil, arena, io.EOF
+			}
+			if err := s.open(); err != nil {
+				return nil, arena, err
+			}
+		}
+		var in *trace.Inst
+		var err error
+		if into {
+			in, arena, err = s.r.NextInto(arena)
+		} else {
+			in, err = s.r.Next()
+		}
+		if err == io.EOF {
+			s.r.Close()
+			s.f.Close()
+			s.r, s.f = nil, nil
+			s.k++
+			continue
+		}
+		if err != nil {
+			return nil, arena, err
+		}
+		if in.Dir == nil {
+			if s.any && in.Seq < s.seq {
+				return nil, arena, fmt.Errorf("%s: instruction %d after instruction %d of an earlier slice", s.files[s.k], in.Seq, s.seq-1)
+			}
+			if in.Part == nil {
+				return nil, arena, fmt.Errorf("%s: instruction %d has no split fields", s.files[s.k], in.Seq)
+			}
+			s.seq, s.any = in.Seq+1, true
+		}
+		return in, arena, nil
+	}
+}
+
+// open opens slice s.k.
+func (s *Source) open() error {
+	path := s.files[s.k]
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	x, err := trace.OpenBinaryIndex(f, fi.Size(), trace.WithName(path))
+	if err != nil {
+		f.Close()
+		return err
+	}
+	r, err := x.Reader(0, x.NumChunks())
+	if err != nil {
+		f.Close()
+		return err
+	}
+	s.f, s.r = f, r
+	return nil
+}
+
+// Close stops the reading and closes the file being read.
+func (s *Source) Close() error {
+	if s.r != nil {
+		s.r.Close()
+		s.f.Close()
+		s.r, s.f = nil, nil
+	}
+	s.closed = true
+	return nil
+}

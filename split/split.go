@@ -1,0 +1,322 @@
+package split
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/gpureplay/replay/engine"
+	"github.com/gpureplay/replay/trace"
+)
+
+// Options are what Split does.
+type Options struct {
+	Parts         int    // partitions, 1..shard.MaxPartitions
+	Slice, Slices int    // slice Slice of Slices
+	Out           string // the split directory: DIR/part=i/slice=K.zst
+	// Interrupted, when not nil, is polled every few thousand records;
+	// when it returns true the split stops and removes its files.
+	Interrupted func() bool
+}
+
+// Summary is what a split did.
+type Summary struct {
+	FirstChunk, EndChunk, Chunks int
+	Instructions                 uint64   // instructions of the slice
+	Directives                   uint64   // directive records of the slice
+	Records                      []uint64 // per partition: records written
+	LaneOps                      []uint64 // per partition: lane-elements routed there
+	Hot                          []engine.HotWord
+	Elapsed                      time.Duration
+}
+
+// SliceRange is slice k of m of c chunks: [⌊k·c/m⌋, ⌊(k+1)·c/m⌋).
+func SliceRange(c, k, m int) (from, to int) {
+	return int(int64(k) * int64(c) / int64(m)), int(int64(k+1) * int64(c) / int64(m))
+}
+
+// PartDir is partition i's directory in a split directory.
+func PartDir(dir string, i int) string { return filepath.Join(dir, fmt.Sprintf("part=%d", i)) }
+
+// SliceName is the file name of slice k in a partition directory.
+func SliceName(k int) string { return fmt.Sprintf("slice=%d.zst", k) }
+
+// tmpPrefix is the start of a temporary file's name of slice k.
+func tmpPrefix(k int) string { return "." + SliceName(k) + ".tmp-" }
+
+// Identity returns the identity of the trace in f (replay.trace): the
+// XXH64 of its bytes and its size.
+func Identity(f io.ReaderAt, size int64) (hash uint64, err error) {
+	h := xxhash.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, size)); err != nil {
+		return 0, err
+	}
+	return h.Sum64(), nil
+}
+
+// Split writes slice o.Slice of o.Slices of the binary trace at path to
+// o.Out, one file per partition, whole or not at all.
+func Split(path string, o Options) (*Summary, error) {
+	start := time.Now()
+	switch {
+	case o.Parts < 1 || o.Parts > 1<<16:
+		return nil, fmt.Errorf("split: %d partitions: want 1..65536", o.Parts)
+	case o.Slices < 1 || o.Slice < 0 || o.Slice >= o.Slices:
+		return nil, fmt.Errorf("split: slice %d of %d: want 0 <= K < M", o.Slice, o.Slices)
+	case o.Out == "":
+		return nil, errors.New("split: no output directory")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	var head [4]byte
+	if n, _ := f.ReadAt(head[:], 0); !fi.Mode().IsRegular() || !trace.IsBinary(head[:n]) {
+		return nil, fmt.Errorf("%s: not a binary trace file (replay asm turns a .tasm into one): split reads it through its seek table", path)
+	}
+	x, err := trace.OpenBinaryIndex(f, fi.Size(), trace.WithName(filepath.Base(path)))
+	if err != nil {
+		return nil, err
+	}
+	if x.Split() != nil {
+		return nil, fmt.Errorf("%s: a split file already (partition %d/%d); split the trace it came from", path, x.Split().Part, x.Split().Parts)
+	}
+	hash, err := Identity(f, fi.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	from, to := SliceRange(x.NumChunks(), o.Slice, o.Slices)
+	sum := &Summary{FirstChunk: from, EndChunk: to, Chunks: x.NumChunks(),
+		Records: make([]uint64, o.Parts)}
+	hdr := &trace.Header{AddressOnly: x.Header().AddressOnly}
+	if o.Slice == 0 {
+		hdr = x.Header()
+	}
+	outs, err := createOutputs(o, hdr, trace.SplitHeader{Parts: o.Parts, Slice: o.Slice, Slices: o.Slices,
+		TraceHash: hash, TraceSize: uint64(fi.Size()), FirstChunk: from, EndChunk: to, Chunks: x.NumChunks(),
+		Name: filepath.Base(path)})
+	if err != nil {
+		return nil, err
+	}
+	if err := route(x, from, to, o, outs, sum); err != nil {
+		return nil, errors.Join(err, outs.abort())
+	}
+	if err := outs.commit(); err != nil {
+		return nil, errors.Join(err, outs.abort())
+	}
+	sum.Elapsed = time.Since(start)
+	return sum, nil
+}
+
+// route reads chunks [from, to) and writes each record to the partitions
+// that own it.
+func route(x *trace.BinaryIndex, from, to int, o Options, outs *outputs, sum *Summary) error {
+	src, err := x.Reader(from, to)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	rt, err := engine.NewRouter(x.Header(), o.Parts)
+	if err != nil {
+		return err
+	}
+	var part trace.PartInfo
+	var cp trace.Inst
+	for n := 0; ; n++ {
+		if n&4095 == 4095 && o.Interrupted != nil && o.Interrupted() {
+			return errors.New("interrupted")
+		}
+		in, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if in.Dir != nil {
+			sum.Directives++
+			for i, w := range outs.w {
+				if err := w.Write(in); err != nil {
+					return fmt.Errorf("%s: %w", outs.tmp[i], err)
+				}
+				sum.Records[i]++
+			}
+			continue
+		}
+		sum.Instructions++
+		r, err := rt.Route(in)
+		if err != nil {
+			return err
+		}
+		cp = *in
+		cp.Part = &part
+		if len(r.Parts) == 0 {
+			// No lane ran: the instruction's row alone.
+			if err := outs.write(r.Row, 0, &cp, &r, sum); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, p := range r.Parts { // r.Row is one of them
+			if err := outs.write(p, r.Owners[p], &cp, &r, sum); err != nil {
+				return err
+			}
+		}
+	}
+	sum.LaneOps = rt.LaneOps()
+	sum.Hot = rt.HotWords(8)
+	return nil
+}
+
+// write writes instruction in to partition p's file with the lanes of mask,
+// and the row when p is the row's partition.
+func (o *outputs) write(p int, mask uint32, in *trace.Inst, r *engine.Routed, sum *Summary) error {
+	*in.Part = trace.PartInfo{Lanes: r.Lanes, Row: p == r.Row}
+	if p == r.Row {
+		in.Part.Addresses, in.Part.MaxConflict, in.Part.Sectors = r.Addresses, r.MaxConflict, r.Sectors
+	}
+	in.Mask = mask
+	sum.Records[p]++
+	if err := o.w[p].Write(in); err != nil {
+		return fmt.Errorf("%s: %w", o.tmp[p], err)
+	}
+	return nil
+}
+
+// outputs are the temporary files of a slice, one per partition.
+type outputs struct {
+	dirs, tmp, final []string
+	f                []*os.File
+	bw               []*bufio.Writer
+	w                []*trace.BinaryWriter
+}
+
+// createOutputs makes each partition's directory, removes the leftovers
+// of an earlier split of this slice, and opens its temporary file.
+func createOutputs(o Options, hdr *trace.Header, sh trace.SplitHeader) (*outputs, error) {
+	outs := &outputs{}
+	var rnd [8]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return nil, err
+	}
+	suffix := hex.EncodeToString(rnd[:])
+	for i := range o.Parts {
+		dir := PartDir(o.Out, i)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, errors.Join(err, outs.abort())
+		}
+		if err := removeLeftovers(dir, o.Slice); err != nil {
+			return nil, errors.Join(err, outs.abort())
+		}
+		tmp := filepath.Join(dir, tmpPrefix(o.Slice)+suffix)
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return nil, errors.Join(err, outs.abort())
+		}
+		outs.dirs = append(outs.dirs, dir)
+		outs.tmp = append(outs.tmp, tmp)
+		outs.final = append(outs.final, filepath.Join(dir, SliceName(o.Slice)))
+		outs.f = append(outs.f, f)
+		bw := bufio.NewWriterSize(f, 256<<10)
+		outs.bw = append(outs.bw, bw)
+		sh.Part = i
+		w, err := trace.NewBinaryWriter(bw, hdr, trace.WithSplit(sh), trace.WithEncoderLevel(zstd.SpeedFastest))
+		if err != nil {
+			return nil, errors.Join(err, outs.abort())
+		}
+		outs.w = append(outs.w, w)
+	}
+	return outs, nil
+}
+
+// removeLeftovers removes the temporary files an earlier split of slice k
+// left in dir (it was killed): only names of that form.
+func removeLeftovers(dir string, k int) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	prefix := tmpPrefix(k)
+	for _, e := range ents {
+		if rest, ok := strings.CutPrefix(e.Name(), prefix); ok && len(rest) == 16 && isHex(rest) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func isHex(s string) bool {
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+// commit closes and syncs every temporary file, then renames each to its
+// slice's name and syncs the directories.
+func (o *outputs) commit() error {
+	for i := range o.w {
+		if err := o.w[i].Close(); err != nil {
+			return fmt.Errorf("%s: %w", o.tmp[i], err)
+		}
+		if err := o.bw[i].Flush(); err != nil {
+			return fmt.Errorf("%s: %w", o.tmp[i], err)
+		}
+		if err := o.f[i].Sync(); err != nil {
+			return fmt.Errorf("%s: %w", o.tmp[i], err)
+		}
+		if err := o.f[i].Close(); err != nil {
+			return fmt.Errorf("%s: %w", o.tmp[i], err)
+		}
+		o.f[i] = nil
+	}
+	for i := range o.tmp {
+		if err := os.Rename(o.tmp[i], o.final[i]); err != nil {
+			return err
+		}
+		o.tmp[i] = ""
+	}
+	for _, d := range o.dirs {
+		syncDir(d)
+	}
+	return nil
+}
+
+// abort closes and removes the temporary files still there.
+func (o *outputs) abort() error {
+	var errs []error
+	for i, f := range o.f {
+		if f != nil {
+			f.Close()
+		}
+		if i < len(o.tmp) && o.tmp[i] != "" {
+			if err := os.Remove(o.tmp[i]); err != nil && !os.IsNotExist(err) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// syncDir syncs a directory's entries, best effort (not every system can).
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}

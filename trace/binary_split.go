@@ -1,0 +1,343 @@
+package trace
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/bits"
+)
+
+// Split files (docs/FORMAT.md, "Split files"): the records of one
+// partition from one slice of a trace's chunks, written by replay split.
+// They are binary traces with header flag bit 1, whose header says which
+// partition, slice and trace they hold, and whose instructions carry their
+// seq in the trace, the lanes that ran there and the statistics row's
+// share (PartInfo), and only the lanes of their partition.
+
+// flagSplit is header flag bit 1, 2: a split file.
+const flagSplit = 2
+
+// SplitHeader is what a split file's header says it holds.
+type SplitHeader struct {
+	Part, Parts   int // partition Part of Parts: 0 <= Part < Parts <= 2^16
+	Slice, Slices int // slice Slice of Slices of the trace's chunks
+	// TraceHash and TraceSize name the trace split: the XXH64 of the
+	// file's bytes and its size.
+	TraceHash uint64
+	TraceSize uint64
+	// FirstChunk and EndChunk are the chunks [FirstChunk, EndChunk) of the
+	// trace's Chunks the slice covers.
+	FirstChunk, EndChunk, Chunks int
+	// Name is the trace's file name, without its directory: what a
+	// replay of the partition records as its trace (replay.options).
+	Name string
+}
+
+// maxSplitName is the longest Name a split header holds, in bytes.
+const maxSplitName = 4096
+
+// Trace is the identity of the trace split, as replay -partition records
+// it in its tables (replay.trace): "xxh64:<16 hex digits> <bytes>".
+func (s *SplitHeader) Trace() string {
+	return fmt.Sprintf("xxh64:%016x %d", s.TraceHash, s.TraceSize)
+}
+
+func (s *SplitHeader) check() error {
+	switch {
+	case s.Parts < 1 || s.Parts > 1<<16 || s.Part < 0 || s.Part >= s.Parts:
+		return fmt.Errorf("partition %d of %d", s.Part, s.Parts)
+	case s.Slices < 1 || s.Slice < 0 || s.Slice >= s.Slices:
+		return fmt.Errorf("slice %d of %d", s.Slice, s.Slices)
+	case s.FirstChunk < 0 || s.FirstChunk > s.EndChunk || s.EndChunk > s.Chunks:
+		return fmt.Errorf("chunks [%d, %d) of %d", s.FirstChunk, s.EndChunk, s.Chunks)
+	case len(s.Name) > maxSplitName:
+		return fmt.Errorf("a trace name of %d bytes (at most %d)", len(s.Name), maxSplitName)
+	}
+	return nil
+}
+
+// appendSplitHeader appends s as the header payload's split section.
+func appendSplitHeader(b []byte, s *SplitHeader) ([]byte, error) {
+	if err := s.check(); err != nil {
+		return b, err
+	}
+	for _, x := range []int{s.Part, s.Parts, s.Slice, s.Slices} {
+		b = binary.AppendUvarint(b, uint64(x))
+	}
+	b = binary.LittleEndian.AppendUint64(b, s.TraceHash)
+	b = binary.AppendUvarint(b, s.TraceSize)
+	for _, x := range []int{s.FirstChunk, s.EndChunk, s.Chunks} {
+		b = binary.AppendUvarint(b, uint64(x))
+	}
+	b = binary.AppendUvarint(b, uint64(len(s.Name)))
+	return append(b, s.Name...), nil
+}
+
+// splitSection parses the split section at c.
+func (c *cursor) splitSection() (*SplitHeader, error) {
+	s := &SplitHeader{}
+	for _, x := range []*int{&s.Part, &s.Parts, &s.Slice, &s.Slices} {
+		v := c.uvarint("split header")
+		if v > 1<<32 {
+			return nil, fmt.Errorf("split header: %d out of range", v)
+		}
+		*x = int(v)
+	}
+	if len(c.p) < 8 {
+		return nil, errors.New("split header: the trace's hash is cut short")
+	}
+	if c.err == nil {
+		s.TraceHash = binary.LittleEndian.Uint64(c.p)
+		c.p = c.p[8:]
+	}
+	s.TraceSize = c.uvarint("trace size")
+	for _, x := range []*int{&s.FirstChunk, &s.EndChunk, &s.Chunks} {
+		v := c.uvarint("split header chunks")
+		if v > 1<<32 {
+			return nil, fmt.Errorf("split header: chunk %d out of range", v)
+		}
+		*x = int(v)
+	}
+	n := c.uvarint("split header name")
+	switch {
+	case c.err != nil:
+		return nil, c.err
+	case n > maxSplitName || n > uint64(len(c.p)):
+		return nil, fmt.Errorf("split header: a trace name of %d bytes", n)
+	}
+	s.Name = string(c.p[:n])
+	c.p = c.p[n:]
+	if err := s.check(); err != nil {
+		return nil, fmt.Errorf("split header: %v", err)
+	}
+	return s, nil
+}
+
+// WithSplit makes the writer write a split file: header flag bit 1 and s,
+// and every instruction with its Seq (increasing) and its Part, which
+// Write requires; lists store only the values of the lanes in the
+// instruction's mask (vector kind 6).
+func WithSplit(s SplitHeader) WriterOption {
+	return func(o *writerOptions) error {
+		if err := s.check(); err != nil {
+			return fmt.Errorf("trace: WithSplit: %v", err)
+		}
+		o.split = &s
+		return nil
+	}
+}
+
+// Split returns what a split file's header says, nil for any other trace.
+func (r *BinaryReader) Split() *SplitHeader { return r.split }
+
+// Split returns what a split file's header says, nil for any other trace.
+func (x *BinaryIndex) Split() *SplitHeader { return x.split }
+
+// vecKindMasked is a list holding the values of the record's lanes only
+// (split files): an inner list kind, then that list of those values.
+const vecKindMasked = 6
+
+// maskable reports whether input j of s may be stored masked: not the
+// predicate (Active reads its lane 0) nor a uniform address (every lane
+// reads lane 0's).
+func maskable(s *Static, j int) bool {
+	return j != s.Pred && !(s.AddrUniform && j == s.Addr)
+}
+
+// gatherMasked appends to dst the values of vs at the indices whose lane
+// is in mask, in index order.
+func gatherMasked(dst, vs []uint64, in *Input, execSize int, mask uint32) []uint64 {
+	switch {
+	case in.Elems <= 1:
+		for m := mask; m != 0; m &= m - 1 {
+			dst = append(dst, vs[bits.TrailingZeros32(m)])
+		}
+	case in.Transposed:
+		for m := mask; m != 0; m &= m - 1 {
+			at := bits.TrailingZeros32(m) * in.Elems
+			dst = append(dst, vs[at:at+in.Elems]...)
+		}
+	default:
+		for v := range in.Elems {
+			row := vs[v*execSize : (v+1)*execSize]
+			for m := mask; m != 0; m &= m - 1 {
+				dst = append(dst, row[bits.TrailingZeros32(m)])
+			}
+		}
+	}
+	return dst
+}
+
+// maskedCount is how many values a masked list of input in holds.
+func maskedCount(in *Input, execSize int, mask uint32) int {
+	return bits.OnesCount32(mask) * max(in.Elems, 1)
+}
+
+// scatterMasked spreads the values src of the lanes in mask over dst (all
+// of input in's values), zero elsewhere: gatherMasked's inverse.
+func scatterMasked(dst, src []uint64, in *Input, execSize int, mask uint32) {
+	clear(dst)
+	k := 0
+	switch {
+	case in.Elems <= 1:
+		for m := mask; m != 0; m &= m - 1 {
+			dst[bits.TrailingZeros32(m)] = src[k]
+			k++
+		}
+	case in.Transposed:
+		for m := mask; m != 0; m &= m - 1 {
+			at := bits.TrailingZeros32(m) * in.Elems
+			k += copy(dst[at:at+in.Elems], src[k:])
+		}
+	default:
+		for v := range in.Elems {
+			row := dst[v*execSize : (v+1)*execSize]
+			for m := mask; m != 0; m &= m - 1 {
+				row[bits.TrailingZeros32(m)] = src[k]
+				k++
+			}
+		}
+	}
+}
+
+// appendSplitInst appends what a split file's instruction holds after its
+// mask: its seq gap, its lanes in the trace, its row, then its vectors,
+// lists masked to the record's lanes where they may be.
+func (w *BinaryWriter) appendSplitInst(b []byte, in *Inst) []byte {
+	s := in.Static
+	pi := in.Part
+	b = binary.AppendUvarint(b, in.Seq-w.seq)
+	b = binary.AppendUvarint(b, uint64(pi.Lanes))
+	if pi.Row {
+		b = binary.AppendUvarint(b, uint64(pi.Addresses)+1)
+		b = binary.AppendUvarint(b, uint64(pi.MaxConflict))
+		b = binary.AppendUvarint(b, uint64(pi.Sectors))
+	} else {
+		b = append(b, 0)
+	}
+	exec := s.ExecMask()
+	mask := in.Mask & exec
+	for i := range in.Vals {
+		v := &in.Vals[i]
+		wide := s.Inputs[i].Bits == 128
+		if v.Kind != VecList || mask == exec || !maskable(s, i) {
+			b = appendVector(b, v, wide)
+			continue
+		}
+		b = append(b, vecKindMasked)
+		inp := &s.Inputs[i]
+		lo := gatherMasked(w.masked[:0], v.List, inp, s.ExecSize, mask)
+		m := len(lo)
+		var hi []uint64
+		if wide && v.ListHi != nil {
+			lo = gatherMasked(lo, v.ListHi, inp, s.ExecSize, mask)
+			lo, hi = lo[:m:m], lo[m:]
+		}
+		w.masked = lo[:0]
+		if m == 0 {
+			b = append(b, vecKindList) // no values
+			if wide {
+				b = binary.AppendUvarint(b, v.BaseHi)
+			}
+			continue
+		}
+		b = appendVector(b, &Vector{Kind: VecList, List: lo, ListHi: hi, BaseHi: v.BaseHi}, wide)
+	}
+	return b
+}
+
+// decodePart decodes a split file's instruction fields after the mask:
+// the seq gap (applied to r.seq), the lanes and the row, into r.part.
+func (r *BinaryReader) decodePart(p []byte) ([]byte, error) {
+	gap, p, ok := readUvarint(p)
+	if !ok || r.seq+gap < r.seq {
+		return p, r.instErr("bad seq gap")
+	}
+	lanes, p, ok := readUvarint(p)
+	if !ok || lanes > MaxLanes {
+		return p, r.instErr("bad lane count")
+	}
+	row, p, ok := readUvarint(p)
+	if !ok || row > 1<<32 {
+		return p, r.instErr("bad row")
+	}
+	r.seq += gap
+	r.part = PartInfo{Lanes: uint32(lanes), Row: row > 0}
+	if row > 0 {
+		var maxc, sectors uint64
+		if maxc, p, ok = readUvarint(p); !ok || maxc > 1<<32 {
+			return p, r.instErr("bad largest conflict")
+		}
+		if sectors, p, ok = readUvarint(p); !ok || sectors > 1<<32 {
+			return p, r.instErr("bad sectors")
+		}
+		r.part.Addresses, r.part.MaxConflict, r.part.Sectors = uint32(row-1), uint32(maxc), uint32(sectors)
+	}
+	return p, nil
+}
+
+// decodeMasked decodes a masked list (kind 6) of input j: its inner kind,
+// then the values of the lanes of the record's mask, spread into lanes
+// from at, zero elsewhere. wideInner: the inner kind held the high halves
+// (no BaseHi follows).
+func (r *BinaryReader) decodeMasked(si *staticInfo, j int, p []byte, v *Vector, lanes []uint64, at int) ([]byte, int, bool, error) {
+	s := si.s
+	if r.split == nil {
+		return p, at, false, r.inputErr(si, j, "unknown vector kind %d", vecKindMasked)
+	}
+	if !maskable(s, j) {
+		return p, at, false, r.inputErr(si, j, "a masked list on an input every lane reads lane 0 of")
+	}
+	if len(p) == 0 {
+		return p, at, false, r.inputErr(si, j, "payload ends before the masked list's kind")
+	}
+	inner := p[0]
+	p = p[1:]
+	if inner < vecKindList || inner > vecKindFixed128 {
+		return p, at, false, r.inputErr(si, j, "masked list of vector kind %d", inner)
+	}
+	ii := &si.inputs[j]
+	in := &s.Inputs[j]
+	mask := uint32(r.inst.Mask) & si.exec // decodeInst set it before the vectors
+	m := maskedCount(in, s.ExecSize, mask)
+	wideInner := inner == vecKindList128 || inner == vecKindFixed128
+	if wideInner && !ii.wide {
+		return p, at, false, r.inputErr(si, j, "vector kind %d (list with high halves) on a %d-bit input", inner, in.Bits)
+	}
+	if cap(r.masked) < 2*m {
+		r.masked = make([]uint64, 2*m)
+	}
+	fixed := inner == vecKindFixed || inner == vecKindFixed128
+	halves := 1
+	if wideInner {
+		halves = 2
+	}
+	for h := range halves {
+		dst := r.masked[h*m : (h+1)*m : (h+1)*m]
+		if fixed {
+			p0 := p
+			var ok bool
+			if p, ok = readFixed(p, dst, r.simd); !ok {
+				return p, at, false, r.inputErr(si, j, "masked list: %s", fixedProblem(p0, m))
+			}
+		} else {
+			var n int
+			if p, n = readDeltas(p, dst); n < 0 {
+				return p, at, false, r.inputErr(si, j, "masked list ends after %d of %d values", -n-1, m)
+			}
+		}
+	}
+	lo := lanes[at : at+ii.n : at+ii.n]
+	scatterMasked(lo, r.masked[:m], in, s.ExecSize, mask)
+	var hi []uint64
+	if wideInner {
+		hi = lanes[at+ii.n : at+2*ii.n : at+2*ii.n]
+		scatterMasked(hi, r.masked[m:2*m], in, s.ExecSize, mask)
+	}
+	v.Kind, v.Base, v.Stride, v.BaseHi = VecList, 0, 0, 0
+	v.List = lo
+	if v.ListHi != nil || hi != nil {
+		v.ListHi = hi
+	}
+	return p, at + len(lo) + len(hi), wideInner, nil
+}
