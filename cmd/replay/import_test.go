@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -104,6 +105,41 @@ func TestImportAccelSimAtomics(t *testing.T) {
 		if got := rowsText(r); got != want[i] {
 			t.Errorf("query %d:\n%s\nwant:\n%s", i, got, want[i])
 		}
+	}
+}
+
+// TestImportPublishedTraces: every published trace directory of
+// testdata/accelsim (three repositories, tracer versions 3, 4 and 5)
+// imports and replays: the import reads as many instruction lines as the
+// kernel files' `insts =` lines add up to (summed by awk here), none of
+// them atomic, and the replay writes the four tables an address-only trace
+// has.
+func TestImportPublishedTraces(t *testing.T) {
+	for _, dir := range []string{"mgpusim-bfs", "mgpusim-dataset-debug", "microgpusim-vectoradd", "microgpusim-matrixmul", "accelsim-framework-my-app"} {
+		t.Run(dir, func(t *testing.T) {
+			files, err := filepath.Glob(filepath.Join(accelsimData, dir, "*.traceg"))
+			if err != nil || len(files) == 0 {
+				t.Fatalf("no kernel file in %s: %v", dir, err)
+			}
+			awk, err := exec.Command("awk", append([]string{`/^insts = / { s += $3 } END { print s }`}, files...)...).Output()
+			if err != nil {
+				t.Fatalf("awk: %v", err)
+			}
+			tmp := t.TempDir()
+			zst := filepath.Join(tmp, "p.zst")
+			code, out, errOut := replayCmd(t, "import", "accelsim", filepath.Join(accelsimData, dir), "-o", zst)
+			if code != 0 {
+				t.Fatalf("import: exit %d: %s", code, errOut)
+			}
+			want := fmt.Sprintf("imported 0 atomics (address-only) from %s instruction lines of %d kernel files", strings.TrimSpace(string(awk)), len(files))
+			if !strings.Contains(out, want) {
+				t.Errorf("import summary lacks %q:\n%s", want, out)
+			}
+			code, out, errOut = replayCmd(t, zst, "-o", filepath.Join(tmp, "t"))
+			if code != 0 || !strings.Contains(out, "{instructions.parquet,ops.parquet,addresses.parquet,races.parquet}") {
+				t.Errorf("replay: exit %d\n%s%s", code, out, errOut)
+			}
+		})
 	}
 }
 

@@ -90,7 +90,7 @@ func prefixOf(t *testing.T, path string) int {
 // opcodes skipped are those awk counts, kernel by kernel and for the whole
 // directory; .gz and .xz copies read the same.
 func TestPublishedTraces(t *testing.T) {
-	for _, dir := range []string{"mgpusim-bfs", "mgpusim-dataset-debug", "microgpusim-vectoradd", "microgpusim-matrixmul"} {
+	for _, dir := range []string{"mgpusim-bfs", "mgpusim-dataset-debug", "microgpusim-vectoradd", "microgpusim-matrixmul", "accelsim-framework-my-app"} {
 		t.Run(dir, func(t *testing.T) {
 			files, err := kernelsList(filepath.Join(testdata, dir, "kernelslist.g"))
 			if err != nil {
