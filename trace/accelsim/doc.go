@@ -17,6 +17,9 @@
 //     2022) the `-enable lineinfo` line number, 5 (b45bb82, 2024; still 5
 //     at 8d0785d and 1e8951b) the trailing immediate. Before version 3
 //     ("1.2", e28f47e) each line began with its thread block x y z and warp.
+//     No source defines a version 6: TRACER_VERSION is "1.2", "3", "4" or
+//     "5" on every branch and pull request of the repository (dev at
+//     73f9fac, 1e8951b); any other version is an error that names these.
 //   - util/tracer_nvbit/tracer_tool/traces-processing/post-traces-processing.cpp,
 //     which groups the tracer's lines by block and warp into the `.traceg`:
 //     `#BEGIN_TB`, `thread block = x,y,z`, then per warp `warp = n` and

@@ -100,7 +100,7 @@ func (p *parser) header(line []byte, n int) error {
 			return p.errf(n, valCol, "accelsim tracer version", "%q is not a version number", val)
 		}
 		if v > 5 {
-			return p.errf(n, valCol, "accelsim tracer version", "version %d is newer than this reader knows (it reads the tracer's versions 1 to 5)", v)
+			return p.errf(n, valCol, "accelsim tracer version", "version %d is unknown: this reader reads the tracer's versions 1.2, 3, 4 and 5 (the TRACER_VERSION values tracer_tool.cu has defined); trace with one of those, or report the new version's format", v)
 		}
 		p.info.version = v
 	case "enable lineinfo":
