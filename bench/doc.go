@@ -32,7 +32,11 @@
 // every integer after the `|`); the lean replay of uniform-ptx with
 // `-workers 1` under `taskset -c 0` (one core) and with `-workers 2`;
 // the peak resident set of a default-tables replay of uniform streamed
-// from `replay gen -o -` at -lane-ops and 5 times as many (-long).
+// from `replay gen -o -` at -lane-ops and 5 times as many (-long);
+// `replay import accelsim` of a generated Accel-Sim kernel file
+// ([WriteTraceg], -import-mb, 40 MB) and of one twice as long, in MB/s of
+// `.traceg` text beside the text floor's MB/s of `.tasm`, with each
+// import's peak resident set (flat in the file's length).
 //
 // The harness runs 5 passes, each every command once, so that a burst of
 // other load on the shared machine falls on a figure and its baseline

@@ -272,7 +272,8 @@ func WithOrders(k int, first uint64) Option {
 
 // WithClusterSize sets how many consecutive .group numbers form a cluster
 // (PTX .cluster scope), n >= 1: group g is in cluster g / n. Default 1,
-// one CTA a cluster. Races reads it.
+// one CTA a cluster. Races reads it, for the groups the trace names no
+// cluster for (trace.Cluster); it never puts a group in a named cluster.
 func WithClusterSize(n int64) Option {
 	return set(optClusterSize, func(o *options) error {
 		if n < 1 {

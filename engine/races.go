@@ -23,10 +23,13 @@ import (
 //     split into a read followed by a dependent write" (the PTX seed, atom,
 //     Description; "If the .scope qualifier is absent, .gpu scope is
 //     assumed"). .cta includes the threads of the executing CTA (the
-//     trace's .group), .cluster those of its cluster (the trace does not
-//     say which CTAs form a cluster: WithClusterSize groups
-//     consecutive .group numbers, 1 by default, so that .cluster is .cta
-//     unless told), .gpu and .sys every thread of a trace. The SASS, vISA
+//     trace's .group), .cluster those of its cluster: the cluster the
+//     trace names for the group (a .cluster directive, trace.Cluster, as
+//     an imported Hopper trace's cluster lines give it), or else
+//     WithClusterSize's consecutive .group numbers, 1 by
+//     default, so that .cluster is .cta unless told. An access's cluster
+//     is the group's at the access: a .cluster applies from its place on.
+//     .gpu and .sys include every thread of a trace. The SASS, vISA
 //     and LSC seeds give their atomics no scope narrower than the device,
 //     so they count as .gpu. As in ScoRD (Kamath et al., ISCA 2020): a
 //     .cta-scoped atomic from two CTAs on one global word.
@@ -88,11 +91,19 @@ func scopeOf(st *trace.Static) (uint8, string) {
 	return scopeGPU, "gpu"
 }
 
+// cluKey is a cluster: one the trace names (named), or a group's by
+// WithClusterSize.
+type cluKey struct {
+	id    int64
+	named bool
+}
+
 // raceAcc is a remembered access.
 type raceAcc struct {
 	set         bool
 	scope       uint8
 	group, warp int64
+	clu         cluKey // the group's cluster at the access
 	lane        uint32
 	seq         uint64
 	st          *trace.Static
@@ -128,11 +139,15 @@ func Races(ctx context.Context, src trace.Source, opts ...Option) ([]RaceRow, er
 		return nil, err
 	}
 	cs := o.clusterSize
-	cluster := func(g int64) int64 {
-		if g < 0 {
-			return -((-g - 1) / cs) - 1
+	named := map[int64]int64{} // group -> the cluster the trace names
+	cluster := func(g int64) cluKey {
+		if id, ok := named[g]; ok {
+			return cluKey{id, true}
 		}
-		return g / cs
+		if g < 0 {
+			return cluKey{-((-g - 1) / cs) - 1, false}
+		}
+		return cluKey{g / cs, false}
 	}
 	h := src.Header()
 	regions := map[trace.Space][]trace.Region{}
@@ -168,6 +183,9 @@ func Races(ctx context.Context, src trace.Source, opts ...Option) ([]RaceRow, er
 			return nil, err
 		}
 		if d := in.Dir; d != nil {
+			if c := d.Cluster; c != nil {
+				named[c.Group] = c.ID
+			}
 			if r := d.Region; r != nil {
 				regions[r.Space] = append(regions[r.Space][:len(regions[r.Space]):len(regions[r.Space])], *r)
 				clear(plans)
@@ -190,6 +208,7 @@ func Races(ctx context.Context, src trace.Source, opts ...Option) ([]RaceRow, er
 			g = -1
 		}
 		scope, _ := scopeOf(st)
+		clu := cluster(in.Group)
 		x = one.alone(in, p)
 		bi := &x
 		for m := in.Active(); m != 0; m &= m - 1 {
@@ -205,11 +224,11 @@ func Races(ctx context.Context, src trace.Source, opts ...Option) ([]RaceRow, er
 					s = &raceState{}
 					states[k] = s
 				}
-				x := raceAcc{set: true, scope: scope, group: in.Group, warp: in.Warp, lane: uint32(lane), seq: in.Seq, st: st}
+				x := raceAcc{set: true, scope: scope, group: in.Group, warp: in.Warp, clu: clu, lane: uint32(lane), seq: in.Seq, st: st}
 				if p.plain {
 					s.plainAccess(k, &x, report)
 				} else {
-					s.atomicAccess(k, &x, cluster, report)
+					s.atomicAccess(k, &x, report)
 				}
 			}
 		}
@@ -222,12 +241,12 @@ func Races(ctx context.Context, src trace.Source, opts ...Option) ([]RaceRow, er
 }
 
 // includes reports whether access a's scope includes b's thread.
-func includes(a, b *raceAcc, cluster func(int64) int64) bool {
+func includes(a, b *raceAcc) bool {
 	switch a.scope {
 	case scopeCTA:
 		return a.group == b.group
 	case scopeCluster:
-		return cluster(a.group) == cluster(b.group)
+		return a.clu == b.clu
 	}
 	return true
 }
@@ -241,10 +260,10 @@ func includes(a, b *raceAcc, cluster func(int64) int64) bool {
 // another cluster (first or otherClu, likewise), or a .cta y of another
 // group (cta1 or cta2). If x is .gpu or .sys, a .cta y of another group
 // (cta1, cta2) or a .cluster y of another cluster (clu1, clu2).
-func (s *raceState) atomicAccess(k raceKey, x *raceAcc, cluster func(int64) int64, report func(raceKey, int, *raceAcc, *raceAcc)) {
+func (s *raceState) atomicAccess(k raceKey, x *raceAcc, report func(raceKey, int, *raceAcc, *raceAcc)) {
 	if !s.found[0] {
 		for _, y := range []*raceAcc{&s.first, &s.otherGroup, &s.otherClu, &s.cta1, &s.cta2, &s.clu1, &s.clu2} {
-			if y.set && !(includes(x, y, cluster) && includes(y, x, cluster)) {
+			if y.set && !(includes(x, y) && includes(y, x)) {
 				report(k, 0, y, x)
 				s.found[0] = true
 				break
@@ -256,7 +275,7 @@ func (s *raceState) atomicAccess(k raceKey, x *raceAcc, cluster func(int64) int6
 		case !s.otherGroup.set && x.group != s.first.group:
 			s.otherGroup = *x
 		}
-		if !s.otherClu.set && cluster(x.group) != cluster(s.first.group) {
+		if !s.otherClu.set && x.clu != s.first.clu {
 			s.otherClu = *x
 		}
 		switch x.scope {
@@ -269,7 +288,7 @@ func (s *raceState) atomicAccess(k raceKey, x *raceAcc, cluster func(int64) int6
 		case scopeCluster:
 			if !s.clu1.set {
 				s.clu1 = *x
-			} else if !s.clu2.set && cluster(x.group) != cluster(s.clu1.group) {
+			} else if !s.clu2.set && x.clu != s.clu1.clu {
 				s.clu2 = *x
 			}
 		}

@@ -77,6 +77,9 @@ type refAccess struct {
 	text        string
 	scope       string // cta, cluster, gpu or sys
 	atomic      bool
+	// cluster is the group's at the access: {1, ID} when a .cluster
+	// named it, else {0, group / cluster size}.
+	cluster [2]int64
 }
 
 type refLoc struct {
@@ -86,12 +89,12 @@ type refLoc struct {
 }
 
 // refIncludes reports whether the scope of a includes b's thread.
-func refIncludes(a, b *refAccess, clusterSize int64) bool {
+func refIncludes(a, b *refAccess) bool {
 	switch a.scope {
 	case "cta":
 		return a.group == b.group
 	case "cluster":
-		return a.group/clusterSize == b.group/clusterSize
+		return a.cluster == b.cluster
 	case "gpu", "sys":
 		return true
 	}
@@ -100,14 +103,14 @@ func refIncludes(a, b *refAccess, clusterSize int64) bool {
 
 // refRaces reports whether a and b, two accesses to one location, race
 // under rule.
-func refRaces(rule string, a, b *refAccess, clusterSize int64) bool {
+func refRaces(rule string, a, b *refAccess) bool {
 	sameThread := a.group == b.group && a.warp == b.warp && a.lane == b.lane
 	if sameThread {
 		return false // program order: morally strong
 	}
 	switch rule {
 	case "scope":
-		return a.atomic && b.atomic && !(refIncludes(a, b, clusterSize) && refIncludes(b, a, clusterSize))
+		return a.atomic && b.atomic && !(refIncludes(a, b) && refIncludes(b, a))
 	case "atomic_plain":
 		return a.atomic != b.atomic
 	}
@@ -119,6 +122,7 @@ func refRaces(rule string, a, b *refAccess, clusterSize int64) bool {
 func racesReference(src trace.Source, clusterSize int64) ([]RaceRow, error) {
 	clusterSize = max(clusterSize, 1)
 	accs := map[refLoc][]refAccess{}
+	named := map[int64]int64{}
 	for {
 		in, err := src.Next()
 		if errors.Is(err, io.EOF) {
@@ -129,7 +133,14 @@ func racesReference(src trace.Source, clusterSize int64) ([]RaceRow, error) {
 		}
 		st := in.Static
 		if st == nil {
+			if c := in.Dir.Cluster; c != nil {
+				named[c.Group] = c.ID
+			}
 			continue // a directive
+		}
+		cluster := [2]int64{0, in.Group / clusterSize}
+		if id, ok := named[in.Group]; ok {
+			cluster = [2]int64{1, id}
 		}
 		scope := "gpu"
 		if st.Dialect == trace.DialectPTX && st.Scope != "" {
@@ -164,7 +175,7 @@ func racesReference(src trace.Source, clusterSize int64) ([]RaceRow, error) {
 				}
 				k := refLoc{st.Space, group, addr}
 				accs[k] = append(accs[k], refAccess{seq: in.Seq, lane: uint32(n), group: in.Group, warp: in.Warp,
-					dialect: st.Dialect.String(), text: st.Text, scope: scope, atomic: atomic})
+					dialect: st.Dialect.String(), text: st.Text, scope: scope, atomic: atomic, cluster: cluster})
 			}
 		}
 	}
@@ -177,7 +188,7 @@ func racesReference(src trace.Source, clusterSize int64) ([]RaceRow, error) {
 		pairs:
 			for j := range as {
 				for i := 0; i < j; i++ {
-					if refRaces(rule, &as[i], &as[j], clusterSize) {
+					if refRaces(rule, &as[i], &as[j]) {
 						rows = append(rows, RaceRow{Space: k.space, Group: k.group, Addr: k.addr, Rule: rule, A: side(&as[i]), B: side(&as[j])})
 						break pairs
 					}

@@ -19,7 +19,8 @@ const racesFixtureClusterSize = 2
 // rule: .cta atomics of two CTAs on one word race,
 // of one CTA do not; .gpu atomics of two CTAs do not; a .cta and a .gpu
 // atomic of two CTAs do, whichever comes first; .cluster atomics race across
-// clusters only (two CTAs a cluster here); an atomic and a plain store race
+// clusters only (two CTAs a cluster here, unless a .cluster directive
+// names a group's cluster: cluster_named.tasm); an atomic and a plain store race
 // from two threads, not from one.
 func TestRaces(t *testing.T) {
 	want := map[string]int{ // fixture: rows
@@ -29,6 +30,7 @@ func TestRaces(t *testing.T) {
 		"cta_then_gpu.tasm":     1,
 		"gpu_then_cta.tasm":     1,
 		"cluster.tasm":          1,
+		"cluster_named.tasm":    2,
 		"atomic_plain.tasm":     1,
 		"atomic_plain_one.tasm": 0,
 	}

@@ -86,11 +86,14 @@ func checkRecord(t *testing.T, n int, in *Inst) {
 	t.Helper()
 	if in.Dir != nil {
 		d := in.Dir
-		if in.Static != nil || (d.Init == nil) == (d.Region == nil) {
+		if n := btoi(d.Init != nil) + btoi(d.Region != nil) + btoi(d.Cluster != nil); in.Static != nil || n != 1 {
 			t.Fatalf("record %d: directive %+v with static %v", n, d, in.Static)
 		}
 		if d.Init != nil && (d.Init.Type.Size() == 0 || len(d.Init.Data)%d.Init.Type.Size() != 0) {
 			t.Fatalf("record %d: .init of %d bytes of %s", n, len(d.Init.Data), d.Init.Type)
+		}
+		if c := d.Cluster; c != nil && (c.Group < 0 || c.Group > 1<<40 || c.ID < 0 || c.ID > 1<<40) {
+			t.Fatalf("record %d: .cluster %d of group %d", n, c.ID, c.Group)
 		}
 		return
 	}

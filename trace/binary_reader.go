@@ -168,6 +168,7 @@ type BinaryReader struct {
 	dir   Directive
 	dinit Init
 	dreg  Region
+	dclu  Cluster
 	lanes []uint64 // list backing, for the widest static met
 	// listEnd is how much of the list backing the last instruction used:
 	// its lists lie packed in lanes[:listEnd].
@@ -532,6 +533,13 @@ func (r *BinaryReader) decodeDirective() error {
 	case k == dirKindRegion:
 		r.dreg = c.region()
 		r.dir.Region = &r.dreg
+	case k == dirKindCluster:
+		g, id := unzigzag(c.uvarint("cluster group")), c.uvarint("cluster")
+		if c.err == nil && (g < 0 || g > 1<<40 || id > 1<<40) {
+			return r.instErr("directive .cluster %d of group %d: both must be from 0 to 2^40", id, g)
+		}
+		r.dclu = Cluster{Group: g, ID: int64(id)}
+		r.dir.Cluster = &r.dclu
 	default:
 		return r.instErr("unknown directive kind %d", k)
 	}

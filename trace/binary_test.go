@@ -150,6 +150,10 @@ func cloneInst(in *Inst) *Inst {
 			r := *d.Region
 			d.Region = &r
 		}
+		if d.Cluster != nil {
+			k := *d.Cluster
+			d.Cluster = &k
+		}
 		c.Dir = &d
 	}
 	c.Vals = slices.Clone(in.Vals)
@@ -861,8 +865,10 @@ func withDirectives() []*Inst {
 	initB := dir(Directive{Init: &Init{Space: Space{Kind: SpaceSurface, Surface: 4}, Group: -1, Addr: 0, Type: TypeB128, Data: bytes.Repeat([]byte{7}, 16)}})
 	region := dir(Directive{Region: &Region{Space: Global, Base: 0x8000, Size: 0x100}})
 	regionC := dir(Directive{Region: &Region{Space: Space{Kind: SpaceCounter, Surface: 0xa0}, Base: 0, Size: 4}})
+	clu := dir(Directive{Cluster: &Cluster{Group: 3, ID: 1 << 40}})
+	clu0 := dir(Directive{Cluster: &Cluster{Group: 0, ID: 0}})
 	var out []*Inst
-	out = append(out, insts[0], initG, insts[1], insts[2], initS, region, insts[3])
+	out = append(out, clu0, insts[0], initG, insts[1], insts[2], initS, region, clu, insts[3])
 	out = append(out, insts[4:8]...)
 	out = append(out, regionC, initB, insts[8], insts[9], initG)
 	return out
@@ -934,7 +940,9 @@ func TestBinaryWriterRejectsBadDirective(t *testing.T) {
 		d    Directive
 		want string
 	}{
-		{Directive{}, "exactly one of .init and .region"},
+		{Directive{}, "exactly one of .init, .region and .cluster"},
+		{Directive{Region: &Region{Space: Global, Size: 1}, Cluster: &Cluster{}}, "exactly one"},
+		{Directive{Cluster: &Cluster{Group: 1, ID: 1<<40 + 1}}, ".cluster 1099511627777 of group 1: both must be from 0 to 2^40"},
 		{Directive{Init: &Init{Space: Global, Type: TypeU32, Data: []byte{1}}, Region: &Region{Space: Global, Size: 1}}, "exactly one"},
 		{Directive{Init: &Init{Space: Global, Type: TypeU32, Data: []byte{1, 2}}}, "2 data bytes is not a whole number of u32"},
 		{Directive{Region: &Region{Space: Space{Kind: 9}, Size: 4}}, "invalid space kind 9"},

@@ -357,8 +357,9 @@ func (w *BinaryWriter) encode(in *Inst) error {
 
 // Directive record kinds, after the record code 0.
 const (
-	dirKindInit   = 1
-	dirKindRegion = 2
+	dirKindInit    = 1
+	dirKindRegion  = 2
+	dirKindCluster = 3
 )
 
 // encodeDirective validates d and appends it to the chunk as a directive
@@ -366,13 +367,15 @@ const (
 func (w *BinaryWriter) encodeDirective(d *Directive) error {
 	b := append(w.insts, 0)
 	var err error
-	switch {
-	case d.Init != nil && d.Region == nil:
+	switch n := btoi(d.Init != nil) + btoi(d.Region != nil) + btoi(d.Cluster != nil); {
+	case n != 1:
+		err = errors.New("a directive record holds exactly one of .init, .region and .cluster")
+	case d.Init != nil:
 		b, err = appendInitEntry(append(b, dirKindInit), d.Init)
-	case d.Region != nil && d.Init == nil:
+	case d.Region != nil:
 		b, err = appendRegionEntry(append(b, dirKindRegion), d.Region)
 	default:
-		err = errors.New("a directive record holds exactly one of .init and .region")
+		b, err = appendClusterEntry(append(b, dirKindCluster), d.Cluster)
 	}
 	if err != nil {
 		// w.insts is unchanged: the record is rejected, the writer stays usable.
@@ -383,6 +386,23 @@ func (w *BinaryWriter) encodeDirective(d *Directive) error {
 	}
 	w.insts = b
 	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// appendClusterEntry appends a .cluster: svarint group, uvarint ID, each
+// from 0 to 2^40 as the text's .group and .cluster are.
+func appendClusterEntry(b []byte, c *Cluster) ([]byte, error) {
+	if c.Group < 0 || c.Group > 1<<40 || c.ID < 0 || c.ID > 1<<40 {
+		return b, fmt.Errorf(".cluster %d of group %d: both must be from 0 to 2^40", c.ID, c.Group)
+	}
+	b = binary.AppendUvarint(b, zigzag(c.Group))
+	return binary.AppendUvarint(b, uint64(c.ID)), nil
 }
 
 func appendVector(b []byte, v *Vector, wide bool) []byte {

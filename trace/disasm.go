@@ -178,8 +178,19 @@ func (tw *TextWriter) writeDirective(d *Directive) error {
 		}
 	case d.Region != nil:
 		b = appendRegion(tw.buf[:0], d.Region)
+	case d.Cluster != nil:
+		b = tw.buf[:0]
+		if d.Cluster.Group != tw.group {
+			b = append(b, ".group "...)
+			b = strconv.AppendInt(b, d.Cluster.Group, 10)
+			b = append(b, '\n')
+			tw.group = d.Cluster.Group
+		}
+		b = append(b, ".cluster "...)
+		b = strconv.AppendInt(b, d.Cluster.ID, 10)
+		b = append(b, '\n')
 	default:
-		return fmt.Errorf("a directive record with neither .init nor .region")
+		return fmt.Errorf("a directive record with none of .init, .region and .cluster")
 	}
 	tw.buf = b
 	_, err := tw.w.Write(b)

@@ -239,11 +239,29 @@ func (w Window) Contains(addr uint64) bool { return addr >= w.Base && addr-w.Bas
 //   - a .region declares memory from that point on: later accesses are
 //     judged against it, earlier ones are not judged again.
 //
-// Exactly one of Init and Region is set. Directives before the first
-// instruction are not Directives: they make the [Header].
+// A third kind labels rather than sets up memory:
+//
+//   - a .cluster places the current .group in a thread-block cluster
+//     (Hopper's clusters, PTX .cluster scope) from that point on.
+//
+// Exactly one of Init, Region and Cluster is set. Directives before the
+// first instruction are not Directives: they make the [Header]; .cluster
+// is the exception, a Directive wherever it stands (a cluster belongs to
+// the instructions after it, like the .group it labels), and it ends the
+// header as the first instruction does.
 type Directive struct {
-	Init   *Init
-	Region *Region
+	Init    *Init
+	Region  *Region
+	Cluster *Cluster
+}
+
+// Cluster places a group in a thread-block cluster, written `.cluster ID`
+// after `.group GROUP` (TASM.md). The races table's .cluster scope counts
+// two groups in one cluster when their latest .cluster named the same ID;
+// a group never named falls back to the replay's -cluster-size.
+type Cluster struct {
+	Group int64 // the .group context
+	ID    int64 // 0 to 2^40
 }
 
 // Header is what a trace declares before its first instruction.

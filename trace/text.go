@@ -16,7 +16,9 @@ const MaxLineBytes = 1 << 20
 // TextReader reads a `.tasm` trace (docs/TASM.md) as a Source.
 // Directives before the first instruction make the Header. A .init or
 // .region after it is a directive record (Inst.Dir) at its place in trace
-// order; .window must come before the first instruction.
+// order; .window must come before the first instruction. A .cluster is a
+// directive record wherever it stands, and ends the header as the first
+// instruction does.
 //
 // It cuts its input into chunks of whole lines and parses them on
 // goroutines of its own, one a core, ahead of Next (text_parse.go): each
@@ -124,8 +126,8 @@ func newTextReader(r io.Reader, name string, o textOptions) (*TextReader, error)
 		// Before the first instruction, a directive is a line that starts
 		// with '.' at its first column; an indented one is read as Next
 		// reads it.
-		if rec.kind != recDir || rec.lead != 0 {
-			return tr, nil
+		if rec.kind != recDir || rec.lead != 0 || rec.dir.what == dirCluster {
+			return tr, nil // a .cluster is a record, as an instruction is
 		}
 		tr.at++
 		d, err := tr.directive(rec)
@@ -285,6 +287,9 @@ func (tr *TextReader) directive(r *lineRec) (*Directive, error) {
 		return d.d, nil
 	case dirRegion:
 		return d.d, nil
+	case dirCluster:
+		tr.started = true // it ends the header (Directive)
+		return &Directive{Cluster: &Cluster{Group: tr.group, ID: d.n}}, nil
 	}
 	return nil, nil
 }
@@ -484,6 +489,7 @@ const (
 	dirRegion
 	dirInit
 	dirAddressOnly // .addresses-only
+	dirCluster
 )
 
 // dirLine is a directive line as the line alone gives it; the reader
@@ -491,7 +497,7 @@ const (
 type dirLine struct {
 	what   uint8
 	col0   int        // column of the directive's name
-	n      int64      // .group, .warp
+	n      int64      // .group, .warp, .cluster
 	window Window     // .window
 	d      *Directive // .region, .init (Init.Group is set in context)
 }
@@ -516,6 +522,9 @@ func parseDirective(r *lineRec, at lineAt, text string) {
 			d.what = dirWarp
 		}
 		d.n, err = counter(at, ws, col)
+	case ".cluster":
+		d.what = dirCluster
+		d.n, err = counter(at, ws, col)
 	case ".window":
 		d.what = dirWindow
 		d.window, err = window(at, ws, col)
@@ -533,7 +542,7 @@ func parseDirective(r *lineRec, at lineAt, text string) {
 			}
 		}
 	default:
-		err = at.errf(col(0), "unknown directive %s (.region, .init, .window, .addresses-only, .group, .warp)", ws[0])
+		err = at.errf(col(0), "unknown directive %s (.region, .init, .window, .addresses-only, .group, .warp, .cluster)", ws[0])
 	}
 	r.err = err
 }
@@ -562,8 +571,8 @@ func fastCounter(text string) (n int64, what uint8, ok bool) {
 	return n, what, true
 }
 
-// counter reads .group N or .warp N: the group or warp of the
-// instructions that follow.
+// counter reads .group N or .warp N (the group or warp of the
+// instructions that follow), or .cluster N.
 func counter(at lineAt, ws []string, col func(int) int) (int64, error) {
 	if len(ws) != 2 {
 		return 0, at.errf(col(0), "%s takes one number", ws[0])

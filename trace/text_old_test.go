@@ -53,7 +53,7 @@ func newOldTextReader(r io.Reader, name string) (*oldTextReader, error) {
 		if !ok {
 			return tr, nil
 		}
-		if strings.HasPrefix(text, ".") {
+		if ws, _ := fields(text); strings.HasPrefix(text, ".") && ws[0] != ".cluster" {
 			d, err := tr.directive(text)
 			if err != nil {
 				return nil, err
@@ -146,9 +146,19 @@ func (tr *oldTextReader) directive(text string) (*Directive, error) {
 		}
 		tr.hdr.AddressOnly = true
 		return nil, nil
+	case ".cluster":
+		if len(ws) != 2 {
+			return nil, tr.errf(col(0), "%s takes one number", ws[0])
+		}
+		n, err := strconv.ParseInt(ws[1], 0, 64)
+		if err != nil || n < 0 || n > 1<<40 {
+			return nil, tr.errf(col(1), "%s needs a number from 0 to 2^40, got %q", ws[0], ws[1])
+		}
+		tr.started = true
+		return &Directive{Cluster: &Cluster{Group: tr.group, ID: n}}, nil
 	case ".region", ".init":
 	default:
-		return nil, tr.errf(col(0), "unknown directive %s (.region, .init, .window, .addresses-only, .group, .warp)", ws[0])
+		return nil, tr.errf(col(0), "unknown directive %s (.region, .init, .window, .addresses-only, .group, .warp, .cluster)", ws[0])
 	}
 	if len(ws) < 2 {
 		return nil, tr.errf(col(0), "%s needs a space", ws[0])

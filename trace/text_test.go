@@ -336,6 +336,7 @@ func FuzzTextReader(f *testing.F) {
 	f.Add(".region bti(0x4) 0 0x100\nDWORD_ATOMIC.CMPXCHG (M1, 16) T255 V10 V11 V12 V13 | V10=0x0:4 V11=1 V12=0\n(!P1) DWORD_ATOMIC.PREDEC.16 (8) T0 V10 V0 V0 V12 | P1=3 V10=[0,2,4,6,8,10,12,14]\n")
 	f.Add("lsc_atomic_icas.ugm (M1,32) V13:d32 flat[V12]:a64 V14 V15 | V12=0x100:4 V14=0 V15=5\nlsc_apndctr_atomic_add.ugm  (M1,32) VDATA:d32 bti(0xA0) V10:d32 | V10=1\nlsc_load.slm (M1,32) V13:d32x4 flat[V12]:a16 | V12=0:16\n")
 	f.Add("atom.global.add.u32 d, [a], 1 | a=0x10\n.init global 0x10 u32 0\n.group 2\n.init shared 0 u8 1 2\n.region global 0 0x20\natom.global.add.u32 d, [a], 1\n")
+	f.Add(".region global 0 0x20\n.cluster 3\n.group 1\n.cluster 4\natom.global.cluster.add.u32 d, [a], 1 | a=0x10\n.group 2\n.cluster 3\n.window shared 0 4\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		// The reader as the command makes it for a file and for standard
 		// input, and cut into chunks of a few bytes parsed on two or three

@@ -17,7 +17,8 @@
 //
 // with the CPU time (user + system) of the best run and the highest peak
 // resident set of all, and configuration lines: "trace: NAME key=value…"
-// for each trace, "skip: NAME/WHAT: why" for what could not be measured
+// for each trace, "import: NAME file-B=… lines=… atomics=…" for each
+// generated .traceg (bench.WriteTraceg) whose import is timed, "skip: NAME/WHAT: why" for what could not be measured
 // (a workload or dialect `replay gen` does not have, a command that
 // failed), which the report shows as n/a.
 package main
@@ -53,6 +54,7 @@ type config struct {
 	defaultOn, addressesOn   *regexp.Regexp
 	textTrace                string // the trace whose text form is timed
 	longFactor               float64
+	importMB                 float64 // the generated .traceg's size, MB; 0: no import figures
 	scalingN                 int
 }
 
@@ -75,6 +77,7 @@ func main() {
 	flag.StringVar(&addrOn, "addresses-on", "^uniform-", "traces replayed with the lean tables and addresses too")
 	flag.StringVar(&c.textTrace, "text", "uniform-ptx", "the trace whose .tasm form is timed (asm, replay)")
 	flag.Float64Var(&c.longFactor, "long", 5, "the peak-memory replay's longer trace, in multiples of -lane-ops")
+	flag.Float64Var(&c.importMB, "import-mb", 40, "MB of the generated .traceg whose `replay import accelsim` is timed, and twice as many (0: none)")
 	flag.IntVar(&c.scalingN, "scaling-n", 1<<24, "work items of the machine's scaling ceiling")
 	flag.Parse()
 	c.families, c.dialects = split(fams), split(dias)
@@ -243,6 +246,24 @@ func (h *harness) setup() {
 				&job{name: c.textTrace + "/text-lean", argv: replay("-tables", leanTables, "-o", out, tasm), out: out})
 		}
 	}
+	// Import: `replay import accelsim` of a generated .traceg, and of one
+	// twice as long, whose peak resident set should be the same.
+	for f := range int64(2) {
+		if c.importMB <= 0 {
+			break
+		}
+		name := fmt.Sprintf("traceg-%dx", f+1)
+		file := filepath.Join(c.dir, name+".traceg")
+		say("writing %s", file)
+		cnt, size, err := writeTraceg(file, int64(c.importMB*1e6)*(f+1))
+		if err != nil {
+			h.skip("import", name, err.Error())
+			continue
+		}
+		fmt.Fprintf(h.w, "import: %s file-B=%d lines=%d atomics=%d blocks=%d\n", name, size, cnt.Lines, cnt.Atomics, cnt.Blocks)
+		zst := filepath.Join(c.dir, "import.zst")
+		h.jobs = append(h.jobs, &job{name: "import/" + name, argv: []string{c.replay, "import", "accelsim", file, "-q", "-o", zst}, out: zst})
+	}
 	// Start-up: a hello world, replay help, a one-instruction replay.
 	one := filepath.Join(c.dir, "one.zst")
 	h.jobs = append(h.jobs,
@@ -253,6 +274,27 @@ func (h *harness) setup() {
 	} else {
 		h.jobs = append(h.jobs, &job{name: "startup/one-inst", argv: replay("-o", out, one), out: out})
 	}
+}
+
+// writeTraceg writes bench.WriteTraceg's kernel file of at least minBytes
+// to path and returns its counts and size.
+func writeTraceg(path string, minBytes int64) (bench.TracegCounts, int64, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return bench.TracegCounts{}, 0, err
+	}
+	cnt, err := bench.WriteTraceg(f, minBytes)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return cnt, 0, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return cnt, 0, err
+	}
+	return cnt, fi.Size(), nil
 }
 
 // exec runs a command to its end, untimed; on failure it returns the

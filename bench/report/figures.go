@@ -469,6 +469,7 @@ func Render(d *Data, path string) string {
 		fmt.Fprintf(&b, "\nA peak RSS is never below the harness's own at the fork (%s): the kernel counts the parent's pages until the exec.\n", mib(v))
 	}
 
+	b.WriteString(renderImport(d))
 	b.WriteString(renderInProcess(d))
 	b.WriteString("\n" + endMarker + "\n")
 	return b.String()
@@ -479,4 +480,49 @@ func ratio(f Figure) string {
 		return "n/a"
 	}
 	return times(f.Value)
+}
+
+// renderImport is the import table: `replay import accelsim` of the
+// generated .traceg files (bench.WriteTraceg) in MB/s of their text, beside
+// the text floor's MB/s of the .tasm, and each import's peak resident set,
+// which should not grow with the file.
+func renderImport(d *Data) string {
+	var rows []string
+	for _, name := range []string{"traceg-1x", "traceg-2x"} {
+		info := d.Traces["import/"+name]
+		best, ok := d.e2e("import/" + name)
+		if info == nil || !ok {
+			if why := d.why("import", name); why != "" && info == nil {
+				rows = append(rows, "| `"+name+".traceg` | "+why+" | | | | |")
+			}
+			continue
+		}
+		fb, _ := strconv.ParseFloat(info["file-B"], 64)
+		at, _ := strconv.ParseFloat(info["atomics"], 64)
+		cpu, _ := d.e2eUnit("import/"+name, "cpu-ns")
+		rss := "n/a"
+		if v, ok := d.e2eUnit("import/"+name, "maxrss-B"); ok && v > 0 {
+			rss = mib(v)
+		}
+		rows = append(rows, fmt.Sprintf("| `%s.traceg` | %s, %s atomics | %s | %s | **%.0f MB/s** | %s |",
+			name, size(fb), count(at), dur(best), dur(cpu), fb/best*1e3, rss))
+	}
+	if len(rows) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n### Import\n\n")
+	b.WriteString("`replay import accelsim FILE.traceg -q -o X.zst` of a generated kernel file (`bench.WriteTraceg`: tracer version 5, " +
+		"atomics in every address compression among skipped opcodes), best of the runs, and of one twice as long: the peak RSS should not grow with it.\n\n")
+	b.WriteString("| file | size | best | cpu | text read | peak RSS |\n| --- | --- | ---: | ---: | ---: | ---: |\n")
+	for _, r := range rows {
+		b.WriteString(r + "\n")
+	}
+	tt := d.textTrace()
+	if f, ok := d.e2e(tt + "/text-floor"); ok {
+		if tb, err := strconv.ParseFloat(d.Traces[tt+"/text"]["file-B"], 64); err == nil {
+			fmt.Fprintf(&b, "| text floor (`bench/textfloor`), %s `.tasm` | %s | %s | | **%.0f MB/s** | |\n", tt, size(tb), dur(f), tb/f*1e3)
+		}
+	}
+	return b.String()
 }

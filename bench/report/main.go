@@ -95,7 +95,9 @@ type Data struct {
 	Vals   map[Key][]float64
 	Config map[string]string // the first value of each key
 	// Traces holds bench/e2e's "trace:" lines: each trace's key=value
-	// fields (laneops, file-B, words, mix).
+	// fields (laneops, file-B, words, mix); "text: NAME" lines as
+	// NAME/text and "import: NAME" lines (a generated .traceg: file-B,
+	// lines, atomics, blocks) as import/NAME.
 	Traces map[string]map[string]string
 	// Skips holds bench/e2e's "skip:" lines: why NAME/WHAT has no figure.
 	Skips map[string]string
@@ -156,14 +158,17 @@ func Parse(r io.Reader) (*Data, error) {
 			run, pkg = m[2], ""
 		case "pkg":
 			pkg = m[2][strings.LastIndexByte(m[2], '/')+1:]
-		case "trace", "text":
+		case "trace", "text", "import":
 			fs := strings.Fields(m[2])
 			if len(fs) == 0 {
 				continue
 			}
 			name := fs[0]
-			if m[1] == "text" {
+			switch m[1] {
+			case "text":
 				name += "/text"
+			case "import":
+				name = "import/" + name
 			}
 			kv := map[string]string{}
 			for _, f := range fs[1:] {

@@ -51,6 +51,10 @@ BenchmarkE2E/uniform-ptx/text-lean 5 600000000 ns/op 700000000 median-ns 9000000
 BenchmarkE2E/startup/hello 5 1000000 ns/op 1100000 median-ns 1000000 cpu-ns 3000000 maxrss-B
 BenchmarkE2E/startup/help 5 32000000 ns/op 33000000 median-ns 36000000 cpu-ns 30000000 maxrss-B
 BenchmarkE2E/startup/one-inst 5 12000000 ns/op 13000000 median-ns 12000000 cpu-ns 30000000 maxrss-B
+import: traceg-1x file-B=40000000 lines=600000 atomics=180000 blocks=1000
+import: traceg-2x file-B=80000000 lines=1200000 atomics=360000 blocks=2000
+BenchmarkE2E/import/traceg-1x 5 800000000 ns/op 900000000 median-ns 700000000 cpu-ns 20971520 maxrss-B
+BenchmarkE2E/import/traceg-2x 5 1600000000 ns/op 1700000000 median-ns 1500000000 cpu-ns 22020096 maxrss-B
 BenchmarkE2E/peak/lane-ops=9600000 1 2000000000 ns/op 2000000000 median-ns 1500000000 cpu-ns 209715200 maxrss-B
 BenchmarkE2E/peak/lane-ops=48000000 1 9000000000 ns/op 9000000000 median-ns 7000000000 cpu-ns 262144000 maxrss-B
 loadavg-end: 0.60 0.50 0.40
@@ -147,6 +151,10 @@ func TestRender(t *testing.T) {
 		"7.20×: worst spinlock-visa", "| not met |",
 		"| `replay help` | 32.0 ms |",
 		"commit abc1234",
+		// 40 MB in 800 ms; 171.55 MB of .tasm in the floor's 100 ms.
+		"| `traceg-1x.traceg` | 40.0 MB, 180 K atomics | 800 ms | 700 ms | **50 MB/s** | 20.0 MiB |",
+		"| `traceg-2x.traceg` | 80.0 MB, 360 K atomics | 1.60 s | 1.50 s | **50 MB/s** | 21.0 MiB |",
+		"| text floor (`bench/textfloor`), uniform-ptx `.tasm` | 172 MB | 100 ms | | **1716 MB/s** | |",
 		beginMarker, endMarker,
 	} {
 		if !strings.Contains(out, want) {

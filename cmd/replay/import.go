@@ -73,7 +73,9 @@ func cmdImport(args []string, stdout, stderr io.Writer) error {
 			if err := bw.Write(in); err != nil {
 				return err
 			}
-			n++
+			if in.Dir == nil {
+				n++ // a .cluster record is no atomic
+			}
 			if in, err = src.Next(); err != nil && err != io.EOF {
 				return err
 			}

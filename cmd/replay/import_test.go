@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -104,6 +105,41 @@ func TestImportAccelSimAtomics(t *testing.T) {
 		if got := rowsText(r); got != want[i] {
 			t.Errorf("query %d:\n%s\nwant:\n%s", i, got, want[i])
 		}
+	}
+}
+
+// TestImportPublishedTraces: every published trace directory of
+// testdata/accelsim (three repositories, tracer versions 3, 4 and 5)
+// imports and replays: the import reads as many instruction lines as the
+// kernel files' `insts =` lines add up to (summed by awk here), none of
+// them atomic, and the replay writes the four tables an address-only trace
+// has.
+func TestImportPublishedTraces(t *testing.T) {
+	for _, dir := range []string{"mgpusim-bfs", "mgpusim-dataset-debug", "microgpusim-vectoradd", "microgpusim-matrixmul", "accelsim-framework-my-app"} {
+		t.Run(dir, func(t *testing.T) {
+			files, err := filepath.Glob(filepath.Join(accelsimData, dir, "*.traceg"))
+			if err != nil || len(files) == 0 {
+				t.Fatalf("no kernel file in %s: %v", dir, err)
+			}
+			awk, err := exec.Command("awk", append([]string{`/^insts = / { s += $3 } END { print s }`}, files...)...).Output()
+			if err != nil {
+				t.Fatalf("awk: %v", err)
+			}
+			tmp := t.TempDir()
+			zst := filepath.Join(tmp, "p.zst")
+			code, out, errOut := replayCmd(t, "import", "accelsim", filepath.Join(accelsimData, dir), "-o", zst)
+			if code != 0 {
+				t.Fatalf("import: exit %d: %s", code, errOut)
+			}
+			want := fmt.Sprintf("imported 0 atomics (address-only) from %s instruction lines of %d kernel files", strings.TrimSpace(string(awk)), len(files))
+			if !strings.Contains(out, want) {
+				t.Errorf("import summary lacks %q:\n%s", want, out)
+			}
+			code, out, errOut = replayCmd(t, zst, "-o", filepath.Join(tmp, "t"))
+			if code != 0 || !strings.Contains(out, "{instructions.parquet,ops.parquet,addresses.parquet,races.parquet}") {
+				t.Errorf("replay: exit %d\n%s%s", code, out, errOut)
+			}
+		})
 	}
 }
 
@@ -234,5 +270,53 @@ func TestImportNVBit(t *testing.T) {
 	// 0x…1000: 1 + 2 + 4 from the ATOMG's lanes 0, 1, 3, then the RED's 5.
 	if got := rowsText(r); got != "7f0000001000 12\n7f0000001004 3\n" {
 		t.Errorf("memory:\n%s", got)
+	}
+}
+
+// TestImportHopperClustersRaces: a hand-written Hopper trace of four CTAs
+// in two clusters of two (testdata/accelsim/hopper-clusters: each block's
+// `cluster id` line) imports with a .cluster record per block, and the
+// races pass takes the trace's clusters for PTX .cluster scope. The SASS
+// atomics of the trace are .STRONG.GPU (SASS names no cluster scope) and
+// race with nothing; .cluster-scoped PTX atomics added to its text form,
+// under its own groups, race exactly when their CTAs are in different
+// clusters: groups 0 and 1 (cluster 0) on 0x…2000 do not; groups 1 and 2
+// (clusters 0 and 1) on 0x…3000 do, though -cluster-size 4 alone would
+// put all four in one cluster.
+func TestImportHopperClustersRaces(t *testing.T) {
+	duckdbq.Require(t)
+	tmp := t.TempDir()
+	zst := filepath.Join(tmp, "h.zst")
+	code, out, errOut := replayCmd(t, "import", "accelsim", filepath.Join(accelsimData, "hopper-clusters"), "-o", zst)
+	if code != 0 || !strings.Contains(out, "imported 4 atomics (address-only) from 8 instruction lines of 1 kernel files") {
+		t.Fatalf("import: exit %d: %s%s", code, out, errOut)
+	}
+	code, text, errOut := replayCmd(t, "disasm", zst)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	for _, want := range []string{".cluster 0\nATOMG", ".group 1\n.cluster 0\nATOMG", ".group 2\n.cluster 1\nATOMG", ".group 3\n.cluster 1\nATOMG"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("disasm lacks %q:\n%s", want, text)
+		}
+	}
+	ptx := func(group int, addr string) string {
+		return fmt.Sprintf(".group %d\natom.global.cluster.add.u32 d, [a], 1; | a=%s mask=0x1\n", group, addr)
+	}
+	tasm := filepath.Join(tmp, "h.tasm")
+	os.WriteFile(tasm, []byte(text+ptx(0, "0x7f0000002000")+ptx(1, "0x7f0000002000")+ptx(1, "0x7f0000003000")+ptx(2, "0x7f0000003000")), 0o644)
+	for _, size := range []string{"1", "4"} {
+		dir := filepath.Join(tmp, "r"+size)
+		if code, _, errOut := replayCmd(t, tasm, "-o", dir, "-tables", "races", "-cluster-size", size, "-q"); code != 0 {
+			t.Fatalf("replay: exit %d: %s", code, errOut)
+		}
+		r, err := duckdbq.Query(`SELECT printf('%x', addr), rule, group_a, group_b, scope_a, scope_b FROM ` +
+			duckdbq.QuoteString(filepath.Join(dir, "races.parquet")) + ` ORDER BY addr, rule`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := rowsText(r), "7f0000003000 scope 1 2 cluster cluster\n"; got != want {
+			t.Errorf("-cluster-size %s: races\n%swant\n%s", size, got, want)
+		}
 	}
 }

@@ -181,7 +181,7 @@ no TRACE, the embedded demo (CUDA simpleAtomicIntrinsics).
                     first pair of accesses that are not atomic with respect to each other (PTX scopes
                     that do not include the other thread; an atomic and a plain LSC load or store of two
                     threads), from a pass over the trace of its own
-  -cluster-size N   -races: CTAs (.group numbers) a cluster, for PTX .cluster scope (default 1)
+  -cluster-size N   -races: CTAs (.group numbers) a cluster, for PTX .cluster scope, where the trace names no .cluster (default 1)
   -max-memory N     stop when the simulated memory passes N bytes (default 8Gi; 512Mi, 1e9 …)
   -partition P      replay partition i/n only (0 <= i < n): the accesses to the 128-byte lines it
                     owns (a page's lines go round-robin over the partitions); the tables go to

@@ -125,7 +125,7 @@ func parseReplayFlags(args []string) (*replayOptions, error) {
 	fs.IntVar(&o.interleave, "interleave", 0, "with -order random: reorder warps within windows of W instructions")
 	fs.IntVar(&o.exploreOrders, "explore-orders", 0, "replay K random orders too: the orders table")
 	fs.BoolVar(&o.races, "races", false, "the races table")
-	fs.Int64Var(&o.clusterSize, "cluster-size", 1, "CTAs (groups) a cluster, for .cluster scope")
+	fs.Int64Var(&o.clusterSize, "cluster-size", 1, "CTAs (groups) a cluster, for .cluster scope where the trace names none")
 	fs.IntVar(&o.partsFlag, "partitions", 0, "with -partition auto: n")
 	pos, err := parseArgs(fs, args)
 	if err != nil {

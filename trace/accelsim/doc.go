@@ -17,6 +17,9 @@
 //     2022) the `-enable lineinfo` line number, 5 (b45bb82, 2024; still 5
 //     at 8d0785d and 1e8951b) the trailing immediate. Before version 3
 //     ("1.2", e28f47e) each line began with its thread block x y z and warp.
+//     No source defines a version 6: TRACER_VERSION is "1.2", "3", "4" or
+//     "5" on every branch and pull request of the repository (dev at
+//     73f9fac, 1e8951b); any other version is an error that names these.
 //   - util/tracer_nvbit/tracer_tool/traces-processing/post-traces-processing.cpp,
 //     which groups the tracer's lines by block and warp into the `.traceg`:
 //     `#BEGIN_TB`, `thread block = x,y,z`, then per warp `warp = n` and
@@ -62,7 +65,14 @@
 // the `.group`: the linear block id x + y·gx + z·gx·gy from the kernel's
 // `-grid dim`, after the blocks of the kernels before it in the
 // kernelslist (so two kernels' blocks, and their shared memories, never
-// meet); `warp = n` becomes the `.warp`. ATOMS addresses are offsets in the
+// meet); `warp = n` becomes the `.warp`. A block's `cluster id = x,y,z`
+// line (Hopper clusters) becomes a .cluster directive record
+// ([trace.Cluster]) of its group, numbered x + y·gx + z·gx·gy after the
+// earlier kernels' groups as the block is, so that the races table's
+// .cluster scope uses the trace's own clusters; `cluster cta` and
+// `cluster rank` are checked and not kept. A .tracez's index holds the
+// same cluster fields for every block, written whether or not the launch
+// had clusters; they are not read. ATOMS addresses are offsets in the
 // block's shared memory: an address at or above the kernel's `-shmem
 // base_addr` (when given) is taken relative to it, and must then fit 32
 // bits. An atomic opcode the SASS parser does not take (ATOMS.POPC.INC,

@@ -67,6 +67,8 @@ type parser struct {
 	addrs   [trace.MaxLanes]uint64
 	seq     *uint64 // the reader's count of instructions handed out
 	read    int64   // bytes of trace text read
+	clu     trace.Cluster
+	cdir    trace.Directive
 
 	group, warp int64
 }
@@ -100,7 +102,7 @@ func (p *parser) header(line []byte, n int) error {
 			return p.errf(n, valCol, "accelsim tracer version", "%q is not a version number", val)
 		}
 		if v > 5 {
-			return p.errf(n, valCol, "accelsim tracer version", "version %d is newer than this reader knows (it reads the tracer's versions 1 to 5)", v)
+			return p.errf(n, valCol, "accelsim tracer version", "version %d is unknown: this reader reads the tracer's versions 1.2, 3, 4 and 5 (the TRACER_VERSION values tracer_tool.cu has defined); trace with one of those, or report the new version's format", v)
 		}
 		p.info.version = v
 	case "enable lineinfo":
@@ -174,6 +176,25 @@ func (p *parser) block(xyz [3]uint64, n, col int) error {
 	}
 	p.group = p.groupLo + int64(xyz[0]+xyz[1]*g[0]+xyz[2]*g[0]*g[1])
 	return nil
+}
+
+// cluster is the directive record placing the current block in the
+// cluster of a `cluster id = x,y,z` line: its number is linear in the
+// kernel's grid (a grid of clusters is no larger), after the earlier
+// kernels' groups, as the block's own is, so that two kernels' clusters
+// never meet.
+func (p *parser) cluster(xyz [3]uint64, n, col int) (*trace.Inst, error) {
+	if p.group < 0 {
+		return nil, p.errf(n, 1, "cluster id", "a cluster id before its block's thread block = line")
+	}
+	g := p.info.grid
+	if xyz[0] >= g[0] || xyz[1] >= g[1] || xyz[2] >= g[2] {
+		return nil, p.errf(n, col, "cluster id", "cluster %d,%d,%d is outside the grid (%d,%d,%d)", xyz[0], xyz[1], xyz[2], g[0], g[1], g[2])
+	}
+	p.clu = trace.Cluster{Group: p.group, ID: p.groupLo + int64(xyz[0]+xyz[1]*g[0]+xyz[2]*g[0]*g[1])}
+	p.cdir = trace.Directive{Cluster: &p.clu}
+	p.out = trace.Inst{Seq: *p.seq, Line: n, Group: p.group, Dir: &p.cdir}
+	return &p.out, nil
 }
 
 // gridBlocks is the kernel's number of blocks (0 before -grid dim).
@@ -643,8 +664,9 @@ func (k *textKernel) next() (*trace.Inst, error) {
 		case t[0] == '-':
 			return nil, k.p.errf(n, 1, "header", "a -key = value line after the kernel header")
 		case isLabel:
-			if err := k.label(t, n); err != nil {
-				return nil, err
+			in, err := k.label(t, n)
+			if err != nil || in != nil {
+				return in, err
 			}
 		case k.left > 0:
 			k.left--
@@ -691,55 +713,60 @@ func (k *textKernel) mark(t []byte, n int) error {
 }
 
 // label reads `thread block = x,y,z`, the cluster lines, `warp = n` and
-// `insts = n`; anything else there is not a trace line.
-func (k *textKernel) label(t []byte, n int) error {
+// `insts = n`; anything else there is not a trace line. A `cluster id`
+// line is handed out as a .cluster directive record.
+func (k *textKernel) label(t []byte, n int) (*trace.Inst, error) {
 	key, val, _ := bytes.Cut(t, []byte{'='})
 	nb, vb := bytes.TrimSpace(key), bytes.TrimSpace(val)
 	col := bytes.IndexByte(t, '=') + 3
 	if !k.inTB {
-		return k.p.errf(n, 1, string(nb), "outside a thread block (#BEGIN_TB … #END_TB)")
+		return nil, k.p.errf(n, 1, string(nb), "outside a thread block (#BEGIN_TB … #END_TB)")
 	}
 	switch string(nb) {
 	case "thread block":
 		v := string(vb)
 		xyz, ok := triple(v)
 		if !ok {
-			return k.p.errf(n, col, string(nb), "%q: want x,y,z", v)
+			return nil, k.p.errf(n, col, string(nb), "%q: want x,y,z", v)
 		}
-		return k.p.block(xyz, n, col)
+		return nil, k.p.block(xyz, n, col)
 	case "cluster id", "cluster cta":
-		if _, ok := triple(string(vb)); !ok {
-			return k.p.errf(n, col, string(nb), "%q: want x,y,z", vb)
+		xyz, ok := triple(string(vb))
+		if !ok {
+			return nil, k.p.errf(n, col, string(nb), "%q: want x,y,z", vb)
+		}
+		if string(nb) == "cluster id" {
+			return k.p.cluster(xyz, n, col)
 		}
 	case "cluster rank":
 		if _, ok := parseDec(vb, 32); !ok {
-			return k.p.errf(n, col, string(nb), "%q: want a number", vb)
+			return nil, k.p.errf(n, col, string(nb), "%q: want a number", vb)
 		}
 	case "warp":
 		if k.p.group < 0 {
-			return k.p.errf(n, 1, string(nb), "a warp before its block's thread block = line")
+			return nil, k.p.errf(n, 1, string(nb), "a warp before its block's thread block = line")
 		}
 		if k.left < 0 {
-			return k.p.errf(n, 1, "insts", "warp %d has no insts = line", k.p.warp)
+			return nil, k.p.errf(n, 1, "insts", "warp %d has no insts = line", k.p.warp)
 		}
 		w, ok := parseDec(vb, 32)
 		if !ok {
-			return k.p.errf(n, col, string(nb), "%q: want a number", vb)
+			return nil, k.p.errf(n, col, string(nb), "%q: want a number", vb)
 		}
 		k.p.warp, k.left = int64(w), -1
 	case "insts":
 		if k.p.warp < 0 || k.left >= 0 {
-			return k.p.errf(n, 1, string(nb), "an insts = line without its warp = line")
+			return nil, k.p.errf(n, 1, string(nb), "an insts = line without its warp = line")
 		}
 		c, ok := parseDec(vb, 31)
 		if !ok {
-			return k.p.errf(n, col, string(nb), "%q: want a number", vb)
+			return nil, k.p.errf(n, col, string(nb), "%q: want a number", vb)
 		}
 		k.left, k.warpAt = int(c), n
 	default:
-		return k.p.errf(n, 1, "", "%q is not a trace line (thread block, cluster, warp, insts or an instruction of a warp)", clip(t))
+		return nil, k.p.errf(n, 1, "", "%q is not a trace line (thread block, cluster, warp, insts or an instruction of a warp)", clip(t))
 	}
-	return nil
+	return nil, nil
 }
 
 // end checks the kernel ended where a kernel may.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,17 +21,33 @@ import (
 
 const testdata = "../../testdata/accelsim"
 
-// readAll reads every instruction of r.
+// readAll reads every instruction of r; directive records (.cluster)
+// are passed over (readClusters keeps them).
 func readAll(t testing.TB, r trace.Source) []trace.Inst {
+	insts, _ := readClusters(t, r)
+	return insts
+}
+
+// readClusters reads every instruction of r, and the .cluster directive
+// records between them.
+func readClusters(t testing.TB, r trace.Source) ([]trace.Inst, []trace.Cluster) {
 	t.Helper()
 	var out []trace.Inst
+	var clu []trace.Cluster
 	for {
 		in, err := r.Next()
 		if err == io.EOF {
-			return out
+			return out, clu
 		}
 		if err != nil {
 			t.Fatal(err)
+		}
+		if in.Dir != nil {
+			if in.Dir.Cluster == nil || in.Static != nil {
+				t.Fatalf("a directive record %+v that is not a .cluster", in.Dir)
+			}
+			clu = append(clu, *in.Dir.Cluster)
+			continue
 		}
 		c := *in
 		c.Vals = append([]trace.Vector(nil), in.Vals...)
@@ -90,7 +107,7 @@ func prefixOf(t *testing.T, path string) int {
 // opcodes skipped are those awk counts, kernel by kernel and for the whole
 // directory; .gz and .xz copies read the same.
 func TestPublishedTraces(t *testing.T) {
-	for _, dir := range []string{"mgpusim-bfs", "mgpusim-dataset-debug", "microgpusim-vectoradd", "microgpusim-matrixmul"} {
+	for _, dir := range []string{"mgpusim-bfs", "mgpusim-dataset-debug", "microgpusim-vectoradd", "microgpusim-matrixmul", "accelsim-framework-my-app"} {
 		t.Run(dir, func(t *testing.T) {
 			files, err := kernelsList(filepath.Join(testdata, dir, "kernelslist.g"))
 			if err != nil {
@@ -195,9 +212,14 @@ func TestHandwrittenAtomics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	insts := readAll(t, r)
+	insts, clusters := readClusters(t, r)
 	if !r.Header().AddressOnly {
 		t.Error("the header is not address-only")
+	}
+	// Kernel 2's one block (group 2, after kernel 1's two) is in cluster
+	// 0,0,0 of its kernel: cluster 2, numbered as the groups are.
+	if want := []trace.Cluster{{Group: 2, ID: 2}}; !slices.Equal(clusters, want) {
+		t.Errorf("clusters %+v, want %+v", clusters, want)
 	}
 	if len(insts) != len(atomicsWant) {
 		t.Fatalf("%d atomics, want %d", len(insts), len(atomicsWant))
@@ -273,7 +295,9 @@ func TestBadInput(t *testing.T) {
 		{"insts long", strings.Replace(line5("5", good+good), "insts = 2", "insts = 1", 1), "k.traceg:17:1: insts: an instruction line beyond the declared lines of warp 0 (insts = on line 15)"},
 		{"truncated", strings.TrimSuffix(line5("5", good), "\n#END_TB\n"), "k.traceg:16: #END_TB: the file ends inside a thread block: truncated"},
 		{"outside grid", strings.Replace(line5("5", good), "thread block = 1,0,0", "thread block = 2,0,0", 1), "k.traceg:12:16: thread block: block 2,0,0 is outside the grid (2,1,1)"},
-		{"version", line5("7", good), "k.traceg:5:28: accelsim tracer version: version 7 is newer than this reader knows"},
+		{"version", line5("7", good), "k.traceg:5:28: accelsim tracer version: version 7 is unknown: this reader reads the tracer's versions 1.2, 3, 4 and 5"},
+		{"cluster outside grid", strings.Replace(line5("5", good), "thread block = 1,0,0\n", "thread block = 1,0,0\ncluster id = 0,1,0\n", 1), "k.traceg:13:14: cluster id: cluster 0,1,0 is outside the grid (2,1,1)"},
+		{"version 6", line5("6", good), "k.traceg:5:28: accelsim tracer version: version 6 is unknown: this reader reads the tracer's versions 1.2, 3, 4 and 5"},
 		{"foreign", "hello world\n", `k.traceg:1:1: "hello world" before the first #BEGIN_TB`},
 		{"empty", "", "k.traceg: no #BEGIN_TB: the file ends in the kernel header"},
 		{"atomic without addresses", line5("5", "0100 ffffffff 1 R5 ATOMG.E.ADD.STRONG.GPU 2 R2 R7 0 0\n"), "k.traceg:16:51: mem_width: ATOMG.E.ADD.STRONG.GPU with mem_width 0: an atomic has addresses"},
@@ -316,6 +340,12 @@ func FuzzAccelSimReader(f *testing.F) {
 			in, err := r.Next()
 			if err != nil {
 				return
+			}
+			if in.Dir != nil {
+				if c := in.Dir.Cluster; c == nil || in.Static != nil || c.Group < 0 || c.ID < 0 {
+					t.Fatalf("record %d: directive %+v", i, in.Dir)
+				}
+				continue
 			}
 			if in.Static == nil || len(in.Vals) != len(in.Static.Inputs) {
 				t.Fatalf("instruction %d: %+v", i, in)
