@@ -83,7 +83,7 @@ pass() {
 	bin bench "$tmp/bench-off.test" -test.bench '^Benchmark(Limit|MachineScaling)$' -test.benchmem
 	bin bench "$tmp/bench-off.test" -test.bench '^BenchmarkReplay$/^(uniform-1Mi|histogram|hotcounter)$/' -test.benchtime 1x -test.benchmem
 	bin engine "$tmp/engine.test" -test.bench '^(BenchmarkApply|BenchmarkSketchAdd)$' -test.benchmem
-	bin columnar "$tmp/columnar.test" -test.bench "^(BenchmarkAddresses${duck:+|$duck})\$" -test.benchmem
+	bin columnar "$tmp/columnar.test" -test.bench "^(BenchmarkAddresses|BenchmarkResults${duck:+|$duck})\$" -test.benchmem
 	if [ -n "$pgo" ]; then
 		local order="off on"
 		if [ $(($1 % 2)) -eq 0 ]; then order="on off"; fi

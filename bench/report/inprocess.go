@@ -162,6 +162,18 @@ func resultsVsDuckDB(d *Data) Figure {
 	return na("n/a")
 }
 
+// resultsPerRow is the CPU time a row of the results table alone costs
+// (columnar's BenchmarkResults, from New to a committed file): the figure
+// a change of the table's encoding is judged by.
+func resultsPerRow(d *Data) Figure {
+	v, ok := d.Median("main", "columnar", "BenchmarkResults", "cpu-ns/row")
+	if !ok {
+		return na("n/a")
+	}
+	b, _ := d.Median("main", "columnar", "BenchmarkResults", "B/row")
+	return measured(v, fmt.Sprintf("%.2f bytes a row in the file", b))
+}
+
 func pgoGain(tr string) func(d *Data) Figure {
 	return func(d *Data) Figure {
 		name := "BenchmarkReplay/" + tr + "/lean/workers=2"
@@ -189,6 +201,7 @@ var inProcess = []info{
 	{"the `addresses` sketches alone, in cache, two cores (`BenchmarkSketchAdd`)", sketchesInCache, plusPercent},
 	{"the `addresses` table's peak memory per distinct address, uniform-1Mi", bytesPerAddress, func(v float64) string { return fmt.Sprintf("%.0f B", v) }},
 	{"`results` table against DuckDB writing the same rows", resultsVsDuckDB, times},
+	{"`results` table's CPU a row, written alone (`BenchmarkResults`)", resultsPerRow, func(v float64) string { return fmt.Sprintf("%.1f ns", v) }},
 	{"PGO gain, lean uniform-1Mi (time without / with the profile)", pgoGain("uniform-1Mi"), times},
 	{"PGO gain, lean histogram", pgoGain("histogram"), times},
 }
