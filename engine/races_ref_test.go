@@ -52,8 +52,11 @@ import (
 //
 // Two plain accesses are no row of either rule. A thread's scope: .cta
 // includes the threads of its group, .cluster those whose group / cluster
-// size is its own, .gpu and .sys every thread of a trace. The SASS, vISA and
-// LSC documents give their accesses no scope narrower than the device: .gpu.
+// size is its own, .gpu and .sys every thread of a trace. A SASS atomic's
+// .STRONG.CTA, .STRONG.GPU or .STRONG.SYS (the CUDA binary utilities'
+// qualifier, parse_sass.go) is the scope of PTX's .cta, .gpu and .sys, and
+// .gpu without one; the vISA and LSC documents give their accesses no scope
+// narrower than the device: .gpu.
 //
 // The row of a rule at a location is its first racing pair in trace order
 // (seq, lane, element): the pair whose later access B comes first, and of
@@ -143,7 +146,7 @@ func racesReference(src trace.Source, clusterSize int64) ([]RaceRow, error) {
 			cluster = [2]int64{1, id}
 		}
 		scope := "gpu"
-		if st.Dialect == trace.DialectPTX && st.Scope != "" {
+		if (st.Dialect == trace.DialectPTX || st.Dialect == trace.DialectSASS) && st.Scope != "" {
 			scope = st.Scope
 		}
 		atomic := st.Op != trace.OpLoad && st.Op != trace.OpStore
@@ -274,6 +277,8 @@ func TestRacesRules(t *testing.T) {
 		load    = "lsc_load.ugm (M1,1) V13:d32 flat[V12]:a64 | V12=0x1000"
 		lscAdd  = "lsc_atomic_iadd.ugm (M1,1) V13:d32 flat[V12]:a64 V14 | V12=0x1000 V14=1"
 		sassAdd = "ATOM.ADD.U32 R0, [R2], R3 | R2=0x1000 R3=1 mask=0x1"
+		sassCTA = "ATOMG.E.ADD.STRONG.CTA R0, [R2], R4 | R2=0x1000 R4=1 mask=0x1"
+		sassGPU = "ATOMG.E.ADD.STRONG.GPU R0, [R2], R4 | R2=0x1000 R4=1 mask=0x1"
 	)
 	cases := []struct {
 		name        string
@@ -298,6 +303,9 @@ func TestRacesRules(t *testing.T) {
 		{"lsc_atomic_is_gpu", at(0, 0, lscAdd) + at(5, 0, ptx(".gpu", "global", 0x1000, 1)), 1, ""},
 		{"lsc_atomic_vs_cta", at(5, 0, lscAdd) + at(0, 0, ptx(".cta", "global", 0x1000, 1)), 1, "scope"},
 		{"sass_atomic_vs_cta", at(0, 0, ptx(".cta", "global", 0x1000, 1)) + at(3, 0, sassAdd), 1, "scope"},
+		{"sass_strong_cta_two_groups", at(0, 0, sassCTA) + at(3, 0, sassCTA), 1, "scope"},
+		{"sass_strong_cta_one_group", at(3, 0, sassCTA) + at(3, 1, sassCTA), 1, ""},
+		{"sass_strong_gpu_two_groups", at(0, 0, sassGPU) + at(3, 0, sassGPU), 1, ""},
 		{"store_then_atomic_two_threads", at(0, 0, store) + at(0, 1, lscAdd), 1, "atomic_plain"},
 		{"atomic_then_load_two_groups", at(0, 0, ptx(".gpu", "global", 0x1000, 1)) + at(1, 0, load), 1, "atomic_plain"},
 		{"store_then_atomic_one_thread", at(0, 0, store) + at(0, 0, lscAdd), 1, ""},
