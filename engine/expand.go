@@ -74,7 +74,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 			bi.plan = p
 		}
 		st := p.st
-		if b.partitioned && !b.warpLocal(bi) {
+		if b.partitioned && !(b.hasParts && st.Elems == 1) && !b.warpLocal(bi) {
 			// Some lane-element is another partition's: each is checked on
 			// its own. (The paths below take whole warps of this one.)
 			addrs = b.expandLanes(ii, bi, routes, &cur, addrs, mem, r)
@@ -188,8 +188,12 @@ func (b *batch) expandLanes(ii int, bi *xinst, routes []route, cur *shard.Cursor
 			}
 		}
 	}
-	distinct, maxc := conflicts(addrs)
-	b.setStat(bi, distinct, maxc, faults, sectorCount(addrs))
+	var distinct, maxc, sectors uint32
+	if !b.hasParts { // (a split file's row has its own: batch.parts)
+		distinct, maxc = conflicts(addrs)
+		sectors = sectorCount(addrs)
+	}
+	b.setStat(bi, distinct, maxc, faults, sectors)
 	return addrs[:0]
 }
 
@@ -333,7 +337,7 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 		if distinct, maxc, ok = b.routeWarpLanes(ii, bi, routes, cur, addrs, sp, vals, r); !ok {
 			return true, scratch, errMemoryFull
 		}
-		if distinct > 0 {
+		if distinct > 0 && !b.hasParts {
 			// (A partitioned replay is here only with every lane-element
 			// its own: expand checked the warp.)
 			sectors = sectorCount(addrs[:sp.n()])
