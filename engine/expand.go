@@ -340,7 +340,7 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 		if distinct > 0 && !b.hasParts {
 			// (A partitioned replay is here only with every lane-element
 			// its own: expand checked the warp.)
-			sectors = sectorCount(addrs[:sp.n()])
+			sectors = warpSectors(addrs[:sp.n()], b.avx512)
 		}
 	}
 	b.setStat(bi, distinct, maxc, 0, sectors)
@@ -367,6 +367,28 @@ func sectorCount(addrs []uint64) uint32 {
 		prev = s
 	}
 	return n
+}
+
+// warpSectors is sectorCount(addrs), for a full warp whose sectors differ
+// in their low 32 bits alone counted with AVX-512 when avx512
+// (warpConflictsAVX512 compares those bits) rather than sorted: scattered
+// warps, whose addresses come out of order, spent most of a replay in the
+// sort.
+func warpSectors(addrs []uint64, avx512 bool) uint32 {
+	if avx512 && len(addrs) == trace.MaxLanes {
+		var s [trace.MaxLanes]uint64
+		s0 := addrs[0] >> 5
+		var x uint64
+		for i, a := range addrs {
+			s[i] = a >> 5
+			x |= s[i] ^ s0
+		}
+		if x>>32 == 0 {
+			d, _ := warpConflictsAVX512(&s)
+			return d
+		}
+	}
+	return sectorCount(addrs)
 }
 
 // sectorCountSorted is sectorCount of addresses out of order.

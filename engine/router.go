@@ -42,8 +42,7 @@ type Router struct {
 
 	laneOps []uint64 // per partition: lane-elements routed there
 	hot     hotWords
-	avx512  bool                   // a full warp's conflicts are counted by warpConflictsAVX512
-	secs    [trace.MaxLanes]uint64 // a full warp's sectors, for warpConflictsAVX512
+	avx512  bool // a full warp's conflicts are counted by warpConflictsAVX512
 }
 
 // NewRouter returns a router of the instructions of a trace with header h
@@ -184,13 +183,8 @@ func (r *Router) counts(addrs []uint64) (distinct, maxc, sectors uint32) {
 			x |= a ^ addrs[0]
 		}
 		if x>>32 == 0 {
-			a := (*[trace.MaxLanes]uint64)(addrs)
-			d, c := warpConflictsAVX512(a)
-			for i := range a {
-				r.secs[i] = a[i] >> 5
-			}
-			s, _ := warpConflictsAVX512(&r.secs)
-			return d, conflictDepth(d, c), s
+			d, c := warpConflictsAVX512((*[trace.MaxLanes]uint64)(addrs))
+			return d, conflictDepth(d, c), warpSectors(addrs, true)
 		}
 	}
 	distinct, maxc = conflicts(addrs) // sorts addrs: sectorCount takes one pass

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,6 +65,46 @@ func TestRouterCounts(t *testing.T) {
 			}
 			if owned != in.Active() {
 				t.Errorf("%s, %d partitions: the partitions own lanes %#x, the active lanes are %#x", tc.name, n, owned, in.Active())
+			}
+		}
+	}
+}
+
+// TestWarpSectors: a full warp's distinct 32-byte sectors, counted with
+// AVX-512 (where the machine has it) or sorted, are the sectors a map
+// counts, for warps in order, scattered, repeating, and with sectors that
+// differ only above their low 32 bits (addresses 2^37 bytes apart), which
+// the AVX-512 count, comparing those bits, must leave to the sort.
+func TestWarpSectors(t *testing.T) {
+	warp := func(addr func(lane int) uint64) []uint64 {
+		a := make([]uint64, 32)
+		for l := range a {
+			a[l] = addr(l)
+		}
+		return a
+	}
+	for _, tc := range []struct {
+		name  string
+		addrs []uint64
+		want  uint32
+	}{
+		{"coalesced", warp(func(l int) uint64 { return 0x1000 + uint64(l)*4 }), 4},
+		{"reversed", warp(func(l int) uint64 { return 0x1000 + uint64(31-l)*4 }), 4},
+		{"scattered", warp(func(l int) uint64 { return uint64(l*7919%32)*4096 + uint64(l%3)*32 }), 32},
+		{"pairs", warp(func(l int) uint64 { return uint64(l/2) * 64 }), 16},
+		{"one word", warp(func(int) uint64 { return 0x40 }), 1},
+		{"2^37 apart", warp(func(l int) uint64 { return uint64(l%2)<<37 + uint64(l/2)*32 }), 32},
+	} {
+		seen := map[uint64]bool{}
+		for _, a := range tc.addrs {
+			seen[a>>5] = true
+		}
+		if uint32(len(seen)) != tc.want {
+			t.Fatalf("%s: the case has %d sectors, not %d", tc.name, len(seen), tc.want)
+		}
+		for _, avx := range []bool{false, engine.HasConflictsAVX512()} {
+			if got := engine.WarpSectors(slices.Clone(tc.addrs), avx); got != tc.want {
+				t.Errorf("%s (AVX-512 %v): %d sectors, want %d", tc.name, avx, got, tc.want)
 			}
 		}
 	}
