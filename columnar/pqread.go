@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -537,6 +538,7 @@ type colDecoder struct {
 	vals  []byte
 	// strings
 	offs     []int32
+	idx      []uint32 // a dictionary page's indices
 	dict     []string
 	hasD     bool
 	maxBytes int // of strings
@@ -698,15 +700,30 @@ func (d *colDecoder) strings(b []byte, n int, enc pqEncoding) error {
 		if bw > 32 {
 			return errCorrupt
 		}
+		// The indices first, for the page's bytes: the values then go
+		// into storage grown once, not doubled value by value (a
+		// chunk's first page grows it for the chunk's rows at its rate).
 		rd := hybridReader{b: b[1:], bw: bw}
+		idx, total := d.idx[:0], 0
 		for range n {
 			x, ok := rd.next()
 			if !ok || x >= uint64(len(d.dict)) {
 				return errCorrupt
 			}
-			if err := d.appendString(d.dict[x]); err != nil {
-				return err
-			}
+			idx = append(idx, uint32(x))
+			total += len(d.dict[x])
+		}
+		d.idx = idx
+		if total > d.maxBytes-len(d.vals) {
+			return fmt.Errorf("more than %d bytes of strings in a column chunk", d.maxBytes)
+		}
+		if len(d.vals) == 0 && n > 0 {
+			d.vals = slices.Grow(d.vals, int(min(int64(total)*((d.want+int64(n)-1)/int64(n)), int64(d.maxBytes))))
+			d.offs = slices.Grow(d.offs, int(d.want))
+		}
+		for _, x := range idx {
+			d.vals = append(d.vals, d.dict[x]...)
+			d.offs = append(d.offs, int32(len(d.vals)))
 		}
 		return nil
 	}

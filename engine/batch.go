@@ -209,7 +209,11 @@ type batch struct {
 	stats    []InstStat
 	// parts holds, by instruction (pos), what a split file said of it
 	// (trace.PartInfo), when the batch has such instructions (hasParts);
-	// partRows is the rows made of them (rows).
+	// partRows is the rows made of them (rows). Their rows take the
+	// addresses, conflict and sectors the split counted over all lanes, so
+	// expand counts none of these for them (a partition's own are not the
+	// row's), and their single-element lanes are this partition's by
+	// construction, so expand does not check them (warpLocal).
 	parts    []trace.PartInfo
 	hasParts bool
 	partRows []InstStat

@@ -74,7 +74,7 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 			bi.plan = p
 		}
 		st := p.st
-		if b.partitioned && !b.warpLocal(bi) {
+		if b.partitioned && !(b.hasParts && st.Elems == 1) && !b.warpLocal(bi) {
 			// Some lane-element is another partition's: each is checked on
 			// its own. (The paths below take whole warps of this one.)
 			addrs = b.expandLanes(ii, bi, routes, &cur, addrs, mem, r)
@@ -188,8 +188,12 @@ func (b *batch) expandLanes(ii int, bi *xinst, routes []route, cur *shard.Cursor
 			}
 		}
 	}
-	distinct, maxc := conflicts(addrs)
-	b.setStat(bi, distinct, maxc, faults, sectorCount(addrs))
+	var distinct, maxc, sectors uint32
+	if !b.hasParts { // (a split file's row has its own: batch.parts)
+		distinct, maxc = conflicts(addrs)
+		sectors = sectorCount(addrs)
+	}
+	b.setStat(bi, distinct, maxc, faults, sectors)
 	return addrs[:0]
 }
 
@@ -333,10 +337,10 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 		if distinct, maxc, ok = b.routeWarpLanes(ii, bi, routes, cur, addrs, sp, vals, r); !ok {
 			return true, scratch, errMemoryFull
 		}
-		if distinct > 0 {
+		if distinct > 0 && !b.hasParts {
 			// (A partitioned replay is here only with every lane-element
 			// its own: expand checked the warp.)
-			sectors = sectorCount(addrs[:sp.n()])
+			sectors = warpSectors(addrs[:sp.n()], b.avx512)
 		}
 	}
 	b.setStat(bi, distinct, maxc, 0, sectors)
@@ -408,6 +412,28 @@ func pageSectors(addrs []uint64) uint32 {
 		n += bits.OnesCount64(w)
 	}
 	return uint32(n)
+}
+
+// warpSectors is sectorCount(addrs), for a full warp whose sectors differ
+// in their low 32 bits alone counted with AVX-512 when avx512
+// (warpConflictsAVX512 compares those bits) rather than sorted: scattered
+// warps, whose addresses come out of order, spent most of a replay in the
+// sort.
+func warpSectors(addrs []uint64, avx512 bool) uint32 {
+	if avx512 && len(addrs) == trace.MaxLanes {
+		var s [trace.MaxLanes]uint64
+		s0 := addrs[0] >> 5
+		var x uint64
+		for i, a := range addrs {
+			s[i] = a >> 5
+			x |= s[i] ^ s0
+		}
+		if x>>32 == 0 {
+			d, _ := warpConflictsAVX512(&s)
+			return d
+		}
+	}
+	return sectorCount(addrs)
 }
 
 // sectorCountSorted is sectorCount of addresses out of order, sorted in a

@@ -9,3 +9,9 @@ var (
 	RandomLSC  = randomLSC
 	RandomAdds = randomAdds
 )
+
+// WarpSectors and HasConflictsAVX512, for TestWarpSectors.
+var (
+	WarpSectors        = warpSectors
+	HasConflictsAVX512 = hasConflictsAVX512
+)

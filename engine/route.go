@@ -167,7 +167,7 @@ func (b *batch) routeScatter(ii int, bi *xinst, rt *route, cur *shard.Cursor, ad
 			out[k].slot = bi.slot + out[k].slot | uint32(addrs[k]&3)<<slotBits
 		}
 	}
-	if !count || b.filter[r].distinct(out) {
+	if !count || b.hasParts || b.filter[r].distinct(out) { // (a split file's row has its own: batch.parts)
 		return uint32(len(addrs)), 1, true
 	}
 	distinct, maxc = b.cset[r].count(addrs)

@@ -166,16 +166,29 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 	if len(r.parts) > 1 {
 		slices.Sort(r.parts)
 	}
-	if len(addrs) == trace.MaxLanes && r.avx512 {
-		d, c := warpConflictsAVX512((*[trace.MaxLanes]uint64)(addrs))
-		out.Addresses, out.MaxConflict = d, conflictDepth(d, c)
-	} else {
-		out.Addresses, out.MaxConflict = conflicts(addrs)
-	}
-	out.Sectors = sectorCount(addrs)
+	out.Addresses, out.MaxConflict, out.Sectors = r.counts(addrs)
 	r.addrs = addrs
 	out.Owners, out.Parts = r.owners, r.parts
 	return out, nil
+}
+
+// counts is the distinct addresses, the largest conflict and the distinct
+// sectors of addrs, which it may reorder. A full warp whose addresses
+// differ only in their low 32 bits (warpConflictsAVX512 compares those) is
+// counted with AVX-512, its sectors too; others are sorted once for both.
+func (r *Router) counts(addrs []uint64) (distinct, maxc, sectors uint32) {
+	if len(addrs) == trace.MaxLanes && r.avx512 {
+		var x uint64
+		for _, a := range addrs {
+			x |= a ^ addrs[0]
+		}
+		if x>>32 == 0 {
+			d, c := warpConflictsAVX512((*[trace.MaxLanes]uint64)(addrs))
+			return d, conflictDepth(d, c), warpSectors(addrs, true)
+		}
+	}
+	distinct, maxc = conflicts(addrs) // sorts addrs: sectorCount takes one pass
+	return distinct, maxc, sectorCount(addrs)
 }
 
 // LaneOps is how many lane-elements Route has sent to each partition.
@@ -202,10 +215,16 @@ func (r *Router) HotWords(k int) []HotWord { return r.hot.top(k) }
 const HotSample = 16
 
 // hotWords is a Misra-Gries summary of a sample of the words accessed:
-// at most hotSlots candidates and their counts.
+// at most hotSlots candidates and their counts, in arrays scanned in one
+// pass per sample (no map: every sample of a trace of scattered words
+// would otherwise decrement every candidate's entry). A count is stored
+// with floor added: decrementing every candidate is floor++, and a slot
+// whose count is at most floor is free.
 type hotWords struct {
 	tick   uint32
-	counts map[hotKey]uint64
+	floor  uint64
+	keys   [hotSlots]hotKey
+	counts [hotSlots]uint64
 }
 
 type hotKey struct {
@@ -215,7 +234,7 @@ type hotKey struct {
 
 const hotSlots = 32
 
-func newHotWords() hotWords { return hotWords{counts: make(map[hotKey]uint64, hotSlots+1)} }
+func newHotWords() hotWords { return hotWords{} }
 
 // sample counts one lane-element in HotSample of addrs.
 func (h *hotWords) sample(k memKey, addrs []uint64) {
@@ -226,26 +245,37 @@ func (h *hotWords) sample(k memKey, addrs []uint64) {
 	h.tick -= uint32(len(addrs))
 }
 
-// add counts a sampled lane-element on the word of addr.
+// add counts a sampled lane-element on the word of addr: its candidate's
+// count goes up, or it takes a free slot with a count of 1, or, with no
+// slot free, every count goes down by one.
 func (h *hotWords) add(k memKey, addr uint64) {
 	key := hotKey{k, addr &^ 3}
-	if c, ok := h.counts[key]; ok || len(h.counts) < hotSlots {
-		h.counts[key] = c + 1
-		return
-	}
-	for w, c := range h.counts {
-		if c == 1 {
-			delete(h.counts, w)
-		} else {
-			h.counts[w] = c - 1
+	free := -1
+	for i := range h.keys {
+		if h.counts[i] <= h.floor {
+			if free < 0 {
+				free = i
+			}
+			continue
+		}
+		if h.keys[i] == key {
+			h.counts[i]++
+			return
 		}
 	}
+	if free < 0 {
+		h.floor++
+		return
+	}
+	h.keys[free], h.counts[free] = key, h.floor+1
 }
 
 func (h *hotWords) top(k int) []HotWord {
-	out := make([]HotWord, 0, len(h.counts))
-	for w, c := range h.counts {
-		out = append(out, HotWord{Space: w.mem.space, Group: w.mem.group, Addr: w.addr, LaneOps: c * HotSample})
+	var out []HotWord
+	for i, w := range h.keys {
+		if c := h.counts[i]; c > h.floor {
+			out = append(out, HotWord{Space: w.mem.space, Group: w.mem.group, Addr: w.addr, LaneOps: (c - h.floor) * HotSample})
+		}
 	}
 	sortHot(out)
 	if len(out) > k {

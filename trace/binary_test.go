@@ -215,6 +215,7 @@ func TestBinaryRoundTrip(t *testing.T) {
 		{"chunks of 3", testHeader, insts, []WriterOption{WithChunkInsts(3)}, 4},
 		{"chunks of 1", testHeader, insts, []WriterOption{WithChunkInsts(1), WithEncoderLevel(zstd.SpeedFastest)}, 10},
 		{"one chunk", testHeader, insts, []WriterOption{WithEncoderLevel(zstd.SpeedBestCompression)}, 1},
+		{"uncompressed", testHeader, insts, []WriterOption{WithUncompressed(), WithChunkInsts(4)}, 3},
 		{"no instructions", testHeader, nil, nil, 0},
 		{"empty header", &Header{}, insts[:2], nil, 1},
 	} {
@@ -376,6 +377,57 @@ func TestBinaryZstdCompatible(t *testing.T) {
 			t.Errorf("zstd -d gave %d bytes, want the %d bytes of the records", len(got), len(records))
 		}
 	})
+}
+
+// TestUncompressedFrames: WithUncompressed stores each record in zstd raw
+// blocks of at most 128 KiB, with the frame header 0xA4 (content size,
+// single segment, content checksum), which the trace reader, klauspost's
+// decoder and the zstd CLI all read back as the records; a chunk of more
+// than 128 KiB takes several blocks.
+func TestUncompressedFrames(t *testing.T) {
+	base := testInsts()
+	var insts []*Inst
+	for range 3000 {
+		insts = append(insts, base...)
+	}
+	data := writeTrace(t, testHeader, insts, WithUncompressed(), WithChunkInsts(MaxChunkInsts))
+	_, got, err := readTrace(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := wantInsts(insts); !reflect.DeepEqual(got, want) {
+		t.Fatalf("read back %d instructions, not the %d written", len(got), len(want))
+	}
+	fs := splitFrames(t, data) // klauspost's DecodeAll, frame by frame
+	var records []byte
+	big := 0
+	for i, f := range fs[:len(fs)-1] {
+		if f.z[4] != 0xA4 {
+			t.Errorf("frame %d: header descriptor %#x, want 0xa4", i, f.z[4])
+		}
+		// magic 4, descriptor 1, size 4, a 3-byte header a block, checksum 4
+		blocks := max(1, (len(f.raw)+zstdMaxBlock-1)/zstdMaxBlock)
+		if want := 4 + 1 + 4 + 3*blocks + len(f.raw) + 4; len(f.z) != want {
+			t.Errorf("frame %d: %d bytes for %d of content, want %d", i, len(f.z), len(f.raw), want)
+		}
+		if blocks > 1 {
+			big++
+		}
+		records = append(records, f.raw...)
+	}
+	if big == 0 {
+		t.Error("no frame took more than one block")
+	}
+	testenv.LookPath(t, "zstd", "apt-get install zstd")
+	cmd := exec.Command("zstd", "-d", "-c")
+	cmd.Stdin = bytes.NewReader(data)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("zstd -d -c: %v", err)
+	}
+	if !bytes.Equal(out, records) {
+		t.Errorf("zstd -d gave %d bytes, want the %d bytes of the records", len(out), len(records))
+	}
 }
 
 // frame is one frame of a binary trace: its bytes and, for zstd frames,

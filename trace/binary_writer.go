@@ -14,6 +14,7 @@ import (
 type writerOptions struct {
 	chunkInsts int
 	level      zstd.EncoderLevel
+	stored     bool         // frames of raw blocks (WithUncompressed)
 	split      *SplitHeader // a split file's header (WithSplit)
 }
 
@@ -41,6 +42,19 @@ func WithEncoderLevel(l zstd.EncoderLevel) WriterOption {
 			return fmt.Errorf("trace: unknown zstd encoder level %d", l)
 		}
 		o.level = l
+		return nil
+	}
+}
+
+// WithUncompressed makes the writer store each frame's record as it is,
+// in zstd raw blocks (docs/FORMAT.md): a frame every zstd reader reads,
+// with its content checksum, at no compression cost. For files written
+// once and read once where the CPU matters more than the bytes, such as
+// replay split's (whose records, a few lanes' addresses and operands each,
+// compress little).
+func WithUncompressed() WriterOption {
+	return func(o *writerOptions) error {
+		o.stored = true
 		return nil
 	}
 }
@@ -93,9 +107,12 @@ func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWrite
 			return nil, err
 		}
 	}
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(o.level), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(true))
-	if err != nil {
-		return nil, err
+	var enc *zstd.Encoder
+	if !o.stored {
+		var err error
+		if enc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(o.level), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(true)); err != nil {
+			return nil, err
+		}
 	}
 	bw := &BinaryWriter{
 		w: w, o: o, enc: enc, dig: xxhash.New(),
@@ -213,16 +230,52 @@ func (w *BinaryWriter) sealRecord(fixed int) {
 // writeFrame compresses w.rec into one zstd frame, writes it and records
 // its seek table entry.
 func (w *BinaryWriter) writeFrame() error {
-	w.zbuf = w.enc.EncodeAll(w.rec, w.zbuf[:0])
+	check := uint32(xxhash.Sum64(w.rec))
+	w.zbuf = w.frame(w.zbuf[:0], w.rec, check)
 	if _, err := w.w.Write(w.zbuf); err != nil {
 		return err
 	}
 	w.entries = append(w.entries, seekEntry{
 		csize: uint32(len(w.zbuf)),
 		dsize: uint32(len(w.rec)),
-		check: uint32(xxhash.Sum64(w.rec)),
+		check: check,
 	})
 	return nil
+}
+
+// frame appends rec as one zstd frame to b: compressed, or stored
+// (WithUncompressed). check is the low 32 bits of rec's XXH64, the
+// frame's content checksum.
+func (w *BinaryWriter) frame(b, rec []byte, check uint32) []byte {
+	if !w.o.stored {
+		return w.enc.EncodeAll(rec, b)
+	}
+	return appendStoredFrame(b, rec, check)
+}
+
+// appendStoredFrame appends rec to b as one zstd frame of raw blocks (RFC
+// 8878): the magic; a frame header descriptor of 0xA4 (a 4-byte content
+// size, a single segment, a content checksum); the content size; blocks of
+// at most 128 KiB, each a 3-byte header (last block, type 0 raw, size) and
+// its bytes; then check.
+func appendStoredFrame(b, rec []byte, check uint32) []byte {
+	b = binary.LittleEndian.AppendUint32(b, zstdFrameMagic)
+	b = append(b, 0xA4)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(rec)))
+	for {
+		n := min(len(rec), zstdMaxBlock)
+		h := uint32(n) << 3
+		if n == len(rec) {
+			h |= 1 // the last block
+		}
+		b = append(b, byte(h), byte(h>>8), byte(h>>16))
+		b = append(b, rec[:n]...)
+		rec = rec[n:]
+		if h&1 != 0 {
+			break
+		}
+	}
+	return binary.LittleEndian.AppendUint32(b, check)
 }
 
 // startFrame hands the sealed w.rec to a goroutine that compresses and
@@ -236,7 +289,8 @@ func (w *BinaryWriter) startFrame() error {
 	done := make(chan error, 1)
 	w.inFlight = done
 	go func(rec []byte) {
-		w.zbuf = w.enc.EncodeAll(rec, w.zbuf[:0])
+		check := uint32(xxhash.Sum64(rec))
+		w.zbuf = w.frame(w.zbuf[:0], rec, check)
 		if _, err := w.w.Write(w.zbuf); err != nil {
 			done <- err
 			return
@@ -244,7 +298,7 @@ func (w *BinaryWriter) startFrame() error {
 		w.entries = append(w.entries, seekEntry{
 			csize: uint32(len(w.zbuf)),
 			dsize: uint32(len(rec)),
-			check: uint32(xxhash.Sum64(rec)),
+			check: check,
 		})
 		done <- nil
 	}(w.frec)

@@ -1,0 +1,111 @@
+package engine_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gpureplay/replay/engine"
+	"github.com/gpureplay/replay/trace"
+)
+
+// TestRouterCounts: the row a split gives an instruction counts what a
+// whole replay counts over all its lanes, whatever path counts them: a
+// full warp in one 4 GiB span (the AVX-512 path where the machine has it),
+// a full warp whose addresses differ only above bit 31 (which a count of
+// the low 32 bits would take for one address each), and a partial warp.
+func TestRouterCounts(t *testing.T) {
+	list := func(addr func(lane int) uint64) string {
+		var vs []string
+		for l := range 32 {
+			vs = append(vs, fmt.Sprintf("%#x", addr(l)))
+		}
+		return "[" + strings.Join(vs, ",") + "]"
+	}
+	for _, tc := range []struct {
+		name, bind                  string
+		lanes, addrs, maxc, sectors uint32
+	}{
+		// Lanes 0-15 on 16 words of 0x1000 (two sectors), lanes 16-31 on
+		// the same words again: 16 addresses, 2 lanes each.
+		{"one span", "a=" + list(func(l int) uint64 { return 0x1000 + uint64(l%16)*4 }), 32, 16, 2, 2},
+		// Lanes 16-31 4 GiB above lanes 0-15: 32 addresses, 4 sectors.
+		{"across 4 GiB", "a=" + list(func(l int) uint64 { return 0x1000 + uint64(l/16)<<32 + uint64(l%16)*4 }), 32, 32, 1, 4},
+		// Scattered, a sector each, lanes 0 and 31 both on 0x8000.
+		{"scattered", "a=" + list(func(l int) uint64 { return uint64((l%31)*(l%31))*64 + 0x8000 }), 32, 31, 2, 31},
+		// Half the lanes: 0x100, 0x104, … 0x13c: 16 addresses, 2 sectors.
+		{"partial", "a=0x100:4 mask=0xffff", 16, 16, 1, 2},
+	} {
+		src := "atom.global.add.u32 d, [a], 1; | " + tc.bind + "\n"
+		tr, err := trace.NewTextReader(strings.NewReader(src), tc.name+".tasm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := tr.Next()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for _, n := range []int{1, 3, 8} {
+			rt, err := engine.NewRouter(tr.Header(), n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := rt.Route(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Lanes != tc.lanes || r.Addresses != tc.addrs || r.MaxConflict != tc.maxc || r.Sectors != tc.sectors {
+				t.Errorf("%s, %d partitions: lanes %d, addresses %d, max conflict %d, sectors %d; want %d, %d, %d, %d",
+					tc.name, n, r.Lanes, r.Addresses, r.MaxConflict, r.Sectors, tc.lanes, tc.addrs, tc.maxc, tc.sectors)
+			}
+			var owned uint32
+			for _, p := range r.Parts {
+				owned |= r.Owners[p]
+			}
+			if owned != in.Active() {
+				t.Errorf("%s, %d partitions: the partitions own lanes %#x, the active lanes are %#x", tc.name, n, owned, in.Active())
+			}
+		}
+	}
+}
+
+// TestWarpSectors: a full warp's distinct 32-byte sectors, counted with
+// AVX-512 (where the machine has it) or sorted, are the sectors a map
+// counts, for warps in order, scattered, repeating, and with sectors that
+// differ only above their low 32 bits (addresses 2^37 bytes apart), which
+// the AVX-512 count, comparing those bits, must leave to the sort.
+func TestWarpSectors(t *testing.T) {
+	warp := func(addr func(lane int) uint64) []uint64 {
+		a := make([]uint64, 32)
+		for l := range a {
+			a[l] = addr(l)
+		}
+		return a
+	}
+	for _, tc := range []struct {
+		name  string
+		addrs []uint64
+		want  uint32
+	}{
+		{"coalesced", warp(func(l int) uint64 { return 0x1000 + uint64(l)*4 }), 4},
+		{"reversed", warp(func(l int) uint64 { return 0x1000 + uint64(31-l)*4 }), 4},
+		{"scattered", warp(func(l int) uint64 { return uint64(l*7919%32)*4096 + uint64(l%3)*32 }), 32},
+		{"pairs", warp(func(l int) uint64 { return uint64(l/2) * 64 }), 16},
+		{"one word", warp(func(int) uint64 { return 0x40 }), 1},
+		{"2^37 apart", warp(func(l int) uint64 { return uint64(l%2)<<37 + uint64(l/2)*32 }), 32},
+	} {
+		seen := map[uint64]bool{}
+		for _, a := range tc.addrs {
+			seen[a>>5] = true
+		}
+		if uint32(len(seen)) != tc.want {
+			t.Fatalf("%s: the case has %d sectors, not %d", tc.name, len(seen), tc.want)
+		}
+		for _, avx := range []bool{false, engine.HasConflictsAVX512()} {
+			if got := engine.WarpSectors(slices.Clone(tc.addrs), avx); got != tc.want {
+				t.Errorf("%s (AVX-512 %v): %d sectors, want %d", tc.name, avx, got, tc.want)
+			}
+		}
+	}
+}
