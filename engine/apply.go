@@ -42,6 +42,10 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 		// loads could not forward from.
 		x := xinst{vecs: b.vecs, arena: b.arena}
 		asked := 0 // the records whose words were asked for: rt.recs[:asked]
+		// A CAS instruction's failed lanes, added to its statistics row
+		// once its segments are done (an atomic add on a row the expanding
+		// core wrote, once an instruction rather than once a segment).
+		failPos, failed := uint32(0), uint32(0)
 		for k, s := range rt.segs {
 			hi := uint32(len(rt.recs))
 			if k+1 < len(rt.segs) {
@@ -52,10 +56,21 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 				asked = want
 			}
 			in := &b.insts[s.inst]
-			x.binst = *in
-			x.plan = b.plans[in.pi]
-			b.applySeg(mem, &x, s, rt.recs[s.lo:hi])
+			if k == 0 || s.inst != rt.segs[k-1].inst {
+				// (An instruction's records on several words, a
+				// segment each, share the copy: applySeg writes none of x.)
+				x.binst = *in
+				x.plan = b.plans[in.pi]
+			}
+			if f := b.applySeg(mem, &x, s, rt.recs[s.lo:hi]); f > 0 {
+				if failed > 0 && failPos != in.pos {
+					b.addCASFailed(failPos, failed)
+					failed = 0
+				}
+				failPos, failed = in.pos, failed+f
+			}
 		}
+		b.addCASFailed(failPos, failed)
 	}
 	if t != nil {
 		t.collect(o, b, rt)
@@ -71,8 +86,9 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 const applyAhead = 64
 
 // applySeg performs one instruction's records, with the loop its
-// operation, width and sources call for.
-func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) {
+// operation, width and sources call for, and returns how many of its
+// lanes' compare-and-swaps failed.
+func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) (casFailed uint32) {
 	p := bi.plan
 	noDst := !p.st.HasDst || p.noRet || b.noResults
 	add32ok := p.add32()
@@ -94,22 +110,20 @@ func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) {
 		} else {
 			addRunSlots(words, b.opB[slot0:slot0+n:slot0+n], res)
 		}
-		return
+		return 0
 	case s.n > 0 && s.step == 0:
-		b.applyUniform(mem, bi, recs[0], s.n, noDst)
-		return
+		return b.applyUniform(mem, bi, recs[0], s.n, noDst)
 	case s.n > 0:
-		b.applyRun(mem, bi, recs[0], s, noDst)
-		return
+		return b.applyRun(mem, bi, recs[0], s, noDst)
 	case s.vals && add32ok:
 		add32Vals(mem, recs)
-		return
+		return 0
 	case add32ok && bi.bUni:
 		add32(mem, recs, uint32(bi.bVal), b.vals, noDst)
-		return
+		return 0
 	case add32ok:
 		add32Slots(mem, recs, b.opB, b.vals, noDst)
-		return
+		return 0
 	}
 	fl := p.flags()
 	cas, failed := isCAS(p.kind), uint32(0)
@@ -133,12 +147,13 @@ func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) {
 			failed++
 		}
 	}
-	b.addCASFailed(bi.pos, failed)
+	return failed
 }
 
 // applyRun performs a run segment other than a coalesced 32-bit add
 // (applySeg's): lane k on the word s.step*k words from x's, in lane order.
-func (b *batch) applyRun(mem *shard.Memory, bi *xinst, x rec, s seg, noDst bool) {
+// It returns its failed compare-and-swaps.
+func (b *batch) applyRun(mem *shard.Memory, bi *xinst, x rec, s seg, noDst bool) (casFailed uint32) {
 	p := bi.plan
 	slot0 := x.slot & slotMask
 	pg := mem.Page(x.word >> (shard.PageShift - 2))
@@ -157,7 +172,7 @@ func (b *batch) applyRun(mem *shard.Memory, bi *xinst, x rec, s seg, noDst bool)
 		}
 		wi += int(s.step)
 	}
-	b.addCASFailed(bi.pos, failed)
+	return failed
 }
 
 // addRunUniform adds v to each of words (a coalesced atomicAdd of one
@@ -283,8 +298,9 @@ func touchRange(touched []uint64, w0, n int) {
 // applications have a closed form: n additions of b are one addition of
 // n*b (integer arithmetic wraps alike), and a bitwise operation, min, max
 // or exchange of one value leaves after n applications what it leaves
-// after one (xor: after n mod 2).
-func (b *batch) applyUniform(mem *shard.Memory, bi *xinst, x rec, n uint32, noDst bool) {
+// after one (xor: after n mod 2), a compare-and-swap after two what it
+// leaves after n. It returns its failed compare-and-swaps.
+func (b *batch) applyUniform(mem *shard.Memory, bi *xinst, x rec, n uint32, noDst bool) (casFailed uint32) {
 	p := bi.plan
 	slot0 := x.slot & slotMask
 	pg := mem.Page(x.word >> (shard.PageShift - 2))
@@ -297,20 +313,29 @@ func (b *batch) applyUniform(mem *shard.Memory, bi *xinst, x rec, n uint32, noDs
 		case kAdd, kSub:
 			bv := bi.bVal * uint64(n)
 			applyWord(pg, wi, byteOff, p.kind, p.size, fl, bv, bi.cVal, 0, 0)
-			return
+			return 0
 		case kAnd, kOr, kMinU, kMinS, kMaxU, kMaxS, kExch:
 			times = 1
 		case kXor:
 			times = n & 1
 		}
 		cas, failed := isCAS(p.kind), uint32(0)
-		for range times {
+		reps := times
+		if cas {
+			// A compare-and-swap of one compare and one new value leaves
+			// what it found or the new value, on which it does nothing
+			// more: the lanes after the second do what the second did.
+			reps = min(times, 2)
+		}
+		for i := range reps {
 			ret, _ := applyWord(pg, wi, byteOff, p.kind, p.size, fl, bi.bVal, bi.cVal, 0, 0)
 			if cas && !casMatched(p.kind, p.size, casOld(p, ret), 0, bi.bVal, 0) {
 				failed++
+				if i == 1 {
+					failed += times - reps
+				}
 			}
 		}
-		b.addCASFailed(bi.pos, failed)
 		if times == 0 {
 			// xor with itself an even number of times leaves the value,
 			// but the word was written.
@@ -319,7 +344,7 @@ func (b *batch) applyUniform(mem *shard.Memory, bi *xinst, x rec, n uint32, noDs
 				pg.Touch(wi + 1)
 			}
 		}
-		return
+		return failed
 	}
 	cas, failed := isCAS(p.kind), uint32(0)
 	for k := uint32(0); k < n; k++ {
@@ -333,7 +358,7 @@ func (b *batch) applyUniform(mem *shard.Memory, bi *xinst, x rec, n uint32, noDs
 			failed++
 		}
 	}
-	b.addCASFailed(bi.pos, failed)
+	return failed
 }
 
 // Access flags for applyWord, from the plan.

@@ -317,6 +317,22 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 		if local {
 			distinct, maxc, sectors = 1, n, 1
 		}
+	case sp.lo != sp.hi && noDst && bi.bUni && bi.cUni && p.size <= 8 && !p.add32() && sp.mayRepeat() &&
+		!b.partitioned && len(addrs) == sp.n() && sp.lo>>shard.PageShift == sp.hi>>shard.PageShift &&
+		b.groups[r].group(b.pageSet(r), addrs):
+		// A few addresses of one page, every lane applying the same value,
+		// nothing returned (a spinlock's CAS and exch on its locks): one record a
+		// distinct address, its lanes' count carried as the one-address
+		// warp's above. Each address's lanes do in any order what they do
+		// in lane order, and distinct aligned addresses of one width do not
+		// overlap.
+		g := &b.groups[r]
+		for j := range g.n {
+			if _, ok := b.routeRun(ii, bi, routes, cur, g.addr[j], g.lanes[j], 0); !ok {
+				return true, scratch, errMemoryFull
+			}
+		}
+		distinct, maxc, sectors = uint32(g.n), conflictDepth(uint32(g.n), g.most), warpSectors(addrs, b.avx512)
 	case isRun:
 		// Consecutive lanes, a constant step, one page: one record.
 		local, ok := b.routeRun(ii, bi, routes, cur, addrs[0], n, words)
@@ -345,6 +361,40 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	}
 	b.setStat(bi, distinct, maxc, 0, sectors)
 	return true, scratch, nil
+}
+
+// warpGroups is a warp's distinct addresses, in the order of their first
+// lanes, and how many lanes hit each.
+type warpGroups struct {
+	n     int
+	most  uint32 // the most lanes on one address
+	addr  [trace.MaxLanes]uint64
+	lanes [trace.MaxLanes]uint32
+}
+
+// maxWarpGroups is how many distinct addresses a warp may have for
+// expandWarp to route it a record an address: a few locks or counters.
+const maxWarpGroups = 8
+
+// group groups addrs, a warp's addresses all in one page, by address, on
+// the page counters ps (countLane: no branch the addresses decide), and
+// reports whether they hit at most maxWarpGroups addresses.
+func (g *warpGroups) group(ps *pageConflicts, addrs []uint64) bool {
+	ps.next()
+	gen, counts := ps.gen, ps.counts[:]
+	n, most := uint32(0), uint32(0)
+	for _, a := range addrs {
+		g.addr[n&(trace.MaxLanes-1)] = a // kept when a is new
+		n, most = countLane(counts, a, gen, n, most)
+	}
+	g.n, g.most = int(n), most
+	if n > maxWarpGroups {
+		return false
+	}
+	for j, a := range g.addr[:n] {
+		g.lanes[j] = uint32(counts[a&(shard.PageBytes-1)] & (1<<pageCountBits - 1))
+	}
+	return true
 }
 
 // sectorCount is the number of distinct 32-byte sectors (address / 32)
