@@ -124,6 +124,8 @@ func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) (casFa
 	case add32ok:
 		add32Slots(mem, recs, b.opB, b.vals, noDst)
 		return 0
+	case s.vals && p.size == 4 && applyVals32(mem, recs, p.kind):
+		return 0
 	}
 	fl := p.flags()
 	cas, failed := isCAS(p.kind), uint32(0)
@@ -244,6 +246,76 @@ func add32(mem *shard.Memory, recs []rec, v uint32, vals []uint64, noDst bool) {
 // at once (shard/add_amd64.s).
 func add32Vals(mem *shard.Memory, recs []rec) {
 	mem.AddWords(wordAdds(recs))
+}
+
+// applyVals32 performs a vals segment (a (word, source) record a lane,
+// nothing returned, one second source if any) of a 32-bit operation other
+// than add in a loop of its own, the operation chosen once (a BFS's min
+// relaxations, a float reduction's adds, scattered flags): what applySeg's
+// general loop does record by record, without reading the instruction's
+// sources, the page and the width again each time. It reports false, having
+// done nothing, for an operation it has no loop for (CAS, whose failures
+// are counted, and the rarer ones).
+func applyVals32(mem *shard.Memory, recs []rec, k kind) bool {
+	switch k {
+	case kExch:
+		for _, x := range recs {
+			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
+			c.Words[w] = x.slot
+			c.Touched[w/64] |= 1 << (w % 64)
+		}
+	case kMinU:
+		for _, x := range recs {
+			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
+			c.Words[w] = min(c.Words[w], x.slot)
+			c.Touched[w/64] |= 1 << (w % 64)
+		}
+	case kMaxU:
+		for _, x := range recs {
+			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
+			c.Words[w] = max(c.Words[w], x.slot)
+			c.Touched[w/64] |= 1 << (w % 64)
+		}
+	case kMinS:
+		for _, x := range recs {
+			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
+			c.Words[w] = uint32(min(int32(c.Words[w]), int32(x.slot)))
+			c.Touched[w/64] |= 1 << (w % 64)
+		}
+	case kMaxS:
+		for _, x := range recs {
+			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
+			c.Words[w] = uint32(max(int32(c.Words[w]), int32(x.slot)))
+			c.Touched[w/64] |= 1 << (w % 64)
+		}
+	case kAnd:
+		for _, x := range recs {
+			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
+			c.Words[w] &= x.slot
+			c.Touched[w/64] |= 1 << (w % 64)
+		}
+	case kOr:
+		for _, x := range recs {
+			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
+			c.Words[w] |= x.slot
+			c.Touched[w/64] |= 1 << (w % 64)
+		}
+	case kXor:
+		for _, x := range recs {
+			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
+			c.Words[w] ^= x.slot
+			c.Touched[w/64] |= 1 << (w % 64)
+		}
+	case kFAddF32, kFAddF32FTZ:
+		for _, x := range recs {
+			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
+			c.Words[w] = fop32(k, c.Words[w], x.slot, 0)
+			c.Touched[w/64] |= 1 << (w % 64)
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // add32Slots is add32 with a value per lane (scattered updates). A word
