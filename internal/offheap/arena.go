@@ -6,9 +6,10 @@ import (
 )
 
 // RegionBytes is the size of the regions an Arena maps, and the most one
-// Alloc gives: 1 MiB, so that the arena maps a region per 1 MiB used and
-// wastes at most the tail of its last region.
-const RegionBytes = 1 << 20
+// Alloc gives: 2 MiB, a huge page (on Linux a region is one: mmap_linux.go),
+// so that the arena maps a region per 2 MiB used and wastes at most the
+// tail of its last region.
+const RegionBytes = 2 << 20
 
 // Align is the alignment of every piece Alloc returns: a cache line.
 const Align = 64
