@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/gpureplay/replay/engine"
@@ -154,6 +156,95 @@ func TestAffineInstructions(t *testing.T) {
 			}
 			if !bytes.Equal(ops1, ops2) {
 				t.Errorf("ops.parquet differs")
+			}
+		})
+	}
+}
+
+// TestZeroResultColumns: the results table whose elem and value_hi start
+// each batch constant 0 and are stored only from the first rows that are
+// not (Writer.Results, tableSpec.zeros) is byte for byte the table with
+// every row stored, in Parquet and Arrow, and reads back with the rows
+// written: batches all zero, a nonzero elem or value_hi in the middle of
+// a batch, in the first row of one, in the last row of a call, in a
+// batch's first call and in a later one, both columns at once, and
+// batches of one row.
+func TestZeroResultColumns(t *testing.T) {
+	rows := func(n int, set func(i int, r *engine.Result)) []engine.Result {
+		rs := make([]engine.Result, n)
+		for i := range rs {
+			rs[i] = engine.Result{Seq: uint64(i / 32), Lane: uint32(i % 32), Addr: 0x1000 + uint64(i*4)%4096, Value: uint64(i * 7)}
+			if set != nil {
+				set(i, &rs[i])
+			}
+		}
+		return rs
+	}
+	at := func(ks ...int) func(i int, r *engine.Result) {
+		return func(i int, r *engine.Result) {
+			for j, k := range ks {
+				if i == k {
+					if j%2 == 0 {
+						r.Elem = uint32(1 + i%3)
+					} else {
+						r.ValueHi = uint64(i) << 40
+					}
+				}
+			}
+		}
+	}
+	cases := []struct {
+		name        string
+		rs          []engine.Result
+		batch, call int
+	}{
+		{"zeros", rows(5000, nil), 1000, 300},
+		{"elem-mid-batch", rows(5000, at(1500)), 1000, 300},
+		{"value_hi-mid-batch", rows(5000, at(-1, 2750)), 1000, 300},
+		{"first-row-of-a-batch", rows(3000, at(2000, 2000)), 1000, 250},
+		{"last-row-of-a-call", rows(3000, at(1249, 2249)), 1000, 250},
+		{"first-call", rows(3000, at(10)), 1000, 1000},
+		{"both-in-one-row", rows(3000, at(1777, 1777)), 1000, 333},
+		{"vector", rows(4000, func(i int, r *engine.Result) { r.Elem = uint32(i % 4) }), 1000, 64},
+		{"one-row-batches", rows(9, at(4, 7)), 1, 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			write := func(stored bool) (pq, ipc []byte) {
+				opts := []Option{WithFormat(FormatParquet | FormatArrow), WithBatchRows(tc.batch), WithTables("results")}
+				fs := writeFiles(t, opts, func(w *Writer) {
+					if stored {
+						storedColumns(w, tResults)
+					}
+					for from := 0; from < len(tc.rs); from += tc.call {
+						if err := w.Results(tc.rs[from:min(from+tc.call, len(tc.rs))]); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}, "results.parquet", "results.arrow")
+				return fs[0], fs[1]
+			}
+			pq1, ipc1 := write(false)
+			pq2, ipc2 := write(true)
+			if !bytes.Equal(pq1, pq2) {
+				t.Errorf("results.parquet: %d bytes with zero columns, %d stored, not the same bytes", len(pq1), len(pq2))
+			}
+			if !bytes.Equal(ipc1, ipc2) {
+				t.Errorf("results.arrow: %d bytes with zero columns, %d stored, not the same bytes", len(ipc1), len(ipc2))
+			}
+			dir := t.TempDir()
+			path := filepath.Join(dir, "results.parquet")
+			if err := os.WriteFile(path, pq1, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got := readParquet(t, path)
+			if len(got.rows) != len(tc.rs) {
+				t.Fatalf("%d rows read back, want %d", len(got.rows), len(tc.rs))
+			}
+			for i, r := range tc.rs {
+				if e, h := got.rows[i][2], got.rows[i][5]; e != r.Elem || h != r.ValueHi {
+					t.Fatalf("row %d: elem %v value_hi %v, want %d and %d", i, e, h, r.Elem, r.ValueHi)
+				}
 			}
 		})
 	}

@@ -31,6 +31,12 @@ type tableSpec struct {
 	// (batch.keep): the instructions table, whose seq is a progression
 	// and, for a hot counter, every column.
 	affine bool
+	// zeros marks the integer columns that start each batch constant 0
+	// (colBuf.konst, no row stored) and stay so while the writer's rows
+	// are 0 (the results' elem and value_hi, 0 but for vector and 128-bit
+	// accesses): the writer stores such a column's rows only from the
+	// first batch rows that are not.
+	zeros []bool
 	// overlap: the table is written when the replay leaves a core free
 	// (the memory table, after the trace), and its pipeline encodes a
 	// batch while the one before is written (pipeline.runOverlapped).
@@ -43,9 +49,9 @@ type tableSpec struct {
 type encoding uint8
 
 const (
-	// encPlain: PLAIN, for small integers that repeat or cycle (lane,
-	// elem, value_hi; booleans): zstd removes the repetition for less
-	// than any encoding costs.
+	// encPlain: PLAIN, for small integers that repeat or cycle (lane;
+	// booleans): zstd removes the repetition for less than any encoding
+	// costs.
 	encPlain encoding = iota
 	// encDelta: DELTA_BINARY_PACKED, for increasing columns (seq; addr and
 	// group in the tables sorted by address, where a group holds for
@@ -83,6 +89,15 @@ type colSpec struct {
 	f     arrow.Field
 	enc   encoding
 	keyed bool
+	zeros bool // tableSpec.zeros
+}
+
+// zerosCol is an integer column of tableSpec.zeros: DELTA_BINARY_PACKED,
+// so that a batch of zeros is a page header and no rows (encodeAffine).
+func zerosCol(name string, t arrow.DataType) colSpec {
+	c := col(name, t, encDelta)
+	c.zeros = true
+	return c
 }
 
 // col is a column: strings are always dictionary-encoded, integers
@@ -127,6 +142,7 @@ func newTableSpec(name string, cols ...colSpec) tableSpec {
 		fields[i] = c.f
 		s.encs = append(s.encs, c.enc)
 		s.keyed = append(s.keyed, c.keyed)
+		s.zeros = append(s.zeros, c.zeros)
 	}
 	s.schema = arrow.NewSchema(fields, nil)
 	return s
@@ -144,10 +160,10 @@ var specs = [numTables]tableSpec{
 	tResults: newTableSpec("results",
 		col("seq", tU64, encDelta),
 		col("lane", tU32),
-		col("elem", tU32),
+		zerosCol("elem", tU32),
 		col("addr", tU64, encDelta),
 		col("value", tU64, encDelta),
-		col("value_hi", tU64),
+		zerosCol("value_hi", tU64),
 		col("fault", tString),
 	),
 	tInstructions: affineTable(newTableSpec("instructions",

@@ -484,31 +484,66 @@ func (w *Writer) Results(rs []engine.Result) error {
 	for len(rs) > 0 {
 		k := w.chunk(t, len(rs))
 		b, n := t.b, t.b.rows
+		cElem, cHi := &b.cols[2], &b.cols[5]
+		if n == 0 {
+			// A batch's elem and value_hi start constant 0 (zerosCol).
+			cElem.kval, cElem.kstep, cHi.kval, cHi.kstep = 0, 0, 0, 0
+		}
 		var (
 			seq     = b.cols[0].u64()[n : n+k]
 			lane    = b.cols[1].u32()[n : n+k]
-			elem    = b.cols[2].u32()[n : n+k]
 			addr    = b.cols[3].u64()[n : n+k]
 			value   = b.cols[4].u64()[n : n+k]
-			valueHi = b.cols[5].u64()[n : n+k]
 			fault   = b.cols[6].idx()[n : n+k]
+			elem    []uint32 // nil while the column is constant 0
+			valueHi []uint64
+			ors     uint64 // the rows' elem | value_hi
 		)
+		if !cElem.konst {
+			elem = cElem.u32()[n : n+k]
+		}
+		if !cHi.konst {
+			valueHi = cHi.u64()[n : n+k]
+		}
 		for i, r := range rs[:k] {
 			if r.Fault > engine.FaultOutOfBounds {
 				return w.fail(fmt.Errorf("columnar: results: seq %d lane %d: unknown fault %d", r.Seq, r.Lane, r.Fault))
 			}
 			seq[i] = r.Seq
 			lane[i] = r.Lane
-			elem[i] = r.Elem
 			addr[i] = r.Addr
 			value[i] = r.Value
-			valueHi[i] = r.ValueHi
+			ors |= uint64(r.Elem) | r.ValueHi
+			if elem != nil {
+				elem[i] = r.Elem
+			}
+			if valueHi != nil {
+				valueHi[i] = r.ValueHi
+			}
 			f := t.faultIdx[r.Fault]
 			if f < 0 {
 				f = t.str(6, r.Fault.String())
 				t.faultIdx[r.Fault] = f
 			}
 			fault[i] = f
+		}
+		if ors != 0 && (elem == nil || valueHi == nil) {
+			// The first rows of the batch that are not all 0: the
+			// constant columns store their rows from here on.
+			if elem == nil {
+				b.fillRows(cElem, n)
+				vs := cElem.u32()[n : n+k]
+				for i := range vs {
+					vs[i] = rs[i].Elem
+				}
+			}
+			if valueHi == nil {
+				b.fillRows(cHi, n)
+				vs := cHi.u64()[n : n+k]
+				for i := range vs {
+					vs[i] = rs[i].ValueHi
+				}
+			}
 		}
 		rs = rs[k:]
 		if err := w.added(t, k); err != nil {
