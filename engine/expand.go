@@ -483,7 +483,22 @@ func warpSectors(addrs []uint64, avx512 bool) uint32 {
 			return d
 		}
 	}
+	if onePage(addrs) {
+		// A partial warp within one page (a 16-lane histogram's): the
+		// page's sectors as the bits of two words, not sectorCount's
+		// probes, 13% of a vISA histogram's lean replay.
+		return pageSectors(addrs)
+	}
 	return sectorCount(addrs)
+}
+
+// onePage reports whether addrs, at least one, lie in one page.
+func onePage(addrs []uint64) bool {
+	var x uint64
+	for _, a := range addrs {
+		x |= a ^ addrs[0]
+	}
+	return len(addrs) > 0 && x>>shard.PageShift == 0
 }
 
 // sectorCountSorted is sectorCount of addresses out of order, sorted in a

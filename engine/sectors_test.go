@@ -208,3 +208,29 @@ func BenchmarkSectorCount(b *testing.B) {
 		}
 	})
 }
+
+// TestWarpSectorsPartialWarps: warpSectors counts the sectors of warps of
+// 1 to 32 lanes as sectorCountSorted does, with and without the AVX-512
+// count: warps within one page (pageSectors: a 16-lane histogram's),
+// across pages, and a page's first and last sectors.
+func TestWarpSectorsPartialWarps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for trial := range 20000 {
+		n := 1 + rng.IntN(32)
+		page := rng.Uint64N(1<<30) << shard.PageShift
+		span := []uint64{64, 1024, shard.PageBytes, 4 * shard.PageBytes}[trial%4]
+		addrs := make([]uint64, n)
+		for k := range addrs {
+			addrs[k] = page + rng.Uint64N(span)
+			if trial%9 == 0 {
+				addrs[k] = page + []uint64{0, 31, shard.PageBytes - 32, shard.PageBytes - 1}[rng.IntN(4)]
+			}
+		}
+		want := sectorCountSorted(addrs)
+		for _, avx := range []bool{false, hasConflictsAVX512()} {
+			if got := warpSectors(addrs, avx); got != want {
+				t.Fatalf("trial %d (avx512 %v): warpSectors counts %d sectors of %d lanes, sectorCountSorted %d\naddrs %x", trial, avx, got, n, want, addrs)
+			}
+		}
+	}
+}
