@@ -22,9 +22,10 @@
 #   2. in the container, as its own user, replays each trace into a
 #      directory of the host mounted at /data;
 #   3. runs the Kubernetes recipe in the container: the arguments of
-#      deploy/k8s/replay-indexed-job.yaml once per index (JOB_COMPLETION_INDEX
-#      0..N-1, REPLAY_PARTITIONS N, both as the Indexed Job sets them), then
-#      those of deploy/k8s/merge-job.yaml;
+#      deploy/k8s/split-indexed-job.yaml once per index (JOB_COMPLETION_INDEX
+#      0..M-1, REPLAY_SLICES M and REPLAY_PARTITIONS N, as the Indexed Job
+#      sets them), then those of deploy/k8s/replay-indexed-job.yaml once per
+#      index (0..N-1), then those of deploy/k8s/merge-job.yaml;
 #   4. checks from the host with DuckDB (tools/cluster-check.mjs) that every
 #      table the containers wrote is there and equals the reference's, and
 #      that the partitions together hold the reference's memory and results.
@@ -129,20 +130,28 @@ test_image() {
   done
   say "replayed both traces in the container ($((SECONDS - START)) s so far)"
 
-  # 3. The Kubernetes recipe, its manifests' arguments and environment.
-  local N i
+  # 3. The Kubernetes recipe, its manifests' arguments and environment:
+  # the split Job's indices, then the partition Job's, then the merge.
+  local N M i
   N=$(sed -n '/name: REPLAY_PARTITIONS/{n;s/^ *value: *"\([0-9]*\)".*/\1/p}' deploy/k8s/replay-indexed-job.yaml)
   [ -n "$N" ] || fail "deploy/k8s/replay-indexed-job.yaml: no REPLAY_PARTITIONS value"
+  M=$(sed -n '/name: REPLAY_SLICES/{n;s/^ *value: *"\([0-9]*\)".*/\1/p}' deploy/k8s/split-indexed-job.yaml)
+  [ -n "$M" ] || fail "deploy/k8s/split-indexed-job.yaml: no REPLAY_SLICES value"
+  mapfile -t splitArgs < <(yamlArgs deploy/k8s/split-indexed-job.yaml)
   mapfile -t partArgs < <(yamlArgs deploy/k8s/replay-indexed-job.yaml)
   mapfile -t mergeArgs < <(yamlArgs deploy/k8s/merge-job.yaml)
   local K=$T/uniform-ptx # its /data/trace.zst is the trace the manifest reads
+  for ((i = 0; i < M; i++)); do
+    "${RUN[@]}" --label "$LABEL" -v "$K:/data" -e JOB_COMPLETION_INDEX=$i -e REPLAY_SLICES="$M" -e REPLAY_PARTITIONS="$N" \
+      --entrypoint replay "$IMAGE" "${splitArgs[@]}" || fail "the split Job's index $i failed in the container"
+  done
   for ((i = 0; i < N; i++)); do
     "${RUN[@]}" --label "$LABEL" -v "$K:/data" -e JOB_COMPLETION_INDEX=$i -e REPLAY_PARTITIONS="$N" \
       --entrypoint replay "$IMAGE" "${partArgs[@]}" || fail "the partition Job's index $i failed in the container"
   done
   "${RUN[@]}" --label "$LABEL" -v "$K:/data" --entrypoint replay "$IMAGE" "${mergeArgs[@]}" ||
     fail "the merge Job failed in the container"
-  say "ran the Kubernetes recipe in the container: $N partitions (${partArgs[*]}), then ${mergeArgs[*]}"
+  say "ran the Kubernetes recipe in the container: $M split tasks (${splitArgs[*]}), $N partitions (${partArgs[*]}), then ${mergeArgs[*]}"
 
   # 4. The tables, read from the host with DuckDB.
   for t in uniform-ptx histogram-sass; do
