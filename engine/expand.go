@@ -398,12 +398,16 @@ func (g *warpGroups) group(ps *pageConflicts, addrs []uint64) bool {
 }
 
 // sectorCount is the number of distinct 32-byte sectors (address / 32)
-// among addrs, in any order, repeats allowed. Addresses in order (a
-// coalesced warp's) take one pass; a warp's worth out of order goes
-// through a small hash set (sectorCountSmall), more are sorted in a copy.
+// among addrs, in any order, repeats allowed. Addresses within one page
+// are the bits of two words (pageSectors); others in order (a coalesced
+// warp's) take one pass; a warp's worth out of order goes through a small
+// hash set (sectorCountSmall), more are sorted in a copy.
 func sectorCount(addrs []uint64) uint32 {
 	if len(addrs) == 0 {
 		return 0
+	}
+	if onePage(addrs) {
+		return pageSectors(addrs)
 	}
 	n := uint32(1)
 	prev := addrs[0] >> 5
@@ -428,9 +432,10 @@ func sectorCount(addrs []uint64) uint32 {
 const sectorSetLen = 128
 
 // sectorCountSmall is sectorCount of at most sectorSetLen/2 addresses out
-// of order, counted into an open-addressed set of sectors, as
-// conflictsSmall counts addresses: a scattered warp's 32 addresses cost
-// 32 probes rather than a sort (BenchmarkSectorCount).
+// of order, counted into an open-addressed set of sectors: a scattered
+// warp's 32 addresses cost 32 probes rather than a sort. It is
+// conflictsSmall's table without the counts, which cost it half again as
+// much (BenchmarkSectorCount).
 func sectorCountSmall(addrs []uint64) uint32 {
 	var keys [sectorSetLen]uint64
 	var used [sectorSetLen]bool
@@ -483,13 +488,7 @@ func warpSectors(addrs []uint64, avx512 bool) uint32 {
 			return d
 		}
 	}
-	if onePage(addrs) {
-		// A partial warp within one page (a 16-lane histogram's): the
-		// page's sectors as the bits of two words, not sectorCount's
-		// probes, 13% of a vISA histogram's lean replay.
-		return pageSectors(addrs)
-	}
-	return sectorCount(addrs)
+	return sectorCount(addrs) // a partial warp within one page (a 16-lane histogram's) takes pageSectors
 }
 
 // onePage reports whether addrs, at least one, lie in one page.
