@@ -109,16 +109,8 @@ func (d *Data) loadOrderJoin() error {
 	for k, o := range d.OrderNames {
 		index[o] = k
 	}
-	err := scan(d.path("orders"), []string{"space", "group", "addr", "order", "value"}, func(cs []arrow.Array) error {
-		sp, grp, addr, err := wordCols(cs)
-		if err != nil {
-			return err
-		}
-		ord, ok := cs[3].(strs)
-		if !ok {
-			return errors.New("order must be strings")
-		}
-		val, err := col[*array.Uint32](cs[4], "value")
+	err := scan(d.path("orders"), ordersColumns(), func(cs []arrow.Array) error {
+		sp, grp, addr, ord, val, err := orderCols(cs)
 		if err != nil {
 			return err
 		}

@@ -116,16 +116,8 @@ func (d *Data) loadOrders(p string) error {
 		words wordRuns
 		cur   *Witness // the current word's, while it is among the first TopN
 	)
-	err := scan(p, []string{"space", "group", "addr", "order", "value"}, func(cs []arrow.Array) error {
-		sp, grp, addr, err := wordCols(cs)
-		if err != nil {
-			return err
-		}
-		ord, ok := cs[3].(strs)
-		if !ok {
-			return errors.New("order must be strings")
-		}
-		val, err := col[*array.Uint32](cs[4], "value")
+	err := scan(p, ordersColumns(), func(cs []arrow.Array) error {
+		sp, grp, addr, ord, val, err := orderCols(cs)
 		if err != nil {
 			return err
 		}
@@ -341,6 +333,24 @@ func plural(n uint64, noun string) string {
 
 // wordCols returns the key columns of a table sorted like memory, the
 // first three of cs: space, group, addr.
+// orderCols is the columns of the orders table, as scan gives them for
+// ordersColumns(): the word (wordCols), the order's name and the value.
+func orderCols(cs []arrow.Array) (sp strs, grp *array.Int64, addr *array.Uint64, ord strs, val *array.Uint32, err error) {
+	if sp, grp, addr, err = wordCols(cs); err != nil {
+		return
+	}
+	var ok bool
+	if ord, ok = cs[3].(strs); !ok {
+		err = errors.New("order must be strings")
+		return
+	}
+	val, err = col[*array.Uint32](cs[4], "value")
+	return
+}
+
+// ordersColumns is what orderCols reads of the orders table.
+func ordersColumns() []string { return []string{"space", "group", "addr", "order", "value"} }
+
 func wordCols(cs []arrow.Array) (strs, *array.Int64, *array.Uint64, error) {
 	sp, ok := cs[0].(strs)
 	if !ok {
