@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
-
 	"github.com/gpureplay/replay/engine"
 	"github.com/gpureplay/replay/trace"
 )
@@ -53,20 +51,37 @@ func SliceName(k int) string { return fmt.Sprintf("slice=%d.zst", k) }
 // tmpPrefix is the start of a temporary file's name of slice k.
 func tmpPrefix(k int) string { return "." + SliceName(k) + ".tmp-" }
 
-// Identity returns the identity of the trace in f (replay.trace): the
-// XXH64 of its bytes and its size. Every split task reads the whole trace
-// for it, so it reads identityRead bytes at a time: io.Copy's 32 KiB reads
-// made the system calls cost more than the hash.
-func Identity(f io.ReaderAt, size int64) (hash uint64, err error) {
-	h := xxhash.New()
-	if _, err := io.CopyBuffer(h, io.NewSectionReader(f, 0, size), make([]byte, identityRead)); err != nil {
-		return 0, err
+// Identity returns the identity of the binary trace at path
+// (replay.trace): "xxh64:<16 hex digits> <bytes>", the hash being
+// trace.BinaryIndex.Identity's (its header frame and seek table, not its
+// every byte), and whether the file is a binary trace at all. It is what
+// the split header of each of its slice files records, and what a replay
+// of a partition of the trace itself records.
+func Identity(path string) (id string, binary bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false, err
 	}
-	return h.Sum64(), nil
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", false, err
+	}
+	var head [4]byte
+	if n, _ := f.ReadAt(head[:], 0); !fi.Mode().IsRegular() || !trace.IsBinary(head[:n]) {
+		return "", false, nil
+	}
+	x, err := trace.OpenBinaryIndex(f, fi.Size(), trace.WithName(filepath.Base(path)))
+	if err != nil {
+		return "", true, err
+	}
+	hash, err := x.Identity(fi.Size())
+	if err != nil {
+		return "", true, fmt.Errorf("%s: %w", path, err)
+	}
+	sh := trace.SplitHeader{TraceHash: hash, TraceSize: uint64(fi.Size())}
+	return sh.Trace(), true, nil
 }
-
-// identityRead is the size of Identity's reads.
-const identityRead = 4 << 20
 
 // Split writes slice o.Slice of o.Slices of the binary trace at path to
 // o.Out, one file per partition, whole or not at all.
@@ -100,7 +115,7 @@ func Split(path string, o Options) (*Summary, error) {
 	if x.Split() != nil {
 		return nil, fmt.Errorf("%s: a split file already (partition %d/%d); split the trace it came from", path, x.Split().Part, x.Split().Parts)
 	}
-	hash, err := Identity(f, fi.Size())
+	hash, err := x.Identity(fi.Size())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -4,7 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math/bits"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // Split files (docs/FORMAT.md, "Split files"): the records of one
@@ -21,8 +24,8 @@ const flagSplit = 2
 type SplitHeader struct {
 	Part, Parts   int // partition Part of Parts: 0 <= Part < Parts <= 2^16
 	Slice, Slices int // slice Slice of Slices of the trace's chunks
-	// TraceHash and TraceSize name the trace split: the XXH64 of the
-	// file's bytes and its size.
+	// TraceHash and TraceSize name the trace split: its identity
+	// (BinaryIndex.Identity) and its size in bytes.
 	TraceHash uint64
 	TraceSize uint64
 	// FirstChunk and EndChunk are the chunks [FirstChunk, EndChunk) of the
@@ -340,4 +343,29 @@ func (r *BinaryReader) decodeMasked(si *staticInfo, j int, p []byte, v *Vector, 
 		v.ListHi = hi
 	}
 	return p, at + len(lo) + len(hi), wideInner, nil
+}
+
+// Identity is the identity of the binary trace x reads, of size bytes
+// (replay.trace, docs/FORMAT.md "Trace identity"): the XXH64 of its header
+// frame's bytes followed by its seek table's (from the table's frame to the
+// file's end). The table holds every frame's sizes and the low 32 bits of
+// the XXH64 of its content, so traces whose records differ differ here,
+// and a split task reads only its slice, not the whole trace. A table
+// without checksums names too little: then it is the XXH64 of the whole
+// file, as for a text trace.
+func (x *BinaryIndex) Identity(size int64) (uint64, error) {
+	h := xxhash.New()
+	if !x.hasCheck {
+		if _, err := io.CopyBuffer(h, io.NewSectionReader(x.ra, 0, size), make([]byte, 4<<20)); err != nil {
+			return 0, err
+		}
+		return h.Sum64(), nil
+	}
+	tstart := x.offsets[len(x.entries)]
+	for _, r := range [][2]int64{{0, x.offsets[1]}, {tstart, size}} {
+		if _, err := io.Copy(h, io.NewSectionReader(x.ra, r[0], r[1]-r[0])); err != nil {
+			return 0, err
+		}
+	}
+	return h.Sum64(), nil
 }

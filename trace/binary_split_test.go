@@ -209,3 +209,90 @@ func laneOf(in *Input, execSize, i int) int {
 	}
 	return i
 }
+
+// chunkGuard is a file that fails any read of bytes in [from, to): the
+// frames of a trace's chunks.
+type chunkGuard struct {
+	b        []byte
+	from, to int64
+}
+
+func (g *chunkGuard) ReadAt(p []byte, off int64) (int, error) {
+	if off < g.to && off+int64(len(p)) > g.from {
+		return 0, io.ErrUnexpectedEOF
+	}
+	return bytes.NewReader(g.b).ReadAt(p, off)
+}
+
+// TestIdentityOfHeaderAndSeekTable: a binary trace's identity
+// (BinaryIndex.Identity, replay.trace) reads its header frame and seek
+// table, never a chunk's frame; it is the same for the same bytes, and
+// differs for two traces that differ in one lane's value of one record in
+// a middle chunk, the same size compressed or not, and for two traces that
+// differ only in their header.
+func TestIdentityOfHeaderAndSeekTable(t *testing.T) {
+	st, err := ParseStatic("atom.global.add.u32 d, [a], b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(base uint64, change int, opts ...WriterOption) []byte {
+		t.Helper()
+		var buf bytes.Buffer
+		w, err := NewBinaryWriter(&buf, &Header{Regions: []Region{{Space: Global, Base: base, Size: 1 << 20}}},
+			append([]WriterOption{WithChunkInsts(4)}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seq := range uint64(40) {
+			in := Inst{Seq: seq, Static: st, Mask: 0xffffffff, Vals: make([]Vector, len(st.Inputs))}
+			for j := range in.Vals {
+				in.Vals[j] = Vector{Kind: VecList, List: make([]uint64, 32)}
+				for l := range in.Vals[j].List {
+					in.Vals[j].List[l] = 0x1000 + 4*uint64((int(seq)*7+l*13)%1024)
+				}
+			}
+			if int(seq) == change {
+				in.Vals[st.Addr].List[5] += 4 // one lane's address, one word on
+			}
+			if err := w.Write(&in); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	id := func(b []byte) uint64 {
+		t.Helper()
+		x, err := OpenBinaryIndex(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		from, _ := x.ChunkOffset(0)
+		last, n := x.ChunkOffset(x.NumChunks() - 1)
+		g := &chunkGuard{b: b, from: from, to: last + n}
+		if x, err = OpenBinaryIndex(g, int64(len(b))); err != nil {
+			t.Fatal(err)
+		}
+		h, err := x.Identity(int64(len(b)))
+		if err != nil {
+			t.Fatalf("Identity read a chunk's frame: %v", err)
+		}
+		return h
+	}
+	for _, opts := range [][]WriterOption{nil, {WithUncompressed()}} {
+		a, a2, b, c := write(0x1000, -1, opts...), write(0x1000, -1, opts...), write(0x1000, 21, opts...), write(0x2000, -1, opts...)
+		if !bytes.Equal(a, a2) || len(a) != len(b) && opts != nil {
+			t.Fatalf("the traces: %d, %d and %d bytes", len(a), len(a2), len(b))
+		}
+		switch {
+		case id(a) != id(a2):
+			t.Errorf("two copies of a trace: identities %x and %x", id(a), id(a2))
+		case id(a) == id(b):
+			t.Errorf("traces differing in one record's value: the same identity %x", id(a))
+		case id(a) == id(c):
+			t.Errorf("traces differing in their header: the same identity %x", id(a))
+		}
+	}
+}

@@ -780,9 +780,16 @@ func arrayTask(nm arrayNames, countFlag int, getenv func(string) string) (i, n i
 }
 
 // traceChecksum names the trace a partition replays, for replay merge:
-// the xxhash64 of the file's bytes and its size (of the embedded demo's,
-// without a TRACE).
+// of a binary trace, its identity as replay split records it
+// (split.Identity: the XXH64 of its header frame and seek table, and its
+// size); of any other, the XXH64 of the file's bytes and its size (of the
+// embedded demo's, without a TRACE).
 func traceChecksum(pos []string) (string, error) {
+	if len(pos) > 0 {
+		if id, bin, err := split.Identity(pos[0]); err != nil || bin {
+			return id, err
+		}
+	}
 	h := xxhash.New()
 	var n int64
 	if len(pos) == 0 {
