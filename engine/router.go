@@ -24,7 +24,6 @@ import (
 // once its plans and memory keys are made.
 type Router struct {
 	hdr   *trace.Header
-	n     int
 	pt    shard.Partitioner
 	plans map[*trace.Static]*plan
 	none  map[trace.Space][]trace.Region
@@ -55,7 +54,7 @@ func NewRouter(h *trace.Header, n int) (*Router, error) {
 	if h == nil {
 		h = &trace.Header{}
 	}
-	return &Router{hdr: h, n: n, pt: pt, plans: map[*trace.Static]*plan{}, none: map[trace.Space][]trace.Region{},
+	return &Router{hdr: h, pt: pt, plans: map[*trace.Static]*plan{}, none: map[trace.Space][]trace.Region{},
 		b: &batch{}, keys: map[memKey]uint64{}, owners: make([]uint32, n), seen: make([]bool, n),
 		laneOps: make([]uint64, n), hot: newHotWords(), avx512: hasConflictsAVX512()}, nil
 }
@@ -68,10 +67,6 @@ type Routed struct {
 	Owners []uint32
 	// Parts lists the partitions with a lane, ascending.
 	Parts []int
-	// Row is the partition that writes the instruction's row: the one of
-	// its first active lane's first element, or Seq mod n when no lane is
-	// active.
-	Row int
 	// Lanes, Addresses, MaxConflict and Sectors are the row's: the
 	// active lanes, and the distinct addresses, the most lane-elements on
 	// one address and the distinct 32-byte sectors among all of their
@@ -111,7 +106,7 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 	}
 	key := r.lastK
 	active := in.Active()
-	out := Routed{Row: int(in.Seq % uint64(r.n)), Lanes: uint32(bits.OnesCount32(active))}
+	out := Routed{Lanes: uint32(bits.OnesCount32(active))}
 	addrs := r.addrs[:0]
 	if p.elemAddr == nil {
 		// The Static's formula (plan.addr's) on the instruction's own
@@ -160,7 +155,6 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 		k0 += st.Elems
 	}
 	if len(addrs) > 0 {
-		out.Row = r.pt.Of(key, addrs[0])
 		r.hot.sample(k, addrs)
 	}
 	if len(r.parts) > 1 {

@@ -185,3 +185,63 @@ func checkSplit(t *testing.T, path, out string, n, m int, whole *engine.Collecto
 		}
 	}
 }
+
+// TestSplitRowOwnerIsSliceModN: every instruction of slice K has its row
+// in partition K mod n's file of slice K, once (with mask 0 where none of
+// its lanes falls there), and no other partition's file holds its row, so
+// with M = n a partition's rows are one contiguous range of seqs.
+func TestSplitRowOwnerIsSliceModN(t *testing.T) {
+	dir := t.TempDir()
+	path := writeBinary(t, dir, engine.RandomAdds(rand.New(rand.NewPCG(3, 9)), 200, "d"), 7)
+	for _, c := range []struct{ n, m int }{{3, 3}, {3, 5}, {8, 8}, {4, 2}} {
+		out := filepath.Join(dir, fmt.Sprintf("s%d-%d", c.n, c.m))
+		for k := range c.m {
+			sum, err := split.Split(path, split.Options{Parts: c.n, Slice: k, Slices: c.m, Out: out})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rows, empty uint64
+			lastRow := -1
+			for i := range c.n {
+				f, err := os.Open(filepath.Join(split.PartDir(out, i), split.SliceName(k)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				fi, _ := f.Stat()
+				x, err := trace.OpenBinaryIndex(f, fi.Size())
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, _ := x.Reader(0, x.NumChunks())
+				for {
+					in, err := r.Next()
+					if err != nil {
+						break
+					}
+					if in.Dir != nil || !in.Part.Row {
+						continue
+					}
+					if i != k%c.n {
+						t.Fatalf("n=%d M=%d: slice %d's instruction %d has its row in partition %d, not %d", c.n, c.m, k, in.Seq, i, k%c.n)
+					}
+					if int(in.Seq) <= lastRow {
+						t.Fatalf("n=%d M=%d: row of instruction %d after %d", c.n, c.m, in.Seq, lastRow)
+					}
+					lastRow = int(in.Seq)
+					rows++
+					if in.Mask == 0 {
+						empty++
+					}
+				}
+				r.Close()
+				f.Close()
+			}
+			if rows != sum.Instructions {
+				t.Errorf("n=%d M=%d slice %d: %d rows for %d instructions", c.n, c.m, k, rows, sum.Instructions)
+			}
+			if c.n == 8 && sum.Instructions > 0 && empty == 0 {
+				t.Errorf("n=8 M=8 slice %d: no row without lanes of its partition among %d (the test's adds are too few?)", k, rows)
+			}
+		}
+	}
+}

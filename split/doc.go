@@ -16,10 +16,13 @@
 //     partition of its address's 128-byte line (engine.PartitionOf). The
 //     file of partition i holds, in trace order, every directive of the
 //     slice's chunks, and every instruction with a lane that has an
-//     element in i, or whose statistics row i writes (engine.Router), with
-//     its seq, .group and .warp, its lanes with an element in i, the lanes
-//     that ran in the trace, and its row's addresses and conflict (to one
-//     partition only). Slice 0's files carry the trace's header.
+//     element in i, or whose statistics row i writes, with its seq,
+//     .group and .warp, its lanes with an element in i, the lanes that
+//     ran in the trace, and its row's addresses, conflict and sectors (to
+//     one partition only). The rows of slice K's instructions are all
+//     partition K mod n's (with mask 0 where it has none of their lanes):
+//     a partition's rows are whole slices, so with M = n they are one
+//     contiguous range of seqs. Slice 0's files carry the trace's header.
 //  3. Whole or not at all: each file of slice K is written to a hidden
 //     temporary name in its partition's directory, synced, and renamed
 //     to slice=K.zst once every partition's is complete. A split that is

@@ -184,15 +184,17 @@ func route(x *trace.BinaryIndex, from, to int, o Options, outs *outputs, sum *Su
 		}
 		cp = *in
 		cp.Part = &part
-		if len(r.Parts) == 0 {
-			// No lane ran: the instruction's row alone.
-			if err := outs.write(r.Row, 0, &cp, &r, sum); err != nil {
+		row := o.Slice % o.Parts // invariant 2: the slice's rows are one partition's
+		hasRow := false
+		for _, p := range r.Parts {
+			hasRow = hasRow || p == row
+			if err := outs.write(p, r.Owners[p], row, &cp, &r, sum); err != nil {
 				return err
 			}
-			continue
 		}
-		for _, p := range r.Parts { // r.Row is one of them
-			if err := outs.write(p, r.Owners[p], &cp, &r, sum); err != nil {
+		if !hasRow {
+			// The row's partition has none of its lanes: the row alone.
+			if err := outs.write(row, 0, row, &cp, &r, sum); err != nil {
 				return err
 			}
 		}
@@ -204,9 +206,9 @@ func route(x *trace.BinaryIndex, from, to int, o Options, outs *outputs, sum *Su
 
 // write writes instruction in to partition p's file with the lanes of mask,
 // and the row when p is the row's partition.
-func (o *outputs) write(p int, mask uint32, in *trace.Inst, r *engine.Routed, sum *Summary) error {
-	*in.Part = trace.PartInfo{Lanes: r.Lanes, Row: p == r.Row}
-	if p == r.Row {
+func (o *outputs) write(p int, mask uint32, row int, in *trace.Inst, r *engine.Routed, sum *Summary) error {
+	*in.Part = trace.PartInfo{Lanes: r.Lanes, Row: p == row}
+	if p == row {
 		in.Part.Addresses, in.Part.MaxConflict, in.Part.Sectors = r.Addresses, r.MaxConflict, r.Sectors
 	}
 	in.Mask = mask
