@@ -1,0 +1,58 @@
+package split
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestWriteBehind: a slice file gets every byte in order, and writeback is
+// asked for in consecutive ranges from 0, each once at least
+// writeBehindBytes have piled up since the last, never past what was
+// written.
+func TestWriteBehind(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var ranges [][2]int64
+	w := newWriteBehind(f)
+	w.start = func(fd uintptr, off, n int64) {
+		if fd != f.Fd() {
+			t.Errorf("writeback asked for fd %d, the file is %d", fd, f.Fd())
+		}
+		ranges = append(ranges, [2]int64{off, n})
+	}
+	var want bytes.Buffer
+	sizes := []int{100, writeBehindBytes - 100, 1, writeBehindBytes / 2, writeBehindBytes/2 + 7, 3 * writeBehindBytes, 10}
+	for i, n := range sizes {
+		p := bytes.Repeat([]byte{byte(i + 1)}, n)
+		if k, err := w.Write(p); k != n || err != nil {
+			t.Fatalf("Write(%d bytes) = %d, %v", n, k, err)
+		}
+		want.Write(p)
+	}
+	wantRanges := [][2]int64{
+		{0, writeBehindBytes},
+		{writeBehindBytes, 1 + writeBehindBytes/2 + writeBehindBytes/2 + 7},
+		{2*writeBehindBytes + 8, 3 * writeBehindBytes},
+	}
+	if len(ranges) != len(wantRanges) {
+		t.Fatalf("writeback ranges %v, want %v", ranges, wantRanges)
+	}
+	for i := range ranges {
+		if ranges[i] != wantRanges[i] {
+			t.Fatalf("writeback ranges %v, want %v", ranges, wantRanges)
+		}
+	}
+	got, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Fatalf("the file holds %d bytes, not the %d written in order", len(got), want.Len())
+	}
+	startWriteback(f.Fd(), 0, int64(len(got))) // the real call, on a real file: must not fail or block
+}
