@@ -18,6 +18,8 @@
 #   cpu        the CPU time (user + system) of all 2N+1 tasks / the single replay's
 #   balance    the largest and smallest partition's lane-ops / their mean
 #
+# and, on a line of its own, the CPU time of all split tasks, of all
+# partition replays and of the merge,
 # and what the split tasks say of an uneven split: slice 0's partition over
 # 1.25 times the mean and its hottest words, and any word whose accesses
 # alone exceed 1.25 times the mean partition's load. Wall times on a shared machine are
@@ -127,6 +129,9 @@ for tr in $TRACES; do
         printf "%-10s %3d %8.2f %8.2f %8.2f %8.2f %7.2fx %7.2fx %7.3f %7.3f", tr, n, swall, s, r, m, swall / (s + r + m), cpu / scpu, hi / mean, lo / mean
       }')
     report "$line"
+    report "$(awk -v tr="$tr" -v n="$n" -v sf="$work/split-$n.t" -v rf="$work/replay-$n.t" -v mf="$work/merge-$n.t" '
+      function total(f,   c) { c = 0; while ((getline line < f) > 0) { split(line, a, " "); c += a[2] } close(f); return c }
+      BEGIN { printf "  %s N=%d CPU of all tasks: split %.2f s, replay %.2f s, merge %.2f s", tr, n, total(sf), total(rf), total(mf) }')"
     sort -u "$work/hot-$n" | sed "s/^  hot word */hot word: /; s/^/$tr N=$n /" | while read -r l; do report "  $l"; done
     rm -rf "$split" "$parts" "$merged"
   done
