@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gpureplay/replay/internal/duckdbq"
+	"github.com/gpureplay/replay/trace"
 )
 
 // splitPipeline runs replay split (m slices), replay -partition i/n DIR
@@ -112,8 +114,9 @@ func TestSplitPipelineEqualsOneReplay(t *testing.T) {
 
 // TestSplitRefuses: the replay of a partition refuses, naming the file or
 // the slice, a split directory with a missing slice, a slice twice, a
-// slice of another trace or of another partition count; replay split
-// refuses bad flags.
+// slice of another trace (even one that differs in one lane's address of
+// one record) or of another partition count; replay split refuses bad
+// flags.
 func TestSplitRefuses(t *testing.T) {
 	root := t.TempDir()
 	tr := filepath.Join(root, "h.zst")
@@ -162,6 +165,22 @@ func TestSplitRefuses(t *testing.T) {
 	split(mixed, other, 2, 1, 2)
 	if code, stderr := replayPart(mixed, 0, 2); code != exitError || !strings.Contains(stderr, "is a slice of another trace") || !strings.Contains(stderr, "slice=1.zst") {
 		t.Errorf("slices of two traces: exit %d, %q", code, stderr)
+	}
+	// A slice of a trace that differs from the other's in one lane's
+	// address of one record: the identity (header frame and seek table)
+	// tells them apart, though a split task reads only its slice.
+	same, changed := filepath.Join(root, "same.zst"), filepath.Join(root, "changed.zst")
+	copyChanged(t, tr, same, -1)
+	copyChanged(t, tr, changed, 37)
+	oneValue := filepath.Join(root, "onevalue")
+	split(oneValue, same, 2, 0, 2)
+	split(oneValue, changed, 2, 1, 2)
+	if code, stderr := replayPart(oneValue, 0, 2); code != exitError || !strings.Contains(stderr, "is a slice of another trace") {
+		t.Errorf("slices of two traces differing in one value: exit %d, %q", code, stderr)
+	}
+	split(oneValue, same, 2, 1, 2) // the slice of the same trace replaces it
+	if code, stderr := replayPart(oneValue, 0, 2); code != 0 {
+		t.Errorf("slices of one trace: exit %d, %q", code, stderr)
 	}
 	// Slices of another partition count, and counts of slices.
 	counts := filepath.Join(root, "counts")
@@ -382,5 +401,62 @@ func TestSplitNamesHotWords(t *testing.T) {
 		if got := strings.Contains(out, "hot word"); got != c.hot {
 			t.Errorf("n=%d: a hot word named: %v, want %v:\n%s", c.n, got, c.hot, out)
 		}
+	}
+}
+
+// copyChanged copies the binary trace from to the file to, record for
+// record, in chunks of 20, with lane 3's address of instruction seq
+// change (none when negative) one word on.
+func copyChanged(t *testing.T, from, to string, change int64) {
+	t.Helper()
+	f, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	x, err := trace.OpenBinaryIndex(f, fi.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := x.Reader(0, x.NumChunks())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var buf bytes.Buffer
+	w, err := trace.NewBinaryWriter(&buf, x.Header(), trace.WithChunkInsts(20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := false
+	for {
+		in, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Dir == nil && int64(in.Seq) == change {
+			v := &in.Vals[in.Static.Addr]
+			if v.Kind != trace.VecList {
+				t.Fatalf("instruction %d: its address is not a list", in.Seq)
+			}
+			v.List[3] += 4
+			changed = true
+		}
+		if err := w.Write(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if change >= 0 && !changed {
+		t.Fatalf("no instruction %d", change)
+	}
+	if err := os.WriteFile(to, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
