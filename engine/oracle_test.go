@@ -146,6 +146,13 @@ func (s *seqOrderSink) Results(rs []Result) error {
 	return nil
 }
 
+func (s *seqOrderSink) ResultColumns(c *ResultColumns) error {
+	for i := range c.Len() {
+		s.results = append(s.results, c.Row(i))
+	}
+	return nil
+}
+
 func (s *seqOrderSink) flush() error {
 	if s.flushed {
 		return nil
