@@ -10,13 +10,19 @@ import (
 )
 
 // columnsOf is rows as the engine hands them to a sink with
-// engine.CapResultColumns: Elem, ValueHi and Fault nil when every row's
-// is 0.
+// engine.CapResultColumns: a seq run a seq (and one of no rows before
+// every fifth), Elem, ValueHi and Fault nil when every row's is 0.
 func columnsOf(rows []engine.Result) *engine.ResultColumns {
 	c := &engine.ResultColumns{}
 	var elems, his, faults bool
-	for _, r := range rows {
-		c.Seq = append(c.Seq, r.Seq)
+	for i, r := range rows {
+		if i == 0 || r.Seq != rows[i-1].Seq {
+			c.Seqs, c.Runs = append(c.Seqs, r.Seq), append(c.Runs, 0)
+			if r.Seq%5 == 0 {
+				c.Seqs, c.Runs = append(c.Seqs, r.Seq), append(c.Runs, 0) // a run of no rows
+			}
+		}
+		c.Runs[len(c.Runs)-1]++
 		c.Lane = append(c.Lane, r.Lane)
 		c.Addr = append(c.Addr, r.Addr)
 		c.Value = append(c.Value, r.Value)
@@ -114,6 +120,20 @@ func TestResultColumnsBadFault(t *testing.T) {
 	c := columnsOf([]engine.Result{{Seq: 4, Lane: 2, Fault: engine.FaultMisaligned}})
 	c.Fault[0] = 9
 	if err := w.ResultColumns(c); err == nil || err.Error() != "columnar: results: seq 4 lane 2: unknown fault 9" {
+		t.Errorf("got %v", err)
+	}
+}
+
+// TestResultColumnsBadRuns: seq runs that do not add up to the rows fail
+// the writer, saying so, rather than reading past them.
+func TestResultColumnsBadRuns(t *testing.T) {
+	w, err := New(t.TempDir(), WithTables("results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := columnsOf([]engine.Result{{Seq: 1}, {Seq: 1, Lane: 1}})
+	c.Runs[len(c.Runs)-1]--
+	if err := w.ResultColumns(c); err == nil || err.Error() != "columnar: results: 1 seq runs for 1 seq values, covering 1 rows of 2" {
 		t.Errorf("got %v", err)
 	}
 }

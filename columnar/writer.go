@@ -569,6 +569,10 @@ func (w *Writer) ResultColumns(rc *engine.ResultColumns) error {
 	if w.traceDone {
 		return w.fail(errAfterTrace("results"))
 	}
+	if len(rc.Runs) != len(rc.Seqs) || runRows(rc.Runs) != rc.Len() {
+		return w.fail(fmt.Errorf("columnar: results: %d seq runs for %d seq values, covering %d rows of %d", len(rc.Runs), len(rc.Seqs), runRows(rc.Runs), rc.Len()))
+	}
+	run, used := 0, uint32(0) // the seq run of row at, and its rows before at
 	for at, total := 0, rc.Len(); at < total; {
 		k := w.chunk(t, total-at)
 		b, n := t.b, t.b.rows
@@ -577,7 +581,7 @@ func (w *Writer) ResultColumns(rc *engine.ResultColumns) error {
 			// A batch's elem and value_hi start constant 0 (zerosCol).
 			cElem.kval, cElem.kstep, cHi.kval, cHi.kstep = 0, 0, 0, 0
 		}
-		copy(b.cols[0].u64()[n:n+k], rc.Seq[at:at+k])
+		run, used = putRuns(b.cols[0].u64()[n:n+k], rc.Seqs, rc.Runs, run, used)
 		copy(b.cols[1].u32()[n:n+k], rc.Lane[at:at+k])
 		copy(b.cols[3].u64()[n:n+k], rc.Addr[at:at+k])
 		copy(b.cols[4].u64()[n:n+k], rc.Value[at:at+k])
@@ -602,6 +606,32 @@ func (w *Writer) ResultColumns(rc *engine.ResultColumns) error {
 	return nil
 }
 
+// runRows is the rows of runs.
+func runRows(runs []uint32) int {
+	n := 0
+	for _, r := range runs {
+		n += int(r)
+	}
+	return n
+}
+
+// putRuns fills seq with the runs' values from row used of run on (see
+// engine.ResultColumns) and returns where the next row is.
+func putRuns(seq []uint64, seqs []uint64, runs []uint32, run int, used uint32) (int, uint32) {
+	for len(seq) > 0 {
+		for used == runs[run] {
+			run, used = run+1, 0
+		}
+		k := min(len(seq), int(runs[run]-used))
+		v := seqs[run]
+		for i := range seq[:k] {
+			seq[i] = v
+		}
+		seq, used = seq[k:], used+uint32(k)
+	}
+	return run, used
+}
+
 // putFaults writes the fault column's rows n… from rows at… of rc: while
 // every row of the batch is none (fs nil) the column stays constant, its
 // dictionary index stored once (putConst).
@@ -622,7 +652,7 @@ func (t *table) putFaults(fs []engine.Fault, at, n, k int, rc *engine.ResultColu
 	idx := c.idx()[n : n+k]
 	for i, fault := range fs[at : at+k] {
 		if fault > engine.FaultOutOfBounds {
-			return fmt.Errorf("columnar: results: seq %d lane %d: unknown fault %d", rc.Seq[at+i], rc.Lane[at+i], fault)
+			return fmt.Errorf("columnar: results: seq %d lane %d: unknown fault %d", t.b.cols[0].u64()[n+i], rc.Lane[at+i], fault)
 		}
 		f := t.faultIdx[fault]
 		if f < 0 {

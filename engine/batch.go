@@ -198,12 +198,15 @@ type batch struct {
 	// more than one: elems), the address and the fault. A slot's fault
 	// is written only when it is not FaultNone (recordFault,
 	// foreignRows), and finishAdd clears the column after a use that
-	// wrote any. resSeq is filled by the emit stage
-	// from the instructions (resultColumns), and rowBuf holds the rows as
-	// Results for a sink without CapResultColumns.
+	// wrote any. runSeqs and runRows are the seq column as runs, an
+	// instruction's a run, made by the emit stage (resultColumns), and
+	// rowBuf holds the rows as Results for a sink without
+	// CapResultColumns.
 	resLane, resElem []uint32
-	resAddr, resSeq  []uint64
+	resAddr          []uint64
 	resFault         []Fault
+	runSeqs          []uint64
+	runRows          []uint32
 	rowBuf           []Result
 	cols             ResultColumns
 	// elems: some instruction has more than one element (resElem is
@@ -491,21 +494,19 @@ func (b *batch) faulted() bool {
 }
 
 // resultColumns returns the batch's result rows as columns, without other
-// partitions' (in place: the batch is done with them). It fills the seq
-// column from the instructions, each a run of its slots.
+// partitions' (in place: the batch is done with them). The seq column is
+// a run an instruction, in slot order: binst.pos, which grows with
+// binst.slot whatever order an interleaving put the instructions in.
 func (b *batch) resultColumns() *ResultColumns {
-	n := b.nslots
-	b.resSeq = grow(b.resSeq, n)
+	n, ni := b.nslots, len(b.insts)
+	b.runSeqs, b.runRows = grow(b.runSeqs, ni), grow(b.runRows, ni)
 	for i := range b.insts {
 		bi := &b.insts[i]
-		k := bits.OnesCount32(bi.active) * b.plans[bi.pi].st.Elems
-		seq := b.resSeq[bi.slot : int(bi.slot)+k]
-		for j := range seq {
-			seq[j] = bi.Seq
-		}
+		b.runSeqs[bi.pos] = bi.Seq
+		b.runRows[bi.pos] = uint32(bits.OnesCount32(bi.active) * b.plans[bi.pi].st.Elems)
 	}
 	c := &b.cols
-	*c = ResultColumns{Seq: b.resSeq[:n], Lane: b.resLane[:n], Addr: b.resAddr[:n], Value: b.vals[:n]}
+	*c = ResultColumns{Seqs: b.runSeqs, Runs: b.runRows, Lane: b.resLane[:n], Addr: b.resAddr[:n], Value: b.vals[:n]}
 	if b.elems {
 		c.Elem = b.resElem[:n]
 	}
@@ -517,21 +518,27 @@ func (b *batch) resultColumns() *ResultColumns {
 		c.Fault = b.resFault[:n]
 	}
 	if b.partitioned {
-		m := 0
-		for i, f := range c.Fault {
-			if f == faultForeign {
-				continue
+		m, i := 0, 0
+		for k, rows := range c.Runs {
+			kept := uint32(0)
+			for end := i + int(rows); i < end; i++ {
+				f := c.Fault[i]
+				if f == faultForeign {
+					continue
+				}
+				c.Lane[m], c.Addr[m], c.Value[m], c.Fault[m] = c.Lane[i], c.Addr[i], c.Value[i], f
+				if c.Elem != nil {
+					c.Elem[m] = c.Elem[i]
+				}
+				if c.ValueHi != nil {
+					c.ValueHi[m] = c.ValueHi[i]
+				}
+				m++
+				kept++
 			}
-			c.Seq[m], c.Lane[m], c.Addr[m], c.Value[m], c.Fault[m] = c.Seq[i], c.Lane[i], c.Addr[i], c.Value[i], f
-			if c.Elem != nil {
-				c.Elem[m] = c.Elem[i]
-			}
-			if c.ValueHi != nil {
-				c.ValueHi[m] = c.ValueHi[i]
-			}
-			m++
+			c.Runs[k] = kept
 		}
-		c.Seq, c.Lane, c.Addr, c.Value, c.Fault = c.Seq[:m], c.Lane[:m], c.Addr[:m], c.Value[:m], c.Fault[:m]
+		c.Lane, c.Addr, c.Value, c.Fault = c.Lane[:m], c.Addr[:m], c.Value[:m], c.Fault[:m]
 		if c.Elem != nil {
 			c.Elem = c.Elem[:m]
 		}
@@ -547,10 +554,7 @@ func (b *batch) resultColumns() *ResultColumns {
 
 // results returns c's rows as Results, in a buffer of the batch's.
 func (b *batch) results(c *ResultColumns) []Result {
-	b.rowBuf = grow(b.rowBuf, c.Len())
-	for i := range b.rowBuf {
-		b.rowBuf[i] = c.Row(i)
-	}
+	b.rowBuf = c.AppendRows(b.rowBuf[:0])
 	return b.rowBuf
 }
 

@@ -35,9 +35,7 @@ func (c *Collector) ResultColumns(rc *ResultColumns) error {
 	if c.Committed || c.Aborted {
 		return errors.New("collector: closed")
 	}
-	for i := range rc.Len() {
-		c.Res = append(c.Res, rc.Row(i))
-	}
+	c.Res = rc.AppendRows(c.Res)
 	return nil
 }
 

@@ -147,9 +147,7 @@ func (s *seqOrderSink) Results(rs []Result) error {
 }
 
 func (s *seqOrderSink) ResultColumns(c *ResultColumns) error {
-	for i := range c.Len() {
-		s.results = append(s.results, c.Row(i))
-	}
+	s.results = c.AppendRows(s.results)
 	return nil
 }
 

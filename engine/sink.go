@@ -51,14 +51,17 @@ type Result struct {
 }
 
 // ResultColumns is a batch of per-lane rows as columns, for a sink with
-// CapResultColumns: row i is Result{Seq[i], Lane[i], Elem[i], Addr[i],
-// Value[i], ValueHi[i], Fault[i]}, the rows in the order Results would get
-// them. Seq, Lane, Addr and Value hold a value a row; Elem, ValueHi and
-// Fault are nil when every row's is 0 (FaultNone), as they are in a batch
-// of scalar accesses of at most 8 bytes that did not fault. The slices are
-// the engine's and valid only during the call.
+// CapResultColumns: the rows Results would get, in that order. Row i is
+// Result{seq, Lane[i], Elem[i], Addr[i], Value[i], ValueHi[i], Fault[i]},
+// its seq given as runs: the first Runs[0] rows have seq Seqs[0], the
+// next Runs[1] rows Seqs[1], and so on (an instruction's lane-elements; a
+// run may be of no rows). Lane, Addr and Value hold a value a row; Elem,
+// ValueHi and Fault are nil when every row's is 0 (FaultNone), as they
+// are in a batch of scalar accesses of at most 8 bytes that did not
+// fault. The slices are the engine's and valid only during the call.
 type ResultColumns struct {
-	Seq            []uint64
+	Seqs           []uint64
+	Runs           []uint32
 	Lane, Elem     []uint32
 	Addr           []uint64
 	Value, ValueHi []uint64
@@ -66,21 +69,27 @@ type ResultColumns struct {
 }
 
 // Len is the rows' count.
-func (c *ResultColumns) Len() int { return len(c.Seq) }
+func (c *ResultColumns) Len() int { return len(c.Lane) }
 
-// Row is row i as a Result.
-func (c *ResultColumns) Row(i int) Result {
-	r := Result{Seq: c.Seq[i], Lane: c.Lane[i], Addr: c.Addr[i], Value: c.Value[i]}
-	if c.Elem != nil {
-		r.Elem = c.Elem[i]
+// AppendRows appends the rows to dst as Results.
+func (c *ResultColumns) AppendRows(dst []Result) []Result {
+	i := 0
+	for k, seq := range c.Seqs {
+		for end := i + int(c.Runs[k]); i < end; i++ {
+			r := Result{Seq: seq, Lane: c.Lane[i], Addr: c.Addr[i], Value: c.Value[i]}
+			if c.Elem != nil {
+				r.Elem = c.Elem[i]
+			}
+			if c.ValueHi != nil {
+				r.ValueHi = c.ValueHi[i]
+			}
+			if c.Fault != nil {
+				r.Fault = c.Fault[i]
+			}
+			dst = append(dst, r)
+		}
 	}
-	if c.ValueHi != nil {
-		r.ValueHi = c.ValueHi[i]
-	}
-	if c.Fault != nil {
-		r.Fault = c.Fault[i]
-	}
-	return r
+	return dst
 }
 
 // InstStat is the per-instruction statistics row.
