@@ -172,6 +172,19 @@ func BenchmarkResults(b *testing.B) {
 	benchWrite(b, len(rs), "results.parquet", func(dir string) { writeResults(b, dir, rs) })
 }
 
+// BenchmarkResultColumns is BenchmarkResults' rows given as columns
+// (engine.CapResultColumns), a call per engine batch, as the engine hands
+// them over.
+func BenchmarkResultColumns(b *testing.B) {
+	rs := benchResults(benchRows)
+	var cs []*engine.ResultColumns
+	for i, per := 0, benchCallInst*benchLanes; i < len(rs); i += per {
+		cs = append(cs, columnsOf(rs[i:min(i+per, len(rs))]))
+	}
+	put := func(w *Writer, c []*engine.ResultColumns) error { return w.ResultColumns(c[0]) }
+	benchWrite(b, len(rs), "results.parquet", func(dir string) { writeTable(b, dir, "results", cs, 1, put) })
+}
+
 // benchWrite runs write, which writes one table into dir, b.N times, and
 // reports its costs per row of rows (cpuTimer.report) for the table's
 // file.

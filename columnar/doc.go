@@ -76,7 +76,10 @@
 //     instructions' seq, a hot counter's every column, the memory table's
 //     space and group) is held as its first value and step and its pages
 //     written from them, in the bytes its stored rows would give
-//     (batch.go, encodeAffine).
+//     (batch.go, encodeAffine). The results come from the engine as
+//     columns (engine.CapResultColumns, [Writer.ResultColumns]), each
+//     copied whole, seq filled from its runs; elem and value_hi stay constant 0 and fault constant
+//     "" until a row is not, the same bytes as from [Writer.Results].
 //     Where the CPU has AVX-512, a whole block's deltas are taken in
 //     assembly (deltas_amd64.s), to the bytes Go's loop gives
 //     (TestBlockDeltasAVX512).

@@ -464,7 +464,7 @@ func (w *Writer) open(id tableID) (*table, error) {
 func (w *Writer) Caps() engine.SinkCaps {
 	c := engine.CapMemoryPages
 	if w.tables[tResults] != nil {
-		c |= engine.CapResults
+		c |= engine.CapResults | engine.CapResultColumns
 	}
 	if w.tables[tAddresses] != nil {
 		c |= engine.CapAddresses
@@ -488,6 +488,9 @@ func (w *Writer) Results(rs []engine.Result) error {
 		if n == 0 {
 			// A batch's elem and value_hi start constant 0 (zerosCol).
 			cElem.kval, cElem.kstep, cHi.kval, cHi.kstep = 0, 0, 0, 0
+		}
+		if c := &b.cols[6]; c.konst {
+			b.fillRows(c, n) // the fault column, constant from ResultColumns
 		}
 		var (
 			seq     = b.cols[0].u64()[n : n+k]
@@ -551,6 +554,137 @@ func (w *Writer) Results(rs []engine.Result) error {
 		}
 	}
 	return nil
+}
+
+// ResultColumns appends rows given as columns to the results table
+// (engine.CapResultColumns): the same rows as Results would append, each
+// column copied whole, and a column the engine leaves out (elem,
+// value_hi: all 0; fault: all none) left constant or filled without
+// reading a row.
+func (w *Writer) ResultColumns(rc *engine.ResultColumns) error {
+	t, err := w.open(tResults)
+	if t == nil {
+		return err
+	}
+	if w.traceDone {
+		return w.fail(errAfterTrace("results"))
+	}
+	if len(rc.Runs) != len(rc.Seqs) || runRows(rc.Runs) != rc.Len() {
+		return w.fail(fmt.Errorf("columnar: results: %d seq runs for %d seq values, covering %d rows of %d", len(rc.Runs), len(rc.Seqs), runRows(rc.Runs), rc.Len()))
+	}
+	run, used := 0, uint32(0) // the seq run of row at, and its rows before at
+	for at, total := 0, rc.Len(); at < total; {
+		k := w.chunk(t, total-at)
+		b, n := t.b, t.b.rows
+		cElem, cHi := &b.cols[2], &b.cols[5]
+		if n == 0 {
+			// A batch's elem and value_hi start constant 0 (zerosCol).
+			cElem.kval, cElem.kstep, cHi.kval, cHi.kstep = 0, 0, 0, 0
+		}
+		run, used = putRuns(b.cols[0].u64()[n:n+k], rc.Seqs, rc.Runs, run, used)
+		copy(b.cols[1].u32()[n:n+k], rc.Lane[at:at+k])
+		copy(b.cols[3].u64()[n:n+k], rc.Addr[at:at+k])
+		copy(b.cols[4].u64()[n:n+k], rc.Value[at:at+k])
+		if err := t.putFaults(rc.Fault, at, n, k, rc); err != nil {
+			return w.fail(err)
+		}
+		var elem []uint32
+		if rc.Elem != nil {
+			elem = rc.Elem[at : at+k]
+		}
+		putZeros(b, cElem, n, k, elem, (*colBuf).u32)
+		var hi []uint64
+		if rc.ValueHi != nil {
+			hi = rc.ValueHi[at : at+k]
+		}
+		putZeros(b, cHi, n, k, hi, (*colBuf).u64)
+		at += k
+		if err := w.added(t, k); err != nil {
+			return w.fail(err)
+		}
+	}
+	return nil
+}
+
+// runRows is the rows of runs.
+func runRows(runs []uint32) int {
+	n := 0
+	for _, r := range runs {
+		n += int(r)
+	}
+	return n
+}
+
+// putRuns fills seq with the runs' values from row used of run on (see
+// engine.ResultColumns) and returns where the next row is.
+func putRuns(seq []uint64, seqs []uint64, runs []uint32, run int, used uint32) (int, uint32) {
+	for len(seq) > 0 {
+		for used == runs[run] {
+			run, used = run+1, 0
+		}
+		k := min(len(seq), int(runs[run]-used))
+		v := seqs[run]
+		for i := range seq[:k] {
+			seq[i] = v
+		}
+		seq, used = seq[k:], used+uint32(k)
+	}
+	return run, used
+}
+
+// putFaults writes the fault column's rows n… from rows at… of rc: while
+// every row of the batch is none (fs nil) the column stays constant, its
+// dictionary index stored once (putConst).
+func (t *table) putFaults(fs []engine.Fault, at, n, k int, rc *engine.ResultColumns) error {
+	b, c := t.b, &t.b.cols[6]
+	if fs == nil {
+		f := t.faultIdx[engine.FaultNone]
+		if f < 0 {
+			f = t.str(6, engine.FaultNone.String())
+			t.faultIdx[engine.FaultNone] = f
+		}
+		b.putConst(c, uint64(f), n, k)
+		return nil
+	}
+	if c.konst {
+		b.fillRows(c, n)
+	}
+	idx := c.idx()[n : n+k]
+	for i, fault := range fs[at : at+k] {
+		if fault > engine.FaultOutOfBounds {
+			return fmt.Errorf("columnar: results: seq %d lane %d: unknown fault %d", t.b.cols[0].u64()[n+i], rc.Lane[at+i], fault)
+		}
+		f := t.faultIdx[fault]
+		if f < 0 {
+			f = t.str(6, fault.String())
+			t.faultIdx[fault] = f
+		}
+		idx[i] = f
+	}
+	return nil
+}
+
+// putZeros writes rows [n, n+k) of c, a column of tableSpec.zeros, from
+// vs (all 0 when vs is nil): while the column is constant 0 and the rows
+// are 0 it stores nothing.
+func putZeros[T uint32 | uint64](b *batch, c *colBuf, n, k int, vs []T, dst func(*colBuf) []T) {
+	if vs == nil {
+		b.putConst(c, 0, n, k)
+		return
+	}
+	if c.konst {
+		var ors T
+		for _, v := range vs {
+			ors |= v
+		}
+		if ors == 0 && c.kval == 0 && c.kstep == 0 {
+			return
+		}
+		// The first rows of the batch that are not all 0: the column
+		// stores its rows from here on.
+		b.fillRows(c, n)
+	}
+	copy(dst(c)[n:n+k], vs)
 }
 
 // Instructions appends rows to the instructions table and adds them to

@@ -7,14 +7,6 @@ import (
 // The apply stage: each owner performs the records routed to it, range by
 // range, and the results go back to their rows.
 
-// mergeValues copies each slot's returned value into its result row.
-func (b *batch) mergeValues() {
-	vals, his := b.vals[:len(b.results)], b.valsHi[:len(b.results)]
-	for i := range b.results {
-		b.results[i].Value, b.results[i].ValueHi = vals[i], his[i]
-	}
-}
-
 // apply performs every record owner o received, range by range, each
 // range's records in the order expand made them, which is trace order.
 // With a tracker, the records are also counted for the addresses table, by

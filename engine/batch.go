@@ -192,11 +192,29 @@ type batch struct {
 	lastVecs int
 	// plans are the replay's plans, by plan.id, as of the batch's last
 	// instruction (finishAdd): the reader only appends to them.
-	plans   []*plan
-	results []Result
-	// vals and valsHi are what each slot's lane got back. apply writes
-	// them; mergeValues copies them into results in slot order before
-	// emitting.
+	plans []*plan
+	// The per-lane rows, a column each, by slot (expand writes them:
+	// setRow): the lane, the element (only when some instruction has
+	// more than one: elems), the address and the fault. A slot's fault
+	// is written only when it is not FaultNone (recordFault,
+	// foreignRows), and finishAdd clears the column after a use that
+	// wrote any. runSeqs and runRows are the seq column as runs, an
+	// instruction's a run, made by the emit stage (resultColumns), and
+	// rowBuf holds the rows as Results for a sink without
+	// CapResultColumns.
+	resLane, resElem []uint32
+	resAddr          []uint64
+	resFault         []Fault
+	runSeqs          []uint64
+	runRows          []uint32
+	rowBuf           []Result
+	cols             ResultColumns
+	// elems: some instruction has more than one element (resElem is
+	// written).
+	elems bool
+	// vals and valsHi are what each slot's lane got back: the value
+	// column and, for 16-byte accesses (wide), its high half. apply
+	// writes them.
 	vals, valsHi []uint64
 	// opB, opC (and their high halves, for 128-bit accesses) are each
 	// slot's sources, where they differ from lane to lane (binst.bUni).
@@ -297,7 +315,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 	b.plans = nil
 	b.nslots = 0
 	b.parts, b.hasParts = b.parts[:0], false
-	b.wide, b.notAdd = false, false
+	b.wide, b.notAdd, b.elems = false, false, false
 	clear(b.inits) // drop the copies' data
 	b.inits, b.initBytes = b.inits[:0], 0
 	b.err = nil
@@ -360,6 +378,7 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	bi.vals = b.addVecs(in, inArena)
 	b.nslots += bits.OnesCount32(active) * in.Static.Elems
 	b.wide = b.wide || p.size == 16
+	b.elems = b.elems || in.Static.Elems > 1
 	b.notAdd = b.notAdd || !p.add32() || p.st.HasDst && !p.noRet && !b.noResults
 	if in.Static.Elems == 1 && p.size <= 8 {
 		b.sources(bi, in, p)
@@ -447,23 +466,96 @@ func (b *batch) foreignRows(slot, n uint32) {
 		return
 	}
 	for k := range n {
-		b.results[slot+k].Fault = faultForeign
+		b.resFault[slot+k] = faultForeign
 	}
 }
 
-// localResults returns the batch's result rows without other partitions'
-// (in place: the batch is done with them).
-func (b *batch) localResults() []Result {
-	if !b.partitioned {
-		return b.results
+// setRow writes slot's row but its fault (FaultNone unless recordFault
+// writes one) and its value, which stays 0 unless apply writes one.
+func (b *batch) setRow(slot uint32, lane, e int, addr uint64) {
+	b.resLane[slot], b.resAddr[slot] = uint32(lane), addr
+	if b.elems {
+		b.resElem[slot] = uint32(e)
 	}
-	out := b.results[:0]
-	for i := range b.results {
-		if b.results[i].Fault != faultForeign {
-			out = append(out, b.results[i])
+	b.vals[slot] = 0
+	if b.wide {
+		b.valsHi[slot] = 0
+	}
+}
+
+// faulted reports whether some lane of the batch faulted.
+func (b *batch) faulted() bool {
+	for _, s := range b.firstFault {
+		if s >= 0 {
+			return true
 		}
 	}
-	return out
+	return false
+}
+
+// resultColumns returns the batch's result rows as columns, without other
+// partitions' (in place: the batch is done with them). The seq column is
+// a run an instruction, in slot order: binst.pos, which grows with
+// binst.slot whatever order an interleaving put the instructions in.
+func (b *batch) resultColumns() *ResultColumns {
+	n, ni := b.nslots, len(b.insts)
+	b.runSeqs, b.runRows = grow(b.runSeqs, ni), grow(b.runRows, ni)
+	for i := range b.insts {
+		bi := &b.insts[i]
+		b.runSeqs[bi.pos] = bi.Seq
+		b.runRows[bi.pos] = uint32(bits.OnesCount32(bi.active) * b.plans[bi.pi].st.Elems)
+	}
+	c := &b.cols
+	*c = ResultColumns{Seqs: b.runSeqs, Runs: b.runRows, Lane: b.resLane[:n], Addr: b.resAddr[:n], Value: b.vals[:n]}
+	if b.elems {
+		c.Elem = b.resElem[:n]
+	}
+	if b.wide {
+		c.ValueHi = b.valsHi[:n]
+	}
+	faulted := b.faulted()
+	if faulted || b.partitioned {
+		c.Fault = b.resFault[:n]
+	}
+	if b.partitioned {
+		m, i := 0, 0
+		for k, rows := range c.Runs {
+			kept := uint32(0)
+			for end := i + int(rows); i < end; i++ {
+				f := c.Fault[i]
+				if f == faultForeign {
+					continue
+				}
+				c.Lane[m], c.Addr[m], c.Value[m], c.Fault[m] = c.Lane[i], c.Addr[i], c.Value[i], f
+				if c.Elem != nil {
+					c.Elem[m] = c.Elem[i]
+				}
+				if c.ValueHi != nil {
+					c.ValueHi[m] = c.ValueHi[i]
+				}
+				m++
+				kept++
+			}
+			c.Runs[k] = kept
+		}
+		c.Lane, c.Addr, c.Value, c.Fault = c.Lane[:m], c.Addr[:m], c.Value[:m], c.Fault[:m]
+		if c.Elem != nil {
+			c.Elem = c.Elem[:m]
+		}
+		if c.ValueHi != nil {
+			c.ValueHi = c.ValueHi[:m]
+		}
+		if !faulted {
+			c.Fault = nil
+		}
+	}
+	return c
+}
+
+// results returns c's rows as Results, in a buffer of the batch's.
+func (b *batch) results(c *ResultColumns) []Result {
+	b.rowBuf = c.AppendRows(b.rowBuf[:0])
+	return b.rowBuf
 }
 
 // push extends *s by one element and returns it, holding whatever the
@@ -528,10 +620,20 @@ func (b *batch) finishAdd(plans []*plan) {
 	b.plans = plans
 	n := b.nslots
 	if !b.noResults {
-		b.results = grow(b.results, n)
+		b.resLane, b.resAddr = grow(b.resLane, n), grow(b.resAddr, n)
+		if b.partitioned || b.faulted() {
+			// The last use wrote faults (or foreign rows) into the
+			// column: its ranges' firstFault are still that use's (a
+			// range it did not expand wrote none).
+			clear(b.resFault[:cap(b.resFault)])
+		}
+		b.resFault = grow(b.resFault, n) // a new array is 0 too
+		if b.elems {
+			b.resElem = grow(b.resElem, n)
+		}
 		b.vals, b.valsHi = grow(b.vals, n), grow(b.valsHi, n)
 	} else {
-		b.results, b.vals, b.valsHi = b.results[:0], b.vals[:0], b.valsHi[:0]
+		b.vals, b.valsHi = b.vals[:0], b.valsHi[:0]
 	}
 	// Sized when an instruction first stores a source there (needOps),
 	// so that a batch whose every warp carries its sources in its records

@@ -18,6 +18,7 @@ type strictSink struct {
 	t                      *testing.T
 	caps                   SinkCaps
 	what                   string
+	ref                    bool // the reference's replay: it gives rows to Results whatever the sink declares
 	insts, results, addrs  int
 	words, pages, pageRows int
 	committed              bool
@@ -34,7 +35,16 @@ func (s *strictSink) undeclared(method string, part SinkCaps) {
 func (s *strictSink) Instructions(st []InstStat) error { s.insts += len(st); return nil }
 func (s *strictSink) Results(rs []Result) error {
 	s.undeclared("Results", CapResults)
+	if s.caps&CapResultColumns != 0 && !s.ref {
+		s.t.Errorf("%s: Results called on a sink that declared %v", s.what, s.caps)
+	}
 	s.results += len(rs)
+	return nil
+}
+func (s *strictSink) ResultColumns(c *ResultColumns) error {
+	s.undeclared("ResultColumns", CapResults)
+	s.undeclared("ResultColumns", CapResultColumns)
+	s.results += c.Len()
 	return nil
 }
 func (s *strictSink) Addresses(rows []AddressStat) error {
@@ -54,7 +64,8 @@ func (s *strictSink) Abort() error  { return nil }
 
 // allSinkCaps is every combination of the sink's flags.
 var allSinkCaps = []SinkCaps{0, CapResults, CapAddresses, CapMemoryPages, CapResults | CapAddresses,
-	CapResults | CapMemoryPages, CapAddresses | CapMemoryPages, CapResults | CapAddresses | CapMemoryPages}
+	CapResults | CapMemoryPages, CapAddresses | CapMemoryPages, CapResults | CapAddresses | CapMemoryPages,
+	CapResultColumns, CapResults | CapResultColumns, CapResults | CapResultColumns | CapAddresses | CapMemoryPages}
 
 // TestSinkGetsOnlyWhatItDeclares: the engine and the reference call no
 // Sink method for a part the sink did not declare, under every
@@ -85,7 +96,7 @@ func TestSinkGetsOnlyWhatItDeclares(t *testing.T) {
 			for oname, opts := range optSets {
 				for _, ref := range []bool{false, true} {
 					what := fmt.Sprintf("%v, %s, %s, reference %v", caps, sname, oname, ref)
-					s := &strictSink{t: t, caps: caps, what: what}
+					s := &strictSink{t: t, caps: caps, what: what, ref: ref}
 					replay := Replay
 					if ref {
 						replay = replayReference

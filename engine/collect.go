@@ -27,6 +27,18 @@ func (c *Collector) Results(rs []Result) error {
 	return nil
 }
 
+// ResultColumns keeps the rows as Results would. Collector's Caps do
+// not declare CapResultColumns, so that a sink that embeds it and
+// overrides Results gets the rows there; one that declares it gets them
+// here.
+func (c *Collector) ResultColumns(rc *ResultColumns) error {
+	if c.Committed || c.Aborted {
+		return errors.New("collector: closed")
+	}
+	c.Res = rc.AppendRows(c.Res)
+	return nil
+}
+
 func (c *Collector) Instructions(st []InstStat) error {
 	if c.Committed || c.Aborted {
 		return errors.New("collector: closed")
@@ -43,8 +55,9 @@ func (c *Collector) Memory(ws []Word) error {
 	return nil
 }
 
-// Caps is every optional part: results, the addresses table, and the
-// memory table by pages (kept as Words, as Memory keeps them).
+// Caps is every optional part: results (as Results, not columns: see
+// ResultColumns), the addresses table, and the memory table by pages
+// (kept as Words, as Memory keeps them).
 func (c *Collector) Caps() SinkCaps { return CapResults | CapAddresses | CapMemoryPages }
 
 // MemoryPage keeps a page's words as Memory would.

@@ -43,11 +43,12 @@
 // # Sinks and sources declare what they can do
 //
 // A Sink declares in one method, Caps, which optional parts of the output
-// it wants: per-lane results ([CapResults]), the addresses table
-// ([CapAddresses]), the memory table a page at a time
-// ([CapMemoryPages]). The engine trusts it: it calls Results, Addresses
-// and MemoryPage only on a sink that declared them, and builds no rows
-// for a part nobody declared. A sink of your own embeds [NopSink] for the
+// it wants: per-lane results ([CapResults]), as columns rather than
+// Results ([CapResultColumns]), the addresses table ([CapAddresses]),
+// the memory table a page at a time ([CapMemoryPages]). The engine
+// trusts it: it calls Results, ResultColumns, Addresses and MemoryPage
+// only on a sink that declared them, and builds no rows for a part
+// nobody declared. A sink of your own embeds [NopSink] for the
 // methods it does not need and declares its Caps:
 //
 //	type resultCounter struct {

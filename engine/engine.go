@@ -226,6 +226,7 @@ type pipeline struct {
 	workers             int
 	expanders, appliers int
 	noResults           bool
+	columns             bool // the sink takes results as columns (CapResultColumns)
 	pool                chan *batch
 	toCompute, toEmit   chan *batch
 	stop                chan struct{}
@@ -239,6 +240,7 @@ func (e *replayer) newPipeline(sink Sink) *pipeline {
 	pl := &pipeline{e: e, start: time.Now(), workers: e.opts.workerCount()}
 	caps := sink.Caps()
 	pl.noResults = caps&CapResults == 0
+	pl.columns = caps&CapResultColumns != 0
 	counts := caps&CapAddresses != 0
 	pl.expanders, pl.appliers = stages(pl.workers, counts && e.opts.explore)
 	if counts {
@@ -318,8 +320,11 @@ func (pl *pipeline) emit(sink Sink) {
 		if pl.emitErr == nil {
 			pl.emitErr = sink.Instructions(b.rows())
 			if pl.emitErr == nil && !pl.noResults {
-				b.mergeValues()
-				pl.emitErr = sink.Results(b.localResults())
+				if c := b.resultColumns(); pl.columns {
+					pl.emitErr = sink.ResultColumns(c)
+				} else {
+					pl.emitErr = sink.Results(b.results(c))
+				}
 			}
 			if pl.emitErr != nil {
 				pl.halt()

@@ -178,8 +178,7 @@ func (b *batch) expandLanes(ii int, bi *xinst, routes []route, cur *shard.Cursor
 				b.recordFault(bi, lane, e, slot, addr, f, r)
 			default:
 				if !b.noResults {
-					b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
-					b.vals[slot], b.valsHi[slot] = 0, 0
+					b.setRow(slot, lane, e, addr)
 				}
 				if !b.routeElem(ii, bi, lane, e, slot, addr, routes, cur) {
 					b.rangeErr[r] = errMemoryFull
@@ -203,8 +202,7 @@ func (b *batch) statusRow(bi *xinst, lane, e int, slot uint32, addr uint64, f Fa
 	if b.noResults {
 		return
 	}
-	b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr}
-	b.vals[slot], b.valsHi[slot] = 0, 0
+	b.setRow(slot, lane, e, addr)
 	if f == FaultNone {
 		b.vals[slot] = 1
 	}
@@ -216,8 +214,8 @@ func (b *batch) statusRow(bi *xinst, lane, e int, slot uint32, addr uint64, f Fa
 func (b *batch) recordFault(bi *xinst, lane, e int, slot uint32, addr uint64, f Fault, r int) {
 	row := Result{Seq: bi.Seq, Lane: uint32(lane), Elem: uint32(e), Addr: addr, Fault: f}
 	if !b.noResults {
-		b.results[slot] = row
-		b.vals[slot], b.valsHi[slot] = 0, 0
+		b.setRow(slot, lane, e, addr)
+		b.resFault[slot] = f
 	}
 	if b.firstFault[r] < 0 || int(slot) < b.firstFault[r] {
 		b.firstFault[r] = int(slot)
@@ -766,13 +764,31 @@ func (p *plan) inRegion(lo, hi uint64) bool {
 }
 
 // warpRows writes a fault-free warp's result rows, one per active lane.
+// Column by column: the addresses copied whole, the values (what stays
+// when nothing returns) cleared, the lanes counted up when they are the
+// warp's first n; the seq column is the emit stage's (resultColumns).
 func (b *batch) warpRows(bi *xinst, addrs []uint64) {
-	slot := bi.slot
+	lo := int(bi.slot)
+	n := bits.OnesCount32(bi.active)
+	hi := lo + n
+	copy(b.resAddr[lo:hi], addrs[:n])
+	clear(b.vals[lo:hi])
+	if b.wide {
+		clear(b.valsHi[lo:hi])
+	}
+	if b.elems {
+		clear(b.resElem[lo:hi])
+	}
+	lanes := b.resLane[lo:hi]
+	if m := bi.active; m&(m+1) == 0 {
+		for k := range lanes {
+			lanes[k] = uint32(k)
+		}
+		return
+	}
 	k := 0
 	for m := bi.active; m != 0; m &= m - 1 {
-		b.results[slot] = Result{Seq: bi.Seq, Lane: uint32(bits.TrailingZeros32(m)), Addr: addrs[k]}
-		b.vals[slot], b.valsHi[slot] = 0, 0 // what stays when nothing returns
-		slot++
+		lanes[k] = uint32(bits.TrailingZeros32(m))
 		k++
 	}
 }

@@ -146,6 +146,11 @@ func (s *seqOrderSink) Results(rs []Result) error {
 	return nil
 }
 
+func (s *seqOrderSink) ResultColumns(c *ResultColumns) error {
+	s.results = c.AppendRows(s.results)
+	return nil
+}
+
 func (s *seqOrderSink) flush() error {
 	if s.flushed {
 		return nil

@@ -34,6 +34,12 @@ func wordKey(a, b Word) int {
 	return cmp.Or(cmp.Compare(a.Space.String(), b.Space.String()), cmp.Compare(a.Group, b.Group), cmp.Compare(a.Addr, b.Addr))
 }
 
+// columnCollector is a Collector that takes the results as columns
+// (CapResultColumns).
+type columnCollector struct{ *Collector }
+
+func (c *columnCollector) Caps() SinkCaps { return c.Collector.Caps() | CapResultColumns }
+
 // checkPartitions replays src whole and as n partitions (each under its
 // own worker and batch count) and checks that the partitions' memory,
 // results and addresses rows are the whole replay's, each exactly once,
@@ -51,8 +57,12 @@ func checkPartitions(t *testing.T, src string, n int) {
 	var stats [][]InstStat
 	for i := range n {
 		var c Collector
+		var sink Sink = &c
+		if i%2 == 1 {
+			sink = &columnCollector{&c} // the results as columns, as columnar.Writer takes them
+		}
 		opts := []Option{WithPartition(i, n), WithExplore(true), WithWorkers(1 + i%3), WithBatchInsts([]int{4096, 7, 1}[i%3])}
-		if _, err := Replay(t.Context(), textSource(t, src), &c, opts...); err != nil {
+		if _, err := Replay(t.Context(), textSource(t, src), sink, opts...); err != nil {
 			t.Fatalf("partition %d/%d: %v", i, n, err)
 		}
 		for _, w := range c.Words {

@@ -299,7 +299,7 @@ type sinkConfig struct {
 	results   bool // CapResults: the results table is among the tables
 	addresses bool // CapAddresses: the addresses table is among them
 	explore   bool // WithExplore (the command's -explore)
-	pages     bool // CapMemoryPages, as columnar.Writer declares
+	pages     bool // CapMemoryPages (and CapResultColumns), as columnar.Writer declares
 	orders    bool // ExploreOrders' own sink (memorySink): the memory alone
 }
 
@@ -388,12 +388,19 @@ func (s *configSink) Caps() SinkCaps {
 	return c
 }
 
-// pagedSink is a configSink that takes the memory table by pages, as
-// columnar.Writer does.
+// pagedSink is a configSink that takes the memory table by pages and the
+// results as columns, as columnar.Writer does.
 type pagedSink struct{ configSink }
 
-// Caps is its configuration's, with the memory table by pages.
-func (s *pagedSink) Caps() SinkCaps { return s.configSink.Caps() | CapMemoryPages }
+// Caps is its configuration's, with the memory table by pages and the
+// results, if any, as columns.
+func (s *pagedSink) Caps() SinkCaps {
+	c := s.configSink.Caps() | CapMemoryPages
+	if c&CapResults != 0 {
+		c |= CapResultColumns
+	}
+	return c
+}
 
 func (s *pagedSink) MemoryPage(p *WordPage) error {
 	for i, w := range p.Words {

@@ -50,6 +50,48 @@ type Result struct {
 	Fault   Fault
 }
 
+// ResultColumns is a batch of per-lane rows as columns, for a sink with
+// CapResultColumns: the rows Results would get, in that order. Row i is
+// Result{seq, Lane[i], Elem[i], Addr[i], Value[i], ValueHi[i], Fault[i]},
+// its seq given as runs: the first Runs[0] rows have seq Seqs[0], the
+// next Runs[1] rows Seqs[1], and so on (an instruction's lane-elements; a
+// run may be of no rows). Lane, Addr and Value hold a value a row; Elem,
+// ValueHi and Fault are nil when every row's is 0 (FaultNone), as they
+// are in a batch of scalar accesses of at most 8 bytes that did not
+// fault. The slices are the engine's and valid only during the call.
+type ResultColumns struct {
+	Seqs           []uint64
+	Runs           []uint32
+	Lane, Elem     []uint32
+	Addr           []uint64
+	Value, ValueHi []uint64
+	Fault          []Fault
+}
+
+// Len is the rows' count.
+func (c *ResultColumns) Len() int { return len(c.Lane) }
+
+// AppendRows appends the rows to dst as Results.
+func (c *ResultColumns) AppendRows(dst []Result) []Result {
+	i := 0
+	for k, seq := range c.Seqs {
+		for end := i + int(c.Runs[k]); i < end; i++ {
+			r := Result{Seq: seq, Lane: c.Lane[i], Addr: c.Addr[i], Value: c.Value[i]}
+			if c.Elem != nil {
+				r.Elem = c.Elem[i]
+			}
+			if c.ValueHi != nil {
+				r.ValueHi = c.ValueHi[i]
+			}
+			if c.Fault != nil {
+				r.Fault = c.Fault[i]
+			}
+			dst = append(dst, r)
+		}
+	}
+	return dst
+}
+
 // InstStat is the per-instruction statistics row.
 type InstStat struct {
 	Seq         uint64
@@ -122,20 +164,31 @@ const (
 	// per row. Memory is still called, once with no words, when no word
 	// was written (and the reference interpreter gives Words to Memory).
 	CapMemoryPages
+	// CapResultColumns, with CapResults: the engine hands the per-lane rows
+	// to ResultColumns as columns rather than to Results as a Result per
+	// row, so that the sink copies each column whole (and leaves out the
+	// columns that are all 0) instead of reading 48 bytes a row. Without
+	// CapResults it means nothing. The reference interpreter gives
+	// Results to Results either way.
+	CapResultColumns
 )
 
-// String lists the flags: "results|addresses|memory-pages", or "none".
+// allCaps is every flag.
+const allCaps = CapResults | CapAddresses | CapMemoryPages | CapResultColumns
+
+// String lists the flags: "results|addresses|memory-pages|result-columns",
+// or "none".
 func (c SinkCaps) String() string {
 	var names []string
 	for _, f := range []struct {
 		c    SinkCaps
 		name string
-	}{{CapResults, "results"}, {CapAddresses, "addresses"}, {CapMemoryPages, "memory-pages"}} {
+	}{{CapResults, "results"}, {CapAddresses, "addresses"}, {CapMemoryPages, "memory-pages"}, {CapResultColumns, "result-columns"}} {
 		if c&f.c != 0 {
 			names = append(names, f.name)
 		}
 	}
-	if c&^(CapResults|CapAddresses|CapMemoryPages) != 0 {
+	if c&^allCaps != 0 {
 		names = append(names, "?")
 	}
 	if names == nil {
@@ -145,8 +198,8 @@ func (c SinkCaps) String() string {
 }
 
 // Sink receives a replay's output, in order: Instructions (and Results,
-// with CapResults) batch by batch in trace order (seq, then lane, then
-// element); then the addresses table (with CapAddresses) in one or more
+// or ResultColumns, with CapResults) batch by batch in trace order (seq,
+// then lane, then element); then the addresses table (with CapAddresses) in one or more
 // Addresses calls, sorted by (space, group, addr) across them; then the
 // memory table, every written word sorted by (space, group, addr) across
 // all calls, as Memory calls or, with CapMemoryPages, MemoryPage calls,
@@ -155,8 +208,8 @@ func (c SinkCaps) String() string {
 // discards everything written so far.
 //
 // Caps declares the optional parts the sink wants; the engine trusts it,
-// and calls Results, Addresses and MemoryPage only on a sink that
-// declared them. Every method is part of the interface, so a wrapper that
+// and calls Results, ResultColumns, Addresses and MemoryPage only on a
+// sink that declared them. Every method is part of the interface, so a wrapper that
 // embeds the Sink it wraps forwards them all, Caps with them, and hides
 // none. A sink of its own embeds [NopSink] for the methods it does not
 // need, and must then declare its Caps: see the package documentation.
@@ -165,8 +218,9 @@ type Sink interface {
 	// same value every time.
 	Caps() SinkCaps
 	Instructions(st []InstStat) error
-	Results(rs []Result) error          // only with CapResults
-	Addresses(rows []AddressStat) error // only with CapAddresses
+	Results(rs []Result) error            // only with CapResults
+	ResultColumns(c *ResultColumns) error // only with CapResults|CapResultColumns
+	Addresses(rows []AddressStat) error   // only with CapAddresses
 	Memory(ws []Word) error
 	MemoryPage(p *WordPage) error // only with CapMemoryPages
 	Commit() error
@@ -179,13 +233,14 @@ type Sink interface {
 // to declare CapResults without the compiler saying so.
 type NopSink struct{}
 
-func (NopSink) Instructions([]InstStat) error { return nil }
-func (NopSink) Results([]Result) error        { return nil }
-func (NopSink) Addresses([]AddressStat) error { return nil }
-func (NopSink) Memory([]Word) error           { return nil }
-func (NopSink) MemoryPage(*WordPage) error    { return nil }
-func (NopSink) Commit() error                 { return nil }
-func (NopSink) Abort() error                  { return nil }
+func (NopSink) Instructions([]InstStat) error      { return nil }
+func (NopSink) Results([]Result) error             { return nil }
+func (NopSink) ResultColumns(*ResultColumns) error { return nil }
+func (NopSink) Addresses([]AddressStat) error      { return nil }
+func (NopSink) Memory([]Word) error                { return nil }
+func (NopSink) MemoryPage(*WordPage) error         { return nil }
+func (NopSink) Commit() error                      { return nil }
+func (NopSink) Abort() error                       { return nil }
 
 // Discard returns a Sink that keeps nothing and wants no optional part,
 // so that the engine builds no per-lane rows and tracks no addresses: for
