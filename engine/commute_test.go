@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -511,6 +512,25 @@ func TestSIMD16PageSumsEqualReference(t *testing.T) {
 					t.Errorf("%d options: %d warps summed in a page, want the 200 full SIMD16 warps' most", len(opts), e.pageSums)
 				}
 				sameAsReference(t, c, want, true, false, fmt.Sprintf("%d options", len(opts)))
+			}
+			// Two partitions, each summing its own warps: their memory is
+			// the whole replay's, their statistics combine to its.
+			wholeSink, whole := sinkFor(true, false)
+			runEngine(t, src, wholeSink)
+			var words []Word
+			var parts [][]InstStat
+			for i := range 2 {
+				sink, c := sinkFor(true, false)
+				runEngine(t, src, sink, WithPartition(i, 2), WithWorkers(1+i))
+				words, parts = append(words, c.Words...), append(parts, c.Stats)
+			}
+			slices.SortFunc(words, wordKey)
+			wantWords := slices.SortedFunc(slices.Values(whole.Words), wordKey)
+			if !reflect.DeepEqual(words, wantWords) {
+				t.Errorf("two partitions' memory differs from the whole replay's")
+			}
+			if got := combineStats(parts); !reflect.DeepEqual(got, whole.Stats) {
+				t.Errorf("two partitions' statistics do not combine to the whole replay's")
 			}
 		})
 	}
