@@ -104,8 +104,7 @@ func (b *batch) sumPage(acc *pageAcc, ii int, bi *xinst, routes []route, o int, 
 	acc.inst, acc.lanes, acc.warps = uint32(ii), acc.lanes+len(addrs), acc.warps+1
 	acc.lo, acc.hi = min(acc.lo, lo), max(acc.hi, hi)
 	if len(addrs) != trace.MaxLanes {
-		// A partial warp or a SIMD16 one, of one addend (routePageLanes
-		// and sumWarp send no other).
+		// A SIMD16 warp (sumWarp's), of one addend: Go's loop.
 		ps := b.pageSet(r)
 		ps.next()
 		return sumLanesN(&acc.sums, addrs, uint32(bi.bVal), &ps.counts, ps.gen)
@@ -136,8 +135,8 @@ func (b *batch) sumsPages() bool {
 // sumWarp is expandWarp's path, taken at once, for the warps sumsPages
 // sums: those of a pageSum plan, every lane of its list active (32 lanes,
 // or 16: vISA's and LSC's SIMD16), one addend, whose addresses (the list
-// as it is, within the plan's address bits) are aligned and lie in one page and in a
-// region, not all on one word (routeSum's) — a histogram's. It makes the
+// as it is, within the plan's address bits) are aligned and lie in one
+// page and in a region, not all on one word (routeSum's) — a histogram's. It makes the
 // same checks as warpAddresses, expandWarp and routePageLanes, in that
 // order, and the same call to sumPage, without their general cases
 // (BenchmarkExpand/histogram). It reports false,
@@ -225,8 +224,7 @@ func sumLanes(sums *[shard.PageWords]uint64, addrs *[trace.MaxLanes]uint64, v ui
 	return distinct, maxc
 }
 
-// sumLanesN is sumLanes of any number of lanes, a partial warp's or a
-// SIMD16 one's.
+// sumLanesN is sumLanes of any number of lanes: a SIMD16 warp's.
 //
 //go:noinline
 func sumLanesN(sums *[shard.PageWords]uint64, addrs []uint64, v uint32, counts *[shard.PageBytes]uint16, gen uint16) (distinct, maxc uint32) {
