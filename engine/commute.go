@@ -103,6 +103,12 @@ func (b *batch) sumPage(acc *pageAcc, ii int, bi *xinst, routes []route, o int, 
 	}
 	acc.inst, acc.lanes, acc.warps = uint32(ii), acc.lanes+len(addrs), acc.warps+1
 	acc.lo, acc.hi = min(acc.lo, lo), max(acc.hi, hi)
+	if len(addrs) != trace.MaxLanes {
+		// A SIMD16 warp (sumWarp's), of one addend: Go's loop.
+		ps := b.pageSet(r)
+		ps.next()
+		return sumLanesN(&acc.sums, addrs, uint32(bi.bVal), &ps.counts, ps.gen)
+	}
 	if b.avx512 {
 		if bi.bUni {
 			return addLanesAVX512(&acc.sums, (*[trace.MaxLanes]uint64)(addrs), 1<<32|uint64(uint32(bi.bVal)))
@@ -127,9 +133,10 @@ func (b *batch) sumsPages() bool {
 }
 
 // sumWarp is expandWarp's path, taken at once, for the warps sumsPages
-// sums: those of a pageSum plan, every lane active, one addend, whose 32
-// addresses (the list as it is) are aligned and lie in one page and in a
-// region, not all on one word (routeSum's) — a histogram's. It makes the
+// sums: those of a pageSum plan, every lane of its list active (32 lanes,
+// or 16: vISA's and LSC's SIMD16), one addend, whose addresses (the list
+// as it is, within the plan's address bits) are aligned and lie in one
+// page and in a region, not all on one word (routeSum's) — a histogram's. It makes the
 // same checks as warpAddresses, expandWarp and routePageLanes, in that
 // order, and the same call to sumPage, without their general cases
 // (BenchmarkExpand/histogram). It reports false,
@@ -137,21 +144,25 @@ func (b *batch) sumsPages() bool {
 // memory is full.
 func (b *batch) sumWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, r int) (bool, error) {
 	p := bi.plan
-	if !bi.bUni || bi.active != ^uint32(0) {
+	if !bi.bUni {
 		return false, nil
 	}
 	v := bi.vec(p.st.Addr)
-	if v.Kind != trace.VecList || v.n < trace.MaxLanes {
+	if v.Kind != trace.VecList || v.n < trace.MaxLanes/2 || uint64(bi.active) != 1<<v.n-1 {
+		// Not a full warp of 32 lanes or of 16 (vISA's and LSC's SIMD16).
 		return false, nil
 	}
-	all := (*[trace.MaxLanes]uint64)(bi.arena[v.list : v.list+trace.MaxLanes])
+	all := bi.arena[v.list : v.list+v.n : v.list+v.n]
 	var or, and uint64
-	if b.avx512 {
-		or, and = warpBitsAVX512(all)
-	} else {
-		or, and = listBits(all)
+	switch {
+	case len(all) < trace.MaxLanes:
+		or, and = listBitsN(all)
+	case b.avx512:
+		or, and = warpBitsAVX512((*[trace.MaxLanes]uint64)(all))
+	default:
+		or, and = listBits((*[trace.MaxLanes]uint64)(all))
 	}
-	if or&3 != 0 || or == and || (or^and)>>shard.PageShift != 0 || or+3 < or || !p.inRegion(and, or) {
+	if or&3 != 0 || or == and || (or^and)>>shard.PageShift != 0 || or+3 < or || or&^p.pageMask != 0 || !p.inRegion(and, or) {
 		return false, nil
 	}
 	acc := b.pageAcc(r)
@@ -167,11 +178,11 @@ func (b *batch) sumWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, r 
 		o = int(b.owner[en.Shard()])
 	}
 	page := en.WordRef(all[0]) &^ (shard.PageWords - 1)
-	sp := warpSpan{or: or, lo: and, hi: or, shape: spanShape(trace.MaxLanes, true, true)}
-	distinct, maxc := b.sumPage(acc, ii, bi, routes, o, page, all[:], sp, nil, r)
+	sp := warpSpan{or: or, lo: and, hi: or, shape: spanShape(len(all), true, true)}
+	distinct, maxc := b.sumPage(acc, ii, bi, routes, o, page, all, sp, nil, r)
 	var sectors uint32
 	if distinct > 0 { // one page: all of them this partition's, or none
-		sectors = pageSectors(all[:])
+		sectors = pageSectors(all)
 	}
 	b.setStat(bi, distinct, conflictDepth(distinct, maxc), 0, sectors)
 	return true, nil
@@ -207,6 +218,19 @@ func sumLanes(sums *[shard.PageWords]uint64, addrs *[trace.MaxLanes]uint64, v ui
 	add := 1<<32 | uint64(v)
 	s, c := sums[:], counts[:] // see laneSlices
 	for _, a := range addrs[:] {
+		s[a>>2&(shard.PageWords-1)] += add
+		distinct, maxc = countLane(c, a, gen, distinct, maxc)
+	}
+	return distinct, maxc
+}
+
+// sumLanesN is sumLanes of any number of lanes: a SIMD16 warp's.
+//
+//go:noinline
+func sumLanesN(sums *[shard.PageWords]uint64, addrs []uint64, v uint32, counts *[shard.PageBytes]uint16, gen uint16) (distinct, maxc uint32) {
+	add := 1<<32 | uint64(v)
+	s, c := sums[:], counts[:] // see laneSlices
+	for _, a := range addrs {
 		s[a>>2&(shard.PageWords-1)] += add
 		distinct, maxc = countLane(c, a, gen, distinct, maxc)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -434,5 +435,103 @@ func TestSumWarpEqualReference(t *testing.T) {
 			t.Errorf("%d options: no warp summed in a page", len(opts))
 		}
 		sameAsReference(t, c, want, true, false, fmt.Sprintf("%d options", len(opts)))
+	}
+}
+
+// TestSIMD16PageSumsEqualReference: histogram warps of 16 lanes (vISA's
+// DWORD_ATOMIC.ADD and LSC's lsc_atomic_iadd at SIMD16), every lane on one
+// page and one addend, are summed in the page accumulator as 32-lane
+// warps are (sumWarp), and leave the reference's memory and statistics in
+// a lean replay: beside them, warps with lanes masked off, one lane past
+// the region (a fault), every lane on one word, and 32-lane LSC warps,
+// under one to four workers, Go's loops or the assembly, several batch
+// sizes.
+func TestSIMD16PageSumsEqualReference(t *testing.T) {
+	const base, size = 0x80000, 0x800
+	list := func(n int, f func(l int) uint64) string {
+		s := make([]string, n)
+		for l := range s {
+			s[l] = fmt.Sprintf("0x%x", f(l))
+		}
+		return "[" + strings.Join(s, ",") + "]"
+	}
+	for _, d := range []struct {
+		name string
+		inst func(addrs string, b int, more string) string
+	}{
+		{"visa", func(addrs string, b int, more string) string {
+			return fmt.Sprintf("DWORD_ATOMIC.ADD (16) T255 V10 V11 V0 V12 | V10=%s V11=%d%s\n", addrs, b, more)
+		}},
+		{"lsc", func(addrs string, b int, more string) string {
+			n := strings.Count(addrs, ",") + 1
+			return fmt.Sprintf("lsc_atomic_iadd.ugm (M1,%d) V13:d32 flat[V12]:a64 V14 V0 | V12=%s V14=%d%s\n", n, addrs, b, more)
+		}},
+	} {
+		t.Run(d.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(16, uint64(len(d.name))))
+			var b strings.Builder
+			fmt.Fprintf(&b, ".region global 0x%x 0x%x\n", base, size)
+			bin := func(int) uint64 { return base + uint64(r.IntN(size/4))*4 }
+			for i := range 400 {
+				k := r.IntN(16)
+				switch i % 8 {
+				case 0, 1, 2, 3:
+					b.WriteString(d.inst(list(16, bin), 1+r.IntN(5), ""))
+				case 4: // lanes masked off
+					b.WriteString(d.inst(list(16, bin), 1, fmt.Sprintf(" mask=0x%x", r.Uint32()&0x7fff|1)))
+				case 5: // lane k past the region's end, on its page
+					b.WriteString(d.inst(list(16, func(l int) uint64 {
+						if l == k {
+							return base + size + uint64(r.IntN(64))*4
+						}
+						return bin(l)
+					}), 3, ""))
+				case 6: // every lane on one word
+					w := bin(0)
+					b.WriteString(d.inst(list(16, func(int) uint64 { return w }), 7, ""))
+				case 7:
+					if d.name == "lsc" {
+						b.WriteString(d.inst(list(32, bin), 2, ""))
+					} else { // on a quarter of the region: words hit more often
+						b.WriteString(d.inst(list(16, func(int) uint64 { return base + uint64(r.IntN(size/16))*4 }), 2, ""))
+					}
+				}
+			}
+			src := b.String()
+			want := referenceOutcome(t, src)
+			for _, opts := range [][]Option{
+				{WithWorkers(1)},
+				{WithWorkers(2)},
+				{WithWorkers(2), withGoLoops()},
+				{WithWorkers(2), WithBatchInsts(16), WithShards(3)},
+				{WithWorkers(4), WithBatchInsts(50)},
+			} {
+				sink, c := sinkFor(true, false)
+				e := runEngine(t, src, sink, opts...)
+				if e.pageSums < 150 {
+					t.Errorf("%d options: %d warps summed in a page, want the 200 full SIMD16 warps' most", len(opts), e.pageSums)
+				}
+				sameAsReference(t, c, want, true, false, fmt.Sprintf("%d options", len(opts)))
+			}
+			// Two partitions, each summing its own warps: their memory is
+			// the whole replay's, their statistics combine to its.
+			wholeSink, whole := sinkFor(true, false)
+			runEngine(t, src, wholeSink)
+			var words []Word
+			var parts [][]InstStat
+			for i := range 2 {
+				sink, c := sinkFor(true, false)
+				runEngine(t, src, sink, WithPartition(i, 2), WithWorkers(1+i))
+				words, parts = append(words, c.Words...), append(parts, c.Stats)
+			}
+			slices.SortFunc(words, wordKey)
+			wantWords := slices.SortedFunc(slices.Values(whole.Words), wordKey)
+			if !reflect.DeepEqual(words, wantWords) {
+				t.Errorf("two partitions' memory differs from the whole replay's")
+			}
+			if got := combineStats(parts); !reflect.DeepEqual(got, whole.Stats) {
+				t.Errorf("two partitions' statistics do not combine to the whole replay's")
+			}
+		})
 	}
 }

@@ -330,7 +330,9 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 				return true, scratch, errMemoryFull
 			}
 		}
-		distinct, maxc, sectors = uint32(g.n), conflictDepth(uint32(g.n), g.most), warpSectors(addrs, b.avx512)
+		// The lanes' sectors are their distinct addresses' sectors, in
+		// one page: a few bits, not a pass over every lane.
+		distinct, maxc, sectors = uint32(g.n), conflictDepth(uint32(g.n), g.most), pageSectors(g.addr[:g.n])
 	case isRun:
 		// Consecutive lanes, a constant step, one page: one record.
 		local, ok := b.routeRun(ii, bi, routes, cur, addrs[0], n, words)
@@ -746,6 +748,15 @@ func listBits(addrs *[trace.MaxLanes]uint64) (or, and uint64) {
 		a0, a1, a2, a3 = a0&x[0], a1&x[1], a2&x[2], a3&x[3]
 	}
 	return o0 | o1 | o2 | o3, a0 & a1 & a2 & a3
+}
+
+// listBitsN is listBits of any number of addresses.
+func listBitsN(addrs []uint64) (or, and uint64) {
+	and = ^uint64(0)
+	for _, a := range addrs {
+		or, and = or|a, and&a
+	}
+	return or, and
 }
 
 // inRegion reports whether accesses at lo and at hi both lie inside one

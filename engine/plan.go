@@ -55,9 +55,11 @@ type plan struct {
 	// take its whole-warp fast path (set by newPlan).
 	simple bool
 	// pageSum: a simple 32-bit add, one element a lane, at an address
-	// that is its per-lane list as it is (no scale, offset, pitch or mask)
-	// in regions of 2^k bytes: a histogram's warps may take sumWarp.
-	pageSum bool
+	// that is its per-lane list as it is (no scale, offset or pitch; the
+	// list within pageMask, the address's bits: vISA's 32) in regions of
+	// 2^k bytes: a histogram's warps may take sumWarp.
+	pageSum  bool
+	pageMask uint64
 	// vecAlign, when set, is the alignment a lane's whole vector needs
 	// (PTX .v2/.v4/.v8): element e of a lane at addr starts at
 	// addr - e*size, which must be a multiple of vecAlign.
@@ -129,7 +131,8 @@ func newPlan(st *trace.Static, h *trace.Header, regions map[trace.Space][]trace.
 	}
 	p.simple = p.elemAddr == nil && p.elemFault == nil && p.window == nil && p.vecAlign == 0 && !p.status
 	p.pageSum = p.simple && p.add32() && st.Elems == 1 && p.bitSpan && st.Addr >= 0 && !st.AddrUniform &&
-		st.AddrScale == 1 && st.AddrImm == 0 && st.LanePitch == 0 && st.AddrMask() == ^uint64(0)
+		st.AddrScale == 1 && st.AddrImm == 0 && st.LanePitch == 0
+	p.pageMask = st.AddrMask()
 	if len(p.b) != st.Elems && p.kind != kLoad && p.kind != kInc && p.kind != kDec {
 		return nil, fmt.Errorf("%d sources for %d elements", len(p.b), st.Elems)
 	}

@@ -747,6 +747,14 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 		// byte each.
 		code, dg, dw, mask = uint64(p[0]), uint64(p[1]), uint64(p[2]), uint64(p[3])
 		p = p[4:]
+	} else if len(p) >= 4 && (p[0]|p[1]|p[2]) < 0x80 {
+		// A partial mask (a spinlock's retries, an append queue's lanes,
+		// vISA's SIMD16): only the mask takes more than a byte.
+		code, dg, dw = uint64(p[0]), uint64(p[1]), uint64(p[2])
+		var ok bool
+		if mask, p, ok = readUvarint(p[3:]); !ok {
+			return r.instErr("bad mask")
+		}
 	} else {
 		var err error
 		if p, code, dg, dw, mask, err = r.decodeHead(p); err != nil {

@@ -639,6 +639,7 @@ func TestBinaryBadInput(t *testing.T) {
 		{"bad vector kind", inst0(slices.Concat([]byte{1, 0, 0, 1, 6, 0, 1}, make([]byte, 32)), 1, 1), 0, -1, "input a: unknown vector kind 6"},
 		{"bytes after last", inst0([]byte{1, 0, 0, 1, 0, 0, 9}, 1, 1), 0, -1, "1 bytes after the chunk's last record"},
 		{"bad mask", inst0([]byte{1, 0, 0, 0xff, 0xff, 0xff, 0xff, 0x7f, 0, 0}, 1, 1), 0, -1, "bad mask"},
+		{"mask varint too long", inst0(slices.Concat([]byte{1, 0, 0}, bytes.Repeat([]byte{0xff}, 11), []byte{0, 0}), 1, 1), 0, -1, "record 0 (seq 0) at payload byte 0: bad mask"},
 		{"directive kind", inst0([]byte{0, 9, 1, 0, 1}, 1, 0), 0, -1, "record 0 (seq 0) at payload byte 0: unknown directive kind 9"},
 		{"directive init type", inst0([]byte{0, dirKindInit, 1, 1, 0x10, 99, 1, 0}, 1, 0), 0, -1, "directive .init: invalid type 99"},
 		{"directive init data", inst0([]byte{0, dirKindInit, 1, 1, 0x10, byte(TypeU32), 8, 0, 0, 0, 0}, 1, 0), 0, -1, "init data of 8 bytes, but 4 bytes are left"},
