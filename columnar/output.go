@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/gpureplay/replay/internal/writeback"
 )
 
 // batchWriter writes batches to a file in one format.
@@ -41,7 +43,7 @@ func (w *ipcWriter) close() error { return w.w.Close() }
 type output struct {
 	tmp, final string
 	f          *os.File
-	wb         *writeBehind // f, with its writeback started as it is written
+	wb         *writeback.File // f, with its writeback started every full buffer written
 	bw         *bufio.Writer
 	w          batchWriter
 	done       bool // finish or discard ran; f is closed
@@ -89,7 +91,7 @@ func openOutput(dir string, spec *tableSpec, format Format, mem memory.Allocator
 	if err != nil {
 		return nil, err
 	}
-	wb := newWriteBehind(f)
+	wb := writeback.New(f, ioBufSize)
 	o := &output{tmp: f.Name(), final: filepath.Join(dir, base), f: f, wb: wb, bw: bufio.NewWriterSize(wb, ioBufStart)}
 	sink := bufWriter{o}
 	switch format {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gpureplay/replay/engine"
+	"github.com/gpureplay/replay/internal/writeback"
 	"github.com/gpureplay/replay/trace"
 )
 
@@ -253,7 +254,7 @@ func createOutputs(o Options, hdr *trace.Header, sh trace.SplitHeader) (*outputs
 		outs.tmp = append(outs.tmp, tmp)
 		outs.final = append(outs.final, filepath.Join(dir, SliceName(o.Slice)))
 		outs.f = append(outs.f, f)
-		bw := bufio.NewWriterSize(newWriteBehind(f), 256<<10)
+		bw := bufio.NewWriterSize(writeback.New(f, 1<<20), 256<<10)
 		outs.bw = append(outs.bw, bw)
 		sh.Part = i
 		w, err := trace.NewBinaryWriter(bw, hdr, trace.WithSplit(sh), trace.WithUncompressed())

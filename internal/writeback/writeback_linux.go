@@ -1,4 +1,4 @@
-package split
+package writeback
 
 import "golang.org/x/sys/unix"
 

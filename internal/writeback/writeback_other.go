@@ -1,6 +1,6 @@
 //go:build !linux
 
-package columnar
+package writeback
 
 // startWriteback does nothing where the system has no way to start
 // writeback of a range without waiting for it: the fsync at the end

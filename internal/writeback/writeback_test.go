@@ -1,4 +1,4 @@
-package columnar
+package writeback
 
 import (
 	"bytes"
@@ -7,18 +7,19 @@ import (
 	"testing"
 )
 
-// TestWriteBehind: the file gets every byte in order, and writeback is
+// TestFile: the file gets every byte in order, and writeback is
 // asked for in consecutive ranges from 0, each once at least
-// writeBehindBytes have piled up since the last, never past what was
+// every have piled up since the last, never past what was
 // written.
-func TestWriteBehind(t *testing.T) {
+func TestFile(t *testing.T) {
 	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	var ranges [][2]int64
-	w := newWriteBehind(f)
+	const every = 1 << 16
+	w := New(f, every)
 	w.start = func(fd uintptr, off, n int64) {
 		if fd != f.Fd() {
 			t.Errorf("writeback asked for fd %d, the file is %d", fd, f.Fd())
@@ -26,7 +27,7 @@ func TestWriteBehind(t *testing.T) {
 		ranges = append(ranges, [2]int64{off, n})
 	}
 	var want bytes.Buffer
-	sizes := []int{100, writeBehindBytes - 100, 1, writeBehindBytes / 2, writeBehindBytes/2 + 7, 3 * writeBehindBytes, 10}
+	sizes := []int{100, every - 100, 1, every / 2, every/2 + 7, 3 * every, 10}
 	for i, n := range sizes {
 		p := bytes.Repeat([]byte{byte(i + 1)}, n)
 		if k, err := w.Write(p); k != n || err != nil {
@@ -35,9 +36,9 @@ func TestWriteBehind(t *testing.T) {
 		want.Write(p)
 	}
 	wantRanges := [][2]int64{
-		{0, writeBehindBytes},
-		{writeBehindBytes, 1 + writeBehindBytes/2 + writeBehindBytes/2 + 7},
-		{2*writeBehindBytes + 8, 3 * writeBehindBytes},
+		{0, every},
+		{every, 1 + every/2 + every/2 + 7},
+		{2*every + 8, 3 * every},
 	}
 	if len(ranges) != len(wantRanges) {
 		t.Fatalf("writeback ranges %v, want %v", ranges, wantRanges)
