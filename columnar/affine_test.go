@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gpureplay/replay/engine"
@@ -244,6 +245,64 @@ func TestZeroResultColumns(t *testing.T) {
 			for i, r := range tc.rs {
 				if e, h := got.rows[i][2], got.rows[i][5]; e != r.Elem || h != r.ValueHi {
 					t.Fatalf("row %d: elem %v value_hi %v, want %d and %d", i, e, h, r.Elem, r.ValueHi)
+				}
+			}
+		})
+	}
+}
+
+// TestOpsTotals: the ops totals (opAgg) that Instructions adds a run of
+// one Static at a time (opAgg.addRun), with the instructions table
+// written (putStatics) and without it (addOps), are the sums of every
+// row, for rows whose Static changes every row, in runs, and across
+// calls of uneven sizes.
+func TestOpsTotals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	ss := benchStatics()
+	st := benchInstructions(20000)
+	for i := range st {
+		s := &st[i]
+		if i >= 9000 { // runs of one Static, some across calls
+			s.Static = ss[i/(1+i%7+300)%len(ss)]
+		}
+		s.Lanes = uint32(rng.IntN(33))
+		s.Faults = uint32(rng.IntN(3))
+		s.MaxConflict = uint32(rng.IntN(40))
+		s.Sectors = uint32(rng.IntN(33))
+	}
+	want := make(map[opKey]opAgg)
+	for i := range st {
+		s := &st[i]
+		k := opKey{s.Static.Dialect, s.Static.Op, s.Static.Type, s.Static.Space}
+		a := want[k]
+		a.instructions++
+		a.lanes += uint64(s.Lanes)
+		a.faults += uint64(s.Faults)
+		a.conflictSum += uint64(s.MaxConflict)
+		a.maxConflict = max(a.maxConflict, s.MaxConflict)
+		a.sectors += uint64(s.Sectors)
+		want[k] = a
+	}
+	for _, tables := range [][]string{{"instructions", "ops"}, {"ops"}} {
+		t.Run(strings.Join(tables, ","), func(t *testing.T) {
+			w, err := New(t.TempDir(), WithTables(tables...), WithBatchRows(5000))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Abort()
+			for from := 0; from < len(st); {
+				to := min(from+1+rng.IntN(3000), len(st))
+				if err := w.Instructions(st[from:to]); err != nil {
+					t.Fatal(err)
+				}
+				from = to
+			}
+			if len(w.ops) != len(want) {
+				t.Fatalf("%d ops rows, want %d", len(w.ops), len(want))
+			}
+			for k, a := range w.ops {
+				if *a != want[k] {
+					t.Errorf("%v: %+v, want %+v", k, *a, want[k])
 				}
 			}
 		})

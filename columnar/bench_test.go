@@ -209,6 +209,46 @@ func BenchmarkInstructions(b *testing.B) {
 	benchWrite(b, len(st), "instructions.parquet", func(dir string) { writeTable(b, dir, "instructions", st, benchCallInst, (*Writer).Instructions) })
 }
 
+// benchOneStatic returns n instructions rows of a kernel of one atomic
+// instruction, as the bench traces are: eight warps a group, 32 lanes,
+// and either every lane on one word (hot: one address, 32 conflicts, one
+// sector) or scattered (31 or 32 addresses and sectors, 1 or 2 conflicts).
+func benchOneStatic(n int, hot bool) []engine.InstStat {
+	rng := rand.New(rand.NewPCG(7, 8))
+	s0 := benchStatics()[0]
+	st := make([]engine.InstStat, n)
+	for i := range st {
+		s := &st[i]
+		s.Seq, s.Static = uint64(i), s0
+		s.Group, s.Warp = int64(i/8), int64(i%8)
+		s.Lanes = benchLanes
+		s.Addresses, s.MaxConflict, s.Sectors = 1, benchLanes, 1
+		if !hot {
+			s.MaxConflict = 1 + uint32(rng.IntN(2))
+			s.Addresses = benchLanes - s.MaxConflict + 1
+			s.Sectors = s.Addresses
+		}
+	}
+	return st
+}
+
+// BenchmarkInstructionsOneStatic is the instructions table of a kernel
+// of one instruction (benchOneStatic), 2^18 rows per op: the row costs
+// of the hot counter's and the uniform trace's instructions.
+func BenchmarkInstructionsOneStatic(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		hot  bool
+	}{{"hotcounter", true}, {"uniform", false}} {
+		b.Run(c.name, func(b *testing.B) {
+			st := benchOneStatic(benchInsts, c.hot)
+			benchWrite(b, len(st), "instructions.parquet", func(dir string) {
+				writeTable(b, dir, "instructions", st, benchCallInst, (*Writer).Instructions)
+			})
+		})
+	}
+}
+
 // benchMemory is the final memory of a scattered replay like the
 // uniform workload's: 2^20 consecutive words of global memory, each the
 // sum of about nine 8-bit addends.

@@ -25,6 +25,9 @@ type poolAllocator struct {
 	mu   sync.Mutex
 	free [poolClasses][][]byte
 	held int
+	// slab is what is left of the last slab (newSlab) that buffers of
+	// slabMin bytes and more are carved from.
+	slab []byte
 }
 
 const (
@@ -68,8 +71,43 @@ func (a *poolAllocator) Allocate(size int) []byte {
 		clear(b)
 		return b
 	}
+	if cb := 1 << (c + poolMinShift); cb >= slabMin && cb <= slabBytes {
+		if len(a.slab) < cb {
+			a.slab = newSlab()
+		}
+		b := a.slab[:size:cb]
+		a.slab = a.slab[cb:]
+		a.mu.Unlock()
+		return b
+	}
 	a.mu.Unlock()
 	return alignedBytes(size, 1<<(c+poolMinShift))
+}
+
+// Buffers of slabMin bytes and more (up to slabBytes), a table's batch
+// columns and page buffers, are carved from slabs of slabBytes: on Linux
+// advised into transparent huge pages (adviseHuge), so that their first
+// writes fault a page in per 2 MiB rather than per 4 KiB. A batch's
+// columns are new memory for the first batches of every table, and a
+// fault a 4 KiB page cost a hot counter's instructions table more than
+// writing its rows. A slab is Go memory: a buffer carved from it keeps it
+// alive, and the collector frees it when none is left.
+const (
+	slabMin   = 128 << 10
+	slabBytes = 4 << 20
+	hugePage  = 2 << 20
+)
+
+// newSlab returns slabBytes of zeroed memory aligned to a huge page.
+func newSlab() []byte {
+	buf := make([]byte, slabBytes+hugePage)
+	off := 0
+	if r := addrOf(buf) % hugePage; r != 0 {
+		off = hugePage - int(r)
+	}
+	s := buf[off : off+slabBytes : off+slabBytes]
+	adviseHuge(s)
+	return s
 }
 
 // alignedBytes returns a zeroed buffer of length size and capacity c,

@@ -119,3 +119,41 @@ func TestReserveGrowth(t *testing.T) {
 	}
 	b.release()
 }
+
+// TestSlabBuffers: buffers of slabMin to slabBytes bytes, carved from
+// slabs (newSlab), come zeroed, 64-byte aligned, of the asked length and
+// their class's capacity, each its own memory (filling one leaves the
+// others as they were), and are pooled and reused as the others are.
+func TestSlabBuffers(t *testing.T) {
+	a := newPoolAllocator()
+	sizes := []int{slabMin, slabMin + 1, 300 << 10, 1 << 20, slabMin, 3 << 20, slabBytes, 700 << 10}
+	var bufs [][]byte
+	for k, n := range sizes {
+		b := a.Allocate(n)
+		c := 1 << (poolClass(n) + poolMinShift)
+		if len(b) != n || cap(b) != c || addrOf(b)%poolAlign != 0 {
+			t.Fatalf("Allocate(%d): len %d cap %d addr %% 64 = %d; want %d, %d, 0", n, len(b), cap(b), addrOf(b)%poolAlign, n, c)
+		}
+		for i, x := range b[:cap(b)] {
+			if x != 0 {
+				t.Fatalf("Allocate(%d): byte %d = %#x, want 0", n, i, x)
+			}
+		}
+		b = b[:cap(b)]
+		for i := range b {
+			b[i] = byte(k + 1)
+		}
+		bufs = append(bufs, b)
+	}
+	for k, b := range bufs {
+		for i, x := range b {
+			if x != byte(k+1) {
+				t.Fatalf("buffer %d (%d bytes): byte %d = %d, want %d: another buffer overlaps it", k, sizes[k], i, x, k+1)
+			}
+		}
+	}
+	a.Free(bufs[2])
+	if b := a.Allocate(260 << 10); addrOf(b) != addrOf(bufs[2]) || b[0] != 0 || b[len(b)-1] != 0 {
+		t.Errorf("a freed slab buffer was not reused, zeroed, for the next request of its class")
+	}
+}

@@ -203,13 +203,25 @@ type opAgg struct {
 	maxConflict                                       uint32
 }
 
-func (a *opAgg) add(s *engine.InstStat) {
-	a.instructions++
-	a.lanes += uint64(s.Lanes)
-	a.faults += uint64(s.Faults)
-	a.conflictSum += uint64(s.MaxConflict)
-	a.maxConflict = max(a.maxConflict, s.MaxConflict)
-	a.sectors += uint64(s.Sectors)
+// addRun adds rows of one Static to the totals, in a loop that keeps
+// the sums in registers.
+func (a *opAgg) addRun(st []engine.InstStat) {
+	var lanes, faults, conflictSum, sectors uint64
+	maxConflict := a.maxConflict
+	for i := range st {
+		s := &st[i]
+		lanes += uint64(s.Lanes)
+		faults += uint64(s.Faults)
+		conflictSum += uint64(s.MaxConflict)
+		maxConflict = max(maxConflict, s.MaxConflict)
+		sectors += uint64(s.Sectors)
+	}
+	a.instructions += uint64(len(st))
+	a.lanes += lanes
+	a.faults += faults
+	a.conflictSum += conflictSum
+	a.maxConflict = maxConflict
+	a.sectors += sectors
 }
 
 // staticMemo is what the Writer keeps of one instruction (the engine
@@ -717,13 +729,25 @@ func (w *Writer) Instructions(st []engine.InstStat) error {
 // written).
 func (w *Writer) addOps(st []engine.InstStat) error {
 	ops := w.tables[tOps] != nil
+	var (
+		last *trace.Static
+		from int
+	)
 	for i := range st {
-		if st[i].Static == nil {
+		s := st[i].Static
+		if s == last && i > 0 {
+			continue
+		}
+		if s == nil {
 			return w.fail(errNoStatic(&st[i]))
 		}
-		if ops {
-			w.memo(st[i].Static).agg.add(&st[i])
+		if ops && i > 0 {
+			w.memo(last).agg.addRun(st[from:i])
 		}
+		last, from = s, i
+	}
+	if ops && len(st) > 0 {
+		w.memo(last).agg.addRun(st[from:])
 	}
 	return nil
 }
@@ -737,36 +761,50 @@ func errNoStatic(s *engine.InstStat) error {
 // than len(st) when the text column reached maxBatchStringBytes. A row
 // without a Static is an error (the writer then fails: the rows written
 // before it are discarded with the rest).
+//
+// It goes a column at a time, not a row at a time: one pass over the
+// rows' Statics (the key column, the ops totals a run of one Static at a
+// time, the text bytes), then each number column in a loop of its own
+// (putStat), which on a column's progression compares a field a row and
+// off it copies one. A row at a time, each row tested every column
+// against its progression through the batch's fields, which the stores
+// between kept the compiler from holding in registers.
 func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
+	b, n := t.b, t.b.rows
+	k, err := w.putStatics(t, st)
+	if err != nil {
+		return 0, err
+	}
+	st = st[:k]
+	putStat[uint64](b, &b.cols[0], n, st, unsafe.Offsetof(engine.InstStat{}.Seq))
+	putStat[int64](b, &b.cols[5], n, st, unsafe.Offsetof(engine.InstStat{}.Group))
+	putStat[int64](b, &b.cols[6], n, st, unsafe.Offsetof(engine.InstStat{}.Warp))
+	putStat[uint32](b, &b.cols[7], n, st, unsafe.Offsetof(engine.InstStat{}.Lanes))
+	putStat[uint32](b, &b.cols[8], n, st, unsafe.Offsetof(engine.InstStat{}.Addresses))
+	putStat[uint32](b, &b.cols[9], n, st, unsafe.Offsetof(engine.InstStat{}.MaxConflict))
+	putStat[uint32](b, &b.cols[10], n, st, unsafe.Offsetof(engine.InstStat{}.Faults))
+	putStat[uint32](b, &b.cols[12], n, st, unsafe.Offsetof(engine.InstStat{}.CASFailed))
+	putStat[uint32](b, &b.cols[13], n, st, unsafe.Offsetof(engine.InstStat{}.Sectors))
+	return k, nil
+}
+
+// putStatics is putInstructions' pass over the rows' Statics: it writes
+// their keys (dialect, op, type, space and text) into t's batch, adds the
+// rows to the ops totals, and returns how many rows fit the batch's text
+// bytes (see maxBatchStringBytes).
+func (w *Writer) putStatics(t *table, st []engine.InstStat) (int, error) {
 	b, n, k := t.b, t.b.rows, len(st)
 	var (
 		// nil while the column has no room: on its progression since the
 		// batch began (batch.grow), until keep gives it room.
-		seq         = rowsOf[uint64](&b.cols[0], n, k)
-		key         = rowsOf[int32](b.key, n, k) // dialect, op, type, space and text
-		group       = rowsOf[int64](&b.cols[5], n, k)
-		warp        = rowsOf[int64](&b.cols[6], n, k)
-		lanes       = rowsOf[uint32](&b.cols[7], n, k)
-		addresses   = rowsOf[uint32](&b.cols[8], n, k)
-		maxConflict = rowsOf[uint32](&b.cols[9], n, k)
-		faults      = rowsOf[uint32](&b.cols[10], n, k)
-		casFailed   = rowsOf[uint32](&b.cols[12], n, k)
-		sectors     = rowsOf[uint32](&b.cols[13], n, k)
-		// Each column is stored only once its rows leave a progression
-		// (batch.keep): seq never does, and a hot counter's columns
-		// never do. The test is spelled out for each column below: a
-		// function around it calls keep, so it is not inlined, and a
-		// call a value slowed a hot counter (BenchmarkReplay/hotcounter).
-		cSeq, cKey, cGroup, cWarp     = &b.cols[0], b.key, &b.cols[5], &b.cols[6]
-		cLanes, cAddrs, cMax, cFaults = &b.cols[7], &b.cols[8], &b.cols[9], &b.cols[10]
-		cCAS                          = &b.cols[12]
-		cSectors                      = &b.cols[13]
-	)
-	// A hot instruction's rows repeat the previous row's Static: then
-	// neither the memo nor its key need looking up.
-	var (
+		key  = rowsOf[int32](b.key, n, k)
+		cKey = b.key
+		// A hot instruction's rows repeat the previous row's Static: then
+		// neither the memo nor its key need looking up, and its rows go
+		// into the ops totals as one run (from).
 		last *trace.Static
 		m    *staticMemo
+		from int
 	)
 	for i := range st {
 		s := &st[i]
@@ -774,6 +812,10 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 			if s.Static == nil {
 				return 0, errNoStatic(s)
 			}
+			if m != nil && m.agg != nil {
+				m.agg.addRun(st[from:i])
+			}
+			from = i
 			last, m = s.Static, w.memo(s.Static)
 			if m.gen != t.gen {
 				w.keyStatic(t, m, s.Static)
@@ -784,75 +826,63 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 				b.keysVary = true
 			}
 		}
-		if m.agg != nil {
-			m.agg.add(s)
-		}
 		r := n + i
-		if v := s.Seq; !cSeq.on(r, v) && (!cSeq.konst || !b.keep(cSeq, r, v)) {
-			if seq == nil {
-				seq = rowsOf[uint64](cSeq, n, k)
-			}
-			seq[i] = v
-		}
+		// The test is spelled out: a function around it calls keep, so
+		// it is not inlined.
 		if v := uint64(m.key); !cKey.on(r, v) && (!cKey.konst || !b.keep(cKey, r, v)) {
 			if key == nil {
 				key = rowsOf[int32](cKey, n, k)
 			}
 			key[i] = m.key
 		}
-		if v := uint64(s.Group); !cGroup.on(r, v) && (!cGroup.konst || !b.keep(cGroup, r, v)) {
-			if group == nil {
-				group = rowsOf[int64](cGroup, n, k)
-			}
-			group[i] = s.Group
-		}
-		if v := uint64(s.Warp); !cWarp.on(r, v) && (!cWarp.konst || !b.keep(cWarp, r, v)) {
-			if warp == nil {
-				warp = rowsOf[int64](cWarp, n, k)
-			}
-			warp[i] = s.Warp
-		}
-		if v := uint64(s.Lanes); !cLanes.on(r, v) && (!cLanes.konst || !b.keep(cLanes, r, v)) {
-			if lanes == nil {
-				lanes = rowsOf[uint32](cLanes, n, k)
-			}
-			lanes[i] = s.Lanes
-		}
-		if v := uint64(s.Addresses); !cAddrs.on(r, v) && (!cAddrs.konst || !b.keep(cAddrs, r, v)) {
-			if addresses == nil {
-				addresses = rowsOf[uint32](cAddrs, n, k)
-			}
-			addresses[i] = s.Addresses
-		}
-		if v := uint64(s.MaxConflict); !cMax.on(r, v) && (!cMax.konst || !b.keep(cMax, r, v)) {
-			if maxConflict == nil {
-				maxConflict = rowsOf[uint32](cMax, n, k)
-			}
-			maxConflict[i] = s.MaxConflict
-		}
-		if v := uint64(s.Faults); !cFaults.on(r, v) && (!cFaults.konst || !b.keep(cFaults, r, v)) {
-			if faults == nil {
-				faults = rowsOf[uint32](cFaults, n, k)
-			}
-			faults[i] = s.Faults
-		}
-		if v := uint64(s.CASFailed); !cCAS.on(r, v) && (!cCAS.konst || !b.keep(cCAS, r, v)) {
-			if casFailed == nil {
-				casFailed = rowsOf[uint32](cCAS, n, k)
-			}
-			casFailed[i] = s.CASFailed
-		}
-		if v := uint64(s.Sectors); !cSectors.on(r, v) && (!cSectors.konst || !b.keep(cSectors, r, v)) {
-			if sectors == nil {
-				sectors = rowsOf[uint32](cSectors, n, k)
-			}
-			sectors[i] = s.Sectors
-		}
 		if b.textBytes += m.textLen; b.textBytes >= maxBatchStringBytes {
-			return i + 1, nil // cut the batch short: see maxBatchStringBytes
+			k = i + 1 // cut the batch short: see maxBatchStringBytes
+			break
 		}
 	}
+	if m != nil && m.agg != nil {
+		m.agg.addRun(st[from:k])
+	}
 	return k, nil
+}
+
+// putStat writes the field at offset off of each of rows st, of type T,
+// into column c as rows [n, n+len(st)) of b: each row past the first two
+// of the batch either on the column's progression (konst), and then not
+// stored, or, from the first that is not (batch.keep), stored. It is the
+// rule of batch.keep, a column at a time.
+func putStat[T uint64 | int64 | uint32](b *batch, c *colBuf, n int, st []engine.InstStat, off uintptr) {
+	k := len(st)
+	if k == 0 {
+		return
+	}
+	base := unsafe.Add(unsafe.Pointer(unsafe.SliceData(st)), off)
+	const size = unsafe.Sizeof(engine.InstStat{})
+	i := 0
+	if c.konst {
+		// Rows 0 and 1 of the batch set the progression.
+		for ; i < k && n+i < 2; i++ {
+			b.keep(c, n+i, uint64(*(*T)(unsafe.Add(base, uintptr(i)*size))))
+		}
+		if i == k {
+			return
+		}
+		want, step := c.at(n+i), c.kstep
+		for ; i < k; i++ {
+			if uint64(*(*T)(unsafe.Add(base, uintptr(i)*size))) != want {
+				break
+			}
+			want += step
+		}
+		if i == k {
+			return
+		}
+		b.fillRows(c, n+i) // off the progression: stored from here on
+	}
+	dst := rowsOf[T](c, n, k)
+	for ; i < k; i++ {
+		dst[i] = *(*T)(unsafe.Add(base, uintptr(i)*size))
+	}
 }
 
 // keyStatic gives s a key in t's batch, its strings looked up in (or
