@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
 )
 
@@ -97,6 +98,8 @@ func Open(dir string, part, parts int) (*Source, error) {
 			return nil, fmt.Errorf("%s is slice %d of %d, but %s is one of %d", s.path, s.h.Slice, s.h.Slices, first.path, m)
 		case s.h.Chunks != first.h.Chunks:
 			return nil, fmt.Errorf("%s says the trace has %d chunks, %s %d", s.path, s.h.Chunks, first.path, first.h.Chunks)
+		case !slices.Equal(s.h.Lines, first.h.Lines):
+			return nil, fmt.Errorf("%s has another partition map (%d lines) than %s (%d lines): slices of splits by other versions of replay?", s.path, len(s.h.Lines), first.path, len(first.h.Lines))
 		}
 	}
 	seen := make([]string, m)
@@ -153,6 +156,16 @@ func (s *Source) Trace() string { return s.split.Trace() }
 
 // Name is the trace's file name, without its directory (replay.options).
 func (s *Source) Name() string { return s.split.Name }
+
+// Map is the split's partition map (trace.SplitHeader.Lines), which the
+// partition's replay takes (engine.WithPartition); nil for none.
+func (s *Source) Map() []shard.LineOwner {
+	var m []shard.LineOwner
+	for _, l := range s.split.Lines {
+		m = append(m, shard.LineOwner{Key: l.Key, Line: l.Line, Part: l.Part})
+	}
+	return m
+}
 
 // Slices is how many slices the partition's records come in.
 func (s *Source) Slices() int { return len(s.files) }
