@@ -14,23 +14,29 @@ import (
 // partitions by number, not by load; a trace whose load is on a few
 // thousand lines (a graph's hot vertices) can leave one partition with
 // 1.4 times the mean. So every split task reads the same sample of the
-// trace, counts its lane-elements a line, and gives the heaviest lines,
+// trace and, when the sample's lane-elements fall unevenly on the
+// partitions by hash, counts them a line and gives the heaviest lines,
 // heaviest first, to the partition with the least load so far, the
 // others' load counted where their hash puts them.
 
-// Sample and map sizes: mapSampleChunks chunks spread evenly over the
-// trace (about 5% of a trace of 300 chunks), and mapLinesPer lines a
-// partition at most.
+// Sample and map sizes: the first mapSampleLaneOps/S lane-elements of S =
+// min(C, mapSampleChunks) chunks spread evenly over the trace's C (half a
+// percent of a trace of 10^8 lane-ops: a split task routes its slice and
+// this); mapLinesPer lines a partition at most; and no map where the
+// sample's largest partition by hash is within mapEven of the mean.
 const (
-	mapSampleChunks = 16
-	mapLinesPer     = 32
+	mapSampleChunks  = 32
+	mapSampleLaneOps = 1 << 19
+	mapLinesPer      = 32
+	mapEven          = 1.05
 )
 
 // PartitionMap derives the partition map of n partitions from a sample
-// of the trace x: the chunks ⌊j·C/S⌋ for j < S = min(C, 16) of its C. It
-// depends on the trace and n alone, so every split task of a trace derives
-// the same one; it holds the sample's up to 32·n heaviest lines (nil for
-// n = 1), and returns S.
+// of the trace x (the first lane-elements of its chunks ⌊j·C/S⌋, j < S):
+// nil when the sample falls evenly on the partitions by hash, else the
+// sample's up to 32·n heaviest lines, each given to the partition with the
+// least load when its turn comes. It depends on the trace and n alone, so
+// every split task of a trace derives the same one. It returns S too.
 func PartitionMap(x *trace.BinaryIndex, n int) ([]shard.LineOwner, int, error) {
 	c := x.NumChunks()
 	if n == 1 || c == 0 {
@@ -42,7 +48,7 @@ func PartitionMap(x *trace.BinaryIndex, n int) ([]shard.LineOwner, int, error) {
 	}
 	rt := engine.NewRouterWith(x.Header(), n, pt)
 	type line struct{ key, line uint64 }
-	counts := map[line]uint64{}
+	var sample []line
 	s := min(c, mapSampleChunks)
 	for j := range s {
 		k := j * c / s
@@ -50,7 +56,7 @@ func PartitionMap(x *trace.BinaryIndex, n int) ([]shard.LineOwner, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		for {
+		for left := mapSampleLaneOps / s; left > 0; {
 			in, err := src.Next()
 			if err == io.EOF {
 				break
@@ -67,21 +73,24 @@ func PartitionMap(x *trace.BinaryIndex, n int) ([]shard.LineOwner, int, error) {
 				return nil, 0, err
 			}
 			key, addrs := rt.Addrs()
-			last, run := line{}, uint64(0) // a warp's lanes on one line: one map update
 			for _, a := range addrs {
-				l := line{key, a >> shard.LineShift}
-				if l != last && run > 0 {
-					counts[last] += run
-					run = 0
-				}
-				last = l
-				run++
+				sample = append(sample, line{key, a >> shard.LineShift})
 			}
-			if run > 0 {
-				counts[last] += run
-			}
+			left -= len(addrs)
 		}
 		src.Close()
+	}
+	load := slices.Clone(rt.LaneOps()) // by hash
+	var total uint64
+	for _, l := range load {
+		total += l
+	}
+	if total == 0 || float64(slices.Max(load))*float64(n) <= mapEven*float64(total) {
+		return nil, s, nil
+	}
+	counts := map[line]uint64{}
+	for _, l := range sample {
+		counts[l]++
 	}
 	type heavy struct {
 		line
@@ -95,9 +104,8 @@ func PartitionMap(x *trace.BinaryIndex, n int) ([]shard.LineOwner, int, error) {
 		return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.key, b.key), cmp.Compare(a.line.line, b.line.line))
 	})
 	top := all[:min(len(all), mapLinesPer*n, shard.MaxMappedLines)]
-	load := make([]uint64, n)
-	for _, h := range all[len(top):] {
-		load[pt.Of(h.key, h.line.line<<shard.LineShift)] += h.n
+	for _, h := range top { // the rest's load, by hash
+		load[pt.Of(h.key, h.line.line<<shard.LineShift)] -= h.n
 	}
 	m := make([]shard.LineOwner, 0, len(top))
 	for _, h := range top {
