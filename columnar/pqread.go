@@ -1050,7 +1050,19 @@ func unpackDeltas[T uint32 | uint64](mb []byte, bw byte, v, minDelta uint64, out
 		}
 		return v
 	}
-	for j := range out {
+	j := 0
+	if bw <= 56 { // a value within the 8 bytes at its first bit's byte
+		mask := uint64(1)<<bw - 1
+		for ; j < len(out); j++ {
+			off := uint64(j) * uint64(bw)
+			if off>>3+8 > uint64(len(mb)) {
+				break // the miniblock's last bytes: unpackBits
+			}
+			v += minDelta + binary.LittleEndian.Uint64(mb[off>>3:])>>(off&7)&mask
+			out[j] = T(v)
+		}
+	}
+	for ; j < len(out); j++ {
 		v += minDelta + unpackBits(mb, uint64(j)*uint64(bw), int(bw))
 		out[j] = T(v)
 	}
