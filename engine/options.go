@@ -19,10 +19,9 @@ type options struct {
 	progress   func(Summary)
 	part       int // this replay is partition part of parts (WithPartition)
 	parts      int
-	partLines  []shard.LineOwner // the partition map (WithPartition's lines)
-	order      Order             // the lanes' order within an instruction (WithOrder)
-	seed       uint64            // OrderRandom's seed
-	interleave int               // windows of instructions reordered across warps (WithInterleave)
+	order      Order  // the lanes' order within an instruction (WithOrder)
+	seed       uint64 // OrderRandom's seed
+	interleave int    // windows of instructions reordered across warps (WithInterleave)
 	// batchListWords ends a batch early once its lists (the arena) hold
 	// that many 64-bit values (defaultBatchListBytes); tests lower it.
 	batchListWords int
@@ -187,19 +186,13 @@ func WithWorkers(n int) Option {
 // its instructions' statistics count its own lanes (addresses and faults
 // add up over the partitions, max_conflict is the largest of theirs, lanes
 // is every partition's). n = 1 (the default) is the whole replay. Replay
-// and ExploreOrders read it. lines, when given, are a partition map (a
-// split's: split.Source.Map): those lines belong to the partition it
-// gives them (shard.NewPartitionerMap), every replay of the n must have
-// the same.
-func WithPartition(i, n int, lines ...shard.LineOwner) Option {
+// and ExploreOrders read it.
+func WithPartition(i, n int) Option {
 	return set(optPartition, func(o *options) error {
 		if n < 1 || n > shard.MaxPartitions || i < 0 || i >= n {
 			return fmt.Errorf("partition %d/%d: want 0 <= i < n <= %d", i, n, shard.MaxPartitions)
 		}
-		if _, err := shard.NewPartitionerMap(n, lines); err != nil {
-			return fmt.Errorf("partition %d/%d: %v", i, n, err)
-		}
-		o.part, o.parts, o.partLines = i, n, lines
+		o.part, o.parts = i, n
 		return nil
 	})
 }

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
 )
 
@@ -123,7 +122,9 @@ func Open(dir string, part, parts int) (*Source, error) {
 			return nil, fmt.Errorf("%s holds chunks [%d, %d), but slice %d of %d is [%d, %d)", s.path, s.h.FirstChunk, s.h.EndChunk, s.h.Slice, m, lo, hi)
 		}
 	}
-	src := &Source{split: first.h, hdr: first.hdr}
+	hdr := *first.hdr
+	hdr.PartitionMap = first.h.Lines // the lines the split sent where the map says
+	src := &Source{split: first.h, hdr: &hdr}
 	for _, s := range got {
 		src.files = append(src.files, s.path)
 	}
@@ -157,20 +158,11 @@ func (s *Source) Trace() string { return s.split.Trace() }
 // Name is the trace's file name, without its directory (replay.options).
 func (s *Source) Name() string { return s.split.Name }
 
-// Map is the split's partition map (trace.SplitHeader.Lines), which the
-// partition's replay takes (engine.WithPartition); nil for none.
-func (s *Source) Map() []shard.LineOwner {
-	var m []shard.LineOwner
-	for _, l := range s.split.Lines {
-		m = append(m, shard.LineOwner{Key: l.Key, Line: l.Line, Part: l.Part})
-	}
-	return m
-}
-
 // Slices is how many slices the partition's records come in.
 func (s *Source) Slices() int { return len(s.files) }
 
-// Header is the trace's header.
+// Header is the trace's header, with the split's partition map
+// (trace.Header.PartitionMap).
 func (s *Source) Header() *trace.Header { return s.hdr }
 
 // Next returns the next record.

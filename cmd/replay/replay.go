@@ -315,8 +315,6 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 			return err
 		}
 		name, src, closeSrc, id, optName = o.pos[0], ss, func() { ss.Close() }, ss.Trace(), ss.Name()
-		// The split's partition map: its lines are where split sent them.
-		eopts = append(slices.Clip(eopts), engine.WithPartition(o.part, o.parts, ss.Map()...))
 	} else if name, src, closeSrc, prog, err = openTrace(o.pos); err != nil {
 		return err
 	}

@@ -399,6 +399,11 @@ func TestSplitBalancesHotLines(t *testing.T) {
 	if code, _, stderr := replayCmd(t, "gen", "bfs", "-lane-ops", "3e5", "-chunk", "100", "-o", tr, "-q"); code != 0 {
 		t.Fatal(stderr)
 	}
+	wholeDir := filepath.Join(root, "whole")
+	if code, _, stderr := replayCmd(t, tr, "-tables", "memory", "-o", wholeDir, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	whole := tableDigests(t, wholeDir)
 	const m = 3
 	for _, n := range []int{8, 16} {
 		dir := filepath.Join(root, fmt.Sprint(n))
@@ -438,6 +443,13 @@ func TestSplitBalancesHotLines(t *testing.T) {
 			if want := fmt.Sprintf("(%d lane-ops)", sum[i]); !strings.Contains(out, want) {
 				t.Errorf("n=%d: partition %d's replay does not say %s:\n%s", n, i, want, out)
 			}
+		}
+		merged := filepath.Join(root, fmt.Sprint(n, "-merged"))
+		if code, _, stderr := replayCmd(t, "merge", filepath.Join(root, fmt.Sprint(n, "-parts")), "-o", merged, "-q"); code != 0 {
+			t.Fatal(stderr)
+		}
+		if got := tableDigests(t, merged)["memory.parquet"]; got != whole["memory.parquet"] || got == "" {
+			t.Errorf("n=%d: the merged memory table differs from the single replay's", n)
 		}
 	}
 }
