@@ -28,9 +28,11 @@ import (
 // back into the tables one unpartitioned replay writes:
 //
 //   - memory, results and addresses: every row is in exactly one partition
-//     (a page, hence an address, is in one), and each partition's rows are
+//     (a line, hence an address, is in one), and each partition's rows are
 //     sorted as the whole table is; Merge interleaves them in that order
-//     (a k-way merge, reading each file once, in row groups).
+//     (a k-way merge, reading each file once, in row groups), a partition's
+//     run of rows before every other's next row (a line's words) with one
+//     comparison a row.
 //   - instructions: an instruction's row is in one or more partitions,
 //     each with the statistics of its own lanes (every partition, for
 //     replay TRACE -partition; for a split trace, the partition replay
@@ -46,7 +48,12 @@ import (
 //
 // Every table goes through a Writer, the one a replay writes with, so the
 // merged files have the same schemas, encodings and row order as one
-// process's.
+// process's. The tables are merged on goroutines of their own, beside the
+// Writer's (mergeTables: the trace's tables, then addresses and memory,
+// which fill a bounded number of chunks ahead meanwhile), and each
+// partition's file is decoded a row group ahead of its merge, its string
+// columns as their dictionaries' keys and its columns' storage reused
+// from row group to row group (openTableCols).
 
 // partDir is one partition directory and what its files say it is.
 type partDir struct {
