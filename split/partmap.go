@@ -20,13 +20,14 @@ import (
 // others' load counted where their hash puts them.
 
 // Sample and map sizes: the first mapSampleLaneOps/S lane-elements of S =
-// min(C, mapSampleChunks) chunks spread evenly over the trace's C (half a
-// percent of a trace of 10^8 lane-ops: a split task routes its slice and
-// this); mapLinesPer lines a partition at most; and no map where the
-// sample's largest partition by hash is within mapEven of the mean.
+// min(C, mapSampleChunks) chunks spread evenly over the trace's C (0.13%
+// of a trace of 10^8 lane-ops, and 8 chunks decompressed: every split
+// task routes its slice and this; bfs's 512 heaviest lines show in it);
+// mapLinesPer lines a partition at most; and no map where the sample's
+// largest partition by hash is within mapEven of the mean.
 const (
-	mapSampleChunks  = 32
-	mapSampleLaneOps = 1 << 19
+	mapSampleChunks  = 8
+	mapSampleLaneOps = 1 << 17
 	mapLinesPer      = 32
 	mapEven          = 1.05
 )
