@@ -101,9 +101,6 @@ func (p *Partitioner) slot(key, line, h uint64) int {
 	return int((h ^ (line&(PageLines-1))*0x9e3779b97f4a7c15) >> p.shift)
 }
 
-// Mapped reports whether the partitioner has a partition map.
-func (p *Partitioner) Mapped() bool { return p.mapped != nil }
-
 // Of is [Partition](key, addr, n), for the n of NewPartitioner, or the
 // partition map's partition of addr's line.
 func (p *Partitioner) Of(key, addr uint64) int {
