@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpureplay/replay/internal/offheap"
 	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
 )
@@ -66,6 +67,11 @@ type replayer struct {
 	// arenaHint and vecsHint are the most list storage and vectors a
 	// batch has needed so far.
 	arenaHint, vecsHint int
+	// instSlab is what is left of the huge-page memory (offheap.HeapSlice)
+	// that the read stage carves the batches' instructions from, a
+	// default batch's room each (fill): the batches in flight share a
+	// huge page, rather than take one each.
+	instSlab []binst
 	// recsHint is the most records one expander's route has held in a
 	// batch so far (batch.expand sizes routes by it). Only expandBatch,
 	// one batch at a time, reads and writes it.
@@ -236,6 +242,9 @@ type pipeline struct {
 	emitErr             error
 }
 
+// maxInFlight is the most batches a pipeline moves at once (newPipeline).
+const maxInFlight = 4
+
 func (e *replayer) newPipeline(sink Sink) *pipeline {
 	pl := &pipeline{e: e, start: time.Now(), workers: e.opts.workerCount()}
 	caps := sink.Caps()
@@ -252,9 +261,9 @@ func (e *replayer) newPipeline(sink Sink) *pipeline {
 	// One batch reading, one expanding and applying (or one expanding, one
 	// applying), one emitting. Each gets its storage when first filled
 	// (fill): a trace of one batch fills one.
-	inFlight := 3
+	inFlight := maxInFlight - 1
 	if pl.workers > 1 {
-		inFlight = 4
+		inFlight = maxInFlight
 	}
 	pl.pool = make(chan *batch, inFlight)
 	for i := 0; i < inFlight; i++ {
@@ -431,8 +440,9 @@ func (e *replayer) fill(b *batch, src trace.Source) (eof bool) {
 		// once, not by doubling (each doubling copies, into memory not yet
 		// paged in), and an eighth more: the source wants room for its
 		// widest instruction's lists past the last one's, and batches
-		// differ.
-		b.arena = make([]uint64, 0, want)
+		// differ. Large, it lies on huge pages (offheap.HeapSlice), as
+		// the instructions below do.
+		b.arena = offheap.HeapSlice[uint64](want)
 	}
 	if b.insts == nil {
 		// A batch object's first fill: room for a default batch's
@@ -440,8 +450,15 @@ func (e *replayer) fill(b *batch, src trace.Source) (eof bool) {
 		// larger batch grows as it fills). Not when the pipeline starts:
 		// a trace that fits one batch never allocates the others' 320
 		// KiB each (a replay of a thousand instructions allocates 4.7 MB
-		// rather than 5.7; its time did not change measurably).
-		b.insts = make([]binst, 0, min(e.opts.batchInsts, defaultBatchInsts))
+		// rather than 5.7; its time did not change measurably). Carved
+		// from a huge page that the batches in flight share (instSlab):
+		// their first fills faulted in ~80 pages of 4 KiB each, as many
+		// as the rest of a hot counter's read stage.
+		n := min(e.opts.batchInsts, defaultBatchInsts)
+		if cap(e.instSlab) < n {
+			e.instSlab = offheap.HeapSlice[binst](maxInFlight * n)
+		}
+		b.insts, e.instSlab = e.instSlab[:0:n], e.instSlab[n:cap(e.instSlab)]
 	}
 	if cap(b.vecs) < e.vecsHint {
 		b.vecs = make([]bvec, 0, e.vecsHint) // likewise: no doubling copies
