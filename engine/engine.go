@@ -69,9 +69,10 @@ type replayer struct {
 	arenaHint, vecsHint int
 	// instSlab is what is left of the huge-page memory (offheap.HeapSlice)
 	// that the read stage carves the batches' instructions from, a
-	// default batch's room each (fill): the batches in flight share a
-	// huge page, rather than take one each.
-	instSlab []binst
+	// default batch's room each, but the first batch's (instsMade; fill):
+	// the batches in flight share a huge page, rather than take one each.
+	instSlab  []binst
+	instsMade bool
 	// recsHint is the most records one expander's route has held in a
 	// batch so far (batch.expand sizes routes by it). Only expandBatch,
 	// one batch at a time, reads and writes it.
@@ -440,9 +441,8 @@ func (e *replayer) fill(b *batch, src trace.Source) (eof bool) {
 		// once, not by doubling (each doubling copies, into memory not yet
 		// paged in), and an eighth more: the source wants room for its
 		// widest instruction's lists past the last one's, and batches
-		// differ. Large, it lies on huge pages (offheap.HeapSlice), as
-		// the instructions below do.
-		b.arena = offheap.HeapSlice[uint64](want)
+		// differ.
+		b.arena = make([]uint64, 0, want)
 	}
 	if b.insts == nil {
 		// A batch object's first fill: room for a default batch's
@@ -450,15 +450,22 @@ func (e *replayer) fill(b *batch, src trace.Source) (eof bool) {
 		// larger batch grows as it fills). Not when the pipeline starts:
 		// a trace that fits one batch never allocates the others' 320
 		// KiB each (a replay of a thousand instructions allocates 4.7 MB
-		// rather than 5.7; its time did not change measurably). Carved
-		// from a huge page that the batches in flight share (instSlab):
-		// their first fills faulted in ~80 pages of 4 KiB each, as many
-		// as the rest of a hot counter's read stage.
+		// rather than 5.7; its time did not change measurably). The
+		// first batch's come from make; the others', once a trace
+		// needs them, are carved from a huge page that they share
+		// (instSlab): their first fills faulted in ~80 pages of 4 KiB
+		// each, while a trace of one batch would pay for a huge page,
+		// and its padding in the heap, which alone brought a
+		// one-instruction replay its first collection.
 		n := min(e.opts.batchInsts, defaultBatchInsts)
-		if cap(e.instSlab) < n {
-			e.instSlab = offheap.HeapSlice[binst](maxInFlight * n)
+		if !e.instsMade {
+			b.insts, e.instsMade = make([]binst, 0, n), true
+		} else {
+			if cap(e.instSlab) < n {
+				e.instSlab = offheap.HeapSlice[binst]((maxInFlight - 1) * n)
+			}
+			b.insts, e.instSlab = e.instSlab[:0:n], e.instSlab[n:cap(e.instSlab)]
 		}
-		b.insts, e.instSlab = e.instSlab[:0:n], e.instSlab[n:cap(e.instSlab)]
 	}
 	if cap(b.vecs) < e.vecsHint {
 		b.vecs = make([]bvec, 0, e.vecsHint) // likewise: no doubling copies
@@ -488,10 +495,8 @@ func (e *replayer) fill(b *batch, src trace.Source) (eof bool) {
 			// The replay's first batch, and the trace has lists: room
 			// for the list budget at once rather than by the source's
 			// doublings, each a copy into memory not yet paged in (the
-			// lists so far keep their places: vectors index them), on
-			// huge pages (offheap.HeapSlice): slices.Grow cleared it a
-			// 4 KiB fault at a time (280 of a hot counter's in vISA).
-			b.arena = append(offheap.HeapSlice[uint64](e.opts.batchListWords+e.opts.batchListWords/8), b.arena...)
+			// lists so far keep their places: vectors index them).
+			b.arena = slices.Grow(b.arena, e.opts.batchListWords+e.opts.batchListWords/8-len(b.arena))
 		}
 		if into {
 			in, b.arena, err = src.NextInto(b.arena)
