@@ -3,6 +3,8 @@ package columnar
 import (
 	"math/bits"
 	"sync"
+
+	"github.com/gpureplay/replay/internal/offheap"
 )
 
 // poolAllocator is the writer's default memory.Allocator: it keeps the
@@ -85,8 +87,8 @@ func (a *poolAllocator) Allocate(size int) []byte {
 }
 
 // Buffers of slabMin bytes and more (up to slabBytes), a table's batch
-// columns and page buffers, are carved from slabs of slabBytes: on Linux
-// advised into transparent huge pages (adviseHuge), so that their first
+// columns and page buffers, are carved from slabs of slabBytes laid out
+// on transparent huge pages (offheap.HeapSlice), so that their first
 // writes fault a page in per 2 MiB rather than per 4 KiB. A batch's
 // columns are new memory for the first batches of every table, and a
 // fault a 4 KiB page cost a hot counter's instructions table more than
@@ -95,20 +97,10 @@ func (a *poolAllocator) Allocate(size int) []byte {
 const (
 	slabMin   = 128 << 10
 	slabBytes = 4 << 20
-	hugePage  = 2 << 20
 )
 
 // newSlab returns slabBytes of zeroed memory aligned to a huge page.
-func newSlab() []byte {
-	buf := make([]byte, slabBytes+hugePage)
-	off := 0
-	if r := addrOf(buf) % hugePage; r != 0 {
-		off = hugePage - int(r)
-	}
-	s := buf[off : off+slabBytes : off+slabBytes]
-	adviseHuge(s)
-	return s
-}
+func newSlab() []byte { return offheap.HeapSlice[byte](slabBytes)[:slabBytes] }
 
 // alignedBytes returns a zeroed buffer of length size and capacity c,
 // 64-byte aligned.

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gpureplay/replay/internal/offheap"
 	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
 )
@@ -66,6 +67,12 @@ type replayer struct {
 	// arenaHint and vecsHint are the most list storage and vectors a
 	// batch has needed so far.
 	arenaHint, vecsHint int
+	// instSlab is what is left of the huge-page memory (offheap.HeapSlice)
+	// that the read stage carves the batches' instructions from, a
+	// default batch's room each, but the first batch's (instsMade; fill):
+	// the batches in flight share a huge page, rather than take one each.
+	instSlab  []binst
+	instsMade bool
 	// recsHint is the most records one expander's route has held in a
 	// batch so far (batch.expand sizes routes by it). Only expandBatch,
 	// one batch at a time, reads and writes it.
@@ -236,6 +243,9 @@ type pipeline struct {
 	emitErr             error
 }
 
+// maxInFlight is the most batches a pipeline moves at once (newPipeline).
+const maxInFlight = 4
+
 func (e *replayer) newPipeline(sink Sink) *pipeline {
 	pl := &pipeline{e: e, start: time.Now(), workers: e.opts.workerCount()}
 	caps := sink.Caps()
@@ -252,9 +262,9 @@ func (e *replayer) newPipeline(sink Sink) *pipeline {
 	// One batch reading, one expanding and applying (or one expanding, one
 	// applying), one emitting. Each gets its storage when first filled
 	// (fill): a trace of one batch fills one.
-	inFlight := 3
+	inFlight := maxInFlight - 1
 	if pl.workers > 1 {
-		inFlight = 4
+		inFlight = maxInFlight
 	}
 	pl.pool = make(chan *batch, inFlight)
 	for i := 0; i < inFlight; i++ {
@@ -440,8 +450,22 @@ func (e *replayer) fill(b *batch, src trace.Source) (eof bool) {
 		// larger batch grows as it fills). Not when the pipeline starts:
 		// a trace that fits one batch never allocates the others' 320
 		// KiB each (a replay of a thousand instructions allocates 4.7 MB
-		// rather than 5.7; its time did not change measurably).
-		b.insts = make([]binst, 0, min(e.opts.batchInsts, defaultBatchInsts))
+		// rather than 5.7; its time did not change measurably). The
+		// first batch's come from make; the others', once a trace
+		// needs them, are carved from a huge page that they share
+		// (instSlab): their first fills faulted in ~80 pages of 4 KiB
+		// each, while a trace of one batch would pay for a huge page,
+		// and its padding in the heap, which alone brought a
+		// one-instruction replay its first collection.
+		n := min(e.opts.batchInsts, defaultBatchInsts)
+		if !e.instsMade {
+			b.insts, e.instsMade = make([]binst, 0, n), true
+		} else {
+			if cap(e.instSlab) < n {
+				e.instSlab = offheap.HeapSlice[binst]((maxInFlight - 1) * n)
+			}
+			b.insts, e.instSlab = e.instSlab[:0:n], e.instSlab[n:cap(e.instSlab)]
+		}
 	}
 	if cap(b.vecs) < e.vecsHint {
 		b.vecs = make([]bvec, 0, e.vecsHint) // likewise: no doubling copies

@@ -38,6 +38,8 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/gpureplay/replay/internal/offheap"
 )
 
 // frameBuf is one frame on its way to the consumer, with its buffers.
@@ -332,8 +334,11 @@ var workerPool = sync.Pool{New: func() any {
 func (w *worker) decompress(fb *frameBuf) error {
 	if cap(fb.raw) < fb.bound {
 		// A quarter more than the last frame needed, so that frames
-		// slightly larger than the one before do not each allocate.
-		fb.raw = make([]byte, 0, max(fb.bound, min(cap(fb.raw)+cap(fb.raw)/4, maxFrameContent)))
+		// slightly larger than the one before do not each allocate. A
+		// large one lies on huge pages (offheap.HeapSlice): the first
+		// frames of a reader's buffers were most of the page faults a
+		// hot counter's replay took (~960 of 2900).
+		fb.raw = offheap.HeapSlice[byte](max(fb.bound, min(cap(fb.raw)+cap(fb.raw)/4, maxFrameContent)))
 	}
 	out, err := w.dec.DecodeAll(fb.zbuf, fb.raw[:0])
 	if err != nil {

@@ -31,4 +31,9 @@
 //  7. Memory is resident once written. Write a fresh piece before reading
 //     it: a first read maps the kernel's zero page, and the write after it
 //     faults again and flushes the TLB of every core the process runs on.
+//  8. HeapSlice is the other way to huge pages: Go memory, which the
+//     collector frees, aligned and advised as a region is, for buffers
+//     whose lifetime no one owner ends (a reader's frames, a batch's
+//     instructions). It gains only where make does not clear the memory
+//     (memory the heap never used); T must hold no pointers.
 package offheap

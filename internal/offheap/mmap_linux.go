@@ -40,7 +40,7 @@ func mapRegion(n int) ([]byte, error) {
 		}
 	}
 	b := unsafe.Slice((*byte)(r), n)
-	unix.Madvise(b, unix.MADV_HUGEPAGE) // advice: a refusal leaves 4 KiB pages
+	adviseHuge(b)
 	return b, nil
 }
 

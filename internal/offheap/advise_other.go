@@ -1,6 +1,6 @@
 //go:build !linux
 
-package columnar
+package offheap
 
 // adviseHuge does nothing where transparent huge pages are not Linux's.
 func adviseHuge([]byte) {}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package columnar
+package offheap
 
 import "golang.org/x/sys/unix"
 
