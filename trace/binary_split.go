@@ -229,6 +229,13 @@ func (w *BinaryWriter) appendSplitInst(b []byte, in *Inst) []byte {
 		}
 		b = append(b, vecKindMasked)
 		inp := &s.Inputs[i]
+		if !wide && inp.Elems <= 1 && bits.OnesCount32(mask) <= maskedDeltasMax {
+			// A few lanes' values (a scattered warp's share): their
+			// deltas, in one pass, with no choice of form to make.
+			b = append(b, vecKindList)
+			b = appendMaskedDeltas(b, v.List, mask)
+			continue
+		}
 		lo := gatherMasked(w.masked[:0], v.List, inp, s.ExecSize, mask)
 		m := len(lo)
 		var hi []uint64
@@ -307,6 +314,20 @@ func (r *BinaryReader) decodeMasked(si *staticInfo, j int, p []byte, v *Vector, 
 	if wideInner && !ii.wide {
 		return p, at, false, r.inputErr(si, j, "vector kind %d (list with high halves) on a %d-bit input", inner, in.Bits)
 	}
+	if inner == vecKindList && in.Elems <= 1 {
+		// The common case (a few lanes' deltas): straight to their lanes.
+		lo := lanes[at : at+ii.n : at+ii.n]
+		var n int
+		if p, n = readDeltasMasked(p, lo, mask); n < 0 {
+			return p, at, false, r.inputErr(si, j, "masked list ends after %d of %d values", -n-1, m)
+		}
+		v.Kind, v.Base, v.Stride, v.BaseHi = VecList, 0, 0, 0
+		v.List = lo
+		if v.ListHi != nil {
+			v.ListHi = nil
+		}
+		return p, at + len(lo), false, nil
+	}
 	if cap(r.masked) < 2*m {
 		r.masked = make([]uint64, 2*m)
 	}
@@ -368,4 +389,46 @@ func (x *BinaryIndex) Identity(size int64) (uint64, error) {
 		}
 	}
 	return h.Sum64(), nil
+}
+
+// maskedDeltasMax is the most lanes a masked list the writer stores as
+// deltas without weighing the fixed-width form: for so few values the
+// two differ by a few bytes, and weighing them cost a split more than
+// encoding them.
+const maskedDeltasMax = 8
+
+// appendMaskedDeltas appends the zigzag deltas of the values of vs (one a
+// lane) at the lanes of mask, in lane order: appendDeltas of gatherMasked.
+func appendMaskedDeltas(b []byte, vs []uint64, mask uint32) []byte {
+	var prev uint64
+	for m := mask; m != 0; m &= m - 1 {
+		x := vs[bits.TrailingZeros32(m)]
+		b = binary.AppendUvarint(b, zigzag(int64(x-prev)))
+		prev = x
+	}
+	return b
+}
+
+// readDeltasMasked is readDeltas of a masked list of one value a lane,
+// scattered as it reads: the i-th value goes to vs at the i-th lane of
+// mask, zero elsewhere (scatterMasked of readDeltas). On a bad varint it
+// returns n = -(values read)-1.
+func readDeltasMasked(p []byte, vs []uint64, mask uint32) ([]byte, int) {
+	clear(vs)
+	var prev uint64
+	i := 0
+	for m := mask; m != 0; m &= m - 1 {
+		var d uint64
+		if len(p) > 0 && p[0] < 0x80 {
+			d, p = uint64(p[0]), p[1:]
+		} else if x, n := uvarintLong(p); n > 0 {
+			d, p = x, p[n:]
+		} else {
+			return p, -i - 1
+		}
+		prev += uint64(unzigzag(d))
+		vs[bits.TrailingZeros32(m)] = prev
+		i++
+	}
+	return p, 0
 }

@@ -60,8 +60,9 @@ func randomInst(r *rand.Rand, st *Static, seq uint64) Inst {
 // values of the lanes in its mask (lists masked to them, kind 6: zero
 // elsewhere), whole predicates and uniform addresses, and its
 // directives, for instructions of every list layout (lane, element-major,
-// transposed, 128-bit with and without high halves), masks of none to all
-// lanes, and chunks cut every few records.
+// transposed, 128-bit with and without high halves), masks of none, a few
+// (deltas written and read lane by lane) to all lanes, and chunks cut
+// every few records.
 func TestSplitFileRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 8))
 	var statics []*Static
@@ -93,11 +94,16 @@ func TestSplitFileRoundTrip(t *testing.T) {
 		}
 		st := statics[r.IntN(len(statics))]
 		in := randomInst(r, st, seq)
-		switch r.IntN(4) {
+		switch r.IntN(5) {
 		case 0:
 			in.Mask = 0
 		case 1:
 			in.Mask = st.ExecMask()
+		case 2: // a few lanes, a scattered warp's share: stored as deltas
+			in.Mask = 0
+			for range 1 + r.IntN(maskedDeltasMax) {
+				in.Mask |= 1 << r.IntN(st.ExecSize)
+			}
 		}
 		in.Part = &PartInfo{Lanes: min(32, uint32(bits.OnesCount32(in.Mask&st.ExecMask()))+uint32(r.IntN(3))), Row: r.IntN(2) == 0}
 		if in.Part.Row {
