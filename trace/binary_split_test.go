@@ -302,3 +302,68 @@ func TestIdentityOfHeaderAndSeekTable(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskedFewForms: a masked list of a few one-value lanes is written
+// as a fixed-width list (kind 4) when its values differ in more than
+// their low byte, with the minimum, shift and width of the format's
+// fixed form, else as deltas (kind 2); either reads back into the mask's
+// lanes, zero elsewhere, including a list at the very end of the payload
+// (no 8-byte load past it), and a list cut short is refused.
+func TestMaskedFewForms(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		mask uint32
+		vals map[int]uint64
+		kind byte
+		form byte // fixed: width | shift<<4
+	}{
+		{"scattered addresses", 1<<3 | 1<<17 | 1<<30, map[int]uint64{3: 0x7f00001000, 17: 0x7f00000040, 30: 0x7f00030000}, vecKindFixed, 2 | 6<<4}, // offsets 0xfc0, 0, 0x2ffc0: >>6, 12 bits
+		{"eight lanes, 8-byte offsets", 0xff, map[int]uint64{0: 0, 1: ^uint64(0), 2: 1, 3: 1 << 63, 4: 5, 5: 6, 6: 7, 7: 8}, vecKindFixed, 8},
+		{"small values", 1<<1 | 1<<2 | 1<<9, map[int]uint64{1: 3, 2: 1, 9: 200}, vecKindList, 0},
+		{"one lane", 1 << 12, map[int]uint64{12: 0xdead_beef_0000}, vecKindList, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			vs := make([]uint64, 32)
+			for l, v := range c.vals {
+				vs[l] = v
+			}
+			vs[31] ^= 0x5555 // a lane outside the mask: not stored
+			b := appendMaskedFew(nil, vs, c.mask)
+			if b[0] != c.kind {
+				t.Fatalf("inner kind %d, want %d (% x)", b[0], c.kind, b)
+			}
+			if c.kind == vecKindFixed {
+				_, n := uvarint(b[1:])
+				if b[1+n] != c.form {
+					t.Errorf("form byte %#x, want %#x", b[1+n], c.form)
+				}
+			}
+			got := make([]uint64, 32)
+			for i := range got {
+				got[i] = 99 // the arena's leftovers: overwritten with zeros
+			}
+			var rest []byte
+			var ok bool
+			if c.kind == vecKindFixed {
+				rest, ok = readFixedMasked(b[1:], got, c.mask)
+			} else {
+				var n int
+				rest, n = readDeltasMasked(b[1:], got, c.mask)
+				ok = n == 0
+			}
+			if !ok || len(rest) != 0 {
+				t.Fatalf("read: ok %v, %d bytes left", ok, len(rest))
+			}
+			for l := range got {
+				if got[l] != c.vals[l] {
+					t.Errorf("lane %d: %#x, want %#x", l, got[l], c.vals[l])
+				}
+			}
+			if c.kind == vecKindFixed {
+				if _, ok := readFixedMasked(b[1:len(b)-1], got, c.mask); ok {
+					t.Errorf("a list cut short by a byte was read")
+				}
+			}
+		})
+	}
+}
