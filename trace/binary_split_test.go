@@ -367,3 +367,30 @@ func TestMaskedFewForms(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteStoredFrame: a stored frame written piece by piece to the
+// output (writeStoredFrame, split files' frames) is byte for byte the
+// frame appendStoredFrame makes, and its size is the bytes written, for
+// contents of none, one byte, exactly one 128 KiB block, one byte over,
+// and several blocks; and it decodes to the content.
+func TestWriteStoredFrame(t *testing.T) {
+	for _, n := range []int{0, 1, zstdMaxBlock, zstdMaxBlock + 1, 2*zstdMaxBlock + 777} {
+		rec := make([]byte, n)
+		for i := range rec {
+			rec[i] = byte(i*7 + i>>9)
+		}
+		check := uint32(0xfeedc0de) ^ uint32(n)
+		var got bytes.Buffer
+		size, err := writeStoredFrame(&got, rec, check)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := appendStoredFrame(nil, rec, check)
+		if !bytes.Equal(got.Bytes(), want) || size != len(want) {
+			t.Errorf("%d bytes: wrote %d bytes (size %d), want %d, equal %v", n, got.Len(), size, len(want), bytes.Equal(got.Bytes(), want))
+		}
+		if blocks := (n + zstdMaxBlock - 1) / zstdMaxBlock; size != 9+3*max(blocks, 1)+n+4 {
+			t.Errorf("%d bytes: frame of %d bytes, want %d", n, size, 9+3*max(blocks, 1)+n+4)
+		}
+	}
+}
