@@ -394,3 +394,52 @@ func TestWriteStoredFrame(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitFileChunkBytes: a split file's writer ends a chunk once its
+// instructions take 256 KiB (splitChunkBytes), not the 1 MiB of other
+// traces, and every chunk but the last holds at least that much and at
+// most that and one record.
+func TestSplitFileChunkBytes(t *testing.T) {
+	const want256K = 256 << 10
+	st, err := ParseStatic("atom.global.add.u32 d, [a], b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	var buf bytes.Buffer
+	w, err := NewBinaryWriter(&buf, nil, WithSplit(SplitHeader{Parts: 2, Slices: 1}), WithUncompressed())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const insts = 3000 // of ~500 bytes: ~1.4 MiB
+	for i := range insts {
+		in := randomInst(r, st, uint64(i))
+		in.Mask = ^uint32(0)
+		for j := range in.Vals {
+			in.Vals[j] = Vector{Kind: VecList, List: make([]uint64, 32)}
+			for l := range in.Vals[j].List {
+				in.Vals[j].List[l] = r.Uint64()
+			}
+		}
+		in.Part = &PartInfo{Lanes: 32}
+		if err := w.Write(&in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	x, err := OpenBinaryIndex(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := buf.Len()
+	if n := x.NumChunks(); n < total/want256K || n > total/want256K+1 {
+		t.Fatalf("%d chunks in a split file of %d bytes; want about one a %d bytes", n, total, want256K)
+	}
+	for i, e := range x.entries[1 : len(x.entries)-1] { // not the header's, nor the last chunk's
+		if e.dsize < want256K || e.dsize > want256K+4<<10 {
+			t.Errorf("chunk %d: %d bytes, want %d and at most a record more", i, e.dsize, want256K)
+		}
+	}
+}

@@ -84,6 +84,8 @@ type BinaryWriter struct {
 	last    *Static            // memo of the previous instruction's static
 	lastIdx uint64
 
+	chunkBytes int // a chunk ends once its instructions take this many bytes
+
 	rec    []byte   // record being framed
 	masked []uint64 // a masked list's values (split files)
 	zbuf   []byte   // compressed frame
@@ -118,10 +120,13 @@ func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWrite
 		w: w, o: o, enc: enc, dig: xxhash.New(),
 		index: map[*Static]uint64{}, byText: map[string]uint64{},
 	}
+	bw.chunkBytes = chunkTargetBytes
 	if o.split != nil {
-		// A split task has a writer per partition: their chunks' bytes
-		// are made once, not grown through doublings.
-		bw.insts = make([]byte, 0, chunkTargetBytes+chunkTargetBytes/16)
+		// A split task has a writer per partition, each filling its
+		// chunk as the trace's records come: chunks of splitChunkBytes
+		// keep their buffers in the caches, made once at that size.
+		bw.chunkBytes = splitChunkBytes
+		bw.insts = make([]byte, 0, splitChunkBytes+splitChunkBytes/8)
 	}
 	if h == nil {
 		h = &Header{}
@@ -387,7 +392,7 @@ func (w *BinaryWriter) Write(in *Inst) error {
 		w.seq++
 	}
 	w.n++
-	if w.n >= w.o.chunkInsts || len(w.insts) >= chunkTargetBytes {
+	if w.n >= w.o.chunkInsts || len(w.insts) >= w.chunkBytes {
 		if err := w.flush(); err != nil {
 			w.err = err
 			return err
