@@ -230,8 +230,8 @@ func (w *BinaryWriter) appendSplitInst(b []byte, in *Inst) []byte {
 		b = append(b, vecKindMasked)
 		inp := &s.Inputs[i]
 		if !wide && inp.Elems <= 1 && bits.OnesCount32(mask) <= maskedDeltasMax {
-			// A few lanes' values (a scattered warp's share): their
-			// deltas, in one pass, with no choice of form to make.
+			// A few lanes' values (a scattered warp's share), in a form
+			// their spread picks, without gathering or weighing them.
 			b = appendMaskedFew(b, v.List, mask)
 			continue
 		}
@@ -405,8 +405,8 @@ func (x *BinaryIndex) Identity(size int64) (uint64, error) {
 	return h.Sum64(), nil
 }
 
-// maskedDeltasMax is the most lanes a masked list the writer stores as
-// deltas without weighing the fixed-width form: for so few values the
+// maskedDeltasMax is the most lanes a masked list the writer stores
+// without weighing its two forms (appendMaskedFew): for so few values the
 // two differ by a few bytes, and weighing them cost a split more than
 // encoding them.
 const maskedDeltasMax = 8
