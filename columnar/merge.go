@@ -2,15 +2,17 @@ package columnar
 
 import (
 	"cmp"
-	"container/heap"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -26,9 +28,11 @@ import (
 // back into the tables one unpartitioned replay writes:
 //
 //   - memory, results and addresses: every row is in exactly one partition
-//     (a page, hence an address, is in one), and each partition's rows are
+//     (a line, hence an address, is in one), and each partition's rows are
 //     sorted as the whole table is; Merge interleaves them in that order
-//     (a k-way merge, reading each file once, in row groups).
+//     (a k-way merge, reading each file once, in row groups), a partition's
+//     run of rows before every other's next row (a line's words) with one
+//     comparison a row.
 //   - instructions: an instruction's row is in one or more partitions,
 //     each with the statistics of its own lanes (every partition, for
 //     replay TRACE -partition; for a split trace, the partition replay
@@ -44,7 +48,12 @@ import (
 //
 // Every table goes through a Writer, the one a replay writes with, so the
 // merged files have the same schemas, encodings and row order as one
-// process's.
+// process's. The tables are merged on goroutines of their own, beside the
+// Writer's (mergeTables: the trace's tables, then addresses and memory,
+// which fill a bounded number of chunks ahead meanwhile), and each
+// partition's file is decoded a row group ahead of its merge, its string
+// columns as their dictionaries' keys and its columns' storage reused
+// from row group to row group (openTableCols).
 
 // partDir is one partition directory and what its files say it is.
 type partDir struct {
@@ -341,33 +350,165 @@ func Merge(dirs []string, out string, opts ...Option) error {
 	return w.Commit()
 }
 
+// mergeInto merges the partitions' tables into w, each table on a
+// goroutine of its own (mergeTables), and the partitions' files read
+// ahead of the merge, each on its own (tableReader.prefetch): the tables'
+// merges and their files' decoding share the machine's cores, and the
+// Writer, not safe for concurrent use, is called from this goroutine.
 func mergeInto(w *Writer, parts []*partDir) error {
+	var trace, after []func(q *writeQueue) error // the engine.Sink order: the trace's tables first
 	if _, ok := parts[0].files[tInstructions]; ok {
-		if err := mergeInstructions(w, parts); err != nil {
+		trace = append(trace, func(q *writeQueue) error { return mergeInstructions(q, parts) })
+	}
+	sorted := []struct {
+		id  tableID
+		cur func(*tableReader) cursor
+	}{{tResults, newResultCursor}, {tOrders, newOrdersCursor}, {tAddresses, newAddressCursor}, {tMemory, newMemoryCursor}}
+	for _, t := range sorted {
+		if _, ok := parts[0].files[t.id]; !ok {
+			continue
+		}
+		m := func(q *writeQueue) error { return mergeSorted(q, parts, t.id, t.cur) }
+		if t.id == tAddresses || t.id == tMemory {
+			after = append(after, m)
+		} else {
+			trace = append(trace, m)
+		}
+	}
+	return mergeTables(w, [][]func(q *writeQueue) error{trace, after})
+}
+
+// writeQueue hands a table merge's chunks of rows to the goroutine that
+// writes them (mergeTables).
+type writeQueue struct {
+	jobs    chan writeJob
+	ahead   int          // chunks a merge may fill before the writer takes them
+	stopped *atomic.Bool // the writer or a merge failed: the merges stop
+}
+
+// writeJob writes one chunk of rows, then gives the chunk's storage back
+// to its merge (done).
+type writeJob struct {
+	write func(w *Writer) error
+	done  func()
+}
+
+// errStopped is a merge that stopped because the writer or another merge
+// failed.
+var errStopped = errors.New("merge stopped: the writer or another table's merge failed")
+
+// send queues a job; it fails once the writer or a merge has.
+func (q *writeQueue) send(j writeJob) error {
+	if q.stopped.Load() {
+		j.done()
+		return errStopped
+	}
+	q.jobs <- j
+	return nil
+}
+
+// Chunks a merge fills ahead of the writer: a trace table's merge runs
+// beside the others of the trace, whose chunks the writer takes as they
+// come; the tables after the trace (addresses, memory), which the writer
+// takes only once the trace's are written, fill up to mergeAhead chunks
+// meanwhile, a bounded part of their rows.
+const (
+	traceAhead = 2
+	mergeAhead = 4
+)
+
+// mergeTables runs each merge on a goroutine of its own and writes the
+// chunks they send to w: every chunk of phases[0]'s merges, in the order
+// they come (each table's in its merge's order), then phases[1]'s, and so
+// on (the engine.Sink order of the tables).
+func mergeTables(w *Writer, phases [][]func(q *writeQueue) error) error {
+	stopped := new(atomic.Bool)
+	var errs []error
+	var mu sync.Mutex
+	var queues []*writeQueue
+	for p, merges := range phases {
+		ahead := traceAhead
+		if p > 0 {
+			ahead = mergeAhead
+		}
+		q := &writeQueue{jobs: make(chan writeJob, ahead*max(1, len(merges))), ahead: ahead, stopped: stopped}
+		queues = append(queues, q)
+		var wg sync.WaitGroup
+		for _, m := range merges {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := m(q); err != nil {
+					stopped.Store(true) // the others need not go on
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}()
+		}
+		go func() {
+			wg.Wait()
+			close(q.jobs)
+		}()
+	}
+	var werr error
+	for _, q := range queues {
+		for j := range q.jobs {
+			if werr == nil && !stopped.Load() {
+				if werr = j.write(w); werr != nil {
+					stopped.Store(true)
+				}
+			}
+			j.done()
+		}
+	}
+	if werr != nil {
+		return werr
+	}
+	for _, err := range errs {
+		if err != errStopped {
 			return err
 		}
 	}
-	if _, ok := parts[0].files[tResults]; ok {
-		if err := mergeSorted(parts, tResults, w, newResultCursor); err != nil {
-			return err
-		}
-	}
-	if _, ok := parts[0].files[tMemory]; ok {
-		if err := mergeSorted(parts, tMemory, w, newMemoryCursor); err != nil {
-			return err
-		}
-	}
-	if _, ok := parts[0].files[tAddresses]; ok {
-		if err := mergeSorted(parts, tAddresses, w, newAddressCursor); err != nil {
-			return err
-		}
-	}
-	if _, ok := parts[0].files[tOrders]; ok {
-		if err := mergeSorted(parts, tOrders, w, newOrdersCursor); err != nil {
-			return err
-		}
+	if len(errs) > 0 {
+		return errs[0]
 	}
 	return nil
+}
+
+// chunks passes a merge's rows to a writeQueue mergeChunk at a time, in
+// two buffers that it fills in turn.
+type chunks[T any] struct {
+	rows  []T
+	free  chan []T
+	q     *writeQueue
+	write func(w *Writer, rows []T) error
+}
+
+func newChunks[T any](q *writeQueue, write func(w *Writer, rows []T) error) *chunks[T] {
+	c := &chunks[T]{free: make(chan []T, q.ahead+1), q: q, write: write}
+	for range q.ahead {
+		c.free <- nil // made when first taken
+	}
+	c.rows = make([]T, 0, mergeChunk)
+	return c
+}
+
+// flush sends the rows on when there are mergeChunk of them, or any at
+// all when final.
+func (c *chunks[T]) flush(final bool) error {
+	if len(c.rows) == 0 || len(c.rows) < mergeChunk && !final {
+		return nil
+	}
+	rows := c.rows
+	err := c.q.send(writeJob{
+		write: func(w *Writer) error { return c.write(w, rows) },
+		done:  func() { c.free <- rows[:0] },
+	})
+	if c.rows = <-c.free; c.rows == nil {
+		c.rows = make([]T, 0, mergeChunk)
+	}
+	return err
 }
 
 // tableReader reads a table file's rows, a record batch at a time.
@@ -375,19 +516,58 @@ type tableReader struct {
 	path string
 	next func() (arrow.RecordBatch, error) // io.EOF-like: nil, nil at the end
 	stop func()
+	// done, when set, says that the caller is done with the oldest record
+	// next gave it: its columns' storage is the next records' (a merge's
+	// reader, openTableCols); took hands a record's storage to done.
+	done, took func()
 }
 
-func openTable(path string) (*tableReader, error) {
+func openTable(path string) (*tableReader, error) { return openTableCols(path, nil, false) }
+
+// openTableCols opens a table file to read the columns cols of a Parquet
+// file (nil: all of them; an Arrow file's records have all), its string
+// columns as dictionary arrays when dict is set (pqFile.dictStrings).
+func openTableCols(path string, cols []string, dict bool) (*tableReader, error) {
 	t := &tableReader{path: path}
 	if strings.HasSuffix(path, extParquet) {
 		pf, err := openParquet(path)
 		if err != nil {
 			return nil, err
 		}
-		sc, err := pf.schema()
+		pf.dictStrings = dict
+		idx, err := pf.columns(cols)
 		if err != nil {
 			pf.close()
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, err
+		}
+		fs := make([]arrow.Field, len(idx))
+		for i, k := range idx {
+			if err := pf.check(k); err != nil {
+				pf.close()
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			fs[i] = arrow.Field{Name: pf.leaves[k].name, Type: pf.leafType(k)}
+		}
+		sc := arrow.NewSchema(fs, nil)
+		if dict { // a merge's: each record's storage reused once it is done with
+			pool := &wordPool{}
+			pf.reuse = pool
+			var mu sync.Mutex
+			var pending [][][]uint64 // the storage of the records handed out, oldest first
+			t.done = func() {
+				mu.Lock()
+				if len(pending) > 0 {
+					pool.put(pending[0]...)
+					pending = pending[1:]
+				}
+				mu.Unlock()
+			}
+			t.took = func() {
+				mu.Lock()
+				pending = append(pending, pf.used)
+				mu.Unlock()
+				pf.used = nil
+			}
 		}
 		rg := 0
 		t.next = func() (arrow.RecordBatch, error) {
@@ -396,16 +576,19 @@ func openTable(path string) (*tableReader, error) {
 				if rows == 0 {
 					continue
 				}
-				cols := make([]arrow.Array, len(pf.leaves))
-				for i := range cols {
-					a, err := pf.readColumn(rg, i)
+				cs := make([]arrow.Array, len(idx))
+				for i, k := range idx {
+					a, err := pf.readColumn(rg, k)
 					if err != nil {
 						return nil, err
 					}
-					cols[i] = a
+					cs[i] = a
 				}
 				rg++
-				return array.NewRecordBatch(sc, cols, rows), nil
+				if t.took != nil {
+					t.took()
+				}
+				return array.NewRecordBatch(sc, cs, rows), nil
 			}
 			return nil, nil
 		}
@@ -428,10 +611,54 @@ func openTable(path string) (*tableReader, error) {
 		}
 		rec, err := r.RecordBatch(i)
 		i++
+		if rec != nil {
+			rec.Retain() // the reader releases it at the next
+		}
 		return rec, err
 	}
 	t.stop = func() { r.Close(); f.Close() }
 	return t, nil
+}
+
+// prefetch makes t read its records on a goroutine of its own, one ahead
+// of the caller: the decoding of a partition's file beside the merge.
+func (t *tableReader) prefetch() {
+	type fetched struct {
+		rec arrow.RecordBatch
+		err error
+	}
+	next, stop := t.next, t.stop
+	ch := make(chan fetched)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(ch)
+		for {
+			rec, err := next()
+			select {
+			case ch <- fetched{rec, err}:
+			case <-quit:
+				return
+			}
+			if rec == nil || err != nil {
+				return
+			}
+		}
+	}()
+	t.next = func() (arrow.RecordBatch, error) {
+		f, ok := <-ch
+		if !ok {
+			return nil, nil
+		}
+		return f.rec, f.err
+	}
+	t.stop = func() {
+		close(quit)
+		wg.Wait()
+		stop()
+	}
 }
 
 func (t *tableReader) close() { t.stop() }
@@ -450,6 +677,52 @@ func column[T arrow.Array](path string, rec arrow.RecordBatch, name string) (T, 
 	return c, nil
 }
 
+// strCol is a string column as keys into its distinct values: a Parquet
+// column read as a dictionary (openTableCols), or a plain string column,
+// each row its own key. Rows of one key have one value.
+type strCol struct {
+	keys []int32 // nil: row r is key r
+	vals *array.String
+}
+
+// key is row r's key.
+func (s *strCol) key(r int) int32 {
+	if s.keys == nil {
+		return int32(r)
+	}
+	return s.keys[r]
+}
+
+// Value is row r's string.
+func (s *strCol) Value(r int) string { return s.vals.Value(int(s.key(r))) }
+
+// distinct is the number of keys.
+func (s *strCol) distinct() int { return s.vals.Len() }
+
+// bindStr binds a string column, a dictionary of strings or strings.
+func bindStr(b *binder, dst *strCol, name string) {
+	if b.err != nil {
+		return
+	}
+	var a arrow.Array
+	if a, b.err = column[arrow.Array](b.path, b.rec, name); b.err != nil {
+		return
+	}
+	switch a := a.(type) {
+	case *array.String:
+		*dst = strCol{vals: a}
+		return
+	case *array.Dictionary:
+		idx, ok1 := a.Indices().(*array.Int32)
+		vals, ok2 := a.Dictionary().(*array.String)
+		if ok1 && ok2 {
+			*dst = strCol{keys: idx.Int32Values(), vals: vals}
+			return
+		}
+	}
+	b.err = fmt.Errorf("%s: column %s is %s", b.path, name, a.DataType())
+}
+
 // cursor walks one partition's rows of one table in order.
 type cursor interface {
 	// advance moves to the next row; false at the end.
@@ -466,21 +739,29 @@ type rowCursor struct {
 	t    *tableReader
 	rec  arrow.RecordBatch
 	row  int
+	rows int // rec's
 	bind func(rec arrow.RecordBatch) error
 }
 
 func (c *rowCursor) advance() (bool, error) {
 	c.row++
-	for c.rec == nil || c.row >= int(c.rec.NumRows()) {
+	if c.row < c.rows {
+		return true, nil
+	}
+	for c.rec == nil || c.row >= c.rows {
+		if c.rec != nil && c.t.done != nil {
+			c.rec = nil
+			c.t.done()
+		}
 		rec, err := c.t.next()
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", c.t.path, err)
 		}
 		if rec == nil {
-			c.rec = nil
+			c.rec, c.rows = nil, 0
 			return false, nil
 		}
-		c.rec, c.row = rec, 0
+		c.rec, c.row, c.rows = rec, 0, int(rec.NumRows())
 		if err := c.bind(rec); err != nil {
 			return false, err
 		}
@@ -490,13 +771,20 @@ func (c *rowCursor) advance() (bool, error) {
 
 func (c *rowCursor) close() { c.t.close() }
 
-// spaceOf parses a space name, remembering the last.
+// spaceMemo parses a space column's values, remembering the last.
 type spaceMemo struct {
+	vals  *array.String // of the record key is a key of
+	key   int32
 	name  string
 	space trace.Space
 }
 
-func (m *spaceMemo) parse(path, s string) (trace.Space, error) {
+func (m *spaceMemo) parse(path string, col *strCol, r int) (trace.Space, error) {
+	k := col.key(r)
+	if k == m.key && col.vals == m.vals {
+		return m.space, nil
+	}
+	s := col.Value(r)
 	if s != m.name || m.name == "" {
 		sp, ok := trace.ParseSpace(s)
 		if !ok {
@@ -504,6 +792,7 @@ func (m *spaceMemo) parse(path, s string) (trace.Space, error) {
 		}
 		m.name, m.space = strings.Clone(s), sp
 	}
+	m.vals, m.key = col.vals, k
 	return m.space, nil
 }
 
@@ -525,7 +814,7 @@ func bindCol[T arrow.Array](b *binder, dst *T, name string) {
 // space parsing.
 type wordRow struct {
 	rowCursor
-	space *array.String
+	space strCol
 	group *array.Int64
 	addr  *array.Uint64
 	memo  spaceMemo
@@ -537,7 +826,7 @@ func (c *wordRow) keyRow() *wordRow { return c }
 func (c *wordRow) bindKey(more func(b *binder)) {
 	c.bind = func(rec arrow.RecordBatch) error {
 		b := &binder{path: c.t.path, rec: rec}
-		bindCol(b, &c.space, "space")
+		bindStr(b, &c.space, "space")
 		bindCol(b, &c.group, "group")
 		bindCol(b, &c.addr, "addr")
 		more(b)
@@ -547,14 +836,18 @@ func (c *wordRow) bindKey(more func(b *binder)) {
 
 func (c *wordRow) less(o cursor) bool {
 	d := o.(interface{ keyRow() *wordRow }).keyRow()
-	return wordLess(c.space, c.group, c.addr, c.row, d.space, d.group, d.addr, d.row)
+	return wordLess(&c.space, c.group, c.addr, c.row, &d.space, d.group, d.addr, d.row)
 }
 
 // rowKey returns the current row's space (parsed), group and addr.
 func (c *wordRow) rowKey() (trace.Space, int64, uint64, error) {
-	sp, err := c.memo.parse(c.t.path, c.space.Value(c.row))
+	sp, err := c.memo.parse(c.t.path, &c.space, c.row)
 	return sp, c.group.Value(c.row), c.addr.Value(c.row), err
 }
+
+// wordCols are the columns a merge reads of the tables sorted like
+// memory: the key's, then more.
+func wordCols(more ...string) []string { return append([]string{"space", "group", "addr"}, more...) }
 
 type memoryCursor struct {
 	wordRow
@@ -581,14 +874,14 @@ func (c *memoryCursor) emit(b *rowBuffer) {
 // together and in their order.
 type ordersCursor struct {
 	wordRow
-	order *array.String
+	order strCol
 	value *array.Uint32
 }
 
 func newOrdersCursor(t *tableReader) cursor {
 	c := &ordersCursor{wordRow: wordRow{rowCursor: rowCursor{t: t, row: -1}}}
 	c.bindKey(func(b *binder) {
-		bindCol(b, &c.order, "order")
+		bindStr(b, &c.order, "order")
 		bindCol(b, &c.value, "value")
 	})
 	return c
@@ -638,7 +931,7 @@ type resultCursor struct {
 	rowCursor
 	seq, addr, value, hi *array.Uint64
 	lane, elem           *array.Uint32
-	fault                *array.String
+	fault                strCol
 }
 
 func newResultCursor(t *tableReader) cursor {
@@ -651,7 +944,7 @@ func newResultCursor(t *tableReader) cursor {
 		bindCol(b, &c.addr, "addr")
 		bindCol(b, &c.value, "value")
 		bindCol(b, &c.hi, "value_hi")
-		bindCol(b, &c.fault, "fault")
+		bindStr(b, &c.fault, "fault")
 		return b.err
 	}
 	return c
@@ -677,12 +970,12 @@ func (c *resultCursor) emit(b *rowBuffer) {
 
 // wordLess orders two rows of tables sorted like memory: by space (as a
 // string), group, addr.
-func wordLess(s1 *array.String, g1 *array.Int64, a1 *array.Uint64, r1 int, s2 *array.String, g2 *array.Int64, a2 *array.Uint64, r2 int) bool {
+func wordLess(s1 *strCol, g1 *array.Int64, a1 *array.Uint64, r1 int, s2 *strCol, g2 *array.Int64, a2 *array.Uint64, r2 int) bool {
 	return cmp.Or(strings.Compare(s1.Value(r1), s2.Value(r2)), cmp.Compare(g1.Value(r1), g2.Value(r2)),
 		cmp.Compare(a1.Value(r1), a2.Value(r2))) < 0
 }
 
-// rowBuffer collects merged rows and hands them to the writer in chunks.
+// rowBuffer collects merged rows of one table for the writer.
 type rowBuffer struct {
 	results []engine.Result
 	words   []engine.Word
@@ -691,245 +984,340 @@ type rowBuffer struct {
 	err     error
 }
 
+// mergeChunk is the rows a merge hands the writer at a time.
 const mergeChunk = 64 << 10
 
-func (b *rowBuffer) flush(w *Writer, final bool) error {
-	if b.err != nil {
-		return b.err
-	}
-	n := len(b.results) + len(b.words) + len(b.addrs) + len(b.orders)
-	if n < mergeChunk && !final {
-		return nil
-	}
-	var err error
+func (b *rowBuffer) len() int { return len(b.results) + len(b.words) + len(b.addrs) + len(b.orders) }
+
+// write writes b's rows to w.
+func (b *rowBuffer) write(w *Writer) error {
 	switch {
 	case len(b.results) > 0:
-		err = w.Results(b.results)
+		return w.Results(b.results)
 	case len(b.words) > 0:
-		err = w.Memory(b.words)
+		return w.Memory(b.words)
 	case len(b.addrs) > 0:
-		err = w.Addresses(b.addrs)
+		return w.Addresses(b.addrs)
 	case len(b.orders) > 0:
-		err = w.Orders(b.orders)
+		return w.Orders(b.orders)
 	}
+	return nil
+}
+
+// alloc makes room for a chunk of table id's rows, once.
+func (b *rowBuffer) alloc(id tableID) {
+	switch {
+	case id == tResults && b.results == nil:
+		b.results = make([]engine.Result, 0, mergeChunk)
+	case id == tMemory && b.words == nil:
+		b.words = make([]engine.Word, 0, mergeChunk)
+	case id == tAddresses && b.addrs == nil:
+		b.addrs = make([]engine.AddressStat, 0, mergeChunk)
+	case id == tOrders && b.orders == nil:
+		b.orders = make([]engine.OrderWitness, 0, mergeChunk)
+	}
+}
+
+func (b *rowBuffer) reset() {
 	b.results, b.words, b.addrs, b.orders = b.results[:0], b.words[:0], b.addrs[:0], b.orders[:0]
-	return err
 }
 
-// cursorHeap orders cursors by their current rows.
-type cursorHeap []cursor
-
-func (h cursorHeap) Len() int           { return len(h) }
-func (h cursorHeap) Less(i, j int) bool { return h[i].less(h[j]) }
-func (h cursorHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *cursorHeap) Push(x any)        { *h = append(*h, x.(cursor)) }
-func (h *cursorHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+// sortedCols are the columns a merge reads of each sorted table.
+var sortedCols = map[tableID][]string{
+	tResults:   {"seq", "lane", "elem", "addr", "value", "value_hi", "fault"},
+	tMemory:    wordCols("value"),
+	tAddresses: wordCols("accesses", "warps", "groups", "order_sensitive", "exact"),
+	tOrders:    wordCols("order", "value"),
 }
 
-// mergeSorted k-way merges table id of every partition into w.
-func mergeSorted(parts []*partDir, id tableID, w *Writer, newCursor func(*tableReader) cursor) error {
-	var h cursorHeap
+// openCursors opens table id of every partition, read ahead (prefetch),
+// with newCursor, and moves each to its first row: all the cursors (to
+// close), and those with rows, in partition order.
+func openCursors[C interface{ advance() (bool, error) }](parts []*partDir, id tableID, cols []string, newCursor func(*tableReader) C, all *[]C) ([]C, error) {
+	var live []C
+	for _, p := range parts {
+		t, err := openTableCols(p.files[id], cols, true)
+		if err != nil {
+			return nil, err
+		}
+		t.prefetch()
+		c := newCursor(t)
+		*all = append(*all, c)
+		ok, err := c.advance()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			live = append(live, c)
+		}
+	}
+	return live, nil
+}
+
+// mergeSorted merges table id of every partition, each sorted by the
+// table's key, into its order, and sends it to q. A partition's rows that
+// come before every other partition's next row (a run: the words of its
+// lines, a slice's instructions) go out one after another, with one
+// comparison a row, not a heap's.
+func mergeSorted(q *writeQueue, parts []*partDir, id tableID, newCursor func(*tableReader) cursor) error {
 	var all []cursor
 	defer func() {
 		for _, c := range all {
 			c.close()
 		}
 	}()
-	for _, p := range parts {
-		t, err := openTable(p.files[id])
-		if err != nil {
-			return err
+	live, err := openCursors(parts, id, sortedCols[id], newCursor, &all)
+	if err != nil {
+		return err
+	}
+	free := make(chan *rowBuffer, q.ahead+1)
+	for range q.ahead {
+		free <- new(rowBuffer)
+	}
+	buf := new(rowBuffer)
+	buf.alloc(id)
+	flush := func(final bool) error {
+		if buf.err != nil {
+			return buf.err
 		}
-		c := newCursor(t)
-		all = append(all, c)
-		ok, err := c.advance()
-		if err != nil {
-			return err
+		if n := buf.len(); n == 0 || n < mergeChunk && !final {
+			return nil
 		}
-		if ok {
-			h = append(h, c)
+		b := buf
+		err := q.send(writeJob{write: b.write, done: func() { b.reset(); free <- b }})
+		buf = <-free
+		buf.alloc(id)
+		return err
+	}
+	for len(live) > 0 {
+		lo := 0 // the cursor of the lowest row; the first of equals
+		for i := 1; i < len(live); i++ {
+			if live[i].less(live[lo]) {
+				lo = i
+			}
+		}
+		next := -1 // the cursor of the lowest row of the others
+		for i := range live {
+			if i != lo && (next < 0 || live[i].less(live[next])) {
+				next = i
+			}
+		}
+		c := live[lo]
+		for {
+			c.emit(buf)
+			if err := flush(false); err != nil {
+				return err
+			}
+			ok, err := c.advance()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				live = slices.Delete(live, lo, lo+1)
+				break
+			}
+			if next >= 0 && !c.less(live[next]) {
+				break
+			}
 		}
 	}
-	heap.Init(&h)
-	var buf rowBuffer
-	for len(h) > 0 {
-		c := h[0]
-		c.emit(&buf)
-		if err := buf.flush(w, false); err != nil {
-			return err
-		}
-		ok, err := c.advance()
-		if err != nil {
-			return err
-		}
-		if ok {
-			heap.Fix(&h, 0)
-		} else {
-			heap.Pop(&h)
-		}
-	}
-	return buf.flush(w, true)
+	return flush(true)
 }
 
 // instructionCursor reads one partition's instructions rows.
 type instructionCursor struct {
 	rowCursor
-	seq                           *array.Uint64
-	group, warp                   *array.Int64
-	lanes, addrs, maxc, faults    *array.Uint32
-	casFailed                     *array.Uint32
-	sectors                       *array.Uint32
-	dialect, op, typ, space, text *array.String
+	seq                        *array.Uint64
+	group, warp                *array.Int64
+	lanes, addrs, maxc, faults *array.Uint32
+	casFailed                  *array.Uint32
+	sectors                    *array.Uint32
+	dialect, op, typ, text     strCol
+	// statics[k] is the instruction of text key k in this record; kinds[k]
+	// the dialect, op and type keys of its first row, which every row of
+	// the key has (checked once against the text for the first).
+	statics []*trace.Static
+	kinds   [][3]int32
 }
+
+// instructionCols are the columns the merge reads of instructions: space
+// is the text's.
+var instructionCols = []string{"seq", "dialect", "op", "type", "group", "warp", "lanes", "addresses",
+	"max_conflict", "faults", "text", "cas_failed", "sectors"}
 
 func newInstructionCursor(t *tableReader) *instructionCursor {
 	c := &instructionCursor{rowCursor: rowCursor{t: t, row: -1}}
 	c.bind = func(rec arrow.RecordBatch) error {
 		b := &binder{path: t.path, rec: rec}
 		bindCol(b, &c.seq, "seq")
-		bindCol(b, &c.dialect, "dialect")
-		bindCol(b, &c.op, "op")
-		bindCol(b, &c.typ, "type")
-		bindCol(b, &c.space, "space")
+		bindStr(b, &c.dialect, "dialect")
+		bindStr(b, &c.op, "op")
+		bindStr(b, &c.typ, "type")
 		bindCol(b, &c.group, "group")
 		bindCol(b, &c.warp, "warp")
 		bindCol(b, &c.lanes, "lanes")
 		bindCol(b, &c.addrs, "addresses")
 		bindCol(b, &c.maxc, "max_conflict")
 		bindCol(b, &c.faults, "faults")
-		bindCol(b, &c.text, "text")
+		bindStr(b, &c.text, "text")
 		bindCol(b, &c.casFailed, "cas_failed")
 		bindCol(b, &c.sectors, "sectors")
+		if b.err == nil {
+			c.statics = slices.Grow(c.statics[:0], c.text.distinct())[:c.text.distinct()]
+			clear(c.statics)
+			c.kinds = slices.Grow(c.kinds[:0], c.text.distinct())[:c.text.distinct()]
+		}
 		return b.err
 	}
 	return c
 }
 
-// mergeInstructions combines the partitions' instructions rows: each
-// partition's rows in trace order, an instruction's row in one or more of
-// them (every one, for replay TRACE -partition; the one replay split chose,
-// and those with faults of their own, for a split trace). The rows of one
-// instruction must agree on its lanes and text; every instruction from 0
-// on must have a row.
-func mergeInstructions(w *Writer, parts []*partDir) error {
-	var h instHeap
+// static is the instruction of row r, parsed once a text (parsed, a map
+// shared by the partitions' cursors), with its row's dialect, op and type
+// checked against it.
+func (c *instructionCursor) static(r int, parsed map[string]*trace.Static) (*trace.Static, error) {
+	k := c.text.key(r)
+	kind := [3]int32{c.dialect.key(r), c.op.key(r), c.typ.key(r)}
+	if s := c.statics[k]; s != nil && (c.dialect.keys != nil && c.op.keys != nil && c.typ.keys != nil) && kind == c.kinds[k] {
+		return s, nil
+	}
+	text := c.text.Value(r)
+	s := parsed[text]
+	if s == nil {
+		var err error
+		if s, err = trace.ParseStatic(text); err != nil {
+			return nil, fmt.Errorf("%s: seq %d: %w", c.t.path, c.seq.Value(r), err)
+		}
+		parsed[strings.Clone(text)] = s
+	}
+	if s.Dialect.String() != c.dialect.Value(r) || s.Op.String() != c.op.Value(r) || s.Type.String() != c.typ.Value(r) {
+		return nil, fmt.Errorf("%s: seq %d: %q parses as %s %s %s, the row says %s %s %s", c.t.path, c.seq.Value(r), text,
+			s.Dialect, s.Op, s.Type, c.dialect.Value(r), c.op.Value(r), c.typ.Value(r))
+	}
+	c.statics[k], c.kinds[k] = s, kind
+	return s, nil
+}
+
+// row is row r's statistics.
+func (c *instructionCursor) row(r int, s *trace.Static) engine.InstStat {
+	return engine.InstStat{Seq: c.seq.Value(r), Static: s, Group: c.group.Value(r), Warp: c.warp.Value(r),
+		Lanes: c.lanes.Value(r), Addresses: c.addrs.Value(r), MaxConflict: c.maxc.Value(r), Faults: c.faults.Value(r),
+		CASFailed: c.casFailed.Value(r), Sectors: c.sectors.Value(r)}
+}
+
+// mergeInstructions combines the partitions' instructions rows and sends
+// them to q: each partition's rows in trace order, an instruction's row in
+// one or more of them (every one, for replay TRACE -partition; the one
+// replay split chose, and those with faults of their own, for a split
+// trace). The rows of one instruction must agree on its lanes and text;
+// every instruction from 0 on must have a row. A partition's rows before
+// every other partition's next (a run: a slice's instructions, whose rows
+// one partition writes) go out one after another, compared with one
+// bound a row.
+func mergeInstructions(q *writeQueue, parts []*partDir) error {
 	var all []*instructionCursor
 	defer func() {
 		for _, c := range all {
 			c.close()
 		}
 	}()
-	for _, p := range parts {
-		t, err := openTable(p.files[tInstructions])
-		if err != nil {
-			return err
-		}
-		c := newInstructionCursor(t)
-		all = append(all, c)
-		ok, err := c.advance()
-		if err != nil {
-			return err
-		}
-		if ok {
-			h = append(h, c)
-		}
+	live, err := openCursors(parts, tInstructions, instructionCols, newInstructionCursor, &all)
+	if err != nil {
+		return err
 	}
-	heap.Init(&h)
-	statics := map[string]*trace.Static{}
-	out := make([]engine.InstStat, 0, mergeChunk)
+	out := newChunks(q, (*Writer).Instructions)
+	parsed := map[string]*trace.Static{}
 	next := uint64(0)
-	for len(h) > 0 {
-		c, r := h[0], h[0].row
-		seq := c.seq.Value(r)
-		if seq != next {
+	seqOf := func(c *instructionCursor) uint64 { return c.seq.Value(c.rowCursor.row) }
+	for len(live) > 0 {
+		lo, bound := 0, uint64(math.MaxUint64) // the cursor of the lowest seq; the others' lowest
+		for i := 1; i < len(live); i++ {
+			if s := seqOf(live[i]); s < seqOf(live[lo]) {
+				bound, lo = seqOf(live[lo]), i
+			} else {
+				bound = min(bound, s)
+			}
+		}
+		c := live[lo]
+		if seq := seqOf(c); seq != next {
 			if seq < next {
 				return mergeErr("%s has instruction %d twice, or out of order: not a partition of one replay", c.t.path, seq)
 			}
 			return mergeErr("no partition has a row of instruction %d (%s has %d next): a partition is missing, or not of this replay", next, c.t.path, seq)
 		}
-		text := c.text.Value(r)
-		s := statics[text]
-		if s == nil {
-			var err error
-			if s, err = trace.ParseStatic(text); err != nil {
-				return fmt.Errorf("%s: seq %d: %w", c.t.path, seq, err)
+		if next < bound { // a run of c's
+			for {
+				r := c.rowCursor.row
+				if c.seq.Value(r) != next {
+					break // the next pass says why, or goes on
+				}
+				s, err := c.static(r, parsed)
+				if err != nil {
+					return err
+				}
+				out.rows = append(out.rows, c.row(r, s))
+				next++
+				if err := out.flush(false); err != nil {
+					return err
+				}
+				ok, err := c.advance()
+				if err != nil {
+					return err
+				}
+				if !ok {
+					live = slices.Delete(live, lo, lo+1)
+					break
+				}
+				if next >= bound {
+					break
+				}
 			}
-			if s.Dialect.String() != c.dialect.Value(r) || s.Op.String() != c.op.Value(r) || s.Type.String() != c.typ.Value(r) {
-				return fmt.Errorf("%s: seq %d: %q parses as %s %s %s, the row says %s %s %s", c.t.path, seq, text,
-					s.Dialect, s.Op, s.Type, c.dialect.Value(r), c.op.Value(r), c.typ.Value(r))
-			}
-			statics[strings.Clone(text)] = s
+			continue
 		}
-		st := engine.InstStat{Seq: seq, Static: s, Group: c.group.Value(r), Warp: c.warp.Value(r),
-			Lanes: c.lanes.Value(r), Addresses: c.addrs.Value(r), MaxConflict: c.maxc.Value(r), Faults: c.faults.Value(r),
-			CASFailed: c.casFailed.Value(r), Sectors: c.sectors.Value(r)}
-		first := c
-		if err := h.step(); err != nil {
+		// Instruction next has rows in several partitions: the first's,
+		// with the others' added.
+		r := c.rowCursor.row
+		s, err := c.static(r, parsed)
+		if err != nil {
 			return err
 		}
-		for len(h) > 0 && h[0].seq.Value(h[0].row) == seq {
-			d, r := h[0], h[0].row
-			if d == first {
-				return mergeErr("%s has instruction %d twice: not a partition of one replay", d.t.path, seq)
+		st, text := c.row(r, s), c.text.Value(r)
+		for _, d := range live[lo+1:] {
+			r := d.rowCursor.row
+			if d.seq.Value(r) != next {
+				continue
 			}
 			if d.lanes.Value(r) != st.Lanes || d.text.Value(r) != text {
 				return mergeErr("%s says instruction %d is %q with %d lanes, %s says %q with %d: not partitions of one replay",
-					d.t.path, seq, d.text.Value(r), d.lanes.Value(r), first.t.path, text, st.Lanes)
+					d.t.path, next, d.text.Value(r), d.lanes.Value(r), c.t.path, text, st.Lanes)
 			}
 			st.Addresses += d.addrs.Value(r)
 			st.Faults += d.faults.Value(r)
 			st.CASFailed += d.casFailed.Value(r)
 			st.Sectors += d.sectors.Value(r) // a sector lies in one partition's line
 			st.MaxConflict = max(st.MaxConflict, d.maxc.Value(r))
-			if err := h.step(); err != nil {
-				return err
-			}
 		}
+		out.rows = append(out.rows, st)
 		next++
-		out = append(out, st)
-		if len(out) == mergeChunk {
-			if err := w.Instructions(out); err != nil {
+		if err := out.flush(false); err != nil {
+			return err
+		}
+		for i := 0; i < len(live); {
+			d := live[i]
+			if seqOf(d) != next-1 {
+				i++
+				continue
+			}
+			ok, err := d.advance()
+			if err != nil {
 				return err
 			}
-			out = out[:0]
+			if ok {
+				i++
+			} else {
+				live = slices.Delete(live, i, i+1)
+			}
 		}
 	}
-	if len(out) > 0 {
-		return w.Instructions(out)
-	}
-	return nil
-}
-
-// instHeap orders instruction cursors by their current row's seq.
-type instHeap []*instructionCursor
-
-func (h instHeap) Len() int { return len(h) }
-func (h instHeap) Less(i, j int) bool {
-	return h[i].seq.Value(h[i].row) < h[j].seq.Value(h[j].row)
-}
-func (h instHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *instHeap) Push(x any)   { *h = append(*h, x.(*instructionCursor)) }
-func (h *instHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// step advances the cursor on top to its next row.
-func (h *instHeap) step() error {
-	ok, err := (*h)[0].advance()
-	if err != nil {
-		return err
-	}
-	if ok {
-		heap.Fix(h, 0)
-	} else {
-		heap.Pop(h)
-	}
-	return nil
+	return out.flush(true)
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -66,7 +67,57 @@ type pqFile struct {
 	buf    []byte        // a column chunk's bytes
 	page   []byte        // a page decompressed
 	limits readLimits
+	// dictStrings reads string columns as Arrow dictionary arrays (int32
+	// indices into the chunk's distinct strings: its dictionary page's,
+	// then a PLAIN page's each), not a string a row: merge compares and
+	// parses a column chunk's few distinct strings once, not its rows'.
+	dictStrings bool
+	// reuse, when set, holds the fixed-width columns' storage that the
+	// reader's caller is done with, for the next row groups' columns
+	// (tableReader.recycle); used collects the storage the row group
+	// being read takes.
+	reuse *wordPool
+	used  [][]uint64
 }
+
+// wordPool is storage for fixed-width columns to reuse: a merge decodes
+// every partition's every row group, and fresh storage each time was a
+// page fault every 4 KiB of it.
+type wordPool struct {
+	mu   sync.Mutex
+	free [][]uint64
+}
+
+// get returns storage of n words, zeroed when zero is set, if the pool
+// has some that large; nil if not.
+func (p *wordPool) get(n int64, zero bool) []uint64 {
+	if p != nil {
+		p.mu.Lock()
+		for i, w := range p.free {
+			if int64(cap(w)) >= n {
+				p.free[i] = p.free[len(p.free)-1]
+				p.free = p.free[:len(p.free)-1]
+				p.mu.Unlock()
+				w = w[:n]
+				if zero {
+					clear(w)
+				}
+				return w
+			}
+		}
+		p.mu.Unlock()
+	}
+	return nil
+}
+
+func (p *wordPool) put(ws ...[]uint64) {
+	p.mu.Lock()
+	p.free = append(p.free, ws...)
+	p.mu.Unlock()
+}
+
+// dictString is the type of a string column read with dictStrings.
+var dictString = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
 
 // readLimits bound what a file may make the reader allocate, whatever its
 // footer and page headers claim: a corrupt file is an error, not an
@@ -352,6 +403,25 @@ func (p *pqFile) column(name string) int {
 	return -1
 }
 
+// columns returns the indices of the columns called cols, in their
+// order; nil cols is every column.
+func (p *pqFile) columns(cols []string) ([]int, error) {
+	if cols == nil {
+		idx := make([]int, len(p.leaves))
+		for i := range idx {
+			idx[i] = i
+		}
+		return idx, nil
+	}
+	idx := make([]int, len(cols))
+	for i, c := range cols {
+		if idx[i] = p.column(c); idx[i] < 0 {
+			return nil, fmt.Errorf("%s: no column %q (is it a replay's table?)", p.path, c)
+		}
+	}
+	return idx, nil
+}
+
 // schema is the Arrow schema of the file's columns (all non-nullable).
 func (p *pqFile) schema() (*arrow.Schema, error) {
 	fs := make([]arrow.Field, len(p.leaves))
@@ -359,9 +429,18 @@ func (p *pqFile) schema() (*arrow.Schema, error) {
 		if err := p.check(i); err != nil {
 			return nil, err
 		}
-		fs[i] = arrow.Field{Name: p.leaves[i].name, Type: p.leaves[i].dt}
+		fs[i] = arrow.Field{Name: p.leaves[i].name, Type: p.leafType(i)}
 	}
 	return arrow.NewSchema(fs, nil), nil
+}
+
+// leafType is the Arrow type column i reads as: dictString for a string
+// column read with dictStrings.
+func (p *pqFile) leafType(i int) arrow.DataType {
+	if p.dictStrings && p.leaves[i].typ == ptByteArray {
+		return dictString
+	}
+	return p.leaves[i].dt
 }
 
 // check reports whether column i is one the reader reads.
@@ -422,6 +501,15 @@ func (p *pqFile) readChunk(l *pqLeaf, c *pqChunkInfo, rows int64) (arrow.Array, 
 		return nil, err
 	}
 	d := newColDecoder(l, rows, p.limits.stringBytes)
+	d.pool = p.reuse
+	d.dictMode = p.dictStrings && l.typ == ptByteArray
+	if p.reuse != nil {
+		defer func() {
+			if d.words != nil {
+				p.used = append(p.used, d.words)
+			}
+		}()
+	}
 	for len(buf) > 0 {
 		r := &thriftReader{b: buf}
 		h := readPageHeader(r)
@@ -542,15 +630,18 @@ type colDecoder struct {
 	dict     []string
 	hasD     bool
 	maxBytes int // of strings
+	// dictMode: the strings as indices (didx) into dict, which a PLAIN
+	// page's strings are appended to (pqFile.dictStrings); ndict is the
+	// dictionary page's part of dict.
+	dictMode bool
+	didx     []int32
+	ndict    int
+	pool     *wordPool // pqFile.reuse
 	delta    deltaDecoder
 }
 
 func newColDecoder(l *pqLeaf, rows int64, maxStringBytes int) *colDecoder {
-	d := &colDecoder{l: l, want: rows, maxBytes: maxStringBytes}
-	if l.typ == ptByteArray {
-		d.offs = make([]int32, 1, 1+min(rows, 1<<16))
-	}
-	return d
+	return &colDecoder{l: l, want: rows, maxBytes: maxStringBytes}
 }
 
 // width is the bytes of a value of the column, 0 for strings and
@@ -577,7 +668,15 @@ func (d *colDecoder) grow(upto int64) {
 		return
 	}
 	size := max(need, min(2*int64(len(d.vals)), d.bytesFor(d.want)))
-	words := make([]uint64, (size+7)/8)
+	var words []uint64
+	if len(d.vals) == 0 { // the row group's, whole, if the pool has it
+		if words = d.pool.get((d.bytesFor(d.want)+7)/8, d.l.typ == ptBoolean); words != nil {
+			size = d.bytesFor(d.want)
+		}
+	}
+	if words == nil {
+		words = make([]uint64, (size+7)/8)
+	}
 	vals := unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), size)
 	copy(vals, d.vals)
 	d.words, d.vals = words, vals
@@ -613,6 +712,7 @@ func (d *colDecoder) dictionary(b []byte, n int, enc pqEncoding) error {
 		d.dict = append(d.dict, s)
 		b = rest
 	}
+	d.ndict = len(d.dict)
 	return nil
 }
 
@@ -676,6 +776,12 @@ func (d *colDecoder) plain(b []byte, n int) error {
 }
 
 func (d *colDecoder) strings(b []byte, n int, enc pqEncoding) error {
+	if d.dictMode {
+		return d.dictStrings(b, n, enc)
+	}
+	if d.offs == nil {
+		d.offs = make([]int32, 1, 1+min(d.want, 1<<16))
+	}
 	switch enc {
 	case pqPlain:
 		for range n {
@@ -730,6 +836,82 @@ func (d *colDecoder) strings(b []byte, n int, enc pqEncoding) error {
 	return fmt.Errorf("string page encoding %d: not one replay writes", enc)
 }
 
+// dictStrings is strings in dictMode: a dictionary-encoded page's
+// indices kept as they are, a PLAIN page's strings appended to the
+// dictionary.
+func (d *colDecoder) dictStrings(b []byte, n int, enc pqEncoding) error {
+	if d.didx == nil {
+		if d.words = d.pool.get((d.want*4+7)/8, false); d.words != nil {
+			d.didx = unsafe.Slice((*int32)(unsafe.Pointer(&d.words[0])), d.want)[:0]
+		} else {
+			d.words = make([]uint64, (d.want*4+7)/8)
+			d.didx = unsafe.Slice((*int32)(unsafe.Pointer(&d.words[0])), d.want)[:0]
+		}
+	}
+	switch enc {
+	case pqPlain:
+		for range n {
+			s, rest, ok := plainString(b)
+			if !ok {
+				return errCorrupt
+			}
+			d.didx = append(d.didx, int32(len(d.dict)))
+			d.dict = append(d.dict, s)
+			b = rest
+		}
+		return nil
+	case pqRLEDict, pqPlainDict:
+		if !d.hasD {
+			return errors.New("a dictionary-encoded page without a dictionary page")
+		}
+		if len(b) < 1 || b[0] > 32 {
+			return errCorrupt
+		}
+		rd := hybridReader{b: b[1:], bw: int(b[0])}
+		for range n {
+			x, ok := rd.next()
+			if !ok || x >= uint64(d.ndict) {
+				return errCorrupt
+			}
+			d.didx = append(d.didx, int32(x))
+		}
+		return nil
+	}
+	return fmt.Errorf("string page encoding %d: not one replay writes", enc)
+}
+
+// finishDict is finish in dictMode: a dictString array.
+func (d *colDecoder) finishDict() (arrow.Array, error) {
+	total := 0
+	for _, s := range d.dict {
+		total += len(s)
+	}
+	if total > d.maxBytes {
+		return nil, fmt.Errorf("more than %d bytes of strings in a column chunk", d.maxBytes)
+	}
+	vals := make([]byte, 0, total)
+	offs := make([]int32, 1, len(d.dict)+1)
+	for _, s := range d.dict {
+		vals = append(vals, s...)
+		offs = append(offs, int32(len(vals)))
+	}
+	dict := array.NewData(arrow.BinaryTypes.String, len(d.dict), []*memory.Buffer{nil, memory.NewBufferBytes(int32Bytes(offs)), memory.NewBufferBytes(vals)}, nil, 0, 0)
+	defer dict.Release()
+	idx := d.didx
+	if len(idx) == 0 {
+		idx = make([]int32, 1) // a buffer to point at, for no rows
+	}
+	data := array.NewData(dictString, int(d.want), []*memory.Buffer{nil, memory.NewBufferBytes(int32Bytes(idx))}, nil, 0, 0)
+	defer data.Release()
+	data.SetDictionary(dict)
+	return array.MakeFromData(data), nil
+}
+
+// int32Bytes is the bytes of s.
+func int32Bytes(s []int32) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*4)
+}
+
 func (d *colDecoder) appendString(s string) error {
 	if len(s) > d.maxBytes-len(d.vals) {
 		return fmt.Errorf("more than %d bytes of strings in a column chunk", d.maxBytes)
@@ -753,7 +935,13 @@ func (d *colDecoder) finish() (arrow.Array, error) {
 		return nil, fmt.Errorf("%d values in the pages of a row group of %d rows", d.n, d.want)
 	}
 	n := int(d.want)
+	if d.dictMode {
+		return d.finishDict()
+	}
 	if d.l.typ == ptByteArray {
+		if d.offs == nil { // no pages
+			d.offs = make([]int32, 1)
+		}
 		offs := unsafe.Slice((*byte)(unsafe.Pointer(&d.offs[0])), len(d.offs)*4)
 		data := array.NewData(d.l.dt, n, []*memory.Buffer{nil, memory.NewBufferBytes(offs), memory.NewBufferBytes(d.vals)}, nil, 0, 0)
 		defer data.Release()
@@ -849,6 +1037,38 @@ func unpackBits(b []byte, off uint64, w int) uint64 {
 	return v
 }
 
+// unpackDeltas fills out with a miniblock's values: v plus the running
+// sum of minDelta plus its bw-bit deltas in mb, a column's 32- or 64-bit
+// values (their low bits; the sum wraps as the format's does). It returns
+// the last value. A miniblock of width 0 (a constant step: seq, a column
+// of zeros) is a loop of additions.
+func unpackDeltas[T uint32 | uint64](mb []byte, bw byte, v, minDelta uint64, out []T) uint64 {
+	if bw == 0 {
+		for j := range out {
+			v += minDelta
+			out[j] = T(v)
+		}
+		return v
+	}
+	j := 0
+	if bw <= 56 { // a value within the 8 bytes at its first bit's byte
+		mask := uint64(1)<<bw - 1
+		for ; j < len(out); j++ {
+			off := uint64(j) * uint64(bw)
+			if off>>3+8 > uint64(len(mb)) {
+				break // the miniblock's last bytes: unpackBits
+			}
+			v += minDelta + binary.LittleEndian.Uint64(mb[off>>3:])>>(off&7)&mask
+			out[j] = T(v)
+		}
+	}
+	for ; j < len(out); j++ {
+		v += minDelta + unpackBits(mb, uint64(j)*uint64(bw), int(bw))
+		out[j] = T(v)
+	}
+	return v
+}
+
 // deltaDecoder reads DELTA_BINARY_PACKED pages.
 type deltaDecoder struct {
 	widths []byte
@@ -923,12 +1143,13 @@ func (d *deltaDecoder) decode(b []byte, n, w int, dst []byte) error {
 				}
 				nb = len(b)
 			}
-			mb := b[:nb]
-			for j := 0; j < per && k < n; j++ {
-				v += minDelta + unpackBits(mb, uint64(j)*uint64(bw), int(bw))
-				put(k, v)
-				k++
+			cnt := min(per, n-k)
+			if w == 4 {
+				v = unpackDeltas(b[:nb], bw, v, minDelta, unsafe.Slice((*uint32)(unsafe.Pointer(&dst[k*4])), cnt))
+			} else {
+				v = unpackDeltas(b[:nb], bw, v, minDelta, unsafe.Slice((*uint64)(unsafe.Pointer(&dst[k*8])), cnt))
 			}
+			k += cnt
 			b = b[nb:]
 		}
 	}
@@ -950,13 +1171,11 @@ func ScanParquet(path string, cols []string, fn func(cs []arrow.Array) error) er
 }
 
 func (p *pqFile) scan(cols []string, fn func(cs []arrow.Array) error) error {
-	idx := make([]int, len(cols))
-	for i, c := range cols {
-		if idx[i] = p.column(c); idx[i] < 0 {
-			return fmt.Errorf("%s: no column %q (is it a replay's table?)", p.path, c)
-		}
+	idx, err := p.columns(cols)
+	if err != nil {
+		return err
 	}
-	cs := make([]arrow.Array, len(cols))
+	cs := make([]arrow.Array, len(idx))
 	for rg := range p.rgs {
 		if p.rgs[rg].rows == 0 {
 			continue

@@ -196,3 +196,37 @@ func FuzzParquetReader(f *testing.F) {
 		scanBytes(b)
 	})
 }
+
+// TestUnpackDeltas: a miniblock's values, for every bit width and length
+// (its last values within the miniblock's last 8 bytes too), are the
+// running sum of the minimum delta and unpackBits' deltas, truncated to
+// the column's width.
+func TestUnpackDeltas(t *testing.T) {
+	var mb [8 * 64]byte
+	for i := range mb {
+		mb[i] = byte(i*131 + i>>3*7 + 1)
+	}
+	for bw := range 65 {
+		for _, n := range []int{1, 7, 8, 31, 32, 64} {
+			b := mb[:(n*bw+7)/8] // cut after the last value, as a page's last miniblock may be
+			const first, minDelta = 0x1234_5678_9abc_def0, 0xffff_ffff_ffff_fffd
+			want := make([]uint64, n)
+			v := uint64(first)
+			for j := range want {
+				v += minDelta + unpackBits(b, uint64(j*bw), bw)
+				want[j] = v
+			}
+			got64 := make([]uint64, n)
+			if last := unpackDeltas(b, byte(bw), first, minDelta, got64); last != want[n-1] || !slices.Equal(got64, want) {
+				t.Fatalf("bw %d, %d values: 64-bit %x (last %x), want %x", bw, n, got64, last, want)
+			}
+			got32 := make([]uint32, n)
+			unpackDeltas(b, byte(bw), first, minDelta, got32)
+			for j := range want {
+				if got32[j] != uint32(want[j]) {
+					t.Fatalf("bw %d, %d values: 32-bit value %d %x, want %x", bw, n, j, got32[j], uint32(want[j]))
+				}
+			}
+		}
+	}
+}

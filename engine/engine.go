@@ -94,7 +94,7 @@ func newReplayer(h *trace.Header, o options) (*replayer, error) {
 	if err != nil {
 		return nil, err
 	}
-	pt, err := shard.NewPartitioner(o.parts)
+	pt, err := newPartitioner(h, o.parts)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math/bits"
 
 	"github.com/gpureplay/replay/shard"
@@ -31,6 +32,24 @@ func PartitionKey(space trace.Space, group int64) uint64 {
 // one whose replay applies the accesses to it.
 func PartitionOf(space trace.Space, group int64, addr uint64, n int) int {
 	return shard.Partition(PartitionKey(space, group), addr, n)
+}
+
+// newPartitioner is the partitioner of n partitions of a trace with
+// header h: the hash's, or the partition map's for the lines it names (a
+// split trace's, trace.Header.PartitionMap).
+func newPartitioner(h *trace.Header, n int) (shard.Partitioner, error) {
+	if n == 1 || len(h.PartitionMap) == 0 {
+		return shard.NewPartitioner(n)
+	}
+	lines := make([]shard.LineOwner, len(h.PartitionMap))
+	for i, l := range h.PartitionMap {
+		lines[i] = shard.LineOwner{Key: l.Key, Line: l.Line, Part: l.Part}
+	}
+	pt, err := shard.NewPartitionerMap(n, lines)
+	if err != nil {
+		return pt, fmt.Errorf("engine: the trace's partition map: %w", err)
+	}
+	return pt, nil
 }
 
 // local reports whether addr of memory id mem is this partition's.

@@ -51,13 +51,24 @@ func NewRouter(h *trace.Header, n int) (*Router, error) {
 	if err != nil {
 		return nil, err
 	}
+	return NewRouterWith(h, n, pt), nil
+}
+
+// NewRouterWith is NewRouter with the partitioner pt of n partitions (a
+// partition map's: shard.NewPartitionerMap).
+func NewRouterWith(h *trace.Header, n int, pt shard.Partitioner) *Router {
 	if h == nil {
 		h = &trace.Header{}
 	}
 	return &Router{hdr: h, pt: pt, plans: map[*trace.Static]*plan{}, none: map[trace.Space][]trace.Region{},
 		b: &batch{}, keys: map[memKey]uint64{}, owners: make([]uint32, n), seen: make([]bool, n),
-		laneOps: make([]uint64, n), hot: newHotWords(), avx512: hasConflictsAVX512()}, nil
+		laneOps: make([]uint64, n), hot: newHotWords(), avx512: hasConflictsAVX512()}
 }
+
+// Addrs returns the partition key (PartitionKey) and the addresses of the
+// lane-elements of the instruction Route routed last, in some order; they
+// are the router's, valid until the next Route.
+func (r *Router) Addrs() (key uint64, addrs []uint64) { return r.lastK, r.addrs }
 
 // Routed is where one instruction's lanes go. Owners and Parts are the
 // router's, valid until the next Route.

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gpureplay/replay/engine"
+	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/split"
 	"github.com/gpureplay/replay/trace"
 )
@@ -135,8 +136,16 @@ func checkSplit(t *testing.T, path, out string, n, m int, whole *engine.Collecto
 			t.Fatalf("partition %d/%d: %v", i, n, err)
 		}
 		src.Close()
+		var lines []shard.LineOwner // the split's partition map: its lines are where it says
+		for _, l := range src.Header().PartitionMap {
+			lines = append(lines, shard.LineOwner{Key: l.Key, Line: l.Line, Part: l.Part})
+		}
+		pt, err := shard.NewPartitionerMap(n, lines)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, w := range c.Words {
-			if got := engine.PartitionOf(w.Space, w.Group, w.Addr, n); got != i {
+			if got := pt.Of(engine.PartitionKey(w.Space, w.Group), w.Addr); got != i {
 				t.Fatalf("partition %d/%d holds word %s %#x of partition %d", i, n, w.Space, w.Addr, got)
 			}
 		}

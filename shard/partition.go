@@ -27,7 +27,30 @@ const (
 type Partitioner struct {
 	n       uint32
 	lineMod [PageLines]uint32 // line % n
+	// mapped is the partition map's lines (NewPartitionerMap), an open
+	// addressing table of a power of two slots, at most half full, that
+	// a line's page hash and line in the page index; nil without a map.
+	mapped []mappedLine
+	shift  uint8 // 64 - log2(len(mapped))
 }
+
+// LineOwner is an entry of a partition map: the 128-byte line Line
+// (an address >> LineShift) of the memory instance Key belongs to
+// partition Part, whatever [Partition] says.
+type LineOwner struct {
+	Key, Line uint64
+	Part      int
+}
+
+// mappedLine is a slot of Partitioner.mapped: part is the partition + 1,
+// 0 for an empty slot.
+type mappedLine struct {
+	key, line uint64
+	part      uint32
+}
+
+// MaxMappedLines is the most lines a partition map holds.
+const MaxMappedLines = 1 << 16
 
 // NewPartitioner returns the partitioner of n partitions, 1..MaxPartitions.
 func NewPartitioner(n int) (Partitioner, error) {
@@ -41,9 +64,55 @@ func NewPartitioner(n int) (Partitioner, error) {
 	return p, nil
 }
 
-// Of is [Partition](key, addr, n), for the n of NewPartitioner.
+// NewPartitionerMap returns the partitioner of n partitions that gives
+// each line of lines its partition and every other line [Partition]'s:
+// a partition map, which replay split derives from a sample of a trace
+// so that its few heaviest lines are spread over the partitions by their
+// load rather than by a hash. A line must be in lines at most once, with
+// a partition below n.
+func NewPartitionerMap(n int, lines []LineOwner) (Partitioner, error) {
+	p, err := NewPartitioner(n)
+	if err != nil || len(lines) == 0 {
+		return p, err
+	}
+	if len(lines) > MaxMappedLines {
+		return Partitioner{}, fmt.Errorf("shard: a partition map of %d lines: at most %d", len(lines), MaxMappedLines)
+	}
+	size := 1 << bits.Len(uint(2*len(lines)-1)) // at least twice the lines
+	p.mapped, p.shift = make([]mappedLine, size), uint8(64-bits.TrailingZeros(uint(size)))
+	for _, l := range lines {
+		if l.Part < 0 || l.Part >= n {
+			return Partitioner{}, fmt.Errorf("shard: a partition map gives line %#x of memory %#x partition %d of %d", l.Line, l.Key, l.Part, n)
+		}
+		i := p.slot(l.Key, l.Line, PageMix(l.Key, l.Line<<LineShift))
+		for ; p.mapped[i].part != 0; i = (i + 1) & (size - 1) {
+			if p.mapped[i].key == l.Key && p.mapped[i].line == l.Line {
+				return Partitioner{}, fmt.Errorf("shard: a partition map has line %#x of memory %#x twice", l.Line, l.Key)
+			}
+		}
+		p.mapped[i] = mappedLine{key: l.Key, line: l.Line, part: uint32(l.Part) + 1}
+	}
+	return p, nil
+}
+
+// slot is where line (of page hash h) of memory key starts its probe in
+// p.mapped.
+func (p *Partitioner) slot(key, line, h uint64) int {
+	return int((h ^ (line&(PageLines-1))*0x9e3779b97f4a7c15) >> p.shift)
+}
+
+// Of is [Partition](key, addr, n), for the n of NewPartitioner, or the
+// partition map's partition of addr's line.
 func (p *Partitioner) Of(key, addr uint64) int {
 	h := PageMix(key, addr)
+	if p.mapped != nil {
+		line, mask := addr>>LineShift, len(p.mapped)-1
+		for i := p.slot(key, line, h); p.mapped[i].part != 0; i = (i + 1) & mask {
+			if m := &p.mapped[i]; m.line == line && m.key == key {
+				return int(m.part - 1)
+			}
+		}
+	}
 	hi, _ := bits.Mul64(h, uint64(p.n))
 	x := p.lineMod[lineOrder(uint32(addr>>LineShift)&(PageLines-1), h)] + uint32(hi)
 	if x >= p.n {

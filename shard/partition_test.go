@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -122,5 +123,48 @@ func TestPartitionSpreadsHotArrays(t *testing.T) {
 	}
 	if _, err := NewPartitioner(MaxPartitions + 1); err == nil {
 		t.Error("NewPartitioner(MaxPartitions+1) succeeded")
+	}
+}
+
+// TestPartitionerMap: a partition map's lines go to the partition it
+// gives them, whatever their hash says; every other line, of the same
+// pages too, to Partition's; a map that names a line twice or a partition
+// past n is refused.
+func TestPartitionerMap(t *testing.T) {
+	const n = 8
+	var lines []LineOwner
+	for i := range 300 {
+		key := uint64(i%3) * 0x1234567
+		line := uint64(0x4000+i*5) + uint64(i%3)<<20
+		lines = append(lines, LineOwner{Key: key, Line: line, Part: (Partition(key, line<<LineShift, n) + 1 + i%(n-1)) % n})
+	}
+	p, err := NewPartitionerMap(n, lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapped := map[[2]uint64]int{}
+	for _, l := range lines {
+		mapped[[2]uint64{l.Key, l.Line}] = l.Part
+		for _, off := range []uint64{0, 4, 124} {
+			if got := p.Of(l.Key, l.Line<<LineShift+off); got != l.Part {
+				t.Fatalf("line %#x of memory %#x (+%d): partition %d, the map says %d", l.Line, l.Key, off, got, l.Part)
+			}
+		}
+	}
+	for key := uint64(0); key < 3*0x1234567; key += 0x1234567 {
+		for line := uint64(0x3f00); line < 0x4600; line++ {
+			if _, ok := mapped[[2]uint64{key, line}]; ok {
+				continue
+			}
+			if got, want := p.Of(key, line<<LineShift), Partition(key, line<<LineShift, n); got != want {
+				t.Fatalf("line %#x of memory %#x, not in the map: partition %d, want Partition's %d", line, key, got, want)
+			}
+		}
+	}
+	if _, err := NewPartitionerMap(n, []LineOwner{{Key: 1, Line: 2, Part: 3}, {Key: 1, Line: 2, Part: 4}}); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("a line twice: %v", err)
+	}
+	if _, err := NewPartitionerMap(n, []LineOwner{{Key: 1, Line: 2, Part: n}}); err == nil || !strings.Contains(err.Error(), "partition 8 of 8") {
+		t.Errorf("a partition past n: %v", err)
 	}
 }

@@ -13,7 +13,13 @@
 //     of C: contiguous, disjoint, together every chunk, their sizes
 //     within one chunk of each other ([SliceRange]).
 //  2. Ownership: every lane-element of an instruction belongs to the
-//     partition of its address's 128-byte line (engine.PartitionOf). The
+//     partition of its address's 128-byte line: the partition map's
+//     partition for the lines it names, engine.PartitionOf's for the
+//     others (all of them, when the map is empty). The map
+//     ([PartitionMap]) depends on the trace and n alone (a fixed sample
+//     of its chunks), so every split task of a trace
+//     derives the same one; every slice file's header carries it, and the
+//     reduce refuses slices with different maps. The
 //     file of partition i holds, in trace order, every directive of the
 //     slice's chunks, and every instruction with a lane that has an
 //     element in i, or whose statistics row i writes, with its seq,

@@ -97,6 +97,8 @@ func Open(dir string, part, parts int) (*Source, error) {
 			return nil, fmt.Errorf("%s is slice %d of %d, but %s is one of %d", s.path, s.h.Slice, s.h.Slices, first.path, m)
 		case s.h.Chunks != first.h.Chunks:
 			return nil, fmt.Errorf("%s says the trace has %d chunks, %s %d", s.path, s.h.Chunks, first.path, first.h.Chunks)
+		case !slices.Equal(s.h.Lines, first.h.Lines):
+			return nil, fmt.Errorf("%s has another partition map (%d lines) than %s (%d lines): slices of splits by other versions of replay?", s.path, len(s.h.Lines), first.path, len(first.h.Lines))
 		}
 	}
 	seen := make([]string, m)
@@ -120,7 +122,9 @@ func Open(dir string, part, parts int) (*Source, error) {
 			return nil, fmt.Errorf("%s holds chunks [%d, %d), but slice %d of %d is [%d, %d)", s.path, s.h.FirstChunk, s.h.EndChunk, s.h.Slice, m, lo, hi)
 		}
 	}
-	src := &Source{split: first.h, hdr: first.hdr}
+	hdr := *first.hdr
+	hdr.PartitionMap = first.h.Lines // the lines the split sent where the map says
+	src := &Source{split: first.h, hdr: &hdr}
 	for _, s := range got {
 		src.files = append(src.files, s.path)
 	}
@@ -157,7 +161,8 @@ func (s *Source) Name() string { return s.split.Name }
 // Slices is how many slices the partition's records come in.
 func (s *Source) Slices() int { return len(s.files) }
 
-// Header is the trace's header.
+// Header is the trace's header, with the split's partition map
+// (trace.Header.PartitionMap).
 func (s *Source) Header() *trace.Header { return s.hdr }
 
 // Next returns the next record.

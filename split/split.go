@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpureplay/replay/engine"
 	"github.com/gpureplay/replay/internal/writeback"
+	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
 )
 
@@ -35,7 +36,11 @@ type Summary struct {
 	Records                      []uint64 // per partition: records written
 	LaneOps                      []uint64 // per partition: lane-elements routed there
 	Hot                          []engine.HotWord
-	Elapsed                      time.Duration
+	// Map is the partition map the split derived (PartitionMap) and its
+	// files carry; SampleChunks the chunks it sampled.
+	Map          []shard.LineOwner
+	SampleChunks int
+	Elapsed      time.Duration
 }
 
 // SliceRange is slice k of m of c chunks: [⌊k·c/m⌋, ⌊(k+1)·c/m⌋).
@@ -123,17 +128,28 @@ func Split(path string, o Options) (*Summary, error) {
 	from, to := SliceRange(x.NumChunks(), o.Slice, o.Slices)
 	sum := &Summary{FirstChunk: from, EndChunk: to, Chunks: x.NumChunks(),
 		Records: make([]uint64, o.Parts)}
+	if sum.Map, sum.SampleChunks, err = PartitionMap(x, o.Parts); err != nil {
+		return nil, err
+	}
+	pt, err := shard.NewPartitionerMap(o.Parts, sum.Map)
+	if err != nil {
+		return nil, err
+	}
+	var lines []trace.SplitLine
+	for _, l := range sum.Map {
+		lines = append(lines, trace.SplitLine{Key: l.Key, Line: l.Line, Part: l.Part})
+	}
 	hdr := &trace.Header{AddressOnly: x.Header().AddressOnly}
 	if o.Slice == 0 {
 		hdr = x.Header()
 	}
 	outs, err := createOutputs(o, hdr, trace.SplitHeader{Parts: o.Parts, Slice: o.Slice, Slices: o.Slices,
 		TraceHash: hash, TraceSize: uint64(fi.Size()), FirstChunk: from, EndChunk: to, Chunks: x.NumChunks(),
-		Name: filepath.Base(path)})
+		Name: filepath.Base(path), Lines: lines})
 	if err != nil {
 		return nil, err
 	}
-	if err := route(x, from, to, o, outs, sum); err != nil {
+	if err := route(x, from, to, o, pt, outs, sum); err != nil {
 		return nil, errors.Join(err, outs.abort())
 	}
 	if err := outs.commit(); err != nil {
@@ -145,16 +161,13 @@ func Split(path string, o Options) (*Summary, error) {
 
 // route reads chunks [from, to) and writes each record to the partitions
 // that own it.
-func route(x *trace.BinaryIndex, from, to int, o Options, outs *outputs, sum *Summary) error {
+func route(x *trace.BinaryIndex, from, to int, o Options, pt shard.Partitioner, outs *outputs, sum *Summary) error {
 	src, err := x.Reader(from, to)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	rt, err := engine.NewRouter(x.Header(), o.Parts)
-	if err != nil {
-		return err
-	}
+	rt := engine.NewRouterWith(x.Header(), o.Parts, pt)
 	var part trace.PartInfo
 	var cp trace.Inst
 	for n := 0; ; n++ {

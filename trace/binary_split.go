@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 
 	"github.com/cespare/xxhash/v2"
@@ -34,7 +35,22 @@ type SplitHeader struct {
 	// Name is the trace's file name, without its directory: what a
 	// replay of the partition records as its trace (replay.options).
 	Name string
+	// Lines is the partition map (optional): lines that belong to the
+	// partition it gives, not to their hash's (shard.NewPartitionerMap).
+	// Every slice file of a split has the same.
+	Lines []SplitLine
 }
+
+// SplitLine is an entry of a split's partition map: the 128-byte line
+// Line (an address >> 7) of the memory instance Key (engine.PartitionKey)
+// belongs to partition Part.
+type SplitLine struct {
+	Key, Line uint64
+	Part      int
+}
+
+// maxSplitLines is the most lines a split header's partition map holds.
+const maxSplitLines = 1 << 16
 
 // maxSplitName is the longest Name a split header holds, in bytes.
 const maxSplitName = 4096
@@ -55,6 +71,13 @@ func (s *SplitHeader) check() error {
 		return fmt.Errorf("chunks [%d, %d) of %d", s.FirstChunk, s.EndChunk, s.Chunks)
 	case len(s.Name) > maxSplitName:
 		return fmt.Errorf("a trace name of %d bytes (at most %d)", len(s.Name), maxSplitName)
+	case len(s.Lines) > maxSplitLines:
+		return fmt.Errorf("a partition map of %d lines (at most %d)", len(s.Lines), maxSplitLines)
+	}
+	for _, l := range s.Lines {
+		if l.Part < 0 || l.Part >= s.Parts || l.Line > math.MaxUint64>>7 {
+			return fmt.Errorf("the partition map gives line %#x partition %d of %d", l.Line, l.Part, s.Parts)
+		}
 	}
 	return nil
 }
@@ -73,7 +96,16 @@ func appendSplitHeader(b []byte, s *SplitHeader) ([]byte, error) {
 		b = binary.AppendUvarint(b, uint64(x))
 	}
 	b = binary.AppendUvarint(b, uint64(len(s.Name)))
-	return append(b, s.Name...), nil
+	b = append(b, s.Name...)
+	if len(s.Lines) > 0 { // the partition map, when there is one
+		b = binary.AppendUvarint(b, uint64(len(s.Lines)))
+		for _, l := range s.Lines {
+			b = binary.LittleEndian.AppendUint64(b, l.Key)
+			b = binary.AppendUvarint(b, l.Line)
+			b = binary.AppendUvarint(b, uint64(l.Part))
+		}
+	}
+	return b, nil
 }
 
 // splitSection parses the split section at c.
@@ -110,6 +142,29 @@ func (c *cursor) splitSection() (*SplitHeader, error) {
 	}
 	s.Name = string(c.p[:n])
 	c.p = c.p[n:]
+	if len(c.p) > 0 { // a partition map
+		k := c.uvarint("partition map")
+		if c.err == nil && (k == 0 || k > maxSplitLines || k > uint64(len(c.p))/10) {
+			return nil, fmt.Errorf("split header: a partition map of %d lines", k)
+		}
+		s.Lines = make([]SplitLine, 0, k)
+		for range k {
+			if c.err != nil || len(c.p) < 8 {
+				return nil, errors.New("split header: the partition map is cut short")
+			}
+			key := binary.LittleEndian.Uint64(c.p)
+			c.p = c.p[8:]
+			line := c.uvarint("partition map line")
+			part := c.uvarint("partition map partition")
+			if part > 1<<16 {
+				return nil, fmt.Errorf("split header: the partition map gives line %#x partition %d", line, part)
+			}
+			s.Lines = append(s.Lines, SplitLine{Key: key, Line: line, Part: int(part)})
+		}
+		if c.err != nil {
+			return nil, c.err
+		}
+	}
 	if err := s.check(); err != nil {
 		return nil, fmt.Errorf("split header: %v", err)
 	}

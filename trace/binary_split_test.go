@@ -372,7 +372,7 @@ func TestMaskedFewForms(t *testing.T) {
 // output (writeStoredFrame, split files' frames) is byte for byte the
 // frame appendStoredFrame makes, and its size is the bytes written, for
 // contents of none, one byte, exactly one 128 KiB block, one byte over,
-// and several blocks; and it decodes to the content.
+// and several blocks (TestUncompressedFrames reads such frames back).
 func TestWriteStoredFrame(t *testing.T) {
 	for _, n := range []int{0, 1, zstdMaxBlock, zstdMaxBlock + 1, 2*zstdMaxBlock + 777} {
 		rec := make([]byte, n)
@@ -441,5 +441,33 @@ func TestSplitFileChunkBytes(t *testing.T) {
 		if e.dsize < want256K || e.dsize > want256K+4<<10 {
 			t.Errorf("chunk %d: %d bytes, want %d and at most a record more", i, e.dsize, want256K)
 		}
+	}
+}
+
+// TestSplitHeaderPartitionMap: a split header's partition map comes back
+// as written, a header without one has none, and a map that gives a line
+// a partition past Parts is refused.
+func TestSplitHeaderPartitionMap(t *testing.T) {
+	for _, lines := range [][]SplitLine{nil, {{Key: 0xfedcba9876543210, Line: 0x1234, Part: 2}, {Key: 7, Line: 1 << 50, Part: 0}}} {
+		sh := SplitHeader{Part: 1, Parts: 3, Slice: 0, Slices: 1, TraceHash: 1, TraceSize: 2, Name: "t.zst", Chunks: 1, EndChunk: 1, Lines: lines}
+		var buf bytes.Buffer
+		w, err := NewBinaryWriter(&buf, &Header{}, WithSplit(sh))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		x, err := OpenBinaryIndex(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := x.Split(); got == nil || !reflect.DeepEqual(*got, sh) {
+			t.Errorf("split header %+v, want %+v", got, sh)
+		}
+	}
+	bad := SplitHeader{Parts: 3, Slices: 1, Lines: []SplitLine{{Key: 1, Line: 2, Part: 3}}}
+	if _, err := NewBinaryWriter(&bytes.Buffer{}, &Header{}, WithSplit(bad)); err == nil || !strings.Contains(err.Error(), "partition 3 of 3") {
+		t.Errorf("a map with a partition past Parts: %v", err)
 	}
 }

@@ -276,6 +276,11 @@ type Header struct {
 	// read as zero and mean nothing. Written `.addresses-only` (TASM.md),
 	// header flag 1 (FORMAT.md).
 	AddressOnly bool
+	// PartitionMap is the partition map of a split trace's partition
+	// (SplitHeader.Lines), which a reader of its slices (split.Source)
+	// puts here so that its partitioned replay owns the lines the split
+	// sent it; nil for any other trace. A writer does not write it.
+	PartitionMap []SplitLine
 }
 
 // Valued reports whether an input carries a value in a trace of this

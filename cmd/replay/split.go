@@ -118,9 +118,10 @@ func printSplitSummary(w io.Writer, name, dir string, n, k, m int, s *split.Summ
 			}
 		}
 		var words []string
+		pt, _ := shard.NewPartitionerMap(n, s.Map) // split made it
 		for _, h := range s.Hot {
 			share := float64(h.LaneOps) / float64(total)
-			if engine.PartitionOf(h.Space, h.Group, h.Addr, n) == top && share >= 0.005 && len(words) < 4 {
+			if pt.Of(engine.PartitionKey(h.Space, h.Group), h.Addr) == top && share >= 0.005 && len(words) < 4 {
 				words = append(words, fmt.Sprintf("%s (about %.1f%%)", hotName(h), 100*share))
 			}
 		}
@@ -136,6 +137,9 @@ func printSplitSummary(w io.Writer, name, dir string, n, k, m int, s *split.Summ
 		}
 		fmt.Fprintf(w, "  hot word      %s alone: about %.1f%% of the lane-ops, %.2fx the mean partition's: one partition holds it whatever n, a bound no partitioning lifts\n",
 			hotName(h), 100*float64(h.LaneOps)/float64(total), float64(h.LaneOps)/mean)
+	}
+	if len(s.Map) > 0 {
+		fmt.Fprintf(w, "  partition map %d lines, the heaviest of a sample of %d chunks, spread by their load\n", len(s.Map), s.SampleChunks)
 	}
 	fmt.Fprintf(w, "  time          %s\n", s.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "  wrote         %s/part={0..%d}/%s\n", dir, n-1, split.SliceName(k))

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -458,5 +459,73 @@ func copyChanged(t *testing.T, from, to string, change int64) {
 	}
 	if err := os.WriteFile(to, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSplitBalancesHotLines (issue 48, item 3): a BFS's lane-ops fall on a
+// few thousand lines, some of them hot; by their hash alone, one of 8 or 16
+// partitions took 1.4 times the mean. split's partition map (a sample of
+// the trace's chunks, its heaviest lines given to the least loaded
+// partition) brings every partition within 1.25 times the mean, summed
+// over M slices whose tasks each derive the map on their own, and the
+// partitions' replays count the same lane-ops the split sent them.
+func TestSplitBalancesHotLines(t *testing.T) {
+	root := t.TempDir()
+	tr := filepath.Join(root, "bfs.zst")
+	if code, _, stderr := replayCmd(t, "gen", "bfs", "-lane-ops", "3e5", "-chunk", "100", "-o", tr, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	wholeDir := filepath.Join(root, "whole")
+	if code, _, stderr := replayCmd(t, tr, "-tables", "memory", "-o", wholeDir, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	whole := tableDigests(t, wholeDir)
+	const m = 3
+	for _, n := range []int{8, 16} {
+		dir := filepath.Join(root, fmt.Sprint(n))
+		sum := make([]uint64, n)
+		for k := range m {
+			code, out, stderr := replayCmd(t, "split", tr, "-partitions", fmt.Sprint(n), "-slice", fmt.Sprintf("%d/%d", k, m), "-o", dir)
+			if code != 0 {
+				t.Fatal(stderr)
+			}
+			_, line, ok := strings.Cut(out, "partition lane-ops ")
+			line, _, _ = strings.Cut(line, "\n")
+			fs := strings.Fields(line)
+			if !ok || len(fs) != n {
+				t.Fatalf("n=%d slice %d: no partition lane-ops in\n%s", n, k, out)
+			}
+			for i, f := range fs {
+				x, err := strconv.ParseUint(f, 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sum[i] += x
+			}
+		}
+		var total, hi uint64
+		for _, x := range sum {
+			total += x
+			hi = max(hi, x)
+		}
+		if r := float64(hi) * float64(n) / float64(total); total < 3e5 || r > 1.25 {
+			t.Errorf("n=%d: partitions' lane-ops %v (%d in all): the largest %.2fx the mean, want at most 1.25x", n, sum, total, r)
+		}
+		for i := range n {
+			code, out, stderr := replayCmd(t, dir, "-partition", fmt.Sprintf("%d/%d", i, n), "-tables", "memory", "-o", filepath.Join(root, fmt.Sprint(n, "-parts")))
+			if code != 0 {
+				t.Fatal(stderr)
+			}
+			if want := fmt.Sprintf("(%d lane-ops)", sum[i]); !strings.Contains(out, want) {
+				t.Errorf("n=%d: partition %d's replay does not say %s:\n%s", n, i, want, out)
+			}
+		}
+		merged := filepath.Join(root, fmt.Sprint(n, "-merged"))
+		if code, _, stderr := replayCmd(t, "merge", filepath.Join(root, fmt.Sprint(n, "-parts")), "-o", merged, "-q"); code != 0 {
+			t.Fatal(stderr)
+		}
+		if got := tableDigests(t, merged)["memory.parquet"]; got != whole["memory.parquet"] || got == "" {
+			t.Errorf("n=%d: the merged memory table differs from the single replay's", n)
+		}
 	}
 }

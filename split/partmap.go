@@ -1,0 +1,123 @@
+package split
+
+import (
+	"cmp"
+	"io"
+	"slices"
+
+	"github.com/gpureplay/replay/engine"
+	"github.com/gpureplay/replay/shard"
+	"github.com/gpureplay/replay/trace"
+)
+
+// The partition map: a line's hash spreads a trace's lines evenly over the
+// partitions by number, not by load; a trace whose load is on a few
+// thousand lines (a graph's hot vertices) can leave one partition with
+// 1.4 times the mean. So every split task reads the same sample of the
+// trace and, when the sample's lane-elements fall unevenly on the
+// partitions by hash, counts them a line and gives the heaviest lines,
+// heaviest first, to the partition with the least load so far, the
+// others' load counted where their hash puts them.
+
+// Sample and map sizes: the first mapSampleLaneOps/S lane-elements of S =
+// min(C, mapSampleChunks) chunks spread evenly over the trace's C (0.13%
+// of a trace of 10^8 lane-ops, and 8 chunks decompressed: every split
+// task routes its slice and this; bfs's 512 heaviest lines show in it);
+// mapLinesPer lines a partition at most; and no map where the sample's
+// largest partition by hash is within mapEven of the mean.
+const (
+	mapSampleChunks  = 8
+	mapSampleLaneOps = 1 << 17
+	mapLinesPer      = 32
+	mapEven          = 1.05
+)
+
+// PartitionMap derives the partition map of n partitions from a sample
+// of the trace x (the first lane-elements of its chunks ⌊j·C/S⌋, j < S):
+// nil when the sample falls evenly on the partitions by hash, else the
+// sample's up to 32·n heaviest lines, each given to the partition with the
+// least load when its turn comes. It depends on the trace and n alone, so
+// every split task of a trace derives the same one. It returns S too.
+func PartitionMap(x *trace.BinaryIndex, n int) ([]shard.LineOwner, int, error) {
+	c := x.NumChunks()
+	if n == 1 || c == 0 {
+		return nil, 0, nil
+	}
+	pt, err := shard.NewPartitioner(n)
+	if err != nil {
+		return nil, 0, err
+	}
+	rt := engine.NewRouterWith(x.Header(), n, pt)
+	type line struct{ key, line uint64 }
+	var sample []line
+	s := min(c, mapSampleChunks)
+	for j := range s {
+		k := j * c / s
+		src, err := x.Reader(k, k+1)
+		if err != nil {
+			return nil, 0, err
+		}
+		for left := mapSampleLaneOps / s; left > 0; {
+			in, err := src.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				src.Close()
+				return nil, 0, err
+			}
+			if in.Dir != nil {
+				continue
+			}
+			if _, err := rt.Route(in); err != nil {
+				src.Close()
+				return nil, 0, err
+			}
+			key, addrs := rt.Addrs()
+			for _, a := range addrs {
+				sample = append(sample, line{key, a >> shard.LineShift})
+			}
+			left -= len(addrs)
+		}
+		src.Close()
+	}
+	load := slices.Clone(rt.LaneOps()) // by hash
+	var total uint64
+	for _, l := range load {
+		total += l
+	}
+	if total == 0 || float64(slices.Max(load))*float64(n) <= mapEven*float64(total) {
+		return nil, s, nil
+	}
+	counts := map[line]uint64{}
+	for _, l := range sample {
+		counts[l]++
+	}
+	type heavy struct {
+		line
+		n uint64
+	}
+	all := make([]heavy, 0, len(counts))
+	for l, k := range counts {
+		all = append(all, heavy{l, k})
+	}
+	slices.SortFunc(all, func(a, b heavy) int {
+		return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.key, b.key), cmp.Compare(a.line.line, b.line.line))
+	})
+	top := all[:min(len(all), mapLinesPer*n, shard.MaxMappedLines)]
+	for _, h := range top { // the rest's load, by hash
+		load[pt.Of(h.key, h.line.line<<shard.LineShift)] -= h.n
+	}
+	m := make([]shard.LineOwner, 0, len(top))
+	for _, h := range top {
+		p := 0
+		for i, l := range load {
+			if l < load[p] {
+				p = i
+			}
+		}
+		load[p] += h.n
+		m = append(m, shard.LineOwner{Key: h.key, Line: h.line.line, Part: p})
+	}
+	return m, s, nil
+}
