@@ -151,25 +151,45 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 			}
 		}
 	}
-	k0 := 0
-	for m := active; m != 0; m &= m - 1 {
-		bit := uint32(1) << bits.TrailingZeros32(m)
-		for _, a := range addrs[k0 : k0+st.Elems] {
-			part := r.pt.Of(key, a)
-			if !r.seen[part] {
-				r.seen[part] = true
-				r.parts = append(r.parts, part)
+	owners, laneOps, pt := r.owners, r.laneOps, &r.pt
+	if len(owners) <= 64 {
+		// The partitions hit as bits of a word: ascending without a sort.
+		var hit uint64
+		k0 := 0
+		for m := active; m != 0; m &= m - 1 {
+			bit := uint32(1) << bits.TrailingZeros32(m)
+			for _, a := range addrs[k0 : k0+st.Elems] {
+				part := pt.Of(key, a)
+				hit |= 1 << uint(part&63)
+				owners[part] |= bit
+				laneOps[part]++
 			}
-			r.owners[part] |= bit
-			r.laneOps[part]++
+			k0 += st.Elems
 		}
-		k0 += st.Elems
+		for ; hit != 0; hit &= hit - 1 {
+			r.parts = append(r.parts, bits.TrailingZeros64(hit))
+		}
+	} else {
+		k0 := 0
+		for m := active; m != 0; m &= m - 1 {
+			bit := uint32(1) << bits.TrailingZeros32(m)
+			for _, a := range addrs[k0 : k0+st.Elems] {
+				part := pt.Of(key, a)
+				if !r.seen[part] {
+					r.seen[part] = true
+					r.parts = append(r.parts, part)
+				}
+				owners[part] |= bit
+				laneOps[part]++
+			}
+			k0 += st.Elems
+		}
+		if len(r.parts) > 1 {
+			slices.Sort(r.parts)
+		}
 	}
 	if len(addrs) > 0 {
 		r.hot.sample(k, addrs)
-	}
-	if len(r.parts) > 1 {
-		slices.Sort(r.parts)
 	}
 	out.Addresses, out.MaxConflict, out.Sectors = r.counts(addrs)
 	r.addrs = addrs

@@ -8,6 +8,8 @@ import (
 
 	"github.com/gpureplay/replay/engine"
 	"github.com/gpureplay/replay/trace"
+	"io"
+	"math/bits"
 )
 
 // TestRouterCounts: the row a split gives an instruction counts what a
@@ -105,6 +107,64 @@ func TestWarpSectors(t *testing.T) {
 		for _, avx := range []bool{false, engine.HasConflictsAVX512()} {
 			if got := engine.WarpSectors(slices.Clone(tc.addrs), avx); got != tc.want {
 				t.Errorf("%s (AVX-512 %v): %d sectors, want %d", tc.name, avx, got, tc.want)
+			}
+		}
+	}
+}
+
+// TestRouterParts: Route's partitions are, ascending and once each, those
+// that PartitionOf gives the active lanes' addresses, and Owners holds
+// each one's lanes exactly, for partition counts that fit a word's bits
+// (64 and fewer) and that do not, and for a second instruction whose
+// partitions differ from the first's (nothing of the first's left).
+func TestRouterParts(t *testing.T) {
+	var src strings.Builder
+	for k, mul := range []uint64{0x1d3, 0x3f1} {
+		var vs []string
+		for l := range 32 {
+			vs = append(vs, fmt.Sprintf("%#x", 0x10000+uint64(l)*uint64(l)*mul*4+uint64(k)*0x100000))
+		}
+		fmt.Fprintf(&src, "atom.global.add.u32 d, [a], 1; | a=[%s] mask=%#x\n", strings.Join(vs, ","), uint32(0xfff0fff7)>>k)
+	}
+	for _, n := range []int{3, 8, 64, 65, 200} {
+		tr, err := trace.NewTextReader(strings.NewReader(src.String()), "parts.tasm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := engine.NewRouter(tr.Header(), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			in, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[int]uint32{}
+			for m := in.Active(); m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m)
+				p := engine.PartitionOf(in.Static.Space, in.Group, in.Vals[in.Static.Addr].Lo(l), n)
+				want[p] |= 1 << l
+			}
+			var wantParts []int
+			for p := range want {
+				wantParts = append(wantParts, p)
+			}
+			slices.Sort(wantParts)
+			r, err := rt.Route(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(r.Parts, wantParts) {
+				t.Errorf("%d partitions, seq %d: parts %v, want %v", n, in.Seq, r.Parts, wantParts)
+			}
+			for p := range n {
+				if r.Owners[p] != want[p] {
+					t.Errorf("%d partitions, seq %d: partition %d owns lanes %#x, want %#x", n, in.Seq, p, r.Owners[p], want[p])
+				}
 			}
 		}
 	}

@@ -37,6 +37,8 @@ const (
 	// in less peak memory, in files of nearly the same size
 	// (BenchmarkReplay/uniform-1Mi).
 	chunkTargetBytes = 1 << 20
+	// splitChunkBytes is chunkTargetBytes for a split file (WithSplit).
+	splitChunkBytes = 256 << 10
 )
 
 const (

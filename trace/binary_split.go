@@ -284,6 +284,12 @@ func (w *BinaryWriter) appendSplitInst(b []byte, in *Inst) []byte {
 		}
 		b = append(b, vecKindMasked)
 		inp := &s.Inputs[i]
+		if !wide && inp.Elems <= 1 && bits.OnesCount32(mask) <= maskedDeltasMax {
+			// A few lanes' values (a scattered warp's share), in a form
+			// their spread picks, without gathering or weighing them.
+			b = appendMaskedFew(b, v.List, mask)
+			continue
+		}
 		lo := gatherMasked(w.masked[:0], v.List, inp, s.ExecSize, mask)
 		m := len(lo)
 		var hi []uint64
@@ -362,6 +368,35 @@ func (r *BinaryReader) decodeMasked(si *staticInfo, j int, p []byte, v *Vector, 
 	if wideInner && !ii.wide {
 		return p, at, false, r.inputErr(si, j, "vector kind %d (list with high halves) on a %d-bit input", inner, in.Bits)
 	}
+	if inner == vecKindFixed && in.Elems <= 1 {
+		// A few lanes' scattered values: their offsets, straight to their lanes.
+		lo := lanes[at : at+ii.n : at+ii.n]
+		p0 := p
+		var ok bool
+		if p, ok = readFixedMasked(p, lo, mask); !ok {
+			return p, at, false, r.inputErr(si, j, "masked list: %s", fixedProblem(p0, m))
+		}
+		v.Kind, v.Base, v.Stride, v.BaseHi = VecList, 0, 0, 0
+		v.List = lo
+		if v.ListHi != nil {
+			v.ListHi = nil
+		}
+		return p, at + len(lo), false, nil
+	}
+	if inner == vecKindList && in.Elems <= 1 {
+		// The common case (a few lanes' deltas): straight to their lanes.
+		lo := lanes[at : at+ii.n : at+ii.n]
+		var n int
+		if p, n = readDeltasMasked(p, lo, mask); n < 0 {
+			return p, at, false, r.inputErr(si, j, "masked list ends after %d of %d values", -n-1, m)
+		}
+		v.Kind, v.Base, v.Stride, v.BaseHi = VecList, 0, 0, 0
+		v.List = lo
+		if v.ListHi != nil {
+			v.ListHi = nil
+		}
+		return p, at + len(lo), false, nil
+	}
 	if cap(r.masked) < 2*m {
 		r.masked = make([]uint64, 2*m)
 	}
@@ -423,4 +458,125 @@ func (x *BinaryIndex) Identity(size int64) (uint64, error) {
 		}
 	}
 	return h.Sum64(), nil
+}
+
+// maskedDeltasMax is the most lanes a masked list the writer stores
+// without weighing its two forms (appendMaskedFew): for so few values the
+// two differ by a few bytes, and weighing them cost a split more than
+// encoding them.
+const maskedDeltasMax = 8
+
+// appendMaskedFew appends the inner kind and values of a masked list of
+// one value a lane at the lanes of mask (at most maskedDeltasMax): two
+// or more values that differ in more than their low byte (a scattered
+// warp's addresses) as a fixed-width list (kind 4), whose values read
+// back with a load each rather than a varint each; others as deltas
+// (kind 2). One pass for the form, one to write it; no gather buffer.
+func appendMaskedFew(b []byte, vs []uint64, mask uint32) []byte {
+	if mask&(mask-1) != 0 {
+		m := mask
+		x := vs[bits.TrailingZeros32(m)]
+		lo, hi := x, x
+		for m &= m - 1; m != 0; m &= m - 1 {
+			x = vs[bits.TrailingZeros32(m)]
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		if hi-lo > 0xff {
+			var or uint64
+			for m := mask; m != 0; m &= m - 1 {
+				or |= vs[bits.TrailingZeros32(m)] - lo
+			}
+			shift := min(bits.TrailingZeros64(or), 15)
+			width := (bits.Len64((hi-lo)>>shift) + 7) / 8
+			b = append(b, vecKindFixed)
+			b = binary.AppendUvarint(b, lo)
+			b = append(b, byte(width|shift<<4))
+			for m := mask; m != 0; m &= m - 1 {
+				n := len(b) + width
+				b = binary.LittleEndian.AppendUint64(b, (vs[bits.TrailingZeros32(m)]-lo)>>shift)[:n]
+			}
+			return b
+		}
+	}
+	b = append(b, vecKindList)
+	return appendMaskedDeltas(b, vs, mask)
+}
+
+// readFixedMasked is readFixed of a masked list of one value a lane,
+// scattered as it reads: the i-th value goes to vs at the i-th lane of
+// mask, zero elsewhere. It reports false, reading nothing into vs, when
+// the list is malformed or cut short.
+func readFixedMasked(p []byte, vs []uint64, mask uint32) ([]byte, bool) {
+	var lo uint64
+	if len(p) > 0 && p[0] < 0x80 {
+		lo, p = uint64(p[0]), p[1:]
+	} else if x, n := uvarintLong(p); n > 0 {
+		lo, p = x, p[n:]
+	} else {
+		return p, false
+	}
+	if len(p) == 0 {
+		return p, false
+	}
+	w, sh := int(p[0]&15), p[0]>>4
+	p = p[1:]
+	size := bits.OnesCount32(mask) * w
+	if w < 1 || w > 8 || size > len(p) {
+		return p, false
+	}
+	clear(vs)
+	keep := uint64(1)<<(8*w) - 1
+	if w == 8 {
+		keep = ^uint64(0)
+	}
+	at := 0
+	for m := mask; m != 0; m &= m - 1 {
+		var x uint64
+		if at+8 <= len(p) {
+			x = binary.LittleEndian.Uint64(p[at:at+8:at+8]) & keep
+		} else {
+			for k := w - 1; k >= 0; k-- {
+				x = x<<8 | uint64(p[at+k])
+			}
+		}
+		vs[bits.TrailingZeros32(m)] = lo + x<<sh
+		at += w
+	}
+	return p[size:], true
+}
+
+// appendMaskedDeltas appends the zigzag deltas of the values of vs (one a
+// lane) at the lanes of mask, in lane order: appendDeltas of gatherMasked.
+func appendMaskedDeltas(b []byte, vs []uint64, mask uint32) []byte {
+	var prev uint64
+	for m := mask; m != 0; m &= m - 1 {
+		x := vs[bits.TrailingZeros32(m)]
+		b = binary.AppendUvarint(b, zigzag(int64(x-prev)))
+		prev = x
+	}
+	return b
+}
+
+// readDeltasMasked is readDeltas of a masked list of one value a lane,
+// scattered as it reads: the i-th value goes to vs at the i-th lane of
+// mask, zero elsewhere (scatterMasked of readDeltas). On a bad varint it
+// returns n = -(values read)-1.
+func readDeltasMasked(p []byte, vs []uint64, mask uint32) ([]byte, int) {
+	clear(vs)
+	var prev uint64
+	i := 0
+	for m := mask; m != 0; m &= m - 1 {
+		var d uint64
+		if len(p) > 0 && p[0] < 0x80 {
+			d, p = uint64(p[0]), p[1:]
+		} else if x, n := uvarintLong(p); n > 0 {
+			d, p = x, p[n:]
+		} else {
+			return p, -i - 1
+		}
+		prev += uint64(unzigzag(d))
+		vs[bits.TrailingZeros32(m)] = prev
+		i++
+	}
+	return p, 0
 }

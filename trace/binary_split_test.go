@@ -60,8 +60,9 @@ func randomInst(r *rand.Rand, st *Static, seq uint64) Inst {
 // values of the lanes in its mask (lists masked to them, kind 6: zero
 // elsewhere), whole predicates and uniform addresses, and its
 // directives, for instructions of every list layout (lane, element-major,
-// transposed, 128-bit with and without high halves), masks of none to all
-// lanes, and chunks cut every few records.
+// transposed, 128-bit with and without high halves), masks of none, a few
+// (deltas written and read lane by lane) to all lanes, and chunks cut
+// every few records.
 func TestSplitFileRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 8))
 	var statics []*Static
@@ -93,11 +94,16 @@ func TestSplitFileRoundTrip(t *testing.T) {
 		}
 		st := statics[r.IntN(len(statics))]
 		in := randomInst(r, st, seq)
-		switch r.IntN(4) {
+		switch r.IntN(5) {
 		case 0:
 			in.Mask = 0
 		case 1:
 			in.Mask = st.ExecMask()
+		case 2: // a few lanes, a scattered warp's share: stored as deltas
+			in.Mask = 0
+			for range 1 + r.IntN(maskedDeltasMax) {
+				in.Mask |= 1 << r.IntN(st.ExecSize)
+			}
 		}
 		in.Part = &PartInfo{Lanes: min(32, uint32(bits.OnesCount32(in.Mask&st.ExecMask()))+uint32(r.IntN(3))), Row: r.IntN(2) == 0}
 		if in.Part.Row {
@@ -293,6 +299,147 @@ func TestIdentityOfHeaderAndSeekTable(t *testing.T) {
 			t.Errorf("traces differing in one record's value: the same identity %x", id(a))
 		case id(a) == id(c):
 			t.Errorf("traces differing in their header: the same identity %x", id(a))
+		}
+	}
+}
+
+// TestMaskedFewForms: a masked list of a few one-value lanes is written
+// as a fixed-width list (kind 4) when its values differ in more than
+// their low byte, with the minimum, shift and width of the format's
+// fixed form, else as deltas (kind 2); either reads back into the mask's
+// lanes, zero elsewhere, including a list at the very end of the payload
+// (no 8-byte load past it), and a list cut short is refused.
+func TestMaskedFewForms(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		mask uint32
+		vals map[int]uint64
+		kind byte
+		form byte // fixed: width | shift<<4
+	}{
+		{"scattered addresses", 1<<3 | 1<<17 | 1<<30, map[int]uint64{3: 0x7f00001000, 17: 0x7f00000040, 30: 0x7f00030000}, vecKindFixed, 2 | 6<<4}, // offsets 0xfc0, 0, 0x2ffc0: >>6, 12 bits
+		{"eight lanes, 8-byte offsets", 0xff, map[int]uint64{0: 0, 1: ^uint64(0), 2: 1, 3: 1 << 63, 4: 5, 5: 6, 6: 7, 7: 8}, vecKindFixed, 8},
+		{"small values", 1<<1 | 1<<2 | 1<<9, map[int]uint64{1: 3, 2: 1, 9: 200}, vecKindList, 0},
+		{"one lane", 1 << 12, map[int]uint64{12: 0xdead_beef_0000}, vecKindList, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			vs := make([]uint64, 32)
+			for l, v := range c.vals {
+				vs[l] = v
+			}
+			vs[31] ^= 0x5555 // a lane outside the mask: not stored
+			b := appendMaskedFew(nil, vs, c.mask)
+			if b[0] != c.kind {
+				t.Fatalf("inner kind %d, want %d (% x)", b[0], c.kind, b)
+			}
+			if c.kind == vecKindFixed {
+				_, n := uvarint(b[1:])
+				if b[1+n] != c.form {
+					t.Errorf("form byte %#x, want %#x", b[1+n], c.form)
+				}
+			}
+			got := make([]uint64, 32)
+			for i := range got {
+				got[i] = 99 // the arena's leftovers: overwritten with zeros
+			}
+			var rest []byte
+			var ok bool
+			if c.kind == vecKindFixed {
+				rest, ok = readFixedMasked(b[1:], got, c.mask)
+			} else {
+				var n int
+				rest, n = readDeltasMasked(b[1:], got, c.mask)
+				ok = n == 0
+			}
+			if !ok || len(rest) != 0 {
+				t.Fatalf("read: ok %v, %d bytes left", ok, len(rest))
+			}
+			for l := range got {
+				if got[l] != c.vals[l] {
+					t.Errorf("lane %d: %#x, want %#x", l, got[l], c.vals[l])
+				}
+			}
+			if c.kind == vecKindFixed {
+				if _, ok := readFixedMasked(b[1:len(b)-1], got, c.mask); ok {
+					t.Errorf("a list cut short by a byte was read")
+				}
+			}
+		})
+	}
+}
+
+// TestWriteStoredFrame: a stored frame written piece by piece to the
+// output (writeStoredFrame, split files' frames) is byte for byte the
+// frame appendStoredFrame makes, and its size is the bytes written, for
+// contents of none, one byte, exactly one 128 KiB block, one byte over,
+// and several blocks (TestUncompressedFrames reads such frames back).
+func TestWriteStoredFrame(t *testing.T) {
+	for _, n := range []int{0, 1, zstdMaxBlock, zstdMaxBlock + 1, 2*zstdMaxBlock + 777} {
+		rec := make([]byte, n)
+		for i := range rec {
+			rec[i] = byte(i*7 + i>>9)
+		}
+		check := uint32(0xfeedc0de) ^ uint32(n)
+		var got bytes.Buffer
+		size, err := writeStoredFrame(&got, rec, check)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := appendStoredFrame(nil, rec, check)
+		if !bytes.Equal(got.Bytes(), want) || size != len(want) {
+			t.Errorf("%d bytes: wrote %d bytes (size %d), want %d, equal %v", n, got.Len(), size, len(want), bytes.Equal(got.Bytes(), want))
+		}
+		if blocks := (n + zstdMaxBlock - 1) / zstdMaxBlock; size != 9+3*max(blocks, 1)+n+4 {
+			t.Errorf("%d bytes: frame of %d bytes, want %d", n, size, 9+3*max(blocks, 1)+n+4)
+		}
+	}
+}
+
+// TestSplitFileChunkBytes: a split file's writer ends a chunk once its
+// instructions take 256 KiB (splitChunkBytes), not the 1 MiB of other
+// traces, and every chunk but the last holds at least that much and at
+// most that and one record.
+func TestSplitFileChunkBytes(t *testing.T) {
+	const want256K = 256 << 10
+	st, err := ParseStatic("atom.global.add.u32 d, [a], b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	var buf bytes.Buffer
+	w, err := NewBinaryWriter(&buf, nil, WithSplit(SplitHeader{Parts: 2, Slices: 1}), WithUncompressed())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const insts = 3000 // of ~500 bytes: ~1.4 MiB
+	for i := range insts {
+		in := randomInst(r, st, uint64(i))
+		in.Mask = ^uint32(0)
+		for j := range in.Vals {
+			in.Vals[j] = Vector{Kind: VecList, List: make([]uint64, 32)}
+			for l := range in.Vals[j].List {
+				in.Vals[j].List[l] = r.Uint64()
+			}
+		}
+		in.Part = &PartInfo{Lanes: 32}
+		if err := w.Write(&in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	x, err := OpenBinaryIndex(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := buf.Len()
+	if n := x.NumChunks(); n < total/want256K || n > total/want256K+1 {
+		t.Fatalf("%d chunks in a split file of %d bytes; want about one a %d bytes", n, total, want256K)
+	}
+	for i, e := range x.entries[1 : len(x.entries)-1] { // not the header's, nor the last chunk's
+		if e.dsize < want256K || e.dsize > want256K+4<<10 {
+			t.Errorf("chunk %d: %d bytes, want %d and at most a record more", i, e.dsize, want256K)
 		}
 	}
 }

@@ -84,6 +84,8 @@ type BinaryWriter struct {
 	last    *Static            // memo of the previous instruction's static
 	lastIdx uint64
 
+	chunkBytes int // a chunk ends once its instructions take this many bytes
+
 	rec    []byte   // record being framed
 	masked []uint64 // a masked list's values (split files)
 	zbuf   []byte   // compressed frame
@@ -117,6 +119,14 @@ func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWrite
 	bw := &BinaryWriter{
 		w: w, o: o, enc: enc, dig: xxhash.New(),
 		index: map[*Static]uint64{}, byText: map[string]uint64{},
+	}
+	bw.chunkBytes = chunkTargetBytes
+	if o.split != nil {
+		// A split task has a writer per partition, each filling its
+		// chunk as the trace's records come: chunks of splitChunkBytes
+		// keep their buffers in the caches, made once at that size.
+		bw.chunkBytes = splitChunkBytes
+		bw.insts = make([]byte, 0, splitChunkBytes+splitChunkBytes/8)
 	}
 	if h == nil {
 		h = &Header{}
@@ -230,17 +240,70 @@ func (w *BinaryWriter) sealRecord(fixed int) {
 // writeFrame compresses w.rec into one zstd frame, writes it and records
 // its seek table entry.
 func (w *BinaryWriter) writeFrame() error {
-	check := uint32(xxhash.Sum64(w.rec))
-	w.zbuf = w.frame(w.zbuf[:0], w.rec, check)
-	if _, err := w.w.Write(w.zbuf); err != nil {
-		return err
+	return w.writeRec(w.rec)
+}
+
+// writeRec writes rec as one frame and records its seek table entry: a
+// compressed frame through zbuf, or a stored one (WithUncompressed)
+// straight from rec, its headers between its blocks, without a copy.
+func (w *BinaryWriter) writeRec(rec []byte) error {
+	check := uint32(xxhash.Sum64(rec))
+	var csize int
+	if w.o.stored {
+		var err error
+		if csize, err = writeStoredFrame(w.w, rec, check); err != nil {
+			return err
+		}
+	} else {
+		w.zbuf = w.frame(w.zbuf[:0], rec, check)
+		if _, err := w.w.Write(w.zbuf); err != nil {
+			return err
+		}
+		csize = len(w.zbuf)
 	}
 	w.entries = append(w.entries, seekEntry{
-		csize: uint32(len(w.zbuf)),
-		dsize: uint32(len(w.rec)),
+		csize: uint32(csize),
+		dsize: uint32(len(rec)),
 		check: check,
 	})
 	return nil
+}
+
+// writeStoredFrame writes to w what appendStoredFrame appends, piece by
+// piece, and returns its size.
+func writeStoredFrame(w io.Writer, rec []byte, check uint32) (int, error) {
+	var h [9]byte
+	binary.LittleEndian.PutUint32(h[:], zstdFrameMagic)
+	h[4] = 0xA4
+	binary.LittleEndian.PutUint32(h[5:], uint32(len(rec)))
+	size := len(h)
+	if _, err := w.Write(h[:]); err != nil {
+		return 0, err
+	}
+	for {
+		n := min(len(rec), zstdMaxBlock)
+		bh := uint32(n) << 3
+		if n == len(rec) {
+			bh |= 1 // the last block
+		}
+		h[0], h[1], h[2] = byte(bh), byte(bh>>8), byte(bh>>16)
+		if _, err := w.Write(h[:3]); err != nil {
+			return 0, err
+		}
+		if _, err := w.Write(rec[:n]); err != nil {
+			return 0, err
+		}
+		size += 3 + n
+		rec = rec[n:]
+		if bh&1 != 0 {
+			break
+		}
+	}
+	binary.LittleEndian.PutUint32(h[:4], check)
+	if _, err := w.Write(h[:4]); err != nil {
+		return 0, err
+	}
+	return size + 4, nil
 }
 
 // frame appends rec as one zstd frame to b: compressed, or stored
@@ -289,18 +352,7 @@ func (w *BinaryWriter) startFrame() error {
 	done := make(chan error, 1)
 	w.inFlight = done
 	go func(rec []byte) {
-		check := uint32(xxhash.Sum64(rec))
-		w.zbuf = w.frame(w.zbuf[:0], rec, check)
-		if _, err := w.w.Write(w.zbuf); err != nil {
-			done <- err
-			return
-		}
-		w.entries = append(w.entries, seekEntry{
-			csize: uint32(len(w.zbuf)),
-			dsize: uint32(len(rec)),
-			check: check,
-		})
-		done <- nil
+		done <- w.writeRec(rec)
 	}(w.frec)
 	return nil
 }
@@ -340,7 +392,7 @@ func (w *BinaryWriter) Write(in *Inst) error {
 		w.seq++
 	}
 	w.n++
-	if w.n >= w.o.chunkInsts || len(w.insts) >= chunkTargetBytes {
+	if w.n >= w.o.chunkInsts || len(w.insts) >= w.chunkBytes {
 		if err := w.flush(); err != nil {
 			w.err = err
 			return err
