@@ -1034,26 +1034,33 @@ func fixedProblem(p []byte, n int) string {
 	return fmt.Sprintf("list of %d values of %d bytes, but %d bytes are left", n, p[k]&15, len(p)-k-1)
 }
 
+// fixedHead reads a fixed-width list's head (vector kinds 4 and 5): its
+// uvarint minimum and its width byte, whose low 4 bits are the width w of
+// an offset in bytes and high 4 bits the shift sh of the offsets. It
+// reports false when the head is cut short or its varint too long; the
+// caller checks w.
+func fixedHead(p []byte) (lo uint64, w int, sh byte, rest []byte, ok bool) {
+	if len(p) > 0 && p[0] < 0x80 {
+		lo, p = uint64(p[0]), p[1:]
+	} else if x, n := uvarintLong(p); n > 0 {
+		lo, p = x, p[n:]
+	} else {
+		return 0, 0, 0, p, false
+	}
+	if len(p) == 0 {
+		return 0, 0, 0, p, false
+	}
+	return lo, int(p[0] & 15), p[0] >> 4, p[1:], true
+}
+
 // readFixed fills vs from a fixed-width list (vector kinds 4 and 5): a
 // uvarint minimum, a width byte w, then len(vs) offsets of w little-endian
 // bytes. The list's length is checked once; the loops then read without a
 // varint's branches. It reports false for a bad list (fixedProblem says
 // what is wrong). simd: the CPU runs fixedSIMD (hasFixedSIMD).
 func readFixed(p []byte, vs []uint64, simd bool) ([]byte, bool) {
-	var lo uint64
-	if len(p) > 0 && p[0] < 0x80 {
-		lo, p = uint64(p[0]), p[1:]
-	} else if x, n := uvarintLong(p); n > 0 {
-		lo, p = x, p[n:]
-	} else {
-		return p, false
-	}
-	if len(p) == 0 {
-		return p, false
-	}
-	w, sh := int(p[0]&15), p[0]>>4
-	p = p[1:]
-	if w < 1 || w > 8 {
+	lo, w, sh, p, ok := fixedHead(p)
+	if !ok || w < 1 || w > 8 {
 		return p, false
 	}
 	size := len(vs) * w

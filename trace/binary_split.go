@@ -507,21 +507,9 @@ func appendMaskedFew(b []byte, vs []uint64, mask uint32) []byte {
 // mask, zero elsewhere. It reports false, reading nothing into vs, when
 // the list is malformed or cut short.
 func readFixedMasked(p []byte, vs []uint64, mask uint32) ([]byte, bool) {
-	var lo uint64
-	if len(p) > 0 && p[0] < 0x80 {
-		lo, p = uint64(p[0]), p[1:]
-	} else if x, n := uvarintLong(p); n > 0 {
-		lo, p = x, p[n:]
-	} else {
-		return p, false
-	}
-	if len(p) == 0 {
-		return p, false
-	}
-	w, sh := int(p[0]&15), p[0]>>4
-	p = p[1:]
+	lo, w, sh, p, ok := fixedHead(p)
 	size := bits.OnesCount32(mask) * w
-	if w < 1 || w > 8 || size > len(p) {
+	if !ok || w < 1 || w > 8 || size > len(p) {
 		return p, false
 	}
 	clear(vs)
