@@ -73,7 +73,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "help":
 		err = cmdHelp(args[1:], stdout)
 	case "-h", "-help", "--help":
-		fmt.Fprint(stdout, usageText)
+		fmt.Fprint(stdout, overview())
 		return exitOK
 	default:
 		cmd = "replay"
@@ -85,7 +85,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var help *helpRequest
 	if errors.As(err, &help) {
 		if name := help.fs.Name(); name == "replay" {
-			fmt.Fprint(stdout, usageText) // as replay -h
+			fmt.Fprint(stdout, overview()) // as replay -h
 		} else {
 			fmt.Fprint(stdout, lookupCommand(name).usage())
 		}
@@ -117,7 +117,7 @@ func cmdHelp(args []string, stdout io.Writer) error {
 	}
 	switch len(pos) {
 	case 0:
-		fmt.Fprint(stdout, usageText)
+		fmt.Fprint(stdout, overview())
 		return nil
 	case 1:
 		c := lookupCommand(pos[0])
@@ -131,8 +131,8 @@ func cmdHelp(args []string, stdout io.Writer) error {
 }
 
 // A command is replay itself or one of its subcommands, and its usage.
-// Each command's text is written once, here: the overview (usageText)
-// composes from them.
+// Each command's text is written once, here; func overview composes the
+// overview from them.
 type command struct {
 	name     string
 	synopsis []string      // the usage lines; the overview shows the first
@@ -450,9 +450,8 @@ func workloadList() string {
 	return b.String()
 }
 
-// usageText is the overview: what replay help, replay -h and replay --help print.
-var usageText = overview()
-
+// overview is what replay help, replay -h and replay --help print. It is
+// built when asked for, not at start-up: a replay never prints it.
 func overview() string {
 	var b strings.Builder
 	b.WriteString("replay: replay traces of GPU atomic instructions exactly, and write what they did as tables.\n\nUsage:\n")
