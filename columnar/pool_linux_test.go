@@ -3,10 +3,10 @@
 package columnar
 
 import (
-	"fmt"
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/gpureplay/replay/internal/offheap"
 )
 
 // TestSlabsOnHugePages: on Linux the buffers of slabMin bytes and more
@@ -24,24 +24,13 @@ func TestSlabsOnHugePages(t *testing.T) {
 	}
 }
 
-// vmFlags is the VmFlags of the mapping of /proc/self/smaps that holds
-// addr ("" when none does).
+// vmFlags is the VmFlags of the mapping that holds addr (offheap.Mapping);
+// the test skips where /proc/self/smaps cannot be read.
 func vmFlags(t *testing.T, addr uintptr) string {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/smaps")
+	flags, _, err := offheap.Mapping(addr)
 	if err != nil {
 		t.Skipf("no /proc/self/smaps: %v", err)
 	}
-	in := false
-	for _, line := range strings.Split(string(b), "\n") {
-		var lo, hi uintptr
-		if n, _ := fmt.Sscanf(line, "%x-%x", &lo, &hi); n == 2 && strings.Contains(line, " ") {
-			in = lo <= addr && addr < hi
-			continue
-		}
-		if in && strings.HasPrefix(line, "VmFlags:") {
-			return strings.TrimSpace(strings.TrimPrefix(line, "VmFlags:"))
-		}
-	}
-	return ""
+	return flags
 }

@@ -3,8 +3,6 @@
 package offheap
 
 import (
-	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"unsafe"
@@ -41,29 +39,15 @@ func TestRegionsOnHugePages(t *testing.T) {
 	}
 }
 
-// vmaOf is the VmFlags and the size of the mapping of /proc/self/smaps
-// that holds addr ("" and 0 when none does).
+// vmaOf is Mapping(addr); a test skips where /proc/self/smaps cannot be
+// read.
 func vmaOf(t *testing.T, addr uintptr) (flags string, size int) {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/smaps")
+	flags, size, err := Mapping(addr)
 	if err != nil {
 		t.Skipf("no /proc/self/smaps: %v", err)
 	}
-	in := false
-	for _, line := range strings.Split(string(b), "\n") {
-		var lo, hi uintptr
-		if n, _ := fmt.Sscanf(line, "%x-%x", &lo, &hi); n == 2 && strings.Contains(line, " ") {
-			in = lo <= addr && addr < hi
-			if in {
-				size = int(hi - lo)
-			}
-			continue
-		}
-		if in && strings.HasPrefix(line, "VmFlags:") {
-			return strings.TrimSpace(strings.TrimPrefix(line, "VmFlags:")), size
-		}
-	}
-	return "", 0
+	return flags, size
 }
 
 // TestHeapSliceOnHugePages: a large HeapSlice is advised into huge pages
