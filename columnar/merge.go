@@ -51,9 +51,11 @@ import (
 // process's. The tables are merged on goroutines of their own, beside the
 // Writer's (mergeTables: the trace's tables, then addresses and memory,
 // which fill a bounded number of chunks ahead meanwhile), and each
-// partition's file is decoded a row group ahead of its merge, its string
-// columns as their dictionaries' keys and its columns' storage reused
-// from row group to row group (openTableCols).
+// partition's file is decoded on a goroutine of its own, its next row
+// group once its cursor is half way through the one before (prefetch),
+// its string columns as their dictionaries' keys, its columns' storage
+// taken from one pool for the whole merge, to which each row group's goes
+// back once its rows are merged (openTableCols).
 
 // partDir is one partition directory and what its files say it is.
 type partDir struct {
@@ -384,6 +386,7 @@ type writeQueue struct {
 	jobs    chan writeJob
 	ahead   int          // chunks a merge may fill before the writer takes them
 	stopped *atomic.Bool // the writer or a merge failed: the merges stop
+	pool    *wordPool    // the storage of the records the merges read (openTableCols)
 }
 
 // writeJob writes one chunk of rows, then gives the chunk's storage back
@@ -426,12 +429,13 @@ func mergeTables(w *Writer, phases [][]func(q *writeQueue) error) error {
 	var errs []error
 	var mu sync.Mutex
 	var queues []*writeQueue
+	pool := &wordPool{}
 	for p, merges := range phases {
 		ahead := traceAhead
 		if p > 0 {
 			ahead = mergeAhead
 		}
-		q := &writeQueue{jobs: make(chan writeJob, ahead*max(1, len(merges))), ahead: ahead, stopped: stopped}
+		q := &writeQueue{jobs: make(chan writeJob, ahead*max(1, len(merges))), ahead: ahead, stopped: stopped, pool: pool}
 		queues = append(queues, q)
 		var wg sync.WaitGroup
 		for _, m := range merges {
@@ -520,14 +524,23 @@ type tableReader struct {
 	// next gave it: its columns' storage is the next records' (a merge's
 	// reader, openTableCols); took hands a record's storage to done.
 	done, took func()
+	// ahead, when set (prefetch), starts decoding the record after the
+	// one next gave last, if it is not under way: a cursor calls it half
+	// way through its record.
+	ahead func()
 }
 
-func openTable(path string) (*tableReader, error) { return openTableCols(path, nil, false) }
+func openTable(path string) (*tableReader, error) { return openTableCols(path, nil, nil) }
 
 // openTableCols opens a table file to read the columns cols of a Parquet
-// file (nil: all of them; an Arrow file's records have all), its string
-// columns as dictionary arrays when dict is set (pqFile.dictStrings).
-func openTableCols(path string, cols []string, dict bool) (*tableReader, error) {
+// file (nil: all of them; an Arrow file's records have all). With a pool
+// (a merge's), its string columns are read as dictionary arrays
+// (pqFile.dictStrings), and its fixed-width columns' storage is taken
+// from the pool and given back to it once the caller is done with a
+// record (done): the pool is shared by every file a merge reads, so that
+// one partition's storage is the next one's.
+func openTableCols(path string, cols []string, pool *wordPool) (*tableReader, error) {
+	dict := pool != nil
 	t := &tableReader{path: path}
 	if strings.HasSuffix(path, extParquet) {
 		pf, err := openParquet(path)
@@ -550,7 +563,6 @@ func openTableCols(path string, cols []string, dict bool) (*tableReader, error) 
 		}
 		sc := arrow.NewSchema(fs, nil)
 		if dict { // a merge's: each record's storage reused once it is done with
-			pool := &wordPool{}
 			pf.reuse = pool
 			var mu sync.Mutex
 			var pending [][][]uint64 // the storage of the records handed out, oldest first
@@ -620,38 +632,54 @@ func openTableCols(path string, cols []string, dict bool) (*tableReader, error) 
 	return t, nil
 }
 
-// prefetch makes t read its records on a goroutine of its own, one ahead
-// of the caller: the decoding of a partition's file beside the merge.
+// prefetch makes t read its records on a goroutine of its own, beside
+// the caller: the decoding of a partition's file beside the merge. It
+// decodes a record when asked, by next or by ahead, and never more than
+// one the caller has not taken: a partition whose rows wait for the
+// others' (a later slice's instructions) holds one record decoded, not
+// two, and the storage of a merge's records is what its cursors are at,
+// plus one for each that nears the end of its record.
 func (t *tableReader) prefetch() {
 	type fetched struct {
 		rec arrow.RecordBatch
 		err error
 	}
 	next, stop := t.next, t.stop
-	ch := make(chan fetched)
+	ch := make(chan fetched, 1)
+	want := make(chan struct{}, 1)
 	quit := make(chan struct{})
+	asked := false // a record is asked for and not yet taken
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer close(ch)
 		for {
-			rec, err := next()
 			select {
-			case ch <- fetched{rec, err}:
+			case <-want:
 			case <-quit:
 				return
 			}
+			rec, err := next()
+			ch <- fetched{rec, err} // never blocks: one asked, one sent
 			if rec == nil || err != nil {
 				return
 			}
 		}
 	}()
+	t.ahead = func() {
+		if !asked {
+			asked = true
+			want <- struct{}{}
+		}
+	}
 	t.next = func() (arrow.RecordBatch, error) {
+		t.ahead()
 		f, ok := <-ch
 		if !ok {
 			return nil, nil
 		}
+		asked = false
 		return f.rec, f.err
 	}
 	t.stop = func() {
@@ -746,6 +774,9 @@ type rowCursor struct {
 func (c *rowCursor) advance() (bool, error) {
 	c.row++
 	if c.row < c.rows {
+		if c.row == c.rows/2 && c.t.ahead != nil {
+			c.t.ahead() // the next record, while this one's second half is merged
+		}
 		return true, nil
 	}
 	for c.rec == nil || c.row >= c.rows {
@@ -1033,16 +1064,18 @@ var sortedCols = map[tableID][]string{
 // openCursors opens table id of every partition, read ahead (prefetch),
 // with newCursor, and moves each to its first row: all the cursors (to
 // close), and those with rows, in partition order.
-func openCursors[C interface{ advance() (bool, error) }](parts []*partDir, id tableID, cols []string, newCursor func(*tableReader) C, all *[]C) ([]C, error) {
+func openCursors[C interface{ advance() (bool, error) }](q *writeQueue, parts []*partDir, id tableID, cols []string, newCursor func(*tableReader) C, all *[]C) ([]C, error) {
 	var live []C
 	for _, p := range parts {
-		t, err := openTableCols(p.files[id], cols, true)
+		t, err := openTableCols(p.files[id], cols, q.pool)
 		if err != nil {
 			return nil, err
 		}
 		t.prefetch()
-		c := newCursor(t)
-		*all = append(*all, c)
+		t.ahead() // every partition's first record at once
+		*all = append(*all, newCursor(t))
+	}
+	for _, c := range *all {
 		ok, err := c.advance()
 		if err != nil {
 			return nil, err
@@ -1066,7 +1099,7 @@ func mergeSorted(q *writeQueue, parts []*partDir, id tableID, newCursor func(*ta
 			c.close()
 		}
 	}()
-	live, err := openCursors(parts, id, sortedCols[id], newCursor, &all)
+	live, err := openCursors(q, parts, id, sortedCols[id], newCursor, &all)
 	if err != nil {
 		return err
 	}
@@ -1221,7 +1254,7 @@ func mergeInstructions(q *writeQueue, parts []*partDir) error {
 			c.close()
 		}
 	}()
-	live, err := openCursors(parts, tInstructions, instructionCols, newInstructionCursor, &all)
+	live, err := openCursors(q, parts, tInstructions, instructionCols, newInstructionCursor, &all)
 	if err != nil {
 		return err
 	}

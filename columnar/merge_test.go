@@ -7,7 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/gpureplay/replay/engine"
 	"github.com/gpureplay/replay/trace"
@@ -221,4 +225,61 @@ func TestMergeRefusesBrokenRows(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMergeReadAheadOnRequest: a merge's reader decodes a partition's
+// next record only when its cursor asks (ahead, half way through its
+// record, or next), never two the cursor has not taken: a partition whose
+// rows wait for the others' holds one record, not two.
+func TestMergeReadAheadOnRequest(t *testing.T) {
+	f := newMergeFixture(t, 400)
+	dir := filepath.Join(t.TempDir(), "part=0")
+	f.write(t, dir, 0, 1, FormatParquet, func(uint64) []int { return []int{0} }, func(uint64) int { return 0 })
+	tr, err := openTableCols(filepath.Join(dir, "instructions.parquet"), instructionCols, &wordPool{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decoded atomic.Int32
+	next := tr.next
+	tr.next = func() (arrow.RecordBatch, error) { decoded.Add(1); return next() }
+	tr.prefetch()
+	defer tr.close()
+	settle := func(want int32) {
+		t.Helper()
+		deadline := time.Now().Add(2 * time.Second)
+		for decoded.Load() < want && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond) // time to decode one more, which it must not
+		if got := decoded.Load(); got != want {
+			t.Fatalf("%d records decoded, want %d", got, want)
+		}
+	}
+	c := newInstructionCursor(tr)
+	if ok, err := c.advance(); !ok || err != nil {
+		t.Fatalf("advance: %v %v", ok, err)
+	}
+	settle(1)
+	if c.rows != 50 { // WithBatchRows(50) for partition 0 of a split
+		t.Fatalf("a record of %d rows, want 50", c.rows)
+	}
+	for c.rowCursor.row < c.rows/2-1 {
+		if _, err := c.advance(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(1)
+	if _, err := c.advance(); err != nil { // half way: the next record
+		t.Fatal(err)
+	}
+	settle(2)
+	for c.rowCursor.row != 0 {
+		if _, err := c.advance(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := c.seq.Value(0); got != 50 {
+		t.Fatalf("the second record starts at seq %d, want 50", got)
+	}
+	settle(2)
 }
