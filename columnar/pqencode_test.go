@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -525,5 +526,59 @@ func TestDeltaHalves(t *testing.T) {
 	}
 	if cap(spare) == 0 {
 		t.Fatal("no page was split: the spare buffer was never used")
+	}
+}
+
+// TestPackBitsEveryWidth checks pack32's generated packers (pack_gen.go)
+// against a loop that packs one bit at a time, as the format specifies a
+// miniblock: at every width from 1 to 64, for whole miniblocks and short
+// last ones (whose missing values pack as 0), with values from 0 to the
+// width's largest and a lo that the values are taken from.
+func TestPackBitsEveryWidth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	want := func(seg []int64, lo int64, w uint) []byte {
+		out := make([]byte, 4*w)
+		for k := range deltaMiniBlock {
+			var u uint64
+			if k < len(seg) {
+				u = uint64(seg[k] - lo)
+			}
+			for bit := range w {
+				if u>>bit&1 != 0 {
+					pos := uint(k)*w + bit
+					out[pos/8] |= 1 << (pos % 8)
+				}
+			}
+		}
+		return out
+	}
+	for w := uint(1); w <= 64; w++ {
+		for _, n := range []int{32, 31, 17, 1} {
+			for trial := range 4 {
+				lo := int64(rng.Uint64())
+				seg := make([]int64, n)
+				for k := range seg {
+					u := rng.Uint64()
+					switch trial {
+					case 1:
+						u = ^uint64(0) // the width's largest
+					case 2:
+						u = 0
+					}
+					if w < 64 {
+						u &= 1<<w - 1
+					}
+					seg[k] = lo + int64(u)
+				}
+				prefix := []byte{0xa5, 0x5a}
+				got := pack32(slices.Clone(prefix), seg, lo, w)
+				if !bytes.Equal(got[:2], prefix) || !bytes.Equal(got[2:], want(seg, lo, w)) {
+					t.Fatalf("width %d, %d values, trial %d:\n got %x\nwant %x", w, n, trial, got[2:], want(seg, lo, w))
+				}
+			}
+		}
+	}
+	if got := pack32([]byte{1}, []int64{5, 5}, 5, 0); !bytes.Equal(got, []byte{1}) {
+		t.Fatalf("width 0: got %x, want nothing appended", got[1:])
 	}
 }
