@@ -71,7 +71,11 @@
 //     that repeat, RLE_DICTIONARY for strings; zstd level 1 from one
 //     encoder per Writer (a 512 KiB window, the largest page), a page
 //     that zstd does not shrink by a sixteenth stored in a frame of raw
-//     blocks (zstdframe.go); exact statistics on every column chunk and
+//     blocks (zstdframe.go; a page of 64 KiB or more judged on a 16 KiB
+//     sample from its middle first), a PLAIN page equal to the page
+//     before it given that page's compressed bytes again (repeatPage);
+//     DELTA_BINARY_PACKED's miniblocks packed by code generated per bit
+//     width (pack_gen.go); exact statistics on every column chunk and
 //     data page. A column whose rows in a batch are a progression (the
 //     instructions' seq, a hot counter's every column, the memory table's
 //     space and group) is held as its first value and step and its pages
