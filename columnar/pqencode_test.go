@@ -582,3 +582,58 @@ func TestPackBitsEveryWidth(t *testing.T) {
 		t.Fatalf("width 0: got %x, want nothing appended", got[1:])
 	}
 }
+
+// TestDeltaRuns: appendDeltaRuns, which encodes the results' seq from its
+// runs (encodeRuns), writes appendDelta's bytes and range for the rows the
+// runs hold: warps of 32 rows, one row a run with one step (arithmetic) or
+// random steps, one run, runs of random lengths whose steps are small,
+// negative or wrap, adjacent runs of one value, and a count of rows that
+// ends mid-block and mid-miniblock.
+func TestDeltaRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	flip := int64(unsignedTop[uint64]())
+	type gen func(i int) (rows int, step uint64)
+	for _, c := range []struct {
+		name string
+		n    int // runs
+		g    gen
+	}{
+		{"warps", 300, func(int) (int, uint64) { return 32, 1 }},
+		{"one row a run, one step", 1000, func(int) (int, uint64) { return 1, 3 }},
+		{"one row a run, random steps", 1000, func(int) (int, uint64) { return 1, rng.Uint64N(100) }},
+		{"one run", 1, func(int) (int, uint64) { return 5000, 0 }},
+		{"random lengths", 2000, func(int) (int, uint64) { return 1 + rng.IntN(70), 1 + rng.Uint64N(1<<20) }},
+		{"negative and wrapping steps", 2000, func(int) (int, uint64) {
+			return 1 + rng.IntN(5), []uint64{1, ^uint64(0), 1 << 63, ^uint64(0) - 1<<40, 7}[rng.IntN(5)]
+		}},
+		{"equal adjacent runs", 500, func(i int) (int, uint64) { return 1 + rng.IntN(40), uint64(i % 2) }},
+		{"mixed", 3000, func(int) (int, uint64) {
+			if rng.IntN(4) == 0 {
+				return 1, 1
+			}
+			return 16 + rng.IntN(17), 1 + rng.Uint64N(3)
+		}},
+	} {
+		var runs []seqRun
+		var vals []int64
+		v := rng.Uint64()
+		if c.name == "warps" {
+			v = 0
+		}
+		for i := range c.n {
+			rows, step := c.g(i)
+			if i > 0 {
+				v += step
+			}
+			runs = append(runs, seqRun{v: v, rows: rows})
+			for range rows {
+				vals = append(vals, int64(v))
+			}
+		}
+		want, wlo, whi := appendDelta([]byte{0xee}, vals, flip)
+		got, glo, ghi := appendDeltaRuns([]byte{0xee}, runs, len(vals), flip)
+		if !bytes.Equal(got, want) || glo != wlo || ghi != whi {
+			t.Errorf("%s: %d bytes, range [%d, %d]; appendDelta's %d bytes, [%d, %d]", c.name, len(got), glo, ghi, len(want), wlo, whi)
+		}
+	}
+}

@@ -25,15 +25,16 @@ type colChunk struct {
 	col   *pqColumn
 	out   []byte // the compressed data pages, back to back
 	pages []pageDesc
-	enc   []byte  // one page's encoded values
-	half  []byte  // the later half of a DELTA page's blocks (appendDeltaHalves)
-	zbuf  []byte  // one page compressed
-	idx   []int32 // a keyed column's indices for one page
-	rank  []int32 // a string column's dictionary: each value's rank in byte order
-	order []int32 // and its values by rank (the inverse of rank)
-	dict  []byte  // the dictionary page's values (PLAIN), when dictN > 0
-	dictN int     // the dictionary's values; 0 when the chunk is PLAIN
-	stats pqStats // the chunk's
+	enc   []byte   // one page's encoded values
+	half  []byte   // the later half of a DELTA page's blocks (appendDeltaHalves)
+	zbuf  []byte   // one page compressed
+	idx   []int32  // a keyed column's indices for one page
+	runs  []seqRun // a column held as runs: one page's (encodeRuns)
+	rank  []int32  // a string column's dictionary: each value's rank in byte order
+	order []int32  // and its values by rank (the inverse of rank)
+	dict  []byte   // the dictionary page's values (PLAIN), when dictN > 0
+	dictN int      // the dictionary's values; 0 when the chunk is PLAIN
+	stats pqStats  // the chunk's
 	// stored is how many more pages to store uncompressed (addPage); it
 	// carries over from row group to row group (parquetWriter.stored).
 	stored int
@@ -127,6 +128,10 @@ func (p *parquetWriter) encodeColumn(chunks []colChunk, b *batch, i int) error {
 		return nil
 	}
 	delta := p.encs[i] == encDelta
+	if c.inRuns {
+		encodeRuns(p, ch, c.runs, n)
+		return nil
+	}
 	if c.konst && c.typ != arrow.STRING {
 		var ok bool
 		switch c.typ {
