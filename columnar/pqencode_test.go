@@ -587,8 +587,9 @@ func TestPackBitsEveryWidth(t *testing.T) {
 // runs (encodeRuns), writes appendDelta's bytes and range for the rows the
 // runs hold: warps of 32 rows, one row a run with one step (arithmetic) or
 // random steps, one run, runs of random lengths whose steps are small,
-// negative or wrap, adjacent runs of one value, and a count of rows that
-// ends mid-block and mid-miniblock.
+// negative or wrap, runs longer than a block, stretches of one-row runs
+// of one step, adjacent runs of one value, and a count of rows that ends
+// mid-block and mid-miniblock.
 func TestDeltaRuns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	flip := int64(unsignedTop[uint64]())
@@ -605,6 +606,15 @@ func TestDeltaRuns(t *testing.T) {
 		{"random lengths", 2000, func(int) (int, uint64) { return 1 + rng.IntN(70), 1 + rng.Uint64N(1<<20) }},
 		{"negative and wrapping steps", 2000, func(int) (int, uint64) {
 			return 1 + rng.IntN(5), []uint64{1, ^uint64(0), 1 << 63, ^uint64(0) - 1<<40, 7}[rng.IntN(5)]
+		}},
+		// Blocks within one run, and blocks of one-row runs of one
+		// step: a block's deltas all one value, its miniblocks no bytes.
+		{"long runs", 40, func(int) (int, uint64) { return 129 + rng.IntN(400), 1 }},
+		{"stretches of one step", 3000, func(i int) (int, uint64) {
+			if i%700 == 0 {
+				return 300, 5
+			}
+			return 1, 2
 		}},
 		{"equal adjacent runs", 500, func(i int) (int, uint64) { return 1 + rng.IntN(40), uint64(i % 2) }},
 		{"mixed", 3000, func(int) (int, uint64) {

@@ -134,8 +134,9 @@ func appendDeltaRuns(dst []byte, runs []seqRun, rows int, flip int64) (out []byt
 		at int // the delta's index within its block
 		d  int64
 	}
-	var starts [deltaBlock]start
-	ri, row := 0, runs[0].rows // run ri+1 starts at row row
+	var starts, prev [deltaBlock]start
+	nprev, prevFrom, prevTo := -1, 0, 0 // the last block's starts and bytes
+	ri, row := 0, runs[0].rows          // run ri+1 starts at row row
 	for from := 0; from < rows-1; from += deltaBlock {
 		blen := min(deltaBlock, rows-1-from)
 		ns := 0
@@ -146,6 +147,19 @@ func appendDeltaRuns(dst []byte, runs []seqRun, rows int, flip int64) (out []byt
 			row += runs[ri].rows
 		}
 		ss := starts[:ns]
+		if blen == deltaBlock && ns == nprev && slices.Equal(ss, prev[:nprev]) {
+			// The block before again (warps of one size, one step):
+			// its bytes.
+			n := len(dst)
+			dst = append(dst, dst[prevFrom:prevTo]...)
+			prevFrom, prevTo = n, len(dst)
+			continue
+		}
+		prevFrom = len(dst)
+		nprev = -1
+		if blen == deltaBlock {
+			nprev = copy(prev[:], ss)
+		}
 		// The block's smallest and largest delta, and each miniblock's
 		// largest (his), as deltaBlockRange finds them among its deltas.
 		var lo, hi int64
@@ -184,6 +198,7 @@ func appendDeltaRuns(dst []byte, runs []seqRun, rows int, flip int64) (out []byt
 		widths := len(dst)
 		dst = append(dst, 0, 0, 0, 0)
 		if lo == hi {
+			prevTo = len(dst)
 			continue
 		}
 		k := 0
@@ -216,6 +231,7 @@ func appendDeltaRuns(dst []byte, runs []seqRun, rows int, flip int64) (out []byt
 			}
 			k = end
 		}
+		prevTo = len(dst)
 	}
 	return dst, vlo, vhi
 }
