@@ -82,7 +82,9 @@
 //     written from them, in the bytes its stored rows would give
 //     (batch.go, encodeAffine). The results come from the engine as
 //     columns (engine.CapResultColumns, [Writer.ResultColumns]), each
-//     copied whole, seq filled from its runs; elem and value_hi stay constant 0 and fault constant
+//     copied whole, seq kept as its runs and encoded from them (runs.go:
+//     a DELTA block is its few run starts, or the block before's bytes
+//     again); elem and value_hi stay constant 0 and fault constant
 //     "" until a row is not, the same bytes as from [Writer.Results].
 //     Where the CPU has AVX-512, a whole block's deltas are taken in
 //     assembly (deltas_amd64.s), to the bytes Go's loop gives
