@@ -72,6 +72,13 @@ type colBuf struct {
 	// affine: the column starts a batch constant (reset), its writer
 	// (putInstructions) passing each row through keep.
 	affine bool
+	// inRuns: the rows are runs, each of one value, and raw holds none of
+	// them: the results' seq as ResultColumns gives it (an instruction's
+	// lane-elements a run), encoded from the runs (encodeRuns) rather
+	// than from 8 bytes a row stored and read again. The first rows that
+	// come otherwise (Results), and materialize, fill raw (fillRuns).
+	inRuns bool
+	runs   []seqRun
 }
 
 // at is row r of a constant column.
@@ -168,6 +175,7 @@ func (b *batch) reset() {
 		clear(c.dict)
 		c.dict, c.dictBytes, c.byKey = c.dict[:0], 0, c.byKey[:0]
 		c.konst = c.affine
+		c.inRuns, c.runs = false, c.runs[:0]
 	}
 	if b.key != nil {
 		b.key.konst = b.key.affine
@@ -265,6 +273,8 @@ func (b *batch) materialize() {
 	for i := range b.cols {
 		if c := &b.cols[i]; c.konst {
 			b.fillRows(c, b.rows)
+		} else if c.inRuns {
+			b.fillRuns(c)
 		}
 	}
 	if b.key != nil && b.key.konst {

@@ -71,14 +71,20 @@
 //     that repeat, RLE_DICTIONARY for strings; zstd level 1 from one
 //     encoder per Writer (a 512 KiB window, the largest page), a page
 //     that zstd does not shrink by a sixteenth stored in a frame of raw
-//     blocks (zstdframe.go); exact statistics on every column chunk and
+//     blocks (zstdframe.go; a page of 64 KiB or more judged on a 16 KiB
+//     sample from its middle first), a PLAIN page equal to the page
+//     before it given that page's compressed bytes again (repeatPage);
+//     DELTA_BINARY_PACKED's miniblocks packed by code generated per bit
+//     width (pack_gen.go); exact statistics on every column chunk and
 //     data page. A column whose rows in a batch are a progression (the
 //     instructions' seq, a hot counter's every column, the memory table's
 //     space and group) is held as its first value and step and its pages
 //     written from them, in the bytes its stored rows would give
 //     (batch.go, encodeAffine). The results come from the engine as
 //     columns (engine.CapResultColumns, [Writer.ResultColumns]), each
-//     copied whole, seq filled from its runs; elem and value_hi stay constant 0 and fault constant
+//     copied whole, seq kept as its runs and encoded from them (runs.go:
+//     a DELTA block is its few run starts, or the block before's bytes
+//     again); elem and value_hi stay constant 0 and fault constant
 //     "" until a row is not, the same bytes as from [Writer.Results].
 //     Where the CPU has AVX-512, a whole block's deltas are taken in
 //     assembly (deltas_amd64.s), to the bytes Go's loop gives

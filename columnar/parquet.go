@@ -43,7 +43,11 @@ import (
 //     frames, the column's next 15 pages too, then one compressed again
 //     (zstdframe.go): a scattered replay's memory values do not compress,
 //     and compressing them was most of that column's cost
-//     (BenchmarkMemory).
+//     (BenchmarkMemory). A page of sampledPageBytes or more is judged on
+//     a sample first (the results' addresses: pages of 190 KiB).
+//   - A PLAIN page equal to the page before it in its column chunk (the
+//     results' lanes, for full warps) repeats that page's compressed
+//     bytes and statistics (repeatPage), as zstd would make them again.
 //   - Pages of dataPage bytes for PLAIN integers (8 Ki rows of 8 bytes),
 //     of up to maxPageRows rows for the other encodings (pqpages.go).
 //   - One row group per batch (64 Ki rows by default), statistics on every

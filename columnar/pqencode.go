@@ -1,5 +1,7 @@
 package columnar
 
+//go:generate go run gen_pack.go
+
 import (
 	"encoding/binary"
 	"math/bits"
@@ -246,49 +248,31 @@ func allEqual[T comparable](vals []T) bool {
 
 // pack32 appends a miniblock: seg's deltas (at most 32) less lo, each
 // below 1<<w, bit-packed from the least significant bit up, and zeros for
-// the deltas past seg's: 4·w bytes.
-//
-// It packs into words on the stack, indexed without a bounds check, and
-// copies them out after: storing each word into dst as it filled, the
-// loop kept its accumulator on the stack (a store and a load on every
-// value's path) around the bounds check's panic. The miniblock's width
-// comes from blockDeltas rather than a pass of its own, and the shifts
-// are masked (BenchmarkAppendDelta).
+// the deltas past seg's: 4·w bytes. The packing is packers[w], one
+// function a width, its shifts constants (pack_gen.go, gen_pack.go): a
+// loop that kept the bit position from value to value took several
+// nanoseconds a value on the results' random addresses, a branch a value
+// mispredicted.
 func pack32(dst []byte, seg []int64, lo int64, w uint) []byte {
 	if w == 0 {
 		return dst
 	}
-	var words [deltaMiniBlock]uint64 // 32·w bits: w words
-	var acc uint64
-	var nb uint // bits in acc
-	o := 0
-	for _, x := range seg[:min(len(seg), deltaMiniBlock)] {
-		u := uint64(x - lo)
-		acc |= u << (nb & 63) // nb < 64: the mask spares Go's check for a shift past the width
-		nb += w
-		if nb >= 64 {
-			words[o%deltaMiniBlock] = acc
-			o++
-			nb -= 64
-			// The bits that did not fit: u >> (w-nb), in two shifts,
-			// each below 64, for the case nb = 0, w = 64 (no bits).
-			acc = u >> 1 >> ((w - nb - 1) & 63)
+	var pad [deltaMiniBlock]int64
+	s := &pad
+	if len(seg) >= deltaMiniBlock {
+		s = (*[deltaMiniBlock]int64)(seg)
+	} else {
+		// A short last miniblock: its missing deltas are lo, packed as 0.
+		copy(pad[:], seg)
+		for k := len(seg); k < deltaMiniBlock; k++ {
+			pad[k] = lo
 		}
-	}
-	if nb > 0 {
-		words[o%deltaMiniBlock] = acc // a whole miniblock's last 32 bits, or a short one's last bits
 	}
 	n := len(dst)
 	size := 4 * int(w)
-	dst = slices.Grow(dst, size)
-	out := dst[n : n+size]
-	for i := 0; i+8 <= size; i += 8 {
-		binary.LittleEndian.PutUint64(out[i:], words[i/8])
-	}
-	if size%8 != 0 {
-		binary.LittleEndian.PutUint32(out[size-4:], uint32(words[size/8]))
-	}
-	return dst[:n+size]
+	dst = slices.Grow(dst, size)[:n+size]
+	packBits(dst[n:], s, lo, w)
+	return dst
 }
 
 // indexWidth is the bit width of the indices into a dictionary of n

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -525,5 +526,124 @@ func TestDeltaHalves(t *testing.T) {
 	}
 	if cap(spare) == 0 {
 		t.Fatal("no page was split: the spare buffer was never used")
+	}
+}
+
+// TestPackBitsEveryWidth checks pack32's generated packers (pack_gen.go)
+// against a loop that packs one bit at a time, as the format specifies a
+// miniblock: at every width from 1 to 64, for whole miniblocks and short
+// last ones (whose missing values pack as 0), with values from 0 to the
+// width's largest and a lo that the values are taken from.
+func TestPackBitsEveryWidth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	want := func(seg []int64, lo int64, w uint) []byte {
+		out := make([]byte, 4*w)
+		for k := range deltaMiniBlock {
+			var u uint64
+			if k < len(seg) {
+				u = uint64(seg[k] - lo)
+			}
+			for bit := range w {
+				if u>>bit&1 != 0 {
+					pos := uint(k)*w + bit
+					out[pos/8] |= 1 << (pos % 8)
+				}
+			}
+		}
+		return out
+	}
+	for w := uint(1); w <= 64; w++ {
+		for _, n := range []int{32, 31, 17, 1} {
+			for trial := range 4 {
+				lo := int64(rng.Uint64())
+				seg := make([]int64, n)
+				for k := range seg {
+					u := rng.Uint64()
+					switch trial {
+					case 1:
+						u = ^uint64(0) // the width's largest
+					case 2:
+						u = 0
+					}
+					if w < 64 {
+						u &= 1<<w - 1
+					}
+					seg[k] = lo + int64(u)
+				}
+				prefix := []byte{0xa5, 0x5a}
+				got := pack32(slices.Clone(prefix), seg, lo, w)
+				if !bytes.Equal(got[:2], prefix) || !bytes.Equal(got[2:], want(seg, lo, w)) {
+					t.Fatalf("width %d, %d values, trial %d:\n got %x\nwant %x", w, n, trial, got[2:], want(seg, lo, w))
+				}
+			}
+		}
+	}
+	if got := pack32([]byte{1}, []int64{5, 5}, 5, 0); !bytes.Equal(got, []byte{1}) {
+		t.Fatalf("width 0: got %x, want nothing appended", got[1:])
+	}
+}
+
+// TestDeltaRuns: appendDeltaRuns, which encodes the results' seq from its
+// runs (encodeRuns), writes appendDelta's bytes and range for the rows the
+// runs hold: warps of 32 rows, one row a run with one step (arithmetic) or
+// random steps, one run, runs of random lengths whose steps are small,
+// negative or wrap, runs longer than a block, stretches of one-row runs
+// of one step, adjacent runs of one value, and a count of rows that ends
+// mid-block and mid-miniblock.
+func TestDeltaRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	flip := int64(unsignedTop[uint64]())
+	type gen func(i int) (rows int, step uint64)
+	for _, c := range []struct {
+		name string
+		n    int // runs
+		g    gen
+	}{
+		{"warps", 300, func(int) (int, uint64) { return 32, 1 }},
+		{"one row a run, one step", 1000, func(int) (int, uint64) { return 1, 3 }},
+		{"one row a run, random steps", 1000, func(int) (int, uint64) { return 1, rng.Uint64N(100) }},
+		{"one run", 1, func(int) (int, uint64) { return 5000, 0 }},
+		{"random lengths", 2000, func(int) (int, uint64) { return 1 + rng.IntN(70), 1 + rng.Uint64N(1<<20) }},
+		{"negative and wrapping steps", 2000, func(int) (int, uint64) {
+			return 1 + rng.IntN(5), []uint64{1, ^uint64(0), 1 << 63, ^uint64(0) - 1<<40, 7}[rng.IntN(5)]
+		}},
+		// Blocks within one run, and blocks of one-row runs of one
+		// step: a block's deltas all one value, its miniblocks no bytes.
+		{"long runs", 40, func(int) (int, uint64) { return 129 + rng.IntN(400), 1 }},
+		{"stretches of one step", 3000, func(i int) (int, uint64) {
+			if i%700 == 0 {
+				return 300, 5
+			}
+			return 1, 2
+		}},
+		{"equal adjacent runs", 500, func(i int) (int, uint64) { return 1 + rng.IntN(40), uint64(i % 2) }},
+		{"mixed", 3000, func(int) (int, uint64) {
+			if rng.IntN(4) == 0 {
+				return 1, 1
+			}
+			return 16 + rng.IntN(17), 1 + rng.Uint64N(3)
+		}},
+	} {
+		var runs []seqRun
+		var vals []int64
+		v := rng.Uint64()
+		if c.name == "warps" {
+			v = 0
+		}
+		for i := range c.n {
+			rows, step := c.g(i)
+			if i > 0 {
+				v += step
+			}
+			runs = append(runs, seqRun{v: v, rows: rows})
+			for range rows {
+				vals = append(vals, int64(v))
+			}
+		}
+		want, wlo, whi := appendDelta([]byte{0xee}, vals, flip)
+		got, glo, ghi := appendDeltaRuns([]byte{0xee}, runs, len(vals), flip)
+		if !bytes.Equal(got, want) || glo != wlo || ghi != whi {
+			t.Errorf("%s: %d bytes, range [%d, %d]; appendDelta's %d bytes, [%d, %d]", c.name, len(got), glo, ghi, len(want), wlo, whi)
+		}
 	}
 }

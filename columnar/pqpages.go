@@ -25,18 +25,25 @@ type colChunk struct {
 	col   *pqColumn
 	out   []byte // the compressed data pages, back to back
 	pages []pageDesc
-	enc   []byte  // one page's encoded values
-	half  []byte  // the later half of a DELTA page's blocks (appendDeltaHalves)
-	zbuf  []byte  // one page compressed
-	idx   []int32 // a keyed column's indices for one page
-	rank  []int32 // a string column's dictionary: each value's rank in byte order
-	order []int32 // and its values by rank (the inverse of rank)
-	dict  []byte  // the dictionary page's values (PLAIN), when dictN > 0
-	dictN int     // the dictionary's values; 0 when the chunk is PLAIN
-	stats pqStats // the chunk's
+	enc   []byte   // one page's encoded values
+	half  []byte   // the later half of a DELTA page's blocks (appendDeltaHalves)
+	zbuf  []byte   // one page compressed
+	idx   []int32  // a keyed column's indices for one page
+	runs  []seqRun // a column held as runs: one page's (encodeRuns)
+	rank  []int32  // a string column's dictionary: each value's rank in byte order
+	order []int32  // and its values by rank (the inverse of rank)
+	dict  []byte   // the dictionary page's values (PLAIN), when dictN > 0
+	dictN int      // the dictionary's values; 0 when the chunk is PLAIN
+	stats pqStats  // the chunk's
 	// stored is how many more pages to store uncompressed (addPage); it
 	// carries over from row group to row group (parquetWriter.stored).
 	stored int
+	// again: the last page was compressed and worth it (addPage), so a
+	// page of the same bytes after it compresses to its bytes again
+	// (repeatPage).
+	again bool
+	// repeated counts the pages repeatPage added (the tests read it).
+	repeated int
 }
 
 // pageDesc is one data page of a colChunk.
@@ -52,6 +59,7 @@ func (ch *colChunk) reset() {
 	ch.out, ch.pages = ch.out[:0], ch.pages[:0]
 	ch.dict, ch.dictN = ch.dict[:0], 0
 	ch.stats = pqStats{}
+	ch.again = false
 }
 
 // addPage compresses ch.enc (or raw, when the values are the batch's own
@@ -59,21 +67,55 @@ func (ch *colChunk) reset() {
 // blocks while the column's pages do not compress, or when it is at most
 // storedBelow bytes (zstdframe.go).
 func (p *parquetWriter) addPage(ch *colChunk, raw []byte, rows int, enc pqEncoding, st pqStats) {
+	ch.again = false
 	switch {
 	case len(raw) <= p.storedBelow:
 		ch.out = appendStoredFrame(ch.out, raw)
 	case ch.stored > 0:
 		ch.stored--
 		ch.out = appendStoredFrame(ch.out, raw)
+	case len(raw) >= sampledPageBytes && !p.sampleWorth(ch, raw):
+		// Its sample does not compress: the page is stored, as a page
+		// that zstd did not shrink is (zstdframe.go).
+		ch.stored = storedPages
+		ch.out = appendStoredFrame(ch.out, raw)
 	default:
 		z := p.pages.EncodeAll(raw, ch.zbuf[:0])
-		if !worthCompressing(raw, z) {
+		if ch.again = worthCompressing(raw, z); !ch.again {
 			ch.stored = storedPages
 		}
 		ch.out = append(ch.out, z...)
 		ch.zbuf = z[:0]
 	}
 	ch.pages = append(ch.pages, pageDesc{end: len(ch.out), raw: int32(len(raw)), rows: int32(rows), enc: enc, stats: st})
+}
+
+// sampleWorth reports whether zstd shrinks the middle sampleBytes of raw
+// by a sixteenth (worthCompressing).
+func (p *parquetWriter) sampleWorth(ch *colChunk, raw []byte) bool {
+	mid := (len(raw) - sampleBytes) / 2
+	sample := raw[mid : mid+sampleBytes]
+	z := p.pages.EncodeAll(sample, ch.zbuf[:0])
+	ch.zbuf = z[:0]
+	return worthCompressing(sample, z)
+}
+
+// repeatPage adds, as the next data page of ch, the last one again: its
+// bytes as compressed, its size, rows, encoding and statistics. The
+// caller has found that the page's values are the last page's, and the
+// last page was compressed (ch.again, so that addPage would compress this
+// one too, to the same bytes: zstd's output is a function of its input).
+func (ch *colChunk) repeatPage() {
+	k := len(ch.pages) - 1
+	from := 0
+	if k > 0 {
+		from = ch.pages[k-1].end
+	}
+	last := ch.pages[k]
+	ch.out = append(ch.out, ch.out[from:last.end]...)
+	last.end = len(ch.out)
+	ch.pages = append(ch.pages, last)
+	ch.repeated++
 }
 
 // encodeColumn encodes column i of b as chunks[i]: data pages of the
@@ -86,6 +128,10 @@ func (p *parquetWriter) encodeColumn(chunks []colChunk, b *batch, i int) error {
 		return nil
 	}
 	delta := p.encs[i] == encDelta
+	if c.inRuns {
+		encodeRuns(p, ch, c.runs, n)
+		return nil
+	}
 	if c.konst && c.typ != arrow.STRING {
 		var ok bool
 		switch c.typ {
@@ -135,6 +181,12 @@ func encodeInts[T uint64 | int64 | uint32](p *parquetWriter, ch *colChunk, vals 
 		ptr := unsafe.Pointer(&page[0])
 		var plo, phi T
 		switch {
+		case !delta && ch.again && from >= per && len(page) == per && sameBytes(page, vals[from-per:from]):
+			// The last page again (a full warp's lanes, page after
+			// page): its bytes, its statistics, without a pass over it
+			// or zstd.
+			ch.repeatPage()
+			continue
 		case !delta:
 			plo, phi = minMax(page)
 		case size == 8:
@@ -248,6 +300,13 @@ func unsignedTop[T uint64 | int64 | uint32]() T {
 		return 0
 	}
 	return x ^ x>>1
+}
+
+// sameBytes reports whether a and b hold the same values (memequal on
+// their bytes, rather than a loop a value).
+func sameBytes[T uint64 | int64 | uint32](a, b []T) bool {
+	size := int(unsafe.Sizeof(a[0]))
+	return len(a) == len(b) && string(unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), len(a)*size)) == string(unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), len(b)*size))
 }
 
 // minMax returns the smallest and largest of vals (not empty).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gpureplay/replay/engine"
@@ -135,5 +136,54 @@ func TestResultColumnsBadRuns(t *testing.T) {
 	c.Runs[len(c.Runs)-1]--
 	if err := w.ResultColumns(c); err == nil || err.Error() != "columnar: results: 1 seq runs for 1 seq values, covering 1 rows of 2" {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestResultsMixedCalls: rows given as columns (the seq held as runs,
+// colBuf.inRuns), then as Results (the runs filled into rows first), then
+// as columns again, within one batch, write the files that Results alone
+// writes, in both formats; and an unknown fault in columns names the
+// row's seq from its runs.
+func TestResultsMixedCalls(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	rows := make([]engine.Result, 900)
+	for i := range rows {
+		rows[i] = engine.Result{Seq: uint64(i/32) * 3, Lane: uint32(i % 32), Addr: rng.Uint64N(1 << 22), Value: rng.Uint64N(1 << 32)}
+	}
+	opts := []Option{WithTables("results"), WithFormat(FormatBoth), WithBatchRows(1000)}
+	names := []string{"results.parquet", "results.arrow"}
+	want := writeFiles(t, opts, func(w *Writer) {
+		if err := w.Results(rows); err != nil {
+			t.Fatal(err)
+		}
+	}, names...)
+	got := writeFiles(t, opts, func(w *Writer) {
+		for _, err := range []error{
+			w.ResultColumns(columnsOf(rows[:300])),
+			w.Results(rows[300:500]),
+			w.ResultColumns(columnsOf(rows[500:])),
+		} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}, names...)
+	for i := range names {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Errorf("%s from mixed calls differs from the one from Results (%d bytes against %d)", names[i], len(got[i]), len(want[i]))
+		}
+	}
+
+	w, err := New(t.TempDir(), WithTables("results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	bad := columnsOf(rows[:100])
+	bad.Fault = make([]engine.Fault, 100)
+	bad.Fault[70] = engine.FaultOutOfBounds + 1
+	err = w.ResultColumns(bad)
+	if want := "seq 6 lane 6: unknown fault"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("ResultColumns with an unknown fault: %v, want an error naming %q", err, want)
 	}
 }

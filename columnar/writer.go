@@ -504,6 +504,9 @@ func (w *Writer) Results(rs []engine.Result) error {
 		if c := &b.cols[6]; c.konst {
 			b.fillRows(c, n) // the fault column, constant from ResultColumns
 		}
+		if c := &b.cols[0]; c.inRuns {
+			b.fillRuns(c) // the seq column, as runs from ResultColumns
+		}
 		var (
 			seq     = b.cols[0].u64()[n : n+k]
 			lane    = b.cols[1].u32()[n : n+k]
@@ -593,7 +596,14 @@ func (w *Writer) ResultColumns(rc *engine.ResultColumns) error {
 			// A batch's elem and value_hi start constant 0 (zerosCol).
 			cElem.kval, cElem.kstep, cHi.kval, cHi.kstep = 0, 0, 0, 0
 		}
-		run, used = putRuns(b.cols[0].u64()[n:n+k], rc.Seqs, rc.Runs, run, used)
+		if cSeq := &b.cols[0]; n == 0 || cSeq.inRuns {
+			// A batch's seq is held as runs while every row comes from
+			// ResultColumns (colBuf.inRuns).
+			cSeq.inRuns = true
+			run, used = appendRuns(cSeq, rc.Seqs, rc.Runs, run, used, k)
+		} else {
+			run, used = putRuns(cSeq.u64()[n:n+k], rc.Seqs, rc.Runs, run, used)
+		}
 		copy(b.cols[1].u32()[n:n+k], rc.Lane[at:at+k])
 		copy(b.cols[3].u64()[n:n+k], rc.Addr[at:at+k])
 		copy(b.cols[4].u64()[n:n+k], rc.Value[at:at+k])
@@ -664,7 +674,7 @@ func (t *table) putFaults(fs []engine.Fault, at, n, k int, rc *engine.ResultColu
 	idx := c.idx()[n : n+k]
 	for i, fault := range fs[at : at+k] {
 		if fault > engine.FaultOutOfBounds {
-			return fmt.Errorf("columnar: results: seq %d lane %d: unknown fault %d", t.b.cols[0].u64()[n+i], rc.Lane[at+i], fault)
+			return fmt.Errorf("columnar: results: seq %d lane %d: unknown fault %d", t.b.cols[0].seqAt(n+i), rc.Lane[at+i], fault)
 		}
 		f := t.faultIdx[fault]
 		if f < 0 {

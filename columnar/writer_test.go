@@ -509,3 +509,54 @@ func TestMemoryBounded(t *testing.T) {
 		t.Errorf("Arrow memory grew from %d to %d bytes", warm, peak)
 	}
 }
+
+// TestLargeWritesDirect: a write of directWrite bytes or more goes to the
+// file at once, after the bytes buffered before it, rather than through
+// the buffer; smaller writes stay buffered; the file holds every byte in
+// order.
+func TestLargeWritesDirect(t *testing.T) {
+	dir := t.TempDir()
+	o, err := openOutput(dir, &specs[tOps], FormatParquet, memory.DefaultAllocator, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.discard()
+	w := bufWriter{o}
+	size := func() int64 {
+		fi, err := o.f.Stat()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	onFile := size()
+	start := onFile + int64(o.bw.Buffered()) // the format's own first bytes
+	var want []byte
+	put := func(n int, b byte) {
+		p := bytes.Repeat([]byte{b}, n)
+		if k, err := w.Write(p); k != n || err != nil {
+			t.Fatalf("Write of %d bytes: %d, %v", n, k, err)
+		}
+		want = append(want, p...)
+	}
+	put(100, 1)
+	if got := size(); got != onFile {
+		t.Fatalf("a write of 100 bytes reached the file: %d bytes, want %d", got, onFile)
+	}
+	put(directWrite, 2)
+	if got := size(); got < start+100+directWrite {
+		t.Fatalf("a write of %d bytes did not reach the file at once: %d bytes, want %d", directWrite, got, start+100+directWrite)
+	}
+	put(200<<10, 3) // larger than the first buffer and within the large one
+	put(10, 4)
+	if err := o.bw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(o.tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasSuffix(got, want) || int64(len(got)) != start+int64(len(want)) {
+		t.Fatalf("the file has %d bytes, not the %d written after its first %d", len(got), len(want), start)
+	}
+}

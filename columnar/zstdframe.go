@@ -66,6 +66,21 @@ func pageEncoders(procs int) int { return min(max(procs/2, 1), 4) }
 // given up.
 const storedPages = 15
 
+// sampledPageBytes is the smallest data page whose compression is first
+// tried on a sample of it, sampleBytes from its middle: a page whose
+// sample zstd does not shrink by a sixteenth is stored without
+// compressing the rest (and the column's next storedPages pages with it).
+// A delta-packed page of random addresses (the results' addr, and value
+// once memory has filled with random sums) is about 190 KiB that zstd
+// at level 1 gave back no smaller, at several times the cost of the
+// sample; a page that compresses (lanes, sequence numbers, small values)
+// compresses its sample too, and is then compressed whole, to the bytes
+// it had before.
+const (
+	sampledPageBytes = 64 << 10
+	sampleBytes      = 16 << 10
+)
+
 // storedPageBytes is the largest data page stored rather than compressed
 // by default. zstd saves at most a few hundred bytes on such a page, and
 // the first page compressed makes the encoder's state (newPageEncoder,

@@ -253,3 +253,103 @@ func TestSmallPagesStored(t *testing.T) {
 		}
 	}
 }
+
+// TestSampledPages: a page of sampledPageBytes or more is first tried on
+// its middle sampleBytes. Random bytes are stored raw without the whole
+// page compressed (and the next storedPages pages with it); a page that
+// compresses is compressed whole, to EncodeAll's bytes; a page whose
+// middle is random is stored even where its ends would compress: the
+// sample decides.
+func TestSampledPages(t *testing.T) {
+	dir := t.TempDir()
+	w, err := New(dir, WithTables("results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	pw := w.tables[tResults].outs[0].w.(*parquetWriter)
+	rng := rand.New(rand.NewPCG(7, 8))
+	page := func(random func(i int) bool) []byte {
+		raw := make([]byte, sampledPageBytes+4096)
+		for i := range raw {
+			raw[i] = byte(i / 64)
+			if random(i) {
+				raw[i] = byte(rng.Uint32())
+			}
+		}
+		return raw
+	}
+	mid := (sampledPageBytes + 4096 - sampleBytes) / 2
+	for _, c := range []struct {
+		name   string
+		random func(i int) bool
+		stored bool
+	}{
+		{"random", func(int) bool { return true }, true},
+		{"compressible", func(int) bool { return false }, false},
+		// Random in its sample only: the rest, three quarters of it,
+		// would have made the whole page worth compressing.
+		{"random middle", func(i int) bool { return i >= mid && i < mid+sampleBytes }, true},
+		// Random but for its sample.
+		{"compressible middle", func(i int) bool { return i < mid || i >= mid+sampleBytes }, false},
+	} {
+		raw := page(c.random)
+		ch := &colChunk{}
+		pw.addPage(ch, raw, len(raw)/4, 0, pqStats{})
+		if c.stored {
+			if !bytes.Equal(ch.out, appendStoredFrame(nil, raw)) || ch.stored != storedPages || ch.again {
+				t.Errorf("%s: not stored raw (%d bytes out of %d, %d pages left to store)", c.name, len(ch.out), len(raw), ch.stored)
+			}
+			continue
+		}
+		z := pw.pages.EncodeAll(raw, nil)
+		if !bytes.Equal(ch.out, z) {
+			t.Errorf("%s: %d bytes out, want EncodeAll's %d", c.name, len(ch.out), len(z))
+		}
+		if want := !worthCompressing(raw, z); (ch.stored == storedPages) != want || ch.again == want {
+			t.Errorf("%s: %d pages left to store, again %v; the page compressed from %d to %d bytes", c.name, ch.stored, ch.again, len(raw), len(z))
+		}
+	}
+}
+
+// TestRepeatedPagesSameBytes: a PLAIN column whose page repeats the page
+// before it (the lanes of full warps) has the earlier page's compressed
+// bytes and statistics added again (repeatPage), without a pass or zstd,
+// and the column chunk is byte for byte what compressing each page gives;
+// a page that differs, and the page after it, go through addPage again.
+func TestRepeatedPagesSameBytes(t *testing.T) {
+	dir := t.TempDir()
+	w, err := New(dir, WithTables("results"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	pw := w.tables[tResults].outs[0].w.(*parquetWriter)
+	per := dataPage / 4
+	lanes := make([]uint32, 6*per+100) // 6 whole pages and a short one
+	for i := range lanes {
+		lanes[i] = uint32(i % 32)
+	}
+	lanes[3*per+5] = 7 // page 3 differs; page 4 is then not page 3 again
+	var got colChunk
+	encodeInts(pw, &got, lanes, false)
+
+	var want colChunk
+	for from := 0; from < len(lanes); from += per {
+		pg := lanes[from:min(from+per, len(lanes))]
+		raw := make([]byte, 0, 4*len(pg))
+		for _, v := range pg {
+			raw = binary.LittleEndian.AppendUint32(raw, v)
+		}
+		lo, hi := minMax(pg)
+		pw.addPage(&want, raw, len(pg), pqPlain, intStats(pw, &want, lo, hi))
+	}
+	if !bytes.Equal(got.out, want.out) || !reflect.DeepEqual(got.pages, want.pages) {
+		t.Fatalf("the column chunk differs from its pages compressed one by one: %d bytes in %d pages, want %d in %d", len(got.out), len(got.pages), len(want.out), len(want.pages))
+	}
+	// Pages 1 and 2 repeat page 0, page 5 repeats page 4; page 3 differs
+	// and page 6 is short.
+	if got.repeated != 3 {
+		t.Errorf("%d pages repeated, want 3", got.repeated)
+	}
+}

@@ -726,17 +726,42 @@ func (b *batch) fillSources(bi *xinst) {
 	}
 	b.needOps(&bi.binst)
 	p := bi.plan
-	slot := bi.slot
+	if !bi.bUni {
+		fillSource(bi, p.b[0], b.opB)
+	}
+	if !bi.cUni {
+		fillSource(bi, p.c[0], b.opC)
+	}
+}
+
+// fillSource stores source src of each active lane of bi, shifted by its
+// plan's srcShift, into ops from bi's first slot on. A per-lane list of
+// one element a lane (a scattered add's addends, the values a replay
+// that returns results gathers a warp at a time) is read straight from
+// the arena, a whole warp in one loop; other vectors through Value.
+func fillSource(bi *xinst, src trace.Src, ops []uint64) {
+	p, slot := bi.plan, int(bi.slot)
+	if src.In >= 0 && p.st.Inputs[src.In].Elems <= 1 {
+		if v := bi.vec(src.In); v.Kind == trace.VecList {
+			list, shift := bi.arena[v.list:v.list+v.n:v.list+v.n], p.srcShift
+			if n := bits.OnesCount32(bi.active); bi.active == 1<<n-1 && n <= len(list) {
+				// Lanes 0..n-1: slots and list entries in step.
+				dst := ops[slot : slot+n : slot+n]
+				for i, x := range list[:n] {
+					dst[i] = x >> shift
+				}
+				return
+			}
+			for m := bi.active; m != 0; m &= m - 1 {
+				ops[slot] = list[bits.TrailingZeros32(m)] >> shift
+				slot++
+			}
+			return
+		}
+	}
 	for m := bi.active; m != 0; m &= m - 1 {
-		lane := bits.TrailingZeros32(m)
-		if !bi.bUni {
-			v, _ := bi.Value(p.b[0], lane)
-			b.opB[slot] = v >> p.srcShift
-		}
-		if !bi.cUni {
-			v, _ := bi.Value(p.c[0], lane)
-			b.opC[slot] = v >> p.srcShift
-		}
+		v, _ := bi.Value(src, bits.TrailingZeros32(m))
+		ops[slot] = v >> p.srcShift
 		slot++
 	}
 }

@@ -344,3 +344,35 @@ func TestScatteredLanesGetResults(t *testing.T) {
 	}
 	equalToReference(t, b.String(), []Option{WithWorkers(1)}, []Option{WithWorkers(2), WithShards(1)}, []Option{WithWorkers(2), WithBatchInsts(7)})
 }
+
+// TestWarpSourcesFromLists forces fillSource's list path: a warp's
+// per-lane sources copied from the arena a warp at a time (every lane,
+// and lanes 0..n-1 of a partial mask) or lane by lane (any other mask),
+// into the operand slots that a replay returning values applies from.
+// The warps are scattered over words some lanes share, so each lane's
+// returned value depends on which source went to which slot; a CAS has
+// two list sources; an LSC d16u32h store takes its source's bits 31:16
+// (srcShift); a vISA SIMD16 add has 16 lanes.
+func TestWarpSourcesFromLists(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(".region global 0x10000 0x10000\n")
+	list := func(n int, f func(l int) int) string {
+		vs := make([]string, n)
+		for l := range vs {
+			vs[l] = fmt.Sprint(f(l))
+		}
+		return strings.Join(vs, ",")
+	}
+	for i := range 24 {
+		mask := []string{"", " mask=0xff", " mask=0x5a5a5a5a", " mask=0x80000001"}[i%4]
+		addrs := list(32, func(l int) int { return 0x10000 + 4*((i*13+l*7)%48) })
+		fmt.Fprintf(&b, "atom.global.add.u32 d, [a], b | a=[%s] b=[%s]%s\n", addrs, list(32, func(l int) int { return i*100 + l + 1 }), mask)
+		fmt.Fprintf(&b, "atom.global.cas.b32 d, [a], b, c | a=[%s] b=[%s] c=[%s]%s\n", addrs,
+			list(32, func(l int) int { return (i + l) % 3 * 7 }), list(32, func(l int) int { return i*1000 + l }), mask)
+		fmt.Fprintf(&b, "lsc_store.ugm (M1,16) flat[V12]:a64 V13:d16u32h | V12=[%s] V13=[%s]\n",
+			list(16, func(l int) int { return 0x10100 + 2*((i+l*5)%24) }), list(16, func(l int) int { return (i*16 + l) << 16 }))
+		fmt.Fprintf(&b, "DWORD_ATOMIC.ADD (16) T255 V10 V11 V0 V12 | V10=[%s] V11=[%s]\n",
+			list(16, func(l int) int { return 0x10200 + 4*((i*3+l*5)%20) }), list(16, func(l int) int { return i + l*l }))
+	}
+	equalToReference(t, b.String(), []Option{WithWorkers(1)}, []Option{WithWorkers(2), WithShards(3)}, []Option{WithWorkers(2), WithBatchInsts(5)})
+}

@@ -535,3 +535,33 @@ func TestSIMD16PageSumsEqualReference(t *testing.T) {
 		})
 	}
 }
+
+// TestHistogramResultsEqualReference: full warps of 32-bit adds within one
+// page that return what they found (a histogram with the results table):
+// their records carry slots, and where the CPU has AVX-512 the warp's
+// distinct addresses and largest conflict come from warpConflictsAVX512
+// (routePageLanes' slotRecs), elsewhere, and with withGoLoops, from the
+// per-lane counter (pageRecsSlots); every lane's returned value, the words
+// and the instructions' counts as the reference has them.
+func TestHistogramResultsEqualReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 21))
+	var b strings.Builder
+	const base, size = 0x40000, 0x400
+	fmt.Fprintf(&b, ".region global 0x%x 0x%x\n", base, size)
+	for i := range 200 {
+		s := make([]string, 32)
+		for l := range s {
+			s[l] = fmt.Sprintf("0x%x", base+uint64(r.IntN(size/4>>(i%3)))*4) // 256, 128 or 64 bins
+		}
+		src := fmt.Sprint(1 + r.IntN(9))
+		if i%4 == 3 {
+			vs := make([]string, 32)
+			for l := range vs {
+				vs[l] = fmt.Sprint(r.IntN(1000))
+			}
+			src = "[" + strings.Join(vs, ",") + "]"
+		}
+		fmt.Fprintf(&b, "atom.global.add.u32 d, [a], b; | a=[%s] b=%s\n", strings.Join(s, ","), src)
+	}
+	equalToReference(t, b.String(), []Option{WithWorkers(1)}, []Option{WithWorkers(2), withGoLoops()}, []Option{WithWorkers(2), WithBatchInsts(7)})
+}

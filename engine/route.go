@@ -269,6 +269,14 @@ func (b *batch) routePageLanes(ii int, bi *xinst, routes []route, cur *shard.Cur
 			v, _ := bi.Value(p.b[0], int(ls[k]))
 			out[k] = rec{word: page | uint32(a>>2)&(shard.PageWords-1), slot: uint32(v >> p.srcShift)}
 		}
+	case count && len(out) == trace.MaxLanes && b.avx512:
+		// The same where the CPU has AVX-512 (a replay that returns
+		// results: the records carry slots): the records in a loop with
+		// no dependence from lane to lane, the count in
+		// warpConflictsAVX512, not a counter's load and store a lane.
+		slotRecs((*[trace.MaxLanes]rec)(out), (*[trace.MaxLanes]uint64)(addrs), page, bi.slot)
+		distinct, maxc = warpConflictsAVX512((*[trace.MaxLanes]uint64)(addrs))
+		return distinct, conflictDepth(distinct, maxc), true
 	case count && len(out) == trace.MaxLanes:
 		// A full warp within one page whose lanes take their sources
 		// from their slots or the instruction (a histogram's increments):
@@ -327,6 +335,14 @@ func pageRecsSlots(out *[trace.MaxLanes]rec, addrs *[trace.MaxLanes]uint64, page
 		distinct, maxc = countLane(c, a, gen, distinct, maxc)
 	}
 	return distinct, maxc
+}
+
+// slotRecs is pageRecsSlots' records without its count.
+func slotRecs(out *[trace.MaxLanes]rec, addrs *[trace.MaxLanes]uint64, page, slot uint32) {
+	o := out[:] // see laneSlices
+	for k, a := range addrs[:] {
+		o[k] = rec{word: page | uint32(a>>2)&(shard.PageWords-1), slot: slot + uint32(k) | uint32(a&3)<<slotBits}
+	}
 }
 
 // laneSlices: the per-lane loops of a warp (pageRecs, pageRecsSlots,

@@ -1,0 +1,247 @@
+package columnar
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+)
+
+// seqRun is rows rows of one value (colBuf.runs).
+type seqRun struct {
+	v    uint64
+	rows int
+}
+
+// appendRuns appends to c's runs the next k rows of the engine's seq
+// runs (engine.ResultColumns: seqs[i] for runs[i] rows) from row used of
+// run on, and returns where the row after them is, as putRuns does for a
+// column of rows. A run that continues the last one's value extends it.
+func appendRuns(c *colBuf, seqs []uint64, runs []uint32, run int, used uint32, k int) (int, uint32) {
+	for k > 0 {
+		for used == runs[run] {
+			run, used = run+1, 0
+		}
+		m := min(k, int(runs[run]-used))
+		if last := len(c.runs) - 1; last >= 0 && c.runs[last].v == seqs[run] {
+			c.runs[last].rows += m
+		} else {
+			c.runs = append(c.runs, seqRun{v: seqs[run], rows: m})
+		}
+		k, used = k-m, used+uint32(m)
+	}
+	return run, used
+}
+
+// fillRuns stores the rows of c, a column held as runs, in raw, and
+// stores its rows from then on.
+func (b *batch) fillRuns(c *colBuf) {
+	vs := c.u64()
+	r := 0
+	for _, s := range c.runs {
+		for i := range vs[r : r+s.rows] {
+			vs[r+i] = s.v
+		}
+		r += s.rows
+	}
+	c.inRuns, c.runs = false, c.runs[:0]
+}
+
+// seqAt is row r of the results' seq column, held as runs or rows.
+func (c *colBuf) seqAt(r int) uint64 {
+	if !c.inRuns {
+		return c.u64()[r]
+	}
+	for _, s := range c.runs {
+		if r < s.rows {
+			return s.v
+		}
+		r -= s.rows
+	}
+	return 0
+}
+
+// encodeRuns is encodeInts of the n rows of a UINT64 DELTA column held
+// as runs (the results' seq), in the same bytes, from the runs rather
+// than from rows: per page appendDeltaRuns, with the page's statistics.
+func encodeRuns(p *parquetWriter, ch *colChunk, runs []seqRun, n int) {
+	var lo, hi uint64
+	ri, used := 0, 0 // the next page starts at row used of runs[ri]
+	for from := 0; from < n; from += maxPageRows {
+		rows := min(maxPageRows, n-from)
+		// The page's runs, the first and last cut to the page.
+		pr := ch.runs[:0]
+		for left := rows; left > 0; {
+			s := runs[ri]
+			m := min(left, s.rows-used)
+			if m > 0 {
+				pr = append(pr, seqRun{v: s.v, rows: m})
+			}
+			left, used = left-m, used+m
+			if used == s.rows {
+				ri, used = ri+1, 0
+			}
+		}
+		ch.runs = pr
+		var l, h int64
+		ch.enc, l, h = appendDeltaRuns(ch.enc[:0], pr, rows, int64(unsignedTop[uint64]()))
+		plo, phi := uint64(l), uint64(h)
+		if from == 0 {
+			lo, hi = plo, phi
+		}
+		lo, hi = min(lo, plo), max(hi, phi)
+		p.addPage(ch, ch.enc, rows, pqDelta, intStats(p, ch, plo, phi))
+	}
+	ch.stats = intStats(p, ch, lo, hi)
+}
+
+// appendDeltaRuns is appendDelta's bytes and range for the rows values
+// that runs (each of one row or more) hold, without a row: a delta is 0
+// within a run and the step from one run's value to the next at its
+// start, so a block is its few run starts. Where the block's smallest
+// delta is 0 (a run of two rows or more in it), its miniblocks are zeros
+// with the run starts' deltas set in them, else packed by pack32.
+func appendDeltaRuns(dst []byte, runs []seqRun, rows int, flip int64) (out []byte, vlo, vhi int64) {
+	dst = binary.AppendUvarint(dst, deltaBlock)
+	dst = binary.AppendUvarint(dst, deltaMinis)
+	dst = binary.AppendUvarint(dst, uint64(rows))
+	dst = binary.AppendVarint(dst, int64(runs[0].v))
+	vlo, vhi = int64(runs[0].v)^flip, int64(runs[0].v)^flip
+	equal, ones := true, true
+	for _, s := range runs {
+		v := int64(s.v) ^ flip
+		vlo, vhi = min(vlo, v), max(vhi, v)
+		equal = equal && s.v == runs[0].v
+		ones = ones && s.rows == 1
+	}
+	vlo, vhi = vlo^flip, vhi^flip
+	if equal {
+		return appendStepBlocks(dst, 0, rows), vlo, vhi
+	}
+	if ones && len(runs) > 1 {
+		// A value a run: arithmetic when one step throughout.
+		step := int64(runs[1].v - runs[0].v)
+		arith := true
+		for i := 2; i < len(runs) && arith; i++ {
+			arith = int64(runs[i].v-runs[i-1].v) == step
+		}
+		if arith {
+			return appendStepBlocks(dst, step, rows), vlo, vhi
+		}
+	}
+	// Delta j (0 ≤ j < rows-1) is row j+1 less row j: nonzero only where
+	// row j+1 starts a run. starts lists each block's run starts.
+	type start struct {
+		at int // the delta's index within its block
+		d  int64
+	}
+	var starts, prev [deltaBlock]start
+	nprev, prevFrom, prevTo := -1, 0, 0 // the last block's starts and bytes
+	ri, row := 0, runs[0].rows          // run ri+1 starts at row row
+	for from := 0; from < rows-1; from += deltaBlock {
+		blen := min(deltaBlock, rows-1-from)
+		ns := 0
+		for ri+1 < len(runs) && row-1 < from+blen {
+			starts[ns] = start{at: row - 1 - from, d: int64(runs[ri+1].v - runs[ri].v)}
+			ns++
+			ri++
+			row += runs[ri].rows
+		}
+		ss := starts[:ns]
+		if blen == deltaBlock && ns == nprev && slices.Equal(ss, prev[:nprev]) {
+			// The block before again (warps of one size, one step):
+			// its bytes.
+			n := len(dst)
+			dst = append(dst, dst[prevFrom:prevTo]...)
+			prevFrom, prevTo = n, len(dst)
+			continue
+		}
+		prevFrom = len(dst)
+		nprev = -1
+		if blen == deltaBlock {
+			nprev = copy(prev[:], ss)
+		}
+		// The block's smallest and largest delta, and each miniblock's
+		// largest (his), as deltaBlockRange finds them among its deltas.
+		var lo, hi int64
+		var his [deltaMinis]int64
+		var seen [deltaMinis]bool
+		var zeros [deltaMinis]int // each miniblock's deltas within a run: 0
+		for m := range deltaMinis {
+			zeros[m] = max(0, min(deltaMiniBlock, blen-m*deltaMiniBlock))
+		}
+		for k, s := range ss {
+			if k == 0 {
+				lo, hi = s.d, s.d
+			}
+			lo, hi = min(lo, s.d), max(hi, s.d)
+			m := s.at / deltaMiniBlock
+			if !seen[m] {
+				his[m], seen[m] = s.d, true
+			}
+			his[m] = max(his[m], s.d)
+			zeros[m]--
+		}
+		if ns < blen {
+			if ns == 0 {
+				lo, hi = 0, 0
+			}
+			lo, hi = min(lo, 0), max(hi, 0)
+			for m := range deltaMinis {
+				if zeros[m] > 0 && !seen[m] {
+					his[m] = 0
+				} else if zeros[m] > 0 {
+					his[m] = max(his[m], 0)
+				}
+			}
+		}
+		dst = binary.AppendVarint(dst, lo)
+		widths := len(dst)
+		dst = append(dst, 0, 0, 0, 0)
+		if lo == hi {
+			prevTo = len(dst)
+			continue
+		}
+		k := 0
+		for m := 0; m < deltaMinis && m*deltaMiniBlock < blen; m++ {
+			w := uint(bits.Len64(uint64(his[m] - lo)))
+			dst[widths+m] = byte(w)
+			end := k
+			for end < ns && ss[end].at < (m+1)*deltaMiniBlock {
+				end++
+			}
+			if w == 0 {
+				k = end
+				continue
+			}
+			if lo == 0 {
+				n := len(dst)
+				dst = slices.Grow(dst, 4*int(w))[:n+4*int(w)]
+				mb := dst[n:]
+				clear(mb)
+				for _, s := range ss[k:end] {
+					setBits(mb, uint(s.at-m*deltaMiniBlock)*w, uint64(s.d))
+				}
+			} else {
+				var seg [deltaMiniBlock]int64
+				cnt := min(deltaMiniBlock, blen-m*deltaMiniBlock)
+				for _, s := range ss[k:end] {
+					seg[s.at-m*deltaMiniBlock] = s.d
+				}
+				dst = pack32(dst, seg[:cnt], lo, w)
+			}
+			k = end
+		}
+		prevTo = len(dst)
+	}
+	return dst, vlo, vhi
+}
+
+// setBits ors u into buf from bit pos on, least significant bit first.
+func setBits(buf []byte, pos uint, u uint64) {
+	for u != 0 {
+		i, s := pos/8, pos%8
+		buf[i] |= byte(u << s)
+		u >>= 8 - s
+		pos += 8 - s
+	}
+}
