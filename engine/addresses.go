@@ -510,82 +510,100 @@ func (t *addrTracker) sortItems(c int, pages int, lists [][]statItem) []statItem
 // countSorted adds counter c's sorted items to their addresses' entries,
 // in pages, with keys the sketch keys of the items' instructions; b, for
 // the order analysis (WithExplore) alone, holds their sources.
+//
+// It goes a run at a time: consecutive items of one page, at most
+// countRun, whose page is looked up once. Three runs are in flight: the
+// index words of run j+2 are asked for, run j+1's entries are found (their
+// index words arrived) and asked for, and run j's entries (arrived) are
+// updated. The misses of a run overlap one another and the work on the
+// two before it (prefetch).
 func (t *addrTracker) countSorted(c int, sorted []statItem, keys []sketchKey, pages pageTable, b *batch) {
-	so := &t.owners[c]
-	// In chunks, three in flight: the index words of chunk j+2 are asked
-	// for, chunk j+1's entries are found (their index words arrived) and
-	// asked for, and chunk j's entries (arrived) are updated. The misses
-	// of a chunk overlap one another and the work on the two before it
-	// (prefetch).
-	var found [2]foundChunk
-	var ptrs [countChunk]unsafe.Pointer
-	chunks := (len(sorted) + countChunk - 1) / countChunk
-	part := func(j int) []statItem { return sorted[j*countChunk : min((j+1)*countChunk, len(sorted))] }
-	if chunks == 0 {
+	if len(sorted) == 0 {
 		return
 	}
-	t.prefetchIndexes(pages, c, part(0), &ptrs)
-	if chunks > 1 {
-		t.prefetchIndexes(pages, c, part(1), &ptrs)
+	so := &t.owners[c]
+	var found [2]foundRun
+	var ptrs [countRun]unsafe.Pointer
+	cut := func(lo int) int {
+		if lo >= len(sorted) {
+			return lo
+		}
+		ref := sorted[lo].word >> (shard.PageShift - 2)
+		hi := lo + 1
+		for end := min(lo+countRun, len(sorted)); hi < end && sorted[hi].word>>(shard.PageShift-2) == ref; hi++ {
+		}
+		return hi
 	}
-	t.find(pages, c, part(0), so, &found[0], &ptrs)
-	for j := range chunks {
-		if j+2 < chunks {
-			t.prefetchIndexes(pages, c, part(j+2), &ptrs)
-		}
-		if j+1 < chunks {
-			t.find(pages, c, part(j+1), so, &found[(j+1)&1], &ptrs)
-		}
-		t.update(part(j), &found[j&1], keys, b)
-		if b == nil && j%yieldChunks == yieldChunks-1 {
+	lo0 := 0
+	lo1 := cut(lo0)
+	lo2 := cut(lo1)
+	t.prefetchIndexes(pages, c, sorted[lo0:lo1], &ptrs)
+	t.prefetchIndexes(pages, c, sorted[lo1:lo2], &ptrs)
+	t.find(pages, c, sorted[lo0:lo1], so, &found[0], &ptrs)
+	since := 0
+	for j := 0; lo0 < len(sorted); j++ {
+		lo3 := cut(lo2)
+		t.prefetchIndexes(pages, c, sorted[lo2:lo3], &ptrs)
+		t.find(pages, c, sorted[lo1:lo2], so, &found[(j+1)&1], &ptrs)
+		t.update(sorted[lo0:lo1], &found[j&1], keys, b)
+		since += lo1 - lo0
+		if b == nil && since >= yieldItems {
 			runtime.Gosched()
+			since = 0
 		}
+		lo0, lo1, lo2 = lo1, lo2, lo3
 	}
 }
 
-// yieldChunks is how many chunks a counter goroutine counts before it
-// lets another goroutine run. Two counters keep both cores busy; without
+// yieldItems is how many items a counter goroutine counts before it lets
+// another goroutine run. Two counters keep both cores busy; without
 // yielding, the compute stage, the reader and the expanders waited for a
 // counter to finish its batch, and the counters then waited for the next
-// batch, the cores not both busy. Every 512 chunks (4096 accesses) kept
-// both busy and was the fastest of the counts tried
-// (BenchmarkReplay/uniform-1Mi/addresses).
-const yieldChunks = 512
+// batch, the cores not both busy.
+const yieldItems = 4096
 
-// countChunk is how many items count handles at a step, and so how far
-// ahead it asks for lines: 8 was the fastest of the sizes tried
-// (BenchmarkAddressCount); with more, the lines asked for too early are
-// gone again when they are used.
-const countChunk = 8
+// countRun is the most items of one page count handles at a step, and so
+// how far ahead it asks for lines.
+const countRun = 32
 
-// foundChunk is a chunk's items' entries, found: page, slab index and
-// pointer. The pointer saves a second lookup through the slab's chunk list
-// (entry), whose nil check loads the chunk's first line.
-type foundChunk struct {
-	pss [countChunk]*pageStats
-	idx [countChunk]int32
-	eps [countChunk]*addrEntry
+// foundRun is a run's items' entries, found: their page, slab indices and
+// pointers. The pointer saves a second lookup through the slab's chunk
+// list (entry), whose nil check loads the chunk's first line.
+type foundRun struct {
+	ps  *pageStats
+	idx [countRun]int32
+	eps [countRun]*addrEntry
 }
 
-// prefetchIndexes asks for the index words of counter c's items in part
-// (their pages' headers for pages without an index yet).
-func (t *addrTracker) prefetchIndexes(pages pageTable, c int, part []statItem, ptrs *[countChunk]unsafe.Pointer) {
+// prefetchIndexes asks for the index words of counter c's items in part,
+// all of one page (the page's header when it has no index yet).
+func (t *addrTracker) prefetchIndexes(pages pageTable, c int, part []statItem, ptrs *[countRun]unsafe.Pointer) {
+	if len(part) == 0 {
+		return
+	}
+	ps := t.stats(pages, c, part[0].word>>(shard.PageShift-2))
+	if ps.index == nil {
+		ptrs[0] = unsafe.Pointer(ps)
+		prefetch(ptrs[:1], 0)
+		return
+	}
+	index := (*[shard.PageWords]uint16)(ps.index)
 	for k := range part {
-		ps := t.stats(pages, c, part[k].word>>(shard.PageShift-2))
-		ptrs[k] = unsafe.Pointer(ps)
-		if ps.index != nil {
-			ptrs[k] = unsafe.Pointer(&ps.index[part[k].word&(shard.PageWords-1)])
-		}
+		ptrs[k] = unsafe.Pointer(&index[part[k].word&(shard.PageWords-1)])
 	}
 	prefetch(ptrs[:len(part)], 0)
 }
 
-// find finds (or adds, in so's arena) the entries of part's items into f,
-// and asks for their lines: an entry may straddle two.
-func (t *addrTracker) find(pages pageTable, c int, part []statItem, so *slabOwner, f *foundChunk, ptrs *[countChunk]unsafe.Pointer) {
+// find finds (or adds, in so's arena) the entries of part's items, all of
+// one page, into f, and asks for their lines: an entry may straddle two.
+func (t *addrTracker) find(pages pageTable, c int, part []statItem, so *slabOwner, f *foundRun, ptrs *[countRun]unsafe.Pointer) {
+	if len(part) == 0 {
+		return
+	}
+	ps := t.stats(pages, c, part[0].word>>(shard.PageShift-2))
+	f.ps = ps
 	for k := range part {
 		it := &part[k]
-		ps := t.stats(pages, c, it.word>>(shard.PageShift-2))
 		w := it.word & (shard.PageWords - 1)
 		var i int
 		if it.sub == 0 && ps.aligned[w>>6]&(1<<(w&63)) != 0 {
@@ -594,18 +612,19 @@ func (t *addrTracker) find(pages pageTable, c int, part []statItem, so *slabOwne
 			i = ps.findIndex(w, it.sub, t.explore, so)
 		}
 		e := ps.entry(i)
-		f.pss[k], f.idx[k], f.eps[k] = ps, int32(i), e
+		f.idx[k], f.eps[k] = int32(i), e
 		ptrs[k] = unsafe.Pointer(e)
 	}
 	prefetch(ptrs[:len(part)], unsafe.Sizeof(addrEntry{})-1)
 }
 
 // update counts part's items into their entries, found in f.
-func (t *addrTracker) update(part []statItem, f *foundChunk, keys []sketchKey, b *batch) {
+func (t *addrTracker) update(part []statItem, f *foundRun, keys []sketchKey, b *batch) {
+	ps := f.ps
 	for k := range part {
 		it := &part[k]
 		wk, gk := keys[2*it.inst], keys[2*it.inst+1]
-		e, ps, i := f.eps[k], f.pss[k], int(f.idx[k])
+		e, i := f.eps[k], int(f.idx[k])
 		first := t.explore && ps.accesses(e, i) == 0
 		ps.addAccesses(e, i, uint32(it.n))
 		// A warp the address has seen already is of a group it has
