@@ -760,46 +760,65 @@ func (t *addrTracker) release() {
 // given in that order, in chunks of about emitChunk rows. The rows of a
 // chunk's pages are built on their own goroutine, one per owner (the
 // sketches' counts are most of the cost: a million addresses, two each),
-// a wave of chunks at a time, and handed over in order.
+// a wave of chunks at a time, and handed over in order: a wave is built
+// while the one before it is handed over, into a second set of buffers.
 func (t *addrTracker) emit(sink Sink, pages []shard.PageRef, keys []memKey) error {
 	t.finish()
 	spans, most := t.emitSpans(pages)
+	if len(spans) == 0 {
+		return nil
+	}
 	wave := max(len(t.owners), 1)
-	bufs := make([][]AddressStat, wave)
-	for k := range bufs {
-		// As large as the largest span needs: a small table (a short
-		// trace) does not pay for emitChunk rows it never fills.
-		bufs[k] = make([]AddressStat, 0, most)
+	var bufs [2][][]AddressStat
+	for p := range bufs {
+		bufs[p] = make([][]AddressStat, min(wave, len(spans)))
+		for k := range bufs[p] {
+			// As large as the largest span needs: a small table (a short
+			// trace) does not pay for emitChunk rows it never fills.
+			bufs[p][k] = make([]AddressStat, 0, most)
+		}
 	}
 	warps, groups := newSketchCounter(warpRegs), newSketchCounter(groupRegs)
-	for s := 0; s < len(spans); s += wave {
+	var built [2]sync.WaitGroup
+	// build starts the wave of spans from s into buffers p, and returns
+	// its number of spans.
+	build := func(p, s int) int {
 		n := min(wave, len(spans)-s)
-		var wg sync.WaitGroup
 		for k := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				bufs[k] = t.rows(bufs[k][:0], spans[s+k], keys, warps, groups)
-			}()
+			built[p].Go(func() {
+				bufs[p][k] = t.rows(bufs[p][k][:0], spans[s+k], keys, warps, groups)
+			})
 		}
-		wg.Wait()
-		for _, rows := range bufs[:n] {
+		return n
+	}
+	n := build(0, 0)
+	for s, p := 0, 0; s < len(spans); s, p = s+wave, p^1 {
+		built[p].Wait()
+		next := 0
+		if s+wave < len(spans) {
+			next = build(p^1, s+wave)
+		}
+		for _, rows := range bufs[p][:n] {
 			if len(rows) == 0 {
 				continue
 			}
 			if err := sink.Addresses(rows); err != nil {
+				built[p^1].Wait() // release must not unmap what a builder reads
 				return err
 			}
 		}
+		n = next
 	}
 	return nil
 }
 
 // emitChunk is the most rows one call of Sink.Addresses gets (a
 // page alone may give more: at most PageBytes addresses). Each owner's
-// goroutine fills a buffer of that many: 448 KiB (it was 1.75 MiB, 32 Ki
-// rows, which added 2.6 MiB to the replay's peak for nothing measurable).
-const emitChunk = 1 << 13
+// goroutine fills a buffer of that many, one of two (the wave built and
+// the wave handed over): 224 KiB each, the 448 KiB an owner had when it
+// filled one buffer of twice as many rows, so the two do not raise the
+// replay's peak.
+const emitChunk = 1 << 12
 
 // emitSpans cuts pages (the tracked ones) into runs of at most emitChunk
 // addresses, or one page, and returns them with the most rows one of

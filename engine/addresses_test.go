@@ -282,3 +282,43 @@ func TestAddressesCountersSameTable(t *testing.T) {
 		}
 	}
 }
+
+// failingAddrs is a Collector whose Addresses fails from its call after:
+// the table stops there.
+type failingAddrs struct {
+	Collector
+	calls, after, rows int
+}
+
+func (f *failingAddrs) Addresses(rows []AddressStat) error {
+	if f.calls++; f.calls > f.after {
+		return fmt.Errorf("disk full at call %d", f.calls)
+	}
+	f.rows += len(rows)
+	return f.Collector.Addresses(rows)
+}
+
+// TestAddressesEmitStopsAtSinkError: a wave of the table's rows is built
+// while the one before it is handed over (emit); when the sink fails, the
+// replay returns its error, having handed over no more, and releases the
+// statistics only once the wave being built is done (it reads them: were
+// they unmapped first, the replay would crash). 24 pages of every word:
+// 24576 rows, several waves for one worker and for two.
+func TestAddressesEmitStopsAtSinkError(t *testing.T) {
+	var b strings.Builder
+	for w := 0; w < 24*shard.PageWords/32; w++ {
+		fmt.Fprintf(&b, "atom.global.add.u32 d, [a], 1 | a=0x%x:4\n", w*128)
+	}
+	for _, workers := range []int{1, 2} {
+		for _, after := range []int{0, 1, 2} {
+			f := &failingAddrs{after: after}
+			_, err := Replay(t.Context(), textSource(t, b.String()), f, WithWorkers(workers))
+			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("disk full at call %d", after+1)) {
+				t.Errorf("%d workers, failing after %d calls: %v", workers, after, err)
+			}
+			if f.calls != after+1 || f.rows != after*emitChunk {
+				t.Errorf("%d workers, failing after %d calls: %d calls, %d rows; want %d and %d", workers, after, f.calls, f.rows, after+1, after*emitChunk)
+			}
+		}
+	}
+}
