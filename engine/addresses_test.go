@@ -204,7 +204,7 @@ func TestAddressAccessesCarry(t *testing.T) {
 	b := &batch{insts: make([]binst, 1)}
 	const word = 5
 	count := func(sub uint8, n uint8) {
-		tr.lists[0] = append(tr.lists[0], statItem{word: word, sub: sub, n: n})
+		tr.lists[0] = append(tr.lists[0], newStatItem(word, 0, uint32(n), sub))
 		tr.count(0, b)
 	}
 	count(0, 1)
@@ -352,14 +352,14 @@ func TestAddressCountRuns(t *testing.T) {
 			b.insts[i].Group, b.insts[i].Warp = int64(batchNo*100+i/4), int64(i)
 		}
 		add := func(ref, w uint32, sub uint8) {
-			it := statItem{word: ref<<(shard.PageShift-2) | w, inst: uint32(r.IntN(len(b.insts))), n: uint8(1 + r.IntN(3)), sub: sub}
+			it := newStatItem(ref<<(shard.PageShift-2)|w, uint32(r.IntN(len(b.insts))), uint32(1+r.IntN(3)), sub)
 			tr.lists[0] = append(tr.lists[0], it)
 			k := key{it.word, sub}
 			if wants[k] == nil {
 				wants[k] = &want{warps: map[int64]bool{}, groups: map[int64]bool{}}
 			}
-			bi := &b.insts[it.inst]
-			wants[k].accesses += uint64(it.n)
+			bi := &b.insts[it.inst()]
+			wants[k].accesses += uint64(it.n())
 			wants[k].warps[bi.Group<<32|bi.Warp] = true
 			wants[k].groups[bi.Group] = true
 		}
