@@ -163,8 +163,13 @@ type addrTracker struct {
 	// in the batch being applied; split is 1 when each applier counts
 	// its own (synchronous), else the number of counters.
 	lists [][]statItem
-	split int
-	async *asyncCount // nil when synchronous
+	// extras[a], with WithExplore only, are each of applier a's items'
+	// slot << 1 | vals, in step with its one list (split is 1): what the
+	// order analysis reads of an access beside what counting does.
+	extras  [][]uint32
+	sortedX [][]uint32 // per counter, with WithExplore: extras in the sorted items' order
+	split   int
+	async   *asyncCount // nil when synchronous
 	// hot holds, per counter, its share of the first hotPages pages
 	// (asynchronous only): their words, not their pages, go to the
 	// counters, each word's entries in its counter's pageStats.
@@ -247,6 +252,9 @@ func newAddrTracker(appliers int, explore bool, counters int) *addrTracker {
 	t.owners = make([]slabOwner, counters)
 	t.sorted, t.hist, t.keys = make([][]statItem, counters), make([][]uint32, counters), make([][]sketchKey, counters)
 	t.lists = make([][]statItem, appliers*t.split)
+	if explore {
+		t.extras, t.sortedX = make([][]uint32, appliers), make([][]uint32, counters)
+	}
 	if t.split > 1 {
 		t.hot = make([]*[hotPages]pageStats, counters)
 		for c := range t.hot {
@@ -288,9 +296,9 @@ func (t *addrTracker) stats(pages pageTable, c int, ref uint32) *pageStats {
 func (t *addrTracker) counter(c int) {
 	defer t.async.done.Done()
 	for j := range t.async.jobs[c] {
-		sorted := t.sortItems(c, j.pages.len(), j.lists)
+		sorted, _ := t.sortItems(c, j.pages.len(), j.lists, nil)
 		t.async.scattered[c] <- struct{}{}
-		t.countSorted(c, sorted, j.keys, j.pages, nil)
+		t.countSorted(c, sorted, nil, j.keys, j.pages, nil)
 	}
 }
 
@@ -402,15 +410,25 @@ func familyOf(k kind) uint8 {
 }
 
 // statItem is one access (or a uniform warp's n) for the addresses table,
-// collected while a batch applies and counted after, page by page.
+// collected while a batch applies and counted after, page by page: 8
+// bytes, as it is written, read, sorted and read again once per access.
+// What only the order analysis reads (the lane's slot) is beside it, in
+// the tracker's extras, with WithExplore alone.
 type statItem struct {
 	word uint32 // page reference << 10 | word in the page
-	inst uint32 // the instruction in the batch
-	slot uint32 // the lane's slot; for a vals segment, its first source
-	n    uint8  // lanes: 1, or a uniform warp's
-	sub  uint8  // the byte within the word
-	vals bool   // slot holds the source (seg.vals)
+	// meta is the instruction in the batch (below 1<<20, WithBatchInsts)
+	// << 10 | the byte within the word << 8 | lanes (1, or a uniform
+	// warp's, at most trace.MaxLanes).
+	meta uint32
 }
+
+func newStatItem(word, inst, n uint32, sub uint8) statItem {
+	return statItem{word: word, meta: inst<<10 | uint32(sub&3)<<8 | n&0xff}
+}
+
+func (it statItem) inst() uint32 { return it.meta >> 10 }
+func (it statItem) sub() uint8   { return uint8(it.meta>>8) & 3 }
+func (it statItem) n() uint32    { return it.meta & 0xff }
 
 // collect appends the accesses of one applied route to applier a's
 // lists, each to its page's counter's. It does no more than copy records:
@@ -418,9 +436,17 @@ type statItem struct {
 // or on the counter, in page order.
 func (t *addrTracker) collect(a int, b *batch, rt *route) {
 	lists := t.lists[a*t.split : (a+1)*t.split]
-	put := func(it statItem) {
+	explore := t.explore
+	put := func(it statItem, slot uint32, vals bool) {
 		c := t.counterOf(it.word)
 		lists[c] = append(lists[c], it)
+		if explore {
+			x := slot << 1
+			if vals {
+				x |= 1
+			}
+			t.extras[a] = append(t.extras[a], x)
+		}
 	}
 	for k, s := range rt.segs {
 		hi := uint32(len(rt.recs))
@@ -434,19 +460,19 @@ func (t *addrTracker) collect(a int, b *batch, rt *route) {
 		switch {
 		case s.n > 0 && s.step == 0:
 			x := recs[0]
-			put(statItem{word: x.word, inst: s.inst, slot: x.slot & slotMask, n: uint8(s.n), sub: uint8(x.slot >> slotBits)})
+			put(newStatItem(x.word, s.inst, s.n, uint8(x.slot>>slotBits)), x.slot&slotMask, false)
 		case s.n > 0:
 			x := recs[0]
 			for l := uint32(0); l < s.n; l++ {
-				put(statItem{word: x.word + uint32(int32(l)*s.step), inst: s.inst, slot: x.slot&slotMask + l, n: 1})
+				put(newStatItem(x.word+uint32(int32(l)*s.step), s.inst, 1, 0), x.slot&slotMask+l, false)
 			}
 		case s.vals:
 			for _, x := range recs {
-				put(statItem{word: x.word, inst: s.inst, slot: x.slot, n: 1, vals: true})
+				put(newStatItem(x.word, s.inst, 1, 0), x.slot, true)
 			}
 		default:
 			for _, x := range recs {
-				put(statItem{word: x.word, inst: s.inst, slot: x.slot & slotMask, n: 1, sub: uint8(x.slot >> slotBits)})
+				put(newStatItem(x.word, s.inst, 1, uint8(x.slot>>slotBits)), x.slot&slotMask, false)
 			}
 		}
 	}
@@ -460,9 +486,16 @@ func (t *addrTracker) count(o int, b *batch) {
 		return
 	}
 	t.keys[o] = batchKeys(t.keys[o], b)
-	sorted := t.sortItems(o, t.pages.len(), t.lists[o:o+1])
+	var extras []uint32
+	if t.explore {
+		extras = t.extras[o]
+	}
+	sorted, sortedX := t.sortItems(o, t.pages.len(), t.lists[o:o+1], extras)
 	t.lists[o] = t.lists[o][:0]
-	t.countSorted(o, sorted, t.keys[o], t.pages, b)
+	if t.explore {
+		t.extras[o] = t.extras[o][:0]
+	}
+	t.countSorted(o, sorted, sortedX, t.keys[o], t.pages, b)
 }
 
 // sortItems puts counter c's items, from lists, in page order (a counting
@@ -470,8 +503,10 @@ func (t *addrTracker) count(o int, b *batch) {
 // pages, and returns them: so that each page's index and slab stay in
 // cache while its accesses are counted, instead of one cache miss into the
 // whole table per access. Counts, sketches and the order analysis do not
-// depend on the order in which accesses are counted.
-func (t *addrTracker) sortItems(c int, pages int, lists [][]statItem) []statItem {
+// depend on the order in which accesses are counted. Given extras (with
+// WithExplore, in step with lists' one list) it puts them in the same
+// order, and returns them too.
+func (t *addrTracker) sortItems(c int, pages int, lists [][]statItem, extras []uint32) ([]statItem, []uint32) {
 	n := 0
 	for _, l := range lists {
 		n += len(l)
@@ -496,6 +531,17 @@ func (t *addrTracker) sortItems(c int, pages int, lists [][]statItem) []statItem
 		sorted = make([]statItem, n, n+n/4)
 	}
 	sorted = sorted[:n]
+	if extras != nil {
+		sortedX := grow(t.sortedX[c], n)
+		items := lists[0]
+		for i := range items {
+			bkt := items[i].word >> (shard.PageShift - 2) >> shift
+			sorted[hist[bkt]], sortedX[hist[bkt]] = items[i], extras[i]
+			hist[bkt]++
+		}
+		t.sorted[c], t.hist[c], t.sortedX[c] = sorted[:0], hist[:0], sortedX[:0]
+		return sorted, sortedX
+	}
 	for _, items := range lists {
 		for i := range items {
 			bkt := items[i].word >> (shard.PageShift - 2) >> shift
@@ -504,124 +550,151 @@ func (t *addrTracker) sortItems(c int, pages int, lists [][]statItem) []statItem
 		}
 	}
 	t.sorted[c], t.hist[c] = sorted[:0], hist[:0]
-	return sorted
+	return sorted, nil
 }
 
 // countSorted adds counter c's sorted items to their addresses' entries,
-// in pages, with keys the sketch keys of the items' instructions; b, for
-// the order analysis (WithExplore) alone, holds their sources.
-func (t *addrTracker) countSorted(c int, sorted []statItem, keys []sketchKey, pages pageTable, b *batch) {
-	so := &t.owners[c]
-	// In chunks, three in flight: the index words of chunk j+2 are asked
-	// for, chunk j+1's entries are found (their index words arrived) and
-	// asked for, and chunk j's entries (arrived) are updated. The misses
-	// of a chunk overlap one another and the work on the two before it
-	// (prefetch).
-	var found [2]foundChunk
-	var ptrs [countChunk]unsafe.Pointer
-	chunks := (len(sorted) + countChunk - 1) / countChunk
-	part := func(j int) []statItem { return sorted[j*countChunk : min((j+1)*countChunk, len(sorted))] }
-	if chunks == 0 {
+// in pages, with keys the sketch keys of the items' instructions; b and
+// extras (the items' slots), for the order analysis (WithExplore) alone,
+// hold their sources.
+//
+// It goes a run at a time: consecutive items of one page, at most
+// countRun, whose page is looked up once. Three runs are in flight: the
+// index words of run j+2 are asked for, run j+1's entries are found (their
+// index words arrived) and asked for, and run j's entries (arrived) are
+// updated. The misses of a run overlap one another and the work on the
+// two before it (prefetch).
+func (t *addrTracker) countSorted(c int, sorted []statItem, extras []uint32, keys []sketchKey, pages pageTable, b *batch) {
+	if len(sorted) == 0 {
 		return
 	}
-	t.prefetchIndexes(pages, c, part(0), &ptrs)
-	if chunks > 1 {
-		t.prefetchIndexes(pages, c, part(1), &ptrs)
+	so := &t.owners[c]
+	var found [2]foundRun
+	var ptrs [countRun]unsafe.Pointer
+	cut := func(lo int) int {
+		if lo >= len(sorted) {
+			return lo
+		}
+		ref := sorted[lo].word >> (shard.PageShift - 2)
+		hi := lo + 1
+		for end := min(lo+countRun, len(sorted)); hi < end && sorted[hi].word>>(shard.PageShift-2) == ref; hi++ {
+		}
+		return hi
 	}
-	t.find(pages, c, part(0), so, &found[0], &ptrs)
-	for j := range chunks {
-		if j+2 < chunks {
-			t.prefetchIndexes(pages, c, part(j+2), &ptrs)
+	lo0 := 0
+	lo1 := cut(lo0)
+	lo2 := cut(lo1)
+	t.prefetchIndexes(pages, c, sorted[lo0:lo1], &ptrs)
+	t.prefetchIndexes(pages, c, sorted[lo1:lo2], &ptrs)
+	t.find(pages, c, sorted[lo0:lo1], so, &found[0], &ptrs)
+	since := 0
+	for j := 0; lo0 < len(sorted); j++ {
+		lo3 := cut(lo2)
+		t.prefetchIndexes(pages, c, sorted[lo2:lo3], &ptrs)
+		t.find(pages, c, sorted[lo1:lo2], so, &found[(j+1)&1], &ptrs)
+		var ext []uint32
+		if extras != nil {
+			ext = extras[lo0:lo1]
 		}
-		if j+1 < chunks {
-			t.find(pages, c, part(j+1), so, &found[(j+1)&1], &ptrs)
-		}
-		t.update(part(j), &found[j&1], keys, b)
-		if b == nil && j%yieldChunks == yieldChunks-1 {
+		t.update(sorted[lo0:lo1], ext, &found[j&1], keys, b)
+		since += lo1 - lo0
+		if b == nil && since >= yieldItems {
 			runtime.Gosched()
+			since = 0
 		}
+		lo0, lo1, lo2 = lo1, lo2, lo3
 	}
 }
 
-// yieldChunks is how many chunks a counter goroutine counts before it
-// lets another goroutine run. Two counters keep both cores busy; without
+// yieldItems is how many items a counter goroutine counts before it lets
+// another goroutine run. Two counters keep both cores busy; without
 // yielding, the compute stage, the reader and the expanders waited for a
 // counter to finish its batch, and the counters then waited for the next
-// batch, the cores not both busy. Every 512 chunks (4096 accesses) kept
-// both busy and was the fastest of the counts tried
-// (BenchmarkReplay/uniform-1Mi/addresses).
-const yieldChunks = 512
+// batch, the cores not both busy.
+const yieldItems = 4096
 
-// countChunk is how many items count handles at a step, and so how far
-// ahead it asks for lines: 8 was the fastest of the sizes tried
-// (BenchmarkAddressCount); with more, the lines asked for too early are
-// gone again when they are used.
-const countChunk = 8
+// countRun is the most items of one page count handles at a step, and so
+// how far ahead it asks for lines.
+const countRun = 32
 
-// foundChunk is a chunk's items' entries, found: page, slab index and
-// pointer. The pointer saves a second lookup through the slab's chunk list
-// (entry), whose nil check loads the chunk's first line.
-type foundChunk struct {
-	pss [countChunk]*pageStats
-	idx [countChunk]int32
-	eps [countChunk]*addrEntry
+// foundRun is a run's items' entries, found: their page, slab indices and
+// pointers. The pointer saves a second lookup through the slab's chunk
+// list (entry), whose nil check loads the chunk's first line.
+type foundRun struct {
+	ps  *pageStats
+	idx [countRun]int32
+	eps [countRun]*addrEntry
 }
 
-// prefetchIndexes asks for the index words of counter c's items in part
-// (their pages' headers for pages without an index yet).
-func (t *addrTracker) prefetchIndexes(pages pageTable, c int, part []statItem, ptrs *[countChunk]unsafe.Pointer) {
+// prefetchIndexes asks for the index words of counter c's items in part,
+// all of one page (the page's header when it has no index yet).
+func (t *addrTracker) prefetchIndexes(pages pageTable, c int, part []statItem, ptrs *[countRun]unsafe.Pointer) {
+	if len(part) == 0 {
+		return
+	}
+	ps := t.stats(pages, c, part[0].word>>(shard.PageShift-2))
+	if ps.index == nil {
+		ptrs[0] = unsafe.Pointer(ps)
+		prefetch(ptrs[:1], 0)
+		return
+	}
+	index := (*[shard.PageWords]uint16)(ps.index)
 	for k := range part {
-		ps := t.stats(pages, c, part[k].word>>(shard.PageShift-2))
-		ptrs[k] = unsafe.Pointer(ps)
-		if ps.index != nil {
-			ptrs[k] = unsafe.Pointer(&ps.index[part[k].word&(shard.PageWords-1)])
-		}
+		ptrs[k] = unsafe.Pointer(&index[part[k].word&(shard.PageWords-1)])
 	}
 	prefetch(ptrs[:len(part)], 0)
 }
 
-// find finds (or adds, in so's arena) the entries of part's items into f,
-// and asks for their lines: an entry may straddle two.
-func (t *addrTracker) find(pages pageTable, c int, part []statItem, so *slabOwner, f *foundChunk, ptrs *[countChunk]unsafe.Pointer) {
+// find finds (or adds, in so's arena) the entries of part's items, all of
+// one page, into f, and asks for their lines: an entry may straddle two.
+func (t *addrTracker) find(pages pageTable, c int, part []statItem, so *slabOwner, f *foundRun, ptrs *[countRun]unsafe.Pointer) {
+	if len(part) == 0 {
+		return
+	}
+	ps := t.stats(pages, c, part[0].word>>(shard.PageShift-2))
+	f.ps = ps
 	for k := range part {
 		it := &part[k]
-		ps := t.stats(pages, c, it.word>>(shard.PageShift-2))
 		w := it.word & (shard.PageWords - 1)
 		var i int
-		if it.sub == 0 && ps.aligned[w>>6]&(1<<(w&63)) != 0 {
+		if sub := it.sub(); sub == 0 && ps.aligned[w>>6]&(1<<(w&63)) != 0 {
 			i = int(ps.index[w]) - 1
 		} else {
-			i = ps.findIndex(w, it.sub, t.explore, so)
+			i = ps.findIndex(w, sub, t.explore, so)
 		}
 		e := ps.entry(i)
-		f.pss[k], f.idx[k], f.eps[k] = ps, int32(i), e
+		f.idx[k], f.eps[k] = int32(i), e
 		ptrs[k] = unsafe.Pointer(e)
 	}
 	prefetch(ptrs[:len(part)], unsafe.Sizeof(addrEntry{})-1)
 }
 
-// update counts part's items into their entries, found in f.
-func (t *addrTracker) update(part []statItem, f *foundChunk, keys []sketchKey, b *batch) {
+// update counts part's items into their entries, found in f; ext holds
+// their extras with WithExplore.
+func (t *addrTracker) update(part []statItem, ext []uint32, f *foundRun, keys []sketchKey, b *batch) {
+	ps := f.ps
 	for k := range part {
 		it := &part[k]
-		wk, gk := keys[2*it.inst], keys[2*it.inst+1]
-		e, ps, i := f.eps[k], f.pss[k], int(f.idx[k])
+		inst := it.inst()
+		wk, gk := keys[2*inst], keys[2*inst+1]
+		e, i := f.eps[k], int(f.idx[k])
 		first := t.explore && ps.accesses(e, i) == 0
-		ps.addAccesses(e, i, uint32(it.n))
+		ps.addAccesses(e, i, it.n())
 		// A warp the address has seen already is of a group it has
 		// counted: only a new warp can bring a new group.
 		if e.addWarp(wk) {
 			e.addGroup(gk)
 		}
 		if t.explore {
-			t.analyse(ps.exploreAt(i), b, &b.insts[it.inst], it, first)
+			t.analyse(ps.exploreAt(i), b, &b.insts[inst], it.n(), ext[k]>>1, ext[k]&1 != 0, first)
 		}
 	}
 }
 
-// analyse updates an address's order analysis with an item's accesses.
-// first says that these are the address's first accesses.
-func (t *addrTracker) analyse(ex *exploreEntry, b *batch, bi *binst, it *statItem, first bool) {
+// analyse updates an address's order analysis with an item's n accesses,
+// at slot (its first source, when vals). first says that these are the
+// address's first accesses.
+func (t *addrTracker) analyse(ex *exploreEntry, b *batch, bi *binst, n, slot uint32, vals, first bool) {
 	p := b.plans[bi.pi]
 	fam := familyOf(p.kind)
 	// Operands compare at the access's width: a 16-bit atomic uses only
@@ -631,12 +704,12 @@ func (t *addrTracker) analyse(ex *exploreEntry, b *batch, bi *binst, it *statIte
 	if p.size < 8 {
 		width = 1<<(8*uint(p.size)) - 1
 	}
-	for l := uint32(0); l < uint32(it.n); l++ {
-		bv, cv := b.src(bi, it.slot+l, it.vals, it.slot)
+	for l := uint32(0); l < n; l++ {
+		bv, cv := b.src(bi, slot+l, vals, slot)
 		bv, cv = bv&width, cv&width
 		var bh, ch uint64
 		if p.size == 16 {
-			bh, ch = b.opBhi[it.slot+l], b.opChi[it.slot+l]
+			bh, ch = b.opBhi[slot+l], b.opChi[slot+l]
 		}
 		if first && l == 0 {
 			*ex = exploreEntry{kind: p.kind, size: p.size, b: bv, c: cv, bh: bh, ch: ch, same: true, family: fam, sensible: fam != famNone}
@@ -741,46 +814,65 @@ func (t *addrTracker) release() {
 // given in that order, in chunks of about emitChunk rows. The rows of a
 // chunk's pages are built on their own goroutine, one per owner (the
 // sketches' counts are most of the cost: a million addresses, two each),
-// a wave of chunks at a time, and handed over in order.
+// a wave of chunks at a time, and handed over in order: a wave is built
+// while the one before it is handed over, into a second set of buffers.
 func (t *addrTracker) emit(sink Sink, pages []shard.PageRef, keys []memKey) error {
 	t.finish()
 	spans, most := t.emitSpans(pages)
+	if len(spans) == 0 {
+		return nil
+	}
 	wave := max(len(t.owners), 1)
-	bufs := make([][]AddressStat, wave)
-	for k := range bufs {
-		// As large as the largest span needs: a small table (a short
-		// trace) does not pay for emitChunk rows it never fills.
-		bufs[k] = make([]AddressStat, 0, most)
+	var bufs [2][][]AddressStat
+	for p := range bufs {
+		bufs[p] = make([][]AddressStat, min(wave, len(spans)))
+		for k := range bufs[p] {
+			// As large as the largest span needs: a small table (a short
+			// trace) does not pay for emitChunk rows it never fills.
+			bufs[p][k] = make([]AddressStat, 0, most)
+		}
 	}
 	warps, groups := newSketchCounter(warpRegs), newSketchCounter(groupRegs)
-	for s := 0; s < len(spans); s += wave {
+	var built [2]sync.WaitGroup
+	// build starts the wave of spans from s into buffers p, and returns
+	// its number of spans.
+	build := func(p, s int) int {
 		n := min(wave, len(spans)-s)
-		var wg sync.WaitGroup
 		for k := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				bufs[k] = t.rows(bufs[k][:0], spans[s+k], keys, warps, groups)
-			}()
+			built[p].Go(func() {
+				bufs[p][k] = t.rows(bufs[p][k][:0], spans[s+k], keys, warps, groups)
+			})
 		}
-		wg.Wait()
-		for _, rows := range bufs[:n] {
+		return n
+	}
+	n := build(0, 0)
+	for s, p := 0, 0; s < len(spans); s, p = s+wave, p^1 {
+		built[p].Wait()
+		next := 0
+		if s+wave < len(spans) {
+			next = build(p^1, s+wave)
+		}
+		for _, rows := range bufs[p][:n] {
 			if len(rows) == 0 {
 				continue
 			}
 			if err := sink.Addresses(rows); err != nil {
+				built[p^1].Wait() // release must not unmap what a builder reads
 				return err
 			}
 		}
+		n = next
 	}
 	return nil
 }
 
 // emitChunk is the most rows one call of Sink.Addresses gets (a
 // page alone may give more: at most PageBytes addresses). Each owner's
-// goroutine fills a buffer of that many: 448 KiB (it was 1.75 MiB, 32 Ki
-// rows, which added 2.6 MiB to the replay's peak for nothing measurable).
-const emitChunk = 1 << 13
+// goroutine fills a buffer of that many, one of two (the wave built and
+// the wave handed over): 224 KiB each, the 448 KiB an owner had when it
+// filled one buffer of twice as many rows, so the two do not raise the
+// replay's peak.
+const emitChunk = 1 << 12
 
 // emitSpans cuts pages (the tracked ones) into runs of at most emitChunk
 // addresses, or one page, and returns them with the most rows one of

@@ -34,9 +34,9 @@ func BenchmarkAddressCount(b *testing.B) {
 			for i := range insts {
 				bt.insts[i].Group, bt.insts[i].Warp = warp/8, warp
 				warp++
-				for l := range lanes {
+				for range lanes {
 					w := uint32(r.IntN(pages * shard.PageWords))
-					items = append(items, statItem{word: w, inst: uint32(i), slot: uint32(i*lanes + l), n: 1})
+					items = append(items, newStatItem(w, uint32(i), 1, 0))
 				}
 			}
 			t.lists[0] = append(t.lists[0], items...)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -203,7 +204,7 @@ func TestAddressAccessesCarry(t *testing.T) {
 	b := &batch{insts: make([]binst, 1)}
 	const word = 5
 	count := func(sub uint8, n uint8) {
-		tr.lists[0] = append(tr.lists[0], statItem{word: word, sub: sub, n: n})
+		tr.lists[0] = append(tr.lists[0], newStatItem(word, 0, uint32(n), sub))
 		tr.count(0, b)
 	}
 	count(0, 1)
@@ -280,5 +281,125 @@ func TestAddressesCountersSameTable(t *testing.T) {
 				t.Fatalf("%d words, options %d: %d rows, one worker %d; first difference at row %d", s.Words, k+1, len(tab), len(tables[0]), i)
 			}
 		}
+	}
+}
+
+// failingAddrs is a Collector whose Addresses fails from its call after:
+// the table stops there.
+type failingAddrs struct {
+	Collector
+	calls, after, rows int
+}
+
+func (f *failingAddrs) Addresses(rows []AddressStat) error {
+	if f.calls++; f.calls > f.after {
+		return fmt.Errorf("disk full at call %d", f.calls)
+	}
+	f.rows += len(rows)
+	return f.Collector.Addresses(rows)
+}
+
+// TestAddressesEmitStopsAtSinkError: a wave of the table's rows is built
+// while the one before it is handed over (emit); when the sink fails, the
+// replay returns its error, having handed over no more, and releases the
+// statistics only once the wave being built is done (it reads them: were
+// they unmapped first, the replay would crash). 24 pages of every word:
+// 24576 rows, several waves for one worker and for two.
+func TestAddressesEmitStopsAtSinkError(t *testing.T) {
+	var b strings.Builder
+	for w := 0; w < 24*shard.PageWords/32; w++ {
+		fmt.Fprintf(&b, "atom.global.add.u32 d, [a], 1 | a=0x%x:4\n", w*128)
+	}
+	for _, workers := range []int{1, 2} {
+		for _, after := range []int{0, 1, 2} {
+			f := &failingAddrs{after: after}
+			_, err := Replay(t.Context(), textSource(t, b.String()), f, WithWorkers(workers))
+			if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("disk full at call %d", after+1)) {
+				t.Errorf("%d workers, failing after %d calls: %v", workers, after, err)
+			}
+			if f.calls != after+1 || f.rows != after*emitChunk {
+				t.Errorf("%d workers, failing after %d calls: %d calls, %d rows; want %d and %d", workers, after, f.calls, f.rows, after+1, after*emitChunk)
+			}
+		}
+	}
+}
+
+// TestAddressCountRuns: count takes a page's items a run at a time (at
+// most countRun, cut where the page changes). Items of two pages that
+// share a sort bucket (past 4096 pages a bucket holds two), interleaved;
+// a page with hundreds of items on a few words (runs cut at countRun,
+// an address in several); scattered items at sub-word addresses too;
+// over three batches: every address's accesses, warps and groups are
+// those a map of them gives.
+func TestAddressCountRuns(t *testing.T) {
+	const pages = 5000
+	tr := newAddrTracker(1, false, 1)
+	defer tr.release()
+	tr.grow(pages)
+	r := rand.New(rand.NewPCG(5, 6))
+	type key struct {
+		word uint32
+		sub  uint8
+	}
+	type want struct {
+		accesses      uint64
+		warps, groups map[int64]bool
+	}
+	wants := map[key]*want{}
+	for batchNo := range 3 {
+		b := &batch{insts: make([]binst, 64)}
+		for i := range b.insts {
+			b.insts[i].Group, b.insts[i].Warp = int64(batchNo*100+i/4), int64(i)
+		}
+		add := func(ref, w uint32, sub uint8) {
+			it := newStatItem(ref<<(shard.PageShift-2)|w, uint32(r.IntN(len(b.insts))), uint32(1+r.IntN(3)), sub)
+			tr.lists[0] = append(tr.lists[0], it)
+			k := key{it.word, sub}
+			if wants[k] == nil {
+				wants[k] = &want{warps: map[int64]bool{}, groups: map[int64]bool{}}
+			}
+			bi := &b.insts[it.inst()]
+			wants[k].accesses += uint64(it.n())
+			wants[k].warps[bi.Group<<32|bi.Warp] = true
+			wants[k].groups[bi.Group] = true
+		}
+		for i := range 200 {
+			add(4096+uint32(i%2), uint32(r.IntN(shard.PageWords)), 0)
+		}
+		for range 300 {
+			add(7, uint32(r.IntN(3)), 0)
+		}
+		for range 2000 {
+			add(uint32(r.IntN(pages)), uint32(r.IntN(shard.PageWords)), []uint8{0, 0, 0, 1, 2}[r.IntN(5)])
+		}
+		tr.count(0, b)
+	}
+	refs := make([]shard.PageRef, pages)
+	keys := []memKey{{space: trace.Global, group: -1}}
+	for i := range refs {
+		refs[i] = shard.PageRef{Ref: uint32(i), Base: uint64(i) << shard.PageShift}
+	}
+	rows := tr.rows(nil, refs, keys, newSketchCounter(warpRegs), newSketchCounter(groupRegs))
+	if len(rows) != len(wants) {
+		t.Fatalf("%d rows, want %d", len(rows), len(wants))
+	}
+	exact := 0
+	for _, row := range rows {
+		w := wants[key{uint32(row.Addr >> 2), uint8(row.Addr & 3)}]
+		if w == nil {
+			t.Fatalf("row %+v: no such address counted", row)
+		}
+		if row.Accesses != w.accesses {
+			t.Errorf("0x%x: %d accesses, want %d", row.Addr, row.Accesses, w.accesses)
+		}
+		if row.Exact {
+			exact++
+			if row.Warps != uint64(len(w.warps)) || row.Groups != uint64(len(w.groups)) {
+				t.Errorf("0x%x: %d warps, %d groups, exactly; want %d and %d", row.Addr, row.Warps, row.Groups, len(w.warps), len(w.groups))
+			}
+		}
+	}
+	if exact < len(rows)/2 {
+		t.Errorf("%d of %d rows exact: the test checks too few", exact, len(rows))
 	}
 }
