@@ -126,7 +126,14 @@ type BinaryReader struct {
 	o      readerOptions
 	hdr    *Header
 	split  *SplitHeader // a split file's header; nil for any other trace
-	part   PartInfo     // a split file's last instruction's
+	// A split file's block being read (decodeBlock): its instructions,
+	// the next one Next returns (blkAt), the statics of its instructions,
+	// and the view NextBlock returns of a block Next began.
+	blk     Block
+	blkView Block
+	blkAt   int
+	blkSI   []*staticInfo
+	ivals   []Vector // NextInto's copy of a block instruction's vectors
 	masked []uint64     // a masked list's values (split files)
 	ver    uint16       // the format version of the header
 	bias   uint64       // what to take from a record code for the static index: 1 from version 2 on
@@ -483,9 +490,25 @@ func (r *BinaryReader) NextInto(arena []uint64) (*Inst, []uint64, error) {
 }
 
 func (r *BinaryReader) next(arena []uint64, into bool) (*Inst, []uint64, error) {
+	if r.blkAt < len(r.blk.Insts) && r.err == nil {
+		in, arena := r.nextInBlock(arena, into)
+		return in, arena, nil
+	}
 	if r.left == 0 || r.err != nil {
 		if err := r.advance(); err != nil {
 			return nil, arena, err
+		}
+	}
+	if r.split != nil {
+		switch {
+		case r.at < len(r.recs) && r.recs[r.at] != 0:
+			return nil, arena, r.setErr(r.instErr("an instruction record outside a block in a split file"))
+		case r.at+1 < len(r.recs) && r.recs[r.at+1] == dirKindBlock:
+			if err := r.decodeBlock(); err != nil {
+				return nil, arena, r.setErr(err)
+			}
+			in, arena := r.nextInBlock(arena, into)
+			return in, arena, nil
 		}
 	}
 	if r.ver >= 2 && r.at < len(r.recs) && r.recs[r.at] == 0 {
@@ -775,15 +798,6 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 	in := &r.inst
 	if in.Static != si.s {
 		in.Static = si.s
-	}
-	if r.split != nil {
-		var err error
-		if p, err = r.decodePart(p); err != nil {
-			return err
-		}
-		if in.Part == nil {
-			in.Part = &r.part
-		}
 	}
 	in.Seq, in.Group, in.Warp, in.Mask = r.seq, r.group, r.warp, uint32(mask)^si.exec
 	nIn := len(si.inputs)
