@@ -123,9 +123,9 @@ func (o *readerOptions) pipelineSize(def int) (bufs, decoders int) {
 // A reader dropped without either is stopped when the garbage collector
 // finds it unreachable; call Close to stop it at once.
 type BinaryReader struct {
-	o      readerOptions
-	hdr    *Header
-	split  *SplitHeader // a split file's header; nil for any other trace
+	o     readerOptions
+	hdr   *Header
+	split *SplitHeader // a split file's header; nil for any other trace
 	// A split file's block being read (decodeBlock): its instructions,
 	// the next one Next returns (blkAt), the statics of its instructions,
 	// and the view NextBlock returns of a block Next began.
@@ -134,10 +134,10 @@ type BinaryReader struct {
 	blkAt   int
 	blkSI   []*staticInfo
 	ivals   []Vector // NextInto's copy of a block instruction's vectors
-	masked []uint64     // a masked list's values (split files)
-	ver    uint16       // the format version of the header
-	bias   uint64       // what to take from a record code for the static index: 1 from version 2 on
-	simd   bool         // fixed-width lists decode in assembly (hasFixedSIMD)
+	masked  []uint64 // a masked list's values (split files)
+	ver     uint16   // the format version of the header
+	bias    uint64   // what to take from a record code for the static index: 1 from version 2 on
+	simd    bool     // fixed-width lists decode in assembly (hasFixedSIMD)
 
 	// Where chunks come from: src until the first Next starts the pipeline.
 	src          frameSource
@@ -270,9 +270,14 @@ func NewBinaryReader(r io.Reader, opts ...ReaderOption) (*BinaryReader, error) {
 func (r *BinaryReader) Header() *Header { return r.hdr }
 
 // Caps is CapArena|CapRepeat: a binary reader decodes lists into its
-// caller's arena (NextInto) and hands over repeated records at once
-// (Repeats).
-func (r *BinaryReader) Caps() SourceCaps { return CapArena | CapRepeat }
+// caller's arena and hands over repeated records at once; and, reading a
+// split file, CapBlock: its instructions come a block at a time.
+func (r *BinaryReader) Caps() SourceCaps {
+	if r.split != nil {
+		return CapArena | CapRepeat | CapBlock
+	}
+	return CapArena | CapRepeat
+}
 
 func (r *BinaryReader) setVersion(v uint16) {
 	r.ver, r.bias = v, 0

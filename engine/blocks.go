@@ -1,0 +1,218 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"time"
+
+	"github.com/gpureplay/replay/shard"
+	"github.com/gpureplay/replay/trace"
+)
+
+// The block path: the replay of a partition's split files (split.Source)
+// a block of instructions at a time (trace.CapBlock). A split file's
+// instruction carries only the lanes of its partition (a scattered warp's
+// few) and, for one partition, the statistics of its row; the batch
+// pipeline would give each a batch slot, its vectors copied, expanded and
+// routed, a cost per instruction that every partition pays for nearly
+// every instruction of the trace. Here each instruction's lane-elements
+// are applied as they are read, in trace order and, within an
+// instruction, in lane order then element order (OrderLane), with the
+// same plans, fault checks and word operations as the batch path's
+// general one (expandLanes, applySeg): the same memory, instruction
+// rows, ops and faults, for work proportional to the lanes the partition
+// owns.
+//
+// It runs when the source declares trace.CapBlock and the replay needs
+// nothing per lane beyond memory and the instruction rows: no results
+// (CapResults) or addresses table (CapAddresses), no WithExplore, no
+// WithInterleave, the lane order (OrderLane). Any of those takes the batch
+// path, the instructions read one at a time (Next): the same file, the
+// same tables.
+
+// blockPath reports whether a replay of src into sink takes the block path.
+func (e *replayer) blockPath(src trace.Source, sink Sink) bool {
+	o := &e.opts
+	return src.Caps()&trace.CapBlock != 0 && sink.Caps()&(CapResults|CapAddresses) == 0 &&
+		!o.explore && o.interleave == 0 && o.order == OrderLane
+}
+
+// blockRows is how many instruction rows the block path hands the sink at
+// once.
+const blockRows = 4096
+
+// runBlocks is run for the block path: it replays src's blocks and
+// directives in order, hands the rows and then the memory to sink, and
+// neither commits nor aborts it.
+func (e *replayer) runBlocks(ctx context.Context, src trace.Source, sink Sink) (Summary, error) {
+	if e.ran {
+		return Summary{}, errors.New("engine: run called twice")
+	}
+	e.ran = true
+	start := time.Now()
+	var sum Summary
+	// b holds one instruction at a time (batch.alone) for the plans'
+	// formulas, and a directive's inits; its partition fields are the
+	// batch path's.
+	b := &batch{partitioned: e.opts.parts > 1, pt: &e.pt, part: e.opts.part}
+	cur := e.mem.Cursor()
+	rows := make([]InstStat, 0, blockRows)
+	flush := func() error {
+		if len(rows) == 0 {
+			return nil
+		}
+		err := sink.Instructions(rows)
+		rows = rows[:0]
+		return err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return Summary{}, fmt.Errorf("replay stopped: %w", err)
+		}
+		blk, dir, err := src.NextBlock()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return Summary{}, err
+		}
+		if dir != nil {
+			if dir.Dir == nil {
+				return Summary{}, fmt.Errorf("instruction %d: a record outside a block of a source that declares trace.CapBlock", dir.Seq)
+			}
+			// A .region applies to the plans made from now on; a .init
+			// writes at once, after the instructions before it.
+			e.directive(b, dir.Dir)
+			if len(b.inits) > 0 {
+				b.partKeys = e.partKeys
+				err := e.applyInits(b)
+				clear(b.inits)
+				b.inits, b.initBytes = b.inits[:0], 0
+				if err != nil {
+					return Summary{}, err
+				}
+			}
+			continue
+		}
+		for i := range blk.Insts {
+			in := &blk.Insts[i]
+			row, keep, err := e.blockInst(b, &cur, in, &sum)
+			if err != nil {
+				return Summary{}, err
+			}
+			if keep {
+				rows = append(rows, row)
+				if len(rows) == blockRows {
+					if err := flush(); err != nil {
+						return Summary{}, err
+					}
+				}
+			}
+		}
+		sum.Instructions += uint64(len(blk.Insts))
+		sum.BlockInsts += uint64(len(blk.Insts))
+		e.mem.Populate()
+		if used := uint64(e.mem.Pages()) * shard.PageBytes; used > e.opts.maxMemory {
+			return Summary{}, fmt.Errorf("by instruction %[2]d the replay holds %[1]d MiB of simulated memory and address statistics, over the %[3]d MiB limit (WithMaxMemory)",
+				used>>20, blk.Insts[len(blk.Insts)-1].Seq, e.opts.maxMemory>>20)
+		}
+		if e.opts.progress != nil {
+			s := sum
+			s.Elapsed = time.Since(start)
+			e.opts.progress(s)
+		}
+	}
+	if err := flush(); err != nil {
+		return Summary{}, err
+	}
+	words, err := e.emitMemory(sink)
+	if err != nil {
+		return Summary{}, err
+	}
+	sum.Words = words
+	sum.Elapsed = time.Since(start)
+	return sum, nil
+}
+
+// blockInst applies instruction in of a block: each of its active lanes
+// in lane order, each lane's elements in order, those of this partition
+// only; and returns its instructions row and whether the partition writes
+// one (batch.rows: the row's partition always, another only for its own
+// faults or failed compare-and-swaps).
+func (e *replayer) blockInst(b *batch, cur *shard.Cursor, in *trace.Inst, sum *Summary) (InstStat, bool, error) {
+	pi := in.Part
+	if pi == nil {
+		return InstStat{}, false, &InstError{Seq: in.Seq, Text: in.Static.Text, Err: errors.New("an instruction of a split source without its split fields")}
+	}
+	p, err := e.planOf(in)
+	if err != nil {
+		return InstStat{}, false, err
+	}
+	st := p.st
+	mem := e.memOf(st.Space, in.Group)
+	b.partKeys = e.partKeys
+	x := b.alone(in, p)
+	x.mem = mem
+	bi := &x
+	// A lane's one element is this partition's by construction (the split
+	// sent it here); a lane of several may have others elsewhere.
+	check := b.partitioned && st.Elems > 1
+	fl := p.flags()
+	cas := isCAS(p.kind)
+	var faults, failed uint32
+	active := bi.active
+	for m := active; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		for el := range st.Elems {
+			addr := p.addr(bi, lane, el)
+			if check && !b.local(mem, addr) {
+				continue // another partition's element
+			}
+			f := p.checkElem(bi, lane, el, addr)
+			switch {
+			case p.status:
+				continue // no access, and no fault counted (statusRow)
+			case f != FaultNone:
+				faults++
+				if e.opts.strict {
+					return InstStat{}, false, &InstError{Seq: in.Seq, Line: in.Line, Text: st.Text,
+						Err: fmt.Errorf("lane %d: %s access at 0x%x (WithStrict stops at the first fault)", lane, f, addr)}
+				}
+				continue
+			}
+			var bv, bh, cv, ch uint64
+			if p.b != nil {
+				bv, bh = bi.Value(p.b[el], lane)
+			}
+			if p.c != nil {
+				cv, ch = bi.Value(p.c[el], lane)
+			}
+			bv, cv = bv>>p.srcShift, cv>>p.srcShift
+			en := cur.Resolve(mem, addr)
+			if en == 0 {
+				return InstStat{}, false, errMemoryFull
+			}
+			word := en.WordRef(addr)
+			pg := e.mem.Page(word >> (shard.PageShift - 2))
+			ret, retHi := applyWord(pg, word&(shard.PageWords-1), uint32(addr&3), p.kind, p.size, fl, bv, cv, bh, ch)
+			if cas && !casMatched(p.kind, p.size, casOld(p, ret), retHi, bv, bh) {
+				failed++
+			}
+		}
+	}
+	lanes := uint32(bits.OnesCount32(active))
+	sum.Lanes += uint64(lanes)
+	sum.Faults += uint64(faults)
+	sum.LaneOps += uint64(lanes) * uint64(st.Elems)
+	row := InstStat{Seq: in.Seq, Static: st, Group: in.Group, Warp: in.Warp, Lanes: pi.Lanes, Faults: faults, CASFailed: failed}
+	switch {
+	case pi.Row:
+		row.Addresses, row.MaxConflict, row.Sectors = pi.Addresses, pi.MaxConflict, pi.Sectors
+	case faults == 0 && failed == 0:
+		return InstStat{}, false, nil
+	}
+	return row, true, nil
+}
