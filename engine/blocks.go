@@ -58,6 +58,10 @@ func (e *replayer) runBlocks(ctx context.Context, src trace.Source, sink Sink) (
 	// formulas, and a directive's inits; its partition fields are the
 	// batch path's.
 	b := &batch{partitioned: e.opts.parts > 1, pt: &e.pt, part: e.opts.part}
+	// The instruction in hand, on the heap once: the plans' element hooks
+	// take it through func values, to which a local's address would
+	// escape, an allocation an instruction.
+	b.cur = make([]xinst, 1)
 	cur := e.mem.Cursor()
 	rows := make([]InstStat, 0, blockRows)
 	flush := func() error {
@@ -153,18 +157,155 @@ func (e *replayer) blockInst(b *batch, cur *shard.Cursor, in *trace.Inst, sum *S
 	}
 	st := p.st
 	mem := e.memOf(st.Space, in.Group)
+	var faults, failed uint32
+	if st.Elems == 1 && p.size <= 8 && p.elemAddr == nil && p.elemFault == nil {
+		faults, failed, err = e.blockScalar(cur, in, p, mem)
+	} else {
+		faults, failed, err = e.blockElems(b, cur, in, p, mem)
+	}
+	if err != nil {
+		return InstStat{}, false, err
+	}
+	lanes := uint32(bits.OnesCount32(in.Active()))
+	sum.Lanes += uint64(lanes)
+	sum.Faults += uint64(faults)
+	sum.LaneOps += uint64(lanes) * uint64(st.Elems)
+	row := InstStat{Seq: in.Seq, Static: st, Group: in.Group, Warp: in.Warp, Lanes: pi.Lanes, Faults: faults, CASFailed: failed}
+	switch {
+	case pi.Row:
+		row.Addresses, row.MaxConflict, row.Sectors = pi.Addresses, pi.MaxConflict, pi.Sectors
+	case faults == 0 && failed == 0:
+		return InstStat{}, false, nil
+	}
+	return row, true, nil
+}
+
+// blockSrc is where a source of a scalar instruction of a block comes
+// from: an immediate (imm), a compact list (the k-th lane of the mask's
+// value), or a vector read at the lane (trace.Static.ValueIndex).
+type blockSrc struct {
+	v       *trace.Vector
+	src     trace.Src
+	compact bool
+}
+
+func newBlockSrc(in *trace.Inst, srcs []trace.Src) blockSrc {
+	if srcs == nil {
+		return blockSrc{src: trace.Src{In: -1}}
+	}
+	s := blockSrc{src: srcs[0]}
+	if s.src.In >= 0 {
+		s.v = &in.Vals[s.src.In]
+		s.compact = trace.BlockCompact(in, s.src.In)
+	}
+	return s
+}
+
+// at is the source's value at lane, the k-th lane of the mask.
+func (s *blockSrc) at(st *trace.Static, lane, k int) (lo, hi uint64) {
+	switch {
+	case s.v == nil:
+		return s.src.Imm, s.src.Hi
+	case s.compact:
+		return s.v.List[k], 0
+	}
+	i := st.ValueIndex(s.src, lane)
+	return s.v.Lo(i), s.v.Hi(i)
+}
+
+// blockScalar is blockInst's path for an instruction of one element a lane
+// of at most 8 bytes, without element hooks: the Static's address formula
+// (plan.addr) and fault checks (plan.checkElem) on the instruction's
+// values as the block holds them, compact lists read by the lane's rank in
+// the mask. Its lanes are this partition's (the split sent it only those).
+func (e *replayer) blockScalar(cur *shard.Cursor, in *trace.Inst, p *plan, mem uint32) (faults, failed uint32, err error) {
+	st := p.st
+	active := in.Active()
+	mask := in.Mask & st.ExecMask()
+	var av *trace.Vector
+	compactA := false
+	if st.Addr >= 0 {
+		av = &in.Vals[st.Addr]
+		compactA = trace.BlockCompact(in, st.Addr)
+	}
+	bs, cs := newBlockSrc(in, p.b), newBlockSrc(in, p.c)
+	scale, imm, pitch, amask := uint64(st.AddrScale), uint64(st.AddrImm)+uint64(st.ElemOff(0)), uint64(st.LanePitch), st.AddrMask()
+	fl := p.flags()
+	cas := isCAS(p.kind)
+	k := -1
+	for m := mask; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		k++
+		if active&(1<<lane) == 0 {
+			continue
+		}
+		var base uint64
+		switch {
+		case av == nil:
+		case st.AddrUniform:
+			base = av.Lo(0)
+		case compactA:
+			base = av.List[k]
+		default:
+			base = av.Lo(lane)
+		}
+		addr := (scale*base + imm + uint64(lane)*pitch) & amask
+		f := FaultNone
+		if p.vecAlign != 0 && addr%p.vecAlign != 0 {
+			f = FaultMisaligned
+		} else {
+			f = p.check(addr)
+		}
+		switch {
+		case p.status:
+			continue // no access, and no fault counted (statusRow)
+		case f != FaultNone:
+			faults++
+			if e.opts.strict {
+				return 0, 0, strictFault(in, lane, f, addr)
+			}
+			continue
+		}
+		bv, bh := bs.at(st, lane, k)
+		cv, ch := cs.at(st, lane, k)
+		bv, cv = bv>>p.srcShift, cv>>p.srcShift
+		en := cur.Resolve(mem, addr)
+		if en == 0 {
+			return 0, 0, errMemoryFull
+		}
+		word := en.WordRef(addr)
+		pg := e.mem.Page(word >> (shard.PageShift - 2))
+		ret, retHi := applyWord(pg, word&(shard.PageWords-1), uint32(addr&3), p.kind, p.size, fl, bv, cv, bh, ch)
+		if cas && !casMatched(p.kind, p.size, casOld(p, ret), retHi, bv, bh) {
+			failed++
+		}
+	}
+	return faults, failed, nil
+}
+
+// strictFault is WithStrict's error at a faulting lane.
+func strictFault(in *trace.Inst, lane int, f Fault, addr uint64) error {
+	return &InstError{Seq: in.Seq, Line: in.Line, Text: in.Static.Text,
+		Err: fmt.Errorf("lane %d: %s access at 0x%x (WithStrict stops at the first fault)", lane, f, addr)}
+}
+
+// blockElems is blockInst's general path (several elements a lane,
+// 16-byte accesses, element hooks): the instruction as the batch path
+// holds it (batch.alone, its compact lists spread over the warp), each
+// element's address and faults by its plan, as expandLanes does.
+func (e *replayer) blockElems(b *batch, cur *shard.Cursor, in *trace.Inst, p *plan, mem uint32) (faults, failed uint32, err error) {
+	st := p.st
+	in = b.spread(in)
 	b.partKeys = e.partKeys
-	x := b.alone(in, p)
-	x.mem = mem
-	bi := &x
+	bi := &b.cur[0]
+	*bi = b.alone(in, p)
+	bi.mem = mem
 	// A lane's one element is this partition's by construction (the split
 	// sent it here); a lane of several may have others elsewhere.
 	check := b.partitioned && st.Elems > 1
 	fl := p.flags()
 	cas := isCAS(p.kind)
-	var faults, failed uint32
-	active := bi.active
-	for m := active; m != 0; m &= m - 1 {
+	for m := bi.active; m != 0; m &= m - 1 {
 		lane := bits.TrailingZeros32(m)
 		for el := range st.Elems {
 			addr := p.addr(bi, lane, el)
@@ -178,8 +319,7 @@ func (e *replayer) blockInst(b *batch, cur *shard.Cursor, in *trace.Inst, sum *S
 			case f != FaultNone:
 				faults++
 				if e.opts.strict {
-					return InstStat{}, false, &InstError{Seq: in.Seq, Line: in.Line, Text: st.Text,
-						Err: fmt.Errorf("lane %d: %s access at 0x%x (WithStrict stops at the first fault)", lane, f, addr)}
+					return 0, 0, strictFault(in, lane, f, addr)
 				}
 				continue
 			}
@@ -193,7 +333,7 @@ func (e *replayer) blockInst(b *batch, cur *shard.Cursor, in *trace.Inst, sum *S
 			bv, cv = bv>>p.srcShift, cv>>p.srcShift
 			en := cur.Resolve(mem, addr)
 			if en == 0 {
-				return InstStat{}, false, errMemoryFull
+				return 0, 0, errMemoryFull
 			}
 			word := en.WordRef(addr)
 			pg := e.mem.Page(word >> (shard.PageShift - 2))
@@ -203,16 +343,44 @@ func (e *replayer) blockInst(b *batch, cur *shard.Cursor, in *trace.Inst, sum *S
 			}
 		}
 	}
-	lanes := uint32(bits.OnesCount32(active))
-	sum.Lanes += uint64(lanes)
-	sum.Faults += uint64(faults)
-	sum.LaneOps += uint64(lanes) * uint64(st.Elems)
-	row := InstStat{Seq: in.Seq, Static: st, Group: in.Group, Warp: in.Warp, Lanes: pi.Lanes, Faults: faults, CASFailed: failed}
-	switch {
-	case pi.Row:
-		row.Addresses, row.MaxConflict, row.Sectors = pi.Addresses, pi.MaxConflict, pi.Sectors
-	case faults == 0 && failed == 0:
-		return InstStat{}, false, nil
+	return faults, failed, nil
+}
+
+// spread returns in with its compact lists (trace.BlockCompact) spread
+// over all the input's lanes, zero outside its mask, in storage of b's
+// (b.full, b.fullVals, b.fullLists); in itself when it has none.
+func (b *batch) spread(in *trace.Inst) *trace.Inst {
+	any := false
+	for j := range in.Vals {
+		any = any || trace.BlockCompact(in, j)
 	}
-	return row, true, nil
+	if !any {
+		return in
+	}
+	st := in.Static
+	b.full = *in
+	b.fullVals = append(b.fullVals[:0], in.Vals...)
+	b.full.Vals = b.fullVals
+	b.fullLists = b.fullLists[:0]
+	mask := in.Mask & st.ExecMask()
+	for j := range in.Vals {
+		if !trace.BlockCompact(in, j) {
+			continue
+		}
+		n := len(b.fullLists)
+		b.fullLists = append(b.fullLists, make([]uint64, st.ExecSize)...)
+		k := 0
+		for m := mask; m != 0; m &= m - 1 {
+			b.fullLists[n+bits.TrailingZeros32(m)] = in.Vals[j].List[k]
+			k++
+		}
+	}
+	n := 0
+	for j := range in.Vals {
+		if trace.BlockCompact(in, j) {
+			b.fullVals[j].List = b.fullLists[n : n+st.ExecSize : n+st.ExecSize]
+			n += st.ExecSize
+		}
+	}
+	return &b.full
 }

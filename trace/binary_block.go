@@ -46,8 +46,12 @@ const (
 
 // Block is a run of a split file's instructions, decoded at once
 // (BinaryReader.NextBlock). Each of Insts has Seq, Static, Group, Warp,
-// Mask, Vals and Part set, as Next would return it; they and their lists
-// are the reader's, valid until its next call.
+// Mask, Vals and Part set, as Next would return it but for its compact
+// lists (BlockCompact): a list of one value a lane that the file stored
+// masked holds only the values of the lanes of the mask, in lane order, not
+// a value for every lane, so that a few lanes' values are not spread over
+// a warp's. They and their lists are the reader's, valid until its next
+// call.
 type Block struct {
 	Insts []Inst
 	parts []PartInfo
@@ -152,25 +156,33 @@ func (r *BinaryReader) NextBlock() (*Block, *Inst, error) {
 	return nil, in, nil
 }
 
-// nextInBlock returns the next instruction of the block being read, its
-// lists copied to arena when into.
+// nextInBlock returns the next instruction of the block being read as
+// Next does: its compact lists (Block) spread over all the input's values,
+// zero at the lanes outside its mask; its lists in arena when into, else
+// in the reader's storage.
 func (r *BinaryReader) nextInBlock(arena []uint64, into bool) (*Inst, []uint64) {
 	in := &r.blk.Insts[r.blkAt]
 	r.blkAt++
-	if !into {
-		return in, arena
-	}
-	// The caller keeps its arena: the lists go there.
 	r.inst = *in
 	r.inst.Vals = append(r.ivals[:0], in.Vals...)
 	r.ivals = r.inst.Vals
+	if !into {
+		arena = r.lanes[:0]
+	}
+	s := in.Static
 	for j := range r.inst.Vals {
 		v := &r.inst.Vals[j]
 		if v.Kind != VecList {
 			continue
 		}
 		n := len(arena)
-		arena = append(arena, v.List...)
+		if BlockCompact(in, j) {
+			full := s.Inputs[j].Count(s.ExecSize)
+			arena = slices.Grow(arena, full)[:n+full]
+			scatterMasked(arena[n:], v.List, &s.Inputs[j], s.ExecSize, in.Mask&s.ExecMask())
+		} else {
+			arena = append(arena, v.List...)
+		}
 		v.List = arena[n:len(arena):len(arena)]
 		if v.ListHi != nil {
 			n = len(arena)
@@ -178,7 +190,30 @@ func (r *BinaryReader) nextInBlock(arena []uint64, into bool) (*Inst, []uint64) 
 			v.ListHi = arena[n:len(arena):len(arena)]
 		}
 	}
+	if !into {
+		r.lanes = arena[:cap(arena)]
+		arena = nil
+	}
 	return &r.inst, arena
+}
+
+// compactable reports whether a block may hold input j of s compact: a
+// maskable list (not the predicate, not a uniform address) of one value of
+// at most 64 bits a lane.
+func compactable(s *Static, j int) bool {
+	in := &s.Inputs[j]
+	return in.Elems <= 1 && in.Bits != 128 && maskable(s, j)
+}
+
+// BlockCompact reports whether list input j of in, an instruction of a
+// Block, is compact: it holds one value for each lane of the
+// instruction's mask (Mask & ExecMask), in lane order, rather than one
+// for each of its ExecSize lanes. A block holds so the lists of one value
+// of at most 64 bits a lane that the split file stored masked.
+func BlockCompact(in *Inst, j int) bool {
+	s := in.Static
+	v := &in.Vals[j]
+	return v.Kind == VecList && compactable(s, j) && len(v.List) < s.Inputs[j].Count(s.ExecSize)
 }
 
 // decodeBlock decodes the block record at r.recs[r.at:] into r.blk.
@@ -274,6 +309,31 @@ func (r *BinaryReader) decodeBlock() error {
 		at := 0
 		for j := range si.inputs {
 			var err error
+			if len(vc) >= 2 && vc[0] == vecKindMasked && (vc[1] == vecKindList || vc[1] == vecKindFixed) && compactable(si.s, j) {
+				// A masked list of one value a lane: its values as they
+				// are, the mask's lanes' (Block).
+				m := bits.OnesCount32(in.Mask & si.exec)
+				lo := lanesBuf[at : at+m : at+m]
+				v := &vals[j]
+				if vc[1] == vecKindFixed {
+					q := vc[2:]
+					var ok bool
+					if vc, ok = readFixed(q, lo, r.simd); !ok {
+						return r.inputErr(si, j, "masked list: %s", fixedProblem(q, m))
+					}
+				} else {
+					var n int
+					if vc, n = readDeltas(vc[2:], lo); n < 0 {
+						return r.inputErr(si, j, "masked list ends after %d of %d values", -n-1, m)
+					}
+				}
+				v.Kind, v.Base, v.Stride, v.BaseHi, v.List = VecList, 0, 0, 0, lo
+				if v.ListHi != nil {
+					v.ListHi = nil
+				}
+				at += m
+				continue
+			}
 			if vc, at, err = r.decodeVector(si, j, vc, &vals[j], lanesBuf, at); err != nil {
 				return err
 			}
