@@ -210,10 +210,11 @@ func compactable(s *Static, j int) bool {
 // instruction's mask (Mask & ExecMask), in lane order, rather than one
 // for each of its ExecSize lanes. A block holds so the lists of one value
 // of at most 64 bits a lane that the split file stored masked.
+// (A list that is not compact holds Input.Count values, at least
+// ExecSize; a compact one fewer.)
 func BlockCompact(in *Inst, j int) bool {
-	s := in.Static
 	v := &in.Vals[j]
-	return v.Kind == VecList && compactable(s, j) && len(v.List) < s.Inputs[j].Count(s.ExecSize)
+	return v.Kind == VecList && len(v.List) < in.Static.ExecSize
 }
 
 // decodeBlock decodes the block record at r.recs[r.at:] into r.blk.
