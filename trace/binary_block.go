@@ -128,7 +128,7 @@ func (r *BinaryReader) NextBlock() (*Block, *Inst, error) {
 	if r.split == nil {
 		return nil, nil, fmt.Errorf("trace: NextBlock of a trace that is not a split file")
 	}
-	if r.blkAt < len(r.blk.Insts) {
+	if r.blkAt < len(r.blk.Insts) && r.err == nil {
 		b := &r.blkView
 		b.Insts = r.blk.Insts[r.blkAt:]
 		r.blkAt = len(r.blk.Insts)
