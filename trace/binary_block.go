@@ -39,7 +39,7 @@ const (
 	colStatic        // uvarint static index in the chunk's table
 	colGroup         // svarint group delta
 	colWarp          // svarint warp delta
-	colMask          // uvarint mask ^ ExecMask
+	colMask          // uvarint mask: the partition's few lanes, not ^ ExecMask
 	colPart          // uvarint lanes, uvarint row [, uvarint max conflict, uvarint sectors]
 	colVecs          // each instruction's vectors, as a split instruction record stores them
 )
@@ -70,13 +70,12 @@ type blockBuf struct {
 func (w *BinaryWriter) addBlockInst(in *Inst, idx uint64) {
 	k := &w.blk
 	c := &k.cols
-	s := in.Static
 	pi := in.Part
 	c[colSeq] = binary.AppendUvarint(c[colSeq], in.Seq-w.seq)
 	c[colStatic] = binary.AppendUvarint(c[colStatic], idx)
 	c[colGroup] = binary.AppendUvarint(c[colGroup], zigzag(in.Group-w.group))
 	c[colWarp] = binary.AppendUvarint(c[colWarp], zigzag(in.Warp-w.warp))
-	c[colMask] = binary.AppendUvarint(c[colMask], uint64(in.Mask^s.ExecMask()))
+	c[colMask] = binary.AppendUvarint(c[colMask], uint64(in.Mask))
 	w.group, w.warp = in.Group, in.Warp
 	p := binary.AppendUvarint(c[colPart], uint64(pi.Lanes))
 	if pi.Row {
@@ -298,7 +297,7 @@ func (r *BinaryReader) decodeBlock() error {
 		warp += unzigzag(dw)
 		in := &k.Insts[i]
 		in.Seq, in.Line, in.Static, in.Dir, in.Group, in.Warp = seq, 0, si.s, nil, group, warp
-		in.Mask = uint32(mask) ^ si.exec
+		in.Mask = uint32(mask)
 		in.Part = pi
 		nIn := len(si.inputs)
 		vals := k.vecs[vat : vat+nIn : vat+nIn]
