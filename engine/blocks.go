@@ -62,6 +62,7 @@ func (e *replayer) runBlocks(ctx context.Context, src trace.Source, sink Sink) (
 	// take it through func values, to which a local's address would
 	// escape, an allocation an instruction.
 	b.cur = make([]xinst, 1)
+	q := &valsQueue{}
 	cur := e.mem.Cursor()
 	rows := make([]InstStat, 0, blockRows)
 	flush := func() error {
@@ -91,6 +92,7 @@ func (e *replayer) runBlocks(ctx context.Context, src trace.Source, sink Sink) (
 			// writes at once, after the instructions before it.
 			e.directive(b, dir.Dir)
 			if len(b.inits) > 0 {
+				q.flush(e.mem)
 				b.partKeys = e.partKeys
 				err := e.applyInits(b)
 				clear(b.inits)
@@ -103,7 +105,7 @@ func (e *replayer) runBlocks(ctx context.Context, src trace.Source, sink Sink) (
 		}
 		for i := range blk.Insts {
 			in := &blk.Insts[i]
-			row, keep, err := e.blockInst(b, &cur, in, &sum)
+			row, keep, err := e.blockInst(b, &cur, q, in, &sum)
 			if err != nil {
 				return Summary{}, err
 			}
@@ -129,6 +131,7 @@ func (e *replayer) runBlocks(ctx context.Context, src trace.Source, sink Sink) (
 			e.opts.progress(s)
 		}
 	}
+	q.flush(e.mem)
 	if err := flush(); err != nil {
 		return Summary{}, err
 	}
@@ -146,7 +149,7 @@ func (e *replayer) runBlocks(ctx context.Context, src trace.Source, sink Sink) (
 // only; and returns its instructions row and whether the partition writes
 // one (batch.rows: the row's partition always, another only for its own
 // faults or failed compare-and-swaps).
-func (e *replayer) blockInst(b *batch, cur *shard.Cursor, in *trace.Inst, sum *Summary) (InstStat, bool, error) {
+func (e *replayer) blockInst(b *batch, cur *shard.Cursor, q *valsQueue, in *trace.Inst, sum *Summary) (InstStat, bool, error) {
 	pi := in.Part
 	if pi == nil {
 		return InstStat{}, false, &InstError{Seq: in.Seq, Text: in.Static.Text, Err: errors.New("an instruction of a split source without its split fields")}
@@ -159,8 +162,9 @@ func (e *replayer) blockInst(b *batch, cur *shard.Cursor, in *trace.Inst, sum *S
 	mem := e.memOf(st.Space, in.Group)
 	var faults, failed uint32
 	if st.Elems == 1 && p.size <= 8 && p.elemAddr == nil && p.elemFault == nil {
-		faults, failed, err = e.blockScalar(cur, in, p, mem)
+		faults, failed, err = e.blockScalar(cur, q, in, p, mem)
 	} else {
+		q.flush(e.mem) // it applies at once
 		faults, failed, err = e.blockElems(b, cur, in, p, mem)
 	}
 	if err != nil {
@@ -218,7 +222,7 @@ func (s *blockSrc) at(st *trace.Static, lane, k int) (lo, hi uint64) {
 // (plan.addr) and fault checks (plan.checkElem) on the instruction's
 // values as the block holds them, compact lists read by the lane's rank in
 // the mask. Its lanes are this partition's (the split sent it only those).
-func (e *replayer) blockScalar(cur *shard.Cursor, in *trace.Inst, p *plan, mem uint32) (faults, failed uint32, err error) {
+func (e *replayer) blockScalar(cur *shard.Cursor, q *valsQueue, in *trace.Inst, p *plan, mem uint32) (faults, failed uint32, err error) {
 	st := p.st
 	active := in.Active()
 	mask := in.Mask & st.ExecMask()
@@ -232,6 +236,10 @@ func (e *replayer) blockScalar(cur *shard.Cursor, in *trace.Inst, p *plan, mem u
 	scale, imm, pitch, amask := uint64(st.AddrScale), uint64(st.AddrImm)+uint64(st.ElemOff(0)), uint64(st.LanePitch), st.AddrMask()
 	fl := p.flags()
 	cas := isCAS(p.kind)
+	queued := p.size == 4 && p.c == nil && vals32(p.kind)
+	if !queued {
+		q.flush(e.mem) // it applies at once
+	}
 	k := -1
 	for m := mask; m != 0; m &= m - 1 {
 		lane := bits.TrailingZeros32(m)
@@ -274,6 +282,10 @@ func (e *replayer) blockScalar(cur *shard.Cursor, in *trace.Inst, p *plan, mem u
 			return 0, 0, errMemoryFull
 		}
 		word := en.WordRef(addr)
+		if queued {
+			q.push(e.mem, p.kind, rec{word: word, slot: uint32(bv)})
+			continue
+		}
 		pg := e.mem.Page(word >> (shard.PageShift - 2))
 		ret, retHi := applyWord(pg, word&(shard.PageWords-1), uint32(addr&3), p.kind, p.size, fl, bv, cv, bh, ch)
 		if cas && !casMatched(p.kind, p.size, casOld(p, ret), retHi, bv, bh) {
@@ -281,6 +293,59 @@ func (e *replayer) blockScalar(cur *shard.Cursor, in *trace.Inst, p *plan, mem u
 		}
 	}
 	return faults, failed, nil
+}
+
+// valsQueue holds the block path's latest run of 32-bit accesses of one
+// operation with one source and nothing returned (a scattered add, a BFS's
+// min), as (word, source) records, and applies them in order, in the
+// loops the batch path applies such records with (add32Vals: on amd64 an
+// assembly loop that keeps many misses under way at once; applyVals32):
+// a partition's words lie all over the simulated memory, and a record
+// applied at once waits for its word's miss. Any other access, an .init
+// and the memory table flush it first, so every access applies in trace
+// order.
+type valsQueue struct {
+	k    kind
+	recs []rec
+}
+
+// valsQueueLen is how many records the queue applies at once.
+const valsQueueLen = 4096
+
+// vals32 reports whether a 32-bit operation of kind k with one source has
+// a loop of records (add32Vals, applyVals32).
+func vals32(k kind) bool {
+	switch k {
+	case kAdd, kExch, kMinU, kMaxU, kMinS, kMaxS, kAnd, kOr, kXor, kFAddF32, kFAddF32FTZ:
+		return true
+	}
+	return false
+}
+
+// push queues record x of an operation of kind k.
+func (q *valsQueue) push(mem *shard.Memory, k kind, x rec) {
+	if len(q.recs) > 0 && k != q.k || len(q.recs) == valsQueueLen {
+		q.flush(mem)
+	}
+	q.k = k
+	q.recs = append(q.recs, x)
+}
+
+// flush applies the queued records, in order.
+func (q *valsQueue) flush(mem *shard.Memory) {
+	if len(q.recs) == 0 {
+		return
+	}
+	if q.k == kAdd {
+		add32Vals(mem, q.recs)
+	} else if !applyVals32(mem, q.recs, q.k) {
+		for _, x := range q.recs { // (vals32 names only kinds with a loop)
+			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
+			c.Words[w] = op32(q.k, c.Words[w], x.slot, 0)
+			c.Touched[w/64] |= 1 << (w % 64)
+		}
+	}
+	q.recs = q.recs[:0]
 }
 
 // strictFault is WithStrict's error at a faulting lane.
