@@ -128,6 +128,13 @@ func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWrite
 		// keep their buffers in the caches, made once at that size.
 		bw.chunkBytes = splitChunkBytes
 		bw.insts = make([]byte, 0, splitChunkBytes+splitChunkBytes/8)
+		for i := range bw.blk.cols { // a block's columns, made once
+			n := 4 << 10
+			if i == colVecs {
+				n = blockMaxBytes + blockMaxBytes/8
+			}
+			bw.blk.cols[i] = make([]byte, 0, n)
+		}
 	}
 	if h == nil {
 		h = &Header{}
@@ -398,10 +405,14 @@ func (w *BinaryWriter) Write(in *Inst) error {
 		w.seq++
 	}
 	w.n++
-	if w.o.split != nil && (w.blk.n >= blockMaxInsts || w.blk.bytes() >= blockMaxBytes) {
-		w.closeBlock()
+	pending := 0
+	if w.o.split != nil {
+		if pending = w.blk.bytes(); w.blk.n >= blockMaxInsts || pending >= blockMaxBytes {
+			w.closeBlock()
+			pending = 0
+		}
 	}
-	if w.n >= w.o.chunkInsts || len(w.insts)+w.blk.bytes() >= w.chunkBytes {
+	if w.n >= w.o.chunkInsts || len(w.insts)+pending >= w.chunkBytes {
 		if err := w.flush(); err != nil {
 			w.err = err
 			return err
