@@ -22,9 +22,11 @@ import (
 // are applied as they are read, in trace order and, within an
 // instruction, in lane order then element order (OrderLane), with the
 // same plans, fault checks and word operations as the batch path's
-// general one (expandLanes, applySeg): the same memory, instruction
-// rows, ops and faults, for work proportional to the lanes the partition
-// owns.
+// general one (expandLanes, applySeg), a run of 32-bit one-source
+// accesses queued and applied in the batch path's loops of records
+// (valsQueue): the same memory, instruction rows, ops and faults, for
+// work proportional to the lanes the partition owns and the instructions
+// it holds a lane of.
 //
 // It runs when the source declares trace.CapBlock and the replay needs
 // nothing per lane beyond memory and the instruction rows: no results
