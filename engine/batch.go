@@ -235,6 +235,11 @@ type batch struct {
 	parts    []trace.PartInfo
 	hasParts bool
 	partRows []InstStat
+	// full, fullVals and fullLists hold an instruction of a block with its
+	// compact lists spread over the warp (spread, blocks.go).
+	full      trace.Inst
+	fullVals  []trace.Vector
+	fullLists []uint64
 	// out holds, per instruction range and owner, the records in trace
 	// order. An owner is an applying worker: it owns the pages whose shard
 	// is its index modulo the owner count.

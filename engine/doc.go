@@ -73,9 +73,13 @@
 //
 // A [trace.Source] declares its fast paths the same way (trace.CapArena:
 // lists decoded straight into the batch; trace.CapRepeat: a hot counter's
-// repeated records handed over at once), and the engine takes them when
-// declared; [Summary]'s ArenaInsts and RepeatInsts count the instructions
-// that took them.
+// repeated records handed over at once; trace.CapBlock: a partition's
+// split files handed over a block of instructions at a time, which the
+// replay applies lane-element by lane-element without the pipeline below
+// when it needs no per-lane rows, addresses table, WithExplore,
+// WithInterleave or other lane order: blocks.go), and the engine takes them when
+// declared; [Summary]'s ArenaInsts, RepeatInsts and BlockInsts count the
+// instructions that took them.
 //
 // # Pipeline
 //

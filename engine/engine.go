@@ -30,6 +30,9 @@ type Summary struct {
 	// handed over as repeats of the one before (CapRepeat), and those it
 	// decoded into the replay's own storage (CapArena, NextInto).
 	RepeatInsts, ArenaInsts uint64
+	// BlockInsts counts the instructions a split source handed over a
+	// block at a time (trace.CapBlock), applied without a batch (blocks.go).
+	BlockInsts uint64
 }
 
 // memKey names one memory instance: a space, and the group for per-group spaces.
@@ -168,7 +171,11 @@ func replay(ctx context.Context, src trace.Source, sink Sink, o options) (Summar
 	e, err := newReplayer(src.Header(), o)
 	if err == nil {
 		var sum Summary
-		sum, err = e.run(ctx, src, sink)
+		if e.blockPath(src, sink) {
+			sum, err = e.runBlocks(ctx, src, sink)
+		} else {
+			sum, err = e.run(ctx, src, sink)
+		}
 		if err == nil {
 			if err = sink.Commit(); err == nil {
 				return sum, nil
@@ -618,8 +625,22 @@ func (e *replayer) closeWindow(b *batch) {
 // addInst plans in and copies it into b (its lists unless inArena: see
 // batch.add); on a plan error it sets b.err and reports false.
 func (e *replayer) addInst(b *batch, in *trace.Inst, inArena bool) bool {
-	// Consecutive instructions mostly share their Static and memory: one
-	// comparison each instead of two map lookups.
+	p, err := e.planOf(in)
+	if err != nil {
+		b.err = err
+		return false
+	}
+	b.add(in, p, e.memOf(in.Static.Space, in.Group), inArena)
+	if in.Part != nil {
+		b.notePart(in.Part)
+	}
+	return true
+}
+
+// planOf returns in's plan, made on first use (an InstError if it cannot
+// be). Consecutive instructions mostly share their Static: one comparison
+// each instead of a map lookup.
+func (e *replayer) planOf(in *trace.Inst) (*plan, error) {
 	p := e.lastPlan
 	if p == nil || p.st != in.Static {
 		p = e.plans[in.Static]
@@ -627,12 +648,10 @@ func (e *replayer) addInst(b *batch, in *trace.Inst, inArena bool) bool {
 			var err error
 			p, err = newPlan(in.Static, e.hdr, e.regions)
 			if err != nil {
-				b.err = &InstError{Seq: in.Seq, Line: in.Line, Text: in.Static.Text, Err: err}
-				return false
+				return nil, &InstError{Seq: in.Seq, Line: in.Line, Text: in.Static.Text, Err: err}
 			}
 			if len(e.planList) > math.MaxUint32 {
-				b.err = &InstError{Seq: in.Seq, Line: in.Line, Text: in.Static.Text, Err: errors.New("more than 2^32 distinct instructions")}
-				return false
+				return nil, &InstError{Seq: in.Seq, Line: in.Line, Text: in.Static.Text, Err: errors.New("more than 2^32 distinct instructions")}
 			}
 			p.id = uint32(len(e.planList))
 			e.planList = append(e.planList, p)
@@ -640,11 +659,7 @@ func (e *replayer) addInst(b *batch, in *trace.Inst, inArena bool) bool {
 		}
 		e.lastPlan = p
 	}
-	b.add(in, p, e.memOf(in.Static.Space, in.Group), inArena)
-	if in.Part != nil {
-		b.notePart(in.Part)
-	}
-	return true
+	return p, nil
 }
 
 // stages splits workers between the two compute stages: with one, a

@@ -136,6 +136,7 @@ func checkSplit(t *testing.T, path, out string, n, m int, whole *engine.Collecto
 			t.Fatalf("partition %d/%d: %v", i, n, err)
 		}
 		src.Close()
+		checkBlockPath(t, out, i, n, &c)
 		var lines []shard.LineOwner // the split's partition map: its lines are where it says
 		for _, l := range src.Header().PartitionMap {
 			lines = append(lines, shard.LineOwner{Key: l.Key, Line: l.Line, Part: l.Part})
@@ -251,6 +252,49 @@ func TestSplitRowOwnerIsSliceModN(t *testing.T) {
 			if c.n == 8 && sum.Instructions > 0 && empty == 0 {
 				t.Errorf("n=8 M=8 slice %d: no row without lanes of its partition among %d (the test's adds are too few?)", k, rows)
 			}
+		}
+	}
+}
+
+// leanSink is a Collector that wants no per-lane rows nor the addresses
+// table: a replay of a split source into it takes the block path.
+type leanSink struct{ engine.Collector }
+
+func (*leanSink) Caps() engine.SinkCaps { return 0 }
+
+// checkBlockPath replays partition i of n of the split directory out into
+// a leanSink, which takes the block path (trace.CapBlock), and checks that
+// it read every instruction a block at a time and left the memory and the
+// instructions rows of full, the batch path's replay of it.
+func checkBlockPath(t *testing.T, out string, i, n int, full *engine.Collector) {
+	t.Helper()
+	src, err := split.Open(out, i, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var lean leanSink
+	sum, err := engine.Replay(t.Context(), src, &lean, engine.WithPartition(i, n))
+	if err != nil {
+		t.Fatalf("partition %d/%d, block path: %v", i, n, err)
+	}
+	if sum.BlockInsts != sum.Instructions {
+		t.Errorf("partition %d/%d: %d of %d instructions taken a block at a time", i, n, sum.BlockInsts, sum.Instructions)
+	}
+	if !reflect.DeepEqual(lean.Words, full.Words) && !(len(lean.Words) == 0 && len(full.Words) == 0) {
+		t.Errorf("partition %d/%d: the block path leaves %d words, the batch path %d (or other values)", i, n, len(lean.Words), len(full.Words))
+	}
+	if len(lean.Stats) != len(full.Stats) {
+		t.Fatalf("partition %d/%d: the block path writes %d instructions rows, the batch path %d", i, n, len(lean.Stats), len(full.Stats))
+	}
+	for k := range lean.Stats {
+		g, w := lean.Stats[k], full.Stats[k]
+		if g.Static.Text != w.Static.Text {
+			t.Fatalf("partition %d/%d: block path row of %q, batch path of %q", i, n, g.Static.Text, w.Static.Text)
+		}
+		g.Static, w.Static = nil, nil // each replay's reader parsed its own
+		if g != w {
+			t.Fatalf("partition %d/%d: block path row %+v, batch path %+v", i, n, lean.Stats[k], full.Stats[k])
 		}
 	}
 }

@@ -38,7 +38,16 @@
 //  4. The reduce refuses, naming the files, a partition directory with a
 //     missing or repeated slice, or slices of different traces,
 //     partition counts or slice counts, before it replays anything.
-//  5. Exact: replaying every partition's slices with engine.WithPartition
+//  5. Blocks: a slice file holds its instructions in block records
+//     (docs/FORMAT.md, "Split files"; split format version 3; files of
+//     version 2 are refused by name), and [Source] declares
+//     trace.CapBlock: a replay that needs nothing per lane beyond memory
+//     and instruction rows (no results or addresses table, no -explore,
+//     -interleave or -order) takes a block at a time and applies its
+//     lane-elements without a batch slot an instruction (engine/blocks.go),
+//     its work proportional to the lanes it owns; any other replay reads
+//     the same files an instruction at a time, through the batch path.
+//  6. Exact: replaying every partition's slices with engine.WithPartition
 //     and combining their tables (replay merge) gives the single replay's
 //     tables: each word, result row and address in one partition; each
 //     instruction's row written by one partition, with the lanes,

@@ -171,10 +171,47 @@ func (s *Source) Next() (*trace.Inst, error) {
 	return in, err
 }
 
-// Caps is trace.CapArena: the slices' readers decode lists into the
-// caller's arena. A split file's records are not repeats of one another
+// Caps is trace.CapArena|trace.CapBlock: the slices' readers decode lists
+// into the caller's arena, and hand over their instructions a block at a
+// time. A split file's records are not repeats of one another
 // (docs/FORMAT.md, "Split files"), so it has no CapRepeat.
-func (s *Source) Caps() trace.SourceCaps { return trace.CapArena }
+func (s *Source) Caps() trace.SourceCaps { return trace.CapArena | trace.CapBlock }
+
+// NextBlock returns the next block of instructions, or the next directive,
+// or io.EOF after the last slice's last record (trace.CapBlock).
+func (s *Source) NextBlock() (*trace.Block, *trace.Inst, error) {
+	for {
+		if s.closed {
+			return nil, nil, errors.New("split: source closed")
+		}
+		if s.r == nil {
+			if s.k == len(s.files) {
+				return nil, nil, io.EOF
+			}
+			if err := s.open(); err != nil {
+				return nil, nil, err
+			}
+		}
+		b, in, err := s.r.NextBlock()
+		if err == io.EOF {
+			s.r.Close()
+			s.f.Close()
+			s.r, s.f = nil, nil
+			s.k++
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if b != nil {
+			if first := b.Insts[0].Seq; s.any && first < s.seq {
+				return nil, nil, fmt.Errorf("%s: instruction %d after instruction %d of an earlier slice", s.files[s.k], first, s.seq-1)
+			}
+			s.seq, s.any = b.Insts[len(b.Insts)-1].Seq+1, true
+		}
+		return b, in, nil
+	}
+}
 
 // Repeats consumes none: Caps has no CapRepeat.
 func (s *Source) Repeats(int) (int, int64, int64) { return 0, 0, 0 }

@@ -434,10 +434,14 @@ func (w *worker) parseHeaderRecord(raw []byte) (*Header, uint16, *SplitHeader, e
 		return nil, 0, nil, fmt.Errorf("%w: header record of %d bytes, its fixed part is %d", errTruncated, len(raw), headerFixedLen)
 	}
 	v := binary.LittleEndian.Uint16(raw[8:])
-	if v < formatVersionOldest || v > formatVersion {
-		return nil, 0, nil, fmt.Errorf("unsupported format version %d (this reader reads versions %d to %d)", v, formatVersionOldest, formatVersion)
-	}
 	f := binary.LittleEndian.Uint16(raw[10:])
+	switch split := f&flagSplit != 0; {
+	case split && v == 2:
+		return nil, 0, nil, fmt.Errorf("a split file of format version 2, written by an older replay split (this replay reads split files of version %d, whose instructions come in blocks): run replay split again", splitFormatVersion)
+	case split && v == splitFormatVersion:
+	case v < formatVersionOldest || v > formatVersion:
+		return nil, 0, nil, fmt.Errorf("unsupported format version %d (this reader reads versions %d to %d, and split files of version %d)", v, formatVersionOldest, formatVersion, splitFormatVersion)
+	}
 	if f&^(headerFlagAddressOnly|flagSplit) != 0 || f&flagSplit != 0 && v < 2 {
 		return nil, 0, nil, fmt.Errorf("unknown header flags 0x%04x", f)
 	}

@@ -25,7 +25,29 @@ func FuzzBinaryReader(f *testing.F) {
 	// Lists in the fixed-width form, of every width and shift.
 	f.Add(writeTrace(f, nil, listInsts()[:6], WithChunkInsts(2)))
 	f.Add(writeTrace(f, nil, listInsts()[40:], WithChunkInsts(3)))
+	// A split file: its instructions in block records, lists masked.
+	var parts []*Inst
+	for i, in := range append(testInsts(), listInsts()[:8]...) {
+		c := *in
+		c.Seq, c.Mask = uint64(3*i), in.Mask&0x8421
+		c.Part = &PartInfo{Lanes: 3, Row: i%2 == 0, Addresses: 2, MaxConflict: 1, Sectors: 2}
+		parts = append(parts, &c)
+	}
+	f.Add(writeTrace(f, testHeader, parts, WithChunkInsts(4), WithSplit(SplitHeader{Parts: 2, Slices: 1, Chunks: 1, EndChunk: 1})))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if r, err := NewBinaryReader(bytes.NewReader(data), WithStaticParser(fakeParse)); err == nil && r.Split() != nil {
+			// A split file read a block at a time: an error, never a panic.
+			for {
+				b, _, err := r.NextBlock()
+				if err != nil {
+					checkFuzzErr(t, err)
+					break
+				}
+				for k := range b.Insts {
+					checkRecord(t, k, &b.Insts[k])
+				}
+			}
+		}
 		r, err := NewBinaryReader(bytes.NewReader(data), WithStaticParser(fakeParse))
 		if err == nil {
 			n := 0

@@ -123,14 +123,21 @@ func (o *readerOptions) pipelineSize(def int) (bufs, decoders int) {
 // A reader dropped without either is stopped when the garbage collector
 // finds it unreachable; call Close to stop it at once.
 type BinaryReader struct {
-	o      readerOptions
-	hdr    *Header
-	split  *SplitHeader // a split file's header; nil for any other trace
-	part   PartInfo     // a split file's last instruction's
-	masked []uint64     // a masked list's values (split files)
-	ver    uint16       // the format version of the header
-	bias   uint64       // what to take from a record code for the static index: 1 from version 2 on
-	simd   bool         // fixed-width lists decode in assembly (hasFixedSIMD)
+	o     readerOptions
+	hdr   *Header
+	split *SplitHeader // a split file's header; nil for any other trace
+	// A split file's block being read (decodeBlock): its instructions,
+	// the next one Next returns (blkAt), the statics of its instructions,
+	// and the view NextBlock returns of a block Next began.
+	blk     Block
+	blkView Block
+	blkAt   int
+	blkSI   []*staticInfo
+	ivals   []Vector // NextInto's copy of a block instruction's vectors
+	masked  []uint64 // a masked list's values (split files)
+	ver     uint16   // the format version of the header
+	bias    uint64   // what to take from a record code for the static index: 1 from version 2 on
+	simd    bool     // fixed-width lists decode in assembly (hasFixedSIMD)
 
 	// Where chunks come from: src until the first Next starts the pipeline.
 	src          frameSource
@@ -263,9 +270,14 @@ func NewBinaryReader(r io.Reader, opts ...ReaderOption) (*BinaryReader, error) {
 func (r *BinaryReader) Header() *Header { return r.hdr }
 
 // Caps is CapArena|CapRepeat: a binary reader decodes lists into its
-// caller's arena (NextInto) and hands over repeated records at once
-// (Repeats).
-func (r *BinaryReader) Caps() SourceCaps { return CapArena | CapRepeat }
+// caller's arena and hands over repeated records at once; and, reading a
+// split file, CapBlock: its instructions come a block at a time.
+func (r *BinaryReader) Caps() SourceCaps {
+	if r.split != nil {
+		return CapArena | CapRepeat | CapBlock
+	}
+	return CapArena | CapRepeat
+}
 
 func (r *BinaryReader) setVersion(v uint16) {
 	r.ver, r.bias = v, 0
@@ -483,9 +495,25 @@ func (r *BinaryReader) NextInto(arena []uint64) (*Inst, []uint64, error) {
 }
 
 func (r *BinaryReader) next(arena []uint64, into bool) (*Inst, []uint64, error) {
+	if r.blkAt < len(r.blk.Insts) && r.err == nil {
+		in, arena := r.nextInBlock(arena, into)
+		return in, arena, nil
+	}
 	if r.left == 0 || r.err != nil {
 		if err := r.advance(); err != nil {
 			return nil, arena, err
+		}
+	}
+	if r.split != nil {
+		switch {
+		case r.at < len(r.recs) && r.recs[r.at] != 0:
+			return nil, arena, r.setErr(r.instErr("an instruction record outside a block in a split file"))
+		case r.at+1 < len(r.recs) && r.recs[r.at+1] == dirKindBlock:
+			if err := r.decodeBlock(); err != nil {
+				return nil, arena, r.setErr(err)
+			}
+			in, arena := r.nextInBlock(arena, into)
+			return in, arena, nil
 		}
 	}
 	if r.ver >= 2 && r.at < len(r.recs) && r.recs[r.at] == 0 {
@@ -775,15 +803,6 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 	in := &r.inst
 	if in.Static != si.s {
 		in.Static = si.s
-	}
-	if r.split != nil {
-		var err error
-		if p, err = r.decodePart(p); err != nil {
-			return err
-		}
-		if in.Part == nil {
-			in.Part = &r.part
-		}
 	}
 	in.Seq, in.Group, in.Warp, in.Mask = r.seq, r.group, r.warp, uint32(mask)^si.exec
 	nIn := len(si.inputs)

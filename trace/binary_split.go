@@ -258,21 +258,11 @@ func scatterMasked(dst, src []uint64, in *Input, execSize int, mask uint32) {
 	}
 }
 
-// appendSplitInst appends what a split file's instruction holds after its
-// mask: its seq gap, its lanes in the trace, its row, then its vectors,
-// lists masked to the record's lanes where they may be.
-func (w *BinaryWriter) appendSplitInst(b []byte, in *Inst) []byte {
+// appendSplitVecs appends the vectors of a split file's instruction (a
+// block's vector column): lists masked to the record's lanes where they
+// may be.
+func (w *BinaryWriter) appendSplitVecs(b []byte, in *Inst) []byte {
 	s := in.Static
-	pi := in.Part
-	b = binary.AppendUvarint(b, in.Seq-w.seq)
-	b = binary.AppendUvarint(b, uint64(pi.Lanes))
-	if pi.Row {
-		b = binary.AppendUvarint(b, uint64(pi.Addresses)+1)
-		b = binary.AppendUvarint(b, uint64(pi.MaxConflict))
-		b = binary.AppendUvarint(b, uint64(pi.Sectors))
-	} else {
-		b = append(b, 0)
-	}
 	exec := s.ExecMask()
 	mask := in.Mask & exec
 	for i := range in.Vals {
@@ -308,36 +298,6 @@ func (w *BinaryWriter) appendSplitInst(b []byte, in *Inst) []byte {
 		b = appendVector(b, &Vector{Kind: VecList, List: lo, ListHi: hi, BaseHi: v.BaseHi}, wide)
 	}
 	return b
-}
-
-// decodePart decodes a split file's instruction fields after the mask:
-// the seq gap (applied to r.seq), the lanes and the row, into r.part.
-func (r *BinaryReader) decodePart(p []byte) ([]byte, error) {
-	gap, p, ok := readUvarint(p)
-	if !ok || r.seq+gap < r.seq {
-		return p, r.instErr("bad seq gap")
-	}
-	lanes, p, ok := readUvarint(p)
-	if !ok || lanes > MaxLanes {
-		return p, r.instErr("bad lane count")
-	}
-	row, p, ok := readUvarint(p)
-	if !ok || row > 1<<32 {
-		return p, r.instErr("bad row")
-	}
-	r.seq += gap
-	r.part = PartInfo{Lanes: uint32(lanes), Row: row > 0}
-	if row > 0 {
-		var maxc, sectors uint64
-		if maxc, p, ok = readUvarint(p); !ok || maxc > 1<<32 {
-			return p, r.instErr("bad largest conflict")
-		}
-		if sectors, p, ok = readUvarint(p); !ok || sectors > 1<<32 {
-			return p, r.instErr("bad sectors")
-		}
-		r.part.Addresses, r.part.MaxConflict, r.part.Sectors = uint32(row-1), uint32(maxc), uint32(sectors)
-	}
-	return p, nil
 }
 
 // decodeMasked decodes a masked list (kind 6) of input j: its inner kind,

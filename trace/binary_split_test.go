@@ -147,7 +147,17 @@ func TestSplitFileRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, src := range map[string]Source{"index": ir, "stream": sr} {
+	br, err := NewBinaryReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if br.Caps()&CapBlock == 0 || sr.Caps()&CapBlock == 0 {
+		t.Errorf("a split file's reader declares %v, want CapBlock", br.Caps())
+	}
+	for name, src := range map[string]interface {
+		Header() *Header
+		Next() (*Inst, error)
+	}{"index": ir, "stream": sr, "blocks": &blockReader{t: t, r: br}} {
 		if !reflect.DeepEqual(src.Header().Regions, hdr.Regions) {
 			t.Errorf("%s: header regions %+v", name, src.Header().Regions)
 		}
@@ -203,6 +213,59 @@ func TestSplitFileRoundTrip(t *testing.T) {
 	if err != nil || pr.Split() != nil {
 		t.Errorf("a plain trace: split header %v, err %v", pr.Split(), err)
 	}
+}
+
+// blockReader reads a split file a block at a time (NextBlock) and hands
+// its records over one at a time, as Next does: each instruction's compact
+// lists (BlockCompact), which it checks hold one value for each lane of
+// the mask, spread over the warp.
+type blockReader struct {
+	t      *testing.T
+	r      *BinaryReader
+	insts  []Inst
+	spread Inst
+}
+
+func (b *blockReader) Header() *Header { return b.r.Header() }
+
+func (b *blockReader) Next() (*Inst, error) {
+	if len(b.insts) == 0 {
+		blk, dir, err := b.r.NextBlock()
+		if err != nil {
+			return nil, err
+		}
+		if dir != nil {
+			return dir, nil
+		}
+		b.insts = blk.Insts
+	}
+	in := &b.insts[0]
+	b.insts = b.insts[1:]
+	st := in.Static
+	mask := in.Mask & st.ExecMask()
+	b.spread = *in
+	b.spread.Vals = append([]Vector(nil), in.Vals...)
+	for j := range in.Vals {
+		v := &in.Vals[j]
+		masked := v.Kind == VecList && st.Inputs[j].Elems <= 1 && st.Inputs[j].Bits != 128 && maskable(st, j) && mask != st.ExecMask()
+		if BlockCompact(in, j) != masked {
+			b.t.Fatalf("seq %d %q input %s: BlockCompact %v, want %v", in.Seq, st.Text, st.Inputs[j].Name, BlockCompact(in, j), masked)
+		}
+		if !masked {
+			continue
+		}
+		if len(v.List) != bits.OnesCount32(mask) {
+			b.t.Fatalf("seq %d %q input %s: a compact list of %d values for %d lanes", in.Seq, st.Text, st.Inputs[j].Name, len(v.List), bits.OnesCount32(mask))
+		}
+		full := make([]uint64, st.ExecSize)
+		k := 0
+		for m := mask; m != 0; m &= m - 1 {
+			full[bits.TrailingZeros32(m)] = v.List[k]
+			k++
+		}
+		b.spread.Vals[j].List = full
+	}
+	return &b.spread, nil
 }
 
 // laneOf is the lane whose value index i of input in is.

@@ -88,6 +88,7 @@ type BinaryWriter struct {
 
 	rec    []byte   // record being framed
 	masked []uint64 // a masked list's values (split files)
+	blk    blockBuf // the block being filled (split files)
 	zbuf   []byte   // compressed frame
 	err    error    // sticky
 	done   bool
@@ -127,6 +128,13 @@ func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWrite
 		// keep their buffers in the caches, made once at that size.
 		bw.chunkBytes = splitChunkBytes
 		bw.insts = make([]byte, 0, splitChunkBytes+splitChunkBytes/8)
+		for i := range bw.blk.cols { // a block's columns, made once
+			n := 4 << 10
+			if i == colVecs {
+				n = blockMaxBytes + blockMaxBytes/8
+			}
+			bw.blk.cols[i] = make([]byte, 0, n)
+		}
 	}
 	if h == nil {
 		h = &Header{}
@@ -146,7 +154,11 @@ func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWrite
 // appendHeaderRecord appends the header record with its checksum left zero.
 func appendHeaderRecord(b []byte, h *Header, split *SplitHeader) ([]byte, error) {
 	b = append(b, headerMagic...)
-	b = binary.LittleEndian.AppendUint16(b, formatVersion)
+	v := uint16(formatVersion)
+	if split != nil {
+		v = splitFormatVersion
+	}
+	b = binary.LittleEndian.AppendUint16(b, v)
 	var flags uint16
 	if h.AddressOnly {
 		flags |= headerFlagAddressOnly
@@ -379,6 +391,7 @@ func (w *BinaryWriter) Write(in *Inst) error {
 		return errors.New("trace: binary writer: Write after Close")
 	}
 	if in != nil && in.Dir != nil {
+		w.closeBlock() // a block never spans a directive
 		if err := w.encodeDirective(in.Dir); err != nil {
 			return err
 		}
@@ -392,7 +405,14 @@ func (w *BinaryWriter) Write(in *Inst) error {
 		w.seq++
 	}
 	w.n++
-	if w.n >= w.o.chunkInsts || len(w.insts) >= w.chunkBytes {
+	pending := 0
+	if w.o.split != nil {
+		if pending = w.blk.bytes(); w.blk.n >= blockMaxInsts || pending >= blockMaxBytes {
+			w.closeBlock()
+			pending = 0
+		}
+	}
+	if w.n >= w.o.chunkInsts || len(w.insts)+pending >= w.chunkBytes {
 		if err := w.flush(); err != nil {
 			w.err = err
 			return err
@@ -443,18 +463,20 @@ func (w *BinaryWriter) encode(in *Inst) error {
 	if w.n == 0 {
 		w.first = w.seq
 	}
+	if w.o.split != nil {
+		// Its columns go to the block being filled (binary_block.go).
+		w.addBlockInst(in, idx)
+		w.laneOps += uint64(bits.OnesCount32(in.Active())) * uint64(max(s.Elems, 1))
+		return nil
+	}
 	b := w.insts
 	b = binary.AppendUvarint(b, idx+1) // record code: 0 is a directive
 	b = binary.AppendUvarint(b, zigzag(in.Group-w.group))
 	b = binary.AppendUvarint(b, zigzag(in.Warp-w.warp))
 	b = binary.AppendUvarint(b, uint64(in.Mask^s.ExecMask()))
 	w.group, w.warp = in.Group, in.Warp
-	if w.o.split == nil {
-		for i := range in.Vals {
-			b = appendVector(b, &in.Vals[i], s.Inputs[i].Bits == 128)
-		}
-	} else {
-		b = w.appendSplitInst(b, in)
+	for i := range in.Vals {
+		b = appendVector(b, &in.Vals[i], s.Inputs[i].Bits == 128)
 	}
 	w.insts = b
 	w.laneOps += uint64(bits.OnesCount32(in.Active())) * uint64(max(s.Elems, 1))
@@ -650,6 +672,7 @@ func (w *BinaryWriter) staticIndex(s *Static) (uint64, error) {
 
 // flush writes the chunk being filled as one frame and starts the next.
 func (w *BinaryWriter) flush() error {
+	w.closeBlock()
 	if w.n == 0 {
 		return nil
 	}

@@ -46,6 +46,13 @@ type Source interface {
 	// directive, an instruction with a list, none yet). Only with
 	// CapRepeat.
 	Repeats(max int) (n int, dg, dw int64)
+	// NextBlock returns the next records of a partition's split files
+	// (docs/FORMAT.md, "Split files") a block of instructions at a time:
+	// either a block, or the directive record that comes next (in, with
+	// Dir set), or io.EOF after the last. The block's instructions are
+	// those Next would return one by one, and, like them, the source's
+	// until its next call. Only with CapBlock.
+	NextBlock() (b *Block, in *Inst, err error)
 }
 
 // SourceCaps are the fast paths a [Source] declares, a bit each.
@@ -59,6 +66,10 @@ const (
 	// instruction just returned, as a hot counter's warps do, rather
 	// than one Next each. [BinaryReader] has it.
 	CapRepeat
+	// CapBlock: NextBlock hands over a split file's instructions a block
+	// at a time, which a replay applies without a batch slot each.
+	// [BinaryReader] of a split file and split.Source have it.
+	CapBlock
 )
 
 // String lists the flags: "arena|repeat", or "none".
@@ -67,12 +78,12 @@ func (c SourceCaps) String() string {
 	for _, f := range []struct {
 		c    SourceCaps
 		name string
-	}{{CapArena, "arena"}, {CapRepeat, "repeat"}} {
+	}{{CapArena, "arena"}, {CapRepeat, "repeat"}, {CapBlock, "block"}} {
 		if c&f.c != 0 {
 			names = append(names, f.name)
 		}
 	}
-	if c&^(CapArena|CapRepeat) != 0 {
+	if c&^(CapArena|CapRepeat|CapBlock) != 0 {
 		names = append(names, "?")
 	}
 	if names == nil {
@@ -82,7 +93,8 @@ func (c SourceCaps) String() string {
 }
 
 // NoCaps is embedded by a Source that has no fast path: it declares none,
-// and its NextInto and Repeats, which no consumer calls, do nothing.
+// and its NextInto, Repeats and NextBlock, which no consumer calls, do
+// nothing.
 type NoCaps struct{}
 
 // Caps is none.
@@ -95,6 +107,11 @@ func (NoCaps) NextInto(arena []uint64) (*Inst, []uint64, error) {
 
 // Repeats consumes none.
 func (NoCaps) Repeats(int) (int, int64, int64) { return 0, 0, 0 }
+
+// NextBlock fails: the source does not declare CapBlock.
+func (NoCaps) NextBlock() (*Block, *Inst, error) {
+	return nil, nil, errors.New("trace: NextBlock on a source that does not declare CapBlock")
+}
 
 // SourceCloser is a Source with what it holds (a file, a reader's
 // goroutines): Close releases them, however the reading ended. [Open]

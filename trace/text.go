@@ -155,6 +155,9 @@ func (tr *TextReader) NextInto(arena []uint64) (*Inst, []uint64, error) {
 // Repeats consumes none: a text reader does not declare CapRepeat.
 func (tr *TextReader) Repeats(int) (int, int64, int64) { return 0, 0, 0 }
 
+// NextBlock fails: a text reader does not declare CapBlock.
+func (tr *TextReader) NextBlock() (*Block, *Inst, error) { return NoCaps{}.NextBlock() }
+
 // Close stops the reader's goroutines and waits for those that parse;
 // the one reading the input returns when its Read does, without reading
 // more. After Close, Next returns an error. Close must not run

@@ -51,7 +51,8 @@ func splitPipeline(t *testing.T, tr, root string, n, m int, extra ...string) str
 // results, instructions, ops, addresses), read through DuckDB, holds
 // exactly the single replay's rows, including the instructions whose
 // lanes span partitions; and the merged files are the single replay's,
-// byte for byte.
+// byte for byte, also for the lean tables (memory, instructions, ops),
+// whose partition replays take the split files a block at a time.
 func TestSplitPipelineEqualsOneReplay(t *testing.T) {
 	duckdbq.Require(t)
 	root := t.TempDir()
@@ -80,6 +81,22 @@ func TestSplitPipelineEqualsOneReplay(t *testing.T) {
 			t.Fatalf("%s: %s", name, stderr)
 		}
 		want := tableDigests(t, whole)
+		// The lean tables: the partitions take their split files a block
+		// at a time (engine/blocks.go), and merge to the same files.
+		lean := []string{"-tables", "memory,instructions,ops"}
+		wholeLean := filepath.Join(root, name, "whole-lean")
+		if code, _, stderr := replayCmd(t, append([]string{tr, "-o", wholeLean, "-q"}, lean...)...); code != 0 {
+			t.Fatalf("%s: %s", name, stderr)
+		}
+		wantLean := tableDigests(t, wholeLean)
+		for _, n := range []int{3, 8} {
+			got := tableDigests(t, splitPipeline(t, tr, filepath.Join(root, name, "lean"), n, 2, lean...))
+			for f, h := range wantLean {
+				if !strings.HasPrefix(f, ".") && got[f] != h {
+					t.Errorf("%s, lean tables, n=%d, M=2: merged %s differs from the single replay's", name, n, f)
+				}
+			}
+		}
 		for _, n := range []int{1, 3, 8} {
 			for m := 1; m <= 4; m++ {
 				merged := splitPipeline(t, tr, filepath.Join(root, name), n, m, "-explore")
