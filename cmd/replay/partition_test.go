@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -302,5 +303,67 @@ func TestRunOptionsRecorded(t *testing.T) {
 	}
 	if got, _ := columnar.ParseRunOptions(kv[columnar.MetaOptions]); got.Partition != "" || got.Trace != "racy.tasm" {
 		t.Errorf("merged tables record %+v, want the whole replay's options", got)
+	}
+}
+
+// TestPartitionRowGroupsSmaller: a partition's tables are written in row
+// groups of partitionBatchRows (a quarter of a whole replay's), which is
+// what a merge holds decoded of each partition at once; the merged tables
+// are in the whole replay's row groups, byte for byte its files.
+func TestPartitionRowGroupsSmaller(t *testing.T) {
+	duckdbq.Require(t)
+	root := t.TempDir()
+	tr := filepath.Join(root, "hot.zst")
+	// 80,000 instructions of one warp each: more rows than a whole
+	// replay's row group.
+	if code, _, stderr := replayCmd(t, "gen", "hotcounter", "-lane-ops", "2.56e6", "-o", tr, "-q"); code != 0 {
+		t.Fatalf("gen: %s", stderr)
+	}
+	whole := filepath.Join(root, "whole")
+	if code, _, stderr := replayCmd(t, tr, "-tables", "memory,instructions,ops", "-o", whole, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	parts := filepath.Join(root, "parts")
+	for i := range 2 {
+		if code, _, stderr := replayCmd(t, tr, "-partition", fmt.Sprintf("%d/2", i), "-tables", "memory,instructions,ops", "-o", parts, "-q"); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	merged := filepath.Join(root, "merged")
+	if code, _, stderr := replayCmd(t, "merge", parts, "-o", merged, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	groups := func(path string) (n, largest string) {
+		t.Helper()
+		r, err := duckdbq.Query(`SELECT count(DISTINCT row_group_id)::VARCHAR, max(row_group_num_rows)::VARCHAR FROM parquet_metadata(` +
+			duckdbq.QuoteString(path) + `)`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Rows[0][0].(string), r.Rows[0][1].(string)
+	}
+	for i := range 2 {
+		// Without a split, each partition writes a row of every
+		// instruction (the merge adds them up).
+		path := filepath.Join(parts, fmt.Sprintf("part=%d", i), "instructions.parquet")
+		if n, largest := groups(path); n != "5" || largest != fmt.Sprint(partitionBatchRows) {
+			t.Errorf("partition %d's instructions: %s row groups of at most %s rows, want 5 of at most %d", i, n, largest, partitionBatchRows)
+		}
+	}
+	if n, largest := groups(filepath.Join(merged, "instructions.parquet")); n != "2" || largest != fmt.Sprint(columnar.DefaultBatchRows) {
+		t.Errorf("merged instructions: %s row groups of at most %s rows, want 2 of at most %d", n, largest, columnar.DefaultBatchRows)
+	}
+	for _, name := range []string{"instructions.parquet", "memory.parquet", "ops.parquet"} {
+		a, err := os.ReadFile(filepath.Join(whole, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(merged, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("merged %s differs from the whole replay's", name)
+		}
 	}
 }

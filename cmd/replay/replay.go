@@ -428,10 +428,17 @@ func (o *replayOptions) outputDir(name, id string, copts []columnar.Option) (str
 		copts = append(copts, columnar.WithMetadata(map[string]string{
 			columnar.MetaPartition: fmt.Sprintf("%d/%d", o.part, o.parts),
 			columnar.MetaTrace:     sum,
-		}))
+		}), columnar.WithBatchRows(partitionBatchRows))
 	}
 	return dir, copts, nil
 }
+
+// partitionBatchRows is the row groups' size of a partition's tables: a
+// quarter of a whole replay's, so that replay merge, which holds a row
+// group of every partition's file decoded at once (and one more where it
+// merges), holds a quarter of the memory. The merged tables are written
+// in the whole replay's row groups, whatever the partitions' are.
+const partitionBatchRows = columnar.DefaultBatchRows / 4
 
 // runOptions is what the tables record of this replay (replay.options):
 // the flags that change what they hold, the trace's name and the build.
