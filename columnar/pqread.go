@@ -1038,9 +1038,10 @@ func unpackBits(b []byte, off uint64, w int) uint64 {
 }
 
 // unpackDeltas fills out with a miniblock's values: v plus the running
-// sum of minDelta plus its bw-bit deltas in mb, a column's 32- or 64-bit
-// values (their low bits; the sum wraps as the format's does). It returns
-// the last value. A miniblock of width 0 (a constant step: seq, a column
+// sum of minDelta plus its bw-bit deltas at the start of mb, a column's
+// 32- or 64-bit values (their low bits; the sum wraps as the format's
+// does); bytes of mb after them are read but not used, and with 8 of them
+// every value is read 8 bytes at a time. It returns the last value. A miniblock of width 0 (a constant step: seq, a column
 // of zeros) is a loop of additions.
 func unpackDeltas[T uint32 | uint64](mb []byte, bw byte, v, minDelta uint64, out []T) uint64 {
 	if bw == 0 {
@@ -1144,10 +1145,14 @@ func (d *deltaDecoder) decode(b []byte, n, w int, dst []byte) error {
 				nb = len(b)
 			}
 			cnt := min(per, n-k)
+			// The miniblock and up to 8 bytes after it (the next one's, or
+			// the next block's header), so that its last values too are
+			// read 8 bytes at a time, masked to their width.
+			mb := b[:min(len(b), nb+8)]
 			if w == 4 {
-				v = unpackDeltas(b[:nb], bw, v, minDelta, unsafe.Slice((*uint32)(unsafe.Pointer(&dst[k*4])), cnt))
+				v = unpackDeltas(mb, bw, v, minDelta, unsafe.Slice((*uint32)(unsafe.Pointer(&dst[k*4])), cnt))
 			} else {
-				v = unpackDeltas(b[:nb], bw, v, minDelta, unsafe.Slice((*uint64)(unsafe.Pointer(&dst[k*8])), cnt))
+				v = unpackDeltas(mb, bw, v, minDelta, unsafe.Slice((*uint64)(unsafe.Pointer(&dst[k*8])), cnt))
 			}
 			k += cnt
 			b = b[nb:]

@@ -227,6 +227,11 @@ func TestUnpackDeltas(t *testing.T) {
 					t.Fatalf("bw %d, %d values: 32-bit value %d %x, want %x", bw, n, j, got32[j], uint32(want[j]))
 				}
 			}
+			// Followed by another miniblock's bytes, which must not count.
+			more := append(slices.Clone(b), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
+			if last := unpackDeltas(more, byte(bw), first, minDelta, got64); last != want[n-1] || !slices.Equal(got64, want) {
+				t.Fatalf("bw %d, %d values, 8 bytes after: 64-bit %x (last %x), want %x", bw, n, got64, last, want)
+			}
 		}
 	}
 }
