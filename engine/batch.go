@@ -250,9 +250,10 @@ type batch struct {
 	acc     []*pageAcc       // [range]: a commuting batch's adds within one page, summed (commute.go); made on first use
 	ranges  []int            // instruction index where each range starts; len = ranges+1
 	nslots  int
-	// recsHint is the engine's (replayer.recsHint) as this batch's
-	// expansion began: how many records to make room for in a route.
-	recsHint int
+	// recsHint and segsHint are the engine's (replayer.recsHint,
+	// segsHint) as this batch's expansion began: how many records and
+	// segments to make room for in a route.
+	recsHint, segsHint int
 	// owner maps a page's shard to its owner, for the current owner count.
 	owner []int32
 	// repeatInsts and arenaInsts count the instructions the read stage

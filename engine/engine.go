@@ -73,10 +73,11 @@ type replayer struct {
 	// the batches in flight share a huge page, rather than take one each.
 	instSlab  []binst
 	instsMade bool
-	// recsHint is the most records one expander's route has held in a
-	// batch so far (batch.expand sizes routes by it). Only expandBatch,
-	// one batch at a time, reads and writes it.
-	recsHint int
+	// recsHint and segsHint are the most records and segments one
+	// expander's route has held in a batch so far (batch.expand sizes
+	// routes by them). Only expandBatch, one batch at a time, reads and
+	// writes them.
+	recsHint, segsHint int
 	// The window of WithInterleave being filled: how many instructions it
 	// has, and where it starts in the batch.
 	winPos, winStart int
@@ -692,11 +693,12 @@ func (e *replayer) expandBatch(b *batch, fuse bool) {
 	if b.oneLoop = b.commutes(); b.oneLoop {
 		e.oneLoops++
 	}
-	b.recsHint = e.recsHint
+	b.recsHint, b.segsHint = e.recsHint, e.segsHint
 	defer func() {
 		for _, routes := range b.out {
 			if len(routes) == 1 {
 				e.recsHint = max(e.recsHint, len(routes[0].recs))
+				e.segsHint = max(e.segsHint, len(routes[0].segs))
 			}
 		}
 	}()

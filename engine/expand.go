@@ -40,6 +40,13 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 		if cap(routes[0].recs) < want {
 			routes[0].recs = make([]rec, 0, want+want/8)
 		}
+		// Likewise the segments, a few an instruction at most (a
+		// spinlock's warp is one a lock): the most a range needed
+		// before. The first batches grew them by doubling, each a copy
+		// into fresh pages (2% of a lean spinlock replay's time).
+		if h := b.segsHint; h > 0 && cap(routes[0].segs) < h {
+			routes[0].segs = make([]seg, 0, h+h/8)
+		}
 	}
 	cur := mem.Cursor()
 	b.firstFault[r] = -1
