@@ -303,7 +303,7 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 		// (seg.vals), so that a batch of them applies in one loop
 		// (commute.go) without reading the instruction again. The word
 		// ends the same, and is marked written alike (add32Vals).
-		local, ok := b.routeSum(ii, bi, routes, cur, sp.lo, n, uint32(bi.bVal)*n, &b.sums[r])
+		local, ok := b.routeSum(ii, bi, routes, cur, sp.lo, n, sp.laneFree(), &b.sums[r])
 		if !ok {
 			return true, scratch, errMemoryFull
 		}
@@ -593,11 +593,17 @@ type warpSpan struct {
 const (
 	spanMayRepeat = 1 << 8
 	spanAliased   = 1 << 9
+	spanLaneFree  = 1 << 10
 )
 
 func (sp warpSpan) n() int          { return int(sp.shape & 0xff) }
 func (sp warpSpan) mayRepeat() bool { return sp.shape&spanMayRepeat != 0 }
 func (sp warpSpan) aliased() bool   { return sp.shape&spanAliased != 0 }
+
+// laneFree reports whether every lane's address is the one address,
+// whichever lanes are active: no per-lane list and no step between lanes
+// (an append queue's counter, a broadcast address).
+func (sp warpSpan) laneFree() bool { return sp.shape&spanLaneFree != 0 }
 
 // spanShape is a warpSpan's shape of n lanes (at most trace.MaxLanes).
 func spanShape(n int, mayRepeat, aliased bool) uint32 {
@@ -661,7 +667,7 @@ func warpAddresses(bi *xinst, addrs []uint64, oneRow, simd bool) ([]uint64, warp
 			addrs = append(addrs, a)
 			or, lo, hi = a, a, a
 		}
-		return addrs, warpSpan{or: or, lo: lo, hi: hi, shape: spanShape(n, lanesMayRepeat(nil, step, mask), false)}
+		return addrs, warpSpan{or: or, lo: lo, hi: hi, shape: spanShape(n, lanesMayRepeat(nil, step, mask), false) | spanLaneFree}
 	case list == nil:
 		for m := bi.active; m != 0; m &= m - 1 {
 			lane := uint64(bits.TrailingZeros32(m))
@@ -827,23 +833,25 @@ func (b *batch) routeRun(ii int, bi *xinst, routes []route, cur *shard.Cursor, a
 	return true, true
 }
 
-// routeSum routes the n lanes of a warp on one 32-bit word as one (word,
-// addend) record of their sum (expandWarp); as routeRun otherwise.
-func (b *batch) routeSum(ii int, bi *xinst, routes []route, cur *shard.Cursor, addr uint64, n, sum uint32, sr *sumRun) (local, ok bool) {
+// routeSum routes the n lanes of a warp on one 32-bit word, each adding
+// bi's one value, as one (word, addend) record of their sum (expandWarp);
+// as routeRun otherwise. laneFree: the word is every lane's whichever
+// lanes are active (warpSpan.laneFree).
+func (b *batch) routeSum(ii int, bi *xinst, routes []route, cur *shard.Cursor, addr uint64, n uint32, laneFree bool, sr *sumRun) (local, ok bool) {
 	en := cur.Resolve(bi.mem, addr)
 	if en == 0 {
 		return false, false
 	}
 	o := b.owner[en.Shard()]
-	r := rec{word: en.WordRef(addr), slot: sum}
+	r := rec{word: en.WordRef(addr), slot: uint32(bi.bVal) * n}
 	routes[o].add(uint32(ii), r, true)
 	if b.noResults {
 		// Field by field: a whole sumRun built on the stack and copied
 		// stalled on the copy's 16-byte loads of the temporary's 4- and
 		// 8-byte stores (no store forwarding), 5% of a lean appendqueue
 		// replay.
-		sr.ok, sr.vals, sr.pi, sr.mem, sr.active = true, bi.vals, bi.pi, bi.mem, bi.active
-		sr.owner, sr.at, sr.r, sr.n = o, len(routes[o].recs)-1, r, n
+		sr.ok, sr.vals, sr.pi, sr.mem, sr.active, sr.laneFree = true, bi.vals, bi.pi, bi.mem, bi.active, laneFree
+		sr.owner, sr.at, sr.r, sr.b = o, len(routes[o].recs)-1, r, uint32(bi.bVal)
 	}
 	return true, true
 }
@@ -853,24 +861,30 @@ func (b *batch) routeSum(ii int, bi *xinst, routes []route, cur *shard.Cursor, a
 // one with the same plan, memory, active lanes and vectors (batch.addVecs
 // shares equal scalar vectors, so the same vectors are the same index)
 // adds the same sum to the same word, and its statistics are the same.
-// Only without per-lane rows (noResults): a warp's rows are written one by
+// Where the word is every lane's whichever lanes are active (laneFree: an
+// append queue's counter, whose warps differ in their masks), one with
+// other active lanes, at least one, adds the value once a lane to the same
+// word, and its statistics are those of its lanes on one word. Only
+// without per-lane rows (noResults): a warp's rows are written one by
 // one (warpRows).
 type sumRun struct {
 	ok                    bool
+	laneFree              bool
 	vals, pi, mem, active uint32
 	owner                 int32
 	at                    int // the record's index in its route
 	r                     rec
-	n                     uint32 // the warp's lanes
+	b                     uint32 // what each lane adds
 }
 
 // same reports whether bi is such an instruction.
 func (sr *sumRun) same(bi *binst) bool {
-	return bi.vals == sr.vals && bi.pi == sr.pi && bi.mem == sr.mem && bi.active == sr.active
+	return bi.vals == sr.vals && bi.pi == sr.pi && bi.mem == sr.mem && (bi.active == sr.active || sr.laneFree && bi.active != 0)
 }
 
 // sumRepeats is sumAgain for the instructions from ii on, below hi, that
-// are sr's warp again, one after another (a hot counter's), while sr's
+// are sr's warp again (sumRun.same), one after another (a hot counter's,
+// an append queue's), while sr's
 // record is its route's last: their sums go into it at once, and their
 // statistics rows (of Static st, sr's) are written in one loop, without
 // an instruction copied into the range's xinst each. It returns how many
@@ -887,26 +901,28 @@ func (b *batch) sumRepeats(ii, hi int, routes []route, sr *sumRun, st *trace.Sta
 		if !sr.same(in) {
 			break
 		}
-		sum += sr.r.slot
-		b.putStat(in, st, 1, sr.n, 0, 1)
+		n := uint32(bits.OnesCount32(in.active))
+		sum += sr.b * n
+		b.putStat(in, st, 1, n, 0, 1)
 	}
 	rt.recs[sr.at].slot = sum
 	return k - ii
 }
 
-// sumAgain routes instruction ii, the same warp as sr's, without working
-// its addresses out again: its sum goes into sr's record while that is
+// sumAgain routes instruction ii, the same warp as sr's (sumRun.same), without working
+// its addresses out again: its sum (its lanes times sr's addend) goes into sr's record while that is
 // still its route's last (the adds of consecutive instructions to one
 // word, nothing between them, are one add of their total, modulo 2^32 as
 // the adds are), or else into a record of its own (fused, the last was
 // applied already).
 func (b *batch) sumAgain(ii int, bi *xinst, routes []route, sr *sumRun, fuse bool) {
 	rt := &routes[sr.owner]
+	n := uint32(bits.OnesCount32(bi.active))
 	if !fuse && len(rt.recs) == sr.at+1 {
-		rt.recs[sr.at].slot += sr.r.slot
+		rt.recs[sr.at].slot += sr.b * n
 	} else {
-		rt.add(uint32(ii), sr.r, true)
+		rt.add(uint32(ii), rec{word: sr.r.word, slot: sr.b * n}, true)
 		sr.at = len(rt.recs) - 1
 	}
-	b.setStat(bi, 1, sr.n, 0, 1)
+	b.setStat(bi, 1, n, 0, 1)
 }
