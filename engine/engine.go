@@ -468,8 +468,12 @@ func (e *replayer) fill(b *batch, src trace.Source) (eof bool) {
 			b.insts, e.instSlab = e.instSlab[:0:n], e.instSlab[n:cap(e.instSlab)]
 		}
 	}
-	if cap(b.vecs) < e.vecsHint {
-		b.vecs = make([]bvec, 0, e.vecsHint) // likewise: no doubling copies
+	if want := e.vecsHint + e.vecsHint/8; cap(b.vecs) < e.vecsHint {
+		// Likewise, and an eighth more: a batch a few vectors longer
+		// than the longest before (a spinlock's batches end at their
+		// lists' budget, a few instructions apart) would double it, a
+		// copy of half a megabyte into fresh pages.
+		b.vecs = make([]bvec, 0, want)
 	}
 	defer func() { e.arenaHint, e.vecsHint = max(e.arenaHint, len(b.arena)), max(e.vecsHint, len(b.vecs)) }()
 	if in := e.pending; in != nil {
