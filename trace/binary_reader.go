@@ -181,6 +181,7 @@ type BinaryReader struct {
 	repAt, repN  int
 	repDg, repDw int64
 	repOps       uint64
+	repCode      uint64 // its static's index in statics
 	// lastRep: the last record returned was an instruction whose bytes
 	// are recs[repAt:repAt+repN] (Repeats may go on from it).
 	lastRep bool
@@ -734,10 +735,25 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 		// group and warp deltas, each of one byte in both. The code is
 		// one byte too, so the rest, mask and vectors, lies at the same
 		// place in both.
-		if n >= 4 && rec[0]|rec[1]|rec[2] < 0x80 && p[1]|p[2] < 0x80 && p[0] == rec[0] && string(p[3:n]) == string(rec[3:]) {
-			r.repAt, r.repDg, r.repDw = r.at, unzigzag(uint64(p[1])), unzigzag(uint64(p[2]))
-			r.repeat()
-			return nil
+		if n >= 4 && rec[0]|rec[1]|rec[2] < 0x80 && p[1]|p[2] < 0x80 && p[0] == rec[0] {
+			if string(p[3:n]) == string(rec[3:]) {
+				r.repAt, r.repDg, r.repDw = r.at, unzigzag(uint64(p[1])), unzigzag(uint64(p[2]))
+				r.repeat()
+				return nil
+			}
+			// The same instruction under another mask too (an append
+			// queue's warps, whose lanes differ): the masks of one
+			// length in both, the vectors after them the same bytes.
+			mp, k := uvarint(p[3:])
+			if _, kr := uvarint(rec[3:]); k > 0 && k == kr && mp <= 0xFFFFFFFF && string(p[3+k:n]) == string(rec[3+k:]) {
+				si := r.statics[r.repCode]
+				in := &r.inst
+				in.Mask = uint32(mp) ^ si.exec
+				r.repOps = laneOpsOf(si, in)
+				r.repAt, r.repDg, r.repDw = r.at, unzigzag(uint64(p[1])), unzigzag(uint64(p[2]))
+				r.repeat()
+				return nil
+			}
 		}
 	}
 	start := r.at
@@ -804,27 +820,34 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 	r.listEnd = at
 	r.left--
 	r.seq++
-	act := in.Mask & si.exec
-	if si.pred >= 0 {
-		pv := uint32(vals[si.pred].Lo(0))
-		if si.predNeg {
-			pv = ^pv
-		}
-		act &= pv
-	}
-	ops := uint64(bits.OnesCount32(act)) * si.elems
+	ops := laneOpsOf(si, in)
 	r.laneOps += ops
 	r.repN = 0
 	if at == 0 { // no list: the record's bytes are the whole instruction
-		r.repAt, r.repN, r.repDg, r.repDw, r.repOps = start, r.at-start, unzigzag(dg), unzigzag(dw), ops
+		r.repAt, r.repN, r.repDg, r.repDw, r.repOps, r.repCode = start, r.at-start, unzigzag(dg), unzigzag(dw), ops, code
 	}
 	r.lastRep = r.repN > 0
 	return nil
 }
 
+// laneOpsOf is the lane-ops of in, of static si: its active lanes (its
+// mask, and its predicate's lanes) times its elements.
+func laneOpsOf(si *staticInfo, in *Inst) uint64 {
+	act := in.Mask & si.exec
+	if si.pred >= 0 {
+		pv := uint32(in.Vals[si.pred].Lo(0))
+		if si.predNeg {
+			pv = ^pv
+		}
+		act &= pv
+	}
+	return uint64(bits.OnesCount32(act)) * si.elems
+}
+
 // repeat decodes the record at r.at, whose bytes are the last record's
-// (repAt): the same static, mask and vectors, which r.inst holds still,
-// and the same group and warp deltas (repDg, repDw). A hot counter's
+// (repAt): the same static, mask and vectors, which r.inst holds still
+// (decodeInst sets a new mask first), and the same group and warp deltas
+// (repDg, repDw). A hot counter's
 // records are such, and take about a fifth of the time to decode this
 // way.
 func (r *BinaryReader) repeat() {
