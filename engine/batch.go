@@ -361,11 +361,14 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	n := len(b.insts)
 	if n > 0 && b.repeats(in, p, mem) {
 		// The warp of the instruction before, again (a hot counter's):
-		// its lanes, sources and vectors, copied; only where it stands
-		// differs.
+		// its sources and vectors, copied; only where it stands differs,
+		// and its lanes when its mask does (an append queue's).
 		bi := push(&b.insts)
 		*bi = b.insts[n-1]
 		bi.Seq, bi.Line, bi.Group, bi.Warp = in.Seq, in.Line, in.Group, in.Warp
+		if bi.Mask != in.Mask {
+			bi.Mask, bi.active = in.Mask, in.Active()
+		}
 		bi.slot, bi.pos = uint32(b.nslots), uint32(n)
 		b.nslots += bits.OnesCount32(bi.active) * in.Static.Elems
 		return
@@ -386,14 +389,15 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	} // else a source per element, or a 128-bit one: bUni and cUni stay false
 }
 
-// repeats reports whether in is the warp of the batch's last instruction
-// again: the same plan, memory, mask and vectors (the last added, which
-// the last instruction holds: under an interleaving the last in the batch
-// may be another), all scalar (sharesVecs). Its active lanes, sources
-// and vectors are then that instruction's.
+// repeats reports whether in is the instruction of the batch's last one
+// again, but for its mask: the same plan, memory and vectors (the last
+// added, which the last instruction holds: under an interleaving the last
+// in the batch may be another), all scalar (sharesVecs). Its sources and
+// vectors are then that instruction's (the sources of scalar vectors are
+// one value for every lane, whichever are active: sources).
 func (b *batch) repeats(in *trace.Inst, p *plan, mem uint32) bool {
 	last := &b.insts[len(b.insts)-1]
-	return last.pi == p.id && last.mem == mem && last.Mask == in.Mask && last.vals == b.lastVals && b.sharesVecs(in.Vals)
+	return last.pi == p.id && last.mem == mem && last.vals == b.lastVals && b.sharesVecs(in.Vals)
 }
 
 // addVecs appends in's vectors to b.vecs, their lists placed by arenaList,
