@@ -444,6 +444,13 @@ func (t *addrTracker) collect(a int, b *batch, rt *route) {
 			for _, x := range recs {
 				put(statItem{word: x.word, inst: s.inst, slot: x.slot, n: 1, vals: true})
 			}
+		case s.counts:
+			// The lanes on each word (the instruction's one value), as
+			// a run of them on one word.
+			slot := b.insts[s.inst].slot
+			for _, x := range recs {
+				put(statItem{word: x.word, inst: s.inst, slot: slot, n: uint8(x.slot & slotMask), sub: uint8(x.slot >> slotBits)})
+			}
 		default:
 			for _, x := range recs {
 				put(statItem{word: x.word, inst: s.inst, slot: x.slot & slotMask, n: 1, sub: uint8(x.slot >> slotBits)})

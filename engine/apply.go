@@ -96,6 +96,8 @@ func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) (casFa
 	noDst := !p.st.HasDst || p.noRet || b.noResults
 	add32ok := p.add32()
 	switch {
+	case s.counts:
+		return b.applyCounts(mem, bi, recs)
 	case s.n > 0 && s.step == 1 && add32ok:
 		// A coalesced atomicAdd: consecutive words (of one page), in one
 		// tight loop, in the chunk's words.
@@ -153,6 +155,16 @@ func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) (casFa
 		}
 	}
 	return failed
+}
+
+// applyCounts performs a counts segment (seg.counts): each record's lanes
+// on its word, as a warp on that word alone (applyUniform's closed forms).
+// It returns the failed compare-and-swaps.
+func (b *batch) applyCounts(mem *shard.Memory, bi *xinst, recs []rec) (casFailed uint32) {
+	for _, x := range recs {
+		casFailed += b.applyUniform(mem, bi, rec{word: x.word, slot: x.slot &^ slotMask}, x.slot&slotMask, true)
+	}
+	return casFailed
 }
 
 // applyRun performs a run segment other than a coalesced 32-bit add

@@ -139,6 +139,12 @@ type seg struct {
 	// vals: the records carry the lane's first source in place of its slot
 	// (32-bit accesses that return nothing to anyone).
 	vals bool
+	// counts: each record is a word and, in place of a slot, how many
+	// lanes hit it (the byte within the word above slotBits, as a slot's),
+	// every lane applying the instruction's one value, nothing returned
+	// (a warp on a few addresses: expandWarp). The instruction's words
+	// are one segment rather than a run segment each.
+	counts bool
 }
 
 // route is what one range sends to one owner: records in trace order, cut
@@ -156,11 +162,22 @@ func (rt *route) add(ii uint32, r rec, vals bool) {
 }
 
 // open opens a segment for instruction ii's next records unless the last
-// segment is ii's already (and not a run).
+// segment is ii's already (and not a run or counts).
 func (rt *route) open(ii uint32, vals bool) {
-	if n := len(rt.segs); n == 0 || rt.segs[n-1].inst != ii || rt.segs[n-1].n != 0 {
+	if n := len(rt.segs); n == 0 || rt.segs[n-1].inst != ii || rt.segs[n-1].n != 0 || rt.segs[n-1].counts {
 		rt.addSeg(ii, 0, 0, vals)
 	}
+}
+
+// count appends r, a word and its lanes' count (see seg.counts), to
+// instruction ii's counts segment, opening one if the last segment is not.
+func (rt *route) count(ii uint32, r rec) {
+	if n := len(rt.segs); n == 0 || rt.segs[n-1].inst != ii || !rt.segs[n-1].counts {
+		rt.addSeg(ii, 0, 0, false)
+		rt.segs[n].counts = true
+	}
+	x := push(&rt.recs)
+	x.word, x.slot = r.word, r.slot
 }
 
 // run appends a run segment of n lanes (see seg) and its one record.
@@ -173,7 +190,7 @@ func (rt *route) run(ii uint32, r rec, n uint32, step int32) {
 // addSeg appends a segment from the route's next record (see push).
 func (rt *route) addSeg(ii, n uint32, step int32, vals bool) {
 	s := push(&rt.segs)
-	s.inst, s.lo, s.n, s.step, s.vals = ii, uint32(len(rt.recs)), n, step, vals
+	s.inst, s.lo, s.n, s.step, s.vals, s.counts = ii, uint32(len(rt.recs)), n, step, vals, false
 }
 
 // reset empties the route, keeping its storage.

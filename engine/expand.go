@@ -326,16 +326,20 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 		!b.partitioned && len(addrs) == sp.n() && sp.lo>>shard.PageShift == sp.hi>>shard.PageShift &&
 		b.groups[r].group(b.pageSet(r), addrs):
 		// A few addresses of one page, every lane applying the same value,
-		// nothing returned (a spinlock's CAS and exch on its locks): one record a
-		// distinct address, its lanes' count carried as the one-address
-		// warp's above. Each address's lanes do in any order what they do
-		// in lane order, and distinct aligned addresses of one width do not
-		// overlap.
+		// nothing returned (a spinlock's CAS and exch on its locks): one
+		// record a distinct address, its lanes' count in it, all in one
+		// segment (seg.counts), its page resolved once. Each address's
+		// lanes do in any order what they do in lane order, and distinct
+		// aligned addresses of one width do not overlap.
 		g := &b.groups[r]
+		en := cur.Resolve(bi.mem, g.addr[0])
+		if en == 0 {
+			return true, scratch, errMemoryFull
+		}
+		rt := &routes[b.owner[en.Shard()]]
 		for j := range g.n {
-			if _, ok := b.routeRun(ii, bi, routes, cur, g.addr[j], g.lanes[j], 0); !ok {
-				return true, scratch, errMemoryFull
-			}
+			a := g.addr[j]
+			rt.count(uint32(ii), rec{word: en.WordRef(a), slot: g.lanes[j] | uint32(a&3)<<slotBits})
 		}
 		// The lanes' sectors are their distinct addresses' sectors, in
 		// one page: a few bits, not a pass over every lane.
