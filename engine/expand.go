@@ -466,18 +466,23 @@ func sectorCountSmall(addrs []uint64) uint32 {
 }
 
 // pageSectors is sectorCount of addresses that all lie in one page: a
-// page's 128 sectors are the bits of two words.
+// page's 128 sectors are the bits of two words, kept in registers and
+// each lane's bit ORed into one or the other without a branch: the two
+// words as an array, indexed by the sector, were a chain of loads and
+// stores to one place, one a lane (6% of a lean SIMD16 histogram replay).
 func pageSectors(addrs []uint64) uint32 {
-	var set [shard.PageBytes / 32 / 64]uint64
+	const sectors = shard.PageBytes / 32
+	var _ [sectors - 128]struct{} // two words hold the page's sectors:
+	var _ [128 - sectors]struct{} // 128 of them, no more and no fewer
+	var lo, hi uint64
 	for _, a := range addrs {
-		s := (a >> 5) % (shard.PageBytes / 32)
-		set[s/64] |= 1 << (s % 64)
+		s := (a >> 5) % sectors
+		bit := uint64(1) << (s % 64)
+		up := -(s >> 6) // all ones for a sector in the upper word
+		lo |= bit &^ up
+		hi |= bit & up
 	}
-	n := 0
-	for _, w := range set {
-		n += bits.OnesCount64(w)
-	}
-	return uint32(n)
+	return uint32(bits.OnesCount64(lo) + bits.OnesCount64(hi))
 }
 
 // warpSectors is sectorCount(addrs), for a full warp whose sectors differ
