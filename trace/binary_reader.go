@@ -959,27 +959,15 @@ func (r *BinaryReader) decodeList(si *staticInfo, j int, kind byte, p []byte, v 
 	}
 	lo := lanes[at : at+ii.n : at+ii.n]
 	var hi []uint64
+	var err error
+	if p, err = r.readList(si, j, fixed, p, lo, ""); err != nil {
+		return p, at, err
+	}
 	if wideKind {
 		hi = lanes[at+ii.n : at+2*ii.n : at+2*ii.n]
-	}
-	half := ""
-	for _, dst := range [2][]uint64{lo, hi} {
-		if dst == nil {
-			break
+		if p, err = r.readList(si, j, fixed, p, hi, "high halves: "); err != nil {
+			return p, at, err
 		}
-		if fixed {
-			p0 := p
-			var ok bool
-			if p, ok = readFixed(p, dst, r.simd); !ok {
-				return p, at, r.inputErr(si, j, "%s%s", half, fixedProblem(p0, ii.n))
-			}
-		} else {
-			var n int
-			if p, n = readDeltas(p, dst); n < 0 {
-				return p, at, r.inputErr(si, j, "%slist ends after %d of %d lanes", half, -n-1, ii.n)
-			}
-		}
-		half = "high halves: "
 	}
 	v.Kind, v.Base, v.Stride, v.BaseHi = VecList, 0, 0, 0
 	v.List = lo
@@ -987,6 +975,24 @@ func (r *BinaryReader) decodeList(si *staticInfo, j int, kind byte, p []byte, v 
 		v.ListHi = hi
 	}
 	return p, at + len(lo) + len(hi), nil
+}
+
+// readList reads one list of input j into dst, fixed-width or deltas;
+// half names it in an error (the high halves of a 128-bit list).
+func (r *BinaryReader) readList(si *staticInfo, j int, fixed bool, p []byte, dst []uint64, half string) ([]byte, error) {
+	if fixed {
+		p0 := p
+		var ok bool
+		if p, ok = readFixed(p, dst, r.simd); !ok {
+			return p, r.inputErr(si, j, "%s%s", half, fixedProblem(p0, len(dst)))
+		}
+		return p, nil
+	}
+	var n int
+	if p, n = readDeltas(p, dst); n < 0 {
+		return p, r.inputErr(si, j, "%slist ends after %d of %d lanes", half, -n-1, len(dst))
+	}
+	return p, nil
 }
 
 // readUvarint reads one varint, the one-byte case inline.
