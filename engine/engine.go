@@ -534,6 +534,9 @@ func (e *replayer) fill(b *batch, src trace.Source) (eof bool) {
 		if !e.addInst(b, in, into) {
 			break
 		}
+		if len(b.insts) == vecsProbe && e.vecsHint == 0 {
+			e.sizeFirstVecs(b)
+		}
 		e.windowAdded(b)
 		if reps {
 			// The records after it that repeat it (a hot counter's), as
@@ -547,6 +550,25 @@ func (e *replayer) fill(b *batch, src trace.Source) (eof bool) {
 	}
 	b.finishAdd(e.planList)
 	return eof
+}
+
+// vecsProbe is how many instructions of the replay's first batch
+// sizeFirstVecs waits for.
+const vecsProbe = 64
+
+// sizeFirstVecs makes room in the replay's first batch for the vectors of
+// a whole batch at the rate its first vecsProbe instructions took them,
+// and an eighth more: grown by doubling instead, a batch of list
+// instructions (three vectors each, a spinlock's) copied its vectors a
+// dozen times into fresh pages, 2% of its replay. Instructions that share
+// their vectors (a hot counter's) take few, and get little room; a trace
+// shorter than a batch gets room it never writes, which costs no page.
+func (e *replayer) sizeFirstVecs(b *batch) {
+	want := len(b.vecs) * min(e.opts.batchInsts, defaultBatchInsts) / vecsProbe
+	want += want / 8
+	if cap(b.vecs) < want {
+		b.vecs = slices.Grow(b.vecs, want-len(b.vecs))
+	}
 }
 
 // addRepeats adds k instructions that repeat the batch's last one, of
