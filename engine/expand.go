@@ -705,14 +705,21 @@ func warpAddresses(bi *xinst, addrs []uint64, oneRow, simd bool) ([]uint64, warp
 		addrs = slices.Grow(addrs, trace.MaxLanes)[:trace.MaxLanes]
 		or, lo, hi = listAddresses((*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(list), scale, uint64(st.AddrImm), uint64(st.LanePitch), mask)
 	default:
+		// Some lanes of a list (a spinlock's retries): stored by index
+		// into room for a warp, not appended (a length and capacity
+		// check a lane).
 		imm, pitch := uint64(st.AddrImm), uint64(st.LanePitch)
+		out := (*[trace.MaxLanes]uint64)(slices.Grow(addrs, trace.MaxLanes)[:trace.MaxLanes])
+		k := 0
 		for m := bi.active; m != 0; m &= m - 1 {
 			lane := bits.TrailingZeros32(m)
 			a := (scale*list[lane] + imm + uint64(lane)*pitch) & mask
-			addrs = append(addrs, a)
+			out[k&(trace.MaxLanes-1)] = a
+			k++
 			or |= a
 			lo, hi = min(lo, a), max(hi, a)
 		}
+		addrs = out[:k]
 	}
 	return addrs, warpSpan{or: or, lo: lo, hi: hi, shape: spanShape(len(addrs), lanesMayRepeat(list, step, mask), false)}
 }
