@@ -470,6 +470,13 @@ func (t *addrTracker) collect(a int, b *batch, rt *route) {
 			for _, x := range recs {
 				put(newStatItem(x.word, s.inst, 1, 0), x.slot, true)
 			}
+		case s.counts:
+			// The lanes on each word (the instruction's one value), as
+			// a run of them on one word.
+			slot := b.insts[s.inst].slot
+			for _, x := range recs {
+				put(newStatItem(x.word, s.inst, x.slot&slotMask, uint8(x.slot>>slotBits)), slot, false)
+			}
 		default:
 			for _, x := range recs {
 				put(newStatItem(x.word, s.inst, 1, uint8(x.slot>>slotBits)), x.slot&slotMask, false)

@@ -34,6 +34,11 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 		// loads could not forward from.
 		x := xinst{vecs: b.vecs, arena: b.arena}
 		asked := 0 // the records whose words were asked for: rt.recs[:asked]
+		if mem.Pages() <= cachedPages {
+			// A memory this small stays in the caches (a spinlock's
+			// locks, a queue's counter): nothing to ask for.
+			asked = len(rt.recs)
+		}
 		// A CAS instruction's failed lanes, added to its statistics row
 		// once its segments are done (an atomic add on a row the expanding
 		// core wrote, once an instruction rather than once a segment).
@@ -77,6 +82,12 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 // between batches.
 const applyAhead = 64
 
+// cachedPages is the most pages a memory may have for applyRoute to take
+// its words as in the caches and ask for none ahead: 256 KiB, within a
+// core's L2. Asking costs a few instructions a record, which on a
+// spinlock's few locks bought nothing (3% of its lean replay).
+const cachedPages = 64
+
 // applySeg performs one instruction's records, with the loop its
 // operation, width and sources call for, and returns how many of its
 // lanes' compare-and-swaps failed.
@@ -85,6 +96,8 @@ func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) (casFa
 	noDst := !p.st.HasDst || p.noRet || b.noResults
 	add32ok := p.add32()
 	switch {
+	case s.counts:
+		return b.applyCounts(mem, bi, recs)
 	case s.n > 0 && s.step == 1 && add32ok:
 		// A coalesced atomicAdd: consecutive words (of one page), in one
 		// tight loop, in the chunk's words.
@@ -142,6 +155,16 @@ func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) (casFa
 		}
 	}
 	return failed
+}
+
+// applyCounts performs a counts segment (seg.counts): each record's lanes
+// on its word, as a warp on that word alone (applyUniform's closed forms).
+// It returns the failed compare-and-swaps.
+func (b *batch) applyCounts(mem *shard.Memory, bi *xinst, recs []rec) (casFailed uint32) {
+	for _, x := range recs {
+		casFailed += b.applyUniform(mem, bi, rec{word: x.word, slot: x.slot &^ slotMask}, x.slot&slotMask, true)
+	}
+	return casFailed
 }
 
 // applyRun performs a run segment other than a coalesced 32-bit add
@@ -371,6 +394,24 @@ func (b *batch) applyUniform(mem *shard.Memory, bi *xinst, x rec, n uint32, noDs
 	wi := x.word & (shard.PageWords - 1)
 	byteOff := x.slot >> slotBits
 	fl := p.flags()
+	if noDst && bi.bUni && bi.cUni && p.size == 4 && fl == 0 && p.kind == kCAS {
+		// A 32-bit compare-and-swap (a spinlock's acquire), in closed
+		// form on the word: the first lane swaps if it finds the
+		// compare value, and each lane after it finds the new value if
+		// the first swapped, the old one if not.
+		w := &pg.Words[wi]
+		cmp, nw := uint32(bi.bVal), uint32(bi.cVal)
+		failed := n
+		if *w == cmp {
+			*w = nw
+			failed = 0
+			if nw != cmp {
+				failed = n - 1
+			}
+		}
+		pg.Touch(wi)
+		return failed
+	}
 	if noDst && bi.bUni && bi.cUni && p.size <= 8 {
 		times := n
 		switch p.kind {

@@ -139,6 +139,12 @@ type seg struct {
 	// vals: the records carry the lane's first source in place of its slot
 	// (32-bit accesses that return nothing to anyone).
 	vals bool
+	// counts: each record is a word and, in place of a slot, how many
+	// lanes hit it (the byte within the word above slotBits, as a slot's),
+	// every lane applying the instruction's one value, nothing returned
+	// (a warp on a few addresses: expandWarp). The instruction's words
+	// are one segment rather than a run segment each.
+	counts bool
 }
 
 // route is what one range sends to one owner: records in trace order, cut
@@ -156,11 +162,22 @@ func (rt *route) add(ii uint32, r rec, vals bool) {
 }
 
 // open opens a segment for instruction ii's next records unless the last
-// segment is ii's already (and not a run).
+// segment is ii's already (and not a run or counts).
 func (rt *route) open(ii uint32, vals bool) {
-	if n := len(rt.segs); n == 0 || rt.segs[n-1].inst != ii || rt.segs[n-1].n != 0 {
+	if n := len(rt.segs); n == 0 || rt.segs[n-1].inst != ii || rt.segs[n-1].n != 0 || rt.segs[n-1].counts {
 		rt.addSeg(ii, 0, 0, vals)
 	}
+}
+
+// count appends r, a word and its lanes' count (see seg.counts), to
+// instruction ii's counts segment, opening one if the last segment is not.
+func (rt *route) count(ii uint32, r rec) {
+	if n := len(rt.segs); n == 0 || rt.segs[n-1].inst != ii || !rt.segs[n-1].counts {
+		rt.addSeg(ii, 0, 0, false)
+		rt.segs[n].counts = true
+	}
+	x := push(&rt.recs)
+	x.word, x.slot = r.word, r.slot
 }
 
 // run appends a run segment of n lanes (see seg) and its one record.
@@ -173,7 +190,7 @@ func (rt *route) run(ii uint32, r rec, n uint32, step int32) {
 // addSeg appends a segment from the route's next record (see push).
 func (rt *route) addSeg(ii, n uint32, step int32, vals bool) {
 	s := push(&rt.segs)
-	s.inst, s.lo, s.n, s.step, s.vals = ii, uint32(len(rt.recs)), n, step, vals
+	s.inst, s.lo, s.n, s.step, s.vals, s.counts = ii, uint32(len(rt.recs)), n, step, vals, false
 }
 
 // reset empties the route, keeping its storage.
@@ -255,9 +272,10 @@ type batch struct {
 	acc     []*pageAcc       // [range]: a commuting batch's adds within one page, summed (commute.go); made on first use
 	ranges  []int            // instruction index where each range starts; len = ranges+1
 	nslots  int
-	// recsHint is the engine's (replayer.recsHint) as this batch's
-	// expansion began: how many records to make room for in a route.
-	recsHint int
+	// recsHint and segsHint are the engine's (replayer.recsHint,
+	// segsHint) as this batch's expansion began: how many records and
+	// segments to make room for in a route.
+	recsHint, segsHint int
 	// owner maps a page's shard to its owner, for the current owner count.
 	owner []int32
 	// repeatInsts and arenaInsts count the instructions the read stage
@@ -365,11 +383,14 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	n := len(b.insts)
 	if n > 0 && b.repeats(in, p, mem) {
 		// The warp of the instruction before, again (a hot counter's):
-		// its lanes, sources and vectors, copied; only where it stands
-		// differs.
+		// its sources and vectors, copied; only where it stands differs,
+		// and its lanes when its mask does (an append queue's).
 		bi := push(&b.insts)
 		*bi = b.insts[n-1]
 		bi.Seq, bi.Line, bi.Group, bi.Warp = in.Seq, in.Line, in.Group, in.Warp
+		if bi.Mask != in.Mask {
+			bi.Mask, bi.active = in.Mask, in.Active()
+		}
 		bi.slot, bi.pos = uint32(b.nslots), uint32(n)
 		b.nslots += bits.OnesCount32(bi.active) * in.Static.Elems
 		return
@@ -390,14 +411,15 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	} // else a source per element, or a 128-bit one: bUni and cUni stay false
 }
 
-// repeats reports whether in is the warp of the batch's last instruction
-// again: the same plan, memory, mask and vectors (the last added, which
-// the last instruction holds: under an interleaving the last in the batch
-// may be another), all scalar (sharesVecs). Its active lanes, sources
-// and vectors are then that instruction's.
+// repeats reports whether in is the instruction of the batch's last one
+// again, but for its mask: the same plan, memory and vectors (the last
+// added, which the last instruction holds: under an interleaving the last
+// in the batch may be another), all scalar (sharesVecs). Its sources and
+// vectors are then that instruction's (the sources of scalar vectors are
+// one value for every lane, whichever are active: sources).
 func (b *batch) repeats(in *trace.Inst, p *plan, mem uint32) bool {
 	last := &b.insts[len(b.insts)-1]
-	return last.pi == p.id && last.mem == mem && last.Mask == in.Mask && last.vals == b.lastVals && b.sharesVecs(in.Vals)
+	return last.pi == p.id && last.mem == mem && last.vals == b.lastVals && b.sharesVecs(in.Vals)
 }
 
 // addVecs appends in's vectors to b.vecs, their lists placed by arenaList,

@@ -109,7 +109,10 @@
 //     for 32-bit adds, expand makes that one (word, n*b) record, unless
 //     the addresses table counts the lanes; without per-lane rows, the
 //     same warp again in the next instruction, as a hot counter's, adds
-//     its n*b to that record: sumRun).
+//     its n*b to that record, and so does the same instruction under
+//     another mask when its address is every lane's, as an append
+//     queue's: sumRun; a warp of one value on a few addresses of one page,
+//     a spinlock's, is one segment of (word, lanes) records: seg.counts).
 //     Each owner then applies what it owns, range by range, each range's
 //     records in order; a batch whose every access is an addition that
 //     returns nothing commutes: its owners apply each route's records in

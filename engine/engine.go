@@ -76,10 +76,11 @@ type replayer struct {
 	// the batches in flight share a huge page, rather than take one each.
 	instSlab  []binst
 	instsMade bool
-	// recsHint is the most records one expander's route has held in a
-	// batch so far (batch.expand sizes routes by it). Only expandBatch,
-	// one batch at a time, reads and writes it.
-	recsHint int
+	// recsHint and segsHint are the most records and segments one
+	// expander's route has held in a batch so far (batch.expand sizes
+	// routes by them). Only expandBatch, one batch at a time, reads and
+	// writes them.
+	recsHint, segsHint int
 	// The window of WithInterleave being filled: how many instructions it
 	// has, and where it starts in the batch.
 	winPos, winStart int
@@ -474,8 +475,12 @@ func (e *replayer) fill(b *batch, src trace.Source) (eof bool) {
 			b.insts, e.instSlab = e.instSlab[:0:n], e.instSlab[n:cap(e.instSlab)]
 		}
 	}
-	if cap(b.vecs) < e.vecsHint {
-		b.vecs = make([]bvec, 0, e.vecsHint) // likewise: no doubling copies
+	if want := e.vecsHint + e.vecsHint/8; cap(b.vecs) < e.vecsHint {
+		// Likewise, and an eighth more: a batch a few vectors longer
+		// than the longest before (a spinlock's batches end at their
+		// lists' budget, a few instructions apart) would double it, a
+		// copy of half a megabyte into fresh pages.
+		b.vecs = make([]bvec, 0, want)
 	}
 	defer func() { e.arenaHint, e.vecsHint = max(e.arenaHint, len(b.arena)), max(e.vecsHint, len(b.vecs)) }()
 	if in := e.pending; in != nil {
@@ -536,6 +541,9 @@ func (e *replayer) fill(b *batch, src trace.Source) (eof bool) {
 		if !e.addInst(b, in, into) {
 			break
 		}
+		if len(b.insts) == vecsProbe && e.vecsHint == 0 {
+			e.sizeFirstVecs(b)
+		}
 		e.windowAdded(b)
 		if reps {
 			// The records after it that repeat it (a hot counter's), as
@@ -549,6 +557,25 @@ func (e *replayer) fill(b *batch, src trace.Source) (eof bool) {
 	}
 	b.finishAdd(e.planList)
 	return eof
+}
+
+// vecsProbe is how many instructions of the replay's first batch
+// sizeFirstVecs waits for.
+const vecsProbe = 64
+
+// sizeFirstVecs makes room in the replay's first batch for the vectors of
+// a whole batch at the rate its first vecsProbe instructions took them,
+// and an eighth more: grown by doubling instead, a batch of list
+// instructions (three vectors each, a spinlock's) copied its vectors a
+// dozen times into fresh pages, 2% of its replay. Instructions that share
+// their vectors (a hot counter's) take few, and get little room; a trace
+// shorter than a batch gets room it never writes, which costs no page.
+func (e *replayer) sizeFirstVecs(b *batch) {
+	want := len(b.vecs) * min(e.opts.batchInsts, defaultBatchInsts) / vecsProbe
+	want += want / 8
+	if cap(b.vecs) < want {
+		b.vecs = slices.Grow(b.vecs, want-len(b.vecs))
+	}
 }
 
 // addRepeats adds k instructions that repeat the batch's last one, of
@@ -707,11 +734,12 @@ func (e *replayer) expandBatch(b *batch, fuse bool) {
 	if b.oneLoop = b.commutes(); b.oneLoop {
 		e.oneLoops++
 	}
-	b.recsHint = e.recsHint
+	b.recsHint, b.segsHint = e.recsHint, e.segsHint
 	defer func() {
 		for _, routes := range b.out {
 			if len(routes) == 1 {
 				e.recsHint = max(e.recsHint, len(routes[0].recs))
+				e.segsHint = max(e.segsHint, len(routes[0].segs))
 			}
 		}
 	}()

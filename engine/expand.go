@@ -40,6 +40,13 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 		if cap(routes[0].recs) < want {
 			routes[0].recs = make([]rec, 0, want+want/8)
 		}
+		// Likewise the segments, a few an instruction at most (a
+		// spinlock's warp is one a lock): the most a range needed
+		// before. The first batches grew them by doubling, each a copy
+		// into fresh pages (2% of a lean spinlock replay's time).
+		if h := b.segsHint; h > 0 && cap(routes[0].segs) < h {
+			routes[0].segs = make([]seg, 0, h+h/8)
+		}
 	}
 	cur := mem.Cursor()
 	b.firstFault[r] = -1
@@ -296,7 +303,7 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 		// (seg.vals), so that a batch of them applies in one loop
 		// (commute.go) without reading the instruction again. The word
 		// ends the same, and is marked written alike (add32Vals).
-		local, ok := b.routeSum(ii, bi, routes, cur, sp.lo, n, uint32(bi.bVal)*n, &b.sums[r])
+		local, ok := b.routeSum(ii, bi, routes, cur, sp.lo, n, sp.laneFree(), &b.sums[r])
 		if !ok {
 			return true, scratch, errMemoryFull
 		}
@@ -319,16 +326,20 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 		!b.partitioned && len(addrs) == sp.n() && sp.lo>>shard.PageShift == sp.hi>>shard.PageShift &&
 		b.groups[r].group(b.pageSet(r), addrs):
 		// A few addresses of one page, every lane applying the same value,
-		// nothing returned (a spinlock's CAS and exch on its locks): one record a
-		// distinct address, its lanes' count carried as the one-address
-		// warp's above. Each address's lanes do in any order what they do
-		// in lane order, and distinct aligned addresses of one width do not
-		// overlap.
+		// nothing returned (a spinlock's CAS and exch on its locks): one
+		// record a distinct address, its lanes' count in it, all in one
+		// segment (seg.counts), its page resolved once. Each address's
+		// lanes do in any order what they do in lane order, and distinct
+		// aligned addresses of one width do not overlap.
 		g := &b.groups[r]
+		en := cur.Resolve(bi.mem, g.addr[0])
+		if en == 0 {
+			return true, scratch, errMemoryFull
+		}
+		rt := &routes[b.owner[en.Shard()]]
 		for j := range g.n {
-			if _, ok := b.routeRun(ii, bi, routes, cur, g.addr[j], g.lanes[j], 0); !ok {
-				return true, scratch, errMemoryFull
-			}
+			a := g.addr[j]
+			rt.count(uint32(ii), rec{word: en.WordRef(a), slot: g.lanes[j] | uint32(a&3)<<slotBits})
 		}
 		// The lanes' sectors are their distinct addresses' sectors, in
 		// one page: a few bits, not a pass over every lane.
@@ -455,18 +466,23 @@ func sectorCountSmall(addrs []uint64) uint32 {
 }
 
 // pageSectors is sectorCount of addresses that all lie in one page: a
-// page's 128 sectors are the bits of two words.
+// page's 128 sectors are the bits of two words, kept in registers and
+// each lane's bit ORed into one or the other without a branch: the two
+// words as an array, indexed by the sector, were a chain of loads and
+// stores to one place, one a lane (6% of a lean SIMD16 histogram replay).
 func pageSectors(addrs []uint64) uint32 {
-	var set [shard.PageBytes / 32 / 64]uint64
+	const sectors = shard.PageBytes / 32
+	var _ [sectors - 128]struct{} // two words hold the page's sectors:
+	var _ [128 - sectors]struct{} // 128 of them, no more and no fewer
+	var lo, hi uint64
 	for _, a := range addrs {
-		s := (a >> 5) % (shard.PageBytes / 32)
-		set[s/64] |= 1 << (s % 64)
+		s := (a >> 5) % sectors
+		bit := uint64(1) << (s % 64)
+		up := -(s >> 6) // all ones for a sector in the upper word
+		lo |= bit &^ up
+		hi |= bit & up
 	}
-	n := 0
-	for _, w := range set {
-		n += bits.OnesCount64(w)
-	}
-	return uint32(n)
+	return uint32(bits.OnesCount64(lo) + bits.OnesCount64(hi))
 }
 
 // warpSectors is sectorCount(addrs), for a full warp whose sectors differ
@@ -586,11 +602,17 @@ type warpSpan struct {
 const (
 	spanMayRepeat = 1 << 8
 	spanAliased   = 1 << 9
+	spanLaneFree  = 1 << 10
 )
 
 func (sp warpSpan) n() int          { return int(sp.shape & 0xff) }
 func (sp warpSpan) mayRepeat() bool { return sp.shape&spanMayRepeat != 0 }
 func (sp warpSpan) aliased() bool   { return sp.shape&spanAliased != 0 }
+
+// laneFree reports whether every lane's address is the one address,
+// whichever lanes are active: no per-lane list and no step between lanes
+// (an append queue's counter, a broadcast address).
+func (sp warpSpan) laneFree() bool { return sp.shape&spanLaneFree != 0 }
 
 // spanShape is a warpSpan's shape of n lanes (at most trace.MaxLanes).
 func spanShape(n int, mayRepeat, aliased bool) uint32 {
@@ -654,7 +676,7 @@ func warpAddresses(bi *xinst, addrs []uint64, oneRow, simd bool) ([]uint64, warp
 			addrs = append(addrs, a)
 			or, lo, hi = a, a, a
 		}
-		return addrs, warpSpan{or: or, lo: lo, hi: hi, shape: spanShape(n, lanesMayRepeat(nil, step, mask), false)}
+		return addrs, warpSpan{or: or, lo: lo, hi: hi, shape: spanShape(n, lanesMayRepeat(nil, step, mask), false) | spanLaneFree}
 	case list == nil:
 		for m := bi.active; m != 0; m &= m - 1 {
 			lane := uint64(bits.TrailingZeros32(m))
@@ -683,14 +705,21 @@ func warpAddresses(bi *xinst, addrs []uint64, oneRow, simd bool) ([]uint64, warp
 		addrs = slices.Grow(addrs, trace.MaxLanes)[:trace.MaxLanes]
 		or, lo, hi = listAddresses((*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(list), scale, uint64(st.AddrImm), uint64(st.LanePitch), mask)
 	default:
+		// Some lanes of a list (a spinlock's retries): stored by index
+		// into room for a warp, not appended (a length and capacity
+		// check a lane).
 		imm, pitch := uint64(st.AddrImm), uint64(st.LanePitch)
+		out := (*[trace.MaxLanes]uint64)(slices.Grow(addrs, trace.MaxLanes)[:trace.MaxLanes])
+		k := 0
 		for m := bi.active; m != 0; m &= m - 1 {
 			lane := bits.TrailingZeros32(m)
 			a := (scale*list[lane] + imm + uint64(lane)*pitch) & mask
-			addrs = append(addrs, a)
+			out[k&(trace.MaxLanes-1)] = a
+			k++
 			or |= a
 			lo, hi = min(lo, a), max(hi, a)
 		}
+		addrs = out[:k]
 	}
 	return addrs, warpSpan{or: or, lo: lo, hi: hi, shape: spanShape(len(addrs), lanesMayRepeat(list, step, mask), false)}
 }
@@ -820,23 +849,25 @@ func (b *batch) routeRun(ii int, bi *xinst, routes []route, cur *shard.Cursor, a
 	return true, true
 }
 
-// routeSum routes the n lanes of a warp on one 32-bit word as one (word,
-// addend) record of their sum (expandWarp); as routeRun otherwise.
-func (b *batch) routeSum(ii int, bi *xinst, routes []route, cur *shard.Cursor, addr uint64, n, sum uint32, sr *sumRun) (local, ok bool) {
+// routeSum routes the n lanes of a warp on one 32-bit word, each adding
+// bi's one value, as one (word, addend) record of their sum (expandWarp);
+// as routeRun otherwise. laneFree: the word is every lane's whichever
+// lanes are active (warpSpan.laneFree).
+func (b *batch) routeSum(ii int, bi *xinst, routes []route, cur *shard.Cursor, addr uint64, n uint32, laneFree bool, sr *sumRun) (local, ok bool) {
 	en := cur.Resolve(bi.mem, addr)
 	if en == 0 {
 		return false, false
 	}
 	o := b.owner[en.Shard()]
-	r := rec{word: en.WordRef(addr), slot: sum}
+	r := rec{word: en.WordRef(addr), slot: uint32(bi.bVal) * n}
 	routes[o].add(uint32(ii), r, true)
 	if b.noResults {
 		// Field by field: a whole sumRun built on the stack and copied
 		// stalled on the copy's 16-byte loads of the temporary's 4- and
 		// 8-byte stores (no store forwarding), 5% of a lean appendqueue
 		// replay.
-		sr.ok, sr.vals, sr.pi, sr.mem, sr.active = true, bi.vals, bi.pi, bi.mem, bi.active
-		sr.owner, sr.at, sr.r, sr.n = o, len(routes[o].recs)-1, r, n
+		sr.ok, sr.vals, sr.pi, sr.mem, sr.active, sr.laneFree = true, bi.vals, bi.pi, bi.mem, bi.active, laneFree
+		sr.owner, sr.at, sr.r, sr.b = o, len(routes[o].recs)-1, r, uint32(bi.bVal)
 	}
 	return true, true
 }
@@ -846,24 +877,30 @@ func (b *batch) routeSum(ii int, bi *xinst, routes []route, cur *shard.Cursor, a
 // one with the same plan, memory, active lanes and vectors (batch.addVecs
 // shares equal scalar vectors, so the same vectors are the same index)
 // adds the same sum to the same word, and its statistics are the same.
-// Only without per-lane rows (noResults): a warp's rows are written one by
+// Where the word is every lane's whichever lanes are active (laneFree: an
+// append queue's counter, whose warps differ in their masks), one with
+// other active lanes, at least one, adds the value once a lane to the same
+// word, and its statistics are those of its lanes on one word. Only
+// without per-lane rows (noResults): a warp's rows are written one by
 // one (warpRows).
 type sumRun struct {
 	ok                    bool
+	laneFree              bool
 	vals, pi, mem, active uint32
 	owner                 int32
 	at                    int // the record's index in its route
 	r                     rec
-	n                     uint32 // the warp's lanes
+	b                     uint32 // what each lane adds
 }
 
 // same reports whether bi is such an instruction.
 func (sr *sumRun) same(bi *binst) bool {
-	return bi.vals == sr.vals && bi.pi == sr.pi && bi.mem == sr.mem && bi.active == sr.active
+	return bi.vals == sr.vals && bi.pi == sr.pi && bi.mem == sr.mem && (bi.active == sr.active || sr.laneFree && bi.active != 0)
 }
 
 // sumRepeats is sumAgain for the instructions from ii on, below hi, that
-// are sr's warp again, one after another (a hot counter's), while sr's
+// are sr's warp again (sumRun.same), one after another (a hot counter's,
+// an append queue's), while sr's
 // record is its route's last: their sums go into it at once, and their
 // statistics rows (of Static st, sr's) are written in one loop, without
 // an instruction copied into the range's xinst each. It returns how many
@@ -880,26 +917,28 @@ func (b *batch) sumRepeats(ii, hi int, routes []route, sr *sumRun, st *trace.Sta
 		if !sr.same(in) {
 			break
 		}
-		sum += sr.r.slot
-		b.putStat(in, st, 1, sr.n, 0, 1)
+		n := uint32(bits.OnesCount32(in.active))
+		sum += sr.b * n
+		b.putStat(in, st, 1, n, 0, 1)
 	}
 	rt.recs[sr.at].slot = sum
 	return k - ii
 }
 
-// sumAgain routes instruction ii, the same warp as sr's, without working
-// its addresses out again: its sum goes into sr's record while that is
+// sumAgain routes instruction ii, the same warp as sr's (sumRun.same), without working
+// its addresses out again: its sum (its lanes times sr's addend) goes into sr's record while that is
 // still its route's last (the adds of consecutive instructions to one
 // word, nothing between them, are one add of their total, modulo 2^32 as
 // the adds are), or else into a record of its own (fused, the last was
 // applied already).
 func (b *batch) sumAgain(ii int, bi *xinst, routes []route, sr *sumRun, fuse bool) {
 	rt := &routes[sr.owner]
+	n := uint32(bits.OnesCount32(bi.active))
 	if !fuse && len(rt.recs) == sr.at+1 {
-		rt.recs[sr.at].slot += sr.r.slot
+		rt.recs[sr.at].slot += sr.b * n
 	} else {
-		rt.add(uint32(ii), sr.r, true)
+		rt.add(uint32(ii), rec{word: sr.r.word, slot: sr.b * n}, true)
 		sr.at = len(rt.recs) - 1
 	}
-	b.setStat(bi, 1, sr.n, 0, 1)
+	b.setStat(bi, 1, n, 0, 1)
 }

@@ -17,6 +17,8 @@ import (
 //	           (gen uniform -words 1Mi)
 //	histogram  every lane adds 1 to a random one of 256 words (gen histogram)
 //	hotcounter every lane adds 1 to the same word (gen hotcounter)
+//	spinlock   the active lanes of a random mask CAS 0 to 1 on one of 4
+//	           locks each (gen spinlock's acquire: a few addresses)
 //
 // The figure is per lane. It is the stage's own cost, without the reading
 // goroutine beside it or the caches it shares with the applying one, so it
@@ -27,11 +29,15 @@ func BenchmarkExpand(b *testing.B) {
 		name   string
 		words  int  // 0: one counter, a broadcast address
 		addend bool // a value per lane, else 1
-	}{{"uniform", 1 << 20, true}, {"histogram", 256, false}, {"hotcounter", 0, false}} {
+		lock   bool // a CAS of 0 to 1 under random masks
+	}{{"uniform", 1 << 20, true, false}, {"histogram", 256, false, false}, {"hotcounter", 0, false, false}, {"spinlock", 4, false, true}} {
 		b.Run(shape.name, func(b *testing.B) {
 			text := "atom.global.add.u32 d, [a], 1"
 			if shape.addend {
 				text = "atom.global.add.u32 d, [a], b"
+			}
+			if shape.lock {
+				text = "atom.global.cas.b32 d, [a], 0, 1"
 			}
 			st, err := trace.ParseStatic(text)
 			if err != nil {
@@ -51,6 +57,9 @@ func BenchmarkExpand(b *testing.B) {
 			bt.reset(1, 1, e.mem.Shards())
 			for i := range warps {
 				in := &trace.Inst{Seq: uint64(i), Static: st, Warp: int64(i), Mask: ^uint32(0)}
+				if shape.lock {
+					in.Mask = r.Uint32() | 1
+				}
 				if shape.words == 0 {
 					in.Vals = []trace.Vector{{Kind: trace.VecBroadcast, Base: 0x10000000}}
 				} else {
@@ -78,7 +87,7 @@ func BenchmarkExpand(b *testing.B) {
 				}
 			}
 			expand() // create every page first: measure the steady state
-			if got := bt.stats[warps-1].Lanes; got != trace.MaxLanes {
+			if got := bt.stats[warps-1].Lanes; got != trace.MaxLanes && !shape.lock {
 				b.Fatalf("the last warp's statistics count %d lanes, want %d", got, trace.MaxLanes)
 			}
 			b.SetBytes(4)

@@ -1199,6 +1199,18 @@ func TestBinaryRepeatedRecords(t *testing.T) {
 	run(3, hot, 0, 0)
 	run(7, Inst{Static: stExch128, Group: -2, Warp: 5, Mask: 0x3, Vals: []Vector{
 		{Kind: VecBroadcast, Base: 0x5000}, {Kind: VecStride, Base: ^uint64(0), Stride: 1, BaseHi: 9}}}, -1, 1)
+	// An append queue's warps: the same instruction under masks that
+	// differ (decodeInst takes the record before's vectors), of one
+	// varint length or not, with and without a predicate (the CAS's
+	// lane-ops are its mask's lanes that its predicate leaves: the
+	// chunk's count of lane-ops checks them).
+	for _, in := range []Inst{hot, cas} {
+		for _, m := range []uint32{0x444a, 0x8f78, 0x8f78, 0x813a, 0x1, 0x7f, 0x80, 0x0, 0xffffffff, 0xfffffffe, 0x9bd9, 0x9bd9} {
+			in.Mask = m
+			run(1, in, 0, 0)
+			in.Warp++
+		}
+	}
 	want := wantInsts(insts)
 	for _, chunk := range []int{7, 1000} {
 		data := writeTrace(t, &Header{}, insts, WithChunkInsts(chunk))
