@@ -28,8 +28,11 @@ type poolAllocator struct {
 	free [poolClasses][][]byte
 	held int
 	// slab is what is left of the last slab (newSlab) that buffers of
-	// slabMin bytes and more are carved from.
-	slab []byte
+	// slabMin bytes and more are carved from; slabs are all of them,
+	// released (unmapped) by release.
+	slab     []byte
+	slabs    []*offheap.Block
+	released bool
 }
 
 const (
@@ -73,9 +76,11 @@ func (a *poolAllocator) Allocate(size int) []byte {
 		clear(b)
 		return b
 	}
-	if cb := 1 << (c + poolMinShift); cb >= slabMin && cb <= slabBytes {
+	if cb := 1 << (c + poolMinShift); cb >= slabMin && cb <= slabBytes && !a.released {
 		if len(a.slab) < cb {
-			a.slab = newSlab()
+			k := offheap.NewBlock(slabBytes)
+			a.slabs = append(a.slabs, k)
+			a.slab = k.Bytes()[:slabBytes]
 		}
 		b := a.slab[:size:cb]
 		a.slab = a.slab[cb:]
@@ -87,20 +92,35 @@ func (a *poolAllocator) Allocate(size int) []byte {
 }
 
 // Buffers of slabMin bytes and more (up to slabBytes), a table's batch
-// columns and page buffers, are carved from slabs of slabBytes laid out
-// on transparent huge pages (offheap.HeapSlice), so that their first
-// writes fault a page in per 2 MiB rather than per 4 KiB. A batch's
-// columns are new memory for the first batches of every table, and a
-// fault a 4 KiB page cost a hot counter's instructions table more than
-// writing its rows. A slab is Go memory: a buffer carved from it keeps it
-// alive, and the collector frees it when none is left.
+// columns and page buffers, are carved from slabs of slabBytes mapped on
+// transparent huge pages outside the Go heap (offheap.Block), so that
+// their first writes fault a page in per 2 MiB rather than per 4 KiB. A
+// batch's columns are new memory for the first batches of every table,
+// and a fault a 4 KiB page cost a hot counter's instructions table more
+// than writing its rows; in the Go heap, a slab and its huge-page padding
+// raised the collector's goal by 6 MiB. The writer that owns the
+// allocator releases the slabs when it ends (release).
 const (
 	slabMin   = 128 << 10
 	slabBytes = 4 << 20
 )
 
-// newSlab returns slabBytes of zeroed memory aligned to a huge page.
-func newSlab() []byte { return offheap.HeapSlice[byte](slabBytes)[:slabBytes] }
+// release unmaps the slabs, once no buffer of a is in use: a writer's
+// pipelines have returned. After it, a gives Go memory only and keeps
+// nothing freed. A nil a does nothing.
+func (a *poolAllocator) release() {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.released = true
+	a.free, a.held, a.slab = [poolClasses][][]byte{}, 0, nil
+	for _, k := range a.slabs {
+		k.Release()
+	}
+	a.slabs = nil
+}
 
 // alignedBytes returns a zeroed buffer of length size and capacity c,
 // 64-byte aligned.
@@ -133,7 +153,7 @@ func (a *poolAllocator) Free(b []byte) {
 		return
 	}
 	a.mu.Lock()
-	if a.held+c <= maxHeld {
+	if a.held+c <= maxHeld && !a.released {
 		a.free[k] = append(a.free[k], b[:0])
 		a.held += c
 	}

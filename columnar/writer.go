@@ -172,6 +172,7 @@ func (w *Writer) added(t *table, k int) error {
 type Writer struct {
 	dir     string
 	opt     options
+	pool    *poolAllocator    // the writer's own allocator (no WithAllocator): released when it ends
 	tables  [numTables]*table // nil for tables not selected, and after cleanup
 	ops     map[opKey]*opAgg
 	statics map[*trace.Static]*staticMemo
@@ -300,8 +301,10 @@ func New(dir string, opts ...Option) (*Writer, error) {
 			return nil, optionError{err}
 		}
 	}
+	var pool *poolAllocator
 	if o.mem == nil {
-		o.mem = newPoolAllocator()
+		pool = newPoolAllocator()
+		o.mem = pool
 	}
 	if o.run != nil {
 		kv, err := o.runMeta()
@@ -315,7 +318,7 @@ func New(dir string, opts ...Option) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{dir: dir, opt: o, ops: make(map[opKey]*opAgg), statics: make(map[*trace.Static]*staticMemo),
+	w := &Writer{dir: dir, opt: o, pool: pool, ops: make(map[opKey]*opAgg), statics: make(map[*trace.Static]*staticMemo),
 		spaces: make(map[trace.Space]string), lock: lock, made: made, rename: os.Rename, remove: os.Remove}
 	pages, err := newPageEncoder()
 	if err != nil {
@@ -413,6 +416,7 @@ func (w *Writer) cleanup() error {
 	}
 	w.ops, w.statics = nil, nil
 	clear(w.recent[:])
+	w.pool.release() // every pipeline has returned: no buffer is in use
 	errs = append(errs, w.unlock())
 	// A writer that does not commit leaves no directory it made (the lock
 	// file, the last thing in it, is gone now); one that holds anything
@@ -1107,6 +1111,7 @@ func (w *Writer) Commit() error {
 		return w.fail(err)
 	}
 	w.state = stateCommitted
+	w.pool.release()
 	// The tables are in place; failing to close the lock file changes
 	// nothing about them.
 	_ = w.unlock()

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/gpureplay/replay/internal/offheap"
 	"github.com/gpureplay/replay/shard"
@@ -70,11 +71,14 @@ type replayer struct {
 	// arenaHint and vecsHint are the most list storage and vectors a
 	// batch has needed so far.
 	arenaHint, vecsHint int
-	// instSlab is what is left of the huge-page memory (offheap.HeapSlice)
-	// that the read stage carves the batches' instructions from, a
-	// default batch's room each, but the first batch's (instsMade; fill):
-	// the batches in flight share a huge page, rather than take one each.
+	// instSlab is what is left of the huge-page memory (instBlk, mapped
+	// outside the Go heap) that the read stage carves the batches'
+	// instructions from, a default batch's room each, but the first
+	// batch's (instsMade; fill): the batches in flight share a huge page,
+	// rather than take one each. run releases instBlk once the read stage
+	// has returned and no batch is in use.
 	instSlab  []binst
+	instBlk   *offheap.Block
 	instsMade bool
 	// recsHint and segsHint are the most records and segments one
 	// expander's route has held in a batch so far (batch.expand sizes
@@ -208,6 +212,16 @@ func (e *replayer) run(ctx context.Context, src trace.Source, sink Sink) (Summar
 	runErr := pl.compute()
 	close(pl.toEmit)
 	<-pl.emitted
+	// No batch is in use now but the read stage's, which returns at once
+	// after the last batch, and after an error once it finishes a batch
+	// it is filling (the source may be slow): release the instructions'
+	// memory when it has.
+	select {
+	case <-pl.readDone:
+		e.instBlk.Release()
+	default:
+		go func() { <-pl.readDone; e.instBlk.Release() }()
+	}
 	if runErr == nil {
 		runErr = pl.emitErr
 	}
@@ -247,6 +261,7 @@ type pipeline struct {
 	stop                chan struct{}
 	stopOnce            sync.Once
 	emitted             chan struct{}
+	readDone            chan struct{} // closed when read returns
 	sum                 Summary
 	emitErr             error
 }
@@ -279,7 +294,7 @@ func (e *replayer) newPipeline(sink Sink) *pipeline {
 		pl.pool <- new(batch)
 	}
 	pl.toCompute, pl.toEmit = make(chan *batch, 1), make(chan *batch, 1)
-	pl.stop, pl.emitted = make(chan struct{}), make(chan struct{})
+	pl.stop, pl.emitted, pl.readDone = make(chan struct{}), make(chan struct{}), make(chan struct{})
 	return pl
 }
 
@@ -289,6 +304,7 @@ func (pl *pipeline) halt() { pl.stopOnce.Do(func() { close(pl.stop) }) }
 // read is stage 1, on a goroutine of its own: it fills batches from src.
 func (pl *pipeline) read(ctx context.Context, src trace.Source) {
 	e := pl.e
+	defer close(pl.readDone)
 	defer close(pl.toCompute)
 	for {
 		var b *batch
@@ -470,7 +486,13 @@ func (e *replayer) fill(b *batch, src trace.Source) (eof bool) {
 			b.insts, e.instsMade = make([]binst, 0, n), true
 		} else {
 			if cap(e.instSlab) < n {
-				e.instSlab = offheap.HeapSlice[binst]((maxInFlight - 1) * n)
+				k := (maxInFlight - 1) * n
+				if size := k * int(unsafe.Sizeof(binst{})); e.instBlk == nil && size >= offheap.HugeMin {
+					e.instBlk = offheap.NewBlock(size)
+					e.instSlab = offheap.SliceOf[binst](e.instBlk)
+				} else {
+					e.instSlab = make([]binst, 0, k)
+				}
 			}
 			b.insts, e.instSlab = e.instSlab[:0:n], e.instSlab[n:cap(e.instSlab)]
 		}

@@ -10,7 +10,7 @@ import (
 // TestBatchInstsOnHugePages: a batch's first fill gives it room for a
 // default batch's instructions (4096) at once: the replay's first batch
 // from make, as a trace of one batch needs no more, and the others carved
-// from a huge page they share (replayer.instSlab, offheap.HeapSlice),
+// from a huge page they share (replayer.instSlab, offheap.Block),
 // whose first writes fault a page in per 2 MiB: the batches in flight
 // faulted in ~80 pages of 4 KiB each. The instructions read are the
 // trace's.

@@ -48,6 +48,10 @@ type frameBuf struct {
 	off   int64 // offset in the file of the frame
 	zbuf  []byte
 	raw   []byte
+	// blk holds raw when raw is large (offheap.HugeMin or more): mapped
+	// outside the Go heap, released when raw grows, and unmapped by the
+	// collector once the buffer leaves framePool.
+	blk   *offheap.Block
 	bound int       // most the frame can decompress to
 	want  seekEntry // index reader: the frame's seek table entry
 	entry seekEntry // the frame as read (stream: checked at the seek table)
@@ -335,10 +339,21 @@ func (w *worker) decompress(fb *frameBuf) error {
 	if cap(fb.raw) < fb.bound {
 		// A quarter more than the last frame needed, so that frames
 		// slightly larger than the one before do not each allocate. A
-		// large one lies on huge pages (offheap.HeapSlice): the first
-		// frames of a reader's buffers were most of the page faults a
-		// hot counter's replay took (~960 of 2900).
-		fb.raw = offheap.HeapSlice[byte](max(fb.bound, min(cap(fb.raw)+cap(fb.raw)/4, maxFrameContent)))
+		// large one lies on huge pages, outside the Go heap
+		// (offheap.Block): the first frames of a reader's buffers were
+		// most of the page faults a hot counter's replay took (~960 of
+		// 2900), and in the heap each one's huge-page padding raised the
+		// collector's goal by 2 MiB.
+		n := max(fb.bound, min(cap(fb.raw)+cap(fb.raw)/4, maxFrameContent))
+		old := fb.blk
+		fb.blk = nil
+		if n >= offheap.HugeMin {
+			fb.blk = offheap.NewBlock(n)
+			fb.raw = fb.blk.Bytes()[:0]
+		} else {
+			fb.raw = make([]byte, 0, n)
+		}
+		old.Release() // the frame it held is consumed: fb is being refilled
 	}
 	out, err := w.dec.DecodeAll(fb.zbuf, fb.raw[:0])
 	if err != nil {
@@ -542,8 +557,8 @@ func (p *pipeline) recycle(cur *frameBuf) {
 		case <-fb.done:
 		default:
 		}
-		zbuf, raw, done := fb.zbuf[:0], fb.raw[:0], fb.done
-		*fb = frameBuf{zbuf: zbuf, raw: raw, done: done}
+		zbuf, raw, blk, done := fb.zbuf[:0], fb.raw[:0], fb.blk, fb.done
+		*fb = frameBuf{zbuf: zbuf, raw: raw, blk: blk, done: done}
 		framePool.Put(fb)
 	}
 	if cur != nil {

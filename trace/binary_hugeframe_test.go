@@ -9,7 +9,7 @@ import (
 )
 
 // TestFrameBufferOnHugePages: a frame that decompresses to HugeMin bytes
-// or more lands in a buffer that starts on a huge page (offheap.HeapSlice),
+// or more lands in a buffer that starts on a huge page (offheap.Block),
 // whose first writes fault a page in per 2 MiB; the bytes are the frame's,
 // and a smaller frame after it reuses the buffer.
 func TestFrameBufferOnHugePages(t *testing.T) {

@@ -31,9 +31,12 @@
 //  7. Memory is resident once written. Write a fresh piece before reading
 //     it: a first read maps the kernel's zero page, and the write after it
 //     faults again and flushes the TLB of every core the process runs on.
-//  8. HeapSlice is the other way to huge pages: Go memory, which the
-//     collector frees, aligned and advised as a region is, for buffers
-//     whose lifetime no one owner ends (a reader's frames, a batch's
-//     instructions). It gains only where make does not clear the memory
-//     (memory the heap never used); T must hold no pointers.
+//  8. A Block is one owner's buffer, mapped as a region is, for buffers
+//     that are not the arena's kind (a reader's frames, a batch's
+//     instructions, a table writer's slabs): outside the heap they do not
+//     raise the collector's goal (in it, with their huge-page padding,
+//     they brought a short replay two more collections). Its owner
+//     releases it when done; one dropped unreleased (a sync.Pool's) is
+//     unmapped once the collector finds it unreachable (runtime.AddCleanup).
+//     Nothing may hold a slice of a Block's bytes past its owner.
 package offheap

@@ -49,15 +49,3 @@ func vmaOf(t *testing.T, addr uintptr) (flags string, size int) {
 	}
 	return flags, size
 }
-
-// TestHeapSliceOnHugePages: a large HeapSlice is advised into huge pages
-// (VmFlags "hg"), so that writing it faults a page in per 2 MiB.
-func TestHeapSliceOnHugePages(t *testing.T) {
-	s := HeapSlice[uint64](RegionBytes / 8)
-	s = s[:cap(s)]
-	s[0], s[len(s)-1] = 1, 2
-	at := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
-	if flags, _ := vmaOf(t, at); !strings.Contains(" "+flags+" ", " hg ") {
-		t.Errorf("HeapSlice at %#x: VmFlags %q, want hg (MADV_HUGEPAGE)", at, flags)
-	}
-}
