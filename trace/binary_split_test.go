@@ -2,10 +2,12 @@ package trace
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"math/bits"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -532,5 +534,66 @@ func TestSplitHeaderPartitionMap(t *testing.T) {
 	bad := SplitHeader{Parts: 3, Slices: 1, Lines: []SplitLine{{Key: 1, Line: 2, Part: 3}}}
 	if _, err := NewBinaryWriter(&bytes.Buffer{}, &Header{}, WithSplit(bad)); err == nil || !strings.Contains(err.Error(), "partition 3 of 3") {
 		t.Errorf("a map with a partition past Parts: %v", err)
+	}
+}
+
+// appendMaskedFewSpec is appendMaskedFew as docs/FORMAT.md states its
+// fixed form: the minimum lo, the shift the trailing zeros of the OR of
+// every value's difference from lo (at most 15), the width the bytes of
+// the largest shifted difference, each value's shifted difference in
+// width bytes.
+func appendMaskedFewSpec(b []byte, vs []uint64, mask uint32) []byte {
+	var xs []uint64
+	for m := mask; m != 0; m &= m - 1 {
+		xs = append(xs, vs[bits.TrailingZeros32(m)])
+	}
+	lo, hi := slices.Min(xs), slices.Max(xs)
+	if len(xs) < 2 || hi-lo <= 0xff {
+		b = append(b, vecKindList)
+		var prev uint64
+		for _, x := range xs {
+			b = binary.AppendUvarint(b, zigzag(int64(x-prev)))
+			prev = x
+		}
+		return b
+	}
+	var or uint64
+	for _, x := range xs {
+		or |= x - lo
+	}
+	shift := min(bits.TrailingZeros64(or), 15)
+	width := (bits.Len64((hi-lo)>>shift) + 7) / 8
+	b = append(b, vecKindFixed)
+	b = binary.AppendUvarint(b, lo)
+	b = append(b, byte(width|shift<<4))
+	for _, x := range xs {
+		b = append(b, binary.LittleEndian.AppendUint64(nil, (x-lo)>>shift)[:width]...)
+	}
+	return b
+}
+
+// TestMaskedFewBytesAsSpec: appendMaskedFew's bytes, after a prefix and
+// into buffers of every spare capacity (its fixed form stores 8 bytes a
+// value past its length), are the format's, for values sharing low bits
+// (shifts 0 to 15 and beyond), of every width, and spread over 1 to 8 lanes.
+func TestMaskedFewBytesAsSpec(t *testing.T) {
+	r := rand.New(rand.NewPCG(48, 5))
+	for i := range 20000 {
+		var mask uint32
+		for range 1 + r.IntN(maskedDeltasMax) {
+			mask |= 1 << r.IntN(32)
+		}
+		vs := make([]uint64, 32)
+		base, shift, width := r.Uint64(), uint(r.IntN(20)), uint(r.IntN(65))
+		for l := range vs {
+			vs[l] = base + (r.Uint64()>>(64-width))<<shift // width 0: base
+		}
+		prefix := []byte{0xee, 0xdd}
+		buf := append(make([]byte, 0, 2+r.IntN(80)), prefix...)
+		got := appendMaskedFew(buf, vs, mask)
+		want := appendMaskedFewSpec(slices.Clone(prefix), vs, mask)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("case %d: mask %#x values %x:\n got % x\nwant % x", i, mask, vs, got, want)
+		}
 	}
 }
