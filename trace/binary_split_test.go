@@ -437,7 +437,8 @@ func TestMaskedFewForms(t *testing.T) {
 // output (writeStoredFrame, split files' frames) is byte for byte the
 // frame appendStoredFrame makes, and its size is the bytes written, for
 // contents of none, one byte, exactly one 128 KiB block, one byte over,
-// and several blocks (TestUncompressedFrames reads such frames back).
+// and several blocks, given whole or as a head and a tail cut anywhere
+// around a block's end (TestUncompressedFrames reads such frames back).
 func TestWriteStoredFrame(t *testing.T) {
 	for _, n := range []int{0, 1, zstdMaxBlock, zstdMaxBlock + 1, 2*zstdMaxBlock + 777} {
 		rec := make([]byte, n)
@@ -445,14 +446,23 @@ func TestWriteStoredFrame(t *testing.T) {
 			rec[i] = byte(i*7 + i>>9)
 		}
 		check := uint32(0xfeedc0de) ^ uint32(n)
-		var got bytes.Buffer
-		size, err := writeStoredFrame(&got, rec, check)
-		if err != nil {
-			t.Fatal(err)
-		}
 		want := appendStoredFrame(nil, rec, check)
-		if !bytes.Equal(got.Bytes(), want) || size != len(want) {
-			t.Errorf("%d bytes: wrote %d bytes (size %d), want %d, equal %v", n, got.Len(), size, len(want), bytes.Equal(got.Bytes(), want))
+		var size int
+		for _, cut := range []int{n, 0, 1, n / 2, zstdMaxBlock - 1, zstdMaxBlock, zstdMaxBlock + 1} {
+			if cut > n {
+				continue
+			}
+			// The record's head and its tail (a split chunk's
+			// instructions) in two pieces: the same frame.
+			var got bytes.Buffer
+			var err error
+			size, err = writeStoredFrame(&got, rec[:cut], rec[cut:], check)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want) || size != len(want) {
+				t.Errorf("%d bytes cut at %d: wrote %d bytes (size %d), want %d, equal %v", n, cut, got.Len(), size, len(want), bytes.Equal(got.Bytes(), want))
+			}
 		}
 		if blocks := (n + zstdMaxBlock - 1) / zstdMaxBlock; size != 9+3*max(blocks, 1)+n+4 {
 			t.Errorf("%d bytes: frame of %d bytes, want %d", n, size, 9+3*max(blocks, 1)+n+4)
