@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // splitCase is an instruction text and how to fill each of its inputs.
@@ -473,7 +475,9 @@ func TestWriteStoredFrame(t *testing.T) {
 // TestSplitFileChunkBytes: a split file's writer ends a chunk once its
 // instructions take 256 KiB (splitChunkBytes), not the 1 MiB of other
 // traces, and every chunk but the last holds at least that much and at
-// most that and one record.
+// most that and one record; the file (a stored one: its chunks'
+// instructions framed from the chunk buffer, not copied) reads back
+// whole, through the reader and through a zstd decoder.
 func TestSplitFileChunkBytes(t *testing.T) {
 	const want256K = 256 << 10
 	st, err := ParseStatic("atom.global.add.u32 d, [a], b")
@@ -516,6 +520,46 @@ func TestSplitFileChunkBytes(t *testing.T) {
 		if e.dsize < want256K || e.dsize > want256K+4<<10 {
 			t.Errorf("chunk %d: %d bytes, want %d and at most a record more", i, e.dsize, want256K)
 		}
+	}
+	// Its chunks (their instructions written from the chunk buffer after
+	// the record's head: startFrame) read back whole, checksums and all.
+	src, err := x.Reader(0, x.NumChunks())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	r = rand.New(rand.NewPCG(9, 9))
+	n := 0
+	for ; ; n++ {
+		in, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("instruction %d: %v", n, err)
+		}
+		want := randomInst(r, st, uint64(n))
+		for j := range want.Vals {
+			want.Vals[j] = Vector{Kind: VecList, List: make([]uint64, 32)}
+			for l := range want.Vals[j].List {
+				want.Vals[j].List[l] = r.Uint64()
+			}
+		}
+		if in.Seq != uint64(n) || !reflect.DeepEqual(in.Vals[len(in.Vals)-1].List, want.Vals[len(want.Vals)-1].List) {
+			t.Fatalf("instruction %d: seq %d, last input %x, want %x", n, in.Seq, in.Vals[len(in.Vals)-1].List, want.Vals[len(want.Vals)-1].List)
+		}
+	}
+	if n != insts {
+		t.Errorf("read back %d instructions of %d", n, insts)
+	}
+	// And their frames are zstd's, content checksums and all.
+	d, err := zstd.NewReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, err := io.Copy(io.Discard, d); err != nil {
+		t.Errorf("zstd decoder: %v", err)
 	}
 }
 
