@@ -119,7 +119,19 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 	active := in.Active()
 	out := Routed{Lanes: uint32(bits.OnesCount32(active))}
 	addrs := r.addrs[:0]
-	if p.elemAddr == nil {
+	if av := addrList(in); p.elemAddr == nil && av != nil && st.Elems == 1 {
+		// A list of one address a lane (a scattered warp's): the formula
+		// below in one pass into room made once.
+		n := bits.OnesCount32(active)
+		addrs = slices.Grow(addrs, n)[:n]
+		scale, imm, pitch, mask := uint64(st.AddrScale), uint64(st.AddrImm)+uint64(st.ElemOff(0)), uint64(st.LanePitch), st.AddrMask()
+		i := 0
+		for m := active; m != 0; m &= m - 1 {
+			lane := bits.TrailingZeros32(m)
+			addrs[i] = (scale*av[lane] + imm + uint64(lane)*pitch) & mask
+			i++
+		}
+	} else if p.elemAddr == nil {
 		// The Static's formula (plan.addr's) on the instruction's own
 		// vectors, without copying them into a batch.
 		var av *trace.Vector
@@ -197,6 +209,19 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 	return out, nil
 }
 
+// addrList is the list of in's per-lane addresses, nil when its address
+// is not a list of one value a lane read lane by lane.
+func addrList(in *trace.Inst) []uint64 {
+	st := in.Static
+	if st.Addr < 0 || st.AddrUniform {
+		return nil
+	}
+	if v := &in.Vals[st.Addr]; v.Kind == trace.VecList {
+		return v.List
+	}
+	return nil
+}
+
 // counts is the distinct addresses, the largest conflict and the distinct
 // sectors of addrs, which it may reorder. A full warp whose addresses
 // differ only in their low 32 bits (warpConflictsAVX512 compares those) is
@@ -252,9 +277,11 @@ type hotWords struct {
 	counts [hotSlots]uint64
 }
 
+// hotKey is a word: addr first, which tells most words apart in one
+// comparison (struct equality compares fields in order).
 type hotKey struct {
-	mem  memKey
 	addr uint64
+	mem  memKey
 }
 
 const hotSlots = 32
@@ -274,7 +301,7 @@ func (h *hotWords) sample(k memKey, addrs []uint64) {
 // count goes up, or it takes a free slot with a count of 1, or, with no
 // slot free, every count goes down by one.
 func (h *hotWords) add(k memKey, addr uint64) {
-	key := hotKey{k, addr &^ 3}
+	key := hotKey{addr &^ 3, k}
 	free := -1
 	for i := range h.keys {
 		if h.counts[i] <= h.floor {

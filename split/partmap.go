@@ -49,8 +49,10 @@ func PartitionMap(x *trace.BinaryIndex, n int) ([]shard.LineOwner, int, error) {
 	}
 	rt := engine.NewRouterWith(x.Header(), n, pt)
 	type line struct{ key, line uint64 }
-	var sample []line
 	s := min(c, mapSampleChunks)
+	// Room for the sample: each chunk's share, and the last
+	// instruction's lane-elements past it.
+	sample := make([]line, 0, mapSampleLaneOps+s*trace.MaxLanes*4)
 	for j := range s {
 		k := j * c / s
 		src, err := x.Reader(k, k+1)

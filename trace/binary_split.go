@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -434,28 +435,31 @@ const maskedDeltasMax = 8
 // (kind 2). One pass for the form, one to write it; no gather buffer.
 func appendMaskedFew(b []byte, vs []uint64, mask uint32) []byte {
 	if mask&(mask-1) != 0 {
+		// lo, hi and the low bits all values share: the trailing zeros
+		// of their differences from lo are those of their xors with any
+		// one of them (a-b and a^b have the same lowest set bit).
 		m := mask
-		x := vs[bits.TrailingZeros32(m)]
-		lo, hi := x, x
+		x0 := vs[bits.TrailingZeros32(m)]
+		lo, hi, diff := x0, x0, uint64(0)
 		for m &= m - 1; m != 0; m &= m - 1 {
-			x = vs[bits.TrailingZeros32(m)]
-			lo, hi = min(lo, x), max(hi, x)
+			x := vs[bits.TrailingZeros32(m)]
+			lo, hi, diff = min(lo, x), max(hi, x), diff|(x^x0)
 		}
 		if hi-lo > 0xff {
-			var or uint64
-			for m := mask; m != 0; m &= m - 1 {
-				or |= vs[bits.TrailingZeros32(m)] - lo
-			}
-			shift := min(bits.TrailingZeros64(or), 15)
+			shift := min(bits.TrailingZeros64(diff), 15)
 			width := (bits.Len64((hi-lo)>>shift) + 7) / 8
 			b = append(b, vecKindFixed)
 			b = binary.AppendUvarint(b, lo)
 			b = append(b, byte(width|shift<<4))
+			// Room for the values and an 8-byte store past the last.
+			n := len(b)
+			b = slices.Grow(b, bits.OnesCount32(mask)*width+8)
+			full := b[:cap(b)]
 			for m := mask; m != 0; m &= m - 1 {
-				n := len(b) + width
-				b = binary.LittleEndian.AppendUint64(b, (vs[bits.TrailingZeros32(m)]-lo)>>shift)[:n]
+				binary.LittleEndian.PutUint64(full[n:n+8], (vs[bits.TrailingZeros32(m)]-lo)>>shift)
+				n += width
 			}
-			return b
+			return b[:n]
 		}
 	}
 	b = append(b, vecKindList)

@@ -2,12 +2,16 @@ package trace
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"math/bits"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // splitCase is an instruction text and how to fill each of its inputs.
@@ -435,7 +439,8 @@ func TestMaskedFewForms(t *testing.T) {
 // output (writeStoredFrame, split files' frames) is byte for byte the
 // frame appendStoredFrame makes, and its size is the bytes written, for
 // contents of none, one byte, exactly one 128 KiB block, one byte over,
-// and several blocks (TestUncompressedFrames reads such frames back).
+// and several blocks, given whole or as a head and a tail cut anywhere
+// around a block's end (TestUncompressedFrames reads such frames back).
 func TestWriteStoredFrame(t *testing.T) {
 	for _, n := range []int{0, 1, zstdMaxBlock, zstdMaxBlock + 1, 2*zstdMaxBlock + 777} {
 		rec := make([]byte, n)
@@ -443,14 +448,23 @@ func TestWriteStoredFrame(t *testing.T) {
 			rec[i] = byte(i*7 + i>>9)
 		}
 		check := uint32(0xfeedc0de) ^ uint32(n)
-		var got bytes.Buffer
-		size, err := writeStoredFrame(&got, rec, check)
-		if err != nil {
-			t.Fatal(err)
-		}
 		want := appendStoredFrame(nil, rec, check)
-		if !bytes.Equal(got.Bytes(), want) || size != len(want) {
-			t.Errorf("%d bytes: wrote %d bytes (size %d), want %d, equal %v", n, got.Len(), size, len(want), bytes.Equal(got.Bytes(), want))
+		var size int
+		for _, cut := range []int{n, 0, 1, n / 2, zstdMaxBlock - 1, zstdMaxBlock, zstdMaxBlock + 1} {
+			if cut > n {
+				continue
+			}
+			// The record's head and its tail (a split chunk's
+			// instructions) in two pieces: the same frame.
+			var got bytes.Buffer
+			var err error
+			size, err = writeStoredFrame(&got, rec[:cut], rec[cut:], check)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want) || size != len(want) {
+				t.Errorf("%d bytes cut at %d: wrote %d bytes (size %d), want %d, equal %v", n, cut, got.Len(), size, len(want), bytes.Equal(got.Bytes(), want))
+			}
 		}
 		if blocks := (n + zstdMaxBlock - 1) / zstdMaxBlock; size != 9+3*max(blocks, 1)+n+4 {
 			t.Errorf("%d bytes: frame of %d bytes, want %d", n, size, 9+3*max(blocks, 1)+n+4)
@@ -461,7 +475,9 @@ func TestWriteStoredFrame(t *testing.T) {
 // TestSplitFileChunkBytes: a split file's writer ends a chunk once its
 // instructions take 256 KiB (splitChunkBytes), not the 1 MiB of other
 // traces, and every chunk but the last holds at least that much and at
-// most that and one record.
+// most that and one record; the file (a stored one: its chunks'
+// instructions framed from the chunk buffer, not copied) reads back
+// whole, through the reader and through a zstd decoder.
 func TestSplitFileChunkBytes(t *testing.T) {
 	const want256K = 256 << 10
 	st, err := ParseStatic("atom.global.add.u32 d, [a], b")
@@ -505,6 +521,46 @@ func TestSplitFileChunkBytes(t *testing.T) {
 			t.Errorf("chunk %d: %d bytes, want %d and at most a record more", i, e.dsize, want256K)
 		}
 	}
+	// Its chunks (their instructions written from the chunk buffer after
+	// the record's head: startFrame) read back whole, checksums and all.
+	src, err := x.Reader(0, x.NumChunks())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	r = rand.New(rand.NewPCG(9, 9))
+	n := 0
+	for ; ; n++ {
+		in, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("instruction %d: %v", n, err)
+		}
+		want := randomInst(r, st, uint64(n))
+		for j := range want.Vals {
+			want.Vals[j] = Vector{Kind: VecList, List: make([]uint64, 32)}
+			for l := range want.Vals[j].List {
+				want.Vals[j].List[l] = r.Uint64()
+			}
+		}
+		if in.Seq != uint64(n) || !reflect.DeepEqual(in.Vals[len(in.Vals)-1].List, want.Vals[len(want.Vals)-1].List) {
+			t.Fatalf("instruction %d: seq %d, last input %x, want %x", n, in.Seq, in.Vals[len(in.Vals)-1].List, want.Vals[len(want.Vals)-1].List)
+		}
+	}
+	if n != insts {
+		t.Errorf("read back %d instructions of %d", n, insts)
+	}
+	// And their frames are zstd's, content checksums and all.
+	d, err := zstd.NewReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, err := io.Copy(io.Discard, d); err != nil {
+		t.Errorf("zstd decoder: %v", err)
+	}
 }
 
 // TestSplitHeaderPartitionMap: a split header's partition map comes back
@@ -532,5 +588,66 @@ func TestSplitHeaderPartitionMap(t *testing.T) {
 	bad := SplitHeader{Parts: 3, Slices: 1, Lines: []SplitLine{{Key: 1, Line: 2, Part: 3}}}
 	if _, err := NewBinaryWriter(&bytes.Buffer{}, &Header{}, WithSplit(bad)); err == nil || !strings.Contains(err.Error(), "partition 3 of 3") {
 		t.Errorf("a map with a partition past Parts: %v", err)
+	}
+}
+
+// appendMaskedFewSpec is appendMaskedFew as docs/FORMAT.md states its
+// fixed form: the minimum lo, the shift the trailing zeros of the OR of
+// every value's difference from lo (at most 15), the width the bytes of
+// the largest shifted difference, each value's shifted difference in
+// width bytes.
+func appendMaskedFewSpec(b []byte, vs []uint64, mask uint32) []byte {
+	var xs []uint64
+	for m := mask; m != 0; m &= m - 1 {
+		xs = append(xs, vs[bits.TrailingZeros32(m)])
+	}
+	lo, hi := slices.Min(xs), slices.Max(xs)
+	if len(xs) < 2 || hi-lo <= 0xff {
+		b = append(b, vecKindList)
+		var prev uint64
+		for _, x := range xs {
+			b = binary.AppendUvarint(b, zigzag(int64(x-prev)))
+			prev = x
+		}
+		return b
+	}
+	var or uint64
+	for _, x := range xs {
+		or |= x - lo
+	}
+	shift := min(bits.TrailingZeros64(or), 15)
+	width := (bits.Len64((hi-lo)>>shift) + 7) / 8
+	b = append(b, vecKindFixed)
+	b = binary.AppendUvarint(b, lo)
+	b = append(b, byte(width|shift<<4))
+	for _, x := range xs {
+		b = append(b, binary.LittleEndian.AppendUint64(nil, (x-lo)>>shift)[:width]...)
+	}
+	return b
+}
+
+// TestMaskedFewBytesAsSpec: appendMaskedFew's bytes, after a prefix and
+// into buffers of every spare capacity (its fixed form stores 8 bytes a
+// value past its length), are the format's, for values sharing low bits
+// (shifts 0 to 15 and beyond), of every width, and spread over 1 to 8 lanes.
+func TestMaskedFewBytesAsSpec(t *testing.T) {
+	r := rand.New(rand.NewPCG(48, 5))
+	for i := range 20000 {
+		var mask uint32
+		for range 1 + r.IntN(maskedDeltasMax) {
+			mask |= 1 << r.IntN(32)
+		}
+		vs := make([]uint64, 32)
+		base, shift, width := r.Uint64(), uint(r.IntN(20)), uint(r.IntN(65))
+		for l := range vs {
+			vs[l] = base + (r.Uint64()>>(64-width))<<shift // width 0: base
+		}
+		prefix := []byte{0xee, 0xdd}
+		buf := append(make([]byte, 0, 2+r.IntN(80)), prefix...)
+		got := appendMaskedFew(buf, vs, mask)
+		want := appendMaskedFewSpec(slices.Clone(prefix), vs, mask)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("case %d: mask %#x values %x:\n got % x\nwant % x", i, mask, vs, got, want)
+		}
 	}
 }

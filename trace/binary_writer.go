@@ -93,10 +93,17 @@ type BinaryWriter struct {
 	err    error    // sticky
 	done   bool
 
+	// finsts is the chunk payload in flight (split files, stored): a
+	// split chunk's frame is its record's head from rec, then its
+	// instructions straight from insts, swapped with finsts, not copied;
+	// fdig sums a frame of two such pieces.
+	finsts []byte
+	fdig   *xxhash.Digest
+
 	// A chunk's frame is compressed and written on a goroutine of its own
 	// while the next chunk fills (BenchmarkTextAsmFile): inFlight, when
-	// not nil, gets its error; until then it owns frec, zbuf, entries,
-	// enc and w.
+	// not nil, gets its error; until then it owns frec, finsts, fdig,
+	// zbuf, entries, enc and w.
 	inFlight chan error
 	frec     []byte
 }
@@ -128,6 +135,9 @@ func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWrite
 		// keep their buffers in the caches, made once at that size.
 		bw.chunkBytes = splitChunkBytes
 		bw.insts = make([]byte, 0, splitChunkBytes+splitChunkBytes/8)
+		if o.stored {
+			bw.finsts = make([]byte, 0, splitChunkBytes+splitChunkBytes/8)
+		}
 		for i := range bw.blk.cols { // a block's columns, made once
 			n := 4 << 10
 			if i == colVecs {
@@ -144,7 +154,7 @@ func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWrite
 		return nil, err
 	}
 	bw.rec = rec
-	bw.sealRecord(headerFixedLen)
+	bw.sealRecord(headerFixedLen, nil)
 	if err := bw.writeFrame(); err != nil {
 		return nil, err
 	}
@@ -241,32 +251,49 @@ func appendSpace(b []byte, s Space) []byte {
 }
 
 // sealRecord stores the checksum of w.rec, the XXH64 of the fixed header
-// before the checksum field followed by the payload.
-func (w *BinaryWriter) sealRecord(fixed int) {
+// before the checksum field followed by the payload (and then tail, the
+// rest of the payload when it is not in w.rec).
+func (w *BinaryWriter) sealRecord(fixed int, tail []byte) {
 	w.dig.Reset()
 	_, _ = w.dig.Write(w.rec[:fixed-8])
 	_, _ = w.dig.Write(w.rec[fixed:])
+	_, _ = w.dig.Write(tail)
 	binary.LittleEndian.PutUint64(w.rec[fixed-8:], w.dig.Sum64())
 }
 
 // writeFrame compresses w.rec into one zstd frame, writes it and records
 // its seek table entry.
 func (w *BinaryWriter) writeFrame() error {
-	return w.writeRec(w.rec)
+	return w.writeRec(w.rec, nil)
 }
 
-// writeRec writes rec as one frame and records its seek table entry: a
-// compressed frame through zbuf, or a stored one (WithUncompressed)
-// straight from rec, its headers between its blocks, without a copy.
-func (w *BinaryWriter) writeRec(rec []byte) error {
-	check := uint32(xxhash.Sum64(rec))
+// writeRec writes rec and then tail as one frame and records its seek
+// table entry: a compressed frame through zbuf, or a stored one
+// (WithUncompressed) straight from rec and tail, its headers between its
+// blocks, without a copy. Only a stored frame has a tail.
+func (w *BinaryWriter) writeRec(rec, tail []byte) error {
+	var check uint32
+	if len(tail) == 0 {
+		check = uint32(xxhash.Sum64(rec))
+	} else {
+		if w.fdig == nil {
+			w.fdig = xxhash.New()
+		}
+		w.fdig.Reset()
+		_, _ = w.fdig.Write(rec)
+		_, _ = w.fdig.Write(tail)
+		check = uint32(w.fdig.Sum64())
+	}
 	var csize int
 	if w.o.stored {
 		var err error
-		if csize, err = writeStoredFrame(w.w, rec, check); err != nil {
+		if csize, err = writeStoredFrame(w.w, rec, tail, check); err != nil {
 			return err
 		}
 	} else {
+		if len(tail) != 0 { // flush gives only a stored frame a tail
+			rec = append(rec[:len(rec):len(rec)], tail...)
+		}
 		w.zbuf = w.frame(w.zbuf[:0], rec, check)
 		if _, err := w.w.Write(w.zbuf); err != nil {
 			return err
@@ -275,38 +302,44 @@ func (w *BinaryWriter) writeRec(rec []byte) error {
 	}
 	w.entries = append(w.entries, seekEntry{
 		csize: uint32(csize),
-		dsize: uint32(len(rec)),
+		dsize: uint32(len(rec) + len(tail)),
 		check: check,
 	})
 	return nil
 }
 
-// writeStoredFrame writes to w what appendStoredFrame appends, piece by
-// piece, and returns its size.
-func writeStoredFrame(w io.Writer, rec []byte, check uint32) (int, error) {
+// writeStoredFrame writes to w what appendStoredFrame appends of rec
+// followed by tail, piece by piece, and returns its size.
+func writeStoredFrame(w io.Writer, rec, tail []byte, check uint32) (int, error) {
 	var h [9]byte
 	binary.LittleEndian.PutUint32(h[:], zstdFrameMagic)
 	h[4] = 0xA4
-	binary.LittleEndian.PutUint32(h[5:], uint32(len(rec)))
+	binary.LittleEndian.PutUint32(h[5:], uint32(len(rec)+len(tail)))
 	size := len(h)
 	if _, err := w.Write(h[:]); err != nil {
 		return 0, err
 	}
 	for {
-		n := min(len(rec), zstdMaxBlock)
+		n := min(len(rec)+len(tail), zstdMaxBlock)
 		bh := uint32(n) << 3
-		if n == len(rec) {
+		if n == len(rec)+len(tail) {
 			bh |= 1 // the last block
 		}
 		h[0], h[1], h[2] = byte(bh), byte(bh>>8), byte(bh>>16)
 		if _, err := w.Write(h[:3]); err != nil {
 			return 0, err
 		}
-		if _, err := w.Write(rec[:n]); err != nil {
-			return 0, err
-		}
 		size += 3 + n
-		rec = rec[n:]
+		for n > 0 { // from rec, then from tail
+			if len(rec) == 0 {
+				rec, tail = tail, nil
+			}
+			k := min(n, len(rec))
+			if _, err := w.Write(rec[:k]); err != nil {
+				return 0, err
+			}
+			rec, n = rec[k:], n-k
+		}
 		if bh&1 != 0 {
 			break
 		}
@@ -353,19 +386,25 @@ func appendStoredFrame(b, rec []byte, check uint32) []byte {
 	return binary.LittleEndian.AppendUint32(b, check)
 }
 
-// startFrame hands the sealed w.rec to a goroutine that compresses and
-// writes it as writeFrame does, once the frame in flight is written; w.rec
-// is then a free buffer.
-func (w *BinaryWriter) startFrame() error {
+// startFrame hands the sealed w.rec (followed by w.insts when withInsts)
+// to a goroutine that compresses and writes it as writeFrame does, once
+// the frame in flight is written; w.rec (and w.insts) are then free
+// buffers.
+func (w *BinaryWriter) startFrame(withInsts bool) error {
 	if err := w.wait(); err != nil {
 		return err
 	}
 	w.rec, w.frec = w.frec[:0], w.rec
+	var tail []byte
+	if withInsts {
+		w.insts, w.finsts = w.finsts[:0], w.insts
+		tail = w.finsts
+	}
 	done := make(chan error, 1)
 	w.inFlight = done
-	go func(rec []byte) {
-		done <- w.writeRec(rec)
-	}(w.frec)
+	go func(rec, tail []byte) {
+		done <- w.writeRec(rec, tail)
+	}(w.frec, tail)
 	return nil
 }
 
@@ -689,15 +728,27 @@ func (w *BinaryWriter) flush() error {
 		b = binary.AppendUvarint(b, uint64(len(t)))
 		b = append(b, t...)
 	}
-	b = append(b, w.insts...)
+	// A split file's stored chunk: its instructions follow from
+	// w.insts, not copied (startFrame).
+	tail := w.o.split != nil && w.o.stored
+	if !tail {
+		b = append(b, w.insts...)
+	}
 	n := len(b) - chunkFixedLen
+	if tail {
+		n += len(w.insts)
+	}
 	if n > MaxRecordPayload {
 		return fmt.Errorf("trace: binary writer: chunk %d payload of %d bytes is over the limit of %d", w.chunk, n, MaxRecordPayload)
 	}
 	binary.LittleEndian.PutUint32(b[28:], uint32(n))
 	w.rec = b
-	w.sealRecord(chunkFixedLen)
-	if err := w.startFrame(); err != nil {
+	if tail {
+		w.sealRecord(chunkFixedLen, w.insts)
+	} else {
+		w.sealRecord(chunkFixedLen, nil)
+	}
+	if err := w.startFrame(tail); err != nil {
 		return err
 	}
 	w.chunk++
