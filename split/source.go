@@ -181,23 +181,12 @@ func (s *Source) Caps() trace.SourceCaps { return trace.CapArena | trace.CapBloc
 // or io.EOF after the last slice's last record (trace.CapBlock).
 func (s *Source) NextBlock() (*trace.Block, *trace.Inst, error) {
 	for {
-		if s.closed {
-			return nil, nil, errors.New("split: source closed")
-		}
-		if s.r == nil {
-			if s.k == len(s.files) {
-				return nil, nil, io.EOF
-			}
-			if err := s.open(); err != nil {
-				return nil, nil, err
-			}
+		if err := s.reader(); err != nil {
+			return nil, nil, err
 		}
 		b, in, err := s.r.NextBlock()
 		if err == io.EOF {
-			s.r.Close()
-			s.f.Close()
-			s.r, s.f = nil, nil
-			s.k++
+			s.nextSlice()
 			continue
 		}
 		if err != nil {
@@ -223,16 +212,8 @@ func (s *Source) NextInto(arena []uint64) (*trace.Inst, []uint64, error) {
 
 func (s *Source) next(arena []uint64, into bool) (*trace.Inst, []uint64, error) {
 	for {
-		if s.closed {
-			return nil, arena, errors.New("split: source closed")
-		}
-		if s.r == nil {
-			if s.k == len(s.files) {
-				return nil, arena, io.EOF
-			}
-			if err := s.open(); err != nil {
-				return nil, arena, err
-			}
+		if err := s.reader(); err != nil {
+			return nil, arena, err
 		}
 		var in *trace.Inst
 		var err error
@@ -242,10 +223,7 @@ func (s *Source) next(arena []uint64, into bool) (*trace.Inst, []uint64, error) 
 			in, err = s.r.Next()
 		}
 		if err == io.EOF {
-			s.r.Close()
-			s.f.Close()
-			s.r, s.f = nil, nil
-			s.k++
+			s.nextSlice()
 			continue
 		}
 		if err != nil {
@@ -262,6 +240,28 @@ func (s *Source) next(arena []uint64, into bool) (*trace.Inst, []uint64, error) 
 		}
 		return in, arena, nil
 	}
+}
+
+// reader makes s.r the reader of the current slice, opening its file
+// if it is not open: io.EOF after the last slice.
+func (s *Source) reader() error {
+	switch {
+	case s.closed:
+		return errors.New("split: source closed")
+	case s.r != nil:
+		return nil
+	case s.k == len(s.files):
+		return io.EOF
+	}
+	return s.open()
+}
+
+// nextSlice closes the current slice's file, at its end, for the next.
+func (s *Source) nextSlice() {
+	s.r.Close()
+	s.f.Close()
+	s.r, s.f = nil, nil
+	s.k++
 }
 
 // open opens slice s.k.
