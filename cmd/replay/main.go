@@ -264,6 +264,8 @@ partition.
 `,
 		flags: `  -o DIR            where the merged tables go (required)
   -format F         parquet (default), arrow, or both
+  -profile KIND     cpu, mem, allocs, block, mutex, trace or goroutine (github.com/pkg/profile)
+  -profile-dir DIR  where the profile goes (default ./profiles)
   -q                print nothing on success
 `,
 	},

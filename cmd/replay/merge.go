@@ -14,6 +14,8 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "output directory")
 	format := fs.String("format", "parquet", "parquet, arrow or both")
 	quiet := fs.Bool("q", false, "quiet")
+	prof := fs.String("profile", "", "cpu, mem, allocs, block, mutex, trace, goroutine")
+	profDir := fs.String("profile-dir", "profiles", "profile directory")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -31,6 +33,13 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	dirs, err := columnar.PartitionDirs(pos)
 	if err != nil {
 		return err
+	}
+	if *prof != "" {
+		stop, err := startProfile(*prof, *profDir, *quiet)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	err = columnar.Merge(dirs, *out, columnar.WithFormat(f), columnar.WithLogf(func(format string, args ...any) {
 		fmt.Fprintf(stderr, "replay: "+format+"\n", args...)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,5 +35,26 @@ func TestProfileQuiet(t *testing.T) {
 		case !quiet && !strings.Contains(got, "cpu.pprof"):
 			t.Errorf("replay -profile cpu did not name its profile on stderr: %q", got)
 		}
+	}
+}
+
+// TestMergeProfile: replay merge -profile cpu profiles the merge, quietly
+// with -q.
+func TestMergeProfile(t *testing.T) {
+	dir := t.TempDir()
+	parts := filepath.Join(dir, "parts")
+	tr := filepath.Join("..", "..", "testdata", "directives.tasm")
+	for i := range 2 {
+		if code, _, stderr := replayCmd(t, tr, "-partition", fmt.Sprintf("%d/2", i), "-o", parts, "-q"); code != 0 {
+			t.Fatalf("partition %d: %s", i, stderr)
+		}
+	}
+	prof := filepath.Join(dir, "prof")
+	code, stdout, stderr := replayCmd(t, "merge", parts, "-o", filepath.Join(dir, "merged"), "-q", "-profile", "cpu", "-profile-dir", prof)
+	if code != 0 || stdout != "" || stderr != "" {
+		t.Fatalf("merge -q -profile cpu: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if fi, err := os.Stat(filepath.Join(prof, "cpu.pprof")); err != nil || fi.Size() == 0 {
+		t.Errorf("merge -profile cpu: no cpu.pprof (%v)", err)
 	}
 }
