@@ -868,12 +868,10 @@ func (d *colDecoder) dictStrings(b []byte, n int, enc pqEncoding) error {
 			return errCorrupt
 		}
 		rd := hybridReader{b: b[1:], bw: int(b[0])}
-		for range n {
-			x, ok := rd.next()
-			if !ok || x >= uint64(d.ndict) {
-				return errCorrupt
-			}
-			d.didx = append(d.didx, int32(x))
+		k := len(d.didx)
+		d.didx = d.didx[:k+n]
+		if !rd.fill(d.didx[k:], uint64(d.ndict)) {
+			return errCorrupt
 		}
 		return nil
 	}
@@ -1010,6 +1008,39 @@ func (h *hybridReader) next() (uint64, bool) {
 		h.bit = 0
 	}
 	return v, true
+}
+
+// fill reads len(dst) values into dst, an RLE run's at a time (its value
+// checked once, as its first): false if the values end first or one is
+// not below limit.
+func (h *hybridReader) fill(dst []int32, limit uint64) bool {
+	for len(dst) > 0 {
+		if h.rle == 0 && h.packed == 0 {
+			// The next run's header, through next's one value.
+			x, ok := h.next()
+			if !ok || x >= limit {
+				return false
+			}
+			dst[0], dst = int32(x), dst[1:]
+			continue
+		}
+		if h.rle > 0 { // its value was checked as the run's first, above
+			k := int(min(h.rle, uint64(len(dst))))
+			v := int32(h.v)
+			for i := range dst[:k] {
+				dst[i] = v
+			}
+			h.rle -= uint64(k)
+			dst = dst[k:]
+			continue
+		}
+		x, _ := h.next() // a packed run's value
+		if x >= limit {
+			return false
+		}
+		dst[0], dst = int32(x), dst[1:]
+	}
+	return true
 }
 
 // unpackBits returns the w bits (w <= 64) of b from bit offset off, least

@@ -235,3 +235,52 @@ func TestUnpackDeltas(t *testing.T) {
 		}
 	}
 }
+
+// TestHybridFill: fill reads what next reads, an RLE run at a time,
+// whatever the pieces it is asked for; a value not below the limit, in a
+// run or bit-packed, or values that end early, are an error.
+func TestHybridFill(t *testing.T) {
+	var idx []int32
+	for i := range 2000 {
+		switch {
+		case i%300 < 100: // RLE runs of 8 or more
+			idx = append(idx, int32(i/37%5))
+		default: // bit-packed
+			idx = append(idx, int32(i*7%13))
+		}
+	}
+	const bw = 4
+	enc := appendRLEIndices(nil, idx, bw)
+	if enc[0] != bw {
+		t.Fatalf("bit width %d", enc[0])
+	}
+	for _, piece := range []int{1, 3, 8, 9, 100, len(idx)} {
+		h := hybridReader{b: enc[1:], bw: bw}
+		got := make([]int32, len(idx))
+		for k := 0; k < len(got); k += piece {
+			if !h.fill(got[k:min(k+piece, len(got))], 13) {
+				t.Fatalf("pieces of %d: fill failed at %d", piece, k)
+			}
+		}
+		if !slices.Equal(got, idx) {
+			t.Fatalf("pieces of %d: %v, want %v", piece, got, idx)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		idx   []int32
+		n     int
+		limit uint64
+	}{
+		{"RLE run past the limit", []int32{9, 9, 9, 9, 9, 9, 9, 9, 9, 9}, 10, 9},
+		{"RLE run past the limit, later", []int32{1, 1, 1, 1, 1, 1, 1, 1, 9, 9, 9, 9, 9, 9, 9, 9}, 16, 9},
+		{"packed value past the limit", []int32{1, 2, 3, 9, 1, 2, 3, 4}, 8, 9},
+		{"values end first", []int32{1, 1, 1, 1, 1, 1, 1, 1}, 9, 9},
+	} {
+		enc := appendRLEIndices(nil, tc.idx, bw)
+		h := hybridReader{b: enc[1:], bw: bw}
+		if h.fill(make([]int32, tc.n), tc.limit) {
+			t.Errorf("%s: fill succeeded", tc.name)
+		}
+	}
+}
