@@ -32,7 +32,8 @@ import (
 //     sorted as the whole table is; Merge interleaves them in that order
 //     (a k-way merge, reading each file once, in row groups), a partition's
 //     run of rows before every other's next row (a line's words) with one
-//     comparison a row.
+//     comparison a row (the memory table's: of the address alone, within
+//     a space and group, its rows copied a column at a time).
 //   - instructions: an instruction's row is in one or more partitions,
 //     each with the statistics of its own lanes (every partition, for
 //     replay TRACE -partition; for a split trace, the partition replay
@@ -317,6 +318,12 @@ func tableNames(files map[tableID]string) string {
 // partition, and files without partition metadata, with a *MergeError.
 // The merged files record the partitions' options without the partition.
 func Merge(dirs []string, out string, opts ...Option) error {
+	return merge(dirs, out, mergeChunk, opts...)
+}
+
+// merge is Merge handing the writer chunk rows at a time (mergeChunk;
+// tests give fewer, to cut runs at chunks).
+func merge(dirs []string, out string, chunk int, opts ...Option) error {
 	var parts []*partDir
 	for _, d := range dirs {
 		p, err := readPartDir(d)
@@ -346,7 +353,7 @@ func Merge(dirs []string, out string, opts ...Option) error {
 	if err != nil {
 		return err
 	}
-	if err := mergeInto(w, parts); err != nil {
+	if err := mergeInto(w, parts, chunk); err != nil {
 		return errors.Join(err, w.Abort())
 	}
 	return w.Commit()
@@ -357,7 +364,7 @@ func Merge(dirs []string, out string, opts ...Option) error {
 // ahead of the merge, each on its own (tableReader.prefetch): the tables'
 // merges and their files' decoding share the machine's cores, and the
 // Writer, not safe for concurrent use, is called from this goroutine.
-func mergeInto(w *Writer, parts []*partDir) error {
+func mergeInto(w *Writer, parts []*partDir, chunk int) error {
 	var trace, after []func(q *writeQueue) error // the engine.Sink order: the trace's tables first
 	if _, ok := parts[0].files[tInstructions]; ok {
 		trace = append(trace, func(q *writeQueue) error { return mergeInstructions(q, parts) })
@@ -377,7 +384,7 @@ func mergeInto(w *Writer, parts []*partDir) error {
 			trace = append(trace, m)
 		}
 	}
-	return mergeTables(w, [][]func(q *writeQueue) error{trace, after})
+	return mergeTables(w, chunk, [][]func(q *writeQueue) error{trace, after})
 }
 
 // writeQueue hands a table merge's chunks of rows to the goroutine that
@@ -385,6 +392,7 @@ func mergeInto(w *Writer, parts []*partDir) error {
 type writeQueue struct {
 	jobs    chan writeJob
 	ahead   int          // chunks a merge may fill before the writer takes them
+	chunk   int          // the rows of a chunk (mergeChunk)
 	stopped *atomic.Bool // the writer or a merge failed: the merges stop
 	pool    *wordPool    // the storage of the records the merges read (openTableCols)
 }
@@ -424,7 +432,7 @@ const (
 // chunks they send to w: every chunk of phases[0]'s merges, in the order
 // they come (each table's in its merge's order), then phases[1]'s, and so
 // on (the engine.Sink order of the tables).
-func mergeTables(w *Writer, phases [][]func(q *writeQueue) error) error {
+func mergeTables(w *Writer, chunk int, phases [][]func(q *writeQueue) error) error {
 	stopped := new(atomic.Bool)
 	var errs []error
 	var mu sync.Mutex
@@ -435,7 +443,7 @@ func mergeTables(w *Writer, phases [][]func(q *writeQueue) error) error {
 		if p > 0 {
 			ahead = mergeAhead
 		}
-		q := &writeQueue{jobs: make(chan writeJob, ahead*max(1, len(merges))), ahead: ahead, stopped: stopped, pool: pool}
+		q := &writeQueue{jobs: make(chan writeJob, ahead*max(1, len(merges))), ahead: ahead, chunk: chunk, stopped: stopped, pool: pool}
 		queues = append(queues, q)
 		var wg sync.WaitGroup
 		for _, m := range merges {
@@ -494,14 +502,14 @@ func newChunks[T any](q *writeQueue, write func(w *Writer, rows []T) error) *chu
 	for range q.ahead {
 		c.free <- nil // made when first taken
 	}
-	c.rows = make([]T, 0, mergeChunk)
+	c.rows = make([]T, 0, q.chunk)
 	return c
 }
 
 // flush sends the rows on when there are mergeChunk of them, or any at
 // all when final.
 func (c *chunks[T]) flush(final bool) error {
-	if len(c.rows) == 0 || len(c.rows) < mergeChunk && !final {
+	if len(c.rows) == 0 || len(c.rows) < c.q.chunk && !final {
 		return nil
 	}
 	rows := c.rows
@@ -510,7 +518,7 @@ func (c *chunks[T]) flush(final bool) error {
 		done:  func() { c.free <- rows[:0] },
 	})
 	if c.rows = <-c.free; c.rows == nil {
-		c.rows = make([]T, 0, mergeChunk)
+		c.rows = make([]T, 0, c.q.chunk)
 	}
 	return err
 }
@@ -759,6 +767,13 @@ type cursor interface {
 	less(other cursor) bool
 	// emit hands the current row to the writer's buffer.
 	emit(b *rowBuffer)
+	// run hands the writer's buffer the current row and those after it
+	// in the record that come before next's current row (nil next: to
+	// the record's end), at most room rows (room >= 1), and returns how
+	// many; the cursor stays at its current row (skip moves it).
+	run(b *rowBuffer, next cursor, room int) int
+	// skip moves k rows on: advance k times.
+	skip(k int) (bool, error)
 	close()
 }
 
@@ -798,6 +813,16 @@ func (c *rowCursor) advance() (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// skip moves k rows on (k >= 1), within the record but for the last
+// step: advance k times.
+func (c *rowCursor) skip(k int) (bool, error) {
+	if h := c.rows / 2; c.row < h && c.row+k-1 >= h && c.t.ahead != nil {
+		c.t.ahead() // what advance does at row h
+	}
+	c.row += k - 1
+	return c.advance()
 }
 
 func (c *rowCursor) close() { c.t.close() }
@@ -999,6 +1024,89 @@ func (c *resultCursor) emit(b *rowBuffer) {
 		Addr: c.addr.Value(r), Value: c.value.Value(r), ValueHi: c.hi.Value(r), Fault: f})
 }
 
+// rowRun is run a row at a time, through emit and less: the cursor c,
+// its rowCursor rc.
+func rowRun(c cursor, rc *rowCursor, b *rowBuffer, next cursor, room int) int {
+	r0 := rc.row
+	defer func() { rc.row = r0 }()
+	for n := 1; ; n++ {
+		c.emit(b)
+		if n == room || rc.row+1 >= rc.rows {
+			return n
+		}
+		rc.row++
+		if next != nil && !c.less(next) {
+			return n
+		}
+	}
+}
+
+func (c *resultCursor) run(b *rowBuffer, next cursor, room int) int {
+	return rowRun(c, &c.rowCursor, b, next, room)
+}
+
+func (c *ordersCursor) run(b *rowBuffer, next cursor, room int) int {
+	return rowRun(c, &c.rowCursor, b, next, room)
+}
+
+func (c *addressCursor) run(b *rowBuffer, next cursor, room int) int {
+	return rowRun(c, &c.rowCursor, b, next, room)
+}
+
+// run is the memory table's: the rows of a run are found by their keys
+// (span) and appended a column at a time.
+func (c *memoryCursor) run(b *rowBuffer, next cursor, room int) int {
+	r0 := c.row
+	n := c.span(next, min(c.rows, r0+room))
+	group, addr := c.group.Int64Values()[r0:r0+n], c.addr.Uint64Values()[r0:r0+n]
+	value := c.value.Uint32Values()[r0 : r0+n]
+	o := len(b.words)
+	b.words = slices.Grow(b.words, n)[:o+n]
+	words := b.words[o:]
+	var sp trace.Space
+	key := int32(-1)
+	for i := range words {
+		if k := c.space.key(r0 + i); k != key || i == 0 {
+			var err error
+			if sp, err = c.memo.parse(c.t.path, &c.space, r0+i); err != nil {
+				b.words, b.err = b.words[:o+i], err
+				return max(i, 1)
+			}
+			key = k
+		}
+		words[i] = engine.Word{Space: sp, Group: group[i], Addr: addr[i], Value: value[i]}
+	}
+	return n
+}
+
+// span is the rows from the current one (which counts whatever its key)
+// up to row end that come before next's current row (nil next: all).
+// Rows of one space key and group are compared by their addresses only.
+func (c *wordRow) span(next cursor, end int) int {
+	r := c.row + 1
+	if next == nil {
+		return end - c.row
+	}
+	d := next.(interface{ keyRow() *wordRow }).keyRow()
+	groups, addrs := c.group.Int64Values(), c.addr.Uint64Values()
+	dg, da := d.group.Value(d.row), d.addr.Value(d.row)
+	for r < end {
+		k, g := c.space.key(r), groups[r]
+		o := cmp.Or(strings.Compare(c.space.Value(r), d.space.Value(d.row)), cmp.Compare(g, dg))
+		if o > 0 || o == 0 && addrs[r] >= da {
+			break
+		}
+		r++
+		for r < end && c.space.key(r) == k && groups[r] == g && (o < 0 || addrs[r] < da) {
+			r++
+		}
+		if r < end && c.space.key(r) == k && groups[r] == g {
+			break // o == 0 and the address is not below next's
+		}
+	}
+	return r - c.row
+}
+
 // wordLess orders two rows of tables sorted like memory: by space (as a
 // string), group, addr.
 func wordLess(s1 *strCol, g1 *array.Int64, a1 *array.Uint64, r1 int, s2 *strCol, g2 *array.Int64, a2 *array.Uint64, r2 int) bool {
@@ -1015,8 +1123,10 @@ type rowBuffer struct {
 	err     error
 }
 
-// mergeChunk is the rows a merge hands the writer at a time.
-const mergeChunk = 64 << 10
+// mergeChunk is the rows a merge hands the writer at a time: few enough
+// that a chunk of instructions (64 bytes a row) is still in the cache when
+// the writer reads it.
+const mergeChunk = 8 << 10
 
 func (b *rowBuffer) len() int { return len(b.results) + len(b.words) + len(b.addrs) + len(b.orders) }
 
@@ -1036,16 +1146,16 @@ func (b *rowBuffer) write(w *Writer) error {
 }
 
 // alloc makes room for a chunk of table id's rows, once.
-func (b *rowBuffer) alloc(id tableID) {
+func (b *rowBuffer) alloc(id tableID, chunk int) {
 	switch {
 	case id == tResults && b.results == nil:
-		b.results = make([]engine.Result, 0, mergeChunk)
+		b.results = make([]engine.Result, 0, chunk)
 	case id == tMemory && b.words == nil:
-		b.words = make([]engine.Word, 0, mergeChunk)
+		b.words = make([]engine.Word, 0, chunk)
 	case id == tAddresses && b.addrs == nil:
-		b.addrs = make([]engine.AddressStat, 0, mergeChunk)
+		b.addrs = make([]engine.AddressStat, 0, chunk)
 	case id == tOrders && b.orders == nil:
-		b.orders = make([]engine.OrderWitness, 0, mergeChunk)
+		b.orders = make([]engine.OrderWitness, 0, chunk)
 	}
 }
 
@@ -1090,7 +1200,7 @@ func openCursors[C interface{ advance() (bool, error) }](q *writeQueue, parts []
 // mergeSorted merges table id of every partition, each sorted by the
 // table's key, into its order, and sends it to q. A partition's rows that
 // come before every other partition's next row (a run: the words of its
-// lines, a slice's instructions) go out one after another, with one
+// lines, a slice's instructions) go out together (cursor.run), with one
 // comparison a row, not a heap's.
 func mergeSorted(q *writeQueue, parts []*partDir, id tableID, newCursor func(*tableReader) cursor) error {
 	var all []cursor
@@ -1108,18 +1218,18 @@ func mergeSorted(q *writeQueue, parts []*partDir, id tableID, newCursor func(*ta
 		free <- new(rowBuffer)
 	}
 	buf := new(rowBuffer)
-	buf.alloc(id)
+	buf.alloc(id, q.chunk)
 	flush := func(final bool) error {
 		if buf.err != nil {
 			return buf.err
 		}
-		if n := buf.len(); n == 0 || n < mergeChunk && !final {
+		if n := buf.len(); n == 0 || n < q.chunk && !final {
 			return nil
 		}
 		b := buf
 		err := q.send(writeJob{write: b.write, done: func() { b.reset(); free <- b }})
 		buf = <-free
-		buf.alloc(id)
+		buf.alloc(id, q.chunk)
 		return err
 	}
 	for len(live) > 0 {
@@ -1136,12 +1246,16 @@ func mergeSorted(q *writeQueue, parts []*partDir, id tableID, newCursor func(*ta
 			}
 		}
 		c := live[lo]
+		var nc cursor
+		if next >= 0 {
+			nc = live[next]
+		}
 		for {
-			c.emit(buf)
+			k := c.run(buf, nc, q.chunk-buf.len())
 			if err := flush(false); err != nil {
 				return err
 			}
-			ok, err := c.advance()
+			ok, err := c.skip(k)
 			if err != nil {
 				return err
 			}
@@ -1149,7 +1263,7 @@ func mergeSorted(q *writeQueue, parts []*partDir, id tableID, newCursor func(*ta
 				live = slices.Delete(live, lo, lo+1)
 				break
 			}
-			if next >= 0 && !c.less(live[next]) {
+			if nc != nil && !c.less(nc) {
 				break
 			}
 		}
@@ -1231,6 +1345,59 @@ func (c *instructionCursor) static(r int, parsed map[string]*trace.Static) (*tra
 	return s, nil
 }
 
+// run appends to out the rows of c from its current one on, within its
+// record, that are instructions next, next+1, ... below bound, as many as
+// out's chunk has room for (at least one: the current row, instruction
+// next), and returns how many. It goes a column at a time: a run of one
+// partition's rows (a slice's instructions) is most of the table.
+func (c *instructionCursor) run(next, bound uint64, parsed map[string]*trace.Static, out *chunks[engine.InstStat]) (int, error) {
+	r0 := c.rowCursor.row
+	seq := c.seq.Uint64Values()[r0:c.rows]
+	n := min(len(seq), out.q.chunk-len(out.rows))
+	if left := bound - next; left < uint64(n) {
+		n = int(left)
+	}
+	for i := range n {
+		if seq[i] != next+uint64(i) {
+			n = i
+			break
+		}
+	}
+	o := len(out.rows)
+	out.rows = slices.Grow(out.rows, n)[:o+n]
+	rows := out.rows[o:]
+	var (
+		last  *trace.Static
+		lastK = int32(-1)
+		lastD [3]int32
+	)
+	for i := range rows {
+		r := r0 + i
+		k := c.text.key(r)
+		kind := [3]int32{c.dialect.key(r), c.op.key(r), c.typ.key(r)}
+		if k != lastK || kind != lastD {
+			s, err := c.static(r, parsed)
+			if err != nil {
+				out.rows = out.rows[:o+i]
+				return i, err
+			}
+			last, lastK, lastD = s, k, kind
+		}
+		rows[i].Static = last
+	}
+	group, warp := c.group.Int64Values()[r0:r0+n], c.warp.Int64Values()[r0:r0+n]
+	lanes, addrs := c.lanes.Uint32Values()[r0:r0+n], c.addrs.Uint32Values()[r0:r0+n]
+	maxc, faults := c.maxc.Uint32Values()[r0:r0+n], c.faults.Uint32Values()[r0:r0+n]
+	casFailed, sectors := c.casFailed.Uint32Values()[r0:r0+n], c.sectors.Uint32Values()[r0:r0+n]
+	for i := range rows {
+		st := &rows[i]
+		st.Seq, st.Group, st.Warp = seq[i], group[i], warp[i]
+		st.Lanes, st.Addresses, st.MaxConflict = lanes[i], addrs[i], maxc[i]
+		st.Faults, st.CASFailed, st.Sectors = faults[i], casFailed[i], sectors[i]
+	}
+	return n, nil
+}
+
 // row is row r's statistics.
 func (c *instructionCursor) row(r int, s *trace.Static) engine.InstStat {
 	return engine.InstStat{Seq: c.seq.Value(r), Static: s, Group: c.group.Value(r), Warp: c.warp.Value(r),
@@ -1245,8 +1412,8 @@ func (c *instructionCursor) row(r int, s *trace.Static) engine.InstStat {
 // trace). The rows of one instruction must agree on its lanes and text;
 // every instruction from 0 on must have a row. A partition's rows before
 // every other partition's next (a run: a slice's instructions, whose rows
-// one partition writes) go out one after another, compared with one
-// bound a row.
+// one partition writes) go out together (instructionCursor.run), compared
+// with one bound a row, their columns copied one at a time.
 func mergeInstructions(q *writeQueue, parts []*partDir) error {
 	var all []*instructionCursor
 	defer func() {
@@ -1280,20 +1447,15 @@ func mergeInstructions(q *writeQueue, parts []*partDir) error {
 		}
 		if next < bound { // a run of c's
 			for {
-				r := c.rowCursor.row
-				if c.seq.Value(r) != next {
-					break // the next pass says why, or goes on
-				}
-				s, err := c.static(r, parsed)
+				k, err := c.run(next, bound, parsed, out)
 				if err != nil {
 					return err
 				}
-				out.rows = append(out.rows, c.row(r, s))
-				next++
+				next += uint64(k)
 				if err := out.flush(false); err != nil {
 					return err
 				}
-				ok, err := c.advance()
+				ok, err := c.skip(k)
 				if err != nil {
 					return err
 				}
@@ -1301,8 +1463,8 @@ func mergeInstructions(q *writeQueue, parts []*partDir) error {
 					live = slices.Delete(live, lo, lo+1)
 					break
 				}
-				if next >= bound {
-					break
+				if next >= bound || c.seq.Value(c.rowCursor.row) != next {
+					break // the next pass says why, or goes on
 				}
 			}
 			continue

@@ -124,7 +124,9 @@ func (f mergeFixture) write(t *testing.T, dir string, i, n int, format Format, i
 // row in one partition, in runs (a slice's, partition K mod N) or row by
 // row, or in several (their counts combined); a word by its 128-byte
 // line, in runs of a line's words or line by line; in Parquet and Arrow,
-// in row groups of other sizes than the merged table's.
+// in row groups of other sizes than the merged table's; in chunks of
+// rows to the writer that cut runs (a partition's rows merged a column at
+// a time, instructionCursor.run, memoryCursor.run) short.
 func TestMergeRowOwnership(t *testing.T) {
 	const rows = 1000
 	f := newMergeFixture(t, rows)
@@ -151,6 +153,9 @@ func TestMergeRowOwnership(t *testing.T) {
 				return []int{int(s/50) % 3}
 			}, func(l uint64) int { return int(l % 3) }},
 			{"one", 1, func(uint64) []int { return []int{0} }, func(uint64) int { return 0 }},
+			// Every word in partition 1, whose row groups of 63 rows (a run
+			// to a record's end) cross from one space and group to the next.
+			{"words in one of two", 2, func(s uint64) []int { return []int{int(s/100) % 2} }, func(uint64) int { return 1 }},
 		} {
 			t.Run(fmt.Sprint(format, "/", tc.name), func(t *testing.T) {
 				dir := filepath.Join(root, fmt.Sprint(format), tc.name)
@@ -160,22 +165,25 @@ func TestMergeRowOwnership(t *testing.T) {
 					f.write(t, p, i, tc.n, format, tc.inst, tc.line)
 					parts = append(parts, p)
 				}
-				out := filepath.Join(dir, "merged")
-				if err := Merge(parts, out, WithFormat(format), WithBatchRows(64)); err != nil {
-					t.Fatal(err)
-				}
-				for _, table := range []string{"instructions", "memory", "ops"} {
-					name := table + map[Format]string{FormatParquet: extParquet, FormatArrow: extArrow}[format]
-					a, err := os.ReadFile(filepath.Join(whole, name))
-					if err != nil {
+				// Chunks of mergeChunk rows, and of 7: runs cut at a chunk's end.
+				for _, chunk := range []int{mergeChunk, 7} {
+					out := filepath.Join(dir, fmt.Sprint("merged-", chunk))
+					if err := merge(parts, out, chunk, WithFormat(format), WithBatchRows(64)); err != nil {
 						t.Fatal(err)
 					}
-					b, err := os.ReadFile(filepath.Join(out, name))
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !bytes.Equal(a, b) {
-						t.Errorf("merged %s differs from the whole replay's", name)
+					for _, table := range []string{"instructions", "memory", "ops"} {
+						name := table + map[Format]string{FormatParquet: extParquet, FormatArrow: extArrow}[format]
+						a, err := os.ReadFile(filepath.Join(whole, name))
+						if err != nil {
+							t.Fatal(err)
+						}
+						b, err := os.ReadFile(filepath.Join(out, name))
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !bytes.Equal(a, b) {
+							t.Errorf("chunks of %d rows: merged %s differs from the whole replay's", chunk, name)
+						}
 					}
 				}
 			})
@@ -224,6 +232,30 @@ func TestMergeRefusesBrokenRows(t *testing.T) {
 				t.Errorf("a refused merge left memory.parquet (%v)", err)
 			}
 		})
+	}
+}
+
+// TestMergeRefusesRowUnlikeText: a row whose op is not its text's is
+// refused, though the row before it has the same text (a run's rows are
+// checked when their text or kind changes, not only their text).
+func TestMergeRefusesRowUnlikeText(t *testing.T) {
+	f := newMergeFixture(t, 20)
+	add, err := trace.ParseStatic("atom.global.add.u32 %r1, [%rd1], %r2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := *add
+	bad.Op = trace.OpExch
+	for i := range f.insts {
+		f.insts[i].Static = add
+	}
+	f.insts[5].Static = &bad
+	dir := t.TempDir()
+	p := filepath.Join(dir, "part=0")
+	f.write(t, p, 0, 1, FormatParquet, func(uint64) []int { return []int{0} }, func(uint64) int { return 0 })
+	err = Merge([]string{p}, filepath.Join(dir, "merged"))
+	if err == nil || !strings.Contains(err.Error(), "seq 5") || !strings.Contains(err.Error(), "parses as") {
+		t.Fatalf("merge: %v, want an error naming seq 5 and what its text parses as", err)
 	}
 }
 
