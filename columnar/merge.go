@@ -596,6 +596,9 @@ func openTableCols(path string, cols []string, pool *wordPool) (*tableReader, er
 				if rows == 0 {
 					continue
 				}
+				if err := pf.readSpan(rg, idx); err != nil {
+					return nil, err
+				}
 				cs := make([]arrow.Array, len(idx))
 				for i, k := range idx {
 					a, err := pf.readColumn(rg, k)

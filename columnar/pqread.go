@@ -65,7 +65,12 @@ type pqFile struct {
 	kv     [][2]string
 	dec    *zstd.Decoder // made at the first zstd page
 	buf    []byte        // a column chunk's bytes
-	page   []byte        // a page decompressed
+	// span, when set, is the file's bytes from spanAt on: a row group's
+	// column chunks read at once (readSpan), which readChunk takes its
+	// chunks' bytes from.
+	span   []byte
+	spanAt int64
+	page   []byte // a page decompressed
 	limits readLimits
 	// dictStrings reads string columns as Arrow dictionary arrays (int32
 	// indices into the chunk's distinct strings: its dictionary page's,
@@ -490,15 +495,20 @@ func (p *pqFile) readChunk(l *pqLeaf, c *pqChunkInfo, rows int64) (arrow.Array, 
 	if start < 4 || c.size < 0 || start+c.size > p.size {
 		return nil, fmt.Errorf("column chunk at %d of %d bytes outside the file's %d bytes of pages", start, c.size, p.size)
 	}
-	if int64(cap(p.buf)) < c.size {
-		p.buf = make([]byte, c.size)
-	}
-	buf := p.buf[:c.size]
-	if _, err := p.f.ReadAt(buf, start); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
+	var buf []byte
+	if start >= p.spanAt && start+c.size <= p.spanAt+int64(len(p.span)) {
+		buf = p.span[start-p.spanAt:][:c.size]
+	} else {
+		if int64(cap(p.buf)) < c.size {
+			p.buf = make([]byte, c.size)
 		}
-		return nil, err
+		buf = p.buf[:c.size]
+		if _, err := p.f.ReadAt(buf, start); err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
 	}
 	d := newColDecoder(l, rows, p.limits.stringBytes)
 	d.pool = p.reuse
@@ -546,6 +556,42 @@ func (p *pqFile) readChunk(l *pqLeaf, c *pqChunkInfo, rows int64) (arrow.Array, 
 		}
 	}
 	return d.finish()
+}
+
+// readSpan reads the bytes of row group rg's column chunks cols in one
+// read, for readChunk, when they lie together (the chunks between them
+// are no larger than they are): one system call a row group, not one a
+// column. A chunk whose place the footer misstates is left to readChunk,
+// which says so.
+func (p *pqFile) readSpan(rg int, cols []int) error {
+	p.span = p.span[:0]
+	lo, hi, need := int64(math.MaxInt64), int64(0), int64(0)
+	for _, k := range cols {
+		c := &p.rgs[rg].chunks[k]
+		start := c.dataOffset
+		if c.dictOffset > 0 && c.dictOffset < start {
+			start = c.dictOffset
+		}
+		if c.external || start < 4 || c.size < 0 || start+c.size > p.size {
+			return nil
+		}
+		lo, hi, need = min(lo, start), max(hi, start+c.size), need+c.size
+	}
+	if hi <= lo || hi-lo > 2*need {
+		return nil
+	}
+	if int64(cap(p.span)) < hi-lo {
+		p.span = make([]byte, hi-lo)
+	}
+	p.span, p.spanAt = p.span[:hi-lo], lo
+	if _, err := p.f.ReadAt(p.span, lo); err != nil {
+		p.span = p.span[:0]
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	return nil
 }
 
 type pageHeader struct {
