@@ -66,6 +66,20 @@ type partDir struct {
 	options      string             // MetaOptions, "" when the files have none
 	run          *RunOptions        // options parsed; nil when the files have none
 	files        map[tableID]string // the file Merge reads per table: Parquet, else Arrow
+	// pq holds the Parquet files opened to read their metadata, footer
+	// read, until the merge of their table takes them (openCursors) or
+	// close closes them: each footer is read once.
+	pq [numTables]*pqFile
+}
+
+// close closes the files of p that no merge took.
+func (p *partDir) close() {
+	for id, f := range p.pq {
+		if f != nil {
+			f.close()
+			p.pq[id] = nil
+		}
+	}
 }
 
 // MergeError is why Merge refused its partitions; it wrote nothing.
@@ -114,16 +128,6 @@ func PartitionDirs(args []string) ([]string, error) {
 	return dirs, nil
 }
 
-// fileMeta reads the replay metadata of a table file: its partition,
-// trace and run options ("" for a key it lacks).
-func fileMeta(path string) (part, trc, run string, err error) {
-	kv, err := FileMetadata(path)
-	if err != nil {
-		return "", "", "", err
-	}
-	return kv[MetaPartition], kv[MetaTrace], kv[MetaOptions], nil
-}
-
 // FileMetadata reads the key-value metadata of a table file: a Parquet
 // file's footer (without ARROW:schema), an Arrow IPC file's schema
 // metadata.
@@ -134,13 +138,7 @@ func FileMetadata(path string) (map[string]string, error) {
 			return nil, err
 		}
 		defer pf.close()
-		m := map[string]string{}
-		for _, kv := range pf.kv {
-			if kv[0] != "ARROW:schema" {
-				m[kv[0]] = kv[1]
-			}
-		}
-		return m, nil
+		return pf.metadata(), nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -160,6 +158,18 @@ func FileMetadata(path string) (map[string]string, error) {
 	return m, nil
 }
 
+// metadata is the key-value metadata of the file's footer, without
+// ARROW:schema.
+func (pf *pqFile) metadata() map[string]string {
+	m := map[string]string{}
+	for _, kv := range pf.kv {
+		if kv[0] != "ARROW:schema" {
+			m[kv[0]] = kv[1]
+		}
+	}
+	return m
+}
+
 // ParsePartition parses "i/n" (0 <= i < n).
 func ParsePartition(s string) (i, n int, err error) {
 	a, b, ok := strings.Cut(s, "/")
@@ -177,8 +187,13 @@ func ParsePartition(s string) (i, n int, err error) {
 
 // readPartDir finds the table files of a partition directory and checks
 // that they agree on which partition of which trace they hold.
-func readPartDir(dir string) (*partDir, error) {
+func readPartDir(dir string) (_ *partDir, err error) {
 	p := &partDir{dir: dir, files: map[tableID]string{}}
+	defer func() {
+		if err != nil {
+			p.close()
+		}
+	}()
 	var first string
 	for id := range numTables {
 		name := specs[id].name
@@ -192,10 +207,18 @@ func readPartDir(dir string) (*partDir, error) {
 		if path == "" {
 			continue
 		}
-		part, trc, run, err := fileMeta(path)
-		if err != nil {
+		var kv map[string]string
+		if strings.HasSuffix(path, extParquet) {
+			pf, err := openParquet(path)
+			if err != nil {
+				return nil, mergeErr("%v", err)
+			}
+			p.pq[id] = pf
+			kv = pf.metadata()
+		} else if kv, err = FileMetadata(path); err != nil {
 			return nil, mergeErr("%v", err)
 		}
+		part, trc, run := kv[MetaPartition], kv[MetaTrace], kv[MetaOptions]
 		if part == "" {
 			return nil, mergeErr("%s was not written by replay -partition (no %s metadata)", path, MetaPartition)
 		}
@@ -325,6 +348,11 @@ func Merge(dirs []string, out string, opts ...Option) error {
 // tests give fewer, to cut runs at chunks).
 func merge(dirs []string, out string, chunk int, opts ...Option) error {
 	var parts []*partDir
+	defer func() {
+		for _, p := range parts {
+			p.close()
+		}
+	}()
 	for _, d := range dirs {
 		p, err := readPartDir(d)
 		if err != nil {
@@ -540,20 +568,28 @@ type tableReader struct {
 
 func openTable(path string) (*tableReader, error) { return openTableCols(path, nil, nil) }
 
-// openTableCols opens a table file to read the columns cols of a Parquet
-// file (nil: all of them; an Arrow file's records have all). With a pool
+// openTableCols is openTableFile of the file path, opened.
+func openTableCols(path string, cols []string, pool *wordPool) (*tableReader, error) {
+	return openTableFile(path, nil, cols, pool)
+}
+
+// openTableFile opens a table file to read the columns cols of a Parquet
+// file (nil: all of them; an Arrow file's records have all); pf, if not
+// nil, is the Parquet file path opened, which the reader then owns. With a pool
 // (a merge's), its string columns are read as dictionary arrays
 // (pqFile.dictStrings), and its fixed-width columns' storage is taken
 // from the pool and given back to it once the caller is done with a
 // record (done): the pool is shared by every file a merge reads, so that
 // one partition's storage is the next one's.
-func openTableCols(path string, cols []string, pool *wordPool) (*tableReader, error) {
+func openTableFile(path string, pf *pqFile, cols []string, pool *wordPool) (*tableReader, error) {
 	dict := pool != nil
 	t := &tableReader{path: path}
 	if strings.HasSuffix(path, extParquet) {
-		pf, err := openParquet(path)
-		if err != nil {
-			return nil, err
+		if pf == nil {
+			var err error
+			if pf, err = openParquet(path); err != nil {
+				return nil, err
+			}
 		}
 		pf.dictStrings = dict
 		idx, err := pf.columns(cols)
@@ -1180,7 +1216,9 @@ var sortedCols = map[tableID][]string{
 func openCursors[C interface{ advance() (bool, error) }](q *writeQueue, parts []*partDir, id tableID, cols []string, newCursor func(*tableReader) C, all *[]C) ([]C, error) {
 	var live []C
 	for _, p := range parts {
-		t, err := openTableCols(p.files[id], cols, q.pool)
+		pf := p.pq[id]
+		p.pq[id] = nil // the reader's, which closes it
+		t, err := openTableFile(p.files[id], pf, cols, q.pool)
 		if err != nil {
 			return nil, err
 		}
