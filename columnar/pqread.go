@@ -492,7 +492,7 @@ func (p *pqFile) readChunk(l *pqLeaf, c *pqChunkInfo, rows int64) (arrow.Array, 
 	if c.dictOffset > 0 && c.dictOffset < start {
 		start = c.dictOffset
 	}
-	if start < 4 || c.size < 0 || start+c.size > p.size {
+	if start < 4 || c.size < 0 || start > p.size || c.size > p.size-start { // no sum to overflow
 		return nil, fmt.Errorf("column chunk at %d of %d bytes outside the file's %d bytes of pages", start, c.size, p.size)
 	}
 	var buf []byte
@@ -572,7 +572,7 @@ func (p *pqFile) readSpan(rg int, cols []int) error {
 		if c.dictOffset > 0 && c.dictOffset < start {
 			start = c.dictOffset
 		}
-		if c.external || start < 4 || c.size < 0 || start+c.size > p.size {
+		if c.external || start < 4 || c.size < 0 || start > p.size || c.size > p.size-start {
 			return nil
 		}
 		lo, hi, need = min(lo, start), max(hi, start+c.size), need+c.size

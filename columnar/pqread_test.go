@@ -138,6 +138,28 @@ func TestScanParquetErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "a row group of 4 rows: replay writes at most 3") {
 		t.Errorf("a row group past the limit: %v", err)
 	}
+	// A chunk whose offset and size overflow when added is outside the
+	// file, read alone or in a row group's span.
+	for _, span := range []bool{false, true} {
+		p, err := openParquet(good)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := p.column("op")
+		c := &p.rgs[0].chunks[k]
+		c.dataOffset, c.dictOffset, c.size = 1<<62, 0, 1<<62
+		if span {
+			all, _ := p.columns(nil)
+			if err := p.readSpan(0, all); err != nil {
+				t.Errorf("readSpan: %v", err)
+			}
+		}
+		_, err = p.readColumn(0, k)
+		p.close()
+		if err == nil || !strings.Contains(err.Error(), "outside the file's") {
+			t.Errorf("a chunk at 1<<62 of 1<<62 bytes (span %v): %v", span, err)
+		}
+	}
 	fnErr := errors.New("the report's own error")
 	if err := ScanParquet(good, []string{"op"}, func([]arrow.Array) error { return fnErr }); !errors.Is(err, fnErr) || !strings.Contains(err.Error(), good) {
 		t.Errorf("fn's error came back as %v", err)
