@@ -682,10 +682,22 @@ func (t *addrTracker) prefetchIndexes(pages pageTable, c int, part []statItem, p
 		return
 	}
 	index := (*[shard.PageWords]uint16)(ps.index)
+	fresh := 0 // items that may add an entry
 	for k := range part {
-		ptrs[k] = unsafe.Pointer(&index[part[k].word&(shard.PageWords-1)])
+		w := part[k].word & (shard.PageWords - 1)
+		ptrs[k] = unsafe.Pointer(&index[w])
+		if part[k].sub() != 0 || ps.aligned[w>>6]&(1<<(w&63)) == 0 {
+			fresh++
+		}
 	}
 	prefetch(ptrs[:len(part)], 0)
+	// New entries go at the slab's end, lines written before they are
+	// read: ask for them too, as far as the end's chunk goes (the runs
+	// before this one, of the same page, may add entries first).
+	if i := ps.n % slabChunk; fresh > 0 && i != 0 {
+		n := min(fresh+4, slabChunk-i)
+		prefetchRange(unsafe.Pointer(ps.entry(ps.n)), uintptr(n)*unsafe.Sizeof(addrEntry{}))
+	}
 }
 
 // find finds (or adds, in so's arena) the entries of part's items, all of
