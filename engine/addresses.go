@@ -867,18 +867,23 @@ func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, so *slabOwner)
 }
 
 // toDense turns the page dense, if every entry it holds is of an aligned
-// word (no chain): its slab, of whole chunks enough for PageWords entries,
-// is rewritten in word order through so's scratch, and the carries of
-// its counts move with their entries. It does nothing to a dense page or
-// to one with sub-word addresses, which stays sparse.
+// word (no chain): its slab, in chunks enough for PageWords entries (at
+// denseEntries, the ones it has), is rewritten in word order through so's
+// scratch, and the carries of its counts move with their entries. It does
+// nothing to a dense page or to one with sub-word addresses, which stays
+// sparse.
 func (ps *pageStats) toDense(so *slabOwner) {
-	if ps.dense || len(ps.entries)*slabChunk < shard.PageWords {
+	if ps.dense {
 		return
 	}
 	for _, h := range ps.index {
 		if h != 0 && ps.entry(int(h)-1).link != 0 {
 			return
 		}
+	}
+	for len(ps.entries)*slabChunk < shard.PageWords { // a page turned early (withDenseAt)
+		ps.entries = append(ps.entries, (*[slabChunk]addrEntry)(so.arena.Alloc(int(slabChunkBytes))))
+		so.held.Add(uint64(slabChunkBytes) + 8)
 	}
 	if so.scratch == nil {
 		so.scratch = (*[shard.PageWords]addrEntry)(so.arena.Alloc(int(unsafe.Sizeof(*so.scratch))))

@@ -240,11 +240,15 @@ func TestAddressAccessesCarry(t *testing.T) {
 // estimate: scattered accesses over 640 pages (the first hotPages of them
 // shared between the counters word by word, the others a page to a
 // counter), and hot ones (about twelve warps an address) over 16, all
-// shared, whose sketches turn into registers.
+// shared, whose sketches turn into registers; and 96 pages that fill
+// (dense pages, past the first hotPages on any number of workers), also
+// with pages that turn dense at their first address and with pages that
+// never do.
 func TestAddressesCountersSameTable(t *testing.T) {
 	for _, s := range []workload.Spec{
 		{Name: "uniform", Dialect: trace.DialectPTX, Seed: 7, LaneOps: 300_000, Words: 640 * shard.PageWords},
 		{Name: "uniform", Dialect: trace.DialectSASS, Seed: 8, LaneOps: 200_000, Words: 16 * shard.PageWords},
+		{Name: "uniform", Dialect: trace.DialectPTX, Seed: 9, LaneOps: 400_000, Words: 96 * shard.PageWords},
 	} {
 		var tables [][]AddressStat
 		for _, opts := range [][]Option{
@@ -252,6 +256,9 @@ func TestAddressesCountersSameTable(t *testing.T) {
 			{WithWorkers(2), WithBatchInsts(64)},
 			{WithWorkers(3), WithShards(5), WithBatchInsts(200)},
 			{WithWorkers(2)},
+			{WithWorkers(1), withDenseAt(-1)},
+			{WithWorkers(2), WithBatchInsts(300), withDenseAt(1)},
+			{WithWorkers(1), WithBatchInsts(100), withDenseAt(1)},
 		} {
 			gen, err := workload.New(s)
 			if err != nil {
@@ -269,7 +276,18 @@ func TestAddressesCountersSameTable(t *testing.T) {
 				estimates++
 			}
 		}
-		if s.Words == 640*shard.PageWords && len(tables[0]) < 100_000 || s.Words == 16*shard.PageWords && estimates < 10_000 {
+		full := map[uint64]int{} // addresses a page
+		for _, a := range tables[0] {
+			full[a.Addr>>shard.PageShift]++
+		}
+		dense := 0
+		for _, n := range full {
+			if n >= denseEntries {
+				dense++
+			}
+		}
+		if s.Words == 640*shard.PageWords && len(tables[0]) < 100_000 || s.Words == 16*shard.PageWords && estimates < 10_000 ||
+			s.Words == 96*shard.PageWords && dense < 80 {
 			t.Fatalf("%d words: %d rows, %d estimated: not the table this test is for", s.Words, len(tables[0]), estimates)
 		}
 		for k, tab := range tables[1:] {
@@ -278,7 +296,8 @@ func TestAddressesCountersSameTable(t *testing.T) {
 				for i < min(len(tab), len(tables[0])) && tab[i] == tables[0][i] {
 					i++
 				}
-				t.Fatalf("%d words, options %d: %d rows, one worker %d; first difference at row %d", s.Words, k+1, len(tab), len(tables[0]), i)
+				t.Fatalf("%d words, options %d: %d rows, one worker %d; first difference at row %d: %+v, want %+v", s.Words, k+1, len(tab), len(tables[0]), i,
+					tab[min(i, len(tab)-1)], tables[0][min(i, len(tables[0])-1)])
 			}
 		}
 	}
