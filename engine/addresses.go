@@ -73,8 +73,22 @@ type exploreEntry struct {
 // order). Only the page's owner touches it while a batch applies. The
 // index and the entries live in the owner's arena, outside the Go heap
 // (slabOwner).
+//
+// A page is sparse or dense. Sparse, its entries are in the slab in the
+// order of their first accesses, and the index finds them. Dense, the
+// slab's first PageWords entries are the page's words in order (entry w
+// is the address of word w itself, a zero entry, wn 0, while it has no
+// access) and each heads its word's chain of sub-word entries, which
+// follow at PageWords and up: an access to an aligned word finds its
+// entry without the index, and a new address costs nothing to add. A page
+// turns dense (toDense) once it holds denseEntries aligned addresses and
+// no other, in the slab chunks it already has: the same memory.
 type pageStats struct {
-	index []uint16 // per word: 1 + the slab index of its first entry, or 0; nil until the page's first access
+	index []uint16 // per word: 1 + the slab index of its first entry, or 0; nil until the page's first access; unused once dense
+	dense bool
+	// addrs is the number of distinct addresses (the table's rows): in
+	// a sparse page, n.
+	addrs int
 	// aligned has bit w set when word w's first entry is the address of
 	// the word itself (the common case): then index alone finds it,
 	// without reading the entry.
@@ -115,10 +129,15 @@ func (ps *pageStats) accesses(e *addrEntry, i int) uint64 {
 	return n
 }
 
-// slabChunk is how many entries a page's slab grows by: as many as fit in
-// 4 KiB (85, 4080 bytes, which the arena rounds to 4096), so that almost
-// none of it is waste.
-const slabChunk = 4096 / int(unsafe.Sizeof(addrEntry{}))
+// slabChunk is how many entries a page's slab grows by: 64 (3 KiB, a
+// multiple of the arena's alignment, so none of it is waste), a divisor
+// of PageWords, so that a dense page's words fill whole chunks.
+const slabChunk = 64
+
+// denseEntries is how many aligned addresses a page holds when it turns
+// dense: those that fill its slab's last chunk but one, so that the dense
+// layout (PageWords entries) takes the chunks the slab has already.
+const denseEntries = shard.PageWords - slabChunk + 1
 
 // slabChunkBytes is the size of a slab chunk's entries.
 const slabChunkBytes = uintptr(slabChunk) * unsafe.Sizeof(addrEntry{})
@@ -174,6 +193,12 @@ type addrTracker struct {
 	// (asynchronous only): their words, not their pages, go to the
 	// counters, each word's entries in its counter's pageStats.
 	hot []*[hotPages]pageStats
+	// toDense[c] are the pages that counter c's last count found ready
+	// to turn dense; it turns them once the count is done (no found
+	// entry may move while a run waits to be updated). denseAt is the
+	// aligned addresses a page needs (denseEntries; 0: never, for tests).
+	toDense [][]*pageStats
+	denseAt int
 }
 
 // hotPages is how many of a replay's first pages (by reference: the order
@@ -236,6 +261,9 @@ func (pt pageTable) len() int { return len(pt) << pageChunkBits }
 type slabOwner struct {
 	arena offheap.Arena
 	held  atomic.Uint64
+	// scratch holds a page's entries while toDense puts them in word
+	// order: made at the owner's first dense page.
+	scratch *[shard.PageWords]addrEntry
 }
 
 // newAddrTracker is a tracker for appliers memory owners. Given counters
@@ -243,13 +271,14 @@ type slabOwner struct {
 // counter goroutines, which finish stops; else each applier counts its
 // own pages.
 func newAddrTracker(appliers int, explore bool, counters int) *addrTracker {
-	t := &addrTracker{explore: explore, split: 1}
+	t := &addrTracker{explore: explore, split: 1, denseAt: denseEntries}
 	if counters <= 1 || explore {
 		counters = appliers
 	} else {
 		t.split = counters
 	}
 	t.owners = make([]slabOwner, counters)
+	t.toDense = make([][]*pageStats, counters)
 	t.sorted, t.hist, t.keys = make([][]statItem, counters), make([][]uint32, counters), make([][]sketchKey, counters)
 	t.lists = make([][]statItem, appliers*t.split)
 	if explore {
@@ -611,6 +640,10 @@ func (t *addrTracker) countSorted(c int, sorted []statItem, extras []uint32, key
 		}
 		lo0, lo1, lo2 = lo1, lo2, lo3
 	}
+	for _, ps := range t.toDense[c] {
+		ps.toDense(so)
+	}
+	t.toDense[c] = t.toDense[c][:0]
 }
 
 // yieldItems is how many items a counter goroutine counts before it lets
@@ -640,16 +673,31 @@ func (t *addrTracker) prefetchIndexes(pages pageTable, c int, part []statItem, p
 		return
 	}
 	ps := t.stats(pages, c, part[0].word>>(shard.PageShift-2))
+	if ps.dense {
+		return // find reaches the entries without the index
+	}
 	if ps.index == nil {
 		ptrs[0] = unsafe.Pointer(ps)
 		prefetch(ptrs[:1], 0)
 		return
 	}
 	index := (*[shard.PageWords]uint16)(ps.index)
+	fresh := 0 // items that may add an entry
 	for k := range part {
-		ptrs[k] = unsafe.Pointer(&index[part[k].word&(shard.PageWords-1)])
+		w := part[k].word & (shard.PageWords - 1)
+		ptrs[k] = unsafe.Pointer(&index[w])
+		if part[k].sub() != 0 || ps.aligned[w>>6]&(1<<(w&63)) == 0 {
+			fresh++
+		}
 	}
 	prefetch(ptrs[:len(part)], 0)
+	// New entries go at the slab's end, lines written before they are
+	// read: ask for them too, as far as the end's chunk goes (the runs
+	// before this one, of the same page, may add entries first).
+	if i := ps.n % slabChunk; fresh > 0 && i != 0 {
+		n := min(fresh+4, slabChunk-i)
+		prefetchRange(unsafe.Pointer(ps.entry(ps.n)), uintptr(n)*unsafe.Sizeof(addrEntry{}))
+	}
 }
 
 // find finds (or adds, in so's arena) the entries of part's items, all of
@@ -664,10 +712,16 @@ func (t *addrTracker) find(pages pageTable, c int, part []statItem, so *slabOwne
 		it := &part[k]
 		w := it.word & (shard.PageWords - 1)
 		var i int
-		if sub := it.sub(); sub == 0 && ps.aligned[w>>6]&(1<<(w&63)) != 0 {
+		switch sub := it.sub(); {
+		case sub == 0 && ps.dense:
+			i = int(w)
+		case sub == 0 && !ps.dense && ps.aligned[w>>6]&(1<<(w&63)) != 0:
 			i = int(ps.index[w]) - 1
-		} else {
+		default:
 			i = ps.findIndex(w, sub, t.explore, so)
+			if ps.n == t.denseAt && !ps.dense && !t.explore {
+				t.toDense[c] = append(t.toDense[c], ps)
+			}
 		}
 		e := ps.entry(i)
 		f.idx[k], f.eps[k] = int32(i), e
@@ -685,6 +739,9 @@ func (t *addrTracker) update(part []statItem, ext []uint32, f *foundRun, keys []
 		inst := it.inst()
 		wk, gk := keys[2*inst], keys[2*inst+1]
 		e, i := f.eps[k], int(f.idx[k])
+		if e.wn == 0 { // every access adds a warp: the address's first
+			ps.addrs++
+		}
 		first := t.explore && ps.accesses(e, i) == 0
 		ps.addAccesses(e, i, it.n())
 		// A warp the address has seen already is of a group it has
@@ -743,7 +800,21 @@ func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, so *slabOwner)
 	// fresh and zero.
 	prev := -1
 	var head uint16 // ps.index[w]
-	if ps.index == nil {
+	if ps.dense {
+		// Entry w heads the word's chain (sub 0 is found without
+		// findIndex); a sub-word entry goes after it, in address order.
+		prev = int(w)
+		for i := ps.entry(prev).next(); i >= 0; i = ps.entry(i).next() {
+			e := ps.entry(i)
+			if e.sub() == sub {
+				return i
+			}
+			if e.sub() > sub {
+				break
+			}
+			prev = i
+		}
+	} else if ps.index == nil {
 		ps.index = unsafe.Slice((*uint16)(so.arena.Alloc(2*shard.PageWords)), shard.PageWords)
 		so.held.Add(2 * shard.PageWords)
 	} else {
@@ -793,6 +864,54 @@ func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, so *slabOwner)
 		p.link = p.link&3 | uint16(i+1)<<2
 	}
 	return i
+}
+
+// toDense turns the page dense, if every entry it holds is of an aligned
+// word (no chain): its slab, in chunks enough for PageWords entries (at
+// denseEntries, the ones it has), is rewritten in word order through so's
+// scratch, and the carries of its counts move with their entries. It does
+// nothing to a dense page or to one with sub-word addresses, which stays
+// sparse.
+func (ps *pageStats) toDense(so *slabOwner) {
+	if ps.dense {
+		return
+	}
+	for _, h := range ps.index {
+		if h != 0 && ps.entry(int(h)-1).link != 0 {
+			return
+		}
+	}
+	for len(ps.entries)*slabChunk < shard.PageWords { // a page turned early (withDenseAt)
+		ps.entries = append(ps.entries, (*[slabChunk]addrEntry)(so.arena.Alloc(int(slabChunkBytes))))
+		so.held.Add(uint64(slabChunkBytes) + 8)
+	}
+	if so.scratch == nil {
+		so.scratch = (*[shard.PageWords]addrEntry)(so.arena.Alloc(int(unsafe.Sizeof(*so.scratch))))
+		so.held.Add(uint64(unsafe.Sizeof(*so.scratch)))
+	}
+	sc := so.scratch
+	for i := range ps.n {
+		sc[i] = *ps.entry(i)
+	}
+	for _, c := range ps.entries {
+		clear(c[:])
+	}
+	var high map[uint16]uint64
+	for w, h := range ps.index {
+		if h == 0 {
+			continue
+		}
+		*ps.entry(w) = sc[h-1]
+		if c, ok := ps.high[h-1]; ok {
+			if high == nil {
+				high = make(map[uint16]uint64)
+			}
+			high[uint16(w)] = c
+		}
+	}
+	ps.high = high
+	ps.n = shard.PageWords
+	ps.dense = true
 }
 
 // bytes is the memory the tracker holds, as the owners counted it: the
@@ -888,7 +1007,7 @@ func (t *addrTracker) emitSpans(pages []shard.PageRef) (spans [][]shard.PageRef,
 	from, rows := 0, 0
 	for i, pr := range pages {
 		n := 0
-		t.eachStats(pr.Ref, func(ps *pageStats) { n += ps.n })
+		t.eachStats(pr.Ref, func(ps *pageStats) { n += ps.addrs })
 		if rows > 0 && rows+n > emitChunk {
 			spans = append(spans, pages[from:i])
 			most = max(most, rows)
@@ -967,7 +1086,15 @@ func (t *addrTracker) wordRows(out []AddressStat, ps *pageStats, w uint32, pr sh
 	if ps.index == nil {
 		return out
 	}
-	for i := int(ps.index[w]) - 1; i >= 0; i = ps.entry(i).next() {
+	i := int(ps.index[w]) - 1
+	if ps.dense {
+		// Entry w heads the chain; it is an address only once accessed.
+		i = int(w)
+		if ps.entry(i).wn == 0 {
+			i = ps.entry(i).next()
+		}
+	}
+	for ; i >= 0; i = ps.entry(i).next() {
 		e := ps.entry(i)
 		accesses := ps.accesses(e, i)
 		wc, we := warps.count(e.wn, e.warps[:])

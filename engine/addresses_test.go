@@ -240,11 +240,15 @@ func TestAddressAccessesCarry(t *testing.T) {
 // estimate: scattered accesses over 640 pages (the first hotPages of them
 // shared between the counters word by word, the others a page to a
 // counter), and hot ones (about twelve warps an address) over 16, all
-// shared, whose sketches turn into registers.
+// shared, whose sketches turn into registers; and 96 pages that fill
+// (dense pages, past the first hotPages on any number of workers), also
+// with pages that turn dense at their first address and with pages that
+// never do.
 func TestAddressesCountersSameTable(t *testing.T) {
 	for _, s := range []workload.Spec{
 		{Name: "uniform", Dialect: trace.DialectPTX, Seed: 7, LaneOps: 300_000, Words: 640 * shard.PageWords},
 		{Name: "uniform", Dialect: trace.DialectSASS, Seed: 8, LaneOps: 200_000, Words: 16 * shard.PageWords},
+		{Name: "uniform", Dialect: trace.DialectPTX, Seed: 9, LaneOps: 400_000, Words: 96 * shard.PageWords},
 	} {
 		var tables [][]AddressStat
 		for _, opts := range [][]Option{
@@ -252,6 +256,9 @@ func TestAddressesCountersSameTable(t *testing.T) {
 			{WithWorkers(2), WithBatchInsts(64)},
 			{WithWorkers(3), WithShards(5), WithBatchInsts(200)},
 			{WithWorkers(2)},
+			{WithWorkers(1), withDenseAt(-1)},
+			{WithWorkers(2), WithBatchInsts(300), withDenseAt(1)},
+			{WithWorkers(1), WithBatchInsts(100), withDenseAt(1)},
 		} {
 			gen, err := workload.New(s)
 			if err != nil {
@@ -269,7 +276,18 @@ func TestAddressesCountersSameTable(t *testing.T) {
 				estimates++
 			}
 		}
-		if s.Words == 640*shard.PageWords && len(tables[0]) < 100_000 || s.Words == 16*shard.PageWords && estimates < 10_000 {
+		full := map[uint64]int{} // addresses a page
+		for _, a := range tables[0] {
+			full[a.Addr>>shard.PageShift]++
+		}
+		dense := 0
+		for _, n := range full {
+			if n >= denseEntries {
+				dense++
+			}
+		}
+		if s.Words == 640*shard.PageWords && len(tables[0]) < 100_000 || s.Words == 16*shard.PageWords && estimates < 10_000 ||
+			s.Words == 96*shard.PageWords && dense < 80 {
 			t.Fatalf("%d words: %d rows, %d estimated: not the table this test is for", s.Words, len(tables[0]), estimates)
 		}
 		for k, tab := range tables[1:] {
@@ -278,7 +296,8 @@ func TestAddressesCountersSameTable(t *testing.T) {
 				for i < min(len(tab), len(tables[0])) && tab[i] == tables[0][i] {
 					i++
 				}
-				t.Fatalf("%d words, options %d: %d rows, one worker %d; first difference at row %d", s.Words, k+1, len(tab), len(tables[0]), i)
+				t.Fatalf("%d words, options %d: %d rows, one worker %d; first difference at row %d: %+v, want %+v", s.Words, k+1, len(tab), len(tables[0]), i,
+					tab[min(i, len(tab)-1)], tables[0][min(i, len(tables[0])-1)])
 			}
 		}
 	}
@@ -401,5 +420,118 @@ func TestAddressCountRuns(t *testing.T) {
 	}
 	if exact < len(rows)/2 {
 		t.Errorf("%d of %d rows exact: the test checks too few", exact, len(rows))
+	}
+}
+
+// TestAddressesDensePages: a page that fills with aligned addresses turns
+// dense, and the table is the one a tracker that keeps every page sparse
+// gives, row for row: accesses (a count that carries past 2^32 while the
+// page is sparse, and after), warps and groups. Page 3 fills over two
+// batches and then gets sub-word addresses (a dense page's chains); page
+// 5 gets a sub-word address (after its word's own, in a chain) before
+// it fills and stays sparse; page 6 never fills.
+func TestAddressesDensePages(t *testing.T) {
+	dense, sparse := newAddrTracker(1, false, 1), newAddrTracker(1, false, 1)
+	defer dense.release()
+	defer sparse.release()
+	sparse.denseAt = 0
+	const pages = 8
+	for _, tr := range []*addrTracker{dense, sparse} {
+		tr.grow(pages)
+	}
+	const carried = 17 // the word of page 3 whose count carries
+	r := rand.New(rand.NewPCG(7, 8))
+	for batchNo := range 4 {
+		b := &batch{insts: make([]binst, 64)}
+		for i := range b.insts {
+			b.insts[i].Group, b.insts[i].Warp = int64(batchNo*10+i/8), int64(batchNo*64+i)
+		}
+		var items []statItem
+		add := func(ref, w uint32, sub uint8) {
+			items = append(items, newStatItem(ref<<(shard.PageShift-2)|w, uint32(r.IntN(len(b.insts))), uint32(1+r.IntN(200)), sub))
+		}
+		switch batchNo {
+		case 0: // page 3 holds 900 words, page 5 a sub-word address and 999 words
+			for w := range uint32(900) {
+				add(3, w, 0)
+			}
+			add(5, 2, 1)
+			for w := range uint32(999) {
+				add(5, w, 0)
+			}
+		case 1: // page 3 fills and turns dense at the end of the count
+			for w := uint32(900); w < shard.PageWords; w += 2 {
+				add(3, w, 0)
+			}
+			add(3, carried, 0)
+		case 2: // a dense page's sub-word addresses, and its words again
+			for _, sub := range []uint8{3, 1, 2, 1} {
+				add(3, 40, sub)
+				add(3, 901, sub) // a word with no aligned access
+			}
+		}
+		for range 3000 {
+			ref, w, sub := []uint32{3, 5, 6}[r.IntN(3)], uint32(r.IntN(shard.PageWords)), []uint8{0, 0, 0, 0, 0, 0, 1, 3}[r.IntN(8)]
+			switch {
+			case ref == 3 && batchNo < 2:
+				// Page 3 holds aligned addresses alone until it is
+				// dense, and its first 900 words until batch 1.
+				w, sub = w%900, 0
+			case ref == 5:
+				sub = 0 // its one sub-word address is in a chain, after word 2's own
+			}
+			add(ref, w, sub)
+		}
+		add(3, carried, 0)
+		for _, tr := range []*addrTracker{dense, sparse} {
+			tr.lists[0] = append(tr.lists[0], items...)
+			tr.count(0, b)
+			if batchNo == 0 {
+				// Bring the word's count near the carry, while sparse.
+				ps := tr.pages.at(3)
+				ps.entry(int(ps.index[carried]) - 1).accesses = 1<<32 - 150
+			}
+		}
+		if batchNo == 0 && dense.pages.at(3).dense {
+			t.Fatalf("page 3 dense after 900 addresses")
+		}
+	}
+	for ref, want := range map[uint32]bool{3: true, 5: false, 6: false} {
+		if got := dense.pages.at(ref).dense; got != want {
+			t.Errorf("page %d dense: %v, want %v", ref, got, want)
+		}
+		if sparse.pages.at(ref).dense {
+			t.Errorf("page %d dense with denseAt 0", ref)
+		}
+	}
+	refs := make([]shard.PageRef, pages)
+	for i := range refs {
+		refs[i] = shard.PageRef{Ref: uint32(i), Base: uint64(i) << shard.PageShift}
+	}
+	keys := []memKey{{space: trace.Global, group: -1}}
+	rows := func(tr *addrTracker) []AddressStat {
+		return tr.rows(nil, refs, keys, newSketchCounter(warpRegs), newSketchCounter(groupRegs))
+	}
+	got, want := rows(dense), rows(sparse)
+	if len(got) != len(want) {
+		t.Fatalf("dense pages: %d rows, want %d", len(got), len(want))
+	}
+	carries, subs := 0, 0
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("row %d: %+v, want %+v", i, got[i], want[i])
+		}
+		if got[i].Accesses >= 1<<32 {
+			carries++
+		}
+		if got[i].Addr>>shard.PageShift == 3 && got[i].Addr&3 != 0 {
+			subs++
+		}
+	}
+	if carries != 1 || subs < 6 {
+		t.Errorf("%d counts past 2^32, %d sub-word addresses on page 3: want 1 and at least 6", carries, subs)
+	}
+	if n := dense.pages.at(3).addrs + dense.pages.at(5).addrs + dense.pages.at(6).addrs; n != len(want) {
+		t.Errorf("pages count %d addresses, the table has %d", n, len(want))
 	}
 }

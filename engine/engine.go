@@ -281,6 +281,9 @@ func (e *replayer) newPipeline(sink Sink) *pipeline {
 		// worker; WithExplore's order analysis reads each batch's
 		// operands, so the appliers count, before the batch is reused.
 		e.addrs = newAddrTracker(pl.appliers, e.opts.explore, pl.workers)
+		if d := e.opts.denseAt; d != 0 {
+			e.addrs.denseAt = max(d, 0)
+		}
 	}
 	// One batch reading, one expanding and applying (or one expanding, one
 	// applying), one emitting. Each gets its storage when first filled

@@ -28,6 +28,10 @@ type options struct {
 	// goLoops: Go's loops even where the CPU runs the assembly's
 	// (batch.avx512); tests set it to check both.
 	goLoops bool
+	// denseAt, when not 0, is the addresses a page of the addresses
+	// table holds when it turns dense (addrTracker.denseAt; -1: never);
+	// tests set it to force either layout.
+	denseAt int
 	// orders and firstSeed are ExploreOrders' random orders (WithOrders).
 	orders    int
 	firstSeed uint64
@@ -307,6 +311,15 @@ func (o *options) checkInterleave() error {
 func withBatchListBytes(n int) Option {
 	return func(o *options) error {
 		o.batchListWords = max(n/8, 1)
+		return nil
+	}
+}
+
+// withDenseAt makes a page of the addresses table turn dense once it holds
+// n addresses, or never for n = -1 (options.denseAt).
+func withDenseAt(n int) Option {
+	return func(o *options) error {
+		o.denseAt = n
 		return nil
 	}
 }
