@@ -789,12 +789,17 @@ func listBitsN(addrs []uint64) (or, and uint64) {
 }
 
 // inRegion reports whether accesses at lo and at hi both lie inside one
-// of the plan's regions (always, when the space declares none).
+// of the plan's regions (always, when the space declares none), the
+// bytes between them touching no window (SASS).
 func (p *plan) inRegion(lo, hi uint64) bool {
+	size := uint64(p.size)
+	if len(p.windows) > 0 && inWindow(p.windows, lo, hi+size-1) {
+		// Some lane may touch a window (SASS): each is checked on its own.
+		return false
+	}
 	if len(p.regions) == 0 {
 		return true
 	}
-	size := uint64(p.size)
 	for i := range p.regions {
 		if p.regions[i].Contains(lo, size) && p.regions[i].Contains(hi, size) {
 			return true
