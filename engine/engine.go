@@ -67,7 +67,10 @@ type replayer struct {
 	oneLoops int
 	// pageSums counts the warps summed in a page accumulator (pageAcc).
 	pageSums int
-	ran      bool
+	// fewHits counts the warps that took their last few-address grouping
+	// again (fewWarps).
+	fewHits int
+	ran     bool
 	// arenaHint and vecsHint are the most list storage and vectors a
 	// batch has needed so far.
 	arenaHint, vecsHint int
@@ -782,6 +785,12 @@ func (e *replayer) expandBatch(b *batch, fuse bool) {
 		if acc != nil {
 			e.pageSums += acc.warps
 			acc.warps = 0
+		}
+	}
+	for _, fw := range b.few {
+		if fw != nil {
+			e.fewHits += fw.hits
+			fw.hits = 0
 		}
 	}
 	// The chunks of memory the batch's first touches made are faulted in
