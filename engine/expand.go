@@ -412,7 +412,7 @@ func (b *batch) routeGroups(ii int, bi *xinst, routes []route, cur *shard.Cursor
 }
 
 // fewWarps keeps, for one range, the last few-address grouping of each
-// warp (by a hash of its group and warp): a spinlock's warp retries its
+// warp (by its group and warp: fewSlotOf): a spinlock's warp retries its
 // CAS on the same list of lock addresses until it gets the lock, and its
 // grouping (the distinct addresses, their lane counts, the sectors) is a
 // function of what the entry holds: the plan (the address formula, its
@@ -462,9 +462,11 @@ func (b *batch) fewCandidate(bi *xinst, r int) (*fewWarps, []uint64) {
 	return fw, bi.arena[v.list : v.list+v.n : v.list+v.n]
 }
 
-// fewSlotOf is the slot of bi's warp: a hash of its group and warp.
+// fewSlotOf is the slot of bi's warp, of its group and warp.
 func fewSlotOf(bi *xinst) int {
-	return int((uint64(bi.Warp)*0x9E3779B97F4A7C15 + uint64(bi.Group)*0xC2B2AE3D27D4EB4F) >> (64 - fewSlotBits))
+	// The warps of one group (up to 64) in slots of their own: a
+	// spinlock's retries come from the warps of a group or two.
+	return int((uint64(bi.Warp) + uint64(bi.Group)*17) & (fewSlots - 1))
 }
 
 // find returns bi's warp's entry when it holds bi's plan, active lanes and
