@@ -1184,10 +1184,41 @@ func (r *BinaryReader) readList(si *staticInfo, j int, fixed bool, p []byte, dst
 	return p, nil
 }
 
+// uvarint8 decodes a varint of at most 8 bytes from the first 8 bytes of
+// p, in one load: its length from the first byte without a continuation
+// bit, its 7-bit groups gathered by three shifts and masks rather than a
+// branch a byte. It returns n = 0 when p is shorter than 8 bytes or the
+// varint longer (uvarintLong's case); 8 bytes hold 56 bits, so no varint
+// it decodes overflows.
+func uvarint8(p []byte) (uint64, int) {
+	if len(p) < 8 {
+		return 0, 0
+	}
+	x := binary.LittleEndian.Uint64(p)
+	stop := ^x & 0x8080808080808080
+	if stop == 0 {
+		return 0, 0
+	}
+	n := bits.TrailingZeros64(stop)>>3 + 1
+	return gather7(x, n), n
+}
+
+// gather7 is the value of the varint of n bytes, 1 to 8, at the low end of
+// x: its 7-bit groups gathered by three shifts and masks.
+func gather7(x uint64, n int) uint64 {
+	v := x & (^uint64(0) >> (64 - 8*n)) & 0x7f7f7f7f7f7f7f7f
+	v = v&0x007f007f007f007f | v&0x7f007f007f007f00>>1
+	v = v&0x00003fff00003fff | v&0x3fff00003fff0000>>2
+	return v&0x000000000fffffff | v&0x0fffffff00000000>>4
+}
+
 // readUvarint reads one varint, the one-byte case inline.
 func readUvarint(p []byte) (uint64, []byte, bool) {
 	if len(p) > 0 && p[0] < 0x80 {
 		return uint64(p[0]), p[1:], true
+	}
+	if x, n := uvarint8(p); n > 0 {
+		return x, p[n:], true
 	}
 	x, n := uvarintLong(p)
 	if n <= 0 {
@@ -1259,6 +1290,16 @@ func readDeltas(p []byte, vs []uint64) ([]byte, int) {
 					x >>= 8
 				}
 				p, i = p[m:], i+m
+				continue
+			}
+			if stop := ^x & 0x8080808080808080; stop != 0 {
+				// One delta of up to 8 bytes (a float's bits, the
+				// first of a list of addresses), from the same load,
+				// without a branch a byte.
+				n := bits.TrailingZeros64(stop)>>3 + 1
+				prev += uint64(unzigzag(gather7(x, n)))
+				vs[i] = prev
+				p, i = p[n:], i+1
 				continue
 			}
 		}

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"math/rand/v2"
 	"reflect"
@@ -143,5 +144,30 @@ func TestRetriedRecordsDecodeAlike(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestUvarint8 decodes varints of every length, 1 to 10 bytes, at the
+// start of 8 or more bytes with anything after them, as binary.Uvarint
+// does, or leaves a longer one (n 0) to uvarintLong.
+func TestUvarint8(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	for i := range 20000 {
+		x := r.Uint64() >> r.IntN(64)
+		p := binary.AppendUvarint(nil, x)
+		for len(p) < 8 || r.IntN(3) == 0 {
+			p = append(p, byte(r.Uint32()))
+		}
+		got, n := uvarint8(p)
+		want, wn := binary.Uvarint(p)
+		switch {
+		case wn > 8 && n != 0:
+			t.Fatalf("%d: %x: n %d for a varint of %d bytes, want 0", i, p, n, wn)
+		case wn <= 8 && (got != want || n != wn):
+			t.Fatalf("%d: %x: %#x in %d bytes, want %#x in %d", i, p, got, n, want, wn)
+		}
+	}
+	if _, n := uvarint8([]byte{0x80, 0x80, 0x01}); n != 0 {
+		t.Errorf("a varint in fewer than 8 bytes: n %d, want 0", n)
 	}
 }
