@@ -97,8 +97,10 @@ type replayer struct {
 	// pending is an instruction read after a batch's .init: it opens the
 	// next batch. The Source owns it until the next call to Next.
 	pending *trace.Inst
-	// The reader's memo of the last instruction's plan and memory id.
+	// The reader's memo of the last instruction's plan (and the one
+	// before it, of another Static) and memory id.
 	lastPlan   *plan
+	prevPlan   *plan
 	lastMemKey memKey
 	lastMemID  uint32
 	lastMemOK  bool
@@ -695,6 +697,12 @@ func (e *replayer) addInst(b *batch, in *trace.Inst, inArena bool) bool {
 func (e *replayer) planOf(in *trace.Inst) (*plan, error) {
 	p := e.lastPlan
 	if p == nil || p.st != in.Static {
+		if q := e.prevPlan; q != nil && q.st == in.Static {
+			// The plan before the last (a spinlock's CAS after its
+			// exch): the two swap places, no map lookup.
+			e.lastPlan, e.prevPlan = q, p
+			return q, nil
+		}
 		p = e.plans[in.Static]
 		if p == nil {
 			var err error
@@ -709,7 +717,7 @@ func (e *replayer) planOf(in *trace.Inst) (*plan, error) {
 			e.planList = append(e.planList, p)
 			e.plans[in.Static] = p
 		}
-		e.lastPlan = p
+		e.lastPlan, e.prevPlan = p, e.lastPlan
 	}
 	return p, nil
 }
