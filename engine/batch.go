@@ -269,6 +269,7 @@ type batch struct {
 	pset    []*pageConflicts // [range]: the same within one page, made on first use
 	sums    []sumRun         // [range]: the last instruction's summed record (routeSum)
 	groups  []warpGroups     // [range]: a warp's few addresses (expandWarp)
+	few     []*fewWarps      // [range]: the warps' last few-address groupings (expandWarp); made on first use
 	acc     []*pageAcc       // [range]: a commuting batch's adds within one page, summed (commute.go); made on first use
 	ranges  []int            // instruction index where each range starts; len = ranges+1
 	nslots  int
@@ -359,6 +360,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 		b.pset = make([]*pageConflicts, ranges)
 		b.sums = make([]sumRun, ranges)
 		b.groups = make([]warpGroups, ranges)
+		b.few = make([]*fewWarps, ranges)
 		b.acc = make([]*pageAcc, ranges)
 		b.firstFault = make([]int, ranges)
 		b.faultRow = make([]Result, ranges)

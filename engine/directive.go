@@ -55,7 +55,7 @@ func (e *replayer) addRegion(r trace.Region) {
 			delete(e.plans, st)
 		}
 	}
-	e.lastPlan = nil
+	e.lastPlan, e.prevPlan = nil, nil
 }
 
 // initKey is the memory an init writes: its space, and its group for a

@@ -301,3 +301,25 @@ func TestInitHeavyTraceBoundedMemory(t *testing.T) {
 	}
 	t.Logf("heap in use grew by %.1f MiB (from %.1f MiB) for %d MiB of .init data", float64(grown)/(1<<20), float64(base)/(1<<20), kernels*1024>>20)
 }
+
+// TestPlanMemoDroppedByRegion: the read stage's memo of the last two
+// instructions' plans (planOf: a spinlock's CAS and exch in turn) is
+// dropped by a .region, so that an instruction of either Static after it
+// is judged against the new region, not against a plan made before it.
+func TestPlanMemoDroppedByRegion(t *testing.T) {
+	src := ".region global 0x1000 0x100\n" +
+		"atom.global.add.u32 _, [a], b; | a=0x1000 b=1\n" +
+		"atom.global.exch.b32 _, [a], b; | a=0x2004 b=5\n" + // out of range: no region yet
+		"atom.global.add.u32 _, [a], b; | a=0x1000 b=2\n" + // the exch's plan now the one before the last
+		".region global 0x2000 0x100\n" +
+		"atom.global.exch.b32 _, [a], b; | a=0x2004 b=6\n" + // in range now
+		"atom.global.add.u32 _, [a], b; | a=0x2000 b=4\n"
+	equalToReference(t, src, []Option{WithWorkers(1)}, []Option{WithWorkers(2)})
+	c := replayTextAndBinary(t, src)
+	if v, ok := c.Word("global", -1, 0x2004); v != 6 || !ok {
+		t.Errorf("word 0x2004 is %d (written %v) after the region, want 6: the exch after the .region was judged by a plan made before it", v, ok)
+	}
+	if v, _ := c.Word("global", -1, 0x2000); v != 32*4 {
+		t.Errorf("word 0x2000 is %d after the region, want 128 (32 lanes of 4)", v)
+	}
+}

@@ -112,7 +112,9 @@
 //     its n*b to that record, and so does the same instruction under
 //     another mask when its address is every lane's, as an append
 //     queue's: sumRun; a warp of one value on a few addresses of one page,
-//     a spinlock's, is one segment of (word, lanes) records: seg.counts).
+//     a spinlock's, is one segment of (word, lanes) records: seg.counts;
+//     a warp that retries on the list it grouped last, as a spinlock's
+//     does until it gets the lock, takes that grouping again: fewWarps).
 //     Each owner then applies what it owns, range by range, each range's
 //     records in order; a batch whose every access is an addition that
 //     returns nothing commutes: its owners apply each route's records in

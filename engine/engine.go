@@ -67,7 +67,10 @@ type replayer struct {
 	oneLoops int
 	// pageSums counts the warps summed in a page accumulator (pageAcc).
 	pageSums int
-	ran      bool
+	// fewHits counts the warps that took their last few-address grouping
+	// again (fewWarps).
+	fewHits int
+	ran     bool
 	// arenaHint and vecsHint are the most list storage and vectors a
 	// batch has needed so far.
 	arenaHint, vecsHint int
@@ -94,8 +97,10 @@ type replayer struct {
 	// pending is an instruction read after a batch's .init: it opens the
 	// next batch. The Source owns it until the next call to Next.
 	pending *trace.Inst
-	// The reader's memo of the last instruction's plan and memory id.
+	// The reader's memo of the last instruction's plan (and the one
+	// before it, of another Static) and memory id.
 	lastPlan   *plan
+	prevPlan   *plan
 	lastMemKey memKey
 	lastMemID  uint32
 	lastMemOK  bool
@@ -695,6 +700,12 @@ func (e *replayer) addInst(b *batch, in *trace.Inst, inArena bool) bool {
 func (e *replayer) planOf(in *trace.Inst) (*plan, error) {
 	p := e.lastPlan
 	if p == nil || p.st != in.Static {
+		if q := e.prevPlan; q != nil && q.st == in.Static {
+			// The plan before the last (a spinlock's CAS after its
+			// exch): the two swap places, no map lookup.
+			e.lastPlan, e.prevPlan = q, p
+			return q, nil
+		}
 		p = e.plans[in.Static]
 		if p == nil {
 			var err error
@@ -709,7 +720,7 @@ func (e *replayer) planOf(in *trace.Inst) (*plan, error) {
 			e.planList = append(e.planList, p)
 			e.plans[in.Static] = p
 		}
-		e.lastPlan = p
+		e.lastPlan, e.prevPlan = p, e.lastPlan
 	}
 	return p, nil
 }
@@ -785,6 +796,12 @@ func (e *replayer) expandBatch(b *batch, fuse bool) {
 		if acc != nil {
 			e.pageSums += acc.warps
 			acc.warps = 0
+		}
+	}
+	for _, fw := range b.few {
+		if fw != nil {
+			e.fewHits += fw.hits
+			fw.hits = 0
 		}
 	}
 	// The chunks of memory the batch's first touches made are faulted in

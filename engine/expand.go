@@ -273,6 +273,20 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	p := bi.plan
 	st := p.st
 	scratch := addrs
+	fw, list := b.fewCandidate(bi, r)
+	if fw != nil {
+		if e := fw.find(bi, list); e != nil {
+			// The warp's list, mask and plan of its last instruction
+			// grouped on a few addresses (a spinlock's retry): the same
+			// groups, without the addresses worked out again.
+			if !b.routeGroups(ii, bi, routes, cur, &e.g) {
+				return true, scratch[:0], errMemoryFull
+			}
+			b.setStat(bi, uint32(e.g.n), conflictDepth(uint32(e.g.n), e.g.most), 0, e.sectors)
+			fw.hits++
+			return true, scratch[:0], nil
+		}
+	}
 	addrs, sp := warpAddresses(bi, scratch, b.noResults, b.avx512)
 	if !sp.aliased() {
 		scratch = addrs // grown, perhaps
@@ -332,18 +346,15 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 		// lanes do in any order what they do in lane order, and distinct
 		// aligned addresses of one width do not overlap.
 		g := &b.groups[r]
-		en := cur.Resolve(bi.mem, g.addr[0])
-		if en == 0 {
+		if !b.routeGroups(ii, bi, routes, cur, g) {
 			return true, scratch, errMemoryFull
-		}
-		rt := &routes[b.owner[en.Shard()]]
-		for j := range g.n {
-			a := g.addr[j]
-			rt.count(uint32(ii), rec{word: en.WordRef(a), slot: g.lanes[j] | uint32(a&3)<<slotBits})
 		}
 		// The lanes' sectors are their distinct addresses' sectors, in
 		// one page: a few bits, not a pass over every lane.
 		distinct, maxc, sectors = uint32(g.n), conflictDepth(uint32(g.n), g.most), pageSectors(g.addr[:g.n])
+		if fw != nil {
+			fw.keep(bi, list, g, sectors)
+		}
 	case isRun:
 		// Consecutive lanes, a constant step, one page: one record.
 		local, ok := b.routeRun(ii, bi, routes, cur, addrs[0], n, words)
@@ -381,6 +392,100 @@ type warpGroups struct {
 	most  uint32 // the most lanes on one address
 	addr  [trace.MaxLanes]uint64
 	lanes [trace.MaxLanes]uint32
+}
+
+// routeGroups routes the records of g, a warp's few addresses of one page
+// (expandWarp), in one segment of instruction ii: one (word, lanes)
+// record an address, the page resolved once. It reports false when the
+// memory is full.
+func (b *batch) routeGroups(ii int, bi *xinst, routes []route, cur *shard.Cursor, g *warpGroups) bool {
+	en := cur.Resolve(bi.mem, g.addr[0])
+	if en == 0 {
+		return false
+	}
+	rt := &routes[b.owner[en.Shard()]]
+	for j := range g.n {
+		a := g.addr[j]
+		rt.count(uint32(ii), rec{word: en.WordRef(a), slot: g.lanes[j] | uint32(a&3)<<slotBits})
+	}
+	return true
+}
+
+// fewWarps keeps, for one range, the last few-address grouping of each
+// warp (by its group and warp: fewSlotOf): a spinlock's warp retries its
+// CAS on the same list of lock addresses until it gets the lock, and its
+// grouping (the distinct addresses, their lane counts, the sectors) is a
+// function of what the entry holds: the plan (the address formula, its
+// regions), the active lanes and the list. A warp that meets its entry
+// again takes its groups as they are (routeGroups); the memory ends the
+// same, as do the statistics, which are the entry's.
+type fewWarps struct {
+	slot [fewSlots]fewWarp
+	hits int // warps that took their entry since the engine counted them (replayer.fewHits)
+}
+
+// fewSlots is how many warps a range keeps: a spinlock's warps of a few
+// groups interleaved.
+const (
+	fewSlotBits = 6
+	fewSlots    = 1 << fewSlotBits
+)
+
+type fewWarp struct {
+	plan    *plan
+	active  uint32
+	n       int // len(list); 0: empty
+	sectors uint32
+	list    [trace.MaxLanes]uint64
+	g       warpGroups
+}
+
+// fewCandidate returns range r's fewWarps and bi's address list when bi
+// could take the few-address path whatever its addresses: a list address,
+// one element a lane, every lane one value, nothing returned, no per-lane
+// rows and no partition; nil otherwise.
+func (b *batch) fewCandidate(bi *xinst, r int) (*fewWarps, []uint64) {
+	p := bi.plan
+	st := p.st
+	if !b.noResults || b.partitioned || !bi.bUni || !bi.cUni || p.add32() || st.Addr < 0 || st.AddrUniform {
+		return nil, nil
+	}
+	v := bi.vec(st.Addr)
+	if v.Kind != trace.VecList || v.n > trace.MaxLanes {
+		return nil, nil
+	}
+	fw := b.few[r]
+	if fw == nil {
+		fw = new(fewWarps)
+		b.few[r] = fw
+	}
+	return fw, bi.arena[v.list : v.list+v.n : v.list+v.n]
+}
+
+// fewSlotOf is the slot of bi's warp, of its group and warp.
+func fewSlotOf(bi *xinst) int {
+	// The warps of one group (up to 64) in slots of their own: a
+	// spinlock's retries come from the warps of a group or two.
+	return int((uint64(bi.Warp) + uint64(bi.Group)*17) & (fewSlots - 1))
+}
+
+// find returns bi's warp's entry when it holds bi's plan, active lanes and
+// list, nil otherwise.
+func (fw *fewWarps) find(bi *xinst, list []uint64) *fewWarp {
+	e := &fw.slot[fewSlotOf(bi)]
+	if e.n != len(list) || e.plan != bi.plan || e.active != bi.active || !slices.Equal(e.list[:e.n], list) {
+		return nil
+	}
+	return e
+}
+
+// keep makes g, with its sectors, the entry of bi's warp.
+func (fw *fewWarps) keep(bi *xinst, list []uint64, g *warpGroups, sectors uint32) {
+	e := &fw.slot[fewSlotOf(bi)]
+	e.plan, e.active, e.n, e.sectors = bi.plan, bi.active, copy(e.list[:], list), sectors
+	e.g.n, e.g.most = g.n, g.most
+	copy(e.g.addr[:g.n], g.addr[:g.n])
+	copy(e.g.lanes[:g.n], g.lanes[:g.n])
 }
 
 // maxWarpGroups is how many distinct addresses a warp may have for
@@ -789,12 +894,17 @@ func listBitsN(addrs []uint64) (or, and uint64) {
 }
 
 // inRegion reports whether accesses at lo and at hi both lie inside one
-// of the plan's regions (always, when the space declares none).
+// of the plan's regions (always, when the space declares none), the
+// bytes between them touching no window (SASS).
 func (p *plan) inRegion(lo, hi uint64) bool {
+	size := uint64(p.size)
+	if len(p.windows) > 0 && inWindow(p.windows, lo, hi+size-1) {
+		// Some lane may touch a window (SASS): each is checked on its own.
+		return false
+	}
 	if len(p.regions) == 0 {
 		return true
 	}
-	size := uint64(p.size)
 	for i := range p.regions {
 		if p.regions[i].Contains(lo, size) && p.regions[i].Contains(hi, size) {
 			return true

@@ -70,3 +70,92 @@ func randomFewAddresses(r *rand.Rand, n int) string {
 // statistic (CAS failures, distinct addresses, largest conflict, sectors)
 // and the addresses table's counts.
 func TestFewAddressWarpsEqualReference(t *testing.T) { equalOnRandom(t, randomFewAddresses, 11) }
+
+// randomRetries writes a random PTX trace of warps that retry an
+// instruction on the same list of a few addresses (a spinlock's CAS
+// acquire until it gets the lock): each of a few warps of two groups keeps
+// its list and form, and takes a new one now and then; a retry may run
+// under another mask, its lock values change, and the regions between
+// (randContext) change its plan. The warps that meet their last grouping
+// take it again (fewWarps), the others group their addresses anew.
+func randomRetries(r *rand.Rand, n int) string {
+	var b strings.Builder
+	b.WriteString(".region global 0x1000 0x2000\n")
+	type form struct{ space, op, typ string }
+	forms := []form{
+		{"global", "cas", "b32"}, {"global", "cas", "b32"}, {"global", "exch", "b32"}, {"global", "cas", "b64"},
+		{"global", "min", "u32"}, {"shared", "cas", "b32"}, {"global", "add", "u32"},
+	}
+	type warp struct {
+		f     form
+		lanes string
+		mask  string
+	}
+	fresh := func() warp {
+		f := forms[r.IntN(len(forms))]
+		size, base := uint64(4), uint64(0x1000)
+		if f.typ == "b64" {
+			size = 8
+		}
+		if f.space == "shared" {
+			base = 0
+		}
+		words := make([]uint64, 2+r.IntN(4))
+		for i := range words {
+			words[i] = base + uint64(r.IntN(8))*size
+		}
+		lanes := make([]string, 32)
+		for l := range lanes {
+			lanes[l] = fmt.Sprintf("0x%x", words[r.IntN(len(words))])
+		}
+		return warp{f: f, lanes: strings.Join(lanes, ",")}
+	}
+	var warps [2][4]warp
+	for g := range warps {
+		for w := range warps[g] {
+			warps[g][w] = fresh()
+		}
+	}
+	for range n {
+		randContext(r, &b)
+		g, w := r.IntN(2), r.IntN(4)
+		fmt.Fprintf(&b, ".group %d\n.warp %d\n", g, w)
+		wp := &warps[g][w]
+		switch r.IntN(8) {
+		case 0:
+			*wp = fresh()
+		case 1:
+			wp.mask = fmt.Sprintf(" mask=0x%x", r.Uint32()|1)
+		case 2:
+			wp.mask = ""
+		case 3:
+			fmt.Fprintf(&b, ".init global 0x%x u32 %d\n", 0x1000+4*r.IntN(8), r.IntN(2))
+		}
+		binds := fmt.Sprintf(" b=%d", r.IntN(2))
+		srcs := "b"
+		if wp.f.op == "cas" {
+			srcs += ", c"
+			binds += fmt.Sprintf(" c=%d", r.IntN(2))
+		}
+		fmt.Fprintf(&b, "atom.%s.%s.%s _, [a], %s; | a=[%s]%s%s\n", wp.f.space, wp.f.op, wp.f.typ, srcs, wp.lanes, binds, wp.mask)
+	}
+	return b.String()
+}
+
+// TestRetriedWarpsEqualReference: warps that retry on the same few
+// addresses (randomRetries) replay as the reference does, under every sink
+// configuration, option set and trace form; and the lean replay takes
+// most retries' groupings again (fewWarps).
+func TestRetriedWarpsEqualReference(t *testing.T) {
+	srcs := equalOnRandom(t, randomRetries, 12)
+	hits := 0
+	for _, src := range srcs {
+		sink, _ := sinkFor(true, false)
+		hits += runEngine(t, src, sink, WithWorkers(1)).fewHits
+	}
+	// Of 40 traces of 60 instructions, about half are retries of a
+	// few-address CAS, exch or min under the same mask and plan.
+	if hits < 300 {
+		t.Errorf("%d warps took their last grouping again, want 300 or more", hits)
+	}
+}

@@ -51,7 +51,7 @@ type plan struct {
 	// plain: a non-atomic load or store (LSC lsc_load*, lsc_store*); the
 	// addresses table counts only atomics.
 	plain bool
-	// simple: no hook, window or vector alignment applies, so expand may
+	// simple: no hook or vector alignment applies, so expand may
 	// take its whole-warp fast path (set by newPlan).
 	simple bool
 	// pageSum: a simple 32-bit add, one element a lane, at an address
@@ -64,9 +64,11 @@ type plan struct {
 	// (PTX .v2/.v4/.v8): element e of a lane at addr starts at
 	// addr - e*size, which must be a multiple of vecAlign.
 	vecAlign uint64
-	// window, when set, classifies an address before the region check
-	// (SASS: an ATOM into the shared or local window faults invalid_space).
-	window func(addr uint64) Fault
+	// windows, when set, are checked before the regions: an access that
+	// touches one faults invalid_space (SASS: an ATOM into the shared or
+	// local window of the generic address space). The whole-warp paths
+	// take a warp only when its span touches none (inRegion).
+	windows []trace.Window
 }
 
 func newPlan(st *trace.Static, h *trace.Header, regions map[trace.Space][]trace.Region) (*plan, error) {
@@ -129,7 +131,7 @@ func newPlan(st *trace.Static, h *trace.Header, regions map[trace.Space][]trace.
 			return nil, fmt.Errorf("%s: %w", st.Op, err)
 		}
 	}
-	p.simple = p.elemAddr == nil && p.elemFault == nil && p.window == nil && p.vecAlign == 0 && !p.status
+	p.simple = p.elemAddr == nil && p.elemFault == nil && p.vecAlign == 0 && !p.status
 	p.pageSum = p.simple && p.add32() && st.Elems == 1 && p.bitSpan && st.Addr >= 0 && !st.AddrUniform &&
 		st.AddrScale == 1 && st.AddrImm == 0 && st.LanePitch == 0
 	p.pageMask = st.AddrMask()
@@ -181,10 +183,9 @@ func (p *plan) check(addr uint64) Fault {
 	if addr&(size-1) != 0 {
 		return FaultMisaligned
 	}
-	if p.window != nil {
-		if f := p.window(addr); f != FaultNone {
-			return f
-		}
+	if len(p.windows) > 0 && inWindow(p.windows, addr, addr+size-1) {
+		// check runs after the alignment test: addr+size-1 cannot wrap.
+		return FaultInvalidSpace
 	}
 	if len(p.regions) == 0 {
 		if addr+size-1 < addr { // wraps past the top of the address space

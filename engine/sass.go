@@ -95,15 +95,15 @@ func sassWindows(p *plan, ws []trace.Window) {
 	if len(ws) == 0 {
 		return
 	}
-	ws = slices.Clone(ws)
-	p.window = func(addr uint64) Fault {
-		// check runs after the alignment test, so addr+size-1 cannot wrap.
-		last := addr + uint64(p.size) - 1
-		for _, w := range ws {
-			if addr <= w.Base+(w.Size-1) && w.Base <= last {
-				return FaultInvalidSpace
-			}
+	p.windows = slices.Clone(ws)
+}
+
+// inWindow reports whether the bytes first..last touch one of ws.
+func inWindow(ws []trace.Window, first, last uint64) bool {
+	for _, w := range ws {
+		if first <= w.Base+(w.Size-1) && w.Base <= last {
+			return true
 		}
-		return FaultNone
 	}
+	return false
 }

@@ -192,6 +192,10 @@ type BinaryReader struct {
 	// lastRep: the last record returned was an instruction whose bytes
 	// are recs[repAt:repAt+repN] (Repeats may go on from it).
 	lastRep bool
+	// warps keeps each warp's last record with a list (warpRecs); made
+	// on first use. noWarpRecs turns it off (tests).
+	warps      *warpRecs
+	noWarpRecs bool
 }
 
 // staticInfo is what decoding needs of a Static, worked out once per
@@ -703,6 +707,9 @@ func (r *BinaryReader) beginChunk(fb *frameBuf) error {
 		return r.fail("static table: %v", c.err)
 	}
 	r.recs, r.at, r.repN, r.lastRep = c.p, 0, 0, false
+	if r.warps != nil {
+		r.warps.newChunk()
+	}
 	r.left, r.count = int(count), int(count)
 	r.laneOps, r.wantOps = 0, fb.laneOps
 	r.group, r.warp = 0, 0
@@ -829,10 +836,33 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 	vals := in.Vals
 	lanes = lanes[:si.lanes] // loadChunk made room
 	at := 0
-	for j := range si.inputs {
-		var err error
-		if p, at, err = r.decodeVector(si, j, p, &vals[j], lanes, at); err != nil {
-			return err
+	wr := r.warpRecs()
+	var e *warpRec
+	if wr != nil {
+		e = wr.entry(r.group, r.warp)
+		if n := e.n; n > 0 && e.code == code && e.gen == wr.gen && n <= len(p) && string(p[:n]) == string(r.recs[e.at:e.at+n]) {
+			// The vectors' bytes of this warp's last record with a list:
+			// the same vectors.
+			at = e.take(vals, lanes)
+			p = p[n:]
+			wr.hits++
+			e = nil
+		}
+	}
+	if e != nil || wr == nil {
+		vat := len(r.recs) - len(p)
+		var starts [warpRecInputs]int32 // where each vector's lists start
+		for j := range si.inputs {
+			if j < warpRecInputs {
+				starts[j] = int32(at)
+			}
+			var err error
+			if p, at, err = r.decodeVector(si, j, p, &vals[j], lanes, at); err != nil {
+				return err
+			}
+		}
+		if e != nil && at > 0 {
+			e.keep(wr.gen, code, vat, len(r.recs)-len(p)-vat, vals, lanes[:at], &starts)
 		}
 	}
 	r.at = len(r.recs) - len(p)
@@ -847,6 +877,146 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 	}
 	r.lastRep = r.repN > 0
 	return nil
+}
+
+// warpRecs keeps, per warp (by its group and warp), the vectors of
+// its last record that had a list: where their bytes lie in the chunk, and
+// what they decoded to. A warp that retries an instruction on the same
+// lanes (a spinlock's CAS until it gets the lock) writes the same vector
+// bytes again, a few records on, with other warps' records between: a
+// record whose vector bytes are its warp's entry's, in the same chunk and
+// of the same static, decodes to the entry's vectors, which are copied
+// rather than decoded (its lists' deltas above all). Decoding reads
+// nothing but those bytes, so the result is the same.
+//
+// A chunk whose first warpProbe records with lists meet their entry less
+// than once in warpHitShare keeps no more entries (a uniform trace's
+// random lists never repeat): the copies into entries would cost more
+// than they save.
+type warpRecs struct {
+	gen       uint64 // the chunk's: an entry of another chunk is stale
+	tries     int    // records with lists this chunk
+	hits      int    // of them, decoded from their entry (tests)
+	off       bool   // this chunk keeps no entries
+	slot      [warpRecSlots]warpRec
+	totalHits int // over the replay (tests)
+}
+
+const (
+	warpRecBits  = 6
+	warpRecSlots = 1 << warpRecBits
+	// warpRecLanes is the most list values an entry keeps: a list of a
+	// full warp and its high halves.
+	warpRecLanes = 2 * MaxLanes
+	// warpRecInputs is the most inputs an entry keeps.
+	warpRecInputs = 4
+	warpProbe     = 1024
+	warpHitShare  = 8
+)
+
+type warpRec struct {
+	gen     uint64
+	code    uint64
+	at, n   int // the vectors' bytes: recs[at : at+n]; n 0: empty
+	nIn     int
+	listEnd int
+	vecs    [warpRecInputs]recVec
+	lanes   [warpRecLanes]uint64
+}
+
+// recVec is a decoded Vector of an entry, its lists as ranges of the
+// entry's lanes.
+type recVec struct {
+	Base, Stride, BaseHi uint64
+	lo, nLo, nHi         int32 // List = lanes[lo:lo+nLo], ListHi = the nHi after
+	Kind                 VecKind
+}
+
+// warpRecs returns r's entries, made on first use, or nil when they are
+// off: a split file (whose records are a partition's), tests, or a chunk
+// that met too few.
+func (r *BinaryReader) warpRecs() *warpRecs {
+	if r.split != nil || r.noWarpRecs {
+		return nil
+	}
+	wr := r.warps
+	if wr == nil {
+		wr = new(warpRecs)
+		wr.gen = 1
+		r.warps = wr
+	}
+	if wr.off {
+		return nil
+	}
+	wr.tries++
+	if wr.tries == warpProbe && wr.hits < warpProbe/warpHitShare {
+		wr.off = true
+		return nil
+	}
+	return wr
+}
+
+// newChunk makes every entry stale.
+func (wr *warpRecs) newChunk() {
+	wr.gen++
+	wr.totalHits += wr.hits
+	wr.tries, wr.hits, wr.off = 0, 0, false
+}
+
+// entry is the entry of the warp (group, warp).
+func (wr *warpRecs) entry(group, warp int64) *warpRec {
+	// The warps of one group (up to 64) in slots of their own: a
+	// spinlock's retries come from the warps of a group or two.
+	return &wr.slot[(uint64(warp)+uint64(group)*17)&(warpRecSlots-1)]
+}
+
+// keep makes e the vectors vals, whose lists lie in lanes from starts
+// (vector j's low halves, then its high halves), decoded from the chunk's
+// bytes [at, at+n) of a record of static code; it keeps nothing (e empty)
+// when they do not fit.
+func (e *warpRec) keep(gen, code uint64, at, n int, vals []Vector, lanes []uint64, starts *[warpRecInputs]int32) {
+	e.n = 0
+	if len(vals) > warpRecInputs || len(lanes) > warpRecLanes {
+		return
+	}
+	for j := range vals {
+		v, c := &vals[j], &e.vecs[j]
+		c.Base, c.Stride, c.BaseHi, c.Kind = v.Base, v.Stride, v.BaseHi, v.Kind
+		c.lo, c.nLo, c.nHi = 0, 0, 0
+		if v.Kind == VecList {
+			lo, nLo, nHi := int(starts[j]), len(v.List), len(v.ListHi)
+			if nLo == 0 || lo+nLo+nHi > len(lanes) || &v.List[0] != &lanes[lo] || nHi > 0 && &v.ListHi[0] != &lanes[lo+nLo] {
+				return // lists elsewhere (a split file's masked vector): not kept
+			}
+			c.lo, c.nLo, c.nHi = int32(lo), int32(nLo), int32(nHi)
+		}
+	}
+	copy(e.lanes[:], lanes)
+	e.gen, e.code, e.at, e.n, e.nIn, e.listEnd = gen, code, at, n, len(vals), len(lanes)
+}
+
+// take sets vals to e's vectors, their lists copied into lanes, and
+// returns how much of lanes they use.
+func (e *warpRec) take(vals []Vector, lanes []uint64) int {
+	copy(lanes[:e.listEnd], e.lanes[:e.listEnd])
+	for j := range vals {
+		v, c := &vals[j], &e.vecs[j]
+		if c.Kind != VecList {
+			v.setScalar(c.Kind, c.Base, c.Stride)
+			v.BaseHi = c.BaseHi
+			continue
+		}
+		v.Kind, v.Base, v.Stride, v.BaseHi = VecList, 0, 0, c.BaseHi
+		lo, hi := int(c.lo), int(c.lo+c.nLo)
+		v.List = lanes[lo:hi:hi]
+		switch {
+		case c.nHi > 0:
+			v.ListHi = lanes[hi : hi+int(c.nHi) : hi+int(c.nHi)]
+		case v.ListHi != nil:
+			v.ListHi = nil
+		}
+	}
+	return e.listEnd
 }
 
 // laneOpsOf is the lane-ops of in, of static si: its active lanes (its
@@ -1014,10 +1184,41 @@ func (r *BinaryReader) readList(si *staticInfo, j int, fixed bool, p []byte, dst
 	return p, nil
 }
 
+// uvarint8 decodes a varint of at most 8 bytes from the first 8 bytes of
+// p, in one load: its length from the first byte without a continuation
+// bit, its 7-bit groups gathered by three shifts and masks rather than a
+// branch a byte. It returns n = 0 when p is shorter than 8 bytes or the
+// varint longer (uvarintLong's case); 8 bytes hold 56 bits, so no varint
+// it decodes overflows.
+func uvarint8(p []byte) (uint64, int) {
+	if len(p) < 8 {
+		return 0, 0
+	}
+	x := binary.LittleEndian.Uint64(p)
+	stop := ^x & 0x8080808080808080
+	if stop == 0 {
+		return 0, 0
+	}
+	n := bits.TrailingZeros64(stop)>>3 + 1
+	return gather7(x, n), n
+}
+
+// gather7 is the value of the varint of n bytes, 1 to 8, at the low end of
+// x: its 7-bit groups gathered by three shifts and masks.
+func gather7(x uint64, n int) uint64 {
+	v := x & (^uint64(0) >> (64 - 8*n)) & 0x7f7f7f7f7f7f7f7f
+	v = v&0x007f007f007f007f | v&0x7f007f007f007f00>>1
+	v = v&0x00003fff00003fff | v&0x3fff00003fff0000>>2
+	return v&0x000000000fffffff | v&0x0fffffff00000000>>4
+}
+
 // readUvarint reads one varint, the one-byte case inline.
 func readUvarint(p []byte) (uint64, []byte, bool) {
 	if len(p) > 0 && p[0] < 0x80 {
 		return uint64(p[0]), p[1:], true
+	}
+	if x, n := uvarint8(p); n > 0 {
+		return x, p[n:], true
 	}
 	x, n := uvarintLong(p)
 	if n <= 0 {
@@ -1089,6 +1290,16 @@ func readDeltas(p []byte, vs []uint64) ([]byte, int) {
 					x >>= 8
 				}
 				p, i = p[m:], i+m
+				continue
+			}
+			if stop := ^x & 0x8080808080808080; stop != 0 {
+				// One delta of up to 8 bytes (a float's bits, the
+				// first of a list of addresses), from the same load,
+				// without a branch a byte.
+				n := bits.TrailingZeros64(stop)>>3 + 1
+				prev += uint64(unzigzag(gather7(x, n)))
+				vs[i] = prev
+				p, i = p[n:], i+1
 				continue
 			}
 		}

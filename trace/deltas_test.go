@@ -2,6 +2,7 @@ package trace
 
 import (
 	"encoding/binary"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -94,6 +95,29 @@ func BenchmarkReadDeltas(b *testing.B) {
 	b.Run("ref", func(b *testing.B) {
 		for b.Loop() {
 			deltasRef(p, out)
+		}
+	})
+	// Float reductions' lists of 16 addends: the bits of f32 values of
+	// any magnitude, deltas of 1 to 5 bytes, 1024 lists read in turn.
+	var pf [1024][]byte
+	for k := range pf {
+		for i := range vs {
+			vs[i] = uint64(math.Float32bits(rng.Float32() * float32(int(1)<<rng.IntN(24))))
+		}
+		pf[k] = append(appendDeltas(nil, vs), 0, 0, 0, 0, 0, 0, 0, 0)
+	}
+	b.Run("floats", func(b *testing.B) {
+		k := 0
+		for b.Loop() {
+			readDeltas(pf[k&1023], out)
+			k++
+		}
+	})
+	b.Run("floats-ref", func(b *testing.B) {
+		k := 0
+		for b.Loop() {
+			deltasRef(pf[k&1023], out)
+			k++
 		}
 	})
 }
