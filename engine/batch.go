@@ -527,13 +527,22 @@ func (b *batch) faulted() bool {
 func (b *batch) resultColumns() *ResultColumns {
 	n, ni := b.nslots, len(b.insts)
 	b.runSeqs, b.runRows = grow(b.runSeqs, ni), grow(b.runRows, ni)
+	// iota: every instruction ran lanes 0 to n-1, one element each, so
+	// that its rows' lanes are 0, 1, 2 … (ResultColumns.Lane nil).
+	iota := !b.partitioned && !b.elems
 	for i := range b.insts {
 		bi := &b.insts[i]
 		b.runSeqs[bi.pos] = bi.Seq
 		b.runRows[bi.pos] = uint32(bits.OnesCount32(bi.active) * b.plans[bi.pi].st.Elems)
+		iota = iota && bi.active&(bi.active+1) == 0
 	}
 	c := &b.cols
 	*c = ResultColumns{Seqs: b.runSeqs, Runs: b.runRows, Lane: b.resLane[:n], Addr: b.resAddr[:n], Value: b.vals[:n]}
+	if iota {
+		c.Lane = nil
+	} else if !b.partitioned && !b.elems {
+		b.iotaLanes()
+	}
 	if b.elems {
 		c.Elem = b.resElem[:n]
 	}
@@ -577,6 +586,22 @@ func (b *batch) resultColumns() *ResultColumns {
 		}
 	}
 	return c
+}
+
+// iotaLanes writes the lanes of the instructions that ran lanes 0 to n-1,
+// which warpRows leaves out of a batch of one element an instruction that
+// no partition shares, for when some other instruction of the batch ran
+// other lanes: the column is then given (resultColumns).
+func (b *batch) iotaLanes() {
+	for i := range b.insts {
+		bi := &b.insts[i]
+		if m := bi.active; m&(m+1) == 0 {
+			lanes := b.resLane[bi.slot : bi.slot+uint32(bits.OnesCount32(m))]
+			for k := range lanes {
+				lanes[k] = uint32(k)
+			}
+		}
+	}
 }
 
 // results returns c's rows as Results, in a buffer of the batch's.

@@ -821,6 +821,11 @@ func (b *batch) warpRows(bi *xinst, addrs []uint64) {
 	}
 	lanes := b.resLane[lo:hi]
 	if m := bi.active; m&(m+1) == 0 {
+		if !b.partitioned && !b.elems {
+			// Lanes 0 to n-1: resultColumns leaves the column out, or
+			// writes them (iotaLanes).
+			return
+		}
 		for k := range lanes {
 			lanes[k] = uint32(k)
 		}

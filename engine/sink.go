@@ -55,9 +55,12 @@ type Result struct {
 // Result{seq, Lane[i], Elem[i], Addr[i], Value[i], ValueHi[i], Fault[i]},
 // its seq given as runs: the first Runs[0] rows have seq Seqs[0], the
 // next Runs[1] rows Seqs[1], and so on (an instruction's lane-elements; a
-// run may be of no rows). Lane, Addr and Value hold a value a row; Elem,
-// ValueHi and Fault are nil when every row's is 0 (FaultNone), as they
-// are in a batch of scalar accesses of at most 8 bytes that did not
+// run may be of no rows). Addr and Value hold a value a row; Lane holds
+// one too, or is nil when every run's rows are lanes 0, 1, 2 … in turn
+// (every instruction of the batch ran lanes 0 to n-1 and no others, one
+// element each: full warps), so that no lane is stored or read (IotaLanes).
+// Elem, ValueHi and Fault are nil when every row's is 0 (FaultNone), as
+// they are in a batch of scalar accesses of at most 8 bytes that did not
 // fault. The slices are the engine's and valid only during the call.
 type ResultColumns struct {
 	Seqs           []uint64
@@ -69,14 +72,35 @@ type ResultColumns struct {
 }
 
 // Len is the rows' count.
-func (c *ResultColumns) Len() int { return len(c.Lane) }
+func (c *ResultColumns) Len() int { return len(c.Addr) }
+
+// IotaLanes reports whether Lane is nil: row j of each run is lane j.
+func (c *ResultColumns) IotaLanes() bool { return c.Lane == nil }
+
+// LaneAt is row i's lane.
+func (c *ResultColumns) LaneAt(i int) uint32 {
+	if c.Lane != nil {
+		return c.Lane[i]
+	}
+	for _, n := range c.Runs {
+		if i < int(n) {
+			break
+		}
+		i -= int(n)
+	}
+	return uint32(i)
+}
 
 // AppendRows appends the rows to dst as Results.
 func (c *ResultColumns) AppendRows(dst []Result) []Result {
 	i := 0
 	for k, seq := range c.Seqs {
+		start := i
 		for end := i + int(c.Runs[k]); i < end; i++ {
-			r := Result{Seq: seq, Lane: c.Lane[i], Addr: c.Addr[i], Value: c.Value[i]}
+			r := Result{Seq: seq, Lane: uint32(i - start), Addr: c.Addr[i], Value: c.Value[i]}
+			if c.Lane != nil {
+				r.Lane = c.Lane[i]
+			}
 			if c.Elem != nil {
 				r.Elem = c.Elem[i]
 			}

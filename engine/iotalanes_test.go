@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// laneColsSink is a Collector that takes the results as columns
+// (CapResultColumns) and counts the batches whose lanes the engine left
+// out (ResultColumns.IotaLanes) and those that gave them.
+type laneColsSink struct {
+	Collector
+	iota, given int
+}
+
+func (s *laneColsSink) Caps() SinkCaps { return s.Collector.Caps() | CapResultColumns }
+
+func (s *laneColsSink) ResultColumns(c *ResultColumns) error {
+	if c.IotaLanes() {
+		s.iota++
+	} else {
+		s.given++
+	}
+	return s.Collector.ResultColumns(c)
+}
+
+// TestIotaLanesEqualReference: a batch whose every instruction ran lanes
+// 0 to n-1 hands its results without a lane column (IotaLanes), warpRows
+// writing no lane; a batch with any other mask among them gives the
+// column, the left-out lanes written (batch.iotaLanes); either way the
+// rows are the reference's, in lane order, for any worker and batch
+// count. Full warps of a histogram, warps of a prefix of lanes (16, 7,
+// 1), warps of other masks and scattered warps that fault, in batches of
+// one kind and of several.
+func TestIotaLanesEqualReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(50, 5))
+	const base, size = 0x40000, 0x400
+	addrs := func(lanes int) string {
+		s := make([]string, lanes)
+		for l := range s {
+			s[l] = fmt.Sprintf("0x%x", base+uint64(r.IntN(size/4))*4)
+		}
+		return "[" + strings.Join(s, ",") + "]"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, ".region global 0x%x 0x%x\n", base, size)
+	// 40 full warps (iota batches whatever the batch size), then 40 of
+	// prefix masks, then 40 with every fifth of another mask, then a few
+	// that fault (out of the region: misaligned and out of range).
+	for i := range 160 {
+		mask := ""
+		switch {
+		case i >= 40 && i < 80:
+			mask = fmt.Sprintf(" mask=0x%x", []uint32{0xffff, 0x7f, 1, 0x7fffffff}[i%4])
+		case i >= 80 && i < 120 && i%5 == 0:
+			mask = fmt.Sprintf(" mask=0x%x", r.Uint32()|2)
+		case i >= 80 && i < 120 && i%5 == 1:
+			mask = " mask=0xff"
+		}
+		a := addrs(32)
+		if i >= 150 {
+			a = fmt.Sprintf("0x%x:%d", base+size-8+uint64(i%2)*2, 4) // past the region, or misaligned
+		}
+		fmt.Fprintf(&b, "atom.global.add.u32 d, [a], b; | a=%s b=%d%s\n", a, 1+r.IntN(9), mask)
+	}
+	src := b.String()
+	var ref Collector
+	if _, err := replayReference(t.Context(), textSource(t, src), &ref, WithExplore(true)); err != nil {
+		t.Fatalf("reference: %v", err)
+	}
+	want := collect(&ref)
+	for k, opts := range [][]Option{
+		{WithWorkers(1)}, // one batch, of every kind
+		{WithWorkers(2), WithBatchInsts(7)},
+		{WithWorkers(2), WithBatchInsts(40), withGoLoops()},
+		{WithWorkers(1), WithBatchInsts(3)},
+	} {
+		var s laneColsSink
+		if _, err := Replay(t.Context(), textSource(t, src), &s, append(opts, WithExplore(true))...); err != nil {
+			t.Fatalf("engine: %v", err)
+		}
+		got := collect(&s.Collector)
+		approxAddrs(t, got.Addrs, want.Addrs)
+		if !reflect.DeepEqual(got, want) {
+			describeDiff(t, got, want)
+			t.Fatalf("options %d: engine differs from the reference", k)
+		}
+		if k > 0 && (s.iota == 0 || s.given == 0) || k == 0 && s.given != 1 {
+			t.Errorf("options %d: %d batches without lanes and %d with", k, s.iota, s.given)
+		}
+	}
+	// The same rows through Results (a sink without CapResultColumns).
+	equalToReference(t, src, []Option{WithWorkers(2), WithBatchInsts(7)}, []Option{WithWorkers(1), WithBatchInsts(40)})
+}
