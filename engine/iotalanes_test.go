@@ -95,3 +95,47 @@ func TestIotaLanesEqualReference(t *testing.T) {
 	// The same rows through Results (a sink without CapResultColumns).
 	equalToReference(t, src, []Option{WithWorkers(2), WithBatchInsts(7)}, []Option{WithWorkers(1), WithBatchInsts(40)})
 }
+
+// TestWarpValuesWrittenEqualReference: warpRows clears a warp's values
+// only when nothing returns; where something does, every lane's value is
+// apply's, whatever path the warp takes (one word: applyUniform; a run of
+// words; scattered lanes), in batches that reuse the slots of batches
+// before them, whose values would show through a lane apply skipped.
+func TestWarpValuesWrittenEqualReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(50, 6))
+	const base, size = 0x40000, 0x1000
+	var b strings.Builder
+	fmt.Fprintf(&b, ".region global 0x%x 0x%x\n", base, size)
+	ops := []string{"add.u32", "exch.b32", "min.u32", "max.s32", "add.u64", "cas.b32", "inc.u32", "and.b32"}
+	for i := range 300 {
+		op := ops[r.IntN(len(ops))]
+		width := uint64(4)
+		if strings.HasSuffix(op, "64") {
+			width = 8
+		}
+		var a string
+		switch i % 3 {
+		case 0: // one word
+			a = fmt.Sprintf("0x%x", base+uint64(r.IntN(size/8))*8)
+		case 1: // a run of words
+			a = fmt.Sprintf("0x%x:%d", base+uint64(r.IntN(size/8-64))*8, width)
+		default: // scattered
+			s := make([]string, 32)
+			for l := range s {
+				s[l] = fmt.Sprintf("0x%x", base+uint64(r.IntN(size/8))*8)
+			}
+			a = "[" + strings.Join(s, ",") + "]"
+		}
+		dst := "d"
+		if i%7 == 3 {
+			dst = "_"
+		}
+		srcs := fmt.Sprintf("b; | a=%s b=%d", a, 1+r.IntN(1000))
+		if strings.HasPrefix(op, "cas") {
+			srcs = fmt.Sprintf("b, c; | a=%s b=%d c=%d", a, r.IntN(3), 1+r.IntN(9))
+		}
+		fmt.Fprintf(&b, "atom.global.%s %s, [a], %s\n", op, dst, srcs)
+	}
+	equalToReference(t, b.String(), []Option{WithWorkers(1), WithBatchInsts(2)}, []Option{WithWorkers(2), WithBatchInsts(5)},
+		[]Option{WithWorkers(2), WithBatchInsts(3), withGoLoops()}, []Option{WithWorkers(1)})
+}
