@@ -34,7 +34,7 @@ func (s *laneColsSink) ResultColumns(c *ResultColumns) error {
 // rows are the reference's, in lane order, for any worker and batch
 // count. Full warps of a histogram, warps of a prefix of lanes (16, 7,
 // 1), warps of other masks and scattered warps that fault, in batches of
-// one kind and of several.
+// one kind and of several, under several shard counts.
 func TestIotaLanesEqualReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(50, 5))
 	const base, size = 0x40000, 0x400
@@ -77,6 +77,8 @@ func TestIotaLanesEqualReference(t *testing.T) {
 		{WithWorkers(2), WithBatchInsts(7)},
 		{WithWorkers(2), WithBatchInsts(40), withGoLoops()},
 		{WithWorkers(1), WithBatchInsts(3)},
+		{WithWorkers(2), WithShards(3), WithBatchInsts(11)},
+		{WithWorkers(2), WithShards(1), WithBatchInsts(20)},
 	} {
 		var s laneColsSink
 		if _, err := Replay(t.Context(), textSource(t, src), &s, append(opts, WithExplore(true))...); err != nil {
