@@ -287,9 +287,10 @@ func TestResultColumnsIotaLanes(t *testing.T) {
 	}
 }
 
-// TestResultColumnsIotaLanesHeld: lanes left out are held as runs, not
-// stored, until rows with their lanes given come into the batch; the
-// pages of full warps are repeated from the runs.
+// TestResultColumnsIotaLanesHeld: the writer declares CapIotaLanes; lanes
+// left out are held as runs, not stored, until rows with their lanes
+// given come into the batch; the pages of full warps are repeated from
+// the runs.
 func TestResultColumnsIotaLanesHeld(t *testing.T) {
 	var rs []engine.Result
 	for i := range 3 * dataPage / 4 {
@@ -298,6 +299,9 @@ func TestResultColumnsIotaLanesHeld(t *testing.T) {
 	w, err := New(t.TempDir(), WithTables("results"), WithBatchRows(1<<16))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c := w.Caps(); c&engine.CapIotaLanes == 0 {
+		t.Errorf("the results' writer declares %v, without iota-lanes: the engine writes every lane", c)
 	}
 	if err := w.ResultColumns(iotaColumns(rs)); err != nil {
 		t.Fatal(err)

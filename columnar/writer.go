@@ -474,13 +474,14 @@ func (w *Writer) open(id tableID) (*table, error) {
 }
 
 // Caps declares what the tables being written need from the engine:
-// the per-lane rows only for the results table, the addresses table only
+// the per-lane rows only for the results table (as columns, the lanes of
+// full warps left out: CapIotaLanes), the addresses table only
 // when it is written (the engine builds neither otherwise), and the memory
 // table a page at a time, always (MemoryPage).
 func (w *Writer) Caps() engine.SinkCaps {
 	c := engine.CapMemoryPages
 	if w.tables[tResults] != nil {
-		c |= engine.CapResults | engine.CapResultColumns
+		c |= engine.CapResults | engine.CapResultColumns | engine.CapIotaLanes
 	}
 	if w.tables[tAddresses] != nil {
 		c |= engine.CapAddresses

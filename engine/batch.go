@@ -523,8 +523,10 @@ func (b *batch) faulted() bool {
 // resultColumns returns the batch's result rows as columns, without other
 // partitions' (in place: the batch is done with them). The seq column is
 // a run an instruction, in slot order: binst.pos, which grows with
-// binst.slot whatever order an interleaving put the instructions in.
-func (b *batch) resultColumns() *ResultColumns {
+// binst.slot whatever order an interleaving put the instructions in. The
+// lane column is left out where it may be (leaveLanes: CapIotaLanes, or
+// rows built from the columns) and every lane is 0 to n-1 of its run.
+func (b *batch) resultColumns(leaveLanes bool) *ResultColumns {
 	n, ni := b.nslots, len(b.insts)
 	b.runSeqs, b.runRows = grow(b.runSeqs, ni), grow(b.runRows, ni)
 	// iota: every instruction ran lanes 0 to n-1, one element each, so
@@ -538,7 +540,7 @@ func (b *batch) resultColumns() *ResultColumns {
 	}
 	c := &b.cols
 	*c = ResultColumns{Seqs: b.runSeqs, Runs: b.runRows, Lane: b.resLane[:n], Addr: b.resAddr[:n], Value: b.vals[:n]}
-	if iota {
+	if iota && leaveLanes {
 		c.Lane = nil
 	} else if !b.partitioned && !b.elems {
 		b.iotaLanes()

@@ -9,14 +9,21 @@ import (
 )
 
 // laneColsSink is a Collector that takes the results as columns
-// (CapResultColumns) and counts the batches whose lanes the engine left
-// out (ResultColumns.IotaLanes) and those that gave them.
+// (CapResultColumns), without the lanes of full warps when it declares
+// CapIotaLanes (leave), and counts the batches whose lanes the engine
+// left out (ResultColumns.IotaLanes) and those that gave them.
 type laneColsSink struct {
 	Collector
+	leave       bool
 	iota, given int
 }
 
-func (s *laneColsSink) Caps() SinkCaps { return s.Collector.Caps() | CapResultColumns }
+func (s *laneColsSink) Caps() SinkCaps {
+	if s.leave {
+		return s.Collector.Caps() | CapResultColumns | CapIotaLanes
+	}
+	return s.Collector.Caps() | CapResultColumns
+}
 
 func (s *laneColsSink) ResultColumns(c *ResultColumns) error {
 	if c.IotaLanes() {
@@ -28,9 +35,10 @@ func (s *laneColsSink) ResultColumns(c *ResultColumns) error {
 }
 
 // TestIotaLanesEqualReference: a batch whose every instruction ran lanes
-// 0 to n-1 hands its results without a lane column (IotaLanes), warpRows
-// writing no lane; a batch with any other mask among them gives the
-// column, the left-out lanes written (batch.iotaLanes); either way the
+// 0 to n-1 hands its results without a lane column (IotaLanes) to a sink
+// that declares CapIotaLanes, warpRows writing no lane; a batch with any
+// other mask among them, or for a sink that does not declare it, gives
+// the column, the left-out lanes written (batch.iotaLanes); either way the
 // rows are the reference's, in lane order, for any worker and batch
 // count. Full warps of a histogram, warps of a prefix of lanes (16, 7,
 // 1), warps of other masks and scattered warps that fault, in batches of
@@ -80,18 +88,23 @@ func TestIotaLanesEqualReference(t *testing.T) {
 		{WithWorkers(2), WithShards(3), WithBatchInsts(11)},
 		{WithWorkers(2), WithShards(1), WithBatchInsts(20)},
 	} {
-		var s laneColsSink
-		if _, err := Replay(t.Context(), textSource(t, src), &s, append(opts, WithExplore(true))...); err != nil {
-			t.Fatalf("engine: %v", err)
-		}
-		got := collect(&s.Collector)
-		approxAddrs(t, got.Addrs, want.Addrs)
-		if !reflect.DeepEqual(got, want) {
-			describeDiff(t, got, want)
-			t.Fatalf("options %d: engine differs from the reference", k)
-		}
-		if k > 0 && (s.iota == 0 || s.given == 0) || k == 0 && s.given != 1 {
-			t.Errorf("options %d: %d batches without lanes and %d with", k, s.iota, s.given)
+		for _, leave := range []bool{true, false} {
+			s := laneColsSink{leave: leave}
+			if _, err := Replay(t.Context(), textSource(t, src), &s, append(opts, WithExplore(true))...); err != nil {
+				t.Fatalf("engine: %v", err)
+			}
+			got := collect(&s.Collector)
+			approxAddrs(t, got.Addrs, want.Addrs)
+			if !reflect.DeepEqual(got, want) {
+				describeDiff(t, got, want)
+				t.Fatalf("options %d, CapIotaLanes %v: engine differs from the reference", k, leave)
+			}
+			switch {
+			case !leave && s.iota != 0:
+				t.Errorf("options %d: %d batches without lanes to a sink that did not declare CapIotaLanes", k, s.iota)
+			case leave && (k > 0 && (s.iota == 0 || s.given == 0) || k == 0 && s.given != 1):
+				t.Errorf("options %d: %d batches without lanes and %d with", k, s.iota, s.given)
+			}
 		}
 	}
 	// The same rows through Results (a sink without CapResultColumns).

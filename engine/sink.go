@@ -56,9 +56,10 @@ type Result struct {
 // its seq given as runs: the first Runs[0] rows have seq Seqs[0], the
 // next Runs[1] rows Seqs[1], and so on (an instruction's lane-elements; a
 // run may be of no rows). Addr and Value hold a value a row; Lane holds
-// one too, or is nil when every run's rows are lanes 0, 1, 2 … in turn
-// (every instruction of the batch ran lanes 0 to n-1 and no others, one
-// element each: full warps), so that no lane is stored or read (IotaLanes).
+// one too, or, for a sink that declares CapIotaLanes, is nil when every
+// run's rows are lanes 0, 1, 2 … in turn (every instruction of the batch
+// ran lanes 0 to n-1 and no others, one element each: full warps), so
+// that no lane is stored or read (IotaLanes).
 // Elem, ValueHi and Fault are nil when every row's is 0 (FaultNone), as
 // they are in a batch of scalar accesses of at most 8 bytes that did not
 // fault. The slices are the engine's and valid only during the call.
@@ -195,19 +196,24 @@ const (
 	// CapResults it means nothing. The reference interpreter gives
 	// Results to Results either way.
 	CapResultColumns
+	// CapIotaLanes, with CapResults|CapResultColumns: ResultColumns may
+	// leave Lane nil where every run's rows are lanes 0, 1, 2 …
+	// (ResultColumns.IotaLanes), so that the engine writes no lane of a
+	// full warp. Without it, Lane is always given.
+	CapIotaLanes
 )
 
 // allCaps is every flag.
-const allCaps = CapResults | CapAddresses | CapMemoryPages | CapResultColumns
+const allCaps = CapResults | CapAddresses | CapMemoryPages | CapResultColumns | CapIotaLanes
 
-// String lists the flags: "results|addresses|memory-pages|result-columns",
-// or "none".
+// String lists the flags:
+// "results|addresses|memory-pages|result-columns|iota-lanes", or "none".
 func (c SinkCaps) String() string {
 	var names []string
 	for _, f := range []struct {
 		c    SinkCaps
 		name string
-	}{{CapResults, "results"}, {CapAddresses, "addresses"}, {CapMemoryPages, "memory-pages"}, {CapResultColumns, "result-columns"}} {
+	}{{CapResults, "results"}, {CapAddresses, "addresses"}, {CapMemoryPages, "memory-pages"}, {CapResultColumns, "result-columns"}, {CapIotaLanes, "iota-lanes"}} {
 		if c&f.c != 0 {
 			names = append(names, f.name)
 		}
