@@ -79,6 +79,11 @@ type colBuf struct {
 	// come otherwise (Results), and materialize, fill raw (fillRuns).
 	inRuns bool
 	runs   []seqRun
+	// iota, with inRuns: run s's rows are s.v, s.v+1, s.v+2 … rather than
+	// s.v throughout: the results' lane when ResultColumns leaves it out
+	// (engine.ResultColumns.IotaLanes), an instruction's lanes a run,
+	// encoded from the runs (encodeIotaRuns).
+	iota bool
 }
 
 // at is row r of a constant column.
@@ -175,7 +180,7 @@ func (b *batch) reset() {
 		clear(c.dict)
 		c.dict, c.dictBytes, c.byKey = c.dict[:0], 0, c.byKey[:0]
 		c.konst = c.affine
-		c.inRuns, c.runs = false, c.runs[:0]
+		c.inRuns, c.iota, c.runs = false, false, c.runs[:0]
 	}
 	if b.key != nil {
 		b.key.konst = b.key.affine

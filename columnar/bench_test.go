@@ -185,6 +185,21 @@ func BenchmarkResultColumns(b *testing.B) {
 	benchWrite(b, len(rs), "results.parquet", func(dir string) { writeTable(b, dir, "results", cs, 1, put) })
 }
 
+// BenchmarkResultColumnsIotaLanes is BenchmarkResultColumns with the
+// lanes left out (engine.ResultColumns.IotaLanes), as the engine hands
+// full warps over.
+func BenchmarkResultColumnsIotaLanes(b *testing.B) {
+	rs := benchResults(benchRows)
+	var cs []*engine.ResultColumns
+	for i, per := 0, benchCallInst*benchLanes; i < len(rs); i += per {
+		c := columnsOf(rs[i:min(i+per, len(rs))])
+		c.Lane = nil
+		cs = append(cs, c)
+	}
+	put := func(w *Writer, c []*engine.ResultColumns) error { return w.ResultColumns(c[0]) }
+	benchWrite(b, len(rs), "results.parquet", func(dir string) { writeTable(b, dir, "results", cs, 1, put) })
+}
+
 // benchWrite runs write, which writes one table into dir, b.N times, and
 // reports its costs per row of rows (cpuTimer.report) for the table's
 // file.

@@ -84,8 +84,12 @@
 //     columns (engine.CapResultColumns, [Writer.ResultColumns]), each
 //     copied whole, seq kept as its runs and encoded from them (runs.go:
 //     a DELTA block is its few run starts, or the block before's bytes
-//     again); elem and value_hi stay constant 0 and fault constant
-//     "" until a row is not, the same bytes as from [Writer.Results].
+//     again); lane, when the engine leaves it out (full warps:
+//     engine.ResultColumns.IotaLanes), kept as runs of lanes counting up
+//     from the run's first and its PLAIN pages written from them (a page
+//     of the same runs as the one before, that page again); elem and
+//     value_hi stay constant 0 and fault constant "" until a row is not,
+//     the same bytes as from [Writer.Results].
 //     Where the CPU has AVX-512, a whole block's deltas are taken in
 //     assembly (deltas_amd64.s), to the bytes Go's loop gives
 //     (TestBlockDeltasAVX512).

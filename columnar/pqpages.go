@@ -30,11 +30,14 @@ type colChunk struct {
 	zbuf  []byte   // one page compressed
 	idx   []int32  // a keyed column's indices for one page
 	runs  []seqRun // a column held as runs: one page's (encodeRuns)
-	rank  []int32  // a string column's dictionary: each value's rank in byte order
-	order []int32  // and its values by rank (the inverse of rank)
-	dict  []byte   // the dictionary page's values (PLAIN), when dictN > 0
-	dictN int      // the dictionary's values; 0 when the chunk is PLAIN
-	stats pqStats  // the chunk's
+	// prevRuns: the page's before it, of a column held as iota runs
+	// (encodeIotaRuns).
+	prevRuns []seqRun
+	rank     []int32 // a string column's dictionary: each value's rank in byte order
+	order    []int32 // and its values by rank (the inverse of rank)
+	dict     []byte  // the dictionary page's values (PLAIN), when dictN > 0
+	dictN    int     // the dictionary's values; 0 when the chunk is PLAIN
+	stats    pqStats // the chunk's
 	// stored is how many more pages to store uncompressed (addPage); it
 	// carries over from row group to row group (parquetWriter.stored).
 	stored int
@@ -128,7 +131,13 @@ func (p *parquetWriter) encodeColumn(chunks []colChunk, b *batch, i int) error {
 		return nil
 	}
 	delta := p.encs[i] == encDelta
-	if c.inRuns {
+	switch {
+	case c.inRuns && c.iota && c.typ == arrow.UINT32 && !delta:
+		encodeIotaRuns(p, ch, c.runs, n)
+		return nil
+	case c.inRuns && c.iota:
+		b.fillRuns(c) // no encoder of its own: the rows
+	case c.inRuns:
 		encodeRuns(p, ch, c.runs, n)
 		return nil
 	}

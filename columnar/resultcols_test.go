@@ -187,3 +187,154 @@ func TestResultsMixedCalls(t *testing.T) {
 		t.Fatalf("ResultColumns with an unknown fault: %v, want an error naming %q", err, want)
 	}
 }
+
+// iotaColumns is columnsOf(rows) with Lane left out (IotaLanes) when
+// the rows' lanes are 0, 1, 2 … in each seq's run, as the engine leaves
+// it out; with Lane when a call cuts a warp.
+func iotaColumns(rows []engine.Result) *engine.ResultColumns {
+	c := columnsOf(rows)
+	i := 0
+	for _, n := range c.Runs {
+		for j := range n {
+			if c.Lane[i] != j {
+				return c
+			}
+			i++
+		}
+	}
+	c.Lane = nil
+	return c
+}
+
+// TestResultColumnsIotaLanes: the results table written from columns
+// whose lanes are left out (engine.ResultColumns.IotaLanes, every
+// instruction's lanes 0 to n-1: the lane column held as runs,
+// colBuf.iota, and encoded from them, encodeIotaRuns) is the one written
+// from Results, byte for byte, in both formats: full warps page after page
+// (pages repeated from the runs), warps of fewer lanes among them, runs cut
+// by the calls and the batches, calls with their lanes given among calls
+// without, Results among ResultColumns, and faults.
+func TestResultColumnsIotaLanes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 50))
+	warps := func(n int, lanes func(w int) int) []engine.Result {
+		var rs []engine.Result
+		for w := 0; len(rs) < n; w++ {
+			for l := range lanes(w) {
+				rs = append(rs, engine.Result{Seq: uint64(w), Lane: uint32(l), Addr: rng.Uint64N(1<<10) * 4, Value: rng.Uint64N(1 << 20)})
+			}
+		}
+		return rs
+	}
+	full := warps(50000, func(int) int { return 32 })
+	mixed := warps(50000, func(w int) int {
+		switch {
+		case w%97 == 5:
+			return 16
+		case w%89 == 3:
+			return 1 + w%31
+		}
+		return 32
+	})
+	faults := append([]engine.Result(nil), full...)
+	faults[20000].Fault, faults[41000].Fault = engine.FaultOutOfRange, engine.FaultMisaligned
+	type put struct {
+		name string
+		fn   func(w *Writer, rs []engine.Result, call int) error
+	}
+	iotaOnly := put{"lanes left out", func(w *Writer, rs []engine.Result, _ int) error { return w.ResultColumns(iotaColumns(rs)) }}
+	someGiven := put{"every third call's lanes given", func(w *Writer, rs []engine.Result, call int) error {
+		if call%3 == 2 {
+			return w.ResultColumns(columnsOf(rs))
+		}
+		return w.ResultColumns(iotaColumns(rs))
+	}}
+	someRows := put{"every fourth call by Results", func(w *Writer, rs []engine.Result, call int) error {
+		if call%4 == 3 {
+			return w.Results(rs)
+		}
+		return w.ResultColumns(iotaColumns(rs))
+	}}
+	cases := map[string][]engine.Result{"full warps": full, "fewer lanes among them": mixed, "faults": faults}
+	for name, rs := range cases {
+		for _, batch := range []int{1000, 40000, 1 << 16} {
+			for _, chunk := range []int{4096, 999, 50000, 1 << 16} {
+				for _, p := range []put{iotaOnly, someGiven, someRows} {
+					what := fmt.Sprintf("%s, batch %d, calls of %d, %s", name, batch, chunk, p.name)
+					opts := []Option{WithTables("results"), WithFormat(FormatBoth), WithBatchRows(batch)}
+					names := []string{"results.parquet", "results.arrow"}
+					want := writeFiles(t, opts, func(w *Writer) {
+						for at := 0; at < len(rs); at += chunk {
+							if err := w.Results(rs[at:min(at+chunk, len(rs))]); err != nil {
+								t.Fatal(err)
+							}
+						}
+					}, names...)
+					got := writeFiles(t, opts, func(w *Writer) {
+						for call, at := 0, 0; at < len(rs); call, at = call+1, at+chunk {
+							if err := p.fn(w, rs[at:min(at+chunk, len(rs))], call); err != nil {
+								t.Fatal(err)
+							}
+						}
+					}, names...)
+					for i := range names {
+						if !bytes.Equal(got[i], want[i]) {
+							t.Errorf("%s: %s differs from the one from Results (%d bytes against %d)", what, names[i], len(got[i]), len(want[i]))
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestResultColumnsIotaLanesHeld: the writer declares CapIotaLanes; lanes
+// left out are held as runs, not stored, until rows with their lanes
+// given come into the batch; the pages of full warps are repeated from
+// the runs.
+func TestResultColumnsIotaLanesHeld(t *testing.T) {
+	var rs []engine.Result
+	for i := range 3 * dataPage / 4 {
+		rs = append(rs, engine.Result{Seq: uint64(i / 32), Lane: uint32(i % 32), Addr: uint64(4 * (i % 256)), Value: uint64(i)})
+	}
+	w, err := New(t.TempDir(), WithTables("results"), WithBatchRows(1<<16))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := w.Caps(); c&engine.CapIotaLanes == 0 {
+		t.Errorf("the results' writer declares %v, without iota-lanes: the engine writes every lane", c)
+	}
+	if err := w.ResultColumns(iotaColumns(rs)); err != nil {
+		t.Fatal(err)
+	}
+	c := &w.tables[tResults].b.cols[1]
+	if !c.inRuns || !c.iota || len(c.runs) != len(rs)/32 || c.runs[5] != (seqRun{v: 0, rows: 32}) {
+		t.Fatalf("lanes left out: held as runs %v (iota %v), %d runs, want %d of 32 rows from lane 0", c.inRuns, c.iota, len(c.runs), len(rs)/32)
+	}
+	if err := w.ResultColumns(columnsOf(rs[:40])); err != nil {
+		t.Fatal(err)
+	}
+	if c.inRuns || c.u32()[len(rs)+33] != 1 || c.u32()[len(rs)-1] != 31 {
+		t.Errorf("lanes given after lanes left out: held as runs %v; rows %d and %d are lanes %d and %d, want 31 and 1",
+			c.inRuns, len(rs)-1, len(rs)+33, c.u32()[len(rs)-1], c.u32()[len(rs)+33])
+	}
+	// A new writer: pages of full warps, the second and third repeated.
+	w2, err := New(t.TempDir(), WithTables("results"), WithBatchRows(1<<16))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w2.ResultColumns(iotaColumns(rs)); err != nil {
+		t.Fatal(err)
+	}
+	tb := w2.tables[tResults]
+	p := tb.outs[0].w.(*parquetWriter)
+	ch := p.newChunks()
+	if err := p.encodeColumn(ch, tb.b, 1); err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := ch[1].stats.min, ch[1].stats.max
+	if len(ch[1].pages) != 3 || ch[1].repeated != 2 || !bytes.Equal(lo, []byte{0, 0, 0, 0}) || !bytes.Equal(hi, []byte{31, 0, 0, 0}) {
+		t.Errorf("lane pages of full warps: %d pages, %d repeated, lanes %v to %v; want 3, 2 repeated, 0 to 31", len(ch[1].pages), ch[1].repeated, lo, hi)
+	}
+	w2.Abort()
+	w.Abort()
+}

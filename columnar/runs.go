@@ -2,8 +2,10 @@ package columnar
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"slices"
+	"unsafe"
 )
 
 // seqRun is rows rows of one value (colBuf.runs).
@@ -35,15 +37,95 @@ func appendRuns(c *colBuf, seqs []uint64, runs []uint32, run int, used uint32, k
 // fillRuns stores the rows of c, a column held as runs, in raw, and
 // stores its rows from then on.
 func (b *batch) fillRuns(c *colBuf) {
-	vs := c.u64()
+	if c.width == 4 {
+		fillRunRows(c.u32(), c.runs, c.iota)
+	} else {
+		fillRunRows(c.u64(), c.runs, c.iota)
+	}
+	c.inRuns, c.iota, c.runs = false, false, c.runs[:0]
+}
+
+// fillRunRows stores the rows of runs in vs: each run's value
+// throughout, or, with iota, its value plus the row's index in the run.
+func fillRunRows[T uint32 | uint64](vs []T, runs []seqRun, iota bool) {
 	r := 0
-	for _, s := range c.runs {
-		for i := range vs[r : r+s.rows] {
-			vs[r+i] = s.v
+	for _, s := range runs {
+		run := vs[r : r+s.rows]
+		if iota {
+			for i := range run {
+				run[i] = T(s.v) + T(i)
+			}
+		} else {
+			for i := range run {
+				run[i] = T(s.v)
+			}
 		}
 		r += s.rows
 	}
-	c.inRuns, c.runs = false, c.runs[:0]
+}
+
+// appendIotaRuns appends to c's runs, as iota runs (colBuf.iota), the
+// lanes of the next k rows of the engine's runs (engine.ResultColumns
+// with IotaLanes: row j of a run is lane j) from row used of run on, and
+// returns where the row after them is. A run that goes on where the last
+// one stopped (the next lane) extends it.
+func appendIotaRuns(c *colBuf, runs []uint32, run int, used uint32, k int) (int, uint32) {
+	for k > 0 {
+		for used == runs[run] {
+			run, used = run+1, 0
+		}
+		m := min(k, int(runs[run]-used))
+		if last := len(c.runs) - 1; last >= 0 && c.runs[last].v+uint64(c.runs[last].rows) == uint64(used) {
+			c.runs[last].rows += m
+		} else {
+			c.runs = append(c.runs, seqRun{v: uint64(used), rows: m})
+		}
+		k, used = k-m, used+uint32(m)
+	}
+	return run, used
+}
+
+// encodeIotaRuns is encodeInts of the n rows of a UINT32 PLAIN column
+// held as iota runs (the results' lane), in the same bytes, from the runs
+// rather than from rows: a page whose runs are the page's before it (full
+// warps, page after page) is that page again (repeatPage) without a row
+// written or compared; any other page is written from its runs.
+func encodeIotaRuns(p *parquetWriter, ch *colChunk, runs []seqRun, n int) {
+	const per = dataPage / 4
+	lo, hi := uint32(math.MaxUint32), uint32(0)
+	var prev []seqRun // the last page's runs, cut to it (ch.prevRuns)
+	ri, used := 0, 0  // the next page starts at row used of runs[ri]
+	for from := 0; from < n; from += per {
+		rows := min(per, n-from)
+		pr := ch.runs[:0]
+		plo, phi := uint32(math.MaxUint32), uint32(0)
+		for left := rows; left > 0; {
+			s := runs[ri]
+			if m := min(left, s.rows-used); m > 0 {
+				first := uint32(s.v) + uint32(used)
+				pr = append(pr, seqRun{v: uint64(first), rows: m})
+				plo, phi = min(plo, first), max(phi, first+uint32(m)-1)
+				left, used = left-m, used+m
+			}
+			if used == s.rows {
+				ri, used = ri+1, 0
+			}
+		}
+		ch.runs = pr
+		lo, hi = min(lo, plo), max(hi, phi)
+		if ch.again && rows == per && slices.Equal(pr, prev) {
+			ch.repeatPage()
+			continue
+		}
+		enc := slices.Grow(ch.enc[:0], 4*rows)[:4*rows]
+		vs := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(enc))), rows)
+		fillRunRows(vs, pr, true)
+		ch.enc = enc
+		p.addPage(ch, enc, rows, pqPlain, intStats(p, ch, plo, phi))
+		ch.prevRuns = append(ch.prevRuns[:0], pr...)
+		prev = ch.prevRuns
+	}
+	ch.stats = intStats(p, ch, lo, hi)
 }
 
 // seqAt is row r of the results' seq column, held as runs or rows.

@@ -474,13 +474,14 @@ func (w *Writer) open(id tableID) (*table, error) {
 }
 
 // Caps declares what the tables being written need from the engine:
-// the per-lane rows only for the results table, the addresses table only
+// the per-lane rows only for the results table (as columns, the lanes of
+// full warps left out: CapIotaLanes), the addresses table only
 // when it is written (the engine builds neither otherwise), and the memory
 // table a page at a time, always (MemoryPage).
 func (w *Writer) Caps() engine.SinkCaps {
 	c := engine.CapMemoryPages
 	if w.tables[tResults] != nil {
-		c |= engine.CapResults | engine.CapResultColumns
+		c |= engine.CapResults | engine.CapResultColumns | engine.CapIotaLanes
 	}
 	if w.tables[tAddresses] != nil {
 		c |= engine.CapAddresses
@@ -508,8 +509,10 @@ func (w *Writer) Results(rs []engine.Result) error {
 		if c := &b.cols[6]; c.konst {
 			b.fillRows(c, n) // the fault column, constant from ResultColumns
 		}
-		if c := &b.cols[0]; c.inRuns {
-			b.fillRuns(c) // the seq column, as runs from ResultColumns
+		for _, c := range []*colBuf{&b.cols[0], &b.cols[1]} {
+			if c.inRuns {
+				b.fillRuns(c) // seq and lane, as runs from ResultColumns
+			}
 		}
 		var (
 			seq     = b.cols[0].u64()[n : n+k]
@@ -600,6 +603,7 @@ func (w *Writer) ResultColumns(rc *engine.ResultColumns) error {
 			// A batch's elem and value_hi start constant 0 (zerosCol).
 			cElem.kval, cElem.kstep, cHi.kval, cHi.kstep = 0, 0, 0, 0
 		}
+		run0, used0 := run, used // the lanes' runs start where seq's do
 		if cSeq := &b.cols[0]; n == 0 || cSeq.inRuns {
 			// A batch's seq is held as runs while every row comes from
 			// ResultColumns (colBuf.inRuns).
@@ -608,7 +612,21 @@ func (w *Writer) ResultColumns(rc *engine.ResultColumns) error {
 		} else {
 			run, used = putRuns(cSeq.u64()[n:n+k], rc.Seqs, rc.Runs, run, used)
 		}
-		copy(b.cols[1].u32()[n:n+k], rc.Lane[at:at+k])
+		if cLane := &b.cols[1]; rc.Lane != nil || n > 0 && !cLane.inRuns {
+			if cLane.inRuns {
+				b.fillRuns(cLane)
+			}
+			if rc.Lane != nil {
+				copy(cLane.u32()[n:n+k], rc.Lane[at:at+k])
+			} else {
+				putIota(cLane.u32()[n:n+k], rc.Runs, run0, used0)
+			}
+		} else {
+			// Lanes 0, 1, 2 … a run (IotaLanes) while the batch's every row
+			// comes so: held as runs, never stored (colBuf.iota).
+			cLane.inRuns, cLane.iota = true, true
+			appendIotaRuns(cLane, rc.Runs, run0, used0, k)
+		}
 		copy(b.cols[3].u64()[n:n+k], rc.Addr[at:at+k])
 		copy(b.cols[4].u64()[n:n+k], rc.Value[at:at+k])
 		if err := t.putFaults(rc.Fault, at, n, k, rc); err != nil {
@@ -630,6 +648,21 @@ func (w *Writer) ResultColumns(rc *engine.ResultColumns) error {
 		}
 	}
 	return nil
+}
+
+// putIota stores in lanes the lanes of the engine's runs from row used
+// of run on (engine.ResultColumns.IotaLanes: row j of a run is lane j).
+func putIota(lanes []uint32, runs []uint32, run int, used uint32) {
+	for len(lanes) > 0 {
+		for used == runs[run] {
+			run, used = run+1, 0
+		}
+		k := min(len(lanes), int(runs[run]-used))
+		for i := range lanes[:k] {
+			lanes[i] = used + uint32(i)
+		}
+		lanes, used = lanes[k:], used+uint32(k)
+	}
 }
 
 // runRows is the rows of runs.
@@ -678,7 +711,7 @@ func (t *table) putFaults(fs []engine.Fault, at, n, k int, rc *engine.ResultColu
 	idx := c.idx()[n : n+k]
 	for i, fault := range fs[at : at+k] {
 		if fault > engine.FaultOutOfBounds {
-			return fmt.Errorf("columnar: results: seq %d lane %d: unknown fault %d", t.b.cols[0].seqAt(n+i), rc.Lane[at+i], fault)
+			return fmt.Errorf("columnar: results: seq %d lane %d: unknown fault %d", t.b.cols[0].seqAt(n+i), rc.LaneAt(at+i), fault)
 		}
 		f := t.faultIdx[fault]
 		if f < 0 {

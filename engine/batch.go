@@ -525,17 +525,28 @@ func (b *batch) faulted() bool {
 // resultColumns returns the batch's result rows as columns, without other
 // partitions' (in place: the batch is done with them). The seq column is
 // a run an instruction, in slot order: binst.pos, which grows with
-// binst.slot whatever order an interleaving put the instructions in.
-func (b *batch) resultColumns() *ResultColumns {
+// binst.slot whatever order an interleaving put the instructions in. The
+// lane column is left out where it may be (leaveLanes: CapIotaLanes, or
+// rows built from the columns) and every lane is 0 to n-1 of its run.
+func (b *batch) resultColumns(leaveLanes bool) *ResultColumns {
 	n, ni := b.nslots, len(b.insts)
 	b.runSeqs, b.runRows = grow(b.runSeqs, ni), grow(b.runRows, ni)
+	// iota: every instruction ran lanes 0 to n-1, one element each, so
+	// that its rows' lanes are 0, 1, 2 … (ResultColumns.Lane nil).
+	iota := !b.partitioned && !b.elems
 	for i := range b.insts {
 		bi := &b.insts[i]
 		b.runSeqs[bi.pos] = bi.Seq
 		b.runRows[bi.pos] = uint32(bits.OnesCount32(bi.active) * b.plans[bi.pi].st.Elems)
+		iota = iota && bi.active&(bi.active+1) == 0
 	}
 	c := &b.cols
 	*c = ResultColumns{Seqs: b.runSeqs, Runs: b.runRows, Lane: b.resLane[:n], Addr: b.resAddr[:n], Value: b.vals[:n]}
+	if iota && leaveLanes {
+		c.Lane = nil
+	} else if !b.partitioned && !b.elems {
+		b.iotaLanes()
+	}
 	if b.elems {
 		c.Elem = b.resElem[:n]
 	}
@@ -579,6 +590,22 @@ func (b *batch) resultColumns() *ResultColumns {
 		}
 	}
 	return c
+}
+
+// iotaLanes writes the lanes of the instructions that ran lanes 0 to n-1,
+// which warpRows leaves out of a batch of one element an instruction that
+// no partition shares, for when some other instruction of the batch ran
+// other lanes: the column is then given (resultColumns).
+func (b *batch) iotaLanes() {
+	for i := range b.insts {
+		bi := &b.insts[i]
+		if m := bi.active; m&(m+1) == 0 {
+			lanes := b.resLane[bi.slot : bi.slot+uint32(bits.OnesCount32(m))]
+			for k := range lanes {
+				lanes[k] = uint32(k)
+			}
+		}
+	}
 }
 
 // results returns c's rows as Results, in a buffer of the batch's.

@@ -42,6 +42,9 @@ func (s *strictSink) Results(rs []Result) error {
 	return nil
 }
 func (s *strictSink) ResultColumns(c *ResultColumns) error {
+	if c.IotaLanes() {
+		s.undeclared("ResultColumns without lanes", CapIotaLanes)
+	}
 	s.undeclared("ResultColumns", CapResults)
 	s.undeclared("ResultColumns", CapResultColumns)
 	s.results += c.Len()
@@ -65,7 +68,8 @@ func (s *strictSink) Abort() error  { return nil }
 // allSinkCaps is every combination of the sink's flags.
 var allSinkCaps = []SinkCaps{0, CapResults, CapAddresses, CapMemoryPages, CapResults | CapAddresses,
 	CapResults | CapMemoryPages, CapAddresses | CapMemoryPages, CapResults | CapAddresses | CapMemoryPages,
-	CapResultColumns, CapResults | CapResultColumns, CapResults | CapResultColumns | CapAddresses | CapMemoryPages}
+	CapResultColumns, CapResults | CapResultColumns, CapResults | CapResultColumns | CapAddresses | CapMemoryPages,
+	CapResults | CapResultColumns | CapIotaLanes, CapResults | CapResultColumns | CapIotaLanes | CapAddresses | CapMemoryPages}
 
 // TestSinkGetsOnlyWhatItDeclares: the engine and the reference call no
 // Sink method for a part the sink did not declare, under every
@@ -272,7 +276,7 @@ func TestEmbeddedSinksGetWhatTheyOverride(t *testing.T) {
 	if c := Discard().Caps(); c != 0 {
 		t.Errorf("Discard declares %v", c)
 	}
-	if got := (CapResults | CapMemoryPages).String(); got != "results|memory-pages" {
+	if got := (CapResults | CapMemoryPages | CapIotaLanes).String(); got != "results|memory-pages|iota-lanes" {
 		t.Errorf("SinkCaps.String: %q", got)
 	}
 }

@@ -44,7 +44,8 @@
 //
 // A Sink declares in one method, Caps, which optional parts of the output
 // it wants: per-lane results ([CapResults]), as columns rather than
-// Results ([CapResultColumns]), the addresses table ([CapAddresses]),
+// Results ([CapResultColumns]), those without the lanes of full warps
+// ([CapIotaLanes]), the addresses table ([CapAddresses]),
 // the memory table a page at a time ([CapMemoryPages]). The engine
 // trusts it: it calls Results, ResultColumns, Addresses and MemoryPage
 // only on a sink that declared them, and builds no rows for a part

@@ -261,6 +261,7 @@ type pipeline struct {
 	expanders, appliers int
 	noResults           bool
 	columns             bool // the sink takes results as columns (CapResultColumns)
+	iotaLanes           bool // ... and may be given them without the lanes of full warps (CapIotaLanes), or takes Results
 	pool                chan *batch
 	toCompute, toEmit   chan *batch
 	stop                chan struct{}
@@ -279,6 +280,7 @@ func (e *replayer) newPipeline(sink Sink) *pipeline {
 	caps := sink.Caps()
 	pl.noResults = caps&CapResults == 0
 	pl.columns = caps&CapResultColumns != 0
+	pl.iotaLanes = !pl.columns || caps&CapIotaLanes != 0
 	counts := caps&CapAddresses != 0
 	pl.expanders, pl.appliers = stages(pl.workers, counts && e.opts.explore)
 	if counts {
@@ -362,7 +364,7 @@ func (pl *pipeline) emit(sink Sink) {
 		if pl.emitErr == nil {
 			pl.emitErr = sink.Instructions(b.rows())
 			if pl.emitErr == nil && !pl.noResults {
-				if c := b.resultColumns(); pl.columns {
+				if c := b.resultColumns(pl.iotaLanes); pl.columns {
 					pl.emitErr = sink.ResultColumns(c)
 				} else {
 					pl.emitErr = sink.Results(b.results(c))

@@ -914,15 +914,20 @@ func (p *plan) inRegion(lo, hi uint64) bool {
 }
 
 // warpRows writes a fault-free warp's result rows, one per active lane.
-// Column by column: the addresses copied whole, the values (what stays
-// when nothing returns) cleared, the lanes counted up when they are the
-// warp's first n; the seq column is the emit stage's (resultColumns).
+// Column by column: the addresses copied whole, the values cleared when
+// nothing returns (else apply writes them), the lanes counted up unless
+// they are the warp's first n (then resultColumns leaves them out or
+// writes them: iotaLanes); the seq column is the emit stage's.
 func (b *batch) warpRows(bi *xinst, addrs []uint64) {
 	lo := int(bi.slot)
 	n := bits.OnesCount32(bi.active)
 	hi := lo + n
 	copy(b.resAddr[lo:hi], addrs[:n])
-	clear(b.vals[lo:hi])
+	if p := bi.plan; !p.st.HasDst || p.noRet {
+		// Nothing returns: the value column's 0. (Every lane of a warp
+		// here runs, and apply writes what each gets back: applySeg.)
+		clear(b.vals[lo:hi])
+	}
 	if b.wide {
 		clear(b.valsHi[lo:hi])
 	}
@@ -931,6 +936,11 @@ func (b *batch) warpRows(bi *xinst, addrs []uint64) {
 	}
 	lanes := b.resLane[lo:hi]
 	if m := bi.active; m&(m+1) == 0 {
+		if !b.partitioned && !b.elems {
+			// Lanes 0 to n-1: resultColumns leaves the column out, or
+			// writes them (iotaLanes).
+			return
+		}
 		for k := range lanes {
 			lanes[k] = uint32(k)
 		}

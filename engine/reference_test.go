@@ -299,7 +299,7 @@ type sinkConfig struct {
 	results   bool // CapResults: the results table is among the tables
 	addresses bool // CapAddresses: the addresses table is among them
 	explore   bool // WithExplore (the command's -explore)
-	pages     bool // CapMemoryPages (and CapResultColumns), as columnar.Writer declares
+	pages     bool // CapMemoryPages (and CapResultColumns, CapIotaLanes), as columnar.Writer declares
 	orders    bool // ExploreOrders' own sink (memorySink): the memory alone
 }
 
@@ -393,11 +393,11 @@ func (s *configSink) Caps() SinkCaps {
 type pagedSink struct{ configSink }
 
 // Caps is its configuration's, with the memory table by pages and the
-// results, if any, as columns.
+// results, if any, as columns, the lanes of full warps left out.
 func (s *pagedSink) Caps() SinkCaps {
 	c := s.configSink.Caps() | CapMemoryPages
 	if c&CapResults != 0 {
-		c |= CapResultColumns
+		c |= CapResultColumns | CapIotaLanes
 	}
 	return c
 }

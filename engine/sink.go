@@ -55,9 +55,13 @@ type Result struct {
 // Result{seq, Lane[i], Elem[i], Addr[i], Value[i], ValueHi[i], Fault[i]},
 // its seq given as runs: the first Runs[0] rows have seq Seqs[0], the
 // next Runs[1] rows Seqs[1], and so on (an instruction's lane-elements; a
-// run may be of no rows). Lane, Addr and Value hold a value a row; Elem,
-// ValueHi and Fault are nil when every row's is 0 (FaultNone), as they
-// are in a batch of scalar accesses of at most 8 bytes that did not
+// run may be of no rows). Addr and Value hold a value a row; Lane holds
+// one too, or, for a sink that declares CapIotaLanes, is nil when every
+// run's rows are lanes 0, 1, 2 … in turn (every instruction of the batch
+// ran lanes 0 to n-1 and no others, one element each: full warps), so
+// that no lane is stored or read (IotaLanes).
+// Elem, ValueHi and Fault are nil when every row's is 0 (FaultNone), as
+// they are in a batch of scalar accesses of at most 8 bytes that did not
 // fault. The slices are the engine's and valid only during the call.
 type ResultColumns struct {
 	Seqs           []uint64
@@ -69,14 +73,35 @@ type ResultColumns struct {
 }
 
 // Len is the rows' count.
-func (c *ResultColumns) Len() int { return len(c.Lane) }
+func (c *ResultColumns) Len() int { return len(c.Addr) }
+
+// IotaLanes reports whether Lane is nil: row j of each run is lane j.
+func (c *ResultColumns) IotaLanes() bool { return c.Lane == nil }
+
+// LaneAt is row i's lane.
+func (c *ResultColumns) LaneAt(i int) uint32 {
+	if c.Lane != nil {
+		return c.Lane[i]
+	}
+	for _, n := range c.Runs {
+		if i < int(n) {
+			break
+		}
+		i -= int(n)
+	}
+	return uint32(i)
+}
 
 // AppendRows appends the rows to dst as Results.
 func (c *ResultColumns) AppendRows(dst []Result) []Result {
 	i := 0
 	for k, seq := range c.Seqs {
+		start := i
 		for end := i + int(c.Runs[k]); i < end; i++ {
-			r := Result{Seq: seq, Lane: c.Lane[i], Addr: c.Addr[i], Value: c.Value[i]}
+			r := Result{Seq: seq, Lane: uint32(i - start), Addr: c.Addr[i], Value: c.Value[i]}
+			if c.Lane != nil {
+				r.Lane = c.Lane[i]
+			}
 			if c.Elem != nil {
 				r.Elem = c.Elem[i]
 			}
@@ -171,19 +196,24 @@ const (
 	// CapResults it means nothing. The reference interpreter gives
 	// Results to Results either way.
 	CapResultColumns
+	// CapIotaLanes, with CapResults|CapResultColumns: ResultColumns may
+	// leave Lane nil where every run's rows are lanes 0, 1, 2 …
+	// (ResultColumns.IotaLanes), so that the engine writes no lane of a
+	// full warp. Without it, Lane is always given.
+	CapIotaLanes
 )
 
 // allCaps is every flag.
-const allCaps = CapResults | CapAddresses | CapMemoryPages | CapResultColumns
+const allCaps = CapResults | CapAddresses | CapMemoryPages | CapResultColumns | CapIotaLanes
 
-// String lists the flags: "results|addresses|memory-pages|result-columns",
-// or "none".
+// String lists the flags:
+// "results|addresses|memory-pages|result-columns|iota-lanes", or "none".
 func (c SinkCaps) String() string {
 	var names []string
 	for _, f := range []struct {
 		c    SinkCaps
 		name string
-	}{{CapResults, "results"}, {CapAddresses, "addresses"}, {CapMemoryPages, "memory-pages"}, {CapResultColumns, "result-columns"}} {
+	}{{CapResults, "results"}, {CapAddresses, "addresses"}, {CapMemoryPages, "memory-pages"}, {CapResultColumns, "result-columns"}, {CapIotaLanes, "iota-lanes"}} {
 		if c&f.c != 0 {
 			names = append(names, f.name)
 		}
