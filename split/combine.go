@@ -1,0 +1,169 @@
+package split
+
+import (
+	"cmp"
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/gpureplay/replay/engine"
+	"github.com/gpureplay/replay/shard"
+	"github.com/gpureplay/replay/trace"
+)
+
+// The combiner (Options.Combine): a split for replays that write no
+// per-lane table folds, within its slice, the consecutive accesses to a
+// word by one operation that composes (engine.FoldOp) into one, and
+// writes each partition the folds of its words as fold records
+// (trace.Fold), in place of the lanes. It keeps the folds of one
+// operation at a time in pages of 1024 words a memory instance, and
+// writes them all (flush) before any record that could disagree with
+// them: an instruction of another operation or that does not fold, a
+// directive but .cluster, and the slice's end.
+
+// foldPageWords is the 4-byte words of a fold page: 4 KiB of addresses.
+const foldPageWords = 1024
+
+// foldPage is the pending folds of 4 KiB of one memory instance's
+// addresses: a word's fold at its 4-byte index (an 8-byte word's at its
+// first), and which are set.
+type foldPage struct {
+	mem  int    // index in combiner.mems
+	page uint64 // address >> 12
+	set  [foldPageWords / 64]uint64
+	vals [foldPageWords]uint64
+}
+
+type foldMem struct {
+	op     engine.FoldOp
+	static *trace.Static // the form the fold records name
+	group  int64         // its instruction's .group
+	pages  map[uint64]*foldPage
+}
+
+// combiner holds a slice's pending folds.
+type combiner struct {
+	op    engine.FoldOp // the operation pending, when pending
+	mems  []foldMem
+	memAt map[memID]int
+	pages []*foldPage // pending, in the order they were made
+	free  []*foldPage
+	last  *foldPage
+	// Per partition, the words and folds a flush writes.
+	addrs, vals [][]uint64
+	lanes       uint64 // lane-ops folded
+	words       uint64 // words written
+	records     uint64 // fold records written
+}
+
+type memID struct {
+	space trace.Space
+	group int64
+}
+
+func newCombiner(parts int) *combiner {
+	return &combiner{memAt: map[memID]int{}, addrs: make([][]uint64, parts), vals: make([][]uint64, parts)}
+}
+
+// pending reports whether folds are pending.
+func (c *combiner) pending() bool { return len(c.pages) > 0 }
+
+// add folds the accesses of instruction in (op, its lanes' addresses and
+// operands); the caller flushed first when op is another operation.
+func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) {
+	c.op = op
+	id := memID{op.Space, op.Group}
+	mi, ok := c.memAt[id]
+	if !ok {
+		mi = len(c.mems)
+		c.memAt[id] = mi
+		c.mems = append(c.mems, foldMem{op: op, static: in.Static, group: in.Group, pages: map[uint64]*foldPage{}})
+	}
+	m := &c.mems[mi]
+	if m.static != in.Static && !m.op.SameOp(op) {
+		m.static, m.group, m.op = in.Static, in.Group, op
+	}
+	c.lanes += uint64(len(addrs))
+	pg := c.last
+	for i, a := range addrs {
+		if pg == nil || pg.page != a>>12 || pg.mem != mi {
+			if pg = m.pages[a>>12]; pg == nil {
+				pg = c.newPage(mi, a>>12)
+				m.pages[a>>12] = pg
+			}
+		}
+		w := (a & 4095) >> 2
+		bit := uint64(1) << (w % 64)
+		if pg.set[w/64]&bit == 0 {
+			pg.set[w/64] |= bit
+			pg.vals[w] = vals[i]
+		} else {
+			pg.vals[w] = op.Combine(pg.vals[w], vals[i])
+		}
+	}
+	c.last = pg
+}
+
+func (c *combiner) newPage(mi int, page uint64) *foldPage {
+	var pg *foldPage
+	if n := len(c.free); n > 0 {
+		pg, c.free = c.free[n-1], c.free[:n-1]
+	} else {
+		pg = &foldPage{}
+	}
+	pg.mem, pg.page = mi, page
+	c.pages = append(c.pages, pg)
+	return pg
+}
+
+// flush writes every pending fold to its partition's file as fold
+// records, a memory instance at a time, words ascending.
+func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) error {
+	if len(c.pages) == 0 {
+		return nil
+	}
+	slices.SortFunc(c.pages, func(a, b *foldPage) int { return cmp.Or(cmp.Compare(a.mem, b.mem), cmp.Compare(a.page, b.page)) })
+	for at := 0; at < len(c.pages); {
+		mi := c.pages[at].mem
+		m := &c.mems[mi]
+		for p := range c.addrs {
+			c.addrs[p], c.vals[p] = c.addrs[p][:0], c.vals[p][:0]
+		}
+		for ; at < len(c.pages) && c.pages[at].mem == mi; at++ {
+			pg := c.pages[at]
+			line, part := ^uint64(0), 0
+			for j, s := range pg.set {
+				for ; s != 0; s &= s - 1 {
+					w := j*64 + bits.TrailingZeros64(s)
+					a := pg.page<<12 | uint64(w)<<2
+					if a>>7 != line { // a line is one partition's
+						line, part = a>>7, pt.Of(m.op.Key, a)
+					}
+					c.addrs[part] = append(c.addrs[part], a)
+					c.vals[part] = append(c.vals[part], pg.vals[w])
+				}
+				pg.set[j] = 0
+			}
+			delete(m.pages, pg.page)
+			c.free = append(c.free, pg)
+		}
+		for p := range c.addrs {
+			for a, v := c.addrs[p], c.vals[p]; len(a) > 0; {
+				n := min(len(a), foldRecordWords)
+				d := &trace.Directive{Fold: &trace.Fold{Static: m.static, Group: m.group, Addrs: a[:n], Vals: v[:n]}}
+				if err := outs.w[p].Write(&trace.Inst{Dir: d}); err != nil {
+					return fmt.Errorf("%s: %w", outs.tmp[p], err)
+				}
+				sum.Records[p]++
+				c.words += uint64(n)
+				c.records++
+				a, v = a[n:], v[n:]
+			}
+		}
+	}
+	c.pages, c.last = c.pages[:0], nil
+	return nil
+}
+
+// foldRecordWords is the most words the combiner puts in a fold record.
+const foldRecordWords = 4096
