@@ -116,6 +116,45 @@ func (f FoldOp) SameOp(g FoldOp) bool { return f.k == g.k && f.size == g.size }
 // Size is the bytes of one access: 4 or 8.
 func (f FoldOp) Size() int { return int(f.size) }
 
+// FoldKind is how the operands of a FoldOp's accesses to a word combine.
+type FoldKind uint8
+
+// The FoldKinds: FoldAdd adds (add and sub, whose operands add); the
+// others are their operation.
+const (
+	FoldAdd FoldKind = iota + 1
+	FoldAnd
+	FoldOr
+	FoldXor
+	FoldMinU
+	FoldMaxU
+	FoldMinS
+	FoldMaxS
+)
+
+// Kind is how f's operands combine (Combine's operation).
+func (f FoldOp) Kind() FoldKind {
+	switch f.k {
+	case kAdd, kSub:
+		return FoldAdd
+	case kAnd:
+		return FoldAnd
+	case kOr:
+		return FoldOr
+	case kXor:
+		return FoldXor
+	case kMinU:
+		return FoldMinU
+	case kMaxU:
+		return FoldMaxU
+	case kMinS:
+		return FoldMinS
+	case kMaxS:
+		return FoldMaxS
+	}
+	return 0
+}
+
 // Combine is the operand of one access equal to the access with operand
 // acc followed by the access with operand v: the operation itself but
 // for sub, whose operands add.

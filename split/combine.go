@@ -24,31 +24,50 @@ import (
 // foldPageWords is the 4-byte words of a fold page: 4 KiB of addresses.
 const foldPageWords = 1024
 
+// foldRegionPages is the pages of a fold region: 1 MiB of addresses.
+const foldRegionPages = 256
+
+// maxFoldPages is the most pages a combiner holds before it flushes
+// (16 MiB of folds, whatever the addresses' spread).
+const maxFoldPages = 4096
+
 // foldPage is the pending folds of 4 KiB of one memory instance's
-// addresses: a word's fold at its 4-byte index (an 8-byte word's at its
-// first), and which are set.
+// addresses: a 4-byte word's fold at its index, an 8-byte word's in two
+// (low half first); and which are set. A page is 4 KiB of values beside
+// 128 bytes of bits, so that a slice's scattered folds miss the cache
+// once a lane, on the value, the bits of every page staying cached.
 type foldPage struct {
 	mem  int    // index in combiner.mems
 	page uint64 // address >> 12
+	reg  *foldRegion
 	set  [foldPageWords / 64]uint64
-	vals [foldPageWords]uint64
+	vals [foldPageWords]uint32
+}
+
+// foldRegion is the pages of 1 MiB of a memory instance's addresses: a
+// lane finds its page by an index, not a map's hash.
+type foldRegion struct {
+	pages [foldRegionPages]*foldPage
 }
 
 type foldMem struct {
-	op     engine.FoldOp
-	static *trace.Static // the form the fold records name
-	group  int64         // its instruction's .group
-	pages  map[uint64]*foldPage
+	op      engine.FoldOp
+	static  *trace.Static // the form the fold records name
+	group   int64         // its instruction's .group
+	regions map[uint64]*foldRegion
+	lastKey uint64 // address >> 20 of last
+	last    *foldRegion
 }
 
 // combiner holds a slice's pending folds.
 type combiner struct {
-	op    engine.FoldOp // the operation pending, when pending
-	mems  []foldMem
-	memAt map[memID]int
-	pages []*foldPage // pending, in the order they were made
-	free  []*foldPage
-	last  *foldPage
+	op      engine.FoldOp // the operation pending, when pending
+	mems    []foldMem
+	memAt   map[memID]int
+	lastID  memID
+	lastMem int
+	pages   []*foldPage // pending, in the order they were made
+	free    []*foldPage
 	// Per partition, the words and folds a flush writes.
 	addrs, vals [][]uint64
 	lanes       uint64 // lane-ops folded
@@ -62,56 +81,87 @@ type memID struct {
 }
 
 func newCombiner(parts int) *combiner {
-	return &combiner{memAt: map[memID]int{}, addrs: make([][]uint64, parts), vals: make([][]uint64, parts)}
+	return &combiner{memAt: map[memID]int{}, lastMem: -1, addrs: make([][]uint64, parts), vals: make([][]uint64, parts)}
 }
 
 // pending reports whether folds are pending.
 func (c *combiner) pending() bool { return len(c.pages) > 0 }
+
+// full reports whether the combiner holds as many pages as it may: the
+// caller flushes.
+func (c *combiner) full() bool { return len(c.pages) >= maxFoldPages }
 
 // add folds the accesses of instruction in (op, its lanes' addresses and
 // operands); the caller flushed first when op is another operation.
 func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) {
 	c.op = op
 	id := memID{op.Space, op.Group}
-	mi, ok := c.memAt[id]
-	if !ok {
-		mi = len(c.mems)
-		c.memAt[id] = mi
-		c.mems = append(c.mems, foldMem{op: op, static: in.Static, group: in.Group, pages: map[uint64]*foldPage{}})
+	mi := c.lastMem
+	if mi < 0 || id != c.lastID {
+		var ok bool
+		if mi, ok = c.memAt[id]; !ok {
+			mi = len(c.mems)
+			c.memAt[id] = mi
+			c.mems = append(c.mems, foldMem{regions: map[uint64]*foldRegion{}})
+		}
+		c.lastID, c.lastMem = id, mi
 	}
 	m := &c.mems[mi]
-	if m.static != in.Static && !m.op.SameOp(op) {
+	if m.static == nil || !m.op.SameOp(op) {
 		m.static, m.group, m.op = in.Static, in.Group, op
 	}
 	c.lanes += uint64(len(addrs))
-	pg := c.last
+	kind, wide := op.Kind(), op.Size() == 8
 	for i, a := range addrs {
-		if pg == nil || pg.page != a>>12 || pg.mem != mi {
-			if pg = m.pages[a>>12]; pg == nil {
-				pg = c.newPage(mi, a>>12)
-				m.pages[a>>12] = pg
+		rg := m.last
+		if rg == nil || a>>20 != m.lastKey {
+			if rg = m.regions[a>>20]; rg == nil {
+				rg = &foldRegion{}
+				m.regions[a>>20] = rg
 			}
+			m.last, m.lastKey = rg, a>>20
+		}
+		pg := rg.pages[(a>>12)%foldRegionPages]
+		if pg == nil {
+			pg = c.newPage(mi, a>>12, rg)
 		}
 		w := (a & 4095) >> 2
 		bit := uint64(1) << (w % 64)
-		if pg.set[w/64]&bit == 0 {
-			pg.set[w/64] |= bit
-			pg.vals[w] = vals[i]
-		} else {
-			pg.vals[w] = op.Combine(pg.vals[w], vals[i])
+		set := pg.set[w/64]&bit != 0
+		pg.set[w/64] |= bit
+		// A word not set holds 0 (newPage, flush): add, or and xor
+		// need no test of the bit.
+		x := uint32(vals[i])
+		switch {
+		case wide:
+			v := vals[i]
+			if set {
+				v = op.Combine(uint64(pg.vals[w])|uint64(pg.vals[w+1])<<32, v)
+			}
+			pg.vals[w], pg.vals[w+1] = uint32(v), uint32(v>>32)
+		case kind == engine.FoldAdd:
+			pg.vals[w] += x
+		case kind == engine.FoldOr:
+			pg.vals[w] |= x
+		case kind == engine.FoldXor:
+			pg.vals[w] ^= x
+		case !set:
+			pg.vals[w] = x
+		default:
+			pg.vals[w] = uint32(op.Combine(uint64(pg.vals[w]), vals[i]))
 		}
 	}
-	c.last = pg
 }
 
-func (c *combiner) newPage(mi int, page uint64) *foldPage {
+func (c *combiner) newPage(mi int, page uint64, rg *foldRegion) *foldPage {
 	var pg *foldPage
 	if n := len(c.free); n > 0 {
 		pg, c.free = c.free[n-1], c.free[:n-1]
 	} else {
 		pg = &foldPage{}
 	}
-	pg.mem, pg.page = mi, page
+	pg.mem, pg.page, pg.reg = mi, page, rg
+	rg.pages[page%foldRegionPages] = pg
 	c.pages = append(c.pages, pg)
 	return pg
 }
@@ -126,6 +176,7 @@ func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) err
 	for at := 0; at < len(c.pages); {
 		mi := c.pages[at].mem
 		m := &c.mems[mi]
+		wide := m.op.Size() == 8
 		for p := range c.addrs {
 			c.addrs[p], c.vals[p] = c.addrs[p][:0], c.vals[p][:0]
 		}
@@ -139,12 +190,20 @@ func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) err
 					if a>>7 != line { // a line is one partition's
 						line, part = a>>7, pt.Of(m.op.Key, a)
 					}
+					v := uint64(pg.vals[w])
+					if wide {
+						v |= uint64(pg.vals[w+1]) << 32
+					}
 					c.addrs[part] = append(c.addrs[part], a)
-					c.vals[part] = append(c.vals[part], pg.vals[w])
+					c.vals[part] = append(c.vals[part], v)
+					pg.vals[w] = 0
+					if wide {
+						pg.vals[w+1] = 0
+					}
 				}
 				pg.set[j] = 0
 			}
-			delete(m.pages, pg.page)
+			pg.reg.pages[pg.page%foldRegionPages] = nil
 			c.free = append(c.free, pg)
 		}
 		for p := range c.addrs {
@@ -161,7 +220,7 @@ func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) err
 			}
 		}
 	}
-	c.pages, c.last = c.pages[:0], nil
+	c.pages = c.pages[:0]
 	return nil
 }
 

@@ -243,6 +243,11 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner,
 			}
 			addrs, vals := rt.Folds()
 			cb.add(in, r.Fold, addrs, vals)
+			if cb.full() {
+				if err := cb.flush(outs, pt, sum); err != nil {
+					return err
+				}
+			}
 			if err := outs.write(row, 0, row, &cp, &r, sum); err != nil {
 				return err
 			}
