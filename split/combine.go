@@ -111,6 +111,14 @@ func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) {
 		m.static, m.group, m.op = in.Static, in.Group, op
 	}
 	c.lanes += uint64(len(addrs))
+	c.fold(mi, addrs, vals)
+}
+
+// fold folds the lanes of memory instance mi at addrs, of operands vals,
+// into its pages.
+func (c *combiner) fold(mi int, addrs, vals []uint64) {
+	m := &c.mems[mi]
+	op := m.op
 	kind, wide := op.Kind(), op.Size() == 8
 	for i, a := range addrs {
 		rg := m.last
@@ -131,22 +139,22 @@ func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) {
 		pg.set[w/64] |= bit
 		// A word not set holds 0 (newPage, flush): add, or and xor
 		// need no test of the bit.
-		x := uint32(vals[i])
+		v := uint32(vals[i])
 		switch {
 		case wide:
-			v := vals[i]
+			v64 := vals[i]
 			if set {
-				v = op.Combine(uint64(pg.vals[w])|uint64(pg.vals[w+1])<<32, v)
+				v64 = op.Combine(uint64(pg.vals[w])|uint64(pg.vals[w+1])<<32, v64)
 			}
-			pg.vals[w], pg.vals[w+1] = uint32(v), uint32(v>>32)
+			pg.vals[w], pg.vals[w+1] = uint32(v64), uint32(v64>>32)
 		case kind == engine.FoldAdd:
-			pg.vals[w] += x
+			pg.vals[w] += v
 		case kind == engine.FoldOr:
-			pg.vals[w] |= x
+			pg.vals[w] |= v
 		case kind == engine.FoldXor:
-			pg.vals[w] ^= x
+			pg.vals[w] ^= v
 		case !set:
-			pg.vals[w] = x
+			pg.vals[w] = v
 		default:
 			pg.vals[w] = uint32(op.Combine(uint64(pg.vals[w]), vals[i]))
 		}
@@ -177,9 +185,6 @@ func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) err
 		mi := c.pages[at].mem
 		m := &c.mems[mi]
 		wide := m.op.Size() == 8
-		for p := range c.addrs {
-			c.addrs[p], c.vals[p] = c.addrs[p][:0], c.vals[p][:0]
-		}
 		for ; at < len(c.pages) && c.pages[at].mem == mi; at++ {
 			pg := c.pages[at]
 			line, part := ^uint64(0), 0
@@ -191,14 +196,17 @@ func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) err
 						line, part = a>>7, pt.Of(m.op.Key, a)
 					}
 					v := uint64(pg.vals[w])
+					pg.vals[w] = 0
 					if wide {
 						v |= uint64(pg.vals[w+1]) << 32
+						pg.vals[w+1] = 0
 					}
 					c.addrs[part] = append(c.addrs[part], a)
 					c.vals[part] = append(c.vals[part], v)
-					pg.vals[w] = 0
-					if wide {
-						pg.vals[w+1] = 0
+					if len(c.addrs[part]) == foldRecordWords {
+						if err := c.write(outs, part, m, sum); err != nil {
+							return err
+						}
 					}
 				}
 				pg.set[j] = 0
@@ -207,20 +215,30 @@ func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) err
 			c.free = append(c.free, pg)
 		}
 		for p := range c.addrs {
-			for a, v := c.addrs[p], c.vals[p]; len(a) > 0; {
-				n := min(len(a), foldRecordWords)
-				d := &trace.Directive{Fold: &trace.Fold{Static: m.static, Group: m.group, Addrs: a[:n], Vals: v[:n]}}
-				if err := outs.w[p].Write(&trace.Inst{Dir: d}); err != nil {
-					return fmt.Errorf("%s: %w", outs.tmp[p], err)
-				}
-				sum.Records[p]++
-				c.words += uint64(n)
-				c.records++
-				a, v = a[n:], v[n:]
+			if err := c.write(outs, p, m, sum); err != nil {
+				return err
 			}
 		}
 	}
 	c.pages = c.pages[:0]
+	return nil
+}
+
+// write writes the words of partition p's buffer (ascending) as a fold
+// record of m, and empties the buffer.
+func (c *combiner) write(outs *outputs, p int, m *foldMem, sum *Summary) error {
+	a, v := c.addrs[p], c.vals[p]
+	if len(a) == 0 {
+		return nil
+	}
+	d := &trace.Directive{Fold: &trace.Fold{Static: m.static, Group: m.group, Addrs: a, Vals: v}}
+	if err := outs.w[p].Write(&trace.Inst{Dir: d}); err != nil {
+		return fmt.Errorf("%s: %w", outs.tmp[p], err)
+	}
+	sum.Records[p]++
+	c.words += uint64(len(a))
+	c.records++
+	c.addrs[p], c.vals[p] = a[:0], v[:0]
 	return nil
 }
 
