@@ -2,6 +2,7 @@ package split
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -16,58 +17,46 @@ import (
 // word by one operation that composes (engine.FoldOp) into one, and
 // writes each partition the folds of its words as fold records
 // (trace.Fold), in place of the lanes. It keeps the folds of one
-// operation at a time in pages of 1024 words a memory instance, and
-// writes them all (flush) before any record that could disagree with
-// them: an instruction of another operation or that does not fold, a
-// directive but .cluster, and the slice's end.
+// operation at a time in a simulated memory of its own (shard.Memory, the
+// engine's: pages of 1024 words found through a directory, whose
+// scattered 32-bit additions keep many misses under way at once), a
+// memory instance a .group and space, and writes them all (flush) before
+// any record that could disagree with them: an instruction of another
+// operation or that does not fold, a directive but .cluster, and the
+// slice's end. A word of the memory holds its fold, 0 where none is
+// (after a flush too); a fold that is not an addition tells its first
+// operand by the word's bit in Touched. An 8-byte fold takes two words,
+// its low half first.
 
-// foldPageWords is the 4-byte words of a fold page: 4 KiB of addresses.
-const foldPageWords = 1024
+// maxFoldPages is the most pages the combiner's memory holds before it
+// flushes and starts a new one (256 MiB of folds, whatever the spread of
+// the addresses).
+const maxFoldPages = 1 << 16
 
-// foldRegionPages is the pages of a fold region: 1 MiB of addresses.
-const foldRegionPages = 256
-
-// maxFoldPages is the most pages a combiner holds before it flushes
-// (16 MiB of folds, whatever the addresses' spread).
-const maxFoldPages = 4096
-
-// foldPage is the pending folds of 4 KiB of one memory instance's
-// addresses: a 4-byte word's fold at its index, an 8-byte word's in two
-// (low half first); and which are set. A page is 4 KiB of values beside
-// 128 bytes of bits, so that a slice's scattered folds miss the cache
-// once a lane, on the value, the bits of every page staying cached.
-type foldPage struct {
-	mem  int    // index in combiner.mems
-	page uint64 // address >> 12
-	reg  *foldRegion
-	set  [foldPageWords / 64]uint64
-	vals [foldPageWords]uint32
-}
-
-// foldRegion is the pages of 1 MiB of a memory instance's addresses: a
-// lane finds its page by an index, not a map's hash.
-type foldRegion struct {
-	pages [foldRegionPages]*foldPage
-}
+// foldQueue is how many 32-bit additions the combiner queues before it
+// performs them (shard.Memory.AddWords).
+const foldQueue = 4096
 
 type foldMem struct {
-	op      engine.FoldOp
-	static  *trace.Static // the form the fold records name
-	group   int64         // its instruction's .group
-	regions map[uint64]*foldRegion
-	lastKey uint64 // address >> 20 of last
-	last    *foldRegion
+	op     engine.FoldOp
+	static *trace.Static // the form the fold records name
+	group  int64         // its instruction's .group
 }
 
 // combiner holds a slice's pending folds.
 type combiner struct {
 	op      engine.FoldOp // the operation pending, when pending
-	mems    []foldMem
+	mems    []foldMem     // by memory id
 	memAt   map[memID]int
 	lastID  memID
 	lastMem int
-	pages   []*foldPage // pending, in the order they were made
-	free    []*foldPage
+	sm      *shard.Memory
+	cur     shard.Cursor
+	adds    []shard.WordAdd // queued additions
+	// dirty are the references of the pages written since the last
+	// flush, each once (dirtyBit).
+	dirty    []uint32
+	dirtyBit []uint64
 	// Per partition, the words and folds a flush writes.
 	addrs, vals [][]uint64
 	lanes       uint64 // lane-ops folded
@@ -80,20 +69,34 @@ type memID struct {
 	group int64
 }
 
-func newCombiner(parts int) *combiner {
-	return &combiner{memAt: map[memID]int{}, lastMem: -1, addrs: make([][]uint64, parts), vals: make([][]uint64, parts)}
+func newCombiner(parts int) (*combiner, error) {
+	c := &combiner{memAt: map[memID]int{}, lastMem: -1, addrs: make([][]uint64, parts), vals: make([][]uint64, parts)}
+	return c, c.newMemory()
+}
+
+func (c *combiner) newMemory() error {
+	sm, err := shard.New(shard.WithShards(1))
+	if err != nil {
+		return err
+	}
+	c.sm, c.cur = sm, sm.Cursor()
+	c.dirtyBit = c.dirtyBit[:0]
+	return nil
 }
 
 // pending reports whether folds are pending.
-func (c *combiner) pending() bool { return len(c.pages) > 0 }
+func (c *combiner) pending() bool { return len(c.dirty) > 0 || len(c.adds) > 0 }
 
-// full reports whether the combiner holds as many pages as it may: the
-// caller flushes.
-func (c *combiner) full() bool { return len(c.pages) >= maxFoldPages }
+// full reports whether the combiner's memory holds as many pages as it
+// may: the caller flushes.
+func (c *combiner) full() bool { return c.sm.Pages() >= maxFoldPages }
+
+// errFoldMemory is the combiner's error when its memory is full.
+var errFoldMemory = errors.New("split: the combiner's memory is full")
 
 // add folds the accesses of instruction in (op, its lanes' addresses and
 // operands); the caller flushed first when op is another operation.
-func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) {
+func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) error {
 	c.op = op
 	id := memID{op.Space, op.Group}
 	mi := c.lastMem
@@ -102,7 +105,7 @@ func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) {
 		if mi, ok = c.memAt[id]; !ok {
 			mi = len(c.mems)
 			c.memAt[id] = mi
-			c.mems = append(c.mems, foldMem{regions: map[uint64]*foldRegion{}})
+			c.mems = append(c.mems, foldMem{})
 		}
 		c.lastID, c.lastMem = id, mi
 	}
@@ -111,95 +114,113 @@ func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) {
 		m.static, m.group, m.op = in.Static, in.Group, op
 	}
 	c.lanes += uint64(len(addrs))
-	c.fold(mi, addrs, vals)
-}
-
-// fold folds the lanes of memory instance mi at addrs, of operands vals,
-// into its pages.
-func (c *combiner) fold(mi int, addrs, vals []uint64) {
-	m := &c.mems[mi]
-	op := m.op
-	kind, wide := op.Kind(), op.Size() == 8
+	mem := uint32(mi)
+	if op.Kind() == engine.FoldAdd && op.Size() == 4 {
+		// Queued, then added in the memory's loop of additions.
+		n := len(c.adds)
+		c.adds = slices.Grow(c.adds, len(addrs))[:n+len(addrs)]
+		out := c.adds[n:]
+		k := c.cur.WordAdds(mem, addrs, vals, 0, out)
+		for i := k; i < len(addrs); i++ {
+			en := c.cur.Resolve(mem, addrs[i])
+			if en == 0 {
+				return errFoldMemory
+			}
+			out[i] = shard.WordAdd{Word: en.WordRef(addrs[i]), Add: uint32(vals[i])}
+		}
+		for _, x := range out {
+			c.markDirty(x.Word >> (shard.PageShift - 2))
+		}
+		if len(c.adds) >= foldQueue {
+			c.sm.AddWords(c.adds)
+			c.adds = c.adds[:0]
+		}
+		return nil
+	}
+	wide := op.Size() == 8
 	for i, a := range addrs {
-		rg := m.last
-		if rg == nil || a>>20 != m.lastKey {
-			if rg = m.regions[a>>20]; rg == nil {
-				rg = &foldRegion{}
-				m.regions[a>>20] = rg
-			}
-			m.last, m.lastKey = rg, a>>20
+		en := c.cur.Resolve(mem, a)
+		if en == 0 {
+			return errFoldMemory
 		}
-		pg := rg.pages[(a>>12)%foldRegionPages]
-		if pg == nil {
-			pg = c.newPage(mi, a>>12, rg)
-		}
-		w := (a & 4095) >> 2
-		bit := uint64(1) << (w % 64)
-		set := pg.set[w/64]&bit != 0
-		pg.set[w/64] |= bit
-		// A word not set holds 0 (newPage, flush): add, or and xor
-		// need no test of the bit.
-		v := uint32(vals[i])
-		switch {
-		case wide:
-			v64 := vals[i]
+		w := en.WordRef(a)
+		ref := w >> (shard.PageShift - 2)
+		c.markDirty(ref)
+		pg := c.sm.Page(ref)
+		j := w & (shard.PageWords - 1)
+		set := pg.Touched[j>>6]&(1<<(j&63)) != 0
+		pg.Touch(j)
+		v := vals[i]
+		if wide {
 			if set {
-				v64 = op.Combine(uint64(pg.vals[w])|uint64(pg.vals[w+1])<<32, v64)
+				v = op.Combine(uint64(pg.Words[j])|uint64(pg.Words[j+1])<<32, v)
 			}
-			pg.vals[w], pg.vals[w+1] = uint32(v64), uint32(v64>>32)
-		case kind == engine.FoldAdd:
-			pg.vals[w] += v
-		case kind == engine.FoldOr:
-			pg.vals[w] |= v
-		case kind == engine.FoldXor:
-			pg.vals[w] ^= v
-		case !set:
-			pg.vals[w] = v
-		default:
-			pg.vals[w] = uint32(op.Combine(uint64(pg.vals[w]), vals[i]))
+			pg.Words[j], pg.Words[j+1] = uint32(v), uint32(v>>32)
+			continue
 		}
+		if set {
+			v = op.Combine(uint64(pg.Words[j]), v)
+		}
+		pg.Words[j] = uint32(v)
 	}
+	return nil
 }
 
-func (c *combiner) newPage(mi int, page uint64, rg *foldRegion) *foldPage {
-	var pg *foldPage
-	if n := len(c.free); n > 0 {
-		pg, c.free = c.free[n-1], c.free[:n-1]
-	} else {
-		pg = &foldPage{}
+// markDirty notes that page ref holds folds.
+func (c *combiner) markDirty(ref uint32) {
+	if int(ref>>6) >= len(c.dirtyBit) {
+		c.dirtyBit = append(c.dirtyBit, make([]uint64, int(ref>>6)+1-len(c.dirtyBit))...)
 	}
-	pg.mem, pg.page, pg.reg = mi, page, rg
-	rg.pages[page%foldRegionPages] = pg
-	c.pages = append(c.pages, pg)
-	return pg
+	if b := uint64(1) << (ref & 63); c.dirtyBit[ref>>6]&b == 0 {
+		c.dirtyBit[ref>>6] |= b
+		c.dirty = append(c.dirty, ref)
+	}
 }
 
 // flush writes every pending fold to its partition's file as fold
-// records, a memory instance at a time, words ascending.
+// records, a memory instance at a time, words ascending, and empties the
+// memory.
 func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) error {
-	if len(c.pages) == 0 {
+	if len(c.adds) > 0 {
+		c.sm.AddWords(c.adds)
+		c.adds = c.adds[:0]
+	}
+	if len(c.dirty) == 0 {
 		return nil
 	}
-	slices.SortFunc(c.pages, func(a, b *foldPage) int { return cmp.Or(cmp.Compare(a.mem, b.mem), cmp.Compare(a.page, b.page)) })
-	for at := 0; at < len(c.pages); {
-		mi := c.pages[at].mem
+	sm := c.sm
+	slices.SortFunc(c.dirty, func(a, b uint32) int {
+		pa, pb := sm.Page(a), sm.Page(b)
+		return cmp.Or(cmp.Compare(pa.Mem, pb.Mem), cmp.Compare(pa.Num, pb.Num))
+	})
+	var written [shard.PageWords / 64]uint64
+	for at := 0; at < len(c.dirty); {
+		mi := sm.Page(c.dirty[at]).Mem
 		m := &c.mems[mi]
 		wide := m.op.Size() == 8
-		for ; at < len(c.pages) && c.pages[at].mem == mi; at++ {
-			pg := c.pages[at]
+		for ; at < len(c.dirty) && sm.Page(c.dirty[at]).Mem == mi; at++ {
+			pg := sm.Page(c.dirty[at])
+			var next *shard.Page
+			if at+1 < len(c.dirty) {
+				next = sm.Page(c.dirty[at+1])
+			}
+			pg.Written(&written, next)
 			line, part := ^uint64(0), 0
-			for j, s := range pg.set {
+			for j, s := range written {
 				for ; s != 0; s &= s - 1 {
-					w := j*64 + bits.TrailingZeros64(s)
-					a := pg.page<<12 | uint64(w)<<2
+					w := uint32(j*64 + bits.TrailingZeros64(s))
+					if wide && w&1 != 0 {
+						continue // the high half of the word before
+					}
+					a := pg.Num<<shard.PageShift | uint64(w)<<2
 					if a>>7 != line { // a line is one partition's
 						line, part = a>>7, pt.Of(m.op.Key, a)
 					}
-					v := uint64(pg.vals[w])
-					pg.vals[w] = 0
+					v := uint64(pg.Words[w])
+					pg.Words[w] = 0
 					if wide {
-						v |= uint64(pg.vals[w+1]) << 32
-						pg.vals[w+1] = 0
+						v |= uint64(pg.Words[w+1]) << 32
+						pg.Words[w+1] = 0
 					}
 					c.addrs[part] = append(c.addrs[part], a)
 					c.vals[part] = append(c.vals[part], v)
@@ -209,10 +230,9 @@ func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) err
 						}
 					}
 				}
-				pg.set[j] = 0
 			}
-			pg.reg.pages[pg.page%foldRegionPages] = nil
-			c.free = append(c.free, pg)
+			clear(pg.Touched[:])
+			c.dirtyBit[c.dirty[at]>>6] = 0
 		}
 		for p := range c.addrs {
 			if err := c.write(outs, p, m, sum); err != nil {
@@ -220,7 +240,10 @@ func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) err
 			}
 		}
 	}
-	c.pages = c.pages[:0]
+	c.dirty = c.dirty[:0]
+	if c.full() {
+		return c.newMemory()
+	}
 	return nil
 }
 

@@ -32,11 +32,16 @@ func BenchmarkCombineScattered(b *testing.B) {
 	for i := range addrs {
 		addrs[i], vals[i] = 0x10000000+r.Uint64N(1<<20)*4, r.Uint64N(100)
 	}
-	c := newCombiner(8)
+	c, err := newCombiner(8)
+	if err != nil {
+		b.Fatal(err)
+	}
 	in := &trace.Inst{Static: st}
 	b.ResetTimer()
 	for i := 0; i < b.N; i += 32 {
 		k := i % len(addrs)
-		c.add(in, op, addrs[k:k+32], vals[k:k+32])
+		if err := c.add(in, op, addrs[k:k+32], vals[k:k+32]); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -192,7 +192,10 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner,
 	defer src.Close()
 	rt := engine.NewRouterWith(x.Header(), o.Parts, *pt)
 	rt.SetFold(o.Combine)
-	cb := newCombiner(o.Parts)
+	cb, err := newCombiner(o.Parts)
+	if err != nil {
+		return err
+	}
 	var part trace.PartInfo
 	var cp trace.Inst
 	for n := 0; ; n++ {
@@ -242,7 +245,9 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner,
 				}
 			}
 			addrs, vals := rt.Folds()
-			cb.add(in, r.Fold, addrs, vals)
+			if err := cb.add(in, r.Fold, addrs, vals); err != nil {
+				return err
+			}
 			if cb.full() {
 				if err := cb.flush(outs, pt, sum); err != nil {
 					return err
