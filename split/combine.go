@@ -69,9 +69,8 @@ type memID struct {
 	group int64
 }
 
-func newCombiner(parts int) (*combiner, error) {
-	c := &combiner{memAt: map[memID]int{}, lastMem: -1, addrs: make([][]uint64, parts), vals: make([][]uint64, parts)}
-	return c, c.newMemory()
+func newCombiner(parts int) *combiner {
+	return &combiner{memAt: map[memID]int{}, lastMem: -1, addrs: make([][]uint64, parts), vals: make([][]uint64, parts)}
 }
 
 func (c *combiner) newMemory() error {
@@ -89,7 +88,7 @@ func (c *combiner) pending() bool { return len(c.dirty) > 0 || len(c.adds) > 0 }
 
 // full reports whether the combiner's memory holds as many pages as it
 // may: the caller flushes.
-func (c *combiner) full() bool { return c.sm.Pages() >= maxFoldPages }
+func (c *combiner) full() bool { return c.sm != nil && c.sm.Pages() >= maxFoldPages }
 
 // errFoldMemory is the combiner's error when its memory is full.
 var errFoldMemory = errors.New("split: the combiner's memory is full")
@@ -114,6 +113,11 @@ func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) e
 		m.static, m.group, m.op = in.Static, in.Group, op
 	}
 	c.lanes += uint64(len(addrs))
+	if c.sm == nil { // the first fold
+		if err := c.newMemory(); err != nil {
+			return err
+		}
+	}
 	mem := uint32(mi)
 	if op.Kind() == engine.FoldAdd && op.Size() == 4 {
 		// Queued, then added in the memory's loop of additions.

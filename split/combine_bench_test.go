@@ -32,10 +32,7 @@ func BenchmarkCombineScattered(b *testing.B) {
 	for i := range addrs {
 		addrs[i], vals[i] = 0x10000000+r.Uint64N(1<<20)*4, r.Uint64N(100)
 	}
-	c, err := newCombiner(8)
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := newCombiner(8)
 	in := &trace.Inst{Static: st}
 	b.ResetTimer()
 	for i := 0; i < b.N; i += 32 {

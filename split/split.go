@@ -192,10 +192,7 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner,
 	defer src.Close()
 	rt := engine.NewRouterWith(x.Header(), o.Parts, *pt)
 	rt.SetFold(o.Combine)
-	cb, err := newCombiner(o.Parts)
-	if err != nil {
-		return err
-	}
+	cb := newCombiner(o.Parts)
 	var part trace.PartInfo
 	var cp trace.Inst
 	for n := 0; ; n++ {
