@@ -539,7 +539,7 @@ func (w *BinaryWriter) encodeDirective(d *Directive) error {
 	var err error
 	switch n := btoi(d.Init != nil) + btoi(d.Region != nil) + btoi(d.Cluster != nil) + btoi(d.Fold != nil); {
 	case n != 1:
-		err = errors.New("a directive record holds exactly one of .init, .region, .cluster and a fold")
+		err = errors.New("a directive record holds exactly one of .init, .region and .cluster (or a fold, in a combined split file)")
 	case d.Fold != nil:
 		b, err = w.appendFold(b, d.Fold)
 	case d.Init != nil:
