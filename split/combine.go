@@ -119,8 +119,8 @@ func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) e
 		}
 	}
 	mem := uint32(mi)
-	if op.Kind() == engine.FoldAdd && op.Size() == 4 {
-		// Queued, then added in the memory's loop of additions.
+	if op.Size() == 4 {
+		// The words' references, a lane's (its page made if absent).
 		n := len(c.adds)
 		c.adds = slices.Grow(c.adds, len(addrs))[:n+len(addrs)]
 		out := c.adds[n:]
@@ -135,14 +135,19 @@ func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) e
 		for _, x := range out {
 			c.markDirty(x.Word >> (shard.PageShift - 2))
 		}
-		if len(c.adds) >= foldQueue {
+		if kind := op.Kind(); kind != engine.FoldAdd {
+			// At once, the operation chosen once an instruction; a word
+			// not touched takes its first operand.
+			fold32(c.sm, out, kind)
+			c.adds = c.adds[:n]
+		} else if len(c.adds) >= foldQueue {
+			// Queued, then added in the memory's loop of additions.
 			c.sm.AddWords(c.adds)
 			c.adds = c.adds[:0]
 		}
 		return nil
 	}
-	wide := op.Size() == 8
-	for i, a := range addrs {
+	for i, a := range addrs { // 8 bytes: two words, the low half first
 		en := c.cur.Resolve(mem, a)
 		if en == 0 {
 			return errFoldMemory
@@ -155,19 +160,42 @@ func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) e
 		set := pg.Touched[j>>6]&(1<<(j&63)) != 0
 		pg.Touch(j)
 		v := vals[i]
-		if wide {
-			if set {
-				v = op.Combine(uint64(pg.Words[j])|uint64(pg.Words[j+1])<<32, v)
-			}
-			pg.Words[j], pg.Words[j+1] = uint32(v), uint32(v>>32)
-			continue
-		}
 		if set {
-			v = op.Combine(uint64(pg.Words[j]), v)
+			v = op.Combine(uint64(pg.Words[j])|uint64(pg.Words[j+1])<<32, v)
 		}
-		pg.Words[j] = uint32(v)
+		pg.Words[j], pg.Words[j+1] = uint32(v), uint32(v>>32)
 	}
 	return nil
+}
+
+// fold32 folds the 32-bit operands of xs into their words by kind (not
+// FoldAdd): a word not touched takes the operand and is marked.
+func fold32(sm *shard.Memory, xs []shard.WordAdd, kind engine.FoldKind) {
+	for _, x := range xs {
+		ch, w := sm.Chunk(x.Word), x.Word%shard.ChunkWords
+		bit := uint64(1) << (w % 64)
+		old, v := ch.Words[w], x.Add
+		if ch.Touched[w/64]&bit != 0 {
+			switch kind {
+			case engine.FoldAnd:
+				v &= old
+			case engine.FoldOr:
+				v |= old
+			case engine.FoldXor:
+				v ^= old
+			case engine.FoldMinU:
+				v = min(v, old)
+			case engine.FoldMaxU:
+				v = max(v, old)
+			case engine.FoldMinS:
+				v = uint32(min(int32(v), int32(old)))
+			case engine.FoldMaxS:
+				v = uint32(max(int32(v), int32(old)))
+			}
+		}
+		ch.Words[w] = v
+		ch.Touched[w/64] |= bit
+	}
 }
 
 // markDirty notes that page ref holds folds.
