@@ -831,7 +831,9 @@ func TestPipelineChecksFail(t *testing.T) {
 			s.Spec.Template.Spec.Volumes[0].PersistentVolumeClaim.ClaimName = "replay-split"
 		}, `claim "replay-split"`},
 		{"same names", func(s, p *batchv1.Job) { s.Name = p.Name }, "both Jobs are named"},
-		{"tables", func(_, p *batchv1.Job) { setArg(pc(p), "memory,results,instructions,ops,addresses", "memory,instructions,ops") }, "replays -tables memory,instructions,ops"},
+		{"tables", func(_, p *batchv1.Job) {
+			setArg(pc(p), "memory,results,instructions,ops,addresses", "memory,instructions,ops")
+		}, "replays -tables memory,instructions,ops"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, p := split.DeepCopy(), part.DeepCopy()
