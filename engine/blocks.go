@@ -90,6 +90,16 @@ func (e *replayer) runBlocks(ctx context.Context, src trace.Source, sink Sink) (
 			if dir.Dir == nil {
 				return Summary{}, fmt.Errorf("instruction %d: a record outside a block of a source that declares trace.CapBlock", dir.Seq)
 			}
+			if f := dir.Dir.Fold; f != nil {
+				if err := e.applyFold(&cur, q, f, dir.Seq); err != nil {
+					return Summary{}, err
+				}
+				if used := uint64(e.mem.Pages()) * shard.PageBytes; used > e.opts.maxMemory {
+					return Summary{}, fmt.Errorf("by the folds after instruction %[2]d the replay holds %[1]d MiB of simulated memory and address statistics, over the %[3]d MiB limit (WithMaxMemory)",
+						used>>20, dir.Seq, e.opts.maxMemory>>20)
+				}
+				continue
+			}
 			// A .region applies to the plans made from now on; a .init
 			// writes at once, after the instructions before it.
 			e.directive(b, dir.Dir)
@@ -450,4 +460,49 @@ func (b *batch) spread(in *trace.Inst) *trace.Inst {
 		}
 	}
 	return &b.full
+}
+
+// errFoldBatch is the batch path's error at a fold record: folded
+// accesses have no lanes to give results, addresses or another order.
+var errFoldBatch = errors.New("a fold record (a split that combined its accesses: replay split -tables without results or addresses) on the batch path: only a replay that writes no per-lane table (no results or addresses, no -explore, -interleave or -order) can replay it; split again with the -tables this replay writes")
+
+// applyFold applies a combined split file's fold record (trace.Fold): at
+// each of its words, its static's operation once with the fold of the
+// operands, as blockScalar applies a lane's, in the loops of records when
+// they are 32-bit. The split folded only lanes that could not fault with
+// the regions it knew of; a word that faults here was made out of bounds
+// by a .region of an earlier slice, which the split could not see, and is
+// an error rather than a fault that no lane would count.
+func (e *replayer) applyFold(cur *shard.Cursor, q *valsQueue, f *trace.Fold, seq uint64) error {
+	in := trace.Inst{Seq: seq, Static: f.Static, Group: f.Group}
+	p, err := e.planOf(&in)
+	if err != nil {
+		return err
+	}
+	if !p.foldable() {
+		return &InstError{Seq: seq, Text: f.Static.Text, Err: errors.New("a fold record of an operation that does not fold")}
+	}
+	mem := e.memOf(p.st.Space, f.Group)
+	queued := p.size == 4 && vals32(p.kind)
+	if !queued {
+		q.flush(e.mem)
+	}
+	fl := p.flags()
+	for i, addr := range f.Addrs {
+		if flt := p.check(addr); flt != FaultNone {
+			return &InstError{Seq: seq, Text: f.Static.Text, Err: fmt.Errorf("a folded access at 0x%x is %s under the regions declared before it, which the split task of its slice did not know (a .region in an earlier slice): split this trace again without combining (replay split -tables with the results table)", addr, flt)}
+		}
+		en := cur.Resolve(mem, addr)
+		if en == 0 {
+			return errMemoryFull
+		}
+		word := en.WordRef(addr)
+		if queued {
+			q.push(e.mem, p.kind, rec{word: word, slot: uint32(f.Vals[i])})
+			continue
+		}
+		pg := e.mem.Page(word >> (shard.PageShift - 2))
+		applyWord(pg, word&(shard.PageWords-1), uint32(addr&3), p.kind, p.size, fl, f.Vals[i], 0, 0, 0)
+	}
+	return nil
 }

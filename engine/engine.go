@@ -556,6 +556,10 @@ func (e *replayer) fill(b *batch, src trace.Source) (eof bool) {
 			break
 		}
 		if in.Dir != nil {
+			if in.Dir.Fold != nil {
+				b.err = errFoldBatch
+				break
+			}
 			e.closeWindow(b) // a directive ends a window
 			e.directive(b, in.Dir)
 			continue

@@ -42,6 +42,10 @@ type Router struct {
 	laneOps []uint64 // per partition: lane-elements routed there
 	hot     hotWords
 	avx512  bool // a full warp's conflicts are counted by warpConflictsAVX512
+
+	fold      bool     // SetFold: Route says which instructions fold
+	foldAddrs []uint64 // the folded instruction's lanes' addresses, lane order
+	foldVals  []uint64 // and their operands
 }
 
 // NewRouter returns a router of the instructions of a trace with header h
@@ -60,9 +64,161 @@ func NewRouterWith(h *trace.Header, n int, pt shard.Partitioner) *Router {
 	if h == nil {
 		h = &trace.Header{}
 	}
-	return &Router{hdr: h, pt: pt, plans: map[*trace.Static]*plan{}, none: map[trace.Space][]trace.Region{},
+	r := &Router{hdr: h, pt: pt, plans: map[*trace.Static]*plan{}, none: map[trace.Space][]trace.Region{},
 		b: &batch{}, keys: map[memKey]uint64{}, owners: make([]uint32, n), seen: make([]bool, n),
 		laneOps: make([]uint64, n), hot: newHotWords(), avx512: hasConflictsAVX512()}
+	for _, reg := range h.Regions {
+		r.none[reg.Space] = append(r.none[reg.Space], reg)
+	}
+	return r
+}
+
+// SetFold makes Route tell which instructions fold (Routed.Fold) and
+// keep their lanes' addresses and operands (Folds).
+func (r *Router) SetFold(on bool) { r.fold = on }
+
+// Region declares region reg for the instructions routed from now on (a
+// .region directive of the trace): the fault checks by which Route tells
+// which instructions fold. Regions only add addresses, so an access in
+// bounds of the regions a router knows is in bounds of a replay's, which
+// knows them and maybe more; but where a router knows none of a space
+// (which a replay takes for unbounded), a replay may know one of an
+// earlier slice's directives: such a word fails the replay (applyFold).
+func (r *Router) Region(reg trace.Region) {
+	r.none[reg.Space] = append(slices.Clip(r.none[reg.Space]), reg)
+	for st := range r.plans {
+		if st.Space == reg.Space {
+			delete(r.plans, st)
+		}
+	}
+	r.lastS, r.lastP = nil, nil
+}
+
+// FoldOp is an operation whose accesses to one word compose into one:
+// an integer add or sub (wrapping), and, or, xor, signed or unsigned min
+// or max, of 32 or 64 bits, one element a lane, with nothing but its
+// operand, in one memory instance. Its zero value is no operation.
+type FoldOp struct {
+	Space trace.Space
+	Group int64  // the .group for a per-group space, else -1
+	Key   uint64 // PartitionKey(Space, Group)
+	k     kind
+	size  uint8
+}
+
+// Valid reports whether f is an operation (the instruction folds).
+func (f FoldOp) Valid() bool { return f.k != 0 }
+
+// SameOp reports whether f and g are the same operation at the same
+// width (in any memory instance): their folds at a word compose.
+func (f FoldOp) SameOp(g FoldOp) bool { return f.k == g.k && f.size == g.size }
+
+// Size is the bytes of one access: 4 or 8.
+func (f FoldOp) Size() int { return int(f.size) }
+
+// FoldKind is how the operands of a FoldOp's accesses to a word combine.
+type FoldKind uint8
+
+// The FoldKinds: FoldAdd adds (add and sub, whose operands add); the
+// others are their operation.
+const (
+	FoldAdd FoldKind = iota + 1
+	FoldAnd
+	FoldOr
+	FoldXor
+	FoldMinU
+	FoldMaxU
+	FoldMinS
+	FoldMaxS
+)
+
+// Kind is how f's operands combine (Combine's operation).
+func (f FoldOp) Kind() FoldKind {
+	switch f.k {
+	case kAdd, kSub:
+		return FoldAdd
+	case kAnd:
+		return FoldAnd
+	case kOr:
+		return FoldOr
+	case kXor:
+		return FoldXor
+	case kMinU:
+		return FoldMinU
+	case kMaxU:
+		return FoldMaxU
+	case kMinS:
+		return FoldMinS
+	case kMaxS:
+		return FoldMaxS
+	}
+	return 0
+}
+
+// Combine is the operand of one access equal to the access with operand
+// acc followed by the access with operand v: the operation itself but
+// for sub, whose operands add.
+func (f FoldOp) Combine(acc, v uint64) uint64 {
+	k := f.k
+	if k == kSub {
+		k = kAdd
+	}
+	if f.size == 4 {
+		return uint64(opInt(k, uint32(acc), uint32(v), 0))
+	}
+	return opInt(k, acc, v, 0)
+}
+
+// Folds returns the addresses and operands of the active lanes of the
+// instruction Route routed last, in lane order, when it folds
+// (Routed.Fold); they are the router's, valid until the next Route.
+func (r *Router) Folds() (addrs, vals []uint64) { return r.foldAddrs, r.foldVals }
+
+// foldable reports whether p's accesses to a word compose into one
+// (FoldOp).
+func (p *plan) foldable() bool {
+	switch p.kind {
+	case kAdd, kSub, kAnd, kOr, kXor, kMinU, kMaxU, kMinS, kMaxS:
+	default:
+		return false
+	}
+	return (p.size == 4 || p.size == 8) && p.st.Elems == 1 && !p.status && p.elemAddr == nil &&
+		p.elemFault == nil && p.srcShift == 0 && !p.retShl16 && len(p.b) == 1 && p.c == nil
+}
+
+// foldOf is the FoldOp of instruction in of plan p when it folds: its
+// every active lane's access in bounds of the regions the router knows
+// (not misaligned, in no SASS window, in a region). It keeps the lanes'
+// addresses (addrs, one a lane in lane order) and operands.
+func (r *Router) foldOf(in *trace.Inst, p *plan, k memKey, key uint64, active uint32, addrs []uint64) FoldOp {
+	if !p.foldable() || len(addrs) != bits.OnesCount32(active) {
+		return FoldOp{}
+	}
+	src := p.b[0]
+	var v *trace.Vector
+	if src.In >= 0 {
+		v = &in.Vals[src.In]
+	}
+	st := p.st
+	vals := r.foldVals[:0]
+	i := 0
+	for m := active; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		a := addrs[i]
+		i++
+		if p.vecAlign != 0 && a%p.vecAlign != 0 || p.check(a) != FaultNone {
+			r.foldVals = vals
+			return FoldOp{}
+		}
+		x := src.Imm
+		if v != nil {
+			x = v.Lo(st.ValueIndex(src, lane))
+		}
+		vals = append(vals, x)
+	}
+	r.foldVals = vals
+	r.foldAddrs = append(r.foldAddrs[:0], addrs...)
+	return FoldOp{Space: k.space, Group: k.group, Key: key, k: p.kind, size: p.size}
 }
 
 // Addrs returns the partition key (PartitionKey) and the addresses of the
@@ -78,6 +234,9 @@ type Routed struct {
 	Owners []uint32
 	// Parts lists the partitions with a lane, ascending.
 	Parts []int
+	// Fold, with SetFold, is the instruction's operation when its
+	// accesses fold (FoldOp; Router.Folds has its lanes').
+	Fold FoldOp
 	// Lanes, Addresses, MaxConflict and Sectors are the row's: the
 	// active lanes, and the distinct addresses, the most lane-elements on
 	// one address and the distinct 32-byte sectors among all of their
@@ -202,6 +361,9 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 	}
 	if len(addrs) > 0 {
 		r.hot.sample(k, addrs)
+	}
+	if r.fold {
+		out.Fold = r.foldOf(in, p, k, key, active, addrs)
 	}
 	out.Addresses, out.MaxConflict, out.Sectors = r.counts(addrs)
 	r.addrs = addrs

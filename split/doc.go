@@ -47,7 +47,20 @@
 //     lane-elements without a batch slot an instruction (engine/blocks.go),
 //     its work proportional to the lanes it owns; any other replay reads
 //     the same files an instruction at a time, through the batch path.
-//  6. Exact: replaying every partition's slices with engine.WithPartition
+//  6. Combining ([Options.Combine], replay split -tables without a
+//     per-lane table; combine.go): the files of a combined slice (header
+//     flag bit 2) hold, for each instruction whose accesses fold
+//     (engine.FoldOp: one commuting operation, every active lane in
+//     bounds of the regions the split knows), its row alone, and fold
+//     records (trace.Fold) of the words of each partition's lines, each
+//     the composition of the operands of the accesses to that word since
+//     the last flush. Every fold is written before any record that could
+//     disagree with it (another operation or width, an instruction that
+//     does not fold, an .init or .region) and at the slice's end, so
+//     applying the folds where they stand gives each word the value the
+//     lanes give it. A combined slice replays only on the block path;
+//     [Source.Combined] names it so that a replay can refuse otherwise.
+//  7. Exact: replaying every partition's slices with engine.WithPartition
 //     and combining their tables (replay merge) gives the single replay's
 //     tables: each word, result row and address in one partition; each
 //     instruction's row written by one partition, with the lanes,

@@ -38,6 +38,9 @@ type Source struct {
 	seq    uint64 // the seq after the last instruction handed out
 	any    bool
 	closed bool
+	// combined is the first slice file whose split combined its
+	// accesses (Options.Combine), "" when none did.
+	combined string
 }
 
 // Open checks partition part of parts of the split directory dir and
@@ -127,6 +130,9 @@ func Open(dir string, part, parts int) (*Source, error) {
 	src := &Source{split: first.h, hdr: &hdr}
 	for _, s := range got {
 		src.files = append(src.files, s.path)
+		if s.h.Combined && src.combined == "" {
+			src.combined = s.path
+		}
 	}
 	return src, nil
 }
@@ -157,6 +163,12 @@ func (s *Source) Trace() string { return s.split.Trace() }
 
 // Name is the trace's file name, without its directory (replay.options).
 func (s *Source) Name() string { return s.split.Name }
+
+// Combined returns the first slice file whose split combined its
+// accesses (replay split -tables without a per-lane table), "" when none
+// did: such a partition replays only on the block path, writing no
+// per-lane table (CombineTables).
+func (s *Source) Combined() string { return s.combined }
 
 // Slices is how many slices the partition's records come in.
 func (s *Source) Slices() int { return len(s.files) }

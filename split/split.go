@@ -23,6 +23,10 @@ type Options struct {
 	Parts         int    // partitions, 1..shard.MaxPartitions
 	Slice, Slices int    // slice Slice of Slices
 	Out           string // the split directory: DIR/part=i/slice=K.zst
+	// Combine folds the accesses of commuting operations to a word within
+	// the slice into one (combine.go), for partition replays that write no
+	// per-lane table: no results or addresses (CombineTables).
+	Combine bool
 	// Interrupted, when not nil, is polled every few thousand records;
 	// when it returns true the split stops and removes its files.
 	Interrupted func() bool
@@ -40,7 +44,26 @@ type Summary struct {
 	// files carry; SampleChunks the chunks it sampled.
 	Map          []shard.LineOwner
 	SampleChunks int
-	Elapsed      time.Duration
+	// With Options.Combine: the lane-ops folded, the words their folds
+	// came to, and the fold records that hold them.
+	Folded, FoldWords, FoldRecords uint64
+	Elapsed                        time.Duration
+}
+
+// CombineTables reports whether partition replays that write tables (as
+// replay -tables names them) can replay a combined split (Options.Combine):
+// when every one of them is memory, instructions or ops.
+func CombineTables(tables []string) bool {
+	for _, t := range tables {
+		switch t {
+		case "memory", "instructions", "ops":
+			// The words' final values, and counts over an instruction's
+			// lanes, which the split gives the row's partition.
+		default:
+			return false
+		}
+	}
+	return len(tables) > 0
 }
 
 // SliceRange is slice k of m of c chunks: [⌊k·c/m⌋, ⌊(k+1)·c/m⌋).
@@ -145,11 +168,11 @@ func Split(path string, o Options) (*Summary, error) {
 	}
 	outs, err := createOutputs(o, hdr, trace.SplitHeader{Parts: o.Parts, Slice: o.Slice, Slices: o.Slices,
 		TraceHash: hash, TraceSize: uint64(fi.Size()), FirstChunk: from, EndChunk: to, Chunks: x.NumChunks(),
-		Name: filepath.Base(path), Lines: lines})
+		Name: filepath.Base(path), Lines: lines, Combined: o.Combine})
 	if err != nil {
 		return nil, err
 	}
-	if err := route(x, from, to, o, pt, outs, sum); err != nil {
+	if err := route(x, from, to, o, &pt, outs, sum); err != nil {
 		return nil, errors.Join(err, outs.abort())
 	}
 	if err := outs.commit(); err != nil {
@@ -161,13 +184,15 @@ func Split(path string, o Options) (*Summary, error) {
 
 // route reads chunks [from, to) and writes each record to the partitions
 // that own it.
-func route(x *trace.BinaryIndex, from, to int, o Options, pt shard.Partitioner, outs *outputs, sum *Summary) error {
+func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner, outs *outputs, sum *Summary) error {
 	src, err := x.Reader(from, to)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	rt := engine.NewRouterWith(x.Header(), o.Parts, pt)
+	rt := engine.NewRouterWith(x.Header(), o.Parts, *pt)
+	rt.SetFold(o.Combine)
+	cb := newCombiner(o.Parts)
 	var part trace.PartInfo
 	var cp trace.Inst
 	for n := 0; ; n++ {
@@ -183,6 +208,16 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt shard.Partitioner, 
 		}
 		if in.Dir != nil {
 			sum.Directives++
+			if in.Dir.Cluster == nil {
+				// Folds apply before it: an .init writes words, a
+				// .region changes which accesses fault.
+				if err := cb.flush(outs, pt, sum); err != nil {
+					return err
+				}
+			}
+			if reg := in.Dir.Region; reg != nil {
+				rt.Region(*reg)
+			}
 			for i, w := range outs.w {
 				if err := w.Write(in); err != nil {
 					return fmt.Errorf("%s: %w", outs.tmp[i], err)
@@ -199,6 +234,32 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt shard.Partitioner, 
 		cp = *in
 		cp.Part = &part
 		row := o.Slice % o.Parts // invariant 2: the slice's rows are one partition's
+		if r.Fold.Valid() {
+			// Its lanes fold; the row alone goes out now.
+			if cb.pending() && !cb.op.SameOp(r.Fold) {
+				if err := cb.flush(outs, pt, sum); err != nil {
+					return err
+				}
+			}
+			addrs, vals := rt.Folds()
+			if err := cb.add(in, r.Fold, addrs, vals); err != nil {
+				return err
+			}
+			if cb.full() {
+				if err := cb.flush(outs, pt, sum); err != nil {
+					return err
+				}
+			}
+			if err := outs.write(row, 0, row, &cp, &r, sum); err != nil {
+				return err
+			}
+			continue
+		}
+		if cb.pending() {
+			if err := cb.flush(outs, pt, sum); err != nil {
+				return err
+			}
+		}
 		hasRow := false
 		for _, p := range r.Parts {
 			hasRow = hasRow || p == row
@@ -213,6 +274,10 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt shard.Partitioner, 
 			}
 		}
 	}
+	if err := cb.flush(outs, pt, sum); err != nil {
+		return err
+	}
+	sum.Folded, sum.FoldWords, sum.FoldRecords = cb.lanes, cb.words, cb.records
 	sum.LaneOps = rt.LaneOps()
 	sum.Hot = rt.HotWords(8)
 	return nil

@@ -457,7 +457,7 @@ func (w *worker) parseHeaderRecord(raw []byte) (*Header, uint16, *SplitHeader, e
 	case v < formatVersionOldest || v > formatVersion:
 		return nil, 0, nil, fmt.Errorf("unsupported format version %d (this reader reads versions %d to %d, and split files of version %d)", v, formatVersionOldest, formatVersion, splitFormatVersion)
 	}
-	if f&^(headerFlagAddressOnly|flagSplit) != 0 || f&flagSplit != 0 && v < 2 {
+	if f&^(headerFlagAddressOnly|flagSplit|flagCombined) != 0 || f&flagSplit != 0 && v < 2 || f&flagCombined != 0 && f&flagSplit == 0 {
 		return nil, 0, nil, fmt.Errorf("unknown header flags 0x%04x", f)
 	}
 	if err := w.checkRecord(raw, headerFixedLen); err != nil {
@@ -468,6 +468,9 @@ func (w *worker) parseHeaderRecord(raw []byte) (*Header, uint16, *SplitHeader, e
 		return nil, 0, nil, err
 	}
 	h.AddressOnly = f&headerFlagAddressOnly != 0
+	if split != nil {
+		split.Combined = f&flagCombined != 0
+	}
 	return h, v, split, nil
 }
 

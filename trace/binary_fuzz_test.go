@@ -34,6 +34,16 @@ func FuzzBinaryReader(f *testing.F) {
 		parts = append(parts, &c)
 	}
 	f.Add(writeTrace(f, testHeader, parts, WithChunkInsts(4), WithSplit(SplitHeader{Parts: 2, Slices: 1, Chunks: 1, EndChunk: 1})))
+	// A combined split file: fold records between the blocks.
+	var folded []*Inst
+	for i, in := range parts {
+		folded = append(folded, in)
+		if i%3 == 1 {
+			folded = append(folded, &Inst{Dir: &Directive{Fold: &Fold{Static: in.Static, Group: int64(i),
+				Addrs: []uint64{4, 0x84, 1 << 33}, Vals: []uint64{1, uint64(i), 1 << 40}}}})
+		}
+	}
+	f.Add(writeTrace(f, testHeader, folded, WithChunkInsts(4), WithSplit(SplitHeader{Parts: 2, Slices: 1, Chunks: 1, EndChunk: 1, Combined: true})))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if r, err := NewBinaryReader(bytes.NewReader(data), WithStaticParser(fakeParse)); err == nil && r.Split() != nil {
 			// A split file read a block at a time: an error, never a panic.
@@ -42,6 +52,9 @@ func FuzzBinaryReader(f *testing.F) {
 				if err != nil {
 					checkFuzzErr(t, err)
 					break
+				}
+				if b == nil {
+					continue // a directive
 				}
 				for k := range b.Insts {
 					checkRecord(t, k, &b.Insts[k])
@@ -108,7 +121,7 @@ func checkRecord(t *testing.T, n int, in *Inst) {
 	t.Helper()
 	if in.Dir != nil {
 		d := in.Dir
-		if n := btoi(d.Init != nil) + btoi(d.Region != nil) + btoi(d.Cluster != nil); in.Static != nil || n != 1 {
+		if n := btoi(d.Init != nil) + btoi(d.Region != nil) + btoi(d.Cluster != nil) + btoi(d.Fold != nil); in.Static != nil || n != 1 {
 			t.Fatalf("record %d: directive %+v with static %v", n, d, in.Static)
 		}
 		if d.Init != nil && (d.Init.Type.Size() == 0 || len(d.Init.Data)%d.Init.Type.Size() != 0) {
@@ -116,6 +129,16 @@ func checkRecord(t *testing.T, n int, in *Inst) {
 		}
 		if c := d.Cluster; c != nil && (c.Group < 0 || c.Group > 1<<40 || c.ID < 0 || c.ID > 1<<40) {
 			t.Fatalf("record %d: .cluster %d of group %d", n, c.ID, c.Group)
+		}
+		if f := d.Fold; f != nil {
+			if f.Static == nil || len(f.Addrs) == 0 || len(f.Addrs) != len(f.Vals) {
+				t.Fatalf("record %d: a fold of %d addresses and %d values, static %v", n, len(f.Addrs), len(f.Vals), f.Static)
+			}
+			for i := 1; i < len(f.Addrs); i++ {
+				if f.Addrs[i] <= f.Addrs[i-1] {
+					t.Fatalf("record %d: a fold's addresses 0x%x, 0x%x", n, f.Addrs[i-1], f.Addrs[i])
+				}
+			}
 		}
 		return
 	}

@@ -176,6 +176,7 @@ type BinaryReader struct {
 	dinit Init
 	dreg  Region
 	dclu  Cluster
+	dfold Fold
 	lanes []uint64 // list backing, for the widest static met
 	// listEnd is how much of the list backing the last instruction used:
 	// its lists lie packed in lanes[:listEnd].
@@ -573,6 +574,11 @@ func (r *BinaryReader) decodeDirective() error {
 		}
 		r.dclu = Cluster{Group: g, ID: int64(id)}
 		r.dir.Cluster = &r.dclu
+	case k == dirKindFold && r.split != nil && r.split.Combined:
+		if err := r.decodeFold(c); err != nil {
+			return err
+		}
+		r.dir.Fold = &r.dfold
 	default:
 		return r.instErr("unknown directive kind %d", k)
 	}

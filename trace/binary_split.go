@@ -40,6 +40,10 @@ type SplitHeader struct {
 	// partition it gives, not to their hash's (shard.NewPartitionerMap).
 	// Every slice file of a split has the same.
 	Lines []SplitLine
+	// Combined: the split folded the accesses of commuting operations to
+	// a word (Fold records, header flag bit 2), for replays that write
+	// no per-lane table (replay split -tables).
+	Combined bool
 }
 
 // SplitLine is an entry of a split's partition map: the 128-byte line
@@ -531,4 +535,98 @@ func readDeltasMasked(p []byte, vs []uint64, mask uint32) ([]byte, int) {
 		i++
 	}
 	return p, 0
+}
+
+// flagCombined is header flag bit 2, 4: a combined split file (with bit
+// 1 only): one whose split folded the accesses of commuting operations to
+// a word into one (Fold records), for replays that write no per-lane table.
+const flagCombined = 4
+
+// dirKindFold is the directive kind of a fold record (combined split
+// files only).
+const dirKindFold = 5
+
+// maxFoldWords is the most words a fold record holds.
+const maxFoldWords = 1 << 16
+
+// Fold is a combined split file's folded accesses to words of one memory
+// instance: for each i, the operation of Static (its kind and width; an
+// instruction form of the trace) applied once at Addrs[i] with the source
+// Vals[i], the composition of the operations of the instructions before
+// the record that accessed that word (and that no other record in
+// between touched). Addrs ascend. A fold makes no instructions row and
+// counts no lanes. The reader's Fold and its slices are valid until its
+// next call.
+type Fold struct {
+	Static *Static
+	Group  int64 // the .group context, for a per-group space
+	Addrs  []uint64
+	Vals   []uint64
+}
+
+// appendFold appends fold record f's kind and entry: the static's index
+// in the chunk's table, the group, the word count, then each word's
+// address delta and value.
+func (w *BinaryWriter) appendFold(b []byte, f *Fold) ([]byte, error) {
+	switch {
+	case w.o.split == nil || !w.o.split.Combined:
+		return b, errors.New("a fold record outside a combined split file")
+	case f.Static == nil:
+		return b, errors.New("a fold record without a static")
+	case len(f.Addrs) != len(f.Vals) || len(f.Addrs) == 0 || len(f.Addrs) > maxFoldWords:
+		return b, fmt.Errorf("a fold record of %d addresses and %d values (1 to %d)", len(f.Addrs), len(f.Vals), maxFoldWords)
+	}
+	for i := 1; i < len(f.Addrs); i++ {
+		if f.Addrs[i] <= f.Addrs[i-1] {
+			return b, fmt.Errorf("a fold record's addresses do not ascend (0x%x after 0x%x)", f.Addrs[i], f.Addrs[i-1])
+		}
+	}
+	idx, err := w.staticIndex(f.Static)
+	if err != nil {
+		return b, err
+	}
+	b = append(b, dirKindFold)
+	b = binary.AppendUvarint(b, idx)
+	b = binary.AppendUvarint(b, zigzag(f.Group))
+	b = binary.AppendUvarint(b, uint64(len(f.Addrs)))
+	prev := uint64(0)
+	for i, a := range f.Addrs {
+		b = binary.AppendUvarint(b, a-prev)
+		b = binary.AppendUvarint(b, f.Vals[i])
+		prev = a
+	}
+	return b, nil
+}
+
+// decodeFold decodes a fold record's entry at c into r.dfold.
+func (r *BinaryReader) decodeFold(c *cursor) error {
+	idx := c.uvarint("fold static")
+	g := unzigzag(c.uvarint("fold group"))
+	n := c.uvarint("fold words")
+	switch {
+	case c.err != nil:
+		return r.instErr("fold record: %v", c.err)
+	case idx >= uint64(len(r.statics)):
+		return r.instErr("fold record: static index %d out of range (the table has %d)", idx, len(r.statics))
+	case n == 0 || n > maxFoldWords || n > uint64(len(c.p))/2:
+		return r.instErr("fold record of %d words in %d bytes", n, len(c.p))
+	}
+	f := &r.dfold
+	f.Static, f.Group = r.statics[idx].s, g
+	f.Addrs, f.Vals = f.Addrs[:0], f.Vals[:0]
+	var a uint64
+	for i := range n {
+		d := c.uvarint("fold address")
+		v := c.uvarint("fold value")
+		if c.err != nil {
+			return r.instErr("fold record: word %d of %d: %v", i, n, c.err)
+		}
+		if i > 0 && (d == 0 || a+d < a) {
+			return r.instErr("fold record: word %d of %d: addresses do not ascend", i, n)
+		}
+		a += d
+		f.Addrs = append(f.Addrs, a)
+		f.Vals = append(f.Vals, v)
+	}
+	return nil
 }

@@ -651,3 +651,118 @@ func TestMaskedFewBytesAsSpec(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldRecords: a combined split file (header flag bit 2) carries fold
+// records between its blocks, read back with their static, group,
+// addresses and values by Next and NextBlock alike, and its split header
+// says Combined; a writer refuses a fold in a split file that is not
+// combined, or with addresses that do not ascend, and stays usable.
+func TestFoldRecords(t *testing.T) {
+	add, err := ParseStatic("atom.shared.add.u32 d, [a], b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := SplitHeader{Parts: 2, Slices: 1, Chunks: 1, EndChunk: 1, Combined: true}
+	inst := func(seq uint64) *Inst {
+		return &Inst{Seq: seq, Static: add, Group: 3, Mask: 0, Part: &PartInfo{Lanes: 32, Row: true, Addresses: 7},
+			Vals: []Vector{{Kind: VecStride, Base: 0x40, Stride: 4}, {Kind: VecBroadcast, Base: 1}}}
+	}
+	folds := []*Fold{
+		{Static: add, Group: 3, Addrs: []uint64{0x40, 0x44, 0x1000, 1 << 40}, Vals: []uint64{32, 0, 0xffffffff, 7}},
+		{Static: add, Group: -2, Addrs: []uint64{8}, Vals: []uint64{1 << 33}},
+	}
+	recs := []*Inst{inst(4), inst(9), {Dir: &Directive{Fold: folds[0]}}, inst(10), {Dir: &Directive{Fold: folds[1]}}}
+	data := writeTrace(t, nil, recs, WithSplit(sh), WithChunkInsts(2))
+	check := func(how string, got []*Inst) {
+		t.Helper()
+		if len(got) != len(recs) {
+			t.Fatalf("%s: %d records, want %d", how, len(got), len(recs))
+		}
+		for i, g := range got {
+			w := recs[i]
+			switch {
+			case w.Dir == nil && (g.Dir != nil || g.Seq != w.Seq || g.Part.Lanes != 32):
+				t.Errorf("%s: record %d: %+v, want instruction %d", how, i, g, w.Seq)
+			case w.Dir != nil && (g.Dir == nil || g.Dir.Fold == nil):
+				t.Errorf("%s: record %d: %+v, want a fold", how, i, g)
+			case w.Dir != nil:
+				f, wf := g.Dir.Fold, w.Dir.Fold
+				if f.Static.Text != wf.Static.Text || f.Group != wf.Group || !slices.Equal(f.Addrs, wf.Addrs) || !slices.Equal(f.Vals, wf.Vals) {
+					t.Errorf("%s: record %d: fold %+v, want %+v", how, i, *f, *wf)
+				}
+			}
+		}
+	}
+	r, err := NewBinaryReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Split().Combined {
+		t.Error("the split header does not say Combined")
+	}
+	var got []*Inst
+	for {
+		in, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := *in
+		if in.Dir != nil && in.Dir.Fold != nil {
+			f := *in.Dir.Fold
+			f.Addrs, f.Vals = slices.Clone(f.Addrs), slices.Clone(f.Vals)
+			c.Dir = &Directive{Fold: &f}
+		}
+		got = append(got, &c)
+	}
+	check("Next", got)
+	r, err = NewBinaryReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = got[:0]
+	for {
+		b, d, err := r.NextBlock()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d != nil {
+			f := *d.Dir.Fold
+			f.Addrs, f.Vals = slices.Clone(f.Addrs), slices.Clone(f.Vals)
+			got = append(got, &Inst{Dir: &Directive{Fold: &f}})
+			continue
+		}
+		for i := range b.Insts {
+			c := b.Insts[i]
+			got = append(got, &c)
+		}
+	}
+	check("NextBlock", got)
+
+	var buf bytes.Buffer
+	plain := sh
+	plain.Combined = false
+	w, err := NewBinaryWriter(&buf, nil, WithSplit(plain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(&Inst{Dir: &Directive{Fold: folds[0]}}); err == nil || !strings.Contains(err.Error(), "outside a combined split file") {
+		t.Errorf("a fold in a split file not combined: %v", err)
+	}
+	w, err = NewBinaryWriter(&buf, nil, WithSplit(sh))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := &Fold{Static: add, Addrs: []uint64{8, 8}, Vals: []uint64{1, 2}}
+	if err := w.Write(&Inst{Dir: &Directive{Fold: bad}}); err == nil || !strings.Contains(err.Error(), "do not ascend") {
+		t.Errorf("a fold of addresses 8, 8: %v", err)
+	}
+	if err := w.Write(inst(1)); err != nil {
+		t.Errorf("after a refused fold: %v", err)
+	}
+}

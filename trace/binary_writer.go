@@ -175,6 +175,9 @@ func appendHeaderRecord(b []byte, h *Header, split *SplitHeader) ([]byte, error)
 	}
 	if split != nil {
 		flags |= flagSplit
+		if split.Combined {
+			flags |= flagCombined
+		}
 	}
 	b = binary.LittleEndian.AppendUint16(b, flags)
 	b = binary.LittleEndian.AppendUint32(b, 0) // payload length, set below
@@ -534,9 +537,11 @@ const (
 func (w *BinaryWriter) encodeDirective(d *Directive) error {
 	b := append(w.insts, 0)
 	var err error
-	switch n := btoi(d.Init != nil) + btoi(d.Region != nil) + btoi(d.Cluster != nil); {
+	switch n := btoi(d.Init != nil) + btoi(d.Region != nil) + btoi(d.Cluster != nil) + btoi(d.Fold != nil); {
 	case n != 1:
-		err = errors.New("a directive record holds exactly one of .init, .region and .cluster")
+		err = errors.New("a directive record holds exactly one of .init, .region and .cluster (or a fold, in a combined split file)")
+	case d.Fold != nil:
+		b, err = w.appendFold(b, d.Fold)
 	case d.Init != nil:
 		b, err = appendInitEntry(append(b, dirKindInit), d.Init)
 	case d.Region != nil:

@@ -189,6 +189,8 @@ func (tw *TextWriter) writeDirective(d *Directive) error {
 		b = append(b, ".cluster "...)
 		b = strconv.AppendInt(b, d.Cluster.ID, 10)
 		b = append(b, '\n')
+	case d.Fold != nil:
+		return fmt.Errorf("a fold record (of a combined split file) has no text form: disassemble the trace split")
 	default:
 		return fmt.Errorf("a directive record with none of .init, .region and .cluster")
 	}

@@ -253,6 +253,9 @@ type Directive struct {
 	Init    *Init
 	Region  *Region
 	Cluster *Cluster
+	// Fold is a combined split file's folded accesses (split files only:
+	// see Fold).
+	Fold *Fold
 }
 
 // Cluster places a group in a thread-block cluster, written `.cluster ID`

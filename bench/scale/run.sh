@@ -16,7 +16,8 @@
 #   merge      the merge's wall time
 #   speedup    the predicted N-node speedup: single wall / (split + replay + merge)
 #   cpu        the CPU time (user + system) of all 2N+1 tasks / the single replay's
-#   balance    the largest and smallest partition's lane-ops / their mean
+#   balance    the largest and smallest partition's lane-ops (as the split
+#              tasks routed them, before any combining) / their mean
 #
 # and, on a line of its own, the CPU time of all split tasks, of all
 # partition replays and of the merge,
@@ -100,18 +101,18 @@ for tr in $TRACES; do
     : >"$work/replay-$n.t"
     : >"$work/merge-$n.t"
     : >"$work/hot-$n"
+    : >"$work/lanes-$n"
     for k in $(seq 0 $((n - 1))); do
-      timed "$work/split-$n.t" "$BIN" split "$trace" -partitions "$n" -slice "$k/$n" -o "$split"
+      timed "$work/split-$n.t" "$BIN" split "$trace" -partitions "$n" -slice "$k/$n" -tables "$TABLES" -o "$split"
+      # "  partition lane-ops L0 L1 ...": the slice's lane-ops a partition.
+      sed -n 's/^  partition lane-ops //p' "$work/split-$n.t.out" >>"$work/lanes-$n"
       grep '^  hot word' "$work/split-$n.t.out" >>"$work/hot-$n" || true
       if [ "$k" -eq 0 ]; then # slice 0's view of an uneven split: the partition, its hottest words
         grep '^  imbalance' "$work/split-$n.t.out" | sed 's/^  imbalance */slice 0: /' >>"$work/hot-$n" || true
       fi
     done
-    : >"$work/lanes-$n"
     for i in $(seq 0 $((n - 1))); do
       timed "$work/replay-$n.t" "$BIN" "$split" -partition "$i/$n" -tables "$TABLES" -o "$parts"
-      # "  lanes         L (O lane-ops)": the partition's own lane-ops.
-      sed -n 's/^  lanes .*(\([0-9]*\) lane-ops)$/\1/p' "$work/replay-$n.t.out" >>"$work/lanes-$n"
     done
     timed "$work/merge-$n.t" "$BIN" merge "$parts" -o "$merged" -q
     for f in "$work/single"/*; do
@@ -124,7 +125,9 @@ for tr in $TRACES; do
         cpu = 0
         s = slowest(sf); r = slowest(rf); m = slowest(mf)
         sum = 0; k = 0; lo = -1; hi = 0
-        while ((getline x < lf) > 0) { sum += x; k++; if (lo < 0 || x < lo) lo = x; if (x > hi) hi = x }
+        # the lane-ops of partition i: the sum over the slices of column i
+        while ((getline line < lf) > 0) { np = split(line, a, " "); for (i = 1; i <= np; i++) per[i] += a[i] }
+        for (i = 1; i <= n; i++) { x = per[i]; sum += x; k++; if (lo < 0 || x < lo) lo = x; if (x > hi) hi = x }
         mean = sum / k
         printf "%-10s %3d %8.2f %8.2f %8.2f %8.2f %7.2fx %7.2fx %7.3f %7.3f", tr, n, swall, s, r, m, swall / (s + r + m), cpu / scpu, hi / mean, lo / mean
       }')

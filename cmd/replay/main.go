@@ -281,9 +281,14 @@ those lanes only) or whose statistics row partition i writes, with its seq, .gro
 was killed leaves nothing a rerun does not replace. Then replay -partition i/N DIR -o OUT replays
 partition i from its M slices, and replay merge OUT joins the partitions (docs/OUTPUT.md,
 "Partitions"). The summary says how the slice's lane-ops fell on the partitions, and names a
-word whose accesses alone exceed 1.25 times the mean partition's.
+word whose accesses alone exceed 1.25 times the mean partition's. With -tables naming only
+memory, instructions and ops, the split combines: the accesses of one commuting atomic (integer
+add, sub, and, or, xor, min, max) to a word within the slice fold into one, which the
+partitions then apply, and whose replays write only those tables.
 `,
 		flags: `  -o DIR            the split directory (required)
+  -tables LIST      the tables the partitions' replays write, as replay -tables (default: its
+                    default tables). Only memory, instructions and ops: the split combines
   -partitions N     the number of partitions (required; or REPLAY_PARTITIONS)
   -slice K/M        the slice to write (default 0/1: the whole trace). auto: K from
                     SLURM_ARRAY_TASK_ID (minus SLURM_ARRAY_TASK_MIN) or JOB_COMPLETION_INDEX, M from

@@ -252,6 +252,29 @@ func (o *replayOptions) columnarOptions() ([]columnar.Option, columnar.Format, e
 	return copts, f, nil
 }
 
+// combinedOK checks that a replay of a partition of a combined split
+// (replay split -tables memory,instructions,ops; file is one of its
+// slices) needs nothing per lane, which such a split folded away.
+func (o *replayOptions) combinedOK(file string) error {
+	var what string
+	tables := o.tableList()
+	switch {
+	case tables == "":
+		what = "the default tables (results and addresses among them)"
+	case !split.CombineTables(strings.Split(tables, ",")):
+		what = "-tables " + tables
+	case o.explore:
+		what = "-explore"
+	case o.interleave > 0:
+		what = "-interleave"
+	case o.order != engine.OrderLane:
+		what = "-order " + o.orderFlag
+	default:
+		return nil
+	}
+	return fmt.Errorf("%s: its split combined the accesses of commuting atomics to a word (replay split -tables with only memory, instructions and ops), so it holds no lane's own access, but this replay asks for %s: split the trace again with -tables naming the tables this replay writes, or replay with -tables memory,instructions,ops", file, what)
+}
+
 // tableList is the tables to write: -tables, which validate made agree
 // with -races and -explore-orders, else the default tables with the orders
 // and races tables of those flags. "" stands for the default tables.
@@ -313,6 +336,12 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 		var ss *split.Source
 		if ss, err = split.Open(o.pos[0], o.part, o.parts); err != nil {
 			return err
+		}
+		if c := ss.Combined(); c != "" {
+			if err := o.combinedOK(c); err != nil {
+				ss.Close()
+				return err
+			}
 		}
 		name, src, closeSrc, id, optName = o.pos[0], ss, func() { ss.Close() }, ss.Trace(), ss.Name()
 	} else if name, src, closeSrc, prog, err = openTrace(o.pos); err != nil {

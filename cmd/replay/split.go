@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gpureplay/replay/columnar"
 	"github.com/gpureplay/replay/engine"
 	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/split"
@@ -24,6 +26,7 @@ func cmdSplit(args []string, stdout, stderr io.Writer) error {
 	sliceFlag := fs.String("slice", "0/1", "slice K/M, or auto")
 	slicesFlag := fs.Int("slices", 0, "with -slice auto: M")
 	quiet := fs.Bool("q", false, "quiet")
+	tables := fs.String("tables", "", "the tables the partition replays write (replay's -tables); without a per-lane table (only memory, instructions, ops) the split combines")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -45,13 +48,23 @@ func cmdSplit(args []string, stdout, stderr io.Writer) error {
 	if n < 1 || n > shard.MaxPartitions {
 		return usagef("split: -partitions N is required, 1..%d (or REPLAY_PARTITIONS)", shard.MaxPartitions)
 	}
+	combine := false
+	if *tables != "" {
+		names := strings.Split(*tables, ",")
+		for _, t := range names {
+			if !slices.Contains(columnar.AllTableNames(), t) {
+				return usagef("split: -tables %s: no table %q (the tables are %s)", *tables, t, strings.Join(columnar.AllTableNames(), ", "))
+			}
+		}
+		combine = split.CombineTables(names)
+	}
 	k, m, err := sliceOf(*sliceFlag, *slicesFlag, os.Getenv)
 	if err != nil {
 		return usagef("split: %v", err)
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
-	sum, err := split.Split(pos[0], split.Options{Parts: n, Slice: k, Slices: m, Out: *out,
+	sum, err := split.Split(pos[0], split.Options{Parts: n, Slice: k, Slices: m, Out: *out, Combine: combine,
 		Interrupted: func() bool { return ctx.Err() != nil }})
 	if err != nil {
 		return fmt.Errorf("%w (slice %d of %d not written)", err, k, m)
@@ -137,6 +150,9 @@ func printSplitSummary(w io.Writer, name, dir string, n, k, m int, s *split.Summ
 		}
 		fmt.Fprintf(w, "  hot word      %s alone: about %.1f%% of the lane-ops, %.2fx the mean partition's: one partition holds it whatever n, a bound no partitioning lifts\n",
 			hotName(h), 100*float64(h.LaneOps)/float64(total), float64(h.LaneOps)/mean)
+	}
+	if s.Folded > 0 {
+		fmt.Fprintf(w, "  combined      %d lane-ops folded into %d words (%d fold records): the partition replays write no per-lane table\n", s.Folded, s.FoldWords, s.FoldRecords)
 	}
 	if len(s.Map) > 0 {
 		fmt.Fprintf(w, "  partition map %d lines, the heaviest of a sample of %d chunks, spread by their load\n", len(s.Map), s.SampleChunks)

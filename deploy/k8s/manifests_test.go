@@ -533,6 +533,11 @@ func checkPipeline(split, part *batchv1.Job) problems {
 	if out, ok := flagValue(pc.Args, "o"); ok && dir != "" && (out == dir || strings.HasPrefix(out, dir+"/") || strings.HasPrefix(dir, out+"/")) {
 		p.add("%s: -o %q overlaps the split directory %q", part.Name, out, dir)
 	}
+	// The split combines when the replays write no per-lane table, and
+	// such slices replay only with those tables: both name the same.
+	if st, pt := tablesOf(sc.Args), tablesOf(pc.Args); st != pt {
+		p.add("%s splits for -tables %s, but %s replays -tables %s", split.Name, st, part.Name, pt)
+	}
 	if sc.Image != pc.Image {
 		p.add("images differ: %q and %q", sc.Image, pc.Image)
 	}
@@ -543,6 +548,14 @@ func checkPipeline(split, part *batchv1.Job) problems {
 		p.add("claims at %s differ: %q and %q", mountPath, s, q)
 	}
 	return p
+}
+
+// tablesOf is the -tables of args, "(default)" without one.
+func tablesOf(args []string) string {
+	if v, ok := flagValue(args, "tables"); ok {
+		return v
+	}
+	return "(default)"
 }
 
 // checkMerge checks the merge Job, which reads from dir.
@@ -818,6 +831,9 @@ func TestPipelineChecksFail(t *testing.T) {
 			s.Spec.Template.Spec.Volumes[0].PersistentVolumeClaim.ClaimName = "replay-split"
 		}, `claim "replay-split"`},
 		{"same names", func(s, p *batchv1.Job) { s.Name = p.Name }, "both Jobs are named"},
+		{"tables", func(_, p *batchv1.Job) {
+			setArg(pc(p), "memory,results,instructions,ops,addresses", "memory,instructions,ops")
+		}, "replays -tables memory,instructions,ops"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, p := split.DeepCopy(), part.DeepCopy()

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpureplay/replay/internal/duckdbq"
+)
+
+// leanTables are the tables a combined split's partitions replay.
+const leanTables = "memory,instructions,ops"
+
+// combinedPipeline runs replay split -tables memory,instructions,ops (m
+// slices), replay -partition i/n DIR -tables memory,instructions,ops
+// (every partition) and replay merge of trace tr under root, and returns
+// the merged directory and the lane-ops the splits folded and the words
+// they came to.
+func combinedPipeline(t *testing.T, tr, root string, n, m int) (merged string, folded, words uint64) {
+	t.Helper()
+	dir := filepath.Join(root, fmt.Sprintf("combined-n%d-m%d", n, m))
+	re := regexp.MustCompile(`combined +(\d+) lane-ops folded into (\d+) words`)
+	for k := range m {
+		code, stdout, stderr := replayCmd(t, "split", tr, "-partitions", fmt.Sprint(n), "-slice", fmt.Sprintf("%d/%d", k, m), "-o", dir, "-tables", leanTables)
+		if code != 0 {
+			t.Fatalf("split %d/%d into %d: %s", k, m, n, stderr)
+		}
+		if g := re.FindStringSubmatch(stdout); g != nil {
+			f, _ := strconv.ParseUint(g[1], 10, 64)
+			w, _ := strconv.ParseUint(g[2], 10, 64)
+			folded, words = folded+f, words+w
+		}
+	}
+	parts := dir + "-parts"
+	for i := range n {
+		args := []string{"-partition", fmt.Sprintf("%d/%d", i, n), dir, "-o", parts, "-q", "-tables", leanTables,
+			"-workers", fmt.Sprint(1 + i%2)}
+		if code, _, stderr := replayCmd(t, args...); code != 0 {
+			t.Fatalf("partition %d/%d of %s: %s", i, n, dir, stderr)
+		}
+	}
+	merged = dir + "-merged"
+	if code, _, stderr := replayCmd(t, "merge", parts, "-o", merged, "-q"); code != 0 {
+		t.Fatalf("merge of %s: %s", parts, stderr)
+	}
+	return merged, folded, words
+}
+
+// sameTablesQuery is a DuckDB query of the rows of table in one directory
+// and not the other, both ways, and of both row counts.
+func sameTablesQuery(one, two, table string) string {
+	a := duckdbq.QuoteString(filepath.Join(one, table+".parquet"))
+	b := duckdbq.QuoteString(filepath.Join(two, table+".parquet"))
+	return fmt.Sprintf(`SELECT
+  (SELECT count(*) FROM (SELECT * FROM %[1]s EXCEPT ALL SELECT * FROM %[2]s)),
+  (SELECT count(*) FROM (SELECT * FROM %[2]s EXCEPT ALL SELECT * FROM %[1]s)),
+  (SELECT count(*) FROM %[1]s), (SELECT count(*) FROM %[2]s)`, a, b)
+}
+
+// checkSameTables runs the queries and reports each table whose rows
+// differ.
+func checkSameTables(t *testing.T, queries, what []string) {
+	t.Helper()
+	rs, err := duckdbq.QueryBatch(queries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, r := range rs {
+		row := r.Rows[0]
+		if row[0] != "0" || row[1] != "0" || row[2] != row[3] || row[2] == "0" {
+			t.Errorf("%s: %v rows of the single replay not in the merged table, %v of it not in the single replay's; %v rows and %v", what[k], row[0], row[1], row[2], row[3])
+		}
+	}
+}
+
+// TestCombinedSplitEqualsOneReplay: replay split -tables
+// memory,instructions,ops combines (folds a slice's commuting atomics to
+// a word into one), and the merged tables of its partitions' replays are
+// the single replay's, byte for byte and through DuckDB, in all four
+// dialects, for n = 1, 3 and 8 partitions and M = 1 to 4 slices; the
+// splits folded every lane-op of these traces of adds and mins, into at
+// most a word a lane-op, and fewer where lanes share words.
+func TestCombinedSplitEqualsOneReplay(t *testing.T) {
+	duckdbq.Require(t)
+	root := t.TempDir()
+	work := []struct{ workload, dialect string }{
+		{"histogram", "ptx"}, {"uniform", "sass"}, {"bfs", "visa"}, {"histogram", "lsc"},
+		{"spinlock", "ptx"}} // (spinlock: CAS and exch, which never fold)
+	var queries, what []string
+	for _, w := range work {
+		name := w.workload + "-" + w.dialect
+		tr := filepath.Join(root, name+".zst")
+		args := []string{"gen", w.workload, "-dialect", w.dialect, "-lane-ops", "1e4", "-chunk", "40", "-o", tr, "-q"}
+		switch w.workload {
+		case "bfs":
+			args = append(args, "-vertices", "256", "-edge-factor", "4")
+		case "uniform":
+			args = append(args, "-words", "4Ki")
+		case "spinlock":
+			args = append(args, "-words", "1Ki")
+		}
+		if code, _, stderr := replayCmd(t, args...); code != 0 {
+			t.Fatalf("gen %s: %s", name, stderr)
+		}
+		whole := filepath.Join(root, name, "whole")
+		if code, _, stderr := replayCmd(t, tr, "-o", whole, "-q", "-tables", leanTables); code != 0 {
+			t.Fatalf("%s: %s", name, stderr)
+		}
+		want := tableDigests(t, whole)
+		for _, n := range []int{1, 3, 8} {
+			for m := 1; m <= 4; m++ {
+				merged, folded, words := combinedPipeline(t, tr, filepath.Join(root, name), n, m)
+				got := tableDigests(t, merged)
+				for f, h := range want {
+					if !strings.HasPrefix(f, ".") && got[f] != h {
+						t.Errorf("%s, n=%d, M=%d: merged %s differs from the single replay's", name, n, m, f)
+					}
+				}
+				switch {
+				case w.workload == "spinlock" && folded != 0:
+					t.Errorf("%s, n=%d, M=%d: %d lane-ops of compare-and-swaps and exchanges folded", name, n, m, folded)
+				case w.workload != "spinlock" && (folded < 9000 || words == 0 || words >= folded):
+					t.Errorf("%s, n=%d, M=%d: %d lane-ops folded into %d words; want about 10^4 into fewer", name, n, m, folded, words)
+				}
+				if n == 3 || m == 4 {
+					for _, table := range []string{"memory", "instructions", "ops"} {
+						queries = append(queries, sameTablesQuery(whole, merged, table))
+						what = append(what, fmt.Sprintf("%s n=%d M=%d %s", name, n, m, table))
+					}
+				}
+			}
+		}
+	}
+	checkSameTables(t, queries, what)
+}
+
+// TestCombinedSplitFlushPoints: in each dialect, adds that fold and, on
+// the same words in the middle of a slice, a compare-and-swap that
+// expects the adds' sums, an exchange (a store in LSC), a float add (a
+// float max in vISA), a .init, a signed min (another operation), a
+// 64-bit add (another width), xors and an and: every one must see the
+// folds before it applied, so the combined split flushes them before it.
+// The merged tables equal the single replay's, byte for byte and
+// through DuckDB, for n = 3 and M = 1 to 3 (one to six instructions a
+// slice).
+func TestCombinedSplitFlushPoints(t *testing.T) {
+	duckdbq.Require(t)
+	root := t.TempDir()
+	var queries, what []string
+	for _, d := range []string{"ptx", "sass", "visa", "lsc"} {
+		tr := filepath.Join(root, d+".zst")
+		if code, _, stderr := replayCmd(t, "asm", filepath.Join("testdata", "combine", d+".tasm"), "-chunk", "3", "-o", tr); code != 0 {
+			t.Fatalf("asm %s: %s", d, stderr)
+		}
+		whole := filepath.Join(root, d, "whole")
+		if code, _, stderr := replayCmd(t, tr, "-o", whole, "-q", "-tables", leanTables); code != 0 {
+			t.Fatalf("%s: %s", d, stderr)
+		}
+		want := tableDigests(t, whole)
+		for m := 1; m <= 3; m++ {
+			merged, folded, _ := combinedPipeline(t, tr, filepath.Join(root, d), 3, m)
+			if folded < 100 {
+				t.Errorf("%s, M=%d: %d lane-ops folded; the trace has more than 100 of adds", d, m, folded)
+			}
+			got := tableDigests(t, merged)
+			for f, h := range want {
+				if !strings.HasPrefix(f, ".") && got[f] != h {
+					t.Errorf("%s, M=%d: merged %s differs from the single replay's", d, m, f)
+				}
+			}
+			for _, table := range []string{"memory", "instructions", "ops"} {
+				queries = append(queries, sameTablesQuery(whole, merged, table))
+				what = append(what, fmt.Sprintf("%s M=%d %s", d, m, table))
+			}
+		}
+	}
+	checkSameTables(t, queries, what)
+}
+
+// TestCombinedSplitFolds: a combined split of a histogram of 64 bins
+// writes its partitions the folds of at most 64 words a slice, not its
+// 10^5 lane-ops: its slice files are a fraction of an uncombined split's,
+// and the partitions' replays apply 64 words, not the lanes (their lanes
+// count 0; the row's partition still writes every instruction's row).
+func TestCombinedSplitFolds(t *testing.T) {
+	root := t.TempDir()
+	tr := filepath.Join(root, "h.zst")
+	if code, _, stderr := replayCmd(t, "gen", "histogram", "-bins", "64", "-lane-ops", "1e5", "-chunk", "100", "-o", tr, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	size := func(dir string) int64 {
+		var n int64
+		m, _ := filepath.Glob(filepath.Join(dir, "part=*", "slice=*.zst"))
+		for _, f := range m {
+			st, err := os.Stat(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += st.Size()
+		}
+		return n
+	}
+	plain, comb := filepath.Join(root, "plain"), filepath.Join(root, "comb")
+	for k := range 2 {
+		if code, _, stderr := replayCmd(t, "split", tr, "-partitions", "4", "-slice", fmt.Sprintf("%d/2", k), "-o", plain, "-q"); code != 0 {
+			t.Fatal(stderr)
+		}
+		code, stdout, stderr := replayCmd(t, "split", tr, "-partitions", "4", "-slice", fmt.Sprintf("%d/2", k), "-o", comb, "-tables", leanTables)
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		g := regexp.MustCompile(`combined +(\d+) lane-ops folded into (\d+) words`).FindStringSubmatch(stdout)
+		if g == nil {
+			t.Fatalf("slice %d: no combined line in %q", k, stdout)
+		}
+		if f, _ := strconv.Atoi(g[1]); f < 45000 {
+			t.Errorf("slice %d: %d lane-ops folded, want about half of 10^5", k, f)
+		}
+		if w, _ := strconv.Atoi(g[2]); w < 1 || w > 64 {
+			t.Errorf("slice %d: folds of %d words, want 1 to 64 (the bins)", k, w)
+		}
+	}
+	if p, c := size(plain), size(comb); c*4 > p {
+		t.Errorf("combined slice files %d bytes, uncombined %d: want less than a quarter", c, p)
+	}
+	var lanes uint64
+	for i := range 4 {
+		code, stdout, stderr := replayCmd(t, "-partition", fmt.Sprintf("%d/4", i), comb, "-o", comb+"-out", "-tables", leanTables)
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		g := regexp.MustCompile(`lanes +(\d+) \((\d+) lane-ops\)`).FindStringSubmatch(stdout)
+		if g == nil {
+			t.Fatalf("partition %d: no lanes line in %q", i, stdout)
+		}
+		n, _ := strconv.ParseUint(g[2], 10, 64)
+		lanes += n
+	}
+	if lanes != 0 {
+		t.Errorf("the partitions of a combined split of adds applied %d lane-ops one by one, want 0 (all folded)", lanes)
+	}
+}
+
+// TestCombinedSplitRefuses: a replay of a partition of a combined split
+// that would write a per-lane table (results, addresses: the default
+// tables name both), or replay another order, refuses by name, with a
+// non-zero exit and no tables; replay split refuses an unknown table.
+// A split for other tables does not combine, and its slice replays
+// with every table.
+func TestCombinedSplitRefuses(t *testing.T) {
+	root := t.TempDir()
+	tr := filepath.Join(root, "h.zst")
+	if code, _, stderr := replayCmd(t, "gen", "histogram", "-lane-ops", "3e3", "-chunk", "20", "-o", tr, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	comb := filepath.Join(root, "comb")
+	if code, _, stderr := replayCmd(t, "split", tr, "-partitions", "2", "-o", comb, "-tables", "memory,ops,instructions", "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, c := range []struct {
+		flags []string
+		names string
+	}{
+		{nil, "the default tables (results and addresses among them)"},
+		{[]string{"-tables", "memory,results"}, "-tables memory,results"},
+		{[]string{"-tables", "instructions,ops,addresses"}, "-tables instructions,ops,addresses"},
+		{[]string{"-tables", leanTables, "-explore"}, "-explore"},
+		{[]string{"-tables", leanTables, "-order", "random", "-interleave", "4"}, "-interleave"},
+		{[]string{"-tables", leanTables, "-order", "reverse"}, "-order reverse"},
+	} {
+		out := filepath.Join(root, "out")
+		code, _, stderr := replayCmd(t, append([]string{"-partition", "1/2", comb, "-o", out, "-q"}, c.flags...)...)
+		if code != exitError || !strings.Contains(stderr, filepath.Join("part=1", "slice=0.zst")) ||
+			!strings.Contains(stderr, "asks for "+c.names+": split the trace again with -tables") {
+			t.Errorf("%v: exit %d, %q", c.flags, code, stderr)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%v: %s written (%v)", c.flags, out, err)
+		}
+	}
+	if code, _, stderr := replayCmd(t, "split", tr, "-partitions", "2", "-o", root, "-tables", "memory,bogus"); code != exitUsage || !strings.Contains(stderr, `no table "bogus"`) {
+		t.Errorf("split -tables memory,bogus: exit %d, %q", code, stderr)
+	}
+	plain := filepath.Join(root, "plain")
+	code, stdout, stderr := replayCmd(t, "split", tr, "-partitions", "2", "-o", plain, "-tables", "memory,results")
+	if code != 0 || strings.Contains(stdout, "combined") {
+		t.Fatalf("split -tables memory,results: exit %d, %q, %q", code, stdout, stderr)
+	}
+	if code, _, stderr := replayCmd(t, "-partition", "1/2", plain, "-o", filepath.Join(root, "plain-out"), "-q"); code != 0 {
+		t.Errorf("a partition of a split for results, every table: exit %d, %q", code, stderr)
+	}
+}
