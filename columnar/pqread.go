@@ -1129,6 +1129,9 @@ func unpackDeltas[T uint32 | uint64](mb []byte, bw byte, v, minDelta uint64, out
 		return v
 	}
 	j := 0
+	if bw <= 8 { // 8 values in bw bytes: one load for the 8
+		j, v = unpackNarrow(mb, bw, v, minDelta, out)
+	}
 	if bw <= 56 { // a value within the 8 bytes at its first bit's byte
 		mask := uint64(1)<<bw - 1
 		for ; j < len(out); j++ {
@@ -1145,6 +1148,38 @@ func unpackDeltas[T uint32 | uint64](mb []byte, bw byte, v, minDelta uint64, out
 		out[j] = T(v)
 	}
 	return v
+}
+
+// unpackNarrow is unpackDeltas for widths 1 to 8, 8 values at a time
+// while 8 bytes can be read at the group's first byte (a group of 8
+// values is bw whole bytes): one load and 8 shifts by amounts fixed for
+// the miniblock. It returns how many values of out it filled and the last.
+func unpackNarrow[T uint32 | uint64](mb []byte, bw byte, v, minDelta uint64, out []T) (int, uint64) {
+	w := uint(bw)
+	mask := uint64(1)<<w - 1
+	s2, s3, s4, s5, s6, s7 := 2*w, 3*w, 4*w, 5*w, 6*w, 7*w
+	j, at := 0, 0
+	for ; j+8 <= len(out) && at+8 <= len(mb); j, at = j+8, at+int(w) {
+		x := binary.LittleEndian.Uint64(mb[at:])
+		o := out[j : j+8 : j+8]
+		// The deltas first, apart from the running sum: its chain of
+		// additions is then one a value.
+		d0, d1 := minDelta+x&mask, minDelta+x>>w&mask
+		d2, d3 := minDelta+x>>s2&mask, minDelta+x>>s3&mask
+		d4, d5 := minDelta+x>>s4&mask, minDelta+x>>s5&mask
+		d6, d7 := minDelta+x>>s6&mask, minDelta+x>>s7&mask
+		v0 := v + d0
+		v1 := v0 + d1
+		v2 := v1 + d2
+		v3 := v2 + d3
+		v4 := v3 + d4
+		v5 := v4 + d5
+		v6 := v5 + d6
+		v = v6 + d7
+		o[0], o[1], o[2], o[3] = T(v0), T(v1), T(v2), T(v3)
+		o[4], o[5], o[6], o[7] = T(v4), T(v5), T(v6), T(v)
+	}
+	return j, v
 }
 
 // deltaDecoder reads DELTA_BINARY_PACKED pages.
