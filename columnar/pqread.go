@@ -1080,6 +1080,13 @@ func (h *hybridReader) fill(dst []int32, limit uint64) bool {
 			dst = dst[k:]
 			continue
 		}
+		if k := h.packedRun(dst, limit); k != 0 {
+			if k < 0 {
+				return false
+			}
+			dst = dst[k:]
+			continue
+		}
 		x, _ := h.next() // a packed run's value
 		if x >= limit {
 			return false
@@ -1087,6 +1094,37 @@ func (h *hybridReader) fill(dst []int32, limit uint64) bool {
 		dst[0], dst = int32(x), dst[1:]
 	}
 	return true
+}
+
+// packedRun reads into dst the values of the current bit-packed run
+// that can be read 8 bytes at a time (up to the run's last 8 bytes, which
+// next reads), at most len(dst), and returns how many: 0 if none can be,
+// -1 if one is not below limit.
+func (h *hybridReader) packedRun(dst []int32, limit uint64) int {
+	if h.bw > 56 {
+		return 0
+	}
+	k := int(min(h.packed, uint64(len(dst))))
+	w := uint64(h.bw)
+	mask := uint64(1)<<w - 1
+	bit, end := h.bit, uint64(len(h.b))
+	var hi uint64
+	i := 0
+	for ; i < k && bit>>3+8 <= end; i++ {
+		x := binary.LittleEndian.Uint64(h.b[bit>>3:]) >> (bit & 7) & mask
+		hi = max(hi, x)
+		dst[i] = int32(x)
+		bit += w
+	}
+	if hi >= limit && i > 0 {
+		return -1
+	}
+	h.bit, h.packed = bit, h.packed-uint64(i)
+	if h.packed == 0 && i > 0 {
+		h.b = h.b[(h.bit+7)/8:]
+		h.bit = 0
+	}
+	return i
 }
 
 // unpackBits returns the w bits (w <= 64) of b from bit offset off, least
