@@ -771,6 +771,19 @@ func (s *strCol) key(r int) int32 {
 // Value is row r's string.
 func (s *strCol) Value(r int) string { return s.vals.Value(int(s.key(r))) }
 
+// single says every row's key is 0, of a dictionary of one string. (A
+// Parquet file's reader checks its keys; an Arrow file's are not.)
+func (s *strCol) single() bool {
+	if s.keys == nil || s.vals.Len() != 1 {
+		return false
+	}
+	var or int32
+	for _, k := range s.keys {
+		or |= k
+	}
+	return or == 0
+}
+
 // distinct is the number of keys.
 func (s *strCol) distinct() int { return s.vals.Len() }
 
@@ -1326,6 +1339,9 @@ type instructionCursor struct {
 	// the key has (checked once against the text for the first).
 	statics []*trace.Static
 	kinds   [][3]int32
+	// oneKind: the record's rows have one dialect, op and type (key 0
+	// each) and text keys.
+	oneKind bool
 }
 
 // instructionCols are the columns the merge reads of instructions: space
@@ -1354,6 +1370,7 @@ func newInstructionCursor(t *tableReader) *instructionCursor {
 			c.statics = slices.Grow(c.statics[:0], c.text.distinct())[:c.text.distinct()]
 			clear(c.statics)
 			c.kinds = slices.Grow(c.kinds[:0], c.text.distinct())[:c.text.distinct()]
+			c.oneKind = c.text.keys != nil && c.dialect.single() && c.op.single() && c.typ.single()
 		}
 		return b.err
 	}
@@ -1412,6 +1429,23 @@ func (c *instructionCursor) run(next, bound uint64, parsed map[string]*trace.Sta
 		lastK = int32(-1)
 		lastD [3]int32
 	)
+	if c.oneKind {
+		// One dialect, op and type in the record (key 0 each, checked
+		// against a text's on its first row, static): a row's text key
+		// alone says whether its Static is the previous row's.
+		for i, k := range c.text.keys[r0 : r0+n] {
+			if k != lastK {
+				s, err := c.static(r0+i, parsed)
+				if err != nil {
+					out.rows = out.rows[:o+i]
+					return i, err
+				}
+				last, lastK = s, k
+			}
+			rows[i].Static = last
+		}
+		rows = rows[len(rows):]
+	}
 	for i := range rows {
 		r := r0 + i
 		k := c.text.key(r)
@@ -1426,6 +1460,7 @@ func (c *instructionCursor) run(next, bound uint64, parsed map[string]*trace.Sta
 		}
 		rows[i].Static = last
 	}
+	rows = out.rows[o:]
 	group, warp := c.group.Int64Values()[r0:r0+n], c.warp.Int64Values()[r0:r0+n]
 	lanes, addrs := c.lanes.Uint32Values()[r0:r0+n], c.addrs.Uint32Values()[r0:r0+n]
 	maxc, faults := c.maxc.Uint32Values()[r0:r0+n], c.faults.Uint32Values()[r0:r0+n]

@@ -25,8 +25,13 @@ type mergeFixture struct {
 
 func newMergeFixture(t *testing.T, n int) mergeFixture {
 	t.Helper()
-	texts := []string{"atom.global.add.u32 %r1, [%rd1], %r2", "atom.global.exch.b32 d, [0x1000], -1",
-		"atom.shared.add.s32 d,[a],1", "atom.global.cas.b64 _, [%rd4+-8], 0x7fffffffffffffff, %rd5"}
+	return newMergeFixtureOf(t, n, []string{"atom.global.add.u32 %r1, [%rd1], %r2", "atom.global.exch.b32 d, [0x1000], -1",
+		"atom.shared.add.s32 d,[a],1", "atom.global.cas.b64 _, [%rd4+-8], 0x7fffffffffffffff, %rd5"})
+}
+
+// newMergeFixtureOf is newMergeFixture with the instruction texts texts.
+func newMergeFixtureOf(t *testing.T, n int, texts []string) mergeFixture {
+	t.Helper()
 	var statics []*trace.Static
 	for _, s := range texts {
 		st, err := trace.ParseStatic(s)
@@ -188,6 +193,73 @@ func TestMergeRowOwnership(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// oneKindTexts are instructions of one dialect, op and type: a record of
+// theirs has a dialect, an op and a type of one key (instructionCursor's
+// oneKind), its text keys alone telling its rows apart.
+var oneKindTexts = []string{"atom.global.add.u32 %r1, [%rd1], %r2", "atom.global.add.u32 %r3, [%rd2+4], 1",
+	"atom.global.add.u32 _, [0x1000], %r7"}
+
+// TestMergeOneKind: rows of one dialect, op and type (oneKindTexts) merge
+// into the one replay's files, byte for byte, the texts of a run changing
+// row by row and in runs. The Parquet partitions' records take the
+// oneKind path; the Arrow ones' (plain text strings) the other.
+func TestMergeOneKind(t *testing.T) {
+	const rows = 700
+	f := newMergeFixtureOf(t, rows, oneKindTexts)
+	root := t.TempDir()
+	for _, format := range []Format{FormatParquet, FormatArrow} {
+		whole := filepath.Join(root, fmt.Sprint("whole-", format))
+		f.write(t, whole, 0, 0, format, nil, nil)
+		for _, n := range []int{1, 3} {
+			dir := filepath.Join(root, fmt.Sprint(format, "-", n))
+			var parts []string
+			for i := range n {
+				p := filepath.Join(dir, fmt.Sprintf("part=%d", i))
+				f.write(t, p, i, n, format, func(s uint64) []int { return []int{int(s/97) % n} }, func(l uint64) int { return int(l) % n })
+				parts = append(parts, p)
+			}
+			out := filepath.Join(dir, "merged")
+			if err := merge(parts, out, mergeChunk, WithFormat(format), WithBatchRows(64)); err != nil {
+				t.Fatal(err)
+			}
+			for _, table := range []string{"instructions", "ops"} {
+				name := table + map[Format]string{FormatParquet: extParquet, FormatArrow: extArrow}[format]
+				a, err := os.ReadFile(filepath.Join(whole, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := os.ReadFile(filepath.Join(out, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(a, b) {
+					t.Errorf("%s, %d partitions: merged %s differs from the whole replay's", format, n, name)
+				}
+			}
+		}
+	}
+}
+
+// TestMergeOneKindRefusesRowUnlikeText: in a record of one dialect, op
+// and type, a row whose text parses as another op is refused, named.
+func TestMergeOneKindRefusesRowUnlikeText(t *testing.T) {
+	f := newMergeFixtureOf(t, 20, oneKindTexts)
+	exch, err := trace.ParseStatic("atom.global.exch.b32 d, [0x1000], -1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := *exch // an exch text in a row that says add.u32, as every row does
+	bad.Op, bad.Type = f.insts[0].Static.Op, f.insts[0].Static.Type
+	f.insts[5].Static = &bad
+	dir := t.TempDir()
+	p := filepath.Join(dir, "part=0")
+	f.write(t, p, 0, 1, FormatParquet, func(uint64) []int { return []int{0} }, func(uint64) int { return 0 })
+	err = Merge([]string{p}, filepath.Join(dir, "merged"))
+	if err == nil || !strings.Contains(err.Error(), "seq 5") || !strings.Contains(err.Error(), "parses as") {
+		t.Fatalf("merge: %v, want an error naming seq 5 and what its text parses as", err)
 	}
 }
 

@@ -1080,6 +1080,13 @@ func (h *hybridReader) fill(dst []int32, limit uint64) bool {
 			dst = dst[k:]
 			continue
 		}
+		if k := h.packedRun(dst, limit); k != 0 {
+			if k < 0 {
+				return false
+			}
+			dst = dst[k:]
+			continue
+		}
 		x, _ := h.next() // a packed run's value
 		if x >= limit {
 			return false
@@ -1087,6 +1094,37 @@ func (h *hybridReader) fill(dst []int32, limit uint64) bool {
 		dst[0], dst = int32(x), dst[1:]
 	}
 	return true
+}
+
+// packedRun reads into dst the values of the current bit-packed run
+// that can be read 8 bytes at a time (up to the run's last 8 bytes, which
+// next reads), at most len(dst), and returns how many: 0 if none can be,
+// -1 if one is not below limit.
+func (h *hybridReader) packedRun(dst []int32, limit uint64) int {
+	if h.bw > 56 {
+		return 0
+	}
+	k := int(min(h.packed, uint64(len(dst))))
+	w := uint64(h.bw)
+	mask := uint64(1)<<w - 1
+	bit, end := h.bit, uint64(len(h.b))
+	var hi uint64
+	i := 0
+	for ; i < k && bit>>3+8 <= end; i++ {
+		x := binary.LittleEndian.Uint64(h.b[bit>>3:]) >> (bit & 7) & mask
+		hi = max(hi, x)
+		dst[i] = int32(x)
+		bit += w
+	}
+	if hi >= limit && i > 0 {
+		return -1
+	}
+	h.bit, h.packed = bit, h.packed-uint64(i)
+	if h.packed == 0 && i > 0 {
+		h.b = h.b[(h.bit+7)/8:]
+		h.bit = 0
+	}
+	return i
 }
 
 // unpackBits returns the w bits (w <= 64) of b from bit offset off, least
@@ -1129,6 +1167,9 @@ func unpackDeltas[T uint32 | uint64](mb []byte, bw byte, v, minDelta uint64, out
 		return v
 	}
 	j := 0
+	if bw <= 8 { // 8 values in bw bytes: one load for the 8
+		j, v = unpackNarrow(mb, bw, v, minDelta, out)
+	}
 	if bw <= 56 { // a value within the 8 bytes at its first bit's byte
 		mask := uint64(1)<<bw - 1
 		for ; j < len(out); j++ {
@@ -1145,6 +1186,38 @@ func unpackDeltas[T uint32 | uint64](mb []byte, bw byte, v, minDelta uint64, out
 		out[j] = T(v)
 	}
 	return v
+}
+
+// unpackNarrow is unpackDeltas for widths 1 to 8, 8 values at a time
+// while 8 bytes can be read at the group's first byte (a group of 8
+// values is bw whole bytes): one load and 8 shifts by amounts fixed for
+// the miniblock. It returns how many values of out it filled and the last.
+func unpackNarrow[T uint32 | uint64](mb []byte, bw byte, v, minDelta uint64, out []T) (int, uint64) {
+	w := uint(bw)
+	mask := uint64(1)<<w - 1
+	s2, s3, s4, s5, s6, s7 := 2*w, 3*w, 4*w, 5*w, 6*w, 7*w
+	j, at := 0, 0
+	for ; j+8 <= len(out) && at+8 <= len(mb); j, at = j+8, at+int(w) {
+		x := binary.LittleEndian.Uint64(mb[at:])
+		o := out[j : j+8 : j+8]
+		// The deltas first, apart from the running sum: its chain of
+		// additions is then one a value.
+		d0, d1 := minDelta+x&mask, minDelta+x>>w&mask
+		d2, d3 := minDelta+x>>s2&mask, minDelta+x>>s3&mask
+		d4, d5 := minDelta+x>>s4&mask, minDelta+x>>s5&mask
+		d6, d7 := minDelta+x>>s6&mask, minDelta+x>>s7&mask
+		v0 := v + d0
+		v1 := v0 + d1
+		v2 := v1 + d2
+		v3 := v2 + d3
+		v4 := v3 + d4
+		v5 := v4 + d5
+		v6 := v5 + d6
+		v = v6 + d7
+		o[0], o[1], o[2], o[3] = T(v0), T(v1), T(v2), T(v3)
+		o[4], o[5], o[6], o[7] = T(v4), T(v5), T(v6), T(v)
+	}
+	return j, v
 }
 
 // deltaDecoder reads DELTA_BINARY_PACKED pages.

@@ -258,6 +258,16 @@ func TestUnpackDeltas(t *testing.T) {
 	}
 }
 
+// longPacked is n values below 9, bit-packed, but for a 9 at bad.
+func longPacked(n, bad int) []int32 {
+	idx := make([]int32, n)
+	for i := range idx {
+		idx[i] = int32(i * 5 % 9)
+	}
+	idx[bad] = 9
+	return idx
+}
+
 // TestHybridFill: fill reads what next reads, an RLE run at a time,
 // whatever the pieces it is asked for; a value not below the limit, in a
 // run or bit-packed, or values that end early, are an error.
@@ -298,6 +308,9 @@ func TestHybridFill(t *testing.T) {
 		{"RLE run past the limit, later", []int32{1, 1, 1, 1, 1, 1, 1, 1, 9, 9, 9, 9, 9, 9, 9, 9}, 16, 9},
 		{"packed value past the limit", []int32{1, 2, 3, 9, 1, 2, 3, 4}, 8, 9},
 		{"values end first", []int32{1, 1, 1, 1, 1, 1, 1, 1}, 9, 9},
+		// Read 8 bytes at a time (packedRun), not one value at a time.
+		{"packed value past the limit, in a long run", longPacked(64, 20), 64, 9},
+		{"packed value past the limit, first of a long run", longPacked(64, 0), 64, 9},
 	} {
 		enc := appendRLEIndices(nil, tc.idx, bw)
 		h := hybridReader{b: enc[1:], bw: bw}
