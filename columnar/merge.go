@@ -804,7 +804,18 @@ func bindStr(b *binder, dst *strCol, name string) {
 		idx, ok1 := a.Indices().(*array.Int32)
 		vals, ok2 := a.Dictionary().(*array.String)
 		if ok1 && ok2 {
-			*dst = strCol{keys: idx.Int32Values(), vals: vals}
+			keys := idx.Int32Values()
+			// An Arrow file's keys come as written (the IPC reader does
+			// not check them against the dictionary): one out of range
+			// is the file's error, not an index past the merge's slices.
+			n := uint32(vals.Len())
+			for r, k := range keys {
+				if uint32(k) >= n {
+					b.err = fmt.Errorf("%s: column %s: row %d has dictionary key %d of %d values", b.path, name, r, k, n)
+					return
+				}
+			}
+			*dst = strCol{keys: keys, vals: vals}
 			return
 		}
 	}

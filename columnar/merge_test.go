@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/gpureplay/replay/engine"
 	"github.com/gpureplay/replay/trace"
@@ -386,4 +388,46 @@ func TestMergeReadAheadOnRequest(t *testing.T) {
 		t.Fatalf("the second record starts at seq %d, want 50", got)
 	}
 	settle(2)
+}
+
+// TestBindStrRefusesKeyPastDictionary: a dictionary column whose key lies
+// past its dictionary (an Arrow partition file, whose keys the IPC reader
+// does not check) is the file's error, naming the column and row, not a
+// panic in the merge.
+func TestBindStrRefusesKeyPastDictionary(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	dict := array.NewStringBuilder(mem)
+	dict.AppendValues([]string{"ptx", "sass"}, nil)
+	dictArr := dict.NewStringArray()
+	defer dictArr.Release()
+	for _, tc := range []struct {
+		keys []int32
+		want string
+	}{
+		{[]int32{0, 1, 0}, ""},
+		{[]int32{0, 2, 0}, "row 1 has dictionary key 2 of 2 values"},
+		{[]int32{-1}, "row 0 has dictionary key -1 of 2 values"},
+	} {
+		ib := array.NewInt32Builder(mem)
+		ib.AppendValues(tc.keys, nil)
+		idx := ib.NewInt32Array()
+		dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+		col := array.NewDictionaryArray(dt, idx, dictArr)
+		sc := arrow.NewSchema([]arrow.Field{{Name: "dialect", Type: dt}}, nil)
+		rec := array.NewRecordBatch(sc, []arrow.Array{col}, int64(len(tc.keys)))
+		b := &binder{path: "part=0/instructions.arrow", rec: rec}
+		var dst strCol
+		bindStr(b, &dst, "dialect")
+		switch {
+		case tc.want == "" && b.err != nil:
+			t.Errorf("keys %v: %v", tc.keys, b.err)
+		case tc.want == "" && dst.Value(1) != "sass":
+			t.Errorf("keys %v: row 1 is %q, want sass", tc.keys, dst.Value(1))
+		case tc.want != "" && (b.err == nil || !strings.Contains(b.err.Error(), tc.want) || !strings.Contains(b.err.Error(), "part=0/instructions.arrow: column dialect")):
+			t.Errorf("keys %v: error %v, want one naming the file, the column and %q", tc.keys, b.err, tc.want)
+		}
+		rec.Release()
+		col.Release()
+		idx.Release()
+	}
 }
