@@ -235,7 +235,10 @@ type Routed struct {
 	// Parts lists the partitions with a lane, ascending.
 	Parts []int
 	// Fold, with SetFold, is the instruction's operation when its
-	// accesses fold (FoldOp; Router.Folds has its lanes').
+	// accesses fold (FoldOp; Router.Folds has its lanes'). Such an
+	// instruction's lanes are not routed: Parts is empty, and LaneOps
+	// does not count them; the caller that applies their folds does, by
+	// the partition of their lines (Partitioner.Of).
 	Fold FoldOp
 	// Lanes, Addresses, MaxConflict and Sectors are the row's: the
 	// active lanes, and the distinct addresses, the most lane-elements on
@@ -322,6 +325,30 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 			}
 		}
 	}
+	if len(addrs) > 0 {
+		r.hot.sample(k, addrs)
+	}
+	if r.fold {
+		// A folded instruction's lanes are not routed here: the caller
+		// counts them by line where it writes their folds (Routed.Fold).
+		if out.Fold = r.foldOf(in, p, k, key, active, addrs); out.Fold.Valid() {
+			out.Addresses, out.MaxConflict, out.Sectors = r.counts(addrs)
+			r.addrs = addrs
+			out.Owners, out.Parts = r.owners, r.parts
+			return out, nil
+		}
+	}
+	r.part(addrs, active, st.Elems, key)
+	out.Addresses, out.MaxConflict, out.Sectors = r.counts(addrs)
+	r.addrs = addrs
+	out.Owners, out.Parts = r.owners, r.parts
+	return out, nil
+}
+
+// part finds the partitions of addrs, elems a lane of the lanes of
+// active in lane order, in memory key: the owners of each, the
+// partitions hit (ascending) and the lane-ops each takes.
+func (r *Router) part(addrs []uint64, active uint32, elems int, key uint64) {
 	owners, laneOps, pt := r.owners, r.laneOps, &r.pt
 	if len(owners) <= 64 {
 		// The partitions hit as bits of a word: ascending without a sort.
@@ -329,13 +356,13 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 		k0 := 0
 		for m := active; m != 0; m &= m - 1 {
 			bit := uint32(1) << bits.TrailingZeros32(m)
-			for _, a := range addrs[k0 : k0+st.Elems] {
+			for _, a := range addrs[k0 : k0+elems] {
 				part := pt.Of(key, a)
 				hit |= 1 << uint(part&63)
 				owners[part] |= bit
 				laneOps[part]++
 			}
-			k0 += st.Elems
+			k0 += elems
 		}
 		for ; hit != 0; hit &= hit - 1 {
 			r.parts = append(r.parts, bits.TrailingZeros64(hit))
@@ -344,7 +371,7 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 		k0 := 0
 		for m := active; m != 0; m &= m - 1 {
 			bit := uint32(1) << bits.TrailingZeros32(m)
-			for _, a := range addrs[k0 : k0+st.Elems] {
+			for _, a := range addrs[k0 : k0+elems] {
 				part := pt.Of(key, a)
 				if !r.seen[part] {
 					r.seen[part] = true
@@ -353,22 +380,12 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 				owners[part] |= bit
 				laneOps[part]++
 			}
-			k0 += st.Elems
+			k0 += elems
 		}
 		if len(r.parts) > 1 {
 			slices.Sort(r.parts)
 		}
 	}
-	if len(addrs) > 0 {
-		r.hot.sample(k, addrs)
-	}
-	if r.fold {
-		out.Fold = r.foldOf(in, p, k, key, active, addrs)
-	}
-	out.Addresses, out.MaxConflict, out.Sectors = r.counts(addrs)
-	r.addrs = addrs
-	out.Owners, out.Parts = r.owners, r.parts
-	return out, nil
 }
 
 // addrList is the list of in's per-lane addresses, nil when its address
@@ -403,7 +420,8 @@ func (r *Router) counts(addrs []uint64) (distinct, maxc, sectors uint32) {
 	return distinct, maxc, sectorCount(addrs)
 }
 
-// LaneOps is how many lane-elements Route has sent to each partition.
+// LaneOps is how many lane-elements Route has sent to each partition
+// (not those of the instructions that fold: Routed.Fold).
 func (r *Router) LaneOps() []uint64 { return r.laneOps }
 
 // HotWord is a word that may take a large share of a trace's accesses, as
