@@ -194,31 +194,68 @@ func (r *Router) foldOf(in *trace.Inst, p *plan, k memKey, key uint64, active ui
 	if !p.foldable() || len(addrs) != bits.OnesCount32(active) {
 		return FoldOp{}
 	}
-	src := p.b[0]
-	var v *trace.Vector
-	if src.In >= 0 {
-		v = &in.Vals[src.In]
+	if !p.inBounds(addrs) {
+		return FoldOp{}
 	}
-	st := p.st
+	src := p.b[0]
 	vals := r.foldVals[:0]
-	i := 0
-	for m := active; m != 0; m &= m - 1 {
-		lane := bits.TrailingZeros32(m)
-		a := addrs[i]
-		i++
-		if p.vecAlign != 0 && a%p.vecAlign != 0 || p.check(a) != FaultNone {
-			r.foldVals = vals
-			return FoldOp{}
+	if src.In < 0 {
+		for range addrs {
+			vals = append(vals, src.Imm)
 		}
-		x := src.Imm
-		if v != nil {
-			x = v.Lo(st.ValueIndex(src, lane))
+	} else if v := &in.Vals[src.In]; p.st.Inputs[src.In].Elems > 1 {
+		for m := active; m != 0; m &= m - 1 {
+			vals = append(vals, v.Lo(p.st.ValueIndex(src, bits.TrailingZeros32(m))))
 		}
-		vals = append(vals, x)
+	} else if v.Kind == trace.VecList && active == 1<<len(addrs)-1 {
+		vals = append(vals, v.List[:len(addrs)]...) // lanes 0..n-1: the list's first n
+	} else {
+		for m := active; m != 0; m &= m - 1 {
+			vals = append(vals, v.Lo(bits.TrailingZeros32(m)))
+		}
 	}
 	r.foldVals = vals
 	r.foldAddrs = append(r.foldAddrs[:0], addrs...)
 	return FoldOp{Space: k.space, Group: k.group, Key: key, k: p.kind, size: p.size}
+}
+
+// inBounds reports whether every address of addrs is an access of p
+// without a fault (p.check, and p.vecAlign's alignment): at once, for
+// addresses aligned whose span is in one region and in no SASS window,
+// else address by address.
+func (p *plan) inBounds(addrs []uint64) bool {
+	if len(addrs) == 0 {
+		return true
+	}
+	size := uint64(p.size)
+	lo, hi, or := addrs[0], addrs[0], uint64(0)
+	for _, a := range addrs {
+		lo, hi, or = min(lo, a), max(hi, a), or|a
+	}
+	if or&(size-1) != 0 {
+		return false // misaligned
+	}
+	span := p.vecAlign == 0 && (len(p.windows) == 0 || !inWindow(p.windows, lo, hi+size-1))
+	if span && len(p.regions) > 0 {
+		span = false
+		if n := hi - lo + size; n >= size { // (not the whole address space)
+			for i := range p.regions {
+				if p.regions[i].Contains(lo, n) {
+					span = true
+					break
+				}
+			}
+		}
+	}
+	if span {
+		return true // aligned, hi+size-1 does not wrap
+	}
+	for _, a := range addrs {
+		if p.vecAlign != 0 && a%p.vecAlign != 0 || p.check(a) != FaultNone {
+			return false
+		}
+	}
+	return true
 }
 
 // Addrs returns the partition key (PartitionKey) and the addresses of the
