@@ -140,8 +140,14 @@ func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) e
 			}
 			out[i] = shard.WordAdd{Word: en.WordRef(addrs[i]), Add: uint32(vals[i])}
 		}
+		c.growLines()
+		lines := c.lineOps
 		for _, x := range out {
-			c.countLine(x.Word)
+			l := x.Word / lineWords
+			if lines[l] == 0 {
+				c.markDirty(x.Word >> (shard.PageShift - 2))
+			}
+			lines[l]++
 		}
 		if kind := op.Kind(); kind != engine.FoldAdd {
 			// At once, the operation chosen once an instruction; a word
@@ -162,6 +168,7 @@ func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) e
 		}
 		w := en.WordRef(a)
 		ref := w >> (shard.PageShift - 2)
+		c.growLines()
 		c.countLine(w)
 		pg := c.sm.Page(ref)
 		j := w & (shard.PageWords - 1)
@@ -209,15 +216,19 @@ func fold32(sm *shard.Memory, xs []shard.WordAdd, kind engine.FoldKind) {
 // lineWords is the words of a 128-byte line.
 const lineWords = 32
 
-// countLine counts a lane-op folded into the line of word reference w,
-// and marks its page dirty at the line's first.
+// growLines makes lineOps hold the lines of every page of the memory
+// (references 1 to Pages).
+func (c *combiner) growLines() {
+	if n := (c.sm.Pages() + 1) * (shard.PageWords / lineWords); n > len(c.lineOps) {
+		c.lineOps = append(c.lineOps, make([]uint32, n-len(c.lineOps))...)
+	}
+}
+
+// countLine counts a lane-op folded into the line of word reference w
+// (lineOps holds it: growLines), and marks its page dirty at the line's
+// first.
 func (c *combiner) countLine(w uint32) {
 	l := w / lineWords
-	if int(l) >= len(c.lineOps) {
-		// A page's lines at once: the flush takes them as one slice.
-		c.lineOps = append(c.lineOps, make([]uint32, int(l|(shard.PageWords/lineWords-1))+1-len(c.lineOps))...)
-		c.lineOps = c.lineOps[:cap(c.lineOps)]
-	}
 	if c.lineOps[l] == 0 {
 		c.markDirty(w >> (shard.PageShift - 2))
 	}
