@@ -194,31 +194,68 @@ func (r *Router) foldOf(in *trace.Inst, p *plan, k memKey, key uint64, active ui
 	if !p.foldable() || len(addrs) != bits.OnesCount32(active) {
 		return FoldOp{}
 	}
-	src := p.b[0]
-	var v *trace.Vector
-	if src.In >= 0 {
-		v = &in.Vals[src.In]
+	if !p.inBounds(addrs) {
+		return FoldOp{}
 	}
-	st := p.st
+	src := p.b[0]
 	vals := r.foldVals[:0]
-	i := 0
-	for m := active; m != 0; m &= m - 1 {
-		lane := bits.TrailingZeros32(m)
-		a := addrs[i]
-		i++
-		if p.vecAlign != 0 && a%p.vecAlign != 0 || p.check(a) != FaultNone {
-			r.foldVals = vals
-			return FoldOp{}
+	if src.In < 0 {
+		for range addrs {
+			vals = append(vals, src.Imm)
 		}
-		x := src.Imm
-		if v != nil {
-			x = v.Lo(st.ValueIndex(src, lane))
+	} else if v := &in.Vals[src.In]; p.st.Inputs[src.In].Elems > 1 {
+		for m := active; m != 0; m &= m - 1 {
+			vals = append(vals, v.Lo(p.st.ValueIndex(src, bits.TrailingZeros32(m))))
 		}
-		vals = append(vals, x)
+	} else if v.Kind == trace.VecList && active == 1<<len(addrs)-1 {
+		vals = append(vals, v.List[:len(addrs)]...) // lanes 0..n-1: the list's first n
+	} else {
+		for m := active; m != 0; m &= m - 1 {
+			vals = append(vals, v.Lo(bits.TrailingZeros32(m)))
+		}
 	}
 	r.foldVals = vals
 	r.foldAddrs = append(r.foldAddrs[:0], addrs...)
 	return FoldOp{Space: k.space, Group: k.group, Key: key, k: p.kind, size: p.size}
+}
+
+// inBounds reports whether every address of addrs is an access of p
+// without a fault (p.check, and p.vecAlign's alignment): at once, for
+// addresses aligned whose span is in one region and in no SASS window,
+// else address by address.
+func (p *plan) inBounds(addrs []uint64) bool {
+	if len(addrs) == 0 {
+		return true
+	}
+	size := uint64(p.size)
+	lo, hi, or := addrs[0], addrs[0], uint64(0)
+	for _, a := range addrs {
+		lo, hi, or = min(lo, a), max(hi, a), or|a
+	}
+	if or&(size-1) != 0 {
+		return false // misaligned
+	}
+	span := p.vecAlign == 0 && (len(p.windows) == 0 || !inWindow(p.windows, lo, hi+size-1))
+	if span && len(p.regions) > 0 {
+		span = false
+		if n := hi - lo + size; n >= size { // (not the whole address space)
+			for i := range p.regions {
+				if p.regions[i].Contains(lo, n) {
+					span = true
+					break
+				}
+			}
+		}
+	}
+	if span {
+		return true // aligned, hi+size-1 does not wrap
+	}
+	for _, a := range addrs {
+		if p.vecAlign != 0 && a%p.vecAlign != 0 || p.check(a) != FaultNone {
+			return false
+		}
+	}
+	return true
 }
 
 // Addrs returns the partition key (PartitionKey) and the addresses of the
@@ -235,7 +272,10 @@ type Routed struct {
 	// Parts lists the partitions with a lane, ascending.
 	Parts []int
 	// Fold, with SetFold, is the instruction's operation when its
-	// accesses fold (FoldOp; Router.Folds has its lanes').
+	// accesses fold (FoldOp; Router.Folds has its lanes'). Such an
+	// instruction's lanes are not routed: Parts is empty, and LaneOps
+	// does not count them; the caller that applies their folds does, by
+	// the partition of their lines (Partitioner.Of).
 	Fold FoldOp
 	// Lanes, Addresses, MaxConflict and Sectors are the row's: the
 	// active lanes, and the distinct addresses, the most lane-elements on
@@ -322,6 +362,30 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 			}
 		}
 	}
+	if len(addrs) > 0 {
+		r.hot.sample(k, addrs)
+	}
+	if r.fold {
+		// A folded instruction's lanes are not routed here: the caller
+		// counts them by line where it writes their folds (Routed.Fold).
+		if out.Fold = r.foldOf(in, p, k, key, active, addrs); out.Fold.Valid() {
+			out.Addresses, out.MaxConflict, out.Sectors = r.counts(addrs)
+			r.addrs = addrs
+			out.Owners, out.Parts = r.owners, r.parts
+			return out, nil
+		}
+	}
+	r.part(addrs, active, st.Elems, key)
+	out.Addresses, out.MaxConflict, out.Sectors = r.counts(addrs)
+	r.addrs = addrs
+	out.Owners, out.Parts = r.owners, r.parts
+	return out, nil
+}
+
+// part finds the partitions of addrs, elems a lane of the lanes of
+// active in lane order, in memory key: the owners of each, the
+// partitions hit (ascending) and the lane-ops each takes.
+func (r *Router) part(addrs []uint64, active uint32, elems int, key uint64) {
 	owners, laneOps, pt := r.owners, r.laneOps, &r.pt
 	if len(owners) <= 64 {
 		// The partitions hit as bits of a word: ascending without a sort.
@@ -329,13 +393,13 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 		k0 := 0
 		for m := active; m != 0; m &= m - 1 {
 			bit := uint32(1) << bits.TrailingZeros32(m)
-			for _, a := range addrs[k0 : k0+st.Elems] {
+			for _, a := range addrs[k0 : k0+elems] {
 				part := pt.Of(key, a)
 				hit |= 1 << uint(part&63)
 				owners[part] |= bit
 				laneOps[part]++
 			}
-			k0 += st.Elems
+			k0 += elems
 		}
 		for ; hit != 0; hit &= hit - 1 {
 			r.parts = append(r.parts, bits.TrailingZeros64(hit))
@@ -344,7 +408,7 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 		k0 := 0
 		for m := active; m != 0; m &= m - 1 {
 			bit := uint32(1) << bits.TrailingZeros32(m)
-			for _, a := range addrs[k0 : k0+st.Elems] {
+			for _, a := range addrs[k0 : k0+elems] {
 				part := pt.Of(key, a)
 				if !r.seen[part] {
 					r.seen[part] = true
@@ -353,22 +417,12 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 				owners[part] |= bit
 				laneOps[part]++
 			}
-			k0 += st.Elems
+			k0 += elems
 		}
 		if len(r.parts) > 1 {
 			slices.Sort(r.parts)
 		}
 	}
-	if len(addrs) > 0 {
-		r.hot.sample(k, addrs)
-	}
-	if r.fold {
-		out.Fold = r.foldOf(in, p, k, key, active, addrs)
-	}
-	out.Addresses, out.MaxConflict, out.Sectors = r.counts(addrs)
-	r.addrs = addrs
-	out.Owners, out.Parts = r.owners, r.parts
-	return out, nil
 }
 
 // addrList is the list of in's per-lane addresses, nil when its address
@@ -403,7 +457,8 @@ func (r *Router) counts(addrs []uint64) (distinct, maxc, sectors uint32) {
 	return distinct, maxc, sectorCount(addrs)
 }
 
-// LaneOps is how many lane-elements Route has sent to each partition.
+// LaneOps is how many lane-elements Route has sent to each partition
+// (not those of the instructions that fold: Routed.Fold).
 func (r *Router) LaneOps() []uint64 { return r.laneOps }
 
 // HotWord is a word that may take a large share of a trace's accesses, as

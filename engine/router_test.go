@@ -169,3 +169,87 @@ func TestRouterParts(t *testing.T) {
 		}
 	}
 }
+
+// TestRouterFoldBounds: an instruction folds (Routed.Fold) only when every
+// active lane's access is in bounds of the regions and outside the SASS
+// windows the router knows, aligned; the router tests the span of the
+// lanes' addresses at once where it lies in one region and no window,
+// and lane by lane otherwise (lanes in two regions, or on both sides of
+// a window): both must give the per-lane answer. Folds gives the lanes'
+// operands in lane order, from a list, a stride, an immediate, or a list
+// under a partial mask.
+func TestRouterFoldBounds(t *testing.T) {
+	lanes := func(f func(l int) uint64, n int) string {
+		var vs []string
+		for l := range n {
+			vs = append(vs, fmt.Sprintf("%#x", f(l)))
+		}
+		return "[" + strings.Join(vs, ",") + "]"
+	}
+	seq := func(n int, f func(l int) uint64) []uint64 {
+		var out []uint64
+		for l := range n {
+			out = append(out, f(l))
+		}
+		return out
+	}
+	const ptx = ".region global 0x1000 0x1000\n.region global 0x3000 0x100\n"
+	const sass = ".window shared 0x2000 0x100\n"
+	for _, tc := range []struct {
+		name, hdr, inst string
+		vals            []uint64 // nil: does not fold
+	}{
+		{"in one region", ptx, "atom.global.add.u32 d, [a], v; | a=0x1000:4 v=0:1", seq(32, func(l int) uint64 { return uint64(l) })},
+		{"at the region's end", ptx, "atom.global.add.u32 d, [a], v; | a=0x1f80:4 v=7", seq(32, func(int) uint64 { return 7 })},
+		{"past the region's end", ptx, "atom.global.add.u32 d, [a], v; | a=0x1fc0:4 v=7", nil},
+		{"in two regions", ptx, "atom.global.add.u32 d, [a], 3; | a=" + lanes(func(l int) uint64 { return 0x1000 + uint64(l%2)*0x2000 + uint64(l)*8 }, 32),
+			seq(32, func(int) uint64 { return 3 })},
+		{"between two regions", ptx, "atom.global.add.u32 d, [a], 3; | a=" + lanes(func(l int) uint64 { return 0x1000 + uint64(l)*0x100 }, 32), nil},
+		{"misaligned", ptx, "atom.global.add.u32 d, [a], 3; | a=0x1002:4", nil},
+		{"a list, a partial mask", ptx, "atom.global.min.u32 d, [a], v; | a=0x1000:8 v=" + lanes(func(l int) uint64 { return uint64(100 + l) }, 32) + " mask=0x80000101",
+			[]uint64{100, 108, 131}},
+		{"64 bits in one region", ptx, "atom.global.add.u64 d, [a], v; | a=0x1800:8 v=5:2", seq(32, func(l int) uint64 { return 5 + 2*uint64(l) })},
+		{"below a window", sass, "ATOM.ADD R0, [R2], R3 | R2=0x1000:4 R3=0:1", seq(32, func(l int) uint64 { return uint64(l) })},
+		{"into a window", sass, "ATOM.ADD R0, [R2], R3 | R2=0x1f80:8 R3=1", nil},
+		{"around a window", sass, "ATOM.ADD R0, [R2], R3 | R2=" + lanes(func(l int) uint64 { return 0x1000 + uint64(l%2)*0x2000 + uint64(l)*4 }, 32) + " R3=1",
+			seq(32, func(int) uint64 { return 1 })},
+	} {
+		tr, err := trace.NewTextReader(strings.NewReader(tc.hdr+tc.inst+"\n"), tc.name+".tasm")
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		in, err := tr.Next()
+		for err == nil && in.Dir != nil {
+			in, err = tr.Next()
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		rt, err := engine.NewRouter(tr.Header(), 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt.SetFold(true)
+		r, err := rt.Route(in)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if r.Fold.Valid() != (tc.vals != nil) {
+			t.Errorf("%s: folds %v, want %v", tc.name, r.Fold.Valid(), tc.vals != nil)
+			continue
+		}
+		if tc.vals == nil {
+			if len(r.Parts) == 0 {
+				t.Errorf("%s: does not fold, and routed to no partition", tc.name)
+			}
+			continue
+		}
+		if len(r.Parts) != 0 {
+			t.Errorf("%s: folds, and routed to partitions %v", tc.name, r.Parts)
+		}
+		addrs, vals := rt.Folds()
+		if !slices.Equal(vals, tc.vals) || len(addrs) != len(vals) {
+			t.Errorf("%s: operands %v (%d addresses), want %v", tc.name, vals, len(addrs), tc.vals)
+		}
+	}
+}

@@ -57,6 +57,13 @@ type combiner struct {
 	// flush, each once (dirtyBit).
 	dirty    []uint32
 	dirtyBit []uint64
+	// lineOps are the lane-ops folded into each 128-byte line of the
+	// memory since the last flush, by line reference (a word reference
+	// over 32: a page's 32 lines, its reference's): the flush adds them
+	// to laneOps by the line's partition, a line at a time rather than a
+	// lane at a time (Summary.LaneOps, exact).
+	lineOps []uint32
+	laneOps []uint64 // per partition: the lane-ops of the folds flushed
 	// Per partition, the words and folds a flush writes.
 	addrs, vals [][]uint64
 	lanes       uint64 // lane-ops folded
@@ -70,7 +77,8 @@ type memID struct {
 }
 
 func newCombiner(parts int) *combiner {
-	return &combiner{memAt: map[memID]int{}, lastMem: -1, addrs: make([][]uint64, parts), vals: make([][]uint64, parts)}
+	return &combiner{memAt: map[memID]int{}, lastMem: -1, addrs: make([][]uint64, parts), vals: make([][]uint64, parts),
+		laneOps: make([]uint64, parts)}
 }
 
 func (c *combiner) newMemory() error {
@@ -132,8 +140,14 @@ func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) e
 			}
 			out[i] = shard.WordAdd{Word: en.WordRef(addrs[i]), Add: uint32(vals[i])}
 		}
+		c.growLines()
+		lines := c.lineOps
 		for _, x := range out {
-			c.markDirty(x.Word >> (shard.PageShift - 2))
+			l := x.Word / lineWords
+			if lines[l] == 0 {
+				c.markDirty(x.Word >> (shard.PageShift - 2))
+			}
+			lines[l]++
 		}
 		if kind := op.Kind(); kind != engine.FoldAdd {
 			// At once, the operation chosen once an instruction; a word
@@ -154,7 +168,8 @@ func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) e
 		}
 		w := en.WordRef(a)
 		ref := w >> (shard.PageShift - 2)
-		c.markDirty(ref)
+		c.growLines()
+		c.countLine(w)
 		pg := c.sm.Page(ref)
 		j := w & (shard.PageWords - 1)
 		set := pg.Touched[j>>6]&(1<<(j&63)) != 0
@@ -198,6 +213,28 @@ func fold32(sm *shard.Memory, xs []shard.WordAdd, kind engine.FoldKind) {
 	}
 }
 
+// lineWords is the words of a 128-byte line.
+const lineWords = 32
+
+// growLines makes lineOps hold the lines of every page of the memory
+// (references 1 to Pages).
+func (c *combiner) growLines() {
+	if n := (c.sm.Pages() + 1) * (shard.PageWords / lineWords); n > len(c.lineOps) {
+		c.lineOps = append(c.lineOps, make([]uint32, n-len(c.lineOps))...)
+	}
+}
+
+// countLine counts a lane-op folded into the line of word reference w
+// (lineOps holds it: growLines), and marks its page dirty at the line's
+// first.
+func (c *combiner) countLine(w uint32) {
+	l := w / lineWords
+	if c.lineOps[l] == 0 {
+		c.markDirty(w >> (shard.PageShift - 2))
+	}
+	c.lineOps[l]++
+}
+
 // markDirty notes that page ref holds folds.
 func (c *combiner) markDirty(ref uint32) {
 	if int(ref>>6) >= len(c.dirtyBit) {
@@ -237,6 +274,13 @@ func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) err
 				next = sm.Page(c.dirty[at+1])
 			}
 			pg.Written(&written, next)
+			lines := c.lineOps[c.dirty[at]*(shard.PageWords/lineWords):][:shard.PageWords/lineWords]
+			for l, n := range lines {
+				if n != 0 {
+					c.laneOps[pt.Of(m.op.Key, pg.Num<<shard.PageShift|uint64(l)*lineWords*4)] += uint64(n)
+					lines[l] = 0
+				}
+			}
 			line, part := ^uint64(0), 0
 			for j, s := range written {
 				for ; s != 0; s &= s - 1 {

@@ -279,6 +279,9 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner,
 	}
 	sum.Folded, sum.FoldWords, sum.FoldRecords = cb.lanes, cb.words, cb.records
 	sum.LaneOps = rt.LaneOps()
+	for p, n := range cb.laneOps {
+		sum.LaneOps[p] += n
+	}
 	sum.Hot = rt.HotWords(8)
 	return nil
 }

@@ -294,3 +294,74 @@ func TestCombinedSplitRefuses(t *testing.T) {
 		t.Errorf("a partition of a split for results, every table: exit %d, %q", code, stderr)
 	}
 }
+
+// TestCombinedSplitCountsEveryLaneOp: a combined split counts the lane-ops
+// it folds by line when it flushes them, not lane by lane as it routes;
+// its summary's lane-ops per partition are an uncombined split's, exactly,
+// for traces of 32-bit adds and mins (gen), of 64-bit adds, xors and
+// flushes between them (testdata/combine), and of compare-and-swaps that
+// never fold, over 3 and 8 partitions, in 1 and 3 slices.
+func TestCombinedSplitCountsEveryLaneOp(t *testing.T) {
+	root := t.TempDir()
+	var traces []string
+	for _, w := range []struct{ workload, dialect string }{
+		{"histogram", "ptx"}, {"uniform", "sass"}, {"bfs", "visa"}, {"spinlock", "lsc"}} {
+		tr := filepath.Join(root, w.workload+".zst")
+		args := []string{"gen", w.workload, "-dialect", w.dialect, "-lane-ops", "2e4", "-chunk", "40", "-o", tr, "-q"}
+		switch w.workload {
+		case "bfs":
+			args = append(args, "-vertices", "512", "-edge-factor", "4")
+		case "uniform":
+			args = append(args, "-words", "16Ki")
+		case "spinlock":
+			args = append(args, "-words", "1Ki")
+		}
+		if code, _, stderr := replayCmd(t, args...); code != 0 {
+			t.Fatalf("gen %s: %s", w.workload, stderr)
+		}
+		traces = append(traces, tr)
+	}
+	for _, d := range []string{"ptx", "sass", "visa", "lsc"} {
+		tr := filepath.Join(root, d+".zst")
+		if code, _, stderr := replayCmd(t, "asm", filepath.Join("testdata", "combine", d+".tasm"), "-chunk", "3", "-o", tr); code != 0 {
+			t.Fatalf("asm %s: %s", d, stderr)
+		}
+		traces = append(traces, tr)
+	}
+	laneOps := regexp.MustCompile(`partition lane-ops +([\d ]+)\n`)
+	foldedRe := regexp.MustCompile(`combined +(\d+) lane-ops folded`)
+	for _, tr := range traces {
+		name := strings.TrimSuffix(filepath.Base(tr), ".zst")
+		for _, n := range []int{3, 8} {
+			for _, m := range []int{1, 3} {
+				var folded uint64
+				for k := range m {
+					dir := filepath.Join(root, fmt.Sprintf("%s-%d-%d", name, n, m))
+					split := []string{"split", tr, "-partitions", fmt.Sprint(n), "-slice", fmt.Sprintf("%d/%d", k, m)}
+					code, plain, stderr := replayCmd(t, append(split, "-o", dir+"-plain")...)
+					if code != 0 {
+						t.Fatalf("%s: %s", name, stderr)
+					}
+					code, comb, stderr := replayCmd(t, append(split, "-o", dir+"-comb", "-tables", leanTables)...)
+					if code != 0 {
+						t.Fatalf("%s: %s", name, stderr)
+					}
+					want, got := laneOps.FindStringSubmatch(plain), laneOps.FindStringSubmatch(comb)
+					if want == nil || got == nil {
+						t.Fatalf("%s: no partition lane-ops in\n%s\n%s", name, plain, comb)
+					}
+					if got[1] != want[1] {
+						t.Errorf("%s, n=%d, slice %d/%d: combined split's lane-ops per partition %s, uncombined %s", name, n, k, m, got[1], want[1])
+					}
+					if g := foldedRe.FindStringSubmatch(comb); g != nil {
+						f, _ := strconv.ParseUint(g[1], 10, 64)
+						folded += f
+					}
+				}
+				if strings.HasPrefix(name, "spinlock") != (folded == 0) {
+					t.Errorf("%s, n=%d, M=%d: %d lane-ops folded", name, n, m, folded)
+				}
+			}
+		}
+	}
+}

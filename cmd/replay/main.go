@@ -294,6 +294,8 @@ partitions then apply, and whose replays write only those tables.
                     SLURM_ARRAY_TASK_ID (minus SLURM_ARRAY_TASK_MIN) or JOB_COMPLETION_INDEX, M from
                     -slices, REPLAY_SLICES or SLURM_ARRAY_TASK_COUNT
   -slices M         with -slice auto: the number of slices
+  -profile KIND     cpu, mem, allocs, block, mutex, trace or goroutine (github.com/pkg/profile)
+  -profile-dir DIR  where the profile goes (default ./profiles)
   -q                print nothing on success
 `,
 	},

@@ -27,6 +27,8 @@ func cmdSplit(args []string, stdout, stderr io.Writer) error {
 	slicesFlag := fs.Int("slices", 0, "with -slice auto: M")
 	quiet := fs.Bool("q", false, "quiet")
 	tables := fs.String("tables", "", "the tables the partition replays write (replay's -tables); without a per-lane table (only memory, instructions, ops) the split combines")
+	prof := fs.String("profile", "", "cpu, mem, allocs, block, mutex, trace, goroutine")
+	profDir := fs.String("profile-dir", "profiles", "profile directory")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -61,6 +63,13 @@ func cmdSplit(args []string, stdout, stderr io.Writer) error {
 	k, m, err := sliceOf(*sliceFlag, *slicesFlag, os.Getenv)
 	if err != nil {
 		return usagef("split: %v", err)
+	}
+	if *prof != "" {
+		stop, err := startProfile(*prof, *profDir, *quiet)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
