@@ -324,11 +324,20 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 		n := bits.OnesCount32(active)
 		addrs = slices.Grow(addrs, n)[:n]
 		scale, imm, pitch, mask := uint64(st.AddrScale), uint64(st.AddrImm)+uint64(st.ElemOff(0)), uint64(st.LanePitch), st.AddrMask()
-		i := 0
-		for m := active; m != 0; m &= m - 1 {
-			lane := bits.TrailingZeros32(m)
-			addrs[i] = (scale*av[lane] + imm + uint64(lane)*pitch) & mask
-			i++
+		if n == trace.MaxLanes && len(av) >= n {
+			// A full warp: lane i's is element i, each apart from the
+			// others (no chain through the mask).
+			av := (*[trace.MaxLanes]uint64)(av)
+			for lane := range addrs[:trace.MaxLanes] {
+				addrs[lane] = (scale*av[lane] + imm + uint64(lane)*pitch) & mask
+			}
+		} else {
+			i := 0
+			for m := active; m != 0; m &= m - 1 {
+				lane := bits.TrailingZeros32(m)
+				addrs[i] = (scale*av[lane] + imm + uint64(lane)*pitch) & mask
+				i++
+			}
 		}
 	} else if p.elemAddr == nil {
 		// The Static's formula (plan.addr's) on the instruction's own
