@@ -324,11 +324,20 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 		n := bits.OnesCount32(active)
 		addrs = slices.Grow(addrs, n)[:n]
 		scale, imm, pitch, mask := uint64(st.AddrScale), uint64(st.AddrImm)+uint64(st.ElemOff(0)), uint64(st.LanePitch), st.AddrMask()
-		i := 0
-		for m := active; m != 0; m &= m - 1 {
-			lane := bits.TrailingZeros32(m)
-			addrs[i] = (scale*av[lane] + imm + uint64(lane)*pitch) & mask
-			i++
+		if n == trace.MaxLanes && len(av) >= n {
+			// A full warp: lane i's is element i, each apart from the
+			// others (no chain through the mask).
+			av := (*[trace.MaxLanes]uint64)(av)
+			for lane := range addrs[:trace.MaxLanes] {
+				addrs[lane] = (scale*av[lane] + imm + uint64(lane)*pitch) & mask
+			}
+		} else {
+			i := 0
+			for m := active; m != 0; m &= m - 1 {
+				lane := bits.TrailingZeros32(m)
+				addrs[i] = (scale*av[lane] + imm + uint64(lane)*pitch) & mask
+				i++
+			}
 		}
 	} else if p.elemAddr == nil {
 		// The Static's formula (plan.addr's) on the instruction's own
@@ -482,16 +491,26 @@ func (r *Router) HotWords(k int) []HotWord { return r.hot.top(k) }
 const HotSample = 16
 
 // hotWords is a Misra-Gries summary of a sample of the words accessed:
-// at most hotSlots candidates and their counts, in arrays scanned in one
-// pass per sample (no map: every sample of a trace of scattered words
-// would otherwise decrement every candidate's entry). A count is stored
-// with floor added: decrementing every candidate is floor++, and a slot
-// whose count is at most floor is free.
+// at most hotSlots candidates and their counts. A count is stored with
+// floor added: decrementing every candidate is floor++, and a slot whose
+// count is at most floor is free. A sample finds its candidate through
+// index, an open-addressed table of slots by the word's hash, rather than
+// by comparing every candidate: an entry may be stale (its slot freed or
+// taken by another word since), so a slot found is its word's only if
+// the slot holds that word and is not free; the table is rebuilt from the
+// candidates once it holds hotRebuild entries. free lists slots known to
+// be free (a slot freed stays free until taken); when it is empty, one
+// pass over the counts refills it before a sample concludes that no slot
+// is free.
 type hotWords struct {
-	tick   uint32
-	floor  uint64
-	keys   [hotSlots]hotKey
-	counts [hotSlots]uint64
+	tick    uint32
+	floor   uint64
+	keys    [hotSlots]hotKey
+	counts  [hotSlots]uint64
+	index   [hotIndex]uint8 // a slot + 1; 0: empty
+	entries int             // in index
+	free    [hotSlots]uint8 // free[:nfree]
+	nfree   int
 }
 
 // hotKey is a word: addr first, which tells most words apart in one
@@ -501,7 +520,11 @@ type hotKey struct {
 	mem  memKey
 }
 
-const hotSlots = 32
+const (
+	hotSlots   = 32
+	hotIndex   = 256 // entries of hotWords.index: a power of 2
+	hotRebuild = 96  // entries at most in hotWords.index
+)
 
 func newHotWords() hotWords { return hotWords{} }
 
@@ -514,29 +537,68 @@ func (h *hotWords) sample(k memKey, addrs []uint64) {
 	h.tick -= uint32(len(addrs))
 }
 
+// hash is key's first entry in hotWords.index.
+func (key *hotKey) hash() uint32 {
+	x := key.addr>>2 ^ uint64(key.mem.group)<<40 ^ uint64(key.mem.space.Kind)<<56 ^ uint64(key.mem.space.Surface)<<48
+	return uint32((x * 0x9e3779b97f4a7c15) >> 56)
+}
+
 // add counts a sampled lane-element on the word of addr: its candidate's
 // count goes up, or it takes a free slot with a count of 1, or, with no
 // slot free, every count goes down by one.
 func (h *hotWords) add(k memKey, addr uint64) {
 	key := hotKey{addr &^ 3, k}
-	free := -1
-	for i := range h.keys {
-		if h.counts[i] <= h.floor {
-			if free < 0 {
-				free = i
-			}
-			continue
+	i := key.hash()
+	for ; ; i = (i + 1) & (hotIndex - 1) {
+		e := h.index[i]
+		if e == 0 {
+			break
 		}
-		if h.keys[i] == key {
-			h.counts[i]++
+		if s := e - 1; h.keys[s] == key && h.counts[s] > h.floor {
+			h.counts[s]++
 			return
 		}
 	}
-	if free < 0 {
-		h.floor++
-		return
+	if h.nfree == 0 {
+		for s, c := range h.counts {
+			if c <= h.floor {
+				h.free[h.nfree] = uint8(s)
+				h.nfree++
+			}
+		}
+		if h.nfree == 0 {
+			h.floor++
+			return
+		}
 	}
-	h.keys[free], h.counts[free] = key, h.floor+1
+	h.nfree--
+	s := h.free[h.nfree]
+	h.keys[s], h.counts[s] = key, h.floor+1
+	if h.entries == hotRebuild {
+		h.index = [hotIndex]uint8{}
+		h.entries = 0
+		for t := range h.keys {
+			if h.counts[t] > h.floor && uint8(t) != s {
+				h.insert(uint8(t))
+			}
+		}
+		i = key.hash()
+		for h.index[i] != 0 {
+			i = (i + 1) & (hotIndex - 1)
+		}
+	}
+	h.index[i] = s + 1 // i: the empty entry the search ended at
+	h.entries++
+}
+
+// insert enters slot s's word in index.
+func (h *hotWords) insert(s uint8) {
+	i := h.keys[s].hash()
+	for h.index[i] != 0 {
+		i = (i + 1) & (hotIndex - 1)
+	}
+	h.index[i] = s + 1
+	h.entries++
 }
 
 func (h *hotWords) top(k int) []HotWord {
