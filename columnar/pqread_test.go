@@ -229,7 +229,7 @@ func TestUnpackDeltas(t *testing.T) {
 		mb[i] = byte(i*131 + i>>3*7 + 1)
 	}
 	for bw := range 65 {
-		for _, n := range []int{1, 7, 8, 31, 32, 64} {
+		for _, n := range []int{1, 7, 8, 9, 31, 32, 64} {
 			b := mb[:(n*bw+7)/8] // cut after the last value, as a page's last miniblock may be
 			const first, minDelta = 0x1234_5678_9abc_def0, 0xffff_ffff_ffff_fffd
 			want := make([]uint64, n)
