@@ -913,18 +913,14 @@ func (w *Writer) addOpsCols(c instCols) error {
 func (a *opAgg) addRunCols(c instCols) {
 	var lanes, faults, conflictSum, sectors uint64
 	maxConflict := a.maxConflict
-	for _, v := range c.lanes {
-		lanes += uint64(v)
-	}
-	for _, v := range c.faults {
-		faults += uint64(v)
-	}
-	for _, v := range c.maxc {
-		conflictSum += uint64(v)
-		maxConflict = max(maxConflict, v)
-	}
-	for _, v := range c.sectors {
-		sectors += uint64(v)
+	n := c.len()
+	ls, fs, ms, ss := c.lanes[:n], c.faults[:n], c.maxc[:n], c.sectors[:n]
+	for i := range n {
+		lanes += uint64(ls[i])
+		faults += uint64(fs[i])
+		conflictSum += uint64(ms[i])
+		maxConflict = max(maxConflict, ms[i])
+		sectors += uint64(ss[i])
 	}
 	a.instructions += uint64(c.len())
 	a.lanes += lanes
