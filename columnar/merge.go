@@ -570,6 +570,10 @@ type tableReader struct {
 	// next gave it: its columns' storage is the next records' (a merge's
 	// reader, openTableCols); took hands a record's storage to done.
 	done, took func()
+	// keysChecked: the keys of its dictionary columns lie within their
+	// dictionaries (a Parquet file's reader checks them, hybridReader.fill;
+	// an Arrow file's come unchecked, and bindStr checks them).
+	keysChecked bool
 	// ahead, when set (prefetch), starts decoding the record after the
 	// one next gave last, if it is not under way: a cursor calls it half
 	// way through its record.
@@ -602,6 +606,7 @@ func openTableFile(path string, pf *pqFile, cols []string, pool *wordPool) (*tab
 			}
 		}
 		pf.dictStrings = dict
+		t.keysChecked = true
 		idx, err := pf.columns(cols)
 		if err != nil {
 			pf.close()
@@ -781,18 +786,9 @@ func (s *strCol) key(r int) int32 {
 // Value is row r's string.
 func (s *strCol) Value(r int) string { return s.vals.Value(int(s.key(r))) }
 
-// single says every row's key is 0, of a dictionary of one string. (A
-// Parquet file's reader checks its keys; an Arrow file's are not.)
-func (s *strCol) single() bool {
-	if s.keys == nil || s.vals.Len() != 1 {
-		return false
-	}
-	var or int32
-	for _, k := range s.keys {
-		or |= k
-	}
-	return or == 0
-}
+// single says every row's key is 0, of a dictionary of one string: its
+// keys, bound (bindStr), lie within the dictionary.
+func (s *strCol) single() bool { return s.keys != nil && s.vals.Len() == 1 }
 
 // distinct is the number of keys.
 func (s *strCol) distinct() int { return s.vals.Len() }
@@ -818,11 +814,12 @@ func bindStr(b *binder, dst *strCol, name string) {
 			// An Arrow file's keys come as written (the IPC reader does
 			// not check them against the dictionary): one out of range
 			// is the file's error, not an index past the merge's slices.
-			n := uint32(vals.Len())
-			for r, k := range keys {
-				if uint32(k) >= n {
-					b.err = fmt.Errorf("%s: column %s: row %d has dictionary key %d of %d values", b.path, name, r, k, n)
-					return
+			if n := uint32(vals.Len()); !b.keysChecked {
+				for r, k := range keys {
+					if uint32(k) >= n {
+						b.err = fmt.Errorf("%s: column %s: row %d has dictionary key %d of %d values", b.path, name, r, k, n)
+						return
+					}
 				}
 			}
 			*dst = strCol{keys: keys, vals: vals}
@@ -927,9 +924,10 @@ func (m *spaceMemo) parse(path string, col *strCol, r int) (trace.Space, error) 
 
 // binder takes a record's columns by name, keeping the first error.
 type binder struct {
-	path string
-	rec  arrow.RecordBatch
-	err  error
+	path        string
+	rec         arrow.RecordBatch
+	keysChecked bool // the record's dictionary keys lie within their dictionaries (tableReader.keysChecked)
+	err         error
 }
 
 func bindCol[T arrow.Array](b *binder, dst *T, name string) {
@@ -954,7 +952,7 @@ func (c *wordRow) keyRow() *wordRow { return c }
 // bindKey binds the key columns, then more (the table's other columns).
 func (c *wordRow) bindKey(more func(b *binder)) {
 	c.bind = func(rec arrow.RecordBatch) error {
-		b := &binder{path: c.t.path, rec: rec}
+		b := &binder{path: c.t.path, rec: rec, keysChecked: c.t.keysChecked}
 		bindStr(b, &c.space, "space")
 		bindCol(b, &c.group, "group")
 		bindCol(b, &c.addr, "addr")
@@ -1066,7 +1064,7 @@ type resultCursor struct {
 func newResultCursor(t *tableReader) cursor {
 	c := &resultCursor{rowCursor: rowCursor{t: t, row: -1}}
 	c.bind = func(rec arrow.RecordBatch) error {
-		b := &binder{path: t.path, rec: rec}
+		b := &binder{path: t.path, rec: rec, keysChecked: t.keysChecked}
 		bindCol(b, &c.seq, "seq")
 		bindCol(b, &c.lane, "lane")
 		bindCol(b, &c.elem, "elem")
@@ -1373,7 +1371,7 @@ var instructionCols = []string{"seq", "dialect", "op", "type", "group", "warp", 
 func newInstructionCursor(t *tableReader) *instructionCursor {
 	c := &instructionCursor{rowCursor: rowCursor{t: t, row: -1}}
 	c.bind = func(rec arrow.RecordBatch) error {
-		b := &binder{path: t.path, rec: rec}
+		b := &binder{path: t.path, rec: rec, keysChecked: t.keysChecked}
 		bindCol(b, &c.seq, "seq")
 		bindStr(b, &c.dialect, "dialect")
 		bindStr(b, &c.op, "op")
