@@ -1072,10 +1072,7 @@ func (h *hybridReader) fill(dst []int32, limit uint64) bool {
 		}
 		if h.rle > 0 { // its value was checked as the run's first, above
 			k := int(min(h.rle, uint64(len(dst))))
-			v := int32(h.v)
-			for i := range dst[:k] {
-				dst[i] = v
-			}
+			fillInt32(dst[:k], int32(h.v))
 			h.rle -= uint64(k)
 			dst = dst[k:]
 			continue
@@ -1094,6 +1091,28 @@ func (h *hybridReader) fill(dst []int32, limit uint64) bool {
 		dst[0], dst = int32(x), dst[1:]
 	}
 	return true
+}
+
+// fillInt32 sets every element of dst to v: a long run (an RLE run of a
+// dictionary key, a column of one string's) by clear or by copies of
+// what it has filled, doubling, not an element at a time.
+func fillInt32(dst []int32, v int32) {
+	if len(dst) < 16 {
+		for i := range dst {
+			dst[i] = v
+		}
+		return
+	}
+	if v == 0 {
+		clear(dst)
+		return
+	}
+	for i := range 8 {
+		dst[i] = v
+	}
+	for n := 8; n < len(dst); n *= 2 {
+		copy(dst[n:], dst[:n])
+	}
 }
 
 // packedRun reads into dst the values of the current bit-packed run

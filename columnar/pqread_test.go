@@ -319,3 +319,26 @@ func TestHybridFill(t *testing.T) {
 		}
 	}
 }
+
+// TestFillInt32: an RLE run's key fills every element of its slice, for
+// short runs (a loop), long ones of 0 (clear) and of another key
+// (doubling copies), of lengths at and off powers of two, and none past.
+func TestFillInt32(t *testing.T) {
+	for _, v := range []int32{0, 7, -1} {
+		for _, n := range []int{0, 1, 15, 16, 17, 31, 64, 100, 1000, 4096, 4097} {
+			buf := make([]int32, n+2)
+			for i := range buf {
+				buf[i] = 42
+			}
+			fillInt32(buf[1:n+1], v)
+			if buf[0] != 42 || buf[n+1] != 42 {
+				t.Fatalf("v %d, n %d: wrote outside the slice: %d %d", v, n, buf[0], buf[n+1])
+			}
+			for i, x := range buf[1 : n+1] {
+				if x != v {
+					t.Fatalf("v %d, n %d: element %d is %d", v, n, i, x)
+				}
+			}
+		}
+	}
+}
