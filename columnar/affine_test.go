@@ -133,30 +133,42 @@ func TestAffineInstructions(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			write := func(stored bool) (pq, ipc, ops []byte) {
+			write := func(stored, cols bool) (pq, ipc, ops []byte) {
 				opts := []Option{WithFormat(FormatParquet | FormatArrow), WithBatchRows(tc.batch), WithTables("instructions", "ops")}
 				fs := writeFiles(t, opts, func(w *Writer) {
 					if stored {
 						storedColumns(w, tInstructions)
 					}
 					for from := 0; from < len(tc.rows); from += 1000 {
-						if err := w.Instructions(tc.rows[from:min(from+1000, len(tc.rows))]); err != nil {
+						rows := tc.rows[from:min(from+1000, len(tc.rows))]
+						var err error
+						if cols {
+							err = w.instructionCols(instColsOf(rows))
+						} else {
+							err = w.Instructions(rows)
+						}
+						if err != nil {
 							t.Fatal(err)
 						}
 					}
 				}, "instructions.parquet", "instructions.arrow", "ops.parquet")
 				return fs[0], fs[1], fs[2]
 			}
-			pq1, ipc1, ops1 := write(false)
-			pq2, ipc2, ops2 := write(true)
-			if !bytes.Equal(pq1, pq2) {
-				t.Errorf("instructions.parquet: %d bytes with constant columns, %d stored, not the same bytes", len(pq1), len(pq2))
-			}
-			if !bytes.Equal(ipc1, ipc2) {
-				t.Errorf("instructions.arrow: %d bytes with constant columns, %d stored, not the same bytes", len(ipc1), len(ipc2))
-			}
-			if !bytes.Equal(ops1, ops2) {
-				t.Errorf("ops.parquet differs")
+			pq1, ipc1, ops1 := write(false, false)
+			for _, v := range []struct {
+				name         string
+				stored, cols bool
+			}{{"stored", true, false}, {"columns", false, true}, {"columns-stored", true, true}} {
+				pq2, ipc2, ops2 := write(v.stored, v.cols)
+				if !bytes.Equal(pq1, pq2) {
+					t.Errorf("%s: instructions.parquet: %d bytes from rows with constant columns, %d, not the same bytes", v.name, len(pq1), len(pq2))
+				}
+				if !bytes.Equal(ipc1, ipc2) {
+					t.Errorf("%s: instructions.arrow: %d bytes from rows with constant columns, %d, not the same bytes", v.name, len(ipc1), len(ipc2))
+				}
+				if !bytes.Equal(ops1, ops2) {
+					t.Errorf("%s: ops.parquet differs", v.name)
+				}
 			}
 		})
 	}
@@ -283,8 +295,17 @@ func TestOpsTotals(t *testing.T) {
 		a.sectors += uint64(s.Sectors)
 		want[k] = a
 	}
-	for _, tables := range [][]string{{"instructions", "ops"}, {"ops"}} {
-		t.Run(strings.Join(tables, ","), func(t *testing.T) {
+	for _, tc := range []struct {
+		tables []string
+		cols   bool
+	}{{[]string{"instructions", "ops"}, false}, {[]string{"ops"}, false},
+		{[]string{"instructions", "ops"}, true}, {[]string{"ops"}, true}} {
+		tables, cols := tc.tables, tc.cols
+		name := strings.Join(tables, ",")
+		if cols {
+			name += "/columns"
+		}
+		t.Run(name, func(t *testing.T) {
 			w, err := New(t.TempDir(), WithTables(tables...), WithBatchRows(5000))
 			if err != nil {
 				t.Fatal(err)
@@ -292,7 +313,13 @@ func TestOpsTotals(t *testing.T) {
 			defer w.Abort()
 			for from := 0; from < len(st); {
 				to := min(from+1+rng.IntN(3000), len(st))
-				if err := w.Instructions(st[from:to]); err != nil {
+				var err error
+				if cols {
+					err = w.instructionCols(instColsOf(st[from:to]))
+				} else {
+					err = w.Instructions(st[from:to])
+				}
+				if err != nil {
 					t.Fatal(err)
 				}
 				from = to
@@ -307,4 +334,13 @@ func TestOpsTotals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// instColsOf is rows st a column at a time (Writer.instructionCols).
+func instColsOf(st []engine.InstStat) instCols {
+	c := newInstCols(0)
+	for i := range st {
+		c.add(&st[i])
+	}
+	return *c
 }

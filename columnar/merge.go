@@ -516,37 +516,47 @@ func mergeTables(w *Writer, chunk int, phases [][]func(q *writeQueue) error) err
 	return nil
 }
 
-// chunks passes a merge's rows to a writeQueue mergeChunk at a time, in
-// two buffers that it fills in turn.
-type chunks[T any] struct {
-	rows  []T
-	free  chan []T
-	q     *writeQueue
-	write func(w *Writer, rows []T) error
+// instChunks passes a merge's instructions rows to a writeQueue
+// mergeChunk at a time, a column at a time (instCols), in buffers that it
+// fills in turn.
+type instChunks struct {
+	cols *instCols
+	free chan *instCols
+	q    *writeQueue
 }
 
-func newChunks[T any](q *writeQueue, write func(w *Writer, rows []T) error) *chunks[T] {
-	c := &chunks[T]{free: make(chan []T, q.ahead+1), q: q, write: write}
+func newInstChunks(q *writeQueue) *instChunks {
+	c := &instChunks{free: make(chan *instCols, q.ahead+1), q: q}
 	for range q.ahead {
 		c.free <- nil // made when first taken
 	}
-	c.rows = make([]T, 0, q.chunk)
+	c.cols = newInstCols(q.chunk)
 	return c
 }
 
+func newInstCols(n int) *instCols {
+	c := &instCols{}
+	c.grow(n)
+	c.truncate(0)
+	return c
+}
+
+// room is how many more rows the chunk takes.
+func (c *instChunks) room() int { return c.q.chunk - c.cols.len() }
+
 // flush sends the rows on when there are mergeChunk of them, or any at
 // all when final.
-func (c *chunks[T]) flush(final bool) error {
-	if len(c.rows) == 0 || len(c.rows) < c.q.chunk && !final {
+func (c *instChunks) flush(final bool) error {
+	if n := c.cols.len(); n == 0 || n < c.q.chunk && !final {
 		return nil
 	}
-	rows := c.rows
+	cols := c.cols
 	err := c.q.send(writeJob{
-		write: func(w *Writer) error { return c.write(w, rows) },
-		done:  func() { c.free <- rows[:0] },
+		write: func(w *Writer) error { return w.instructionCols(*cols) },
+		done:  func() { cols.truncate(0); c.free <- cols },
 	})
-	if c.rows = <-c.free; c.rows == nil {
-		c.rows = make([]T, 0, c.q.chunk)
+	if c.cols = <-c.free; c.cols == nil {
+		c.cols = newInstCols(c.q.chunk)
 	}
 	return err
 }
@@ -560,6 +570,10 @@ type tableReader struct {
 	// next gave it: its columns' storage is the next records' (a merge's
 	// reader, openTableCols); took hands a record's storage to done.
 	done, took func()
+	// keysChecked: the keys of its dictionary columns lie within their
+	// dictionaries (a Parquet file's reader checks them, hybridReader.fill;
+	// an Arrow file's come unchecked, and bindStr checks them).
+	keysChecked bool
 	// ahead, when set (prefetch), starts decoding the record after the
 	// one next gave last, if it is not under way: a cursor calls it half
 	// way through its record.
@@ -592,6 +606,7 @@ func openTableFile(path string, pf *pqFile, cols []string, pool *wordPool) (*tab
 			}
 		}
 		pf.dictStrings = dict
+		t.keysChecked = true
 		idx, err := pf.columns(cols)
 		if err != nil {
 			pf.close()
@@ -771,18 +786,9 @@ func (s *strCol) key(r int) int32 {
 // Value is row r's string.
 func (s *strCol) Value(r int) string { return s.vals.Value(int(s.key(r))) }
 
-// single says every row's key is 0, of a dictionary of one string. (A
-// Parquet file's reader checks its keys; an Arrow file's are not.)
-func (s *strCol) single() bool {
-	if s.keys == nil || s.vals.Len() != 1 {
-		return false
-	}
-	var or int32
-	for _, k := range s.keys {
-		or |= k
-	}
-	return or == 0
-}
+// single says every row's key is 0, of a dictionary of one string: its
+// keys, bound (bindStr), lie within the dictionary.
+func (s *strCol) single() bool { return s.keys != nil && s.vals.Len() == 1 }
 
 // distinct is the number of keys.
 func (s *strCol) distinct() int { return s.vals.Len() }
@@ -808,11 +814,12 @@ func bindStr(b *binder, dst *strCol, name string) {
 			// An Arrow file's keys come as written (the IPC reader does
 			// not check them against the dictionary): one out of range
 			// is the file's error, not an index past the merge's slices.
-			n := uint32(vals.Len())
-			for r, k := range keys {
-				if uint32(k) >= n {
-					b.err = fmt.Errorf("%s: column %s: row %d has dictionary key %d of %d values", b.path, name, r, k, n)
-					return
+			if n := uint32(vals.Len()); !b.keysChecked {
+				for r, k := range keys {
+					if uint32(k) >= n {
+						b.err = fmt.Errorf("%s: column %s: row %d has dictionary key %d of %d values", b.path, name, r, k, n)
+						return
+					}
 				}
 			}
 			*dst = strCol{keys: keys, vals: vals}
@@ -917,9 +924,10 @@ func (m *spaceMemo) parse(path string, col *strCol, r int) (trace.Space, error) 
 
 // binder takes a record's columns by name, keeping the first error.
 type binder struct {
-	path string
-	rec  arrow.RecordBatch
-	err  error
+	path        string
+	rec         arrow.RecordBatch
+	keysChecked bool // the record's dictionary keys lie within their dictionaries (tableReader.keysChecked)
+	err         error
 }
 
 func bindCol[T arrow.Array](b *binder, dst *T, name string) {
@@ -944,7 +952,7 @@ func (c *wordRow) keyRow() *wordRow { return c }
 // bindKey binds the key columns, then more (the table's other columns).
 func (c *wordRow) bindKey(more func(b *binder)) {
 	c.bind = func(rec arrow.RecordBatch) error {
-		b := &binder{path: c.t.path, rec: rec}
+		b := &binder{path: c.t.path, rec: rec, keysChecked: c.t.keysChecked}
 		bindStr(b, &c.space, "space")
 		bindCol(b, &c.group, "group")
 		bindCol(b, &c.addr, "addr")
@@ -1056,7 +1064,7 @@ type resultCursor struct {
 func newResultCursor(t *tableReader) cursor {
 	c := &resultCursor{rowCursor: rowCursor{t: t, row: -1}}
 	c.bind = func(rec arrow.RecordBatch) error {
-		b := &binder{path: t.path, rec: rec}
+		b := &binder{path: t.path, rec: rec, keysChecked: t.keysChecked}
 		bindCol(b, &c.seq, "seq")
 		bindCol(b, &c.lane, "lane")
 		bindCol(b, &c.elem, "elem")
@@ -1363,7 +1371,7 @@ var instructionCols = []string{"seq", "dialect", "op", "type", "group", "warp", 
 func newInstructionCursor(t *tableReader) *instructionCursor {
 	c := &instructionCursor{rowCursor: rowCursor{t: t, row: -1}}
 	c.bind = func(rec arrow.RecordBatch) error {
-		b := &binder{path: t.path, rec: rec}
+		b := &binder{path: t.path, rec: rec, keysChecked: t.keysChecked}
 		bindCol(b, &c.seq, "seq")
 		bindStr(b, &c.dialect, "dialect")
 		bindStr(b, &c.op, "op")
@@ -1419,10 +1427,10 @@ func (c *instructionCursor) static(r int, parsed map[string]*trace.Static) (*tra
 // out's chunk has room for (at least one: the current row, instruction
 // next), and returns how many. It goes a column at a time: a run of one
 // partition's rows (a slice's instructions) is most of the table.
-func (c *instructionCursor) run(next, bound uint64, parsed map[string]*trace.Static, out *chunks[engine.InstStat]) (int, error) {
+func (c *instructionCursor) run(next, bound uint64, parsed map[string]*trace.Static, out *instChunks) (int, error) {
 	r0 := c.rowCursor.row
 	seq := c.seq.Uint64Values()[r0:c.rows]
-	n := min(len(seq), out.q.chunk-len(out.rows))
+	n := min(len(seq), out.room())
 	if left := bound - next; left < uint64(n) {
 		n = int(left)
 	}
@@ -1432,13 +1440,14 @@ func (c *instructionCursor) run(next, bound uint64, parsed map[string]*trace.Sta
 			break
 		}
 	}
-	o := len(out.rows)
-	out.rows = slices.Grow(out.rows, n)[:o+n]
-	rows := out.rows[o:]
+	cols := out.cols
+	o := cols.grow(n)
+	statics := cols.static[o:]
 	var (
 		last  *trace.Static
 		lastK = int32(-1)
 		lastD [3]int32
+		from  int // the first row of statics not yet set
 	)
 	if c.oneKind {
 		// One dialect, op and type in the record (key 0 each, checked
@@ -1448,40 +1457,38 @@ func (c *instructionCursor) run(next, bound uint64, parsed map[string]*trace.Sta
 			if k != lastK {
 				s, err := c.static(r0+i, parsed)
 				if err != nil {
-					out.rows = out.rows[:o+i]
+					cols.truncate(o + i)
 					return i, err
 				}
 				last, lastK = s, k
 			}
-			rows[i].Static = last
+			statics[i] = last
 		}
-		rows = rows[len(rows):]
+		from = n
 	}
-	for i := range rows {
+	for i := from; i < n; i++ {
 		r := r0 + i
 		k := c.text.key(r)
 		kind := [3]int32{c.dialect.key(r), c.op.key(r), c.typ.key(r)}
 		if k != lastK || kind != lastD {
 			s, err := c.static(r, parsed)
 			if err != nil {
-				out.rows = out.rows[:o+i]
+				cols.truncate(o + i)
 				return i, err
 			}
 			last, lastK, lastD = s, k, kind
 		}
-		rows[i].Static = last
+		statics[i] = last
 	}
-	rows = out.rows[o:]
-	group, warp := c.group.Int64Values()[r0:r0+n], c.warp.Int64Values()[r0:r0+n]
-	lanes, addrs := c.lanes.Uint32Values()[r0:r0+n], c.addrs.Uint32Values()[r0:r0+n]
-	maxc, faults := c.maxc.Uint32Values()[r0:r0+n], c.faults.Uint32Values()[r0:r0+n]
-	casFailed, sectors := c.casFailed.Uint32Values()[r0:r0+n], c.sectors.Uint32Values()[r0:r0+n]
-	for i := range rows {
-		st := &rows[i]
-		st.Seq, st.Group, st.Warp = seq[i], group[i], warp[i]
-		st.Lanes, st.Addresses, st.MaxConflict = lanes[i], addrs[i], maxc[i]
-		st.Faults, st.CASFailed, st.Sectors = faults[i], casFailed[i], sectors[i]
-	}
+	copy(cols.seq[o:], seq[:n])
+	copy(cols.group[o:], c.group.Int64Values()[r0:r0+n])
+	copy(cols.warp[o:], c.warp.Int64Values()[r0:r0+n])
+	copy(cols.lanes[o:], c.lanes.Uint32Values()[r0:r0+n])
+	copy(cols.addrs[o:], c.addrs.Uint32Values()[r0:r0+n])
+	copy(cols.maxc[o:], c.maxc.Uint32Values()[r0:r0+n])
+	copy(cols.faults[o:], c.faults.Uint32Values()[r0:r0+n])
+	copy(cols.casFailed[o:], c.casFailed.Uint32Values()[r0:r0+n])
+	copy(cols.sectors[o:], c.sectors.Uint32Values()[r0:r0+n])
 	return n, nil
 }
 
@@ -1512,7 +1519,7 @@ func mergeInstructions(q *writeQueue, parts []*partDir) error {
 	if err != nil {
 		return err
 	}
-	out := newChunks(q, (*Writer).Instructions)
+	out := newInstChunks(q)
 	parsed := map[string]*trace.Static{}
 	next := uint64(0)
 	seqOf := func(c *instructionCursor) uint64 { return c.seq.Value(c.rowCursor.row) }
@@ -1579,7 +1586,7 @@ func mergeInstructions(q *writeQueue, parts []*partDir) error {
 			st.Sectors += d.sectors.Value(r) // a sector lies in one partition's line
 			st.MaxConflict = max(st.MaxConflict, d.maxc.Value(r))
 		}
-		out.rows = append(out.rows, st)
+		out.cols.add(&st)
 		next++
 		if err := out.flush(false); err != nil {
 			return err

@@ -431,3 +431,40 @@ func TestBindStrRefusesKeyPastDictionary(t *testing.T) {
 		idx.Release()
 	}
 }
+
+// TestMergeKeysChecked: a merge's reader of a Parquet partition file
+// declares its dictionary keys checked (its pages' reader refuses a key
+// past the dictionary), and bindStr then does not scan them; an Arrow
+// file's it scans (TestBindStrRefusesKeyPastDictionary). A Parquet
+// record of one dialect, op and type (oneKindTexts) binds as one kind.
+func TestMergeKeysChecked(t *testing.T) {
+	f := newMergeFixtureOf(t, 120, oneKindTexts)
+	for _, tc := range []struct {
+		format  Format
+		file    string
+		checked bool
+	}{{FormatParquet, "instructions.parquet", true}, {FormatArrow, "instructions.arrow", false}} {
+		dir := filepath.Join(t.TempDir(), "part=0")
+		f.write(t, dir, 0, 1, tc.format, func(uint64) []int { return []int{0} }, func(uint64) int { return 0 })
+		tr, err := openTableCols(filepath.Join(dir, tc.file), instructionCols, &wordPool{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr.keysChecked != tc.checked {
+			t.Errorf("%s: keysChecked %v, want %v", tc.file, tr.keysChecked, tc.checked)
+		}
+		c := newInstructionCursor(tr)
+		if ok, err := c.advance(); !ok || err != nil {
+			t.Fatalf("%s: advance: %v %v", tc.file, ok, err)
+		}
+		// A Parquet file's strings read as dictionaries, of one string
+		// each here; an Arrow file's are plain, a key a row.
+		if one := c.dialect.single() && c.op.single() && c.typ.single(); one != tc.checked || c.oneKind != tc.checked {
+			t.Errorf("%s: dialect, op, type of one key each %v (oneKind %v), want %v", tc.file, one, c.oneKind, tc.checked)
+		}
+		if got := c.dialect.Value(c.rows - 1); got != "ptx" {
+			t.Errorf("%s: last row's dialect %q, want ptx", tc.file, got)
+		}
+		tr.close()
+	}
+}

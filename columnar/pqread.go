@@ -1072,10 +1072,7 @@ func (h *hybridReader) fill(dst []int32, limit uint64) bool {
 		}
 		if h.rle > 0 { // its value was checked as the run's first, above
 			k := int(min(h.rle, uint64(len(dst))))
-			v := int32(h.v)
-			for i := range dst[:k] {
-				dst[i] = v
-			}
+			fillInt32(dst[:k], int32(h.v))
 			h.rle -= uint64(k)
 			dst = dst[k:]
 			continue
@@ -1094,6 +1091,28 @@ func (h *hybridReader) fill(dst []int32, limit uint64) bool {
 		dst[0], dst = int32(x), dst[1:]
 	}
 	return true
+}
+
+// fillInt32 sets every element of dst to v: a long run (an RLE run of a
+// dictionary key, a column of one string's) by clear or by copies of
+// what it has filled, doubling, not an element at a time.
+func fillInt32(dst []int32, v int32) {
+	if len(dst) < 16 {
+		for i := range dst {
+			dst[i] = v
+		}
+		return
+	}
+	if v == 0 {
+		clear(dst)
+		return
+	}
+	for i := range 8 {
+		dst[i] = v
+	}
+	for n := 8; n < len(dst); n *= 2 {
+		copy(dst[n:], dst[:n])
+	}
 }
 
 // packedRun reads into dst the values of the current bit-packed run
@@ -1157,14 +1176,10 @@ func unpackBits(b []byte, off uint64, w int) uint64 {
 // 32- or 64-bit values (their low bits; the sum wraps as the format's
 // does); bytes of mb after them are read but not used, and with 8 of them
 // every value is read 8 bytes at a time. It returns the last value. A miniblock of width 0 (a constant step: seq, a column
-// of zeros) is a loop of additions.
+// of zeros) is a progression (unpackStep).
 func unpackDeltas[T uint32 | uint64](mb []byte, bw byte, v, minDelta uint64, out []T) uint64 {
 	if bw == 0 {
-		for j := range out {
-			v += minDelta
-			out[j] = T(v)
-		}
-		return v
+		return unpackStep(v, minDelta, out)
 	}
 	j := 0
 	if bw <= 8 { // 8 values in bw bytes: one load for the 8
@@ -1183,6 +1198,26 @@ func unpackDeltas[T uint32 | uint64](mb []byte, bw byte, v, minDelta uint64, out
 	}
 	for ; j < len(out); j++ {
 		v += minDelta + unpackBits(mb, uint64(j)*uint64(bw), int(bw))
+		out[j] = T(v)
+	}
+	return v
+}
+
+// unpackStep fills out with v+d, v+2d, ... (wrapping) and returns the
+// last: 8 values an iteration, each from v and a multiple of d, not from
+// the one before, so that the 8 are independent of each other.
+func unpackStep[T uint32 | uint64](v, d uint64, out []T) uint64 {
+	d2, d3, d4 := 2*d, 3*d, 4*d
+	d5, d6, d7, d8 := 5*d, 6*d, 7*d, 8*d
+	j := 0
+	for ; j+8 <= len(out); j += 8 {
+		o := out[j : j+8 : j+8]
+		o[0], o[1], o[2], o[3] = T(v+d), T(v+d2), T(v+d3), T(v+d4)
+		o[4], o[5], o[6], o[7] = T(v+d5), T(v+d6), T(v+d7), T(v+d8)
+		v += d8
+	}
+	for ; j < len(out); j++ {
+		v += d
 		out[j] = T(v)
 	}
 	return v
@@ -1279,12 +1314,31 @@ func (d *deltaDecoder) decode(b []byte, n, w int, dst []byte) error {
 		}
 		copy(widths, b)
 		b = b[len(widths):]
-		for _, bw := range widths {
+		for m := 0; m < len(widths); m++ {
+			bw := widths[m]
 			if k >= n {
 				break
 			}
 			if int(bw) > 8*w {
 				return errCorrupt
+			}
+			if bw == 0 {
+				// Miniblocks of width 0 in a row (a constant step for
+				// the block, or more of it: seq, a column of zeros) have
+				// no bytes: one progression for them all.
+				z := 1
+				for m+z < len(widths) && widths[m+z] == 0 {
+					z++
+				}
+				m += z - 1
+				cnt := min(z*per, n-k)
+				if w == 4 {
+					v = unpackStep(v, minDelta, unsafe.Slice((*uint32)(unsafe.Pointer(&dst[k*4])), cnt))
+				} else {
+					v = unpackStep(v, minDelta, unsafe.Slice((*uint64)(unsafe.Pointer(&dst[k*8])), cnt))
+				}
+				k += cnt
+				continue
 			}
 			nb := per * int(bw) / 8
 			if len(b) < nb {

@@ -229,7 +229,7 @@ func TestUnpackDeltas(t *testing.T) {
 		mb[i] = byte(i*131 + i>>3*7 + 1)
 	}
 	for bw := range 65 {
-		for _, n := range []int{1, 7, 8, 31, 32, 64} {
+		for _, n := range []int{1, 7, 8, 9, 31, 32, 64} {
 			b := mb[:(n*bw+7)/8] // cut after the last value, as a page's last miniblock may be
 			const first, minDelta = 0x1234_5678_9abc_def0, 0xffff_ffff_ffff_fffd
 			want := make([]uint64, n)
@@ -316,6 +316,29 @@ func TestHybridFill(t *testing.T) {
 		h := hybridReader{b: enc[1:], bw: bw}
 		if h.fill(make([]int32, tc.n), tc.limit) {
 			t.Errorf("%s: fill succeeded", tc.name)
+		}
+	}
+}
+
+// TestFillInt32: an RLE run's key fills every element of its slice, for
+// short runs (a loop), long ones of 0 (clear) and of another key
+// (doubling copies), of lengths at and off powers of two, and none past.
+func TestFillInt32(t *testing.T) {
+	for _, v := range []int32{0, 7, -1} {
+		for _, n := range []int{0, 1, 15, 16, 17, 31, 64, 100, 1000, 4096, 4097} {
+			buf := make([]int32, n+2)
+			for i := range buf {
+				buf[i] = 42
+			}
+			fillInt32(buf[1:n+1], v)
+			if buf[0] != 42 || buf[n+1] != 42 {
+				t.Fatalf("v %d, n %d: wrote outside the slice: %d %d", v, n, buf[0], buf[n+1])
+			}
+			for i, x := range buf[1 : n+1] {
+				if x != v {
+					t.Fatalf("v %d, n %d: element %d is %d", v, n, i, x)
+				}
+			}
 		}
 	}
 }

@@ -799,8 +799,139 @@ func (w *Writer) addOps(st []engine.InstStat) error {
 	return nil
 }
 
-func errNoStatic(s *engine.InstStat) error {
-	return fmt.Errorf("columnar: instructions: seq %d has no Static", s.Seq)
+func errNoStatic(s *engine.InstStat) error { return errNoStaticSeq(s.Seq) }
+
+// instCols is instructions rows a column at a time (the merge's): row i
+// is seq[i], static[i], group[i], ..., every slice as long as seq. The
+// Writer encodes from them as from a []engine.InstStat, byte for byte,
+// without a 64-byte row per instruction between.
+type instCols struct {
+	seq                                   []uint64
+	static                                []*trace.Static
+	group, warp                           []int64
+	lanes, addrs, maxc, faults, casFailed []uint32
+	sectors                               []uint32
+}
+
+func (c *instCols) len() int { return len(c.seq) }
+
+// grow makes room for k more rows and returns the first of them: the
+// caller fills rows [i, i+k) of every column.
+func (c *instCols) grow(k int) int {
+	i := len(c.seq)
+	c.seq = slices.Grow(c.seq, k)[:i+k]
+	c.static = slices.Grow(c.static, k)[:i+k]
+	c.group = slices.Grow(c.group, k)[:i+k]
+	c.warp = slices.Grow(c.warp, k)[:i+k]
+	c.lanes = slices.Grow(c.lanes, k)[:i+k]
+	c.addrs = slices.Grow(c.addrs, k)[:i+k]
+	c.maxc = slices.Grow(c.maxc, k)[:i+k]
+	c.faults = slices.Grow(c.faults, k)[:i+k]
+	c.casFailed = slices.Grow(c.casFailed, k)[:i+k]
+	c.sectors = slices.Grow(c.sectors, k)[:i+k]
+	return i
+}
+
+// add appends row st.
+func (c *instCols) add(st *engine.InstStat) {
+	i := c.grow(1)
+	c.seq[i], c.static[i], c.group[i], c.warp[i] = st.Seq, st.Static, st.Group, st.Warp
+	c.lanes[i], c.addrs[i], c.maxc[i], c.faults[i] = st.Lanes, st.Addresses, st.MaxConflict, st.Faults
+	c.casFailed[i], c.sectors[i] = st.CASFailed, st.Sectors
+}
+
+// truncate keeps rows [0, n).
+func (c *instCols) truncate(n int) {
+	c.seq, c.static, c.group, c.warp = c.seq[:n], c.static[:n], c.group[:n], c.warp[:n]
+	c.lanes, c.addrs, c.maxc, c.faults = c.lanes[:n], c.addrs[:n], c.maxc[:n], c.faults[:n]
+	c.casFailed, c.sectors = c.casFailed[:n], c.sectors[:n]
+}
+
+// rows is rows [i, j).
+func (c *instCols) rows(i, j int) instCols {
+	return instCols{seq: c.seq[i:j], static: c.static[i:j], group: c.group[i:j], warp: c.warp[i:j],
+		lanes: c.lanes[i:j], addrs: c.addrs[i:j], maxc: c.maxc[i:j], faults: c.faults[i:j],
+		casFailed: c.casFailed[i:j], sectors: c.sectors[i:j]}
+}
+
+// instructionCols is Instructions of the rows of c.
+func (w *Writer) instructionCols(c instCols) error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	if w.traceDone {
+		return w.fail(errAfterTrace("instructions"))
+	}
+	t := w.tables[tInstructions]
+	for c.len() > 0 {
+		var k int
+		if t == nil {
+			k = c.len()
+			if err := w.addOpsCols(c); err != nil {
+				return err
+			}
+		} else {
+			var err error
+			if k, err = w.putInstructionCols(t, c.rows(0, w.chunk(t, c.len()))); err != nil {
+				return w.fail(err)
+			}
+			if err := w.added(t, k); err != nil {
+				return w.fail(err)
+			}
+		}
+		c = c.rows(k, c.len())
+	}
+	return nil
+}
+
+// addOpsCols is addOps of the rows of c.
+func (w *Writer) addOpsCols(c instCols) error {
+	ops := w.tables[tOps] != nil
+	var (
+		last *trace.Static
+		from int
+	)
+	for i, s := range c.static {
+		if s == last && i > 0 {
+			continue
+		}
+		if s == nil {
+			return w.fail(errNoStaticSeq(c.seq[i]))
+		}
+		if ops && i > 0 {
+			w.memo(last).agg.addRunCols(c.rows(from, i))
+		}
+		last, from = s, i
+	}
+	if ops && c.len() > 0 {
+		w.memo(last).agg.addRunCols(c.rows(from, c.len()))
+	}
+	return nil
+}
+
+// addRunCols is addRun of the rows of c.
+func (a *opAgg) addRunCols(c instCols) {
+	var lanes, faults, conflictSum, sectors uint64
+	maxConflict := a.maxConflict
+	n := c.len()
+	ls, fs, ms, ss := c.lanes[:n], c.faults[:n], c.maxc[:n], c.sectors[:n]
+	for i := range n {
+		lanes += uint64(ls[i])
+		faults += uint64(fs[i])
+		conflictSum += uint64(ms[i])
+		maxConflict = max(maxConflict, ms[i])
+		sectors += uint64(ss[i])
+	}
+	a.instructions += uint64(c.len())
+	a.lanes += lanes
+	a.faults += faults
+	a.conflictSum += conflictSum
+	a.maxConflict = maxConflict
+	a.sectors += sectors
+}
+
+func errNoStaticSeq(seq uint64) error {
+	return fmt.Errorf("columnar: instructions: seq %d has no Static", seq)
 }
 
 // putInstructions writes st, for which t's batch has room, into it and
@@ -818,29 +949,64 @@ func errNoStatic(s *engine.InstStat) error {
 // between kept the compiler from holding in registers.
 func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 	b, n := t.b, t.b.rows
-	k, err := w.putStatics(t, st)
+	if len(st) == 0 {
+		return 0, nil
+	}
+	const size = unsafe.Sizeof(engine.InstStat{})
+	base := unsafe.Pointer(unsafe.SliceData(st))
+	k, err := w.putStatics(t, unsafe.Add(base, unsafe.Offsetof(engine.InstStat{}.Static)), size, len(st),
+		func(i int) uint64 { return st[i].Seq },
+		func(a *opAgg, from, to int) { a.addRun(st[from:to]) })
 	if err != nil {
 		return 0, err
 	}
-	st = st[:k]
-	putStat[uint64](b, &b.cols[0], n, st, unsafe.Offsetof(engine.InstStat{}.Seq))
-	putStat[int64](b, &b.cols[5], n, st, unsafe.Offsetof(engine.InstStat{}.Group))
-	putStat[int64](b, &b.cols[6], n, st, unsafe.Offsetof(engine.InstStat{}.Warp))
-	putStat[uint32](b, &b.cols[7], n, st, unsafe.Offsetof(engine.InstStat{}.Lanes))
-	putStat[uint32](b, &b.cols[8], n, st, unsafe.Offsetof(engine.InstStat{}.Addresses))
-	putStat[uint32](b, &b.cols[9], n, st, unsafe.Offsetof(engine.InstStat{}.MaxConflict))
-	putStat[uint32](b, &b.cols[10], n, st, unsafe.Offsetof(engine.InstStat{}.Faults))
-	putStat[uint32](b, &b.cols[12], n, st, unsafe.Offsetof(engine.InstStat{}.CASFailed))
-	putStat[uint32](b, &b.cols[13], n, st, unsafe.Offsetof(engine.InstStat{}.Sectors))
+	field := func(off uintptr) unsafe.Pointer { return unsafe.Add(base, off) }
+	putStat[uint64](b, &b.cols[0], n, k, field(unsafe.Offsetof(engine.InstStat{}.Seq)), size)
+	putStat[int64](b, &b.cols[5], n, k, field(unsafe.Offsetof(engine.InstStat{}.Group)), size)
+	putStat[int64](b, &b.cols[6], n, k, field(unsafe.Offsetof(engine.InstStat{}.Warp)), size)
+	putStat[uint32](b, &b.cols[7], n, k, field(unsafe.Offsetof(engine.InstStat{}.Lanes)), size)
+	putStat[uint32](b, &b.cols[8], n, k, field(unsafe.Offsetof(engine.InstStat{}.Addresses)), size)
+	putStat[uint32](b, &b.cols[9], n, k, field(unsafe.Offsetof(engine.InstStat{}.MaxConflict)), size)
+	putStat[uint32](b, &b.cols[10], n, k, field(unsafe.Offsetof(engine.InstStat{}.Faults)), size)
+	putStat[uint32](b, &b.cols[12], n, k, field(unsafe.Offsetof(engine.InstStat{}.CASFailed)), size)
+	putStat[uint32](b, &b.cols[13], n, k, field(unsafe.Offsetof(engine.InstStat{}.Sectors)), size)
 	return k, nil
 }
 
-// putStatics is putInstructions' pass over the rows' Statics: it writes
-// their keys (dialect, op, type, space and text) into t's batch, adds the
-// rows to the ops totals, and returns how many rows fit the batch's text
-// bytes (see maxBatchStringBytes).
-func (w *Writer) putStatics(t *table, st []engine.InstStat) (int, error) {
-	b, n, k := t.b, t.b.rows, len(st)
+// putInstructionCols is putInstructions of the rows of c, each column
+// read where it lies.
+func (w *Writer) putInstructionCols(t *table, c instCols) (int, error) {
+	b, n := t.b, t.b.rows
+	if c.len() == 0 {
+		return 0, nil
+	}
+	k, err := w.putStatics(t, unsafe.Pointer(unsafe.SliceData(c.static)), unsafe.Sizeof(c.static[0]), c.len(),
+		func(i int) uint64 { return c.seq[i] },
+		func(a *opAgg, from, to int) { a.addRunCols(c.rows(from, to)) })
+	if err != nil {
+		return 0, err
+	}
+	putStatCol(b, &b.cols[0], n, c.seq[:k])
+	putStatCol(b, &b.cols[5], n, c.group[:k])
+	putStatCol(b, &b.cols[6], n, c.warp[:k])
+	putStatCol(b, &b.cols[7], n, c.lanes[:k])
+	putStatCol(b, &b.cols[8], n, c.addrs[:k])
+	putStatCol(b, &b.cols[9], n, c.maxc[:k])
+	putStatCol(b, &b.cols[10], n, c.faults[:k])
+	putStatCol(b, &b.cols[12], n, c.casFailed[:k])
+	putStatCol(b, &b.cols[13], n, c.sectors[:k])
+	return k, nil
+}
+
+// putStatics is putInstructions' pass over the rows' Statics, k of them,
+// row i's at statics + i*stride: it writes their keys (dialect, op, type,
+// space and text) into t's batch, adds the rows to the ops totals (run,
+// a run of rows of one Static at a time), and returns how many rows fit
+// the batch's text bytes (see maxBatchStringBytes). seq is row i's seq,
+// for an error.
+func (w *Writer) putStatics(t *table, statics unsafe.Pointer, stride uintptr, k int,
+	seq func(i int) uint64, run func(a *opAgg, from, to int)) (int, error) {
+	b, n := t.b, t.b.rows
 	var (
 		// nil while the column has no room: on its progression since the
 		// batch began (batch.grow), until keep gives it room.
@@ -853,19 +1019,19 @@ func (w *Writer) putStatics(t *table, st []engine.InstStat) (int, error) {
 		m    *staticMemo
 		from int
 	)
-	for i := range st {
-		s := &st[i]
-		if s.Static != last || m == nil {
-			if s.Static == nil {
-				return 0, errNoStatic(s)
+	for i := range k {
+		s := *(**trace.Static)(unsafe.Add(statics, uintptr(i)*stride))
+		if s != last || m == nil {
+			if s == nil {
+				return 0, errNoStaticSeq(seq(i))
 			}
 			if m != nil && m.agg != nil {
-				m.agg.addRun(st[from:i])
+				run(m.agg, from, i)
 			}
 			from = i
-			last, m = s.Static, w.memo(s.Static)
+			last, m = s, w.memo(s)
 			if m.gen != t.gen {
-				w.keyStatic(t, m, s.Static)
+				w.keyStatic(t, m, s)
 			}
 			// Rows between two changes of Static share a key: only the
 			// first of each is compared with the batch's first row's.
@@ -888,35 +1054,32 @@ func (w *Writer) putStatics(t *table, st []engine.InstStat) (int, error) {
 		}
 	}
 	if m != nil && m.agg != nil {
-		m.agg.addRun(st[from:k])
+		run(m.agg, from, k)
 	}
 	return k, nil
 }
 
-// putStat writes the field at offset off of each of rows st, of type T,
-// into column c as rows [n, n+len(st)) of b: each row past the first two
-// of the batch either on the column's progression (konst), and then not
-// stored, or, from the first that is not (batch.keep), stored. It is the
-// rule of batch.keep, a column at a time.
-func putStat[T uint64 | int64 | uint32](b *batch, c *colBuf, n int, st []engine.InstStat, off uintptr) {
-	k := len(st)
+// putStat writes k values of type T, the i-th at base + i*stride (a
+// field of rows, or a column), into column c as rows [n, n+k) of b: each
+// row past the first two of the batch either on the column's progression
+// (konst), and then not stored, or, from the first that is not
+// (batch.keep), stored. It is the rule of batch.keep, a column at a time.
+func putStat[T uint64 | int64 | uint32](b *batch, c *colBuf, n, k int, base unsafe.Pointer, stride uintptr) {
 	if k == 0 {
 		return
 	}
-	base := unsafe.Add(unsafe.Pointer(unsafe.SliceData(st)), off)
-	const size = unsafe.Sizeof(engine.InstStat{})
 	i := 0
 	if c.konst {
 		// Rows 0 and 1 of the batch set the progression.
 		for ; i < k && n+i < 2; i++ {
-			b.keep(c, n+i, uint64(*(*T)(unsafe.Add(base, uintptr(i)*size))))
+			b.keep(c, n+i, uint64(*(*T)(unsafe.Add(base, uintptr(i)*stride))))
 		}
 		if i == k {
 			return
 		}
 		want, step := c.at(n+i), c.kstep
 		for ; i < k; i++ {
-			if uint64(*(*T)(unsafe.Add(base, uintptr(i)*size))) != want {
+			if uint64(*(*T)(unsafe.Add(base, uintptr(i)*stride))) != want {
 				break
 			}
 			want += step
@@ -928,8 +1091,37 @@ func putStat[T uint64 | int64 | uint32](b *batch, c *colBuf, n int, st []engine.
 	}
 	dst := rowsOf[T](c, n, k)
 	for ; i < k; i++ {
-		dst[i] = *(*T)(unsafe.Add(base, uintptr(i)*size))
+		dst[i] = *(*T)(unsafe.Add(base, uintptr(i)*stride))
 	}
+}
+
+// putStatCol is putStat of the column vs: off the progression, a copy.
+func putStatCol[T uint64 | int64 | uint32](b *batch, c *colBuf, n int, vs []T) {
+	k := len(vs)
+	if k == 0 {
+		return
+	}
+	i := 0
+	if c.konst {
+		for ; i < k && n+i < 2; i++ {
+			b.keep(c, n+i, uint64(vs[i]))
+		}
+		if i == k {
+			return
+		}
+		want, step := c.at(n+i), c.kstep
+		for ; i < k; i++ {
+			if uint64(vs[i]) != want {
+				break
+			}
+			want += step
+		}
+		if i == k {
+			return
+		}
+		b.fillRows(c, n+i)
+	}
+	copy(rowsOf[T](c, n, k)[i:], vs[i:])
 }
 
 // keyStatic gives s a key in t's batch, its strings looked up in (or
