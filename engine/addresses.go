@@ -786,6 +786,24 @@ func (t *addrTracker) analyse(ex *exploreEntry, b *batch, bi *binst, n, slot uin
 	}
 }
 
+// chain walks a word's chain of entries, in address order, from entry i
+// (-1: none) for the entry of byte sub: found is its index, or -1 with
+// prev the last entry before the place it goes (the prev given when that
+// is the chain's head).
+func (ps *pageStats) chain(i, prev int, sub uint8) (found, last int) {
+	for ; i >= 0; i = ps.entry(i).next() {
+		e := ps.entry(i)
+		if e.sub() == sub {
+			return i, prev
+		}
+		if e.sub() > sub {
+			break
+		}
+		prev = i
+	}
+	return -1, prev
+}
+
 // findIndex returns the slab index of the entry of the address at byte
 // sub of word w, adding it, in so's arena.
 func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, so *slabOwner) int {
@@ -803,32 +821,21 @@ func (ps *pageStats) findIndex(w uint32, sub uint8, explore bool, so *slabOwner)
 	if ps.dense {
 		// Entry w heads the word's chain (sub 0 is found without
 		// findIndex); a sub-word entry goes after it, in address order.
-		prev = int(w)
-		for i := ps.entry(prev).next(); i >= 0; i = ps.entry(i).next() {
-			e := ps.entry(i)
-			if e.sub() == sub {
-				return i
-			}
-			if e.sub() > sub {
-				break
-			}
-			prev = i
+		found, last := ps.chain(ps.entry(int(w)).next(), int(w), sub)
+		if found >= 0 {
+			return found
 		}
+		prev = last
 	} else if ps.index == nil {
 		ps.index = unsafe.Slice((*uint16)(so.arena.Alloc(2*shard.PageWords)), shard.PageWords)
 		so.held.Add(2 * shard.PageWords)
 	} else {
 		head = ps.index[w]
-		for i := int(head) - 1; i >= 0; i = ps.entry(i).next() {
-			e := ps.entry(i)
-			if e.sub() == sub {
-				return i
-			}
-			if e.sub() > sub {
-				break
-			}
-			prev = i
+		found, last := ps.chain(int(head)-1, -1, sub)
+		if found >= 0 {
+			return found
 		}
+		prev = last
 	}
 	i := ps.n
 	ps.n++
