@@ -56,7 +56,10 @@ import (
 // group once its cursor is half way through the one before (prefetch),
 // its string columns as their dictionaries' keys, its columns' storage
 // taken from one pool for the whole merge, to which each row group's goes
-// back once its rows are merged (openTableCols).
+// back once its rows are merged (openTableCols). A partition's
+// instructions are decoded once their rows are due, or next: until then
+// its first seq, from its file's first page, stands for them
+// (openInstructions).
 
 // partDir is one partition directory and what its files say it is.
 type partDir struct {
@@ -1361,6 +1364,74 @@ type instructionCursor struct {
 	// oneKind: the record's rows have one dialect, op and type (key 0
 	// each) and text keys.
 	oneKind bool
+	// pending: the cursor has read no record yet, and its first row's
+	// seq is first, from its file's first page (pqFile.firstDelta): a
+	// partition's records are decoded when its rows are due, not all
+	// partitions' at the start (openInstructions).
+	pending bool
+	first   uint64
+}
+
+// seqAt is the seq of the cursor's current row: its first row's, read
+// from its file, while it is pending.
+func (c *instructionCursor) seqAt() uint64 {
+	if c.pending {
+		return c.first
+	}
+	return c.seq.Value(c.rowCursor.row)
+}
+
+// load moves a pending cursor to its first row, as openCursors moves
+// every other: false if it has none.
+func (c *instructionCursor) load() (bool, error) {
+	c.pending = false
+	return c.advance()
+}
+
+// openInstructions opens every partition's instructions, read ahead
+// (prefetch), and returns the cursors (all, to close) and those with rows
+// (live, in partition order). In a split pipeline a run of one
+// partition's rows (a slice's instructions) is most of the table, and the
+// others' rows wait for it: a cursor whose first seq its file's first
+// page gives is left pending, its records decoded only once its rows are
+// due (or next: mergeInstructions asks the one whose rows come after the
+// run to start), so the merge holds two or three partitions' records at
+// once, not every partition's, whose storage was most of the fresh
+// memory the merge touched. Any other cursor reads its first record now,
+// as openCursors does.
+func openInstructions(q *writeQueue, parts []*partDir, all *[]*instructionCursor) ([]*instructionCursor, error) {
+	var live []*instructionCursor
+	for _, p := range parts {
+		pf := p.pq[tInstructions]
+		p.pq[tInstructions] = nil // the reader's, which closes it
+		t, err := openTableFile(p.files[tInstructions], pf, instructionCols, q.pool)
+		if err != nil {
+			return nil, err
+		}
+		c := newInstructionCursor(t)
+		*all = append(*all, c)
+		if pf != nil {
+			c.first, c.pending = pf.firstDelta(pf.column("seq"))
+		}
+		t.prefetch()
+		if !c.pending {
+			t.ahead() // its first record beside the others'
+		}
+	}
+	for _, c := range *all {
+		if c.pending {
+			live = append(live, c)
+			continue
+		}
+		ok, err := c.advance()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			live = append(live, c)
+		}
+	}
+	return live, nil
 }
 
 // instructionCols are the columns the merge reads of instructions: space
@@ -1515,22 +1586,49 @@ func mergeInstructions(q *writeQueue, parts []*partDir) error {
 			c.close()
 		}
 	}()
-	live, err := openCursors(q, parts, tInstructions, instructionCols, newInstructionCursor, &all)
+	live, err := openInstructions(q, parts, &all)
 	if err != nil {
 		return err
 	}
 	out := newInstChunks(q)
 	parsed := map[string]*trace.Static{}
 	next := uint64(0)
-	seqOf := func(c *instructionCursor) uint64 { return c.seq.Value(c.rowCursor.row) }
+	seqOf := (*instructionCursor).seqAt
 	for len(live) > 0 {
 		lo, bound := 0, uint64(math.MaxUint64) // the cursor of the lowest seq; the others' lowest
+		hi := -1                               // the cursor of bound
 		for i := 1; i < len(live); i++ {
 			if s := seqOf(live[i]); s < seqOf(live[lo]) {
-				bound, lo = seqOf(live[lo]), i
-			} else {
-				bound = min(bound, s)
+				bound, lo, hi = seqOf(live[lo]), i, lo
+			} else if s < bound {
+				bound, hi = s, i
 			}
+		}
+		// The pending cursors of the lowest seq read their first
+		// records; then the pass starts again, on their rows' seqs.
+		loaded, low := false, seqOf(live[lo])
+		for i := 0; i < len(live); {
+			d := live[i]
+			if !d.pending || d.first != low {
+				i++
+				continue
+			}
+			loaded = true
+			ok, err := d.load()
+			if err != nil {
+				return err
+			}
+			if ok {
+				i++
+			} else {
+				live = slices.Delete(live, i, i+1)
+			}
+		}
+		if loaded {
+			continue
+		}
+		if hi >= 0 && live[hi].pending {
+			live[hi].t.ahead() // its rows come after this run's
 		}
 		c := live[lo]
 		if seq := seqOf(c); seq != next {
@@ -1572,10 +1670,10 @@ func mergeInstructions(q *writeQueue, parts []*partDir) error {
 		}
 		st, text := c.row(r, s), c.text.Value(r)
 		for _, d := range live[lo+1:] {
-			r := d.rowCursor.row
-			if d.seq.Value(r) != next {
+			if seqOf(d) != next { // a pending cursor's first is past next
 				continue
 			}
+			r := d.rowCursor.row
 			if d.lanes.Value(r) != st.Lanes || d.text.Value(r) != text {
 				return mergeErr("%s says instruction %d is %q with %d lanes, %s says %q with %d: not partitions of one replay",
 					d.t.path, next, d.text.Value(r), d.lanes.Value(r), c.t.path, text, st.Lanes)
