@@ -469,6 +469,7 @@ func mergeTables(w *Writer, chunk int, phases [][]func(q *writeQueue) error) err
 	var mu sync.Mutex
 	var queues []*writeQueue
 	pool := &wordPool{}
+	defer pool.release() // every merge has returned, its readers closed
 	for p, merges := range phases {
 		ahead := traceAhead
 		if p > 0 {

@@ -65,6 +65,7 @@ func TestMergeDecodesPartitionsWhenDue(t *testing.T) {
 	}
 	defer w.Abort()
 	q := &writeQueue{jobs: make(chan writeJob, 1), ahead: 1, chunk: 16, stopped: new(atomic.Bool), pool: &wordPool{}}
+	defer q.pool.release()
 	errc := make(chan error, 1)
 	go func() {
 		errc <- mergeInstructions(q, parts)
