@@ -534,15 +534,19 @@ func newInstChunks(q *writeQueue) *instChunks {
 	for range q.ahead {
 		c.free <- nil // made when first taken
 	}
-	c.cols = newInstCols(q.chunk)
+	c.cols = newInstColsOf(q.chunk, q.pool)
 	return c
 }
 
-func newInstCols(n int) *instCols {
-	c := &instCols{}
-	c.grow(n)
-	c.truncate(0)
-	return c
+func newInstCols(n int) *instCols { return newInstColsOf(n, nil) }
+
+// newInstColsOf is instCols with room for n rows, the numeric columns'
+// from pool's slabs (poolSlice).
+func newInstColsOf(n int, pool *wordPool) *instCols {
+	return &instCols{seq: poolSlice[uint64](pool, n), static: make([]*trace.Static, 0, n),
+		group: poolSlice[int64](pool, n), warp: poolSlice[int64](pool, n),
+		lanes: poolSlice[uint32](pool, n), addrs: poolSlice[uint32](pool, n), maxc: poolSlice[uint32](pool, n),
+		faults: poolSlice[uint32](pool, n), casFailed: poolSlice[uint32](pool, n), sectors: poolSlice[uint32](pool, n)}
 }
 
 // room is how many more rows the chunk takes.
@@ -560,7 +564,7 @@ func (c *instChunks) flush(final bool) error {
 		done:  func() { cols.truncate(0); c.free <- cols },
 	})
 	if c.cols = <-c.free; c.cols == nil {
-		c.cols = newInstCols(c.q.chunk)
+		c.cols = newInstColsOf(c.q.chunk, c.q.pool)
 	}
 	return err
 }
@@ -1220,13 +1224,14 @@ func (b *rowBuffer) write(w *Writer) error {
 	return nil
 }
 
-// alloc makes room for a chunk of table id's rows, once.
-func (b *rowBuffer) alloc(id tableID, chunk int) {
+// alloc makes room for a chunk of table id's rows, once: the memory
+// table's from pool's slabs (poolSlice).
+func (b *rowBuffer) alloc(id tableID, chunk int, pool *wordPool) {
 	switch {
 	case id == tResults && b.results == nil:
 		b.results = make([]engine.Result, 0, chunk)
 	case id == tMemory && b.words == nil:
-		b.words = make([]engine.Word, 0, chunk)
+		b.words = poolSlice[engine.Word](pool, chunk)
 	case id == tAddresses && b.addrs == nil:
 		b.addrs = make([]engine.AddressStat, 0, chunk)
 	case id == tOrders && b.orders == nil:
@@ -1295,7 +1300,7 @@ func mergeSorted(q *writeQueue, parts []*partDir, id tableID, newCursor func(*ta
 		free <- new(rowBuffer)
 	}
 	buf := new(rowBuffer)
-	buf.alloc(id, q.chunk)
+	buf.alloc(id, q.chunk, q.pool)
 	flush := func(final bool) error {
 		if buf.err != nil {
 			return buf.err
@@ -1306,7 +1311,7 @@ func mergeSorted(q *writeQueue, parts []*partDir, id tableID, newCursor func(*ta
 		b := buf
 		err := q.send(writeJob{write: b.write, done: func() { b.reset(); free <- b }})
 		buf = <-free
-		buf.alloc(id, q.chunk)
+		buf.alloc(id, q.chunk, q.pool)
 		return err
 	}
 	for len(live) > 0 {

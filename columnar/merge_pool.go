@@ -1,6 +1,10 @@
 package columnar
 
-import "github.com/gpureplay/replay/internal/offheap"
+import (
+	"unsafe"
+
+	"github.com/gpureplay/replay/internal/offheap"
+)
 
 // A merge decodes every partition's row groups into storage of its
 // wordPool, which the storage of the row groups merged goes back to; the
@@ -53,4 +57,18 @@ func (p *wordPool) release() {
 		_ = k.Release()
 	}
 	p.slabs = nil
+}
+
+// poolSlice returns an empty slice with room for n values of T, which
+// must hold no pointers, from pool's slabs (alloc): the merge's own
+// buffers of rows for the writer, new memory as its readers' storage is.
+// It lives until the merge releases the pool; a nil pool's is the Go
+// heap's.
+func poolSlice[T any](p *wordPool, n int) []T {
+	var zero T
+	w := p.alloc((int64(n)*int64(unsafe.Sizeof(zero)) + 7) / 8)
+	if len(w) == 0 {
+		return make([]T, 0, n)
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(w))), n)[:0]
 }

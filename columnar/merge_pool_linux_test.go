@@ -5,7 +5,9 @@ package columnar
 import (
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -67,3 +69,25 @@ func TestMergeDecodesOnHugePages(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeChunksOnHugePages: the chunks of instructions rows a merge
+// hands the writer (instChunks) have their numeric columns on transparent
+// huge pages, from the merge's pool, as its readers' storage: new memory
+// each, a fault a 4 KiB page in the Go heap.
+func TestMergeChunksOnHugePages(t *testing.T) {
+	q := &writeQueue{jobs: make(chan writeJob, 1), ahead: 1, chunk: mergeChunk, stopped: new(atomic.Bool), pool: &wordPool{}}
+	defer q.pool.release()
+	c := newInstChunks(q)
+	cols := c.cols
+	cols.grow(mergeChunk)
+	for name, b := range map[string]uintptr{"seq": sliceAddr(cols.seq), "warp": sliceAddr(cols.warp), "lanes": sliceAddr(cols.lanes), "sectors": sliceAddr(cols.sectors)} {
+		if flags := vmFlags(t, b); !strings.Contains(" "+flags+" ", " hg ") {
+			t.Errorf("column %s at %#x: VmFlags %q, want hg (MADV_HUGEPAGE)", name, b, flags)
+		}
+	}
+	if cap(cols.seq) != mergeChunk || cap(cols.static) != mergeChunk {
+		t.Errorf("room for %d and %d rows, want %d", cap(cols.seq), cap(cols.static), mergeChunk)
+	}
+}
+
+func sliceAddr[T any](s []T) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(s))) }
