@@ -125,30 +125,28 @@ func (b *batch) prefixWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	s0 := int(bi.slot)
 	if b.wide || b.elems {
 		b.warpRows(bi, all)
-	} else {
-		// warpRows' rows of a full warp: the addresses alone.
-		copy(b.resAddr[s0:s0+n:s0+n], all)
-	}
+	} // else warpRows' rows of a full warp are its addresses alone: prefixLanes'
 	ps := b.pageSet(r)
 	ps.next()
-	distinct, maxc := prefixLanes(&acc.sums, all, b.vals[s0:s0+n:s0+n], uint32(bi.bVal), &ps.counts, ps.gen)
+	distinct, maxc := prefixLanes(&acc.sums, all, b.resAddr[s0:s0+n:s0+n], b.vals[s0:s0+n:s0+n], uint32(bi.bVal), &ps.counts, ps.gen)
 	b.setStat(bi, distinct, conflictDepth(distinct, maxc), 0, pageSectors(all))
 	return true, nil
 }
 
-// prefixLanes gives each lane of a warp on one page (addrs) its word's
-// running sum in sums as its value (vals, a slot a lane), then adds v to
-// it, and counts the lanes as pageRecsSlots does. Not inlined, for its
-// registers (see listAddresses).
+// prefixLanes gives each lane of a warp on one page (addrs) its address
+// (rows, a slot a lane) and its word's running sum in sums as its value
+// (vals), then adds v to the sum, and counts the lanes as pageRecsSlots
+// does. Not inlined, for its registers (see listAddresses).
 //
 //go:noinline
-func prefixLanes(sums *[shard.PageWords]uint64, addrs, vals []uint64, v uint32, counts *[shard.PageBytes]uint16, gen uint16) (distinct, maxc uint32) {
+func prefixLanes(sums *[shard.PageWords]uint64, addrs, rows, vals []uint64, v uint32, counts *[shard.PageBytes]uint16, gen uint16) (distinct, maxc uint32) {
 	add := 1<<32 | uint64(v)
 	s, c := sums[:], counts[:] // see laneSlices
-	vals = vals[:len(addrs)]
+	rows, vals = rows[:len(addrs)], vals[:len(addrs)]
 	for k, a := range addrs {
 		w := a >> 2 & (shard.PageWords - 1)
 		x := s[w]
+		rows[k] = a
 		vals[k] = uint64(uint32(x))
 		s[w] = x + add
 		distinct, maxc = countLane(c, a, gen, distinct, maxc)
