@@ -129,7 +129,7 @@ func (b *batch) prefixWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	ps := b.pageSet(r)
 	ps.next()
 	distinct, maxc := prefixLanes(&acc.sums, all, b.resAddr[s0:s0+n:s0+n], b.vals[s0:s0+n:s0+n], uint32(bi.bVal), &ps.counts, ps.gen)
-	b.setStat(bi, distinct, conflictDepth(distinct, maxc), 0, pageSectors(all))
+	b.setStat(bi, distinct, conflictDepth(distinct, maxc), 0, warpSectors(all, b.avx512))
 	return true, nil
 }
 
