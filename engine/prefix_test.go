@@ -85,15 +85,15 @@ func prefixTrace(seed uint64, exch bool) string {
 // statistics the reference's (prefixTrace's mix of warps it takes and
 // leaves), under one to four workers, several shard and batch counts and
 // batches cut by their lists, to a sink that takes the results as columns
-// (columnar.Writer's) and to one that takes them as rows; the path is
-// taken where the results table is written without the addresses table
-// (in a batch of adds alone: with exchanges, only where batches are cut
-// smaller than the trace), and not with it.
+// (columnar.Writer's), also under WithExplore, and to one that takes
+// them as rows; the path is taken where the results table is written
+// without the addresses table (in a batch of adds alone: with exchanges,
+// only where batches are cut smaller than the trace), and not with it.
 func TestPrefixSumsEqualReference(t *testing.T) {
 	for seed := uint64(1); seed <= 4; seed++ {
 		exch := seed > 2
 		src := prefixTrace(seed, exch)
-		want := referenceUnder(t, src, false)
+		wants := [2]outcome{referenceUnder(t, src, false), referenceUnder(t, src, true)}
 		for _, set := range []struct {
 			cut  bool // batches smaller than the trace
 			opts []Option
@@ -110,6 +110,7 @@ func TestPrefixSumsEqualReference(t *testing.T) {
 			for _, cfg := range []sinkConfig{
 				{name: "results", results: true, pages: true},
 				{name: "results-rows", results: true},
+				{name: "results+explore", results: true, explore: true, pages: true},
 				{name: "default", results: true, addresses: true, pages: true},
 			} {
 				what := fmt.Sprintf("seed %d, %d options, %s", seed, len(opts), cfg.name)
@@ -119,12 +120,15 @@ func TestPrefixSumsEqualReference(t *testing.T) {
 					p := &pagedSink{configSink{cfg: &cfg}}
 					c, sink = &p.configSink, p
 				}
-				e := runEngine(t, src, sink, opts...)
+				e := runEngine(t, src, sink, append(opts[:len(opts):len(opts)], WithExplore(cfg.explore))...)
 				if taken, want := e.prefixWarps > 0, !cfg.addresses && (!exch || set.cut); taken != want {
 					t.Errorf("%s: %d warps prefix-summed", what, e.prefixWarps)
 				}
 				got := collect(&c.Collector)
-				w := want
+				w := wants[0]
+				if cfg.explore {
+					w = wants[1]
+				}
 				if !cfg.addresses {
 					w.Addrs = []AddressStat{}
 				}
