@@ -129,7 +129,16 @@ func (b *batch) prefixWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	ps := b.pageSet(r)
 	ps.next()
 	distinct, maxc := prefixLanes(&acc.sums, all, b.resAddr[s0:s0+n:s0+n], b.vals[s0:s0+n:s0+n], uint32(bi.bVal), &ps.counts, ps.gen)
-	b.setStat(bi, distinct, conflictDepth(distinct, maxc), 0, warpSectors(all, b.avx512))
+	// The warp's sectors: AVX-512's conflict count for a full warp where
+	// the CPU has it, cheaper than pageSectors' loop, which takes the
+	// rest (the warp lies in one page).
+	var sectors uint32
+	if b.avx512 && n == trace.MaxLanes {
+		sectors = warpSectors(all, true)
+	} else {
+		sectors = pageSectors(all)
+	}
+	b.setStat(bi, distinct, conflictDepth(distinct, maxc), 0, sectors)
 	return true, nil
 }
 

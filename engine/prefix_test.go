@@ -141,3 +141,77 @@ func TestPrefixSumsEqualReference(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefixSumsSIMD16EqualReference: prefixWarp's SIMD16 warps (vISA's
+// and LSC's 16 lanes, all active, values returned, on 64 words) beside
+// masked warps and warps on one word, which it leaves, give each lane and leave the memory
+// and statistics the reference's, under one and two workers, columns and
+// rows, Go's loops or the assembly.
+func TestPrefixSumsSIMD16EqualReference(t *testing.T) {
+	const base, size = 0x80000, 0x800
+	list := func(n int, f func(l int) uint64) string {
+		s := make([]string, n)
+		for l := range s {
+			s[l] = fmt.Sprintf("0x%x", f(l))
+		}
+		return "[" + strings.Join(s, ",") + "]"
+	}
+	for _, d := range []struct {
+		name string
+		inst func(addrs string, b int, more string) string
+	}{
+		{"visa", func(addrs string, b int, more string) string {
+			return fmt.Sprintf("DWORD_ATOMIC.ADD (16) T255 V10 V11 V0 V12 | V10=%s V11=%d%s\n", addrs, b, more)
+		}},
+		{"lsc", func(addrs string, b int, more string) string {
+			return fmt.Sprintf("lsc_atomic_iadd.ugm (M1,16) V13:d32 flat[V12]:a64 V14 V0 | V12=%s V14=%d%s\n", addrs, b, more)
+		}},
+	} {
+		t.Run(d.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(16, uint64(len(d.name))))
+			var b strings.Builder
+			fmt.Fprintf(&b, ".region global 0x%x 0x%x\n", base, size)
+			bin := func(int) uint64 { return base + uint64(r.IntN(64))*4 }
+			for i := range 300 {
+				switch i % 40 {
+				case 38: // lanes masked off
+					b.WriteString(d.inst(list(16, bin), 1, fmt.Sprintf(" mask=0x%x", r.Uint32()&0x7fff|1)))
+				case 39: // every lane on one word
+					w := bin(0)
+					b.WriteString(d.inst(list(16, func(int) uint64 { return w }), 7, ""))
+				default:
+					b.WriteString(d.inst(list(16, bin), 1+r.IntN(5), ""))
+				}
+			}
+			src := b.String()
+			want := referenceUnder(t, src, false)
+			want.Addrs = []AddressStat{}
+			for _, opts := range [][]Option{
+				{WithWorkers(1)},
+				{WithWorkers(2), WithBatchInsts(50)},
+				{WithWorkers(2), WithBatchInsts(13), WithShards(3), withGoLoops()},
+			} {
+				for _, cfg := range []sinkConfig{
+					{name: "results", results: true, pages: true},
+					{name: "results-rows", results: true},
+				} {
+					what := fmt.Sprintf("%d options, %s", len(opts), cfg.name)
+					c := &configSink{cfg: &cfg}
+					var sink Sink = c
+					if cfg.pages {
+						p := &pagedSink{configSink{cfg: &cfg}}
+						c, sink = &p.configSink, p
+					}
+					e := runEngine(t, src, sink, opts...)
+					if e.prefixWarps < 200 {
+						t.Errorf("%s: %d warps prefix-summed, want most of the 285 full ones", what, e.prefixWarps)
+					}
+					if got := collect(&c.Collector); !reflect.DeepEqual(got, want) {
+						describeDiff(t, got, want)
+						t.Fatalf("%s: differs from the reference for trace:\n%s", what, src)
+					}
+				}
+			}
+		})
+	}
+}
