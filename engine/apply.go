@@ -52,6 +52,10 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 				mem.PrefetchWords(wordAdds(rt.recs[asked:want]))
 				asked = want
 			}
+			if s.pre {
+				b.applyPrefix(o, mem, s.inst, s, rt.recs[s.lo:hi])
+				continue
+			}
 			in := &b.insts[s.inst]
 			if k == 0 || s.inst != rt.segs[k-1].inst {
 				// (An instruction's records on several words, a

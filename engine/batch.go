@@ -145,6 +145,12 @@ type seg struct {
 	// (a warp on a few addresses: expandWarp). The instruction's words
 	// are one segment rather than a run segment each.
 	counts bool
+	// pre: a run of prefix-summed warps (prefix.go) from the segment's
+	// instruction on: each record a word and the sum of the run's
+	// addends on it, the lanes' values their prefixes, slots up to
+	// preEnd (applyPrefix).
+	pre    bool
+	preEnd uint32
 }
 
 // route is what one range sends to one owner: records in trace order, cut
@@ -191,6 +197,7 @@ func (rt *route) run(ii uint32, r rec, n uint32, step int32) {
 func (rt *route) addSeg(ii, n uint32, step int32, vals bool) {
 	s := push(&rt.segs)
 	s.inst, s.lo, s.n, s.step, s.vals, s.counts = ii, uint32(len(rt.recs)), n, step, vals, false
+	s.pre, s.preEnd = false, 0
 }
 
 // reset empties the route, keeping its storage.
@@ -302,6 +309,15 @@ type batch struct {
 	// notAdd: some instruction added is not a 32-bit add that returns
 	// nothing to anyone (commutes), noted as add takes it.
 	notAdd bool
+	// retAdds: every instruction added is a 32-bit add that returns its
+	// old value to a destination (a histogram's with the results table):
+	// its warps may be prefix-summed (prefix.go).
+	retAdds bool
+	// pre holds, per range, its run of prefix-summed warps, and preBase,
+	// per owner, applyPrefix's words before a run, by word of the page
+	// (prefix.go); each made on first use.
+	pre     []*prefixAcc
+	preBase []*[shard.PageWords]uint32
 	// countsLanes: the addresses table counts every lane's access from
 	// the routes (addresses.go), so a warp's lanes stay a record or a run
 	// of them, never summed into one addition (expandWarp).
@@ -340,6 +356,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 	b.nslots = 0
 	b.parts, b.hasParts = b.parts[:0], false
 	b.wide, b.notAdd, b.elems = false, false, false
+	b.retAdds = true
 	clear(b.inits) // drop the copies' data
 	b.inits, b.initBytes = b.inits[:0], 0
 	b.err = nil
@@ -362,6 +379,8 @@ func (b *batch) reset(ranges, owners, shards int) {
 		b.groups = make([]warpGroups, ranges)
 		b.few = make([]*fewWarps, ranges)
 		b.acc = make([]*pageAcc, ranges)
+		b.pre = make([]*prefixAcc, ranges)
+		b.preBase = make([]*[shard.PageWords]uint32, owners)
 		b.firstFault = make([]int, ranges)
 		b.faultRow = make([]Result, ranges)
 		b.rangeErr = make([]error, ranges)
@@ -408,6 +427,7 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	b.wide = b.wide || p.size == 16
 	b.elems = b.elems || in.Static.Elems > 1
 	b.notAdd = b.notAdd || !p.add32() || p.st.HasDst && !p.noRet && !b.noResults
+	b.retAdds = b.retAdds && p.add32() && p.st.HasDst && !p.noRet
 	if in.Static.Elems == 1 && p.size <= 8 {
 		b.sources(bi, in, p)
 	} // else a source per element, or a 128-bit one: bUni and cUni stay false

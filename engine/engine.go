@@ -67,6 +67,8 @@ type replayer struct {
 	oneLoops int
 	// pageSums counts the warps summed in a page accumulator (pageAcc).
 	pageSums int
+	// prefixWarps counts the warps prefix-summed (prefixAcc).
+	prefixWarps int
 	// fewHits counts the warps that took their last few-address grouping
 	// again (fewWarps).
 	fewHits int
@@ -801,6 +803,12 @@ func (e *replayer) expandBatch(b *batch, fuse bool) {
 	for _, acc := range b.acc {
 		if acc != nil {
 			e.pageSums += acc.warps
+			acc.warps = 0
+		}
+	}
+	for _, acc := range b.pre {
+		if acc != nil {
+			e.prefixWarps += acc.warps
 			acc.warps = 0
 		}
 	}

@@ -60,6 +60,10 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 	sr.ok = false
 	b.startAcc(r)
 	sums := b.sumsPages()
+	pre := b.prefixes()
+	if pre {
+		b.startPrefix(r)
+	}
 	for ii := lo; ii < hi; ii++ {
 		if sr.ok && !fuse {
 			if k := b.sumRepeats(ii, hi, routes, sr, bi.plan.st); k > 0 {
@@ -81,6 +85,23 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 			bi.plan = p
 		}
 		st := p.st
+		if pre {
+			taken, err := b.prefixWarp(ii, bi, routes, &cur, r)
+			if err != nil {
+				b.rangeErr[r] = err
+				break
+			}
+			if taken {
+				continue // applied when its run ends
+			}
+			// Another warp: the run ends before it.
+			if acc := b.pre[r]; acc != nil && acc.lanes > 0 {
+				b.flushPrefix(acc, routes)
+				if fuse {
+					b.applyFused(&routes[0], mem, t)
+				}
+			}
+		}
 		if b.partitioned && !(b.hasParts && st.Elems == 1) && !b.warpLocal(bi) {
 			// Some lane-element is another partition's: each is checked on
 			// its own. (The paths below take whole warps of this one.)
@@ -130,6 +151,12 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 	}
 	if acc := b.acc[r]; acc != nil && acc.lanes > 0 && b.rangeErr[r] == nil {
 		b.flushAcc(acc, routes)
+		if fuse {
+			b.applyFused(&routes[0], mem, t)
+		}
+	}
+	if acc := b.pre[r]; acc != nil && acc.lanes > 0 && b.rangeErr[r] == nil {
+		b.flushPrefix(acc, routes)
 		if fuse {
 			b.applyFused(&routes[0], mem, t)
 		}
