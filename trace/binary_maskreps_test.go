@@ -12,8 +12,10 @@ import (
 // as a 16-bit vISA mask takes 2 or 3 at random), each at the next warp,
 // with byte-for-byte repeats of a record after one of another length, and
 // Repeats after them. Every record after a chunk's first is decoded as the
-// one before under another mask (maskReps), whatever its mask's length,
-// and Next, NextInto and Repeats give back every instruction as written.
+// one before under another mask (maskReps), whatever its mask's length;
+// Repeats takes no record right after one (the next is most likely
+// another mask); and Next, NextInto and Repeats give back every
+// instruction as written.
 func TestBinaryMaskRepeatsAnyMaskLength(t *testing.T) {
 	// Masks whose records' varints (the mask XOR the exec mask, all 32
 	// lanes) take 5, 1, 2, 3, 4 bytes.
@@ -55,6 +57,7 @@ func TestBinaryMaskRepeatsAnyMaskLength(t *testing.T) {
 			var arena []uint64
 			for {
 				var in *Inst
+				reps := r.maskReps
 				if into {
 					in, arena, err = r.NextInto(arena[:0])
 				} else {
@@ -71,6 +74,11 @@ func TestBinaryMaskRepeatsAnyMaskLength(t *testing.T) {
 					continue
 				}
 				n, dg, dw := r.Repeats(2)
+				if n > 0 && r.maskReps > reps {
+					// Right after a mask repeat, the next record is
+					// most likely another mask: Repeats does not look.
+					t.Fatalf("chunks of %d: Repeats took %d records after record %d, a mask repeat", chunk, n, len(got)-1)
+				}
 				last := got[len(got)-1]
 				for i := 1; i <= n; i++ {
 					c := cloneInst(last)

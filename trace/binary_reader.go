@@ -194,7 +194,9 @@ type BinaryReader struct {
 	// another mask (tests).
 	maskReps int
 	// lastRep: the last record returned was an instruction whose bytes
-	// are recs[repAt:repAt+repN] (Repeats may go on from it).
+	// are recs[repAt:repAt+repN] (Repeats may go on from it), and not
+	// one that took the record before's under another mask (an append
+	// queue's, after which the next is another mask again).
 	lastRep bool
 	// warps keeps each warp's last record with a list (warpRecs); made
 	// on first use. noWarpRecs turns it off (tests).
@@ -801,6 +803,11 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 					r.repAt, r.repN, r.repDg, r.repDw = r.at, m, unzigzag(uint64(p[1])), unzigzag(uint64(p[2]))
 					r.maskReps++
 					r.repeat()
+					// The next record is most likely another mask
+					// again, not this one's bytes: Repeats takes none
+					// after it, and a run of this mask is taken from
+					// its second record on.
+					r.lastRep = false
 					return nil
 				}
 			}
