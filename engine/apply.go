@@ -348,7 +348,7 @@ func applyVals32(mem *shard.Memory, recs []rec, k kind) bool {
 				c.Touched[w/64] |= 1 << (w % 64)
 			}
 		}
-	case kFAddF32, kFAddF32FTZ:
+	case kFAddF32, kFAddF32FTZ, kFAddF32Intel:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
 			v := fop32(k, c.Words[w], x.slot, 0)
