@@ -617,13 +617,16 @@ func pageSectors(addrs []uint64) uint32 {
 	return uint32(bits.OnesCount64(lo) + bits.OnesCount64(hi))
 }
 
-// warpSectors is sectorCount(addrs), for a full warp whose sectors differ
-// in their low 32 bits alone counted with AVX-512 when avx512
-// (warpConflictsAVX512 compares those bits) rather than sorted: scattered
-// warps, whose addresses come out of order, spent most of a replay in the
-// sort.
+// warpSectors is sectorCount(addrs), for a warp of more than a quarter of
+// its lanes whose sectors differ in their low 32 bits alone counted with
+// AVX-512 when avx512 (warpConflictsAVX512 compares those bits) rather
+// than sorted or hashed: scattered warps, whose addresses come out of
+// order, spent most of a replay in the sort. A partial warp (a SIMD16
+// one: vISA's, LSC's) fills its other lanes with its first lane's sector,
+// which adds none; one within a page takes pageSectors (a 16-lane
+// histogram's).
 func warpSectors(addrs []uint64, avx512 bool) uint32 {
-	if avx512 && len(addrs) == trace.MaxLanes {
+	if n := len(addrs); avx512 && n > trace.MaxLanes/4 && n <= trace.MaxLanes {
 		var s [trace.MaxLanes]uint64
 		s0 := addrs[0] >> 5
 		var x uint64
@@ -631,12 +634,18 @@ func warpSectors(addrs []uint64, avx512 bool) uint32 {
 			s[i] = a >> 5
 			x |= s[i] ^ s0
 		}
+		if n < trace.MaxLanes && x>>(shard.PageShift-5) == 0 {
+			return pageSectors(addrs)
+		}
 		if x>>32 == 0 {
+			for i := n; i < trace.MaxLanes; i++ {
+				s[i] = s0
+			}
 			d, _ := warpConflictsAVX512(&s)
 			return d
 		}
 	}
-	return sectorCount(addrs) // a partial warp within one page (a 16-lane histogram's) takes pageSectors
+	return sectorCount(addrs)
 }
 
 // onePage reports whether addrs, at least one, lie in one page.
