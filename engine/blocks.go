@@ -173,9 +173,14 @@ func (e *replayer) blockInst(b *batch, cur *shard.Cursor, q *valsQueue, in *trac
 	st := p.st
 	mem := e.memOf(st.Space, in.Group)
 	var faults, failed uint32
-	if st.Elems == 1 && p.size <= 8 && p.elemAddr == nil && p.elemFault == nil {
+	switch {
+	case in.Mask == 0:
+		// No lane of this partition (a row alone: a combined split's
+		// folded instruction, or one whose lanes are all elsewhere): no
+		// access, nothing to flush before it.
+	case st.Elems == 1 && p.size <= 8 && p.elemAddr == nil && p.elemFault == nil:
 		faults, failed, err = e.blockScalar(cur, q, in, p, mem)
-	} else {
+	default:
 		q.flush(e.mem) // it applies at once
 		faults, failed, err = e.blockElems(b, cur, in, p, mem)
 	}
