@@ -133,11 +133,13 @@ type BinaryReader struct {
 	blkView Block
 	blkAt   int
 	blkSI   []*staticInfo
-	ivals   []Vector // NextInto's copy of a block instruction's vectors
-	masked  []uint64 // a masked list's values (split files)
-	ver     uint16   // the format version of the header
-	bias    uint64   // what to take from a record code for the static index: 1 from version 2 on
-	simd    bool     // fixed-width lists decode in assembly (hasFixedSIMD)
+	// blkArena is the capacity of the largest list backing a block got.
+	blkArena int
+	ivals    []Vector // NextInto's copy of a block instruction's vectors
+	masked   []uint64 // a masked list's values (split files)
+	ver      uint16   // the format version of the header
+	bias     uint64   // what to take from a record code for the static index: 1 from version 2 on
+	simd     bool     // fixed-width lists decode in assembly (hasFixedSIMD)
 
 	// Where chunks come from: src until the first Next starts the pipeline.
 	src          frameSource

@@ -334,7 +334,9 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 		// A partition of a split trace: its slices, in order, and no other
 		// partition's files.
 		var ss *split.Source
-		if ss, err = split.Open(o.pos[0], o.part, o.parts); err != nil {
+		// With more than one worker, the slices' blocks are decoded on a
+		// goroutine of their own, ahead of the engine applying them.
+		if ss, err = split.Open(o.pos[0], o.part, o.parts, split.WithDecodeAhead(o.workers != 1)); err != nil {
 			return err
 		}
 		if c := ss.Combined(); c != "" {
