@@ -94,6 +94,7 @@ func (e *replayer) runBlocks(ctx context.Context, src trace.Source, sink Sink) (
 				if err := e.applyFold(&cur, q, f, dir.Seq); err != nil {
 					return Summary{}, err
 				}
+				sum.FoldedWords += uint64(len(f.Addrs))
 				if used := uint64(e.mem.Pages()) * shard.PageBytes; used > e.opts.maxMemory {
 					return Summary{}, fmt.Errorf("by the folds after instruction %[2]d the replay holds %[1]d MiB of simulated memory and address statistics, over the %[3]d MiB limit (WithMaxMemory)",
 						used>>20, dir.Seq, e.opts.maxMemory>>20)

@@ -34,6 +34,10 @@ type Summary struct {
 	// BlockInsts counts the instructions a split source handed over a
 	// block at a time (trace.CapBlock), applied without a batch (blocks.go).
 	BlockInsts uint64
+	// FoldedWords counts the words a combined split's fold records set
+	// (trace.Fold): each the one operation its split task composed of a
+	// slice's accesses to the word, which count in no lane above.
+	FoldedWords uint64
 }
 
 // memKey names one memory instance: a space, and the group for per-group spaces.

@@ -925,6 +925,11 @@ func printSummary(w io.Writer, name, dir string, f columnar.Format, tables strin
 	fmt.Fprintf(w, "replayed %s\n", name)
 	fmt.Fprintf(w, "  instructions  %d\n", s.Instructions)
 	fmt.Fprintf(w, "  lanes         %d (%d lane-ops)\n", s.Lanes, s.LaneOps)
+	if s.FoldedWords > 0 {
+		// A combined split's partition: its split tasks folded the
+		// lane-ops counted in their summaries into these words.
+		fmt.Fprintf(w, "  folded words  %d (each a slice's accesses to a word, combined by replay split)\n", s.FoldedWords)
+	}
 	fmt.Fprintf(w, "  faults        %d\n", s.Faults)
 	fmt.Fprintf(w, "  memory words  %d\n", s.Words)
 	fmt.Fprintf(w, "  time          %s (%s lane-ops/s)\n", s.Elapsed.Round(time.Microsecond), humanRate(rate))
