@@ -28,30 +28,22 @@ import (
 // lane order, not partitioned, and without a per-lane count of the
 // addresses table (batch.countsLanes), which counts records.
 
-// prefixAcc is one range's run of prefix-summed warps.
+// prefixAcc is one range's run of prefix-summed warps: a pageAcc (its sums
+// laid out as the lean page sums', each word's addends modulo 2^32 in the
+// low half and its lanes in the high), whose on turns off for the rest of
+// the range when a run saved too little (warps that move from page to
+// page: a record for most lanes anyway), whose inst is the run's first
+// instruction (the segment's) and whose lanes are the run's (0: no run).
 type prefixAcc struct {
-	// on: the range sums its warps. It turns off for the rest of the
-	// range when a run saved too little (warps that move from page to
-	// page: a record for most lanes anyway).
-	on     bool
-	page   uint32 // the page's first word reference
-	owner  int    // the page's owner
-	inst   uint32 // the run's first instruction: the segment's
-	lanes  int    // lanes summed in the run; 0: no run
+	pageAcc
 	slotHi uint32 // the slot after the run's last lane
-	lo, hi uint32 // the words summed lie in [lo, hi] of the page
-	warps  int    // warps summed since the engine last counted them (replayer.prefixWarps)
-	// sums holds each word's sum of the run's addends so far modulo
-	// 2^32 in its low half, and in its high half the lanes on it (as
-	// pageAcc's: nonzero exactly when the word was added to).
-	sums [shard.PageWords]uint64
 }
 
 // prefixAccOf returns range r's prefixAcc, made on first use, on.
 func (b *batch) prefixAccOf(r int) *prefixAcc {
 	acc := b.pre[r]
 	if acc == nil {
-		acc = &prefixAcc{on: true}
+		acc = &prefixAcc{pageAcc: pageAcc{on: true}}
 		b.pre[r] = acc
 	}
 	return acc
