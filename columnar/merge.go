@@ -1255,7 +1255,6 @@ var sortedCols = map[tableID][]string{
 // with newCursor, and moves each to its first row: all the cursors (to
 // close), and those with rows, in partition order.
 func openCursors[C interface{ advance() (bool, error) }](q *writeQueue, parts []*partDir, id tableID, cols []string, newCursor func(*tableReader) C, all *[]C) ([]C, error) {
-	var live []C
 	for _, p := range parts {
 		pf := p.pq[id]
 		p.pq[id] = nil // the reader's, which closes it
@@ -1267,7 +1266,19 @@ func openCursors[C interface{ advance() (bool, error) }](q *writeQueue, parts []
 		t.ahead() // every partition's first record at once
 		*all = append(*all, newCursor(t))
 	}
-	for _, c := range *all {
+	return liveCursors(*all, func(C) bool { return false })
+}
+
+// liveCursors moves each of all to its first row, but those pending
+// (whose first row is known without it), and returns those with rows and
+// the pending ones, in partition order.
+func liveCursors[C interface{ advance() (bool, error) }](all []C, pending func(C) bool) ([]C, error) {
+	var live []C
+	for _, c := range all {
+		if pending(c) {
+			live = append(live, c)
+			continue
+		}
 		ok, err := c.advance()
 		if err != nil {
 			return nil, err
@@ -1406,7 +1417,6 @@ func (c *instructionCursor) load() (bool, error) {
 // memory the merge touched. Any other cursor reads its first record now,
 // as openCursors does.
 func openInstructions(q *writeQueue, parts []*partDir, all *[]*instructionCursor) ([]*instructionCursor, error) {
-	var live []*instructionCursor
 	for _, p := range parts {
 		pf := p.pq[tInstructions]
 		p.pq[tInstructions] = nil // the reader's, which closes it
@@ -1424,20 +1434,7 @@ func openInstructions(q *writeQueue, parts []*partDir, all *[]*instructionCursor
 			t.ahead() // its first record beside the others'
 		}
 	}
-	for _, c := range *all {
-		if c.pending {
-			live = append(live, c)
-			continue
-		}
-		ok, err := c.advance()
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			live = append(live, c)
-		}
-	}
-	return live, nil
+	return liveCursors(*all, func(c *instructionCursor) bool { return c.pending })
 }
 
 // instructionCols are the columns the merge reads of instructions: space
