@@ -149,24 +149,7 @@ func TestPrefixSumsEqualReference(t *testing.T) {
 // rows, Go's loops or the assembly.
 func TestPrefixSumsSIMD16EqualReference(t *testing.T) {
 	const base, size = 0x80000, 0x800
-	list := func(n int, f func(l int) uint64) string {
-		s := make([]string, n)
-		for l := range s {
-			s[l] = fmt.Sprintf("0x%x", f(l))
-		}
-		return "[" + strings.Join(s, ",") + "]"
-	}
-	for _, d := range []struct {
-		name string
-		inst func(addrs string, b int, more string) string
-	}{
-		{"visa", func(addrs string, b int, more string) string {
-			return fmt.Sprintf("DWORD_ATOMIC.ADD (16) T255 V10 V11 V0 V12 | V10=%s V11=%d%s\n", addrs, b, more)
-		}},
-		{"lsc", func(addrs string, b int, more string) string {
-			return fmt.Sprintf("lsc_atomic_iadd.ugm (M1,16) V13:d32 flat[V12]:a64 V14 V0 | V12=%s V14=%d%s\n", addrs, b, more)
-		}},
-	} {
+	for _, d := range simd16AddForms {
 		t.Run(d.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(16, uint64(len(d.name))))
 			var b strings.Builder
@@ -175,12 +158,12 @@ func TestPrefixSumsSIMD16EqualReference(t *testing.T) {
 			for i := range 300 {
 				switch i % 40 {
 				case 38: // lanes masked off
-					b.WriteString(d.inst(list(16, bin), 1, fmt.Sprintf(" mask=0x%x", r.Uint32()&0x7fff|1)))
+					b.WriteString(d.inst(hexList(16, bin), 1, fmt.Sprintf(" mask=0x%x", r.Uint32()&0x7fff|1)))
 				case 39: // every lane on one word
 					w := bin(0)
-					b.WriteString(d.inst(list(16, func(int) uint64 { return w }), 7, ""))
+					b.WriteString(d.inst(hexList(16, func(int) uint64 { return w }), 7, ""))
 				default:
-					b.WriteString(d.inst(list(16, bin), 1+r.IntN(5), ""))
+					b.WriteString(d.inst(hexList(16, bin), 1+r.IntN(5), ""))
 				}
 			}
 			src := b.String()
