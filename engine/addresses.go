@@ -184,9 +184,12 @@ type addrTracker struct {
 	lists [][]statItem
 	// extras[a], with WithExplore only, are each of applier a's items'
 	// slot << 1 | vals, in step with its one list (split is 1): what the
-	// order analysis reads of an access beside what counting does.
-	extras  [][]uint32
-	sortedX [][]uint32 // per counter, with WithExplore: extras in the sorted items' order
+	// order analysis reads of an access beside what counting does. A vals
+	// item's slot is its lane's 32-bit value itself, so that an extra is
+	// 33 bits wide: a uint32 dropped the value's top bit (the sign of an
+	// f32 addend: 1.5 and -1.5 alike).
+	extras  [][]uint64
+	sortedX [][]uint64 // per counter, with WithExplore: extras in the sorted items' order
 	split   int
 	async   *asyncCount // nil when synchronous
 	// hot holds, per counter, its share of the first hotPages pages
@@ -282,7 +285,7 @@ func newAddrTracker(appliers int, explore bool, counters int) *addrTracker {
 	t.sorted, t.hist, t.keys = make([][]statItem, counters), make([][]uint32, counters), make([][]sketchKey, counters)
 	t.lists = make([][]statItem, appliers*t.split)
 	if explore {
-		t.extras, t.sortedX = make([][]uint32, appliers), make([][]uint32, counters)
+		t.extras, t.sortedX = make([][]uint64, appliers), make([][]uint64, counters)
 	}
 	if t.split > 1 {
 		t.hot = make([]*[hotPages]pageStats, counters)
@@ -470,7 +473,7 @@ func (t *addrTracker) collect(a int, b *batch, rt *route) {
 		c := t.counterOf(it.word)
 		lists[c] = append(lists[c], it)
 		if explore {
-			x := slot << 1
+			x := uint64(slot) << 1
 			if vals {
 				x |= 1
 			}
@@ -522,7 +525,7 @@ func (t *addrTracker) count(o int, b *batch) {
 		return
 	}
 	t.keys[o] = batchKeys(t.keys[o], b)
-	var extras []uint32
+	var extras []uint64
 	if t.explore {
 		extras = t.extras[o]
 	}
@@ -542,7 +545,7 @@ func (t *addrTracker) count(o int, b *batch) {
 // depend on the order in which accesses are counted. Given extras (with
 // WithExplore, in step with lists' one list) it puts them in the same
 // order, and returns them too.
-func (t *addrTracker) sortItems(c int, pages int, lists [][]statItem, extras []uint32) ([]statItem, []uint32) {
+func (t *addrTracker) sortItems(c int, pages int, lists [][]statItem, extras []uint64) ([]statItem, []uint64) {
 	n := 0
 	for _, l := range lists {
 		n += len(l)
@@ -600,7 +603,7 @@ func (t *addrTracker) sortItems(c int, pages int, lists [][]statItem, extras []u
 // index words arrived) and asked for, and run j's entries (arrived) are
 // updated. The misses of a run overlap one another and the work on the
 // two before it (prefetch).
-func (t *addrTracker) countSorted(c int, sorted []statItem, extras []uint32, keys []sketchKey, pages pageTable, b *batch) {
+func (t *addrTracker) countSorted(c int, sorted []statItem, extras []uint64, keys []sketchKey, pages pageTable, b *batch) {
 	if len(sorted) == 0 {
 		return
 	}
@@ -628,7 +631,7 @@ func (t *addrTracker) countSorted(c int, sorted []statItem, extras []uint32, key
 		lo3 := cut(lo2)
 		t.prefetchIndexes(pages, c, sorted[lo2:lo3], &ptrs)
 		t.find(pages, c, sorted[lo1:lo2], so, &found[(j+1)&1], &ptrs)
-		var ext []uint32
+		var ext []uint64
 		if extras != nil {
 			ext = extras[lo0:lo1]
 		}
@@ -732,7 +735,7 @@ func (t *addrTracker) find(pages pageTable, c int, part []statItem, so *slabOwne
 
 // update counts part's items into their entries, found in f; ext holds
 // their extras with WithExplore.
-func (t *addrTracker) update(part []statItem, ext []uint32, f *foundRun, keys []sketchKey, b *batch) {
+func (t *addrTracker) update(part []statItem, ext []uint64, f *foundRun, keys []sketchKey, b *batch) {
 	ps := f.ps
 	for k := range part {
 		it := &part[k]
@@ -750,7 +753,7 @@ func (t *addrTracker) update(part []statItem, ext []uint32, f *foundRun, keys []
 			e.addGroup(gk)
 		}
 		if t.explore {
-			t.analyse(ps.exploreAt(i), b, &b.insts[inst], it.n(), ext[k]>>1, ext[k]&1 != 0, first)
+			t.analyse(ps.exploreAt(i), b, &b.insts[inst], it.n(), uint32(ext[k]>>1), ext[k]&1 != 0, first)
 		}
 	}
 }
