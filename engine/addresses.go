@@ -490,6 +490,12 @@ func (t *addrTracker) collect(a int, b *batch, rt *route) {
 		}
 		recs := rt.recs[s.lo:hi]
 		switch {
+		case s.pre:
+			// A prefix-summed run (prefix.go): its records are sums a
+			// word, its lanes the result rows of slots [the first
+			// instruction's slot, preEnd), an instruction's after
+			// another's, all aligned words of the records' page.
+			t.collectPrefix(put, b, s, recs[0].word&^(shard.PageWords-1))
 		case s.n > 0 && s.step == 0:
 			x := recs[0]
 			put(newStatItem(x.word, s.inst, s.n, uint8(x.slot>>slotBits)), x.slot&slotMask, false)
@@ -514,6 +520,29 @@ func (t *addrTracker) collect(a int, b *batch, rt *route) {
 				put(newStatItem(x.word, s.inst, 1, uint8(x.slot>>slotBits)), x.slot&slotMask, false)
 			}
 		}
+	}
+}
+
+// collectPrefix puts the lanes of a prefix segment s (seg.pre) on the
+// page whose first word reference is page: one item a lane, of the
+// instruction whose slots hold it, from its address in the result rows.
+func (t *addrTracker) collectPrefix(put func(statItem, uint32, bool), b *batch, s seg, page uint32) {
+	ii := s.inst
+	next := uint32(len(b.insts))
+	end := s.preEnd
+	if ii+1 < next {
+		end = min(end, b.insts[ii+1].slot)
+	}
+	for slot := b.insts[ii].slot; slot < s.preEnd; slot++ {
+		for slot >= end {
+			ii++
+			end = s.preEnd
+			if ii+1 < next {
+				end = min(end, b.insts[ii+1].slot)
+			}
+		}
+		w := uint32(b.resAddr[slot]>>2) & (shard.PageWords - 1)
+		put(newStatItem(page|w, ii, 1, 0), slot, false)
 	}
 }
 
