@@ -2,6 +2,7 @@ package engine
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -495,7 +496,7 @@ func (t *addrTracker) collect(a int, b *batch, rt *route) {
 			// word, its lanes the result rows of slots [the first
 			// instruction's slot, preEnd), an instruction's after
 			// another's, all aligned words of the records' page.
-			t.collectPrefix(put, b, s, recs[0].word&^(shard.PageWords-1))
+			t.collectPrefix(a, b, s, recs[0].word&^(shard.PageWords-1))
 		case s.n > 0 && s.step == 0:
 			x := recs[0]
 			put(newStatItem(x.word, s.inst, s.n, uint8(x.slot>>slotBits)), x.slot&slotMask, false)
@@ -523,26 +524,41 @@ func (t *addrTracker) collect(a int, b *batch, rt *route) {
 	}
 }
 
-// collectPrefix puts the lanes of a prefix segment s (seg.pre) on the
-// page whose first word reference is page: one item a lane, of the
-// instruction whose slots hold it, from its address in the result rows.
-func (t *addrTracker) collectPrefix(put func(statItem, uint32, bool), b *batch, s seg, page uint32) {
-	ii := s.inst
-	next := uint32(len(b.insts))
-	end := s.preEnd
-	if ii+1 < next {
-		end = min(end, b.insts[ii+1].slot)
-	}
-	for slot := b.insts[ii].slot; slot < s.preEnd; slot++ {
-		for slot >= end {
-			ii++
-			end = s.preEnd
-			if ii+1 < next {
-				end = min(end, b.insts[ii+1].slot)
+// collectPrefix appends to applier a's lists the lanes of a prefix
+// segment s (seg.pre) on the page whose first word reference is page: one
+// item a lane, of the instruction whose slots hold it (the run's
+// instructions follow one another, a warp's slots each), its word from
+// its address in the result rows.
+func (t *addrTracker) collectPrefix(a int, b *batch, s seg, page uint32) {
+	lists := t.lists[a*t.split : (a+1)*t.split]
+	n := uint32(len(b.insts))
+	for ii := s.inst; ii < n && b.insts[ii].slot < s.preEnd; ii++ {
+		lo, hi := b.insts[ii].slot, s.preEnd
+		if ii+1 < n {
+			hi = min(hi, b.insts[ii+1].slot)
+		}
+		addrs := b.resAddr[lo:hi:hi]
+		meta := newStatItem(0, ii, 1, 0).meta
+		if t.split == 1 && !t.explore {
+			l := lists[0]
+			k := len(l)
+			l = slices.Grow(l, len(addrs))[:k+len(addrs)]
+			out := l[k:]
+			out = out[:len(addrs)]
+			for j, x := range addrs {
+				out[j] = statItem{word: page | uint32(x>>2)&(shard.PageWords-1), meta: meta}
+			}
+			lists[0] = l
+			continue
+		}
+		for j, x := range addrs {
+			it := statItem{word: page | uint32(x>>2)&(shard.PageWords-1), meta: meta}
+			c := t.counterOf(it.word)
+			lists[c] = append(lists[c], it)
+			if t.explore {
+				t.extras[a] = append(t.extras[a], uint64(lo+uint32(j))<<1)
 			}
 		}
-		w := uint32(b.resAddr[slot]>>2) & (shard.PageWords - 1)
-		put(newStatItem(page|w, ii, 1, 0), slot, false)
 	}
 }
 
