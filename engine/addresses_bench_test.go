@@ -16,17 +16,19 @@ import (
 // uniform's 9.6 M lane-ops, 73 batches a round; on 64 Ki (64 pages: 3 MiB,
 // in the caches) in 5 batches. The two differ by what moving entries
 // between memory and the caches costs an access; the in-cache case is
-// the counting's own work (sorting, finding, the sketches).
+// the counting's own work (sorting, finding, the sketches). hist256 is a
+// 256-bin histogram's: every access on one of 256 words of one page, their
+// sketches in registers after the first batches.
 func BenchmarkAddressCount(b *testing.B) {
 	for _, c := range []struct {
-		name          string
-		pages, rounds int
-	}{{"1Mi", 1024, 73}, {"64Ki", 64, 5}} {
-		b.Run(c.name, func(b *testing.B) { benchAddressCount(b, c.pages, c.rounds) })
+		name                 string
+		pages, words, rounds int
+	}{{"1Mi", 1024, 1024 * shard.PageWords, 73}, {"64Ki", 64, 64 * shard.PageWords, 5}, {"hist256", 1, 256, 8}} {
+		b.Run(c.name, func(b *testing.B) { benchAddressCount(b, c.pages, c.words, c.rounds) })
 	}
 }
 
-func benchAddressCount(b *testing.B, pages, round int) {
+func benchAddressCount(b *testing.B, pages, words, round int) {
 	const (
 		insts = 4096
 		lanes = 32
@@ -46,7 +48,7 @@ func benchAddressCount(b *testing.B, pages, round int) {
 				bt.insts[i].Group, bt.insts[i].Warp = warp/8, warp
 				warp++
 				for range lanes {
-					w := uint32(r.IntN(pages * shard.PageWords))
+					w := uint32(r.IntN(words))
 					items = append(items, newStatItem(w, uint32(i), 1, 0))
 				}
 			}

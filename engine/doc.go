@@ -124,11 +124,11 @@
 //     in its range's page accumulator, routed as one (word, sum) record a
 //     word when the range ends or leaves the page (commute.go). A batch
 //     of 32-bit adds that return their old values (a histogram's, with
-//     the results table and without the addresses table's per-lane
-//     count) sums such warps alike, run by run of consecutive warps on
-//     one page, each lane given its word's running sum (its prefix); the
-//     owner adds each word's sum and then the word's value before it to
-//     the run's lanes (prefix.go). Results land in per-lane slots fixed
+//     the results table) sums such warps alike, run by run of consecutive
+//     warps on one page, each lane given its word's running sum (its
+//     prefix); the owner adds each word's sum and then the word's value
+//     before it to the run's lanes (prefix.go), and the addresses table
+//     counts the run's lanes from their result rows. Results land in per-lane slots fixed
 //     before the batch started, so no two workers write the same slot.
 //     With one worker nothing is routed: each instruction's records apply
 //     as soon as they are made, while they are in cache. With W > 1,

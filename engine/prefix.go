@@ -25,8 +25,8 @@ import (
 // page: any other instruction (another path, another page) ends it first,
 // so that no record of another path falls between a run's lanes and its
 // sums. It is taken only in a batch of such adds alone (batch.retAdds), in
-// lane order, not partitioned, and without a per-lane count of the
-// addresses table (batch.countsLanes), which counts records.
+// lane order, not partitioned. The addresses table counts a run's lanes
+// from their result rows, not from its records (addrTracker.collectPrefix).
 
 // prefixAcc is one range's run of prefix-summed warps: a pageAcc (its sums
 // laid out as the lean page sums', each word's addends modulo 2^32 in the
@@ -63,10 +63,9 @@ func (b *batch) startPrefix(r int) {
 
 // prefixes reports whether b's full warps are prefix-summed (prefixWarp):
 // every instruction a 32-bit add that returns its old value to a
-// destination, rows written, lanes in lane order, not partitioned, the
-// addresses table's lanes not counted from the records.
+// destination, rows written, lanes in lane order, not partitioned.
 func (b *batch) prefixes() bool {
-	return len(b.insts) > 0 && b.retAdds && !b.noResults && !b.countsLanes && b.order == OrderLane && !b.partitioned
+	return len(b.insts) > 0 && b.retAdds && !b.noResults && b.order == OrderLane && !b.partitioned
 }
 
 // prefixWarp is expand's path for a warp of a batch that prefixes: a

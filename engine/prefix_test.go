@@ -86,9 +86,11 @@ func prefixTrace(seed uint64, exch bool) string {
 // leaves), under one to four workers, several shard and batch counts and
 // batches cut by their lists, to a sink that takes the results as columns
 // (columnar.Writer's), also under WithExplore, and to one that takes
-// them as rows; the path is taken where the results table is written
-// without the addresses table (in a batch of adds alone: with exchanges,
-// only where batches are cut smaller than the trace), and not with it.
+// them as rows, with and without the addresses table (which counts the
+// run's lanes from their result rows: addrTracker.collectPrefix); the
+// path is taken wherever the results table is written (in a batch of adds
+// alone: with exchanges, only where batches are cut smaller than the
+// trace).
 func TestPrefixSumsEqualReference(t *testing.T) {
 	for seed := uint64(1); seed <= 4; seed++ {
 		exch := seed > 2
@@ -112,6 +114,8 @@ func TestPrefixSumsEqualReference(t *testing.T) {
 				{name: "results-rows", results: true},
 				{name: "results+explore", results: true, explore: true, pages: true},
 				{name: "default", results: true, addresses: true, pages: true},
+				{name: "default+explore", results: true, addresses: true, explore: true, pages: true},
+				{name: "default-rows", results: true, addresses: true},
 			} {
 				what := fmt.Sprintf("seed %d, %d options, %s", seed, len(opts), cfg.name)
 				c := &configSink{cfg: &cfg}
@@ -121,7 +125,7 @@ func TestPrefixSumsEqualReference(t *testing.T) {
 					c, sink = &p.configSink, p
 				}
 				e := runEngine(t, src, sink, append(opts[:len(opts):len(opts)], WithExplore(cfg.explore))...)
-				if taken, want := e.prefixWarps > 0, !cfg.addresses && (!exch || set.cut); taken != want {
+				if taken, want := e.prefixWarps > 0, !exch || set.cut; taken != want {
 					t.Errorf("%s: %d warps prefix-summed", what, e.prefixWarps)
 				}
 				got := collect(&c.Collector)
