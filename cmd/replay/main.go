@@ -35,7 +35,9 @@ const (
 )
 
 func main() {
-	offheap.AdviseHeap(heapAdvised)
+	if readsMuch(os.Args[1:]) {
+		offheap.AdviseHeap(heapAdvised)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -43,6 +45,38 @@ func main() {
 // before anything else runs (offheap.AdviseHeap): more than a split task,
 // a partition replay or a merge keeps in the heap at once.
 const heapAdvised = 64 << 20
+
+// adviseFrom is the size of an input from which main advises the heap:
+// the advice costs a collection and a few hundred faults at start-up
+// (about 3 ms), which a replay of a few instructions, help or a bad
+// flag would pay for nothing; a replay of 8 MiB of trace faults
+// thousands of heap pages.
+const adviseFrom = 8 << 20
+
+// readsMuch reports whether the command line args names an input that
+// grows the heap: a merge; or any argument, flag values included (a
+// false guess costs the advice alone), that is a directory (a split
+// directory, partitions to merge) or a file of adviseFrom bytes or more.
+func readsMuch(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	switch args[0] {
+	case "merge":
+		return true
+	case "help", "-h", "-help", "--help", "disasm", "report", "diff", "gen":
+		return false
+	}
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if st, err := os.Stat(a); err == nil && (st.IsDir() || st.Size() >= adviseFrom) {
+			return true
+		}
+	}
+	return false
+}
 
 // usageError marks errors in how replay was called.
 type usageError struct{ msg string }
