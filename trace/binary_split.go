@@ -630,3 +630,102 @@ func (r *BinaryReader) decodeFold(c *cursor) error {
 	}
 	return nil
 }
+
+// WithHeldChunks makes a split file's writer (WithSplit, WithUncompressed)
+// keep its chunks in memory rather than write a file: no header frame, no
+// seek table, its chunks neither numbered nor sealed until another
+// writer's Append writes them in its own file, after its own records. A
+// split task routes the parts of a slice concurrently this way, and its
+// files are those of one writer that took every record in order: the
+// same bytes.
+func WithHeldChunks() WriterOption {
+	return func(o *writerOptions) error {
+		o.held = true
+		return nil
+	}
+}
+
+// heldChunk is a chunk record kept by a writer WithHeldChunks: its head
+// (fixed part and static table; index and checksum not yet set) and its
+// instructions.
+type heldChunk struct{ head, insts []byte }
+
+// Append closes h, a writer WithHeldChunks with the same split header,
+// and writes its records after w's: its chunks, numbered on from w's and
+// sealed. They start a chunk. h's instructions' seqs must not go back
+// from w's.
+func (w *BinaryWriter) Append(h *BinaryWriter) error {
+	switch {
+	case w.err != nil:
+		return w.err
+	case w.done:
+		return errors.New("trace: binary writer: Append after Close")
+	case w.o.held || !h.o.held:
+		return errors.New("trace: binary writer: Append takes a writer WithHeldChunks into one without")
+	case w.o.split == nil || !sameSplit(w.o.split, h.o.split) || w.o.stored != h.o.stored:
+		return errors.New("trace: binary writer: Append of a writer with another split header")
+	}
+	if err := h.Close(); err != nil {
+		return err
+	}
+	for _, c := range h.held {
+		// 0 where h had no instruction yet (heldSeq): the chunk is of
+		// directives, and takes w's next seq.
+		if first := binary.LittleEndian.Uint64(c.head[8:]); first != 0 && first < w.seq {
+			return fmt.Errorf("trace: binary writer: Append of a chunk from instruction %d after instruction %d", first, w.seq-1)
+		}
+	}
+	err := w.flush()
+	if werr := w.wait(); err == nil {
+		err = werr
+	}
+	for i := range h.held {
+		if err != nil {
+			break
+		}
+		c := &h.held[i]
+		binary.LittleEndian.PutUint32(c.head[4:], uint32(w.chunk))
+		if binary.LittleEndian.Uint64(c.head[8:]) == 0 {
+			binary.LittleEndian.PutUint64(c.head[8:], w.seq)
+		}
+		w.seal(c.head, chunkFixedLen, c.insts)
+		err = w.writeRec(c.head, c.insts)
+		w.chunk++
+		h.held[i] = heldChunk{}
+	}
+	h.held = nil
+	if err != nil {
+		w.err = err
+		return err
+	}
+	w.seq = max(w.seq, h.seq)
+	return nil
+}
+
+// heldSeq starts the seqs of a writer WithHeldChunks, which does not know
+// the seq of the instruction before its first, at that first instruction
+// in: its seq is the base of the deltas that follow, and the first seq
+// of the chunk being filled. A chunk of directives it ended before keeps
+// first seq 0, which Append sets.
+func (w *BinaryWriter) heldSeq(in *Inst) {
+	w.seqSet = true
+	w.seq = in.Seq
+	if w.n > 0 {
+		w.first = in.Seq
+	}
+}
+
+// sameSplit reports whether a and b are one split header.
+func sameSplit(a, b *SplitHeader) bool {
+	type scalars struct {
+		part, parts, slice, slices int
+		hash, size                 uint64
+		first, end, chunks         int
+		name                       string
+		combined                   bool
+	}
+	of := func(s *SplitHeader) scalars {
+		return scalars{s.Part, s.Parts, s.Slice, s.Slices, s.TraceHash, s.TraceSize, s.FirstChunk, s.EndChunk, s.Chunks, s.Name, s.Combined}
+	}
+	return of(a) == of(b) && slices.Equal(a.Lines, b.Lines)
+}
