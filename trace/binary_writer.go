@@ -141,7 +141,7 @@ func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWrite
 		// keep their buffers in the caches, made once at that size.
 		bw.chunkBytes = splitChunkBytes
 		bw.insts = make([]byte, 0, splitChunkBytes+splitChunkBytes/8)
-		if o.stored {
+		if o.stored && !o.held { // held chunks are never in flight
 			bw.finsts = make([]byte, 0, splitChunkBytes+splitChunkBytes/8)
 		}
 		for i := range bw.blk.cols { // a block's columns, made once

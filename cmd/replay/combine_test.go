@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -182,8 +183,9 @@ func TestCombinedSplitFlushPoints(t *testing.T) {
 }
 
 // TestCombinedSplitFolds: a combined split of a histogram of 64 bins
-// writes its partitions the folds of at most 64 words a slice, not its
-// 10^5 lane-ops: its slice files are a fraction of an uncombined split's,
+// writes its partitions the folds of at most 64 words a part of a slice
+// (two parts, each flushing at its end: split.subSlices), not its 10^5
+// lane-ops: its slice files are a fraction of an uncombined split's,
 // and the partitions' replays apply 64 words, not the lanes (their lanes
 // count 0; the row's partition still writes every instruction's row).
 func TestCombinedSplitFolds(t *testing.T) {
@@ -220,8 +222,8 @@ func TestCombinedSplitFolds(t *testing.T) {
 		if f, _ := strconv.Atoi(g[1]); f < 45000 {
 			t.Errorf("slice %d: %d lane-ops folded, want about half of 10^5", k, f)
 		}
-		if w, _ := strconv.Atoi(g[2]); w < 1 || w > 64 {
-			t.Errorf("slice %d: folds of %d words, want 1 to 64 (the bins)", k, w)
+		if w, _ := strconv.Atoi(g[2]); w < 1 || w > 2*64 {
+			t.Errorf("slice %d: folds of %d words, want 1 to 128 (the bins, in each of two parts)", k, w)
 		}
 	}
 	if p, c := size(plain), size(comb); c*4 > p {
@@ -362,6 +364,71 @@ func TestCombinedSplitCountsEveryLaneOp(t *testing.T) {
 					t.Errorf("%s, n=%d, M=%d: %d lane-ops folded", name, n, m, folded)
 				}
 			}
+		}
+	}
+}
+
+// TestSplitWorkersSameFiles: replay split -workers 1 and -workers 2 write
+// the same slice files, byte for byte, combined or not, for M = 1 and 2
+// slices of scattered adds, a histogram, and a trace whose .region comes
+// in the first part of a slice (split.subSlices) and whose adds in the
+// second fault outside it; and the partitions of the latter, replayed and
+// merged, give the single replay's tables (the second part's router knew
+// the region, so that no access that faults was folded).
+func TestSplitWorkersSameFiles(t *testing.T) {
+	root := t.TempDir()
+	traces := map[string]string{}
+	for _, g := range [][]string{{"uniform"}, {"histogram", "-bins", "64"}} {
+		tr := filepath.Join(root, g[0]+".zst")
+		args := append(append([]string{"gen"}, g...), "-lane-ops", "1e5", "-chunk", "100", "-o", tr, "-q")
+		if code, _, stderr := replayCmd(t, args...); code != 0 {
+			t.Fatalf("gen %s: %s", g[0], stderr)
+		}
+		traces[g[0]] = tr
+	}
+	region := filepath.Join(root, "region.zst")
+	if code, _, stderr := replayCmd(t, "asm", filepath.Join("testdata", "combine", "region-parts.tasm"), "-chunk", "3", "-o", region); code != 0 {
+		t.Fatalf("asm: %s", stderr)
+	}
+	traces["region"] = region
+	for name, tr := range traces {
+		for _, tables := range [][]string{nil, {"-tables", leanTables}} {
+			for m := 1; m <= 2; m++ {
+				var files [2]map[string]string
+				for w := range 2 {
+					dir := filepath.Join(root, fmt.Sprintf("%s-%d-m%d-w%d", name, len(tables), m, w+1))
+					for k := range m {
+						args := append([]string{"split", tr, "-partitions", "3", "-slice", fmt.Sprintf("%d/%d", k, m), "-o", dir, "-q",
+							"-workers", fmt.Sprint(w + 1)}, tables...)
+						if code, _, stderr := replayCmd(t, args...); code != 0 {
+							t.Fatalf("split %s: %s", dir, stderr)
+						}
+					}
+					files[w], _ = sliceFiles(t, dir)
+				}
+				if len(files[0]) != 3*m || !reflect.DeepEqual(files[0], files[1]) {
+					t.Errorf("%s %v M=%d: -workers 1 wrote %v, -workers 2 %v", name, tables, m, files[0], files[1])
+				}
+			}
+		}
+	}
+	whole := filepath.Join(root, "region-whole")
+	if code, _, stderr := replayCmd(t, region, "-o", whole, "-q", "-tables", leanTables); code != 0 {
+		t.Fatal(stderr)
+	}
+	dir := filepath.Join(root, "region-2-m1-w2") // combined, one slice, two workers
+	for i := range 3 {
+		if code, _, stderr := replayCmd(t, "-partition", fmt.Sprintf("%d/3", i), dir, "-o", dir+"-parts", "-q", "-tables", leanTables); code != 0 {
+			t.Fatalf("partition %d/3: %s", i, stderr)
+		}
+	}
+	if code, _, stderr := replayCmd(t, "merge", dir+"-parts", "-o", dir+"-merged", "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	want, got := tableDigests(t, whole), tableDigests(t, dir+"-merged")
+	for f, h := range want {
+		if !strings.HasPrefix(f, ".") && got[f] != h {
+			t.Errorf("region trace: merged %s differs from the single replay's", f)
 		}
 	}
 }
