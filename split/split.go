@@ -161,7 +161,10 @@ func Split(path string, o Options) (*Summary, error) {
 	from, to := SliceRange(x.NumChunks(), o.Slice, o.Slices)
 	sum := &Summary{FirstChunk: from, EndChunk: to, Chunks: x.NumChunks(),
 		Records: make([]uint64, o.Parts)}
-	if sum.Map, sum.SampleChunks, err = PartitionMap(x, o.Parts); err != nil {
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if sum.Map, sum.SampleChunks, err = partitionMap(x, o.Parts, o.Workers); err != nil {
 		return nil, err
 	}
 	pt, err := shard.NewPartitionerMap(o.Parts, sum.Map)
@@ -220,9 +223,6 @@ func subRange(from, to, j int) (int, int) {
 func routeParts(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner, hdr *trace.Header, sh trace.SplitHeader, outs *outputs, sum *Summary) error {
 	n := min(subSlices, max(to-from, 1))
 	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	type part struct {
 		outs    *outputs
 		sum     Summary
@@ -560,23 +560,24 @@ func isHex(s string) bool {
 	return err == nil
 }
 
-// commit closes and syncs every temporary file, then renames each to its
-// slice's name and syncs the directories.
+// commit closes and syncs every temporary file, syncFiles at once (their
+// syncs wait for the disk together), then renames each to its slice's
+// name and syncs the directories.
 func (o *outputs) commit() error {
-	for i := range o.w {
-		if err := o.w[i].Close(); err != nil {
+	errs := make([]error, len(o.w))
+	var wg sync.WaitGroup
+	for g := range min(syncFiles, len(o.w)) {
+		wg.Go(func() {
+			for i := g; i < len(o.w); i += syncFiles {
+				errs[i] = o.close(i)
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
 			return fmt.Errorf("%s: %w", o.tmp[i], err)
 		}
-		if err := o.bw[i].Flush(); err != nil {
-			return fmt.Errorf("%s: %w", o.tmp[i], err)
-		}
-		if err := o.f[i].Sync(); err != nil {
-			return fmt.Errorf("%s: %w", o.tmp[i], err)
-		}
-		if err := o.f[i].Close(); err != nil {
-			return fmt.Errorf("%s: %w", o.tmp[i], err)
-		}
-		o.f[i] = nil
 	}
 	for i := range o.tmp {
 		if err := os.Rename(o.tmp[i], o.final[i]); err != nil {
@@ -588,6 +589,26 @@ func (o *outputs) commit() error {
 		syncDir(d)
 	}
 	return nil
+}
+
+// syncFiles is how many files commit closes and syncs at once: each sync
+// holds a thread.
+const syncFiles = 16
+
+// close closes, flushes, syncs and closes temporary file i.
+func (o *outputs) close(i int) error {
+	if err := o.w[i].Close(); err != nil {
+		return err
+	}
+	if err := o.bw[i].Flush(); err != nil {
+		return err
+	}
+	if err := o.f[i].Sync(); err != nil {
+		return err
+	}
+	err := o.f[i].Close()
+	o.f[i] = nil
+	return err
 }
 
 // abort closes and removes the temporary files still there.

@@ -370,7 +370,8 @@ func TestCombinedSplitCountsEveryLaneOp(t *testing.T) {
 
 // TestSplitWorkersSameFiles: replay split -workers 1 and -workers 2 write
 // the same slice files, byte for byte, combined or not, for M = 1 and 2
-// slices of scattered adds, a histogram, and a trace whose .region comes
+// slices of scattered adds, a histogram, a BFS (whose hot lines make a
+// partition map, from a sample read by each worker), and a trace whose .region comes
 // in the first part of a slice (split.subSlices) and whose adds in the
 // second fault outside it; and the partitions of the latter, replayed and
 // merged, give the single replay's tables (the second part's router knew
@@ -378,7 +379,7 @@ func TestCombinedSplitCountsEveryLaneOp(t *testing.T) {
 func TestSplitWorkersSameFiles(t *testing.T) {
 	root := t.TempDir()
 	traces := map[string]string{}
-	for _, g := range [][]string{{"uniform"}, {"histogram", "-bins", "64"}} {
+	for _, g := range [][]string{{"uniform"}, {"histogram", "-bins", "64"}, {"bfs"}} {
 		tr := filepath.Join(root, g[0]+".zst")
 		args := append(append([]string{"gen"}, g...), "-lane-ops", "1e5", "-chunk", "100", "-o", tr, "-q")
 		if code, _, stderr := replayCmd(t, args...); code != 0 {
