@@ -49,7 +49,9 @@
 //     the same files an instruction at a time, through the batch path.
 //  6. Parts: a slice's chunks are routed in two parts, its chunks cut
 //     as SliceRange cuts a trace's (subSlices), each as a slice of its
-//     own (its router, its combiner, a fold flush at its end), on
+//     own (its router, its combiner, a fold flush at its end, unless
+//     the next part met no flush point: then that part takes its folds
+//     and writes them, composed with its own, at its end), on
 //     goroutines of their own when [Options.Workers] allows; the
 //     second's records follow the first's in every file (its writers
 //     hold their chunks, trace.WithHeldChunks, until the first's append
@@ -66,7 +68,7 @@
 //     the composition of the operands of the accesses to that word since
 //     the last flush. Every fold is written before any record that could
 //     disagree with it (another operation or width, an instruction that
-//     does not fold, an .init or .region) and at each part's end, so
+//     does not fold, an .init or .region) and at a part's end (6), so
 //     applying the folds where they stand gives each word the value the
 //     lanes give it. A combined slice replays only on the block path;
 //     [Source.Combined] names it so that a replay can refuse otherwise.

@@ -224,11 +224,11 @@ func routeParts(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partiti
 	n := min(subSlices, max(to-from, 1))
 	workers := o.Workers
 	type part struct {
-		outs    *outputs
-		sum     Summary
-		regions []trace.Region // of the directives of this part
-		known   int            // the earlier parts' regions its router knew
-		err     error
+		outs  *outputs
+		sum   Summary
+		r     routed
+		known int // the earlier parts' regions its router knew
+		err   error
 	}
 	parts := make([]part, n)
 	var stop atomic.Bool
@@ -243,7 +243,7 @@ func routeParts(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partiti
 			return
 		}
 		a, b := subRange(from, to, j)
-		if p.regions, p.err = route(x, a, b, o, pt, known, p.outs, &p.sum, &stop); p.err != nil {
+		if p.r, p.err = route(x, a, b, o, pt, known, p.outs, &p.sum, &stop); p.err != nil {
 			stop.Store(true)
 		}
 	}
@@ -267,7 +267,7 @@ func routeParts(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partiti
 	for j := range parts {
 		p := &parts[j]
 		if p.err == nil && p.outs != nil && p.known == len(known) {
-			known = append(known, p.regions...)
+			known = append(known, p.r.regions...)
 			continue
 		}
 		if p.err != nil {
@@ -280,12 +280,34 @@ func routeParts(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partiti
 		if p.err != nil {
 			return p.err
 		}
-		known = append(known, p.regions...)
+		known = append(known, p.r.regions...)
 	}
 	for j := range parts {
 		if err := parts[j].err; err != nil {
 			return err
 		}
+	}
+	// The folds pending at each part's end: written there, or, when the
+	// next part met no flush point (its records are rows of folds of the
+	// same operation, and .cluster directives), taken into the next
+	// part's, to be written at its end: a scattered trace's words once a
+	// slice, not once a part.
+	for j := range parts {
+		p := &parts[j]
+		if j+1 < n && parts[j+1].r.cb.canTake(p.r.cb) {
+			if err := parts[j+1].r.cb.take(p.r.cb, pt); err != nil {
+				return err
+			}
+		} else if err := p.r.cb.flush(p.outs, pt, &p.sum); err != nil {
+			return err
+		}
+		cb, s := p.r.cb, &p.sum
+		s.Folded, s.FoldWords, s.FoldRecords = cb.lanes, cb.words, cb.records
+		s.LaneOps = p.r.rt.LaneOps()
+		for i, n := range cb.laneOps {
+			s.LaneOps[i] += n
+		}
+		s.Hot = p.r.rt.HotWords(8)
 	}
 	for _, p := range parts[1:] {
 		for i, w := range outs.w {
@@ -344,13 +366,22 @@ func mergeHot(hs []engine.HotWord, k int) []engine.HotWord {
 	return out[:min(len(out), k)]
 }
 
+// routed is what route leaves: the regions of the directives it read,
+// its router, and its combiner with the folds pending at the part's end,
+// which routeParts flushes.
+type routed struct {
+	regions []trace.Region
+	rt      *engine.Router
+	cb      *combiner
+}
+
 // route reads chunks [from, to) and writes each record to the partitions
-// that own it, its router knowing the header's regions and known. It
-// returns the regions of the directives it read.
-func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner, known []trace.Region, outs *outputs, sum *Summary, stop *atomic.Bool) ([]trace.Region, error) {
+// that own it, its router knowing the header's regions and known.
+func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner, known []trace.Region, outs *outputs, sum *Summary, stop *atomic.Bool) (routed, error) {
+	var nothing routed
 	src, err := x.Reader(from, to)
 	if err != nil {
-		return nil, err
+		return nothing, err
 	}
 	defer src.Close()
 	rt := engine.NewRouterWith(x.Header(), o.Parts, *pt)
@@ -366,10 +397,10 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner,
 		if n&4095 == 4095 {
 			if o.Interrupted != nil && o.Interrupted() {
 				stop.Store(true)
-				return nil, errors.New("interrupted")
+				return nothing, errors.New("interrupted")
 			}
 			if stop.Load() {
-				return nil, errStopped
+				return nothing, errStopped
 			}
 		}
 		in, err := src.Next()
@@ -377,15 +408,16 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner,
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nothing, err
 		}
 		if in.Dir != nil {
 			sum.Directives++
 			if in.Dir.Cluster == nil {
 				// Folds apply before it: an .init writes words, a
 				// .region changes which accesses fault.
+				cb.barriers++
 				if err := cb.flush(outs, pt, sum); err != nil {
-					return nil, err
+					return nothing, err
 				}
 			}
 			if reg := in.Dir.Region; reg != nil {
@@ -394,7 +426,7 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner,
 			}
 			for i, w := range outs.w {
 				if err := w.Write(in); err != nil {
-					return nil, fmt.Errorf("%s: %w", outs.tmp[i], err)
+					return nothing, fmt.Errorf("%s: %w", outs.tmp[i], err)
 				}
 				sum.Records[i]++
 			}
@@ -403,7 +435,7 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner,
 		sum.Instructions++
 		r, err := rt.Route(in)
 		if err != nil {
-			return nil, err
+			return nothing, err
 		}
 		cp = *in
 		cp.Part = &part
@@ -411,53 +443,47 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner,
 		if r.Fold.Valid() {
 			// Its lanes fold; the row alone goes out now.
 			if cb.pending() && !cb.op.SameOp(r.Fold) {
+				cb.barriers++
 				if err := cb.flush(outs, pt, sum); err != nil {
-					return nil, err
+					return nothing, err
 				}
 			}
 			addrs, vals := rt.Folds()
 			if err := cb.add(in, r.Fold, addrs, vals); err != nil {
-				return nil, err
+				return nothing, err
 			}
 			if cb.full() {
+				cb.barriers++
 				if err := cb.flush(outs, pt, sum); err != nil {
-					return nil, err
+					return nothing, err
 				}
 			}
 			if err := outs.write(row, 0, row, &cp, &r, sum); err != nil {
-				return nil, err
+				return nothing, err
 			}
 			continue
 		}
+		cb.barriers++ // what is pending, or a part's before, applies first
 		if cb.pending() {
 			if err := cb.flush(outs, pt, sum); err != nil {
-				return nil, err
+				return nothing, err
 			}
 		}
 		hasRow := false
 		for _, p := range r.Parts {
 			hasRow = hasRow || p == row
 			if err := outs.write(p, r.Owners[p], row, &cp, &r, sum); err != nil {
-				return nil, err
+				return nothing, err
 			}
 		}
 		if !hasRow {
 			// The row's partition has none of its lanes: the row alone.
 			if err := outs.write(row, 0, row, &cp, &r, sum); err != nil {
-				return nil, err
+				return nothing, err
 			}
 		}
 	}
-	if err := cb.flush(outs, pt, sum); err != nil {
-		return nil, err
-	}
-	sum.Folded, sum.FoldWords, sum.FoldRecords = cb.lanes, cb.words, cb.records
-	sum.LaneOps = rt.LaneOps()
-	for p, n := range cb.laneOps {
-		sum.LaneOps[p] += n
-	}
-	sum.Hot = rt.HotWords(8)
-	return regions, nil
+	return routed{regions, rt, cb}, nil
 }
 
 // write writes instruction in to partition p's file with the lanes of mask,

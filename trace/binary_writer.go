@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -768,10 +769,9 @@ func (w *BinaryWriter) flush() error {
 	w.rec = b
 	switch {
 	case w.o.held:
-		// Kept whole for Append, which numbers and seals it; the
-		// next chunk fills new buffers.
-		w.held = append(w.held, heldChunk{head: b, insts: w.insts})
-		w.rec, w.insts = nil, make([]byte, 0, cap(w.insts))
+		// Kept for Append, which numbers and seals it: copies of
+		// their length (not zeroed first), the buffers filled again.
+		w.held = append(w.held, heldChunk{head: bytes.Clone(b), insts: bytes.Clone(w.insts)})
 	case tail:
 		w.sealRecord(chunkFixedLen, w.insts)
 	default:

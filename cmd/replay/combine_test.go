@@ -183,9 +183,9 @@ func TestCombinedSplitFlushPoints(t *testing.T) {
 }
 
 // TestCombinedSplitFolds: a combined split of a histogram of 64 bins
-// writes its partitions the folds of at most 64 words a part of a slice
-// (two parts, each flushing at its end: split.subSlices), not its 10^5
-// lane-ops: its slice files are a fraction of an uncombined split's,
+// writes its partitions the folds of at most 64 words a slice, not its
+// 10^5 lane-ops (the second half of a slice, which meets no flush point,
+// takes the first's folds: split.subSlices): its slice files are a fraction of an uncombined split's,
 // and the partitions' replays apply 64 words, not the lanes (their lanes
 // count 0; the row's partition still writes every instruction's row).
 func TestCombinedSplitFolds(t *testing.T) {
@@ -222,8 +222,8 @@ func TestCombinedSplitFolds(t *testing.T) {
 		if f, _ := strconv.Atoi(g[1]); f < 45000 {
 			t.Errorf("slice %d: %d lane-ops folded, want about half of 10^5", k, f)
 		}
-		if w, _ := strconv.Atoi(g[2]); w < 1 || w > 2*64 {
-			t.Errorf("slice %d: folds of %d words, want 1 to 128 (the bins, in each of two parts)", k, w)
+		if w, _ := strconv.Atoi(g[2]); w < 1 || w > 64 {
+			t.Errorf("slice %d: folds of %d words, want 1 to 64 (the bins)", k, w)
 		}
 	}
 	if p, c := size(plain), size(comb); c*4 > p {
@@ -430,6 +430,49 @@ func TestSplitWorkersSameFiles(t *testing.T) {
 	for f, h := range want {
 		if !strings.HasPrefix(f, ".") && got[f] != h {
 			t.Errorf("region trace: merged %s differs from the single replay's", f)
+		}
+	}
+}
+
+// TestCombinedSplitTakesFolds: the second half of a combined slice that
+// meets no flush point takes the folds pending at the first half's end,
+// composed with its own on the same words, and writes them once at its
+// end: for adds of 32 bits (words whose sum wraps to 0 among them), of 64
+// bits, xors, signed minima and unsigned maxima, the split folds the 300
+// instructions' lanes into their 32 words once (not once a half), and
+// the merged tables of its partitions are the single replay's.
+func TestCombinedSplitTakesFolds(t *testing.T) {
+	root := t.TempDir()
+	for name, inst := range map[string]string{
+		"add":   "atom.global.add.u32 d, [a], b; | a=0x1000:0x40 b=3:1",
+		"wrap":  "atom.global.add.u32 d, [a], b; | a=0x1000:0x44 b=0x20000000:0x1",
+		"add64": "atom.global.add.u64 d, [a], b; | a=0x1000:0x48 b=0xffffffff:3",
+		"xor":   "atom.global.xor.b32 d, [a], b; | a=0x1000:0x40 b=1:3",
+		"min":   "atom.global.min.s32 d, [a], b; | a=0x1000:0x40 b=-9:5",
+		"max":   "atom.global.max.u32 d, [a], b; | a=0x1000:0x40 b=7:11",
+	} {
+		src := strings.Repeat(inst+"\n", 300) // 150 a half: more adds than the combiner queues
+		tasm := filepath.Join(root, name+".tasm")
+		if err := os.WriteFile(tasm, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tr := filepath.Join(root, name+".zst")
+		if code, _, stderr := replayCmd(t, "asm", tasm, "-chunk", "50", "-o", tr); code != 0 {
+			t.Fatalf("asm %s: %s", name, stderr)
+		}
+		whole := filepath.Join(root, name+"-whole")
+		if code, _, stderr := replayCmd(t, tr, "-o", whole, "-q", "-tables", leanTables); code != 0 {
+			t.Fatalf("%s: %s", name, stderr)
+		}
+		merged, folded, words := combinedPipeline(t, tr, filepath.Join(root, name), 3, 1)
+		if folded != 300*32 || words != 32 {
+			t.Errorf("%s: %d lane-ops folded into %d words, want %d into 32", name, folded, words, 300*32)
+		}
+		want, got := tableDigests(t, whole), tableDigests(t, merged)
+		for f, h := range want {
+			if !strings.HasPrefix(f, ".") && got[f] != h {
+				t.Errorf("%s: merged %s differs from the single replay's", name, f)
+			}
 		}
 	}
 }
