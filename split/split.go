@@ -291,23 +291,17 @@ func routeParts(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partiti
 	// next part met no flush point (its records are rows of folds of the
 	// same operation, and .cluster directives), taken into the next
 	// part's, to be written at its end: a scattered trace's words once a
-	// slice, not once a part.
-	for j := range parts {
+	// slice, not once a part. The last part's go to outs once every
+	// part's records are there: the same place, not held.
+	for j := range parts[:n-1] {
 		p := &parts[j]
-		if j+1 < n && parts[j+1].r.cb.canTake(p.r.cb) {
+		if parts[j+1].r.cb.canTake(p.r.cb) {
 			if err := parts[j+1].r.cb.take(p.r.cb, pt); err != nil {
 				return err
 			}
 		} else if err := p.r.cb.flush(p.outs, pt, &p.sum); err != nil {
 			return err
 		}
-		cb, s := p.r.cb, &p.sum
-		s.Folded, s.FoldWords, s.FoldRecords = cb.lanes, cb.words, cb.records
-		s.LaneOps = p.r.rt.LaneOps()
-		for i, n := range cb.laneOps {
-			s.LaneOps[i] += n
-		}
-		s.Hot = p.r.rt.HotWords(8)
 	}
 	for _, p := range parts[1:] {
 		for i, w := range outs.w {
@@ -315,6 +309,21 @@ func routeParts(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partiti
 				return fmt.Errorf("%s: %w", outs.tmp[i], err)
 			}
 		}
+	}
+	if last := &parts[n-1]; last.r.cb != nil {
+		if err := last.r.cb.flush(outs, pt, &last.sum); err != nil {
+			return err
+		}
+	}
+	for j := range parts {
+		p := &parts[j]
+		cb, s := p.r.cb, &p.sum
+		s.Folded, s.FoldWords, s.FoldRecords = cb.lanes, cb.words, cb.records
+		s.LaneOps = p.r.rt.LaneOps()
+		for i, n := range cb.laneOps {
+			s.LaneOps[i] += n
+		}
+		s.Hot = p.r.rt.HotWords(8)
 	}
 	var hot []engine.HotWord
 	for j := range parts {
