@@ -137,12 +137,16 @@ func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWrite
 	}
 	bw.chunkBytes = chunkTargetBytes
 	if o.split != nil {
+		bw.chunkBytes = splitChunkBytes
+	}
+	if o.split != nil && !o.held {
 		// A split task has a writer per partition, each filling its
 		// chunk as the trace's records come: chunks of splitChunkBytes
-		// keep their buffers in the caches, made once at that size.
-		bw.chunkBytes = splitChunkBytes
+		// keep their buffers in the caches, made once at that size. A
+		// held writer's grow as it fills them: most of a split task's
+		// partitions hold little of a half's records.
 		bw.insts = make([]byte, 0, splitChunkBytes+splitChunkBytes/8)
-		if o.stored && !o.held { // held chunks are never in flight
+		if o.stored {
 			bw.finsts = make([]byte, 0, splitChunkBytes+splitChunkBytes/8)
 		}
 		for i := range bw.blk.cols { // a block's columns, made once
