@@ -56,7 +56,10 @@ import (
 // group once its cursor is half way through the one before (prefetch),
 // its string columns as their dictionaries' keys, its columns' storage
 // taken from one pool for the whole merge, to which each row group's goes
-// back once its rows are merged (openTableCols).
+// back once its rows are merged (openTableCols). A partition's
+// instructions are decoded once their rows are due, or next: until then
+// its first seq, from its file's first page, stands for them
+// (openInstructions).
 
 // partDir is one partition directory and what its files say it is.
 type partDir struct {
@@ -466,6 +469,7 @@ func mergeTables(w *Writer, chunk int, phases [][]func(q *writeQueue) error) err
 	var mu sync.Mutex
 	var queues []*writeQueue
 	pool := &wordPool{}
+	defer pool.release() // every merge has returned, its readers closed
 	for p, merges := range phases {
 		ahead := traceAhead
 		if p > 0 {
@@ -530,15 +534,19 @@ func newInstChunks(q *writeQueue) *instChunks {
 	for range q.ahead {
 		c.free <- nil // made when first taken
 	}
-	c.cols = newInstCols(q.chunk)
+	c.cols = newInstColsOf(q.chunk, q.pool)
 	return c
 }
 
-func newInstCols(n int) *instCols {
-	c := &instCols{}
-	c.grow(n)
-	c.truncate(0)
-	return c
+func newInstCols(n int) *instCols { return newInstColsOf(n, nil) }
+
+// newInstColsOf is instCols with room for n rows, the numeric columns'
+// from pool's slabs (poolSlice).
+func newInstColsOf(n int, pool *wordPool) *instCols {
+	return &instCols{seq: poolSlice[uint64](pool, n), static: make([]*trace.Static, 0, n),
+		group: poolSlice[int64](pool, n), warp: poolSlice[int64](pool, n),
+		lanes: poolSlice[uint32](pool, n), addrs: poolSlice[uint32](pool, n), maxc: poolSlice[uint32](pool, n),
+		faults: poolSlice[uint32](pool, n), casFailed: poolSlice[uint32](pool, n), sectors: poolSlice[uint32](pool, n)}
 }
 
 // room is how many more rows the chunk takes.
@@ -556,7 +564,7 @@ func (c *instChunks) flush(final bool) error {
 		done:  func() { cols.truncate(0); c.free <- cols },
 	})
 	if c.cols = <-c.free; c.cols == nil {
-		c.cols = newInstCols(c.q.chunk)
+		c.cols = newInstColsOf(c.q.chunk, c.q.pool)
 	}
 	return err
 }
@@ -1216,13 +1224,14 @@ func (b *rowBuffer) write(w *Writer) error {
 	return nil
 }
 
-// alloc makes room for a chunk of table id's rows, once.
-func (b *rowBuffer) alloc(id tableID, chunk int) {
+// alloc makes room for a chunk of table id's rows, once: the memory
+// table's from pool's slabs (poolSlice).
+func (b *rowBuffer) alloc(id tableID, chunk int, pool *wordPool) {
 	switch {
 	case id == tResults && b.results == nil:
 		b.results = make([]engine.Result, 0, chunk)
 	case id == tMemory && b.words == nil:
-		b.words = make([]engine.Word, 0, chunk)
+		b.words = poolSlice[engine.Word](pool, chunk)
 	case id == tAddresses && b.addrs == nil:
 		b.addrs = make([]engine.AddressStat, 0, chunk)
 	case id == tOrders && b.orders == nil:
@@ -1246,7 +1255,6 @@ var sortedCols = map[tableID][]string{
 // with newCursor, and moves each to its first row: all the cursors (to
 // close), and those with rows, in partition order.
 func openCursors[C interface{ advance() (bool, error) }](q *writeQueue, parts []*partDir, id tableID, cols []string, newCursor func(*tableReader) C, all *[]C) ([]C, error) {
-	var live []C
 	for _, p := range parts {
 		pf := p.pq[id]
 		p.pq[id] = nil // the reader's, which closes it
@@ -1258,7 +1266,19 @@ func openCursors[C interface{ advance() (bool, error) }](q *writeQueue, parts []
 		t.ahead() // every partition's first record at once
 		*all = append(*all, newCursor(t))
 	}
-	for _, c := range *all {
+	return liveCursors(*all, func(C) bool { return false })
+}
+
+// liveCursors moves each of all to its first row, but those pending
+// (whose first row is known without it), and returns those with rows and
+// the pending ones, in partition order.
+func liveCursors[C interface{ advance() (bool, error) }](all []C, pending func(C) bool) ([]C, error) {
+	var live []C
+	for _, c := range all {
+		if pending(c) {
+			live = append(live, c)
+			continue
+		}
 		ok, err := c.advance()
 		if err != nil {
 			return nil, err
@@ -1291,7 +1311,7 @@ func mergeSorted(q *writeQueue, parts []*partDir, id tableID, newCursor func(*ta
 		free <- new(rowBuffer)
 	}
 	buf := new(rowBuffer)
-	buf.alloc(id, q.chunk)
+	buf.alloc(id, q.chunk, q.pool)
 	flush := func(final bool) error {
 		if buf.err != nil {
 			return buf.err
@@ -1302,7 +1322,7 @@ func mergeSorted(q *writeQueue, parts []*partDir, id tableID, newCursor func(*ta
 		b := buf
 		err := q.send(writeJob{write: b.write, done: func() { b.reset(); free <- b }})
 		buf = <-free
-		buf.alloc(id, q.chunk)
+		buf.alloc(id, q.chunk, q.pool)
 		return err
 	}
 	for len(live) > 0 {
@@ -1361,6 +1381,60 @@ type instructionCursor struct {
 	// oneKind: the record's rows have one dialect, op and type (key 0
 	// each) and text keys.
 	oneKind bool
+	// pending: the cursor has read no record yet, and its first row's
+	// seq is first, from its file's first page (pqFile.firstDelta): a
+	// partition's records are decoded when its rows are due, not all
+	// partitions' at the start (openInstructions).
+	pending bool
+	first   uint64
+}
+
+// seqAt is the seq of the cursor's current row: its first row's, read
+// from its file, while it is pending.
+func (c *instructionCursor) seqAt() uint64 {
+	if c.pending {
+		return c.first
+	}
+	return c.seq.Value(c.rowCursor.row)
+}
+
+// load moves a pending cursor to its first row, as openCursors moves
+// every other: false if it has none.
+func (c *instructionCursor) load() (bool, error) {
+	c.pending = false
+	return c.advance()
+}
+
+// openInstructions opens every partition's instructions, read ahead
+// (prefetch), and returns the cursors (all, to close) and those with rows
+// (live, in partition order). In a split pipeline a run of one
+// partition's rows (a slice's instructions) is most of the table, and the
+// others' rows wait for it: a cursor whose first seq its file's first
+// page gives is left pending, its records decoded only once its rows are
+// due (or next: mergeInstructions asks the one whose rows come after the
+// run to start), so the merge holds two or three partitions' records at
+// once, not every partition's, whose storage was most of the fresh
+// memory the merge touched. Any other cursor reads its first record now,
+// as openCursors does.
+func openInstructions(q *writeQueue, parts []*partDir, all *[]*instructionCursor) ([]*instructionCursor, error) {
+	for _, p := range parts {
+		pf := p.pq[tInstructions]
+		p.pq[tInstructions] = nil // the reader's, which closes it
+		t, err := openTableFile(p.files[tInstructions], pf, instructionCols, q.pool)
+		if err != nil {
+			return nil, err
+		}
+		c := newInstructionCursor(t)
+		*all = append(*all, c)
+		if pf != nil {
+			c.first, c.pending = pf.firstDelta(pf.column("seq"))
+		}
+		t.prefetch()
+		if !c.pending {
+			t.ahead() // its first record beside the others'
+		}
+	}
+	return liveCursors(*all, func(c *instructionCursor) bool { return c.pending })
 }
 
 // instructionCols are the columns the merge reads of instructions: space
@@ -1515,22 +1589,49 @@ func mergeInstructions(q *writeQueue, parts []*partDir) error {
 			c.close()
 		}
 	}()
-	live, err := openCursors(q, parts, tInstructions, instructionCols, newInstructionCursor, &all)
+	live, err := openInstructions(q, parts, &all)
 	if err != nil {
 		return err
 	}
 	out := newInstChunks(q)
 	parsed := map[string]*trace.Static{}
 	next := uint64(0)
-	seqOf := func(c *instructionCursor) uint64 { return c.seq.Value(c.rowCursor.row) }
+	seqOf := (*instructionCursor).seqAt
 	for len(live) > 0 {
 		lo, bound := 0, uint64(math.MaxUint64) // the cursor of the lowest seq; the others' lowest
+		hi := -1                               // the cursor of bound
 		for i := 1; i < len(live); i++ {
 			if s := seqOf(live[i]); s < seqOf(live[lo]) {
-				bound, lo = seqOf(live[lo]), i
-			} else {
-				bound = min(bound, s)
+				bound, lo, hi = seqOf(live[lo]), i, lo
+			} else if s < bound {
+				bound, hi = s, i
 			}
+		}
+		// The pending cursors of the lowest seq read their first
+		// records; then the pass starts again, on their rows' seqs.
+		loaded, low := false, seqOf(live[lo])
+		for i := 0; i < len(live); {
+			d := live[i]
+			if !d.pending || d.first != low {
+				i++
+				continue
+			}
+			loaded = true
+			ok, err := d.load()
+			if err != nil {
+				return err
+			}
+			if ok {
+				i++
+			} else {
+				live = slices.Delete(live, i, i+1)
+			}
+		}
+		if loaded {
+			continue
+		}
+		if hi >= 0 && live[hi].pending {
+			live[hi].t.ahead() // its rows come after this run's
 		}
 		c := live[lo]
 		if seq := seqOf(c); seq != next {
@@ -1572,10 +1673,10 @@ func mergeInstructions(q *writeQueue, parts []*partDir) error {
 		}
 		st, text := c.row(r, s), c.text.Value(r)
 		for _, d := range live[lo+1:] {
-			r := d.rowCursor.row
-			if d.seq.Value(r) != next {
+			if seqOf(d) != next { // a pending cursor's first is past next
 				continue
 			}
+			r := d.rowCursor.row
 			if d.lanes.Value(r) != st.Lanes || d.text.Value(r) != text {
 				return mergeErr("%s says instruction %d is %q with %d lanes, %s says %q with %d: not partitions of one replay",
 					d.t.path, next, d.text.Value(r), d.lanes.Value(r), c.t.path, text, st.Lanes)

@@ -15,7 +15,9 @@ import (
 // need to.
 func TestSlabsOnHugePages(t *testing.T) {
 	a := newPoolAllocator()
-	for _, n := range []int{slabMin, 512 << 10, slabBytes} {
+	// 64 KiB: a uint32 column of a batch of 16 Ki rows (a partition
+	// replay's); 32 KiB, half of one.
+	for _, n := range []int{32 << 10, 64 << 10, slabMin, 512 << 10, slabBytes} {
 		b := a.Allocate(n)
 		b[0], b[n-1] = 1, 2
 		if flags := vmFlags(t, addrOf(b)); !strings.Contains(" "+flags+" ", " hg ") {

@@ -15,6 +15,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/gpureplay/replay/internal/offheap"
 )
 
 // Reading the tables' Parquet files back (merge, diff, and the report),
@@ -87,10 +89,16 @@ type pqFile struct {
 
 // wordPool is storage for fixed-width columns to reuse: a merge decodes
 // every partition's every row group, and fresh storage each time was a
-// page fault every 4 KiB of it.
+// page fault every 4 KiB of it. What it has not got, a merge's pool
+// carves from slabs on huge pages (alloc, merge_pool.go).
 type wordPool struct {
 	mu   sync.Mutex
 	free [][]uint64
+	// slab is what is left of the last of slabs, which alloc carves
+	// new storage from (merge_pool.go); released: release unmapped them.
+	slab     []uint64
+	slabs    []*offheap.Block
+	released bool
 }
 
 // get returns storage of n words, zeroed when zero is set, if the pool
@@ -720,6 +728,9 @@ func (d *colDecoder) grow(upto int64) {
 			size = d.bytesFor(d.want)
 		}
 	}
+	if words == nil && len(d.vals) == 0 && d.pool != nil { // the row group's, whole, new
+		words, size = d.pool.alloc((d.bytesFor(d.want)+7)/8), d.bytesFor(d.want)
+	}
 	if words == nil {
 		words = make([]uint64, (size+7)/8)
 	}
@@ -890,7 +901,7 @@ func (d *colDecoder) dictStrings(b []byte, n int, enc pqEncoding) error {
 		if d.words = d.pool.get((d.want*4+7)/8, false); d.words != nil {
 			d.didx = unsafe.Slice((*int32)(unsafe.Pointer(&d.words[0])), d.want)[:0]
 		} else {
-			d.words = make([]uint64, (d.want*4+7)/8)
+			d.words = d.pool.alloc((d.want*4 + 7) / 8)
 			d.didx = unsafe.Slice((*int32)(unsafe.Pointer(&d.words[0])), d.want)[:0]
 		}
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -184,9 +185,12 @@ type addrTracker struct {
 	lists [][]statItem
 	// extras[a], with WithExplore only, are each of applier a's items'
 	// slot << 1 | vals, in step with its one list (split is 1): what the
-	// order analysis reads of an access beside what counting does.
-	extras  [][]uint32
-	sortedX [][]uint32 // per counter, with WithExplore: extras in the sorted items' order
+	// order analysis reads of an access beside what counting does. A vals
+	// item's slot is its lane's 32-bit value itself, so that an extra is
+	// 33 bits wide: a uint32 dropped the value's top bit (the sign of an
+	// f32 addend: 1.5 and -1.5 alike).
+	extras  [][]uint64
+	sortedX [][]uint64 // per counter, with WithExplore: extras in the sorted items' order
 	split   int
 	async   *asyncCount // nil when synchronous
 	// hot holds, per counter, its share of the first hotPages pages
@@ -282,7 +286,7 @@ func newAddrTracker(appliers int, explore bool, counters int) *addrTracker {
 	t.sorted, t.hist, t.keys = make([][]statItem, counters), make([][]uint32, counters), make([][]sketchKey, counters)
 	t.lists = make([][]statItem, appliers*t.split)
 	if explore {
-		t.extras, t.sortedX = make([][]uint32, appliers), make([][]uint32, counters)
+		t.extras, t.sortedX = make([][]uint64, appliers), make([][]uint64, counters)
 	}
 	if t.split > 1 {
 		t.hot = make([]*[hotPages]pageStats, counters)
@@ -470,7 +474,7 @@ func (t *addrTracker) collect(a int, b *batch, rt *route) {
 		c := t.counterOf(it.word)
 		lists[c] = append(lists[c], it)
 		if explore {
-			x := slot << 1
+			x := uint64(slot) << 1
 			if vals {
 				x |= 1
 			}
@@ -487,6 +491,12 @@ func (t *addrTracker) collect(a int, b *batch, rt *route) {
 		}
 		recs := rt.recs[s.lo:hi]
 		switch {
+		case s.pre:
+			// A prefix-summed run (prefix.go): its records are sums a
+			// word, its lanes the result rows of slots [the first
+			// instruction's slot, preEnd), an instruction's after
+			// another's, all aligned words of the records' page.
+			t.collectPrefix(a, b, s, recs[0].word&^(shard.PageWords-1))
 		case s.n > 0 && s.step == 0:
 			x := recs[0]
 			put(newStatItem(x.word, s.inst, s.n, uint8(x.slot>>slotBits)), x.slot&slotMask, false)
@@ -514,6 +524,44 @@ func (t *addrTracker) collect(a int, b *batch, rt *route) {
 	}
 }
 
+// collectPrefix appends to applier a's lists the lanes of a prefix
+// segment s (seg.pre) on the page whose first word reference is page: one
+// item a lane, of the instruction whose slots hold it (the run's
+// instructions follow one another, a warp's slots each), its word from
+// its address in the result rows.
+func (t *addrTracker) collectPrefix(a int, b *batch, s seg, page uint32) {
+	lists := t.lists[a*t.split : (a+1)*t.split]
+	n := uint32(len(b.insts))
+	for ii := s.inst; ii < n && b.insts[ii].slot < s.preEnd; ii++ {
+		lo, hi := b.insts[ii].slot, s.preEnd
+		if ii+1 < n {
+			hi = min(hi, b.insts[ii+1].slot)
+		}
+		addrs := b.resAddr[lo:hi:hi]
+		meta := newStatItem(0, ii, 1, 0).meta
+		if t.split == 1 && !t.explore {
+			l := lists[0]
+			k := len(l)
+			l = slices.Grow(l, len(addrs))[:k+len(addrs)]
+			out := l[k:]
+			out = out[:len(addrs)]
+			for j, x := range addrs {
+				out[j] = statItem{word: page | uint32(x>>2)&(shard.PageWords-1), meta: meta}
+			}
+			lists[0] = l
+			continue
+		}
+		for j, x := range addrs {
+			it := statItem{word: page | uint32(x>>2)&(shard.PageWords-1), meta: meta}
+			c := t.counterOf(it.word)
+			lists[c] = append(lists[c], it)
+			if t.explore {
+				t.extras[a] = append(t.extras[a], uint64(lo+uint32(j))<<1)
+			}
+		}
+	}
+}
+
 // count adds applier o's collected items to their addresses' entries and
 // empties its list, when each applier counts its own pages (synchronous).
 // The batch b must still hold the items' instructions and sources.
@@ -522,7 +570,7 @@ func (t *addrTracker) count(o int, b *batch) {
 		return
 	}
 	t.keys[o] = batchKeys(t.keys[o], b)
-	var extras []uint32
+	var extras []uint64
 	if t.explore {
 		extras = t.extras[o]
 	}
@@ -542,7 +590,7 @@ func (t *addrTracker) count(o int, b *batch) {
 // depend on the order in which accesses are counted. Given extras (with
 // WithExplore, in step with lists' one list) it puts them in the same
 // order, and returns them too.
-func (t *addrTracker) sortItems(c int, pages int, lists [][]statItem, extras []uint32) ([]statItem, []uint32) {
+func (t *addrTracker) sortItems(c int, pages int, lists [][]statItem, extras []uint64) ([]statItem, []uint64) {
 	n := 0
 	for _, l := range lists {
 		n += len(l)
@@ -600,7 +648,7 @@ func (t *addrTracker) sortItems(c int, pages int, lists [][]statItem, extras []u
 // index words arrived) and asked for, and run j's entries (arrived) are
 // updated. The misses of a run overlap one another and the work on the
 // two before it (prefetch).
-func (t *addrTracker) countSorted(c int, sorted []statItem, extras []uint32, keys []sketchKey, pages pageTable, b *batch) {
+func (t *addrTracker) countSorted(c int, sorted []statItem, extras []uint64, keys []sketchKey, pages pageTable, b *batch) {
 	if len(sorted) == 0 {
 		return
 	}
@@ -628,7 +676,7 @@ func (t *addrTracker) countSorted(c int, sorted []statItem, extras []uint32, key
 		lo3 := cut(lo2)
 		t.prefetchIndexes(pages, c, sorted[lo2:lo3], &ptrs)
 		t.find(pages, c, sorted[lo1:lo2], so, &found[(j+1)&1], &ptrs)
-		var ext []uint32
+		var ext []uint64
 		if extras != nil {
 			ext = extras[lo0:lo1]
 		}
@@ -732,7 +780,7 @@ func (t *addrTracker) find(pages pageTable, c int, part []statItem, so *slabOwne
 
 // update counts part's items into their entries, found in f; ext holds
 // their extras with WithExplore.
-func (t *addrTracker) update(part []statItem, ext []uint32, f *foundRun, keys []sketchKey, b *batch) {
+func (t *addrTracker) update(part []statItem, ext []uint64, f *foundRun, keys []sketchKey, b *batch) {
 	ps := f.ps
 	for k := range part {
 		it := &part[k]
@@ -750,7 +798,7 @@ func (t *addrTracker) update(part []statItem, ext []uint32, f *foundRun, keys []
 			e.addGroup(gk)
 		}
 		if t.explore {
-			t.analyse(ps.exploreAt(i), b, &b.insts[inst], it.n(), ext[k]>>1, ext[k]&1 != 0, first)
+			t.analyse(ps.exploreAt(i), b, &b.insts[inst], it.n(), uint32(ext[k]>>1), ext[k]&1 != 0, first)
 		}
 	}
 }

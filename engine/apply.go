@@ -52,6 +52,10 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 				mem.PrefetchWords(wordAdds(rt.recs[asked:want]))
 				asked = want
 			}
+			if s.pre {
+				b.applyPrefix(o, mem, s.inst, s, rt.recs[s.lo:hi])
+				continue
+			}
 			in := &b.insts[s.inst]
 			if k == 0 || s.inst != rt.segs[k-1].inst {
 				// (An instruction's records on several words, a
@@ -270,62 +274,92 @@ func add32Vals(mem *shard.Memory, recs []rec) {
 // general loop does record by record, without reading the instruction's
 // sources, the page and the width again each time. It reports false, having
 // done nothing, for an operation it has no loop for (CAS, whose failures
-// are counted, and the rarer ones).
+// are counted, and the rarer ones). As add32Slots, it marks a word
+// written only where it leaves 0 there: a word is written when it is
+// non-zero or marked (shard.Page), and the mark was a second line at
+// random a lane, in the bitmap beside the words (a BFS's relaxations).
 func applyVals32(mem *shard.Memory, recs []rec, k kind) bool {
 	switch k {
 	case kExch:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
-			c.Words[w] = x.slot
-			c.Touched[w/64] |= 1 << (w % 64)
+			v := x.slot
+			c.Words[w] = v
+			if v == 0 {
+				c.Touched[w/64] |= 1 << (w % 64)
+			}
 		}
 	case kMinU:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
-			c.Words[w] = min(c.Words[w], x.slot)
-			c.Touched[w/64] |= 1 << (w % 64)
+			v := min(c.Words[w], x.slot)
+			c.Words[w] = v
+			if v == 0 {
+				c.Touched[w/64] |= 1 << (w % 64)
+			}
 		}
 	case kMaxU:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
-			c.Words[w] = max(c.Words[w], x.slot)
-			c.Touched[w/64] |= 1 << (w % 64)
+			v := max(c.Words[w], x.slot)
+			c.Words[w] = v
+			if v == 0 {
+				c.Touched[w/64] |= 1 << (w % 64)
+			}
 		}
 	case kMinS:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
-			c.Words[w] = uint32(min(int32(c.Words[w]), int32(x.slot)))
-			c.Touched[w/64] |= 1 << (w % 64)
+			v := uint32(min(int32(c.Words[w]), int32(x.slot)))
+			c.Words[w] = v
+			if v == 0 {
+				c.Touched[w/64] |= 1 << (w % 64)
+			}
 		}
 	case kMaxS:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
-			c.Words[w] = uint32(max(int32(c.Words[w]), int32(x.slot)))
-			c.Touched[w/64] |= 1 << (w % 64)
+			v := uint32(max(int32(c.Words[w]), int32(x.slot)))
+			c.Words[w] = v
+			if v == 0 {
+				c.Touched[w/64] |= 1 << (w % 64)
+			}
 		}
 	case kAnd:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
-			c.Words[w] &= x.slot
-			c.Touched[w/64] |= 1 << (w % 64)
+			v := c.Words[w] & x.slot
+			c.Words[w] = v
+			if v == 0 {
+				c.Touched[w/64] |= 1 << (w % 64)
+			}
 		}
 	case kOr:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
-			c.Words[w] |= x.slot
-			c.Touched[w/64] |= 1 << (w % 64)
+			v := c.Words[w] | x.slot
+			c.Words[w] = v
+			if v == 0 {
+				c.Touched[w/64] |= 1 << (w % 64)
+			}
 		}
 	case kXor:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
-			c.Words[w] ^= x.slot
-			c.Touched[w/64] |= 1 << (w % 64)
+			v := c.Words[w] ^ x.slot
+			c.Words[w] = v
+			if v == 0 {
+				c.Touched[w/64] |= 1 << (w % 64)
+			}
 		}
-	case kFAddF32, kFAddF32FTZ:
+	case kFAddF32, kFAddF32FTZ, kFAddF32Intel:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
-			c.Words[w] = fop32(k, c.Words[w], x.slot, 0)
-			c.Touched[w/64] |= 1 << (w % 64)
+			v := fop32(k, c.Words[w], x.slot, 0)
+			c.Words[w] = v
+			if v == 0 {
+				c.Touched[w/64] |= 1 << (w % 64)
+			}
 		}
 	default:
 		return false

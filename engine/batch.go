@@ -71,7 +71,7 @@ func (x *xinst) vec(j int) *bvec { return &x.vecs[int(x.vals)+j] }
 func (b *batch) alone(in *trace.Inst, p *plan) xinst {
 	b.vecs, b.arena, b.lastVecs = b.vecs[:0], b.arena[:0], 0
 	b.insts = append(b.insts[:0], binst{Seq: in.Seq, Line: in.Line, Group: in.Group, Warp: in.Warp, Mask: in.Mask, active: in.Active()})
-	b.insts[0].vals = b.addVecs(in, false)
+	b.insts[0].vals = b.addVecs(in, false, b.sharesVecs(in.Vals))
 	return xinst{binst: b.insts[0], plan: p, vecs: b.vecs, arena: b.arena}
 }
 
@@ -145,6 +145,12 @@ type seg struct {
 	// (a warp on a few addresses: expandWarp). The instruction's words
 	// are one segment rather than a run segment each.
 	counts bool
+	// pre: a run of prefix-summed warps (prefix.go) from the segment's
+	// instruction on: each record a word and the sum of the run's
+	// addends on it, the lanes' values their prefixes, slots up to
+	// preEnd (applyPrefix).
+	pre    bool
+	preEnd uint32
 }
 
 // route is what one range sends to one owner: records in trace order, cut
@@ -191,6 +197,7 @@ func (rt *route) run(ii uint32, r rec, n uint32, step int32) {
 func (rt *route) addSeg(ii, n uint32, step int32, vals bool) {
 	s := push(&rt.segs)
 	s.inst, s.lo, s.n, s.step, s.vals, s.counts = ii, uint32(len(rt.recs)), n, step, vals, false
+	s.pre, s.preEnd = false, 0
 }
 
 // reset empties the route, keeping its storage.
@@ -302,6 +309,15 @@ type batch struct {
 	// notAdd: some instruction added is not a 32-bit add that returns
 	// nothing to anyone (commutes), noted as add takes it.
 	notAdd bool
+	// retAdds: every instruction added is a 32-bit add that returns its
+	// old value to a destination (a histogram's with the results table):
+	// its warps may be prefix-summed (prefix.go).
+	retAdds bool
+	// pre holds, per range, its run of prefix-summed warps, and preBase,
+	// per owner, applyPrefix's words before a run, by word of the page
+	// (prefix.go); each made on first use.
+	pre     []*prefixAcc
+	preBase []*[shard.PageWords]uint32
 	// countsLanes: the addresses table counts every lane's access from
 	// the routes (addresses.go), so a warp's lanes stay a record or a run
 	// of them, never summed into one addition (expandWarp).
@@ -340,6 +356,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 	b.nslots = 0
 	b.parts, b.hasParts = b.parts[:0], false
 	b.wide, b.notAdd, b.elems = false, false, false
+	b.retAdds = true
 	clear(b.inits) // drop the copies' data
 	b.inits, b.initBytes = b.inits[:0], 0
 	b.err = nil
@@ -362,6 +379,8 @@ func (b *batch) reset(ranges, owners, shards int) {
 		b.groups = make([]warpGroups, ranges)
 		b.few = make([]*fewWarps, ranges)
 		b.acc = make([]*pageAcc, ranges)
+		b.pre = make([]*prefixAcc, ranges)
+		b.preBase = make([]*[shard.PageWords]uint32, owners)
 		b.firstFault = make([]int, ranges)
 		b.faultRow = make([]Result, ranges)
 		b.rangeErr = make([]error, ranges)
@@ -383,7 +402,8 @@ func (b *batch) reset(ranges, owners, shards int) {
 // the source decoded them there, trace.CapArena).
 func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	n := len(b.insts)
-	if n > 0 && b.repeats(in, p, mem) {
+	shares := b.sharesVecs(in.Vals) // asked once: repeats and addVecs both need it
+	if n > 0 && shares && b.repeats(p, mem) {
 		// The warp of the instruction before, again (a hot counter's):
 		// its sources and vectors, copied; only where it stands differs,
 		// and its lanes when its mask does (an append queue's).
@@ -403,25 +423,27 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	bi.pi, bi.mem, bi.active = p.id, mem, active
 	bi.slot, bi.pos = uint32(b.nslots), uint32(n)
 	bi.bUni, bi.cUni, bi.bVal, bi.cVal = false, false, 0, 0
-	bi.vals = b.addVecs(in, inArena)
+	bi.vals = b.addVecs(in, inArena, shares)
 	b.nslots += bits.OnesCount32(active) * in.Static.Elems
 	b.wide = b.wide || p.size == 16
 	b.elems = b.elems || in.Static.Elems > 1
 	b.notAdd = b.notAdd || !p.add32() || p.st.HasDst && !p.noRet && !b.noResults
+	b.retAdds = b.retAdds && p.add32() && p.st.HasDst && !p.noRet
 	if in.Static.Elems == 1 && p.size <= 8 {
 		b.sources(bi, in, p)
 	} // else a source per element, or a 128-bit one: bUni and cUni stay false
 }
 
-// repeats reports whether in is the instruction of the batch's last one
-// again, but for its mask: the same plan, memory and vectors (the last
-// added, which the last instruction holds: under an interleaving the last
-// in the batch may be another), all scalar (sharesVecs). Its sources and
-// vectors are then that instruction's (the sources of scalar vectors are
-// one value for every lane, whichever are active: sources).
-func (b *batch) repeats(in *trace.Inst, p *plan, mem uint32) bool {
+// repeats reports whether an instruction of plan p and memory mem whose
+// vectors are the last added, all scalar (sharesVecs, which the caller
+// asked), is the batch's last one again, but for its mask: the same
+// plan, memory and vectors (the last added, which the last instruction
+// holds: under an interleaving the last in the batch may be another). Its
+// sources and vectors are then that instruction's (the sources of scalar
+// vectors are one value for every lane, whichever are active: sources).
+func (b *batch) repeats(p *plan, mem uint32) bool {
 	last := &b.insts[len(b.insts)-1]
-	return last.pi == p.id && last.mem == mem && last.vals == b.lastVals && b.sharesVecs(in.Vals)
+	return last.pi == p.id && last.mem == mem && last.vals == b.lastVals
 }
 
 // addVecs appends in's vectors to b.vecs, their lists placed by arenaList,
@@ -431,8 +453,9 @@ func (b *batch) repeats(in *trace.Inst, p *plan, mem uint32) bool {
 // vectors are read only once added, and the next stages read one entry
 // warp after warp rather than a new one each (80 bytes an instruction of
 // two inputs, written by the reader and read back by the expander).
-func (b *batch) addVecs(in *trace.Inst, inArena bool) uint32 {
-	if b.sharesVecs(in.Vals) {
+// shares is sharesVecs(in.Vals).
+func (b *batch) addVecs(in *trace.Inst, inArena, shares bool) uint32 {
+	if shares {
 		return b.lastVals
 	}
 	at := uint32(len(b.vecs))

@@ -94,6 +94,7 @@ func (e *replayer) runBlocks(ctx context.Context, src trace.Source, sink Sink) (
 				if err := e.applyFold(&cur, q, f, dir.Seq); err != nil {
 					return Summary{}, err
 				}
+				sum.FoldedWords += uint64(len(f.Addrs))
 				if used := uint64(e.mem.Pages()) * shard.PageBytes; used > e.opts.maxMemory {
 					return Summary{}, fmt.Errorf("by the folds after instruction %[2]d the replay holds %[1]d MiB of simulated memory and address statistics, over the %[3]d MiB limit (WithMaxMemory)",
 						used>>20, dir.Seq, e.opts.maxMemory>>20)
@@ -173,9 +174,14 @@ func (e *replayer) blockInst(b *batch, cur *shard.Cursor, q *valsQueue, in *trac
 	st := p.st
 	mem := e.memOf(st.Space, in.Group)
 	var faults, failed uint32
-	if st.Elems == 1 && p.size <= 8 && p.elemAddr == nil && p.elemFault == nil {
+	switch {
+	case in.Mask == 0:
+		// No lane of this partition (a row alone: a combined split's
+		// folded instruction, or one whose lanes are all elsewhere): no
+		// access, nothing to flush before it.
+	case st.Elems == 1 && p.size <= 8 && p.elemAddr == nil && p.elemFault == nil:
 		faults, failed, err = e.blockScalar(cur, q, in, p, mem)
-	} else {
+	default:
 		q.flush(e.mem) // it applies at once
 		faults, failed, err = e.blockElems(b, cur, in, p, mem)
 	}
@@ -483,26 +489,58 @@ func (e *replayer) applyFold(cur *shard.Cursor, q *valsQueue, f *trace.Fold, seq
 		return &InstError{Seq: seq, Text: f.Static.Text, Err: errors.New("a fold record of an operation that does not fold")}
 	}
 	mem := e.memOf(p.st.Space, f.Group)
-	queued := p.size == 4 && vals32(p.kind)
-	if !queued {
-		q.flush(e.mem)
+	if p.size == 4 && vals32(p.kind) {
+		return e.foldVals32(cur, q, p, mem, f, seq)
 	}
+	q.flush(e.mem)
 	fl := p.flags()
 	for i, addr := range f.Addrs {
 		if flt := p.check(addr); flt != FaultNone {
-			return &InstError{Seq: seq, Text: f.Static.Text, Err: fmt.Errorf("a folded access at 0x%x is %s under the regions declared before it, which the split task of its slice did not know (a .region in an earlier slice): split this trace again without combining (replay split -tables with the results table)", addr, flt)}
+			return foldFault(f, seq, addr, flt)
 		}
 		en := cur.Resolve(mem, addr)
 		if en == 0 {
 			return errMemoryFull
 		}
 		word := en.WordRef(addr)
-		if queued {
-			q.push(e.mem, p.kind, rec{word: word, slot: uint32(f.Vals[i])})
-			continue
-		}
 		pg := e.mem.Page(word >> (shard.PageShift - 2))
 		applyWord(pg, word&(shard.PageWords-1), uint32(addr&3), p.kind, p.size, fl, f.Vals[i], 0, 0, 0)
 	}
 	return nil
+}
+
+// foldVals32 is applyFold of a 32-bit operation with a loop of records
+// (vals32): its words' records queued in one loop, in a local slice (no
+// store through q a word), the queue applied each time it fills.
+func (e *replayer) foldVals32(cur *shard.Cursor, q *valsQueue, p *plan, mem uint32, f *trace.Fold, seq uint64) error {
+	if len(q.recs) > 0 && q.k != p.kind {
+		q.flush(e.mem)
+	}
+	q.k = p.kind
+	recs := q.recs
+	vals := f.Vals[:len(f.Addrs)]
+	for i, addr := range f.Addrs {
+		if flt := p.check(addr); flt != FaultNone {
+			q.recs = recs
+			return foldFault(f, seq, addr, flt)
+		}
+		en := cur.Resolve(mem, addr)
+		if en == 0 {
+			q.recs = recs
+			return errMemoryFull
+		}
+		recs = append(recs, rec{word: en.WordRef(addr), slot: uint32(vals[i])})
+		if len(recs) == valsQueueLen {
+			q.recs = recs
+			q.flush(e.mem)
+			recs = q.recs
+		}
+	}
+	q.recs = recs
+	return nil
+}
+
+// foldFault is applyFold's error at a word that faults.
+func foldFault(f *trace.Fold, seq, addr uint64, flt Fault) error {
+	return &InstError{Seq: seq, Text: f.Static.Text, Err: fmt.Errorf("a folded access at 0x%x is %s under the regions declared before it, which the split task of its slice did not know (a .region in an earlier slice): split this trace again without combining (replay split -tables with the results table)", addr, flt)}
 }

@@ -438,6 +438,31 @@ func TestSumWarpEqualReference(t *testing.T) {
 	}
 }
 
+// hexList is the text of a lane list of n values, lane l's f(l).
+func hexList(n int, f func(l int) uint64) string {
+	s := make([]string, n)
+	for l := range s {
+		s[l] = fmt.Sprintf("0x%x", f(l))
+	}
+	return "[" + strings.Join(s, ",") + "]"
+}
+
+// simd16AddForms are the SIMD16 integer adds of vISA and LSC: each inst
+// is the instruction adding b at the lane list addrs (hexList), more
+// appended to its data (a mask).
+var simd16AddForms = []struct {
+	name string
+	inst func(addrs string, b int, more string) string
+}{
+	{"visa", func(addrs string, b int, more string) string {
+		return fmt.Sprintf("DWORD_ATOMIC.ADD (16) T255 V10 V11 V0 V12 | V10=%s V11=%d%s\n", addrs, b, more)
+	}},
+	{"lsc", func(addrs string, b int, more string) string {
+		n := strings.Count(addrs, ",") + 1
+		return fmt.Sprintf("lsc_atomic_iadd.ugm (M1,%d) V13:d32 flat[V12]:a64 V14 V0 | V12=%s V14=%d%s\n", n, addrs, b, more)
+	}},
+}
+
 // TestSIMD16PageSumsEqualReference: histogram warps of 16 lanes (vISA's
 // DWORD_ATOMIC.ADD and LSC's lsc_atomic_iadd at SIMD16), every lane on one
 // page and one addend, are summed in the page accumulator as 32-lane
@@ -448,25 +473,7 @@ func TestSumWarpEqualReference(t *testing.T) {
 // sizes.
 func TestSIMD16PageSumsEqualReference(t *testing.T) {
 	const base, size = 0x80000, 0x800
-	list := func(n int, f func(l int) uint64) string {
-		s := make([]string, n)
-		for l := range s {
-			s[l] = fmt.Sprintf("0x%x", f(l))
-		}
-		return "[" + strings.Join(s, ",") + "]"
-	}
-	for _, d := range []struct {
-		name string
-		inst func(addrs string, b int, more string) string
-	}{
-		{"visa", func(addrs string, b int, more string) string {
-			return fmt.Sprintf("DWORD_ATOMIC.ADD (16) T255 V10 V11 V0 V12 | V10=%s V11=%d%s\n", addrs, b, more)
-		}},
-		{"lsc", func(addrs string, b int, more string) string {
-			n := strings.Count(addrs, ",") + 1
-			return fmt.Sprintf("lsc_atomic_iadd.ugm (M1,%d) V13:d32 flat[V12]:a64 V14 V0 | V12=%s V14=%d%s\n", n, addrs, b, more)
-		}},
-	} {
+	for _, d := range simd16AddForms {
 		t.Run(d.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(16, uint64(len(d.name))))
 			var b strings.Builder
@@ -476,11 +483,11 @@ func TestSIMD16PageSumsEqualReference(t *testing.T) {
 				k := r.IntN(16)
 				switch i % 8 {
 				case 0, 1, 2, 3:
-					b.WriteString(d.inst(list(16, bin), 1+r.IntN(5), ""))
+					b.WriteString(d.inst(hexList(16, bin), 1+r.IntN(5), ""))
 				case 4: // lanes masked off
-					b.WriteString(d.inst(list(16, bin), 1, fmt.Sprintf(" mask=0x%x", r.Uint32()&0x7fff|1)))
+					b.WriteString(d.inst(hexList(16, bin), 1, fmt.Sprintf(" mask=0x%x", r.Uint32()&0x7fff|1)))
 				case 5: // lane k past the region's end, on its page
-					b.WriteString(d.inst(list(16, func(l int) uint64 {
+					b.WriteString(d.inst(hexList(16, func(l int) uint64 {
 						if l == k {
 							return base + size + uint64(r.IntN(64))*4
 						}
@@ -488,12 +495,12 @@ func TestSIMD16PageSumsEqualReference(t *testing.T) {
 					}), 3, ""))
 				case 6: // every lane on one word
 					w := bin(0)
-					b.WriteString(d.inst(list(16, func(int) uint64 { return w }), 7, ""))
+					b.WriteString(d.inst(hexList(16, func(int) uint64 { return w }), 7, ""))
 				case 7:
 					if d.name == "lsc" {
-						b.WriteString(d.inst(list(32, bin), 2, ""))
+						b.WriteString(d.inst(hexList(32, bin), 2, ""))
 					} else { // on a quarter of the region: words hit more often
-						b.WriteString(d.inst(list(16, func(int) uint64 { return base + uint64(r.IntN(size/16))*4 }), 2, ""))
+						b.WriteString(d.inst(hexList(16, func(int) uint64 { return base + uint64(r.IntN(size/16))*4 }), 2, ""))
 					}
 				}
 			}

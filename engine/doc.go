@@ -122,9 +122,14 @@
 //     one loop, whatever instruction they came from, and a full warp of it
 //     whose lanes all fall in one page (a histogram's) is summed per word
 //     in its range's page accumulator, routed as one (word, sum) record a
-//     word when the range ends or leaves the page (commute.go). Results
-//     land in per-lane slots fixed before the batch started, so no two
-//     workers write the same slot.
+//     word when the range ends or leaves the page (commute.go). A batch
+//     of 32-bit adds that return their old values (a histogram's, with
+//     the results table) sums such warps alike, run by run of consecutive
+//     warps on one page, each lane given its word's running sum (its
+//     prefix); the owner adds each word's sum and then the word's value
+//     before it to the run's lanes (prefix.go), and the addresses table
+//     counts the run's lanes from their result rows. Results land in per-lane slots fixed
+//     before the batch started, so no two workers write the same slot.
 //     With one worker nothing is routed: each instruction's records apply
 //     as soon as they are made, while they are in cache. With W > 1,
 //     W workers expand batch k+1 while W/2 apply batch k (W each with the
@@ -156,8 +161,8 @@
 // The stages by file: engine.go runs the pipeline; batch.go is the batch
 // and what the read stage copies into it; expand.go and route.go turn its
 // instructions into routed records, conflicts.go (and conflicts_amd64.s)
-// counts each warp's conflicts on the way; apply.go and commute.go
-// perform the records; addresses.go and sketch.go count the addresses
+// counts each warp's conflicts on the way; apply.go, commute.go and
+// prefix.go perform the records; addresses.go and sketch.go count the addresses
 // table. The semantics of each operation are in the files of their ISA
 // (ptx.go, sass.go, visa.go, lsc.go) and in atomic_int.go and
 // atomic_float.go.
@@ -170,7 +175,12 @@
 //     and each range's records in the order they were expanded. So results
 //     are bit-identical for any shard count and any worker count. Only a
 //     batch that commutes (32-bit adds that return nothing to anyone) is
-//     applied in another order, which leaves the same memory.
+//     applied in another order, which leaves the same memory; a run of
+//     prefix-summed warps (prefix.go) adds its sums at once, and each of
+//     its lanes gets what its word held before the run plus the addends
+//     of the lanes before it on that word, in trace and lane order: what
+//     the adds one at a time give it. Any other warp of its range ends
+//     the run before it is routed.
 //  2. A page's words are written only by its owner while a batch applies,
 //     and batches apply one after another, so words need no lock on the
 //     hot path. Creating a page (while another batch may apply) takes the

@@ -34,6 +34,10 @@ type Summary struct {
 	// BlockInsts counts the instructions a split source handed over a
 	// block at a time (trace.CapBlock), applied without a batch (blocks.go).
 	BlockInsts uint64
+	// FoldedWords counts the words a combined split's fold records set
+	// (trace.Fold): each the one operation its split task composed of a
+	// slice's accesses to the word, which count in no lane above.
+	FoldedWords uint64
 }
 
 // memKey names one memory instance: a space, and the group for per-group spaces.
@@ -67,6 +71,8 @@ type replayer struct {
 	oneLoops int
 	// pageSums counts the warps summed in a page accumulator (pageAcc).
 	pageSums int
+	// prefixWarps counts the warps prefix-summed (prefixAcc).
+	prefixWarps int
 	// fewHits counts the warps that took their last few-address grouping
 	// again (fewWarps).
 	fewHits int
@@ -801,6 +807,12 @@ func (e *replayer) expandBatch(b *batch, fuse bool) {
 	for _, acc := range b.acc {
 		if acc != nil {
 			e.pageSums += acc.warps
+			acc.warps = 0
+		}
+	}
+	for _, acc := range b.pre {
+		if acc != nil {
+			e.prefixWarps += acc.warps
 			acc.warps = 0
 		}
 	}

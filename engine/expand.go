@@ -60,6 +60,10 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 	sr.ok = false
 	b.startAcc(r)
 	sums := b.sumsPages()
+	pre := b.prefixes()
+	if pre {
+		b.startPrefix(r)
+	}
 	for ii := lo; ii < hi; ii++ {
 		if sr.ok && !fuse {
 			if k := b.sumRepeats(ii, hi, routes, sr, bi.plan.st); k > 0 {
@@ -81,6 +85,23 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 			bi.plan = p
 		}
 		st := p.st
+		if pre {
+			taken, err := b.prefixWarp(ii, bi, routes, &cur, r)
+			if err != nil {
+				b.rangeErr[r] = err
+				break
+			}
+			if taken {
+				continue // applied when its run ends
+			}
+			// Another warp: the run ends before it.
+			if acc := b.pre[r]; acc != nil && acc.lanes > 0 {
+				b.flushPrefix(acc, routes)
+				if fuse {
+					b.applyFused(&routes[0], mem, t)
+				}
+			}
+		}
 		if b.partitioned && !(b.hasParts && st.Elems == 1) && !b.warpLocal(bi) {
 			// Some lane-element is another partition's: each is checked on
 			// its own. (The paths below take whole warps of this one.)
@@ -130,6 +151,12 @@ func (b *batch) expand(r, lo, hi int, mem *shard.Memory, fuse bool, t *addrTrack
 	}
 	if acc := b.acc[r]; acc != nil && acc.lanes > 0 && b.rangeErr[r] == nil {
 		b.flushAcc(acc, routes)
+		if fuse {
+			b.applyFused(&routes[0], mem, t)
+		}
+	}
+	if acc := b.pre[r]; acc != nil && acc.lanes > 0 && b.rangeErr[r] == nil {
+		b.flushPrefix(acc, routes)
 		if fuse {
 			b.applyFused(&routes[0], mem, t)
 		}
@@ -590,13 +617,16 @@ func pageSectors(addrs []uint64) uint32 {
 	return uint32(bits.OnesCount64(lo) + bits.OnesCount64(hi))
 }
 
-// warpSectors is sectorCount(addrs), for a full warp whose sectors differ
-// in their low 32 bits alone counted with AVX-512 when avx512
-// (warpConflictsAVX512 compares those bits) rather than sorted: scattered
-// warps, whose addresses come out of order, spent most of a replay in the
-// sort.
+// warpSectors is sectorCount(addrs), for a warp of more than a quarter of
+// its lanes whose sectors differ in their low 32 bits alone counted with
+// AVX-512 when avx512 (warpConflictsAVX512 compares those bits) rather
+// than sorted or hashed: scattered warps, whose addresses come out of
+// order, spent most of a replay in the sort. A partial warp (a SIMD16
+// one: vISA's, LSC's) fills its other lanes with its first lane's sector,
+// which adds none; one within a page takes pageSectors (a 16-lane
+// histogram's).
 func warpSectors(addrs []uint64, avx512 bool) uint32 {
-	if avx512 && len(addrs) == trace.MaxLanes {
+	if n := len(addrs); avx512 && n > trace.MaxLanes/4 && n <= trace.MaxLanes {
 		var s [trace.MaxLanes]uint64
 		s0 := addrs[0] >> 5
 		var x uint64
@@ -604,12 +634,18 @@ func warpSectors(addrs []uint64, avx512 bool) uint32 {
 			s[i] = a >> 5
 			x |= s[i] ^ s0
 		}
+		if n < trace.MaxLanes && x>>(shard.PageShift-5) == 0 {
+			return pageSectors(addrs)
+		}
 		if x>>32 == 0 {
+			for i := n; i < trace.MaxLanes; i++ {
+				s[i] = s0
+			}
 			d, _ := warpConflictsAVX512(&s)
 			return d
 		}
 	}
-	return sectorCount(addrs) // a partial warp within one page (a 16-lane histogram's) takes pageSectors
+	return sectorCount(addrs)
 }
 
 // onePage reports whether addrs, at least one, lie in one page.

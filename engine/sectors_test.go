@@ -212,13 +212,15 @@ func BenchmarkSectorCount(b *testing.B) {
 // TestWarpSectorsPartialWarps: warpSectors counts the sectors of warps of
 // 1 to 32 lanes as sectorCountSorted does, with and without the AVX-512
 // count: warps within one page (pageSectors: a 16-lane histogram's),
-// across pages, and a page's first and last sectors.
+// across pages (a 16-lane scatter's, whose other lanes the AVX-512 count
+// fills with its first sector), across sectors that differ above their
+// low 32 bits (no AVX-512 count), and a page's first and last sectors.
 func TestWarpSectorsPartialWarps(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for trial := range 20000 {
 		n := 1 + rng.IntN(32)
 		page := rng.Uint64N(1<<30) << shard.PageShift
-		span := []uint64{64, 1024, shard.PageBytes, 4 * shard.PageBytes}[trial%4]
+		span := []uint64{64, 1024, shard.PageBytes, 4 * shard.PageBytes, 64 << 20, 1 << 40}[trial%6]
 		addrs := make([]uint64, n)
 		for k := range addrs {
 			addrs[k] = page + rng.Uint64N(span)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gpureplay/replay/trace"
 )
@@ -41,12 +42,31 @@ type Source struct {
 	// combined is the first slice file whose split combined its
 	// accesses (Options.Combine), "" when none did.
 	combined string
+	// NextBlock's units: one, decoded on the caller's goroutine; or,
+	// with WithDecodeAhead (ahead), the decoding goroutine's pipeline,
+	// started by the first NextBlock, which then alone reads the slices
+	// (k, f, r, seq, any) until Close.
+	one   unit
+	ahead bool
+	pipe  *ahead
+}
+
+// OpenOption configures Open.
+type OpenOption func(*Source)
+
+// WithDecodeAhead has NextBlock's blocks and fold records decoded on a
+// goroutine of the source's, a few ahead of the caller (on another core,
+// while the caller applies the ones before), when on. Default off: they
+// are decoded on the caller's goroutine, in NextBlock. Either way they
+// are the same, in the same order.
+func WithDecodeAhead(on bool) OpenOption {
+	return func(s *Source) { s.ahead = on }
 }
 
 // Open checks partition part of parts of the split directory dir and
 // returns its records. It reads only DIR/part=i: the slice files there must
 // be slices 0…M-1 of one trace split into parts partitions, each once.
-func Open(dir string, part, parts int) (*Source, error) {
+func Open(dir string, part, parts int, opts ...OpenOption) (*Source, error) {
 	pd := PartDir(dir, part)
 	st, err := os.Stat(pd)
 	if err != nil {
@@ -128,6 +148,9 @@ func Open(dir string, part, parts int) (*Source, error) {
 	hdr := *first.hdr
 	hdr.PartitionMap = first.h.Lines // the lines the split sent where the map says
 	src := &Source{split: first.h, hdr: &hdr}
+	for _, o := range opts {
+		o(src)
+	}
 	for _, s := range got {
 		src.files = append(src.files, s.path)
 		if s.h.Combined && src.combined == "" {
@@ -190,28 +213,155 @@ func (s *Source) Next() (*trace.Inst, error) {
 func (s *Source) Caps() trace.SourceCaps { return trace.CapArena | trace.CapBlock }
 
 // NextBlock returns the next block of instructions, or the next directive,
-// or io.EOF after the last slice's last record (trace.CapBlock).
+// or io.EOF after the last slice's last record (trace.CapBlock). With
+// WithDecodeAhead, the blocks and fold records are decoded on a goroutine
+// of the source's, a few ahead of the caller.
 func (s *Source) NextBlock() (*trace.Block, *trace.Inst, error) {
-	for {
-		if err := s.reader(); err != nil {
+	if s.closed {
+		return nil, nil, errors.New("split: source closed")
+	}
+	if !s.ahead {
+		u := &s.one
+		if err := s.decode(u); err != nil {
 			return nil, nil, err
 		}
-		b, in, err := s.r.NextBlock()
+		return u.blk, u.dir, nil
+	}
+	a := s.pipe
+	if a == nil {
+		a = s.startAhead()
+	}
+	if a.cur != nil {
+		a.free <- a.cur // (free holds every unit: this never waits)
+		a.cur = nil
+	}
+	if a.err != nil {
+		return nil, nil, a.err
+	}
+	u := <-a.full
+	if u.err != nil {
+		a.err = u.err
+		a.free <- u
+		return nil, nil, u.err
+	}
+	a.cur = u
+	return u.blk, u.dir, nil
+}
+
+// unit is what NextBlock hands over: a block (blk), or a directive (dir),
+// or the error that ends the records (err, io.EOF after the last), in
+// storage of its own, so that the goroutine of WithDecodeAhead decodes the
+// next units while the caller applies this one.
+type unit struct {
+	blk  *trace.Block
+	dir  *trace.Inst
+	err  error
+	b    trace.Block
+	fold trace.Fold
+	in   trace.Inst
+	d    trace.Directive
+	init trace.Init
+	reg  trace.Region
+	clu  trace.Cluster
+}
+
+// decode reads the next block or directive into u, from the current
+// slice or the ones after it.
+func (s *Source) decode(u *unit) error {
+	u.blk, u.dir = nil, nil
+	for {
+		if err := s.reader(); err != nil {
+			return err
+		}
+		b, in, err := s.r.NextBlockInto(&u.b, &u.fold)
 		if err == io.EOF {
 			s.nextSlice()
 			continue
 		}
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		if b != nil {
 			if first := b.Insts[0].Seq; s.any && first < s.seq {
-				return nil, nil, fmt.Errorf("%s: instruction %d after instruction %d of an earlier slice", s.files[s.k], first, s.seq-1)
+				return fmt.Errorf("%s: instruction %d after instruction %d of an earlier slice", s.files[s.k], first, s.seq-1)
 			}
 			s.seq, s.any = b.Insts[len(b.Insts)-1].Seq+1, true
+			u.blk = b
+			return nil
 		}
-		return b, in, nil
+		// A directive: the reader's but for its fold, copied.
+		u.in, u.d = *in, trace.Directive{}
+		if d := in.Dir; d != nil {
+			switch {
+			case d.Fold != nil:
+				u.d.Fold = d.Fold // u.fold
+			case d.Init != nil:
+				data := append(u.init.Data[:0], d.Init.Data...)
+				u.init = *d.Init
+				u.init.Data = data
+				u.d.Init = &u.init
+			case d.Region != nil:
+				u.reg = *d.Region
+				u.d.Region = &u.reg
+			case d.Cluster != nil:
+				u.clu = *d.Cluster
+				u.d.Cluster = &u.clu
+			}
+			u.in.Dir = &u.d
+		}
+		u.dir = &u.in
+		return nil
 	}
+}
+
+// aheadUnits is how many units WithDecodeAhead's goroutine may have
+// decoded that the caller has not taken, a block of up to 1024
+// instructions or a fold record of up to 65536 words each: enough to ride
+// out the caller's slower stretches, few enough to stay in the caches.
+const aheadUnits = 2
+
+// ahead is the pipeline of WithDecodeAhead: its goroutine takes a unit
+// from free, decodes into it and sends it on full, in trace order, until
+// an error or io.EOF, which it sends too.
+type ahead struct {
+	full chan *unit
+	free chan *unit
+	done chan struct{}
+	wg   sync.WaitGroup
+	cur  *unit // the unit the caller holds
+	err  error // sticky, once the caller took it
+}
+
+// startAhead starts the decoding goroutine: from then on it alone reads
+// the slices, until it ends (at an error, io.EOF or Close).
+func (s *Source) startAhead() *ahead {
+	a := &ahead{full: make(chan *unit, aheadUnits), free: make(chan *unit, aheadUnits+1), done: make(chan struct{})}
+	for range aheadUnits + 1 {
+		a.free <- &unit{}
+	}
+	s.pipe = a
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		for {
+			var u *unit
+			select {
+			case u = <-a.free:
+			case <-a.done:
+				return
+			}
+			u.err = s.decode(u)
+			select {
+			case a.full <- u:
+			case <-a.done:
+				return
+			}
+			if u.err != nil {
+				return
+			}
+		}
+	}()
+	return a
 }
 
 // Repeats consumes none: Caps has no CapRepeat.
@@ -223,6 +373,9 @@ func (s *Source) NextInto(arena []uint64) (*trace.Inst, []uint64, error) {
 }
 
 func (s *Source) next(arena []uint64, into bool) (*trace.Inst, []uint64, error) {
+	if s.pipe != nil {
+		return nil, arena, errors.New("split: Next after NextBlock with WithDecodeAhead")
+	}
 	for {
 		if err := s.reader(); err != nil {
 			return nil, arena, err
@@ -304,6 +457,10 @@ func (s *Source) open() error {
 
 // Close stops the reading and closes the file being read.
 func (s *Source) Close() error {
+	if a := s.pipe; a != nil && !s.closed {
+		close(a.done)
+		a.wg.Wait()
+	}
 	if s.r != nil {
 		s.r.Close()
 		s.f.Close()

@@ -259,7 +259,10 @@ func (r *BinaryReader) decodeBlock() error {
 	}
 	k.vecs = slices.Grow(k.vecs[:0], nvec)[:nvec]
 	if cap(k.arena) < nlanes {
-		k.arena = make([]uint64, nlanes, nlanes+nlanes/4)
+		// As large as the largest the reader made: NextBlockInto's
+		// blocks take turns, each growing once rather than each in turn.
+		r.blkArena = max(r.blkArena, nlanes+nlanes/4)
+		k.arena = make([]uint64, nlanes, r.blkArena)
 	}
 	arena := k.arena[:cap(k.arena)]
 	seqc, gc, wc, mc, pc, vc := cols[colSeq], cols[colGroup], cols[colWarp], cols[colMask], cols[colPart], cols[colVecs]
@@ -360,4 +363,30 @@ func (r *BinaryReader) decodeBlock() error {
 	r.lastRep = false
 	r.blkAt = 0
 	return nil
+}
+
+// NextBlockInto is NextBlock for a caller that holds on to what it
+// returns past the reader's next calls (a consumer on another goroutine):
+// a block comes in b's storage, and a fold record's words in f's, swapped
+// with the reader's, which decodes its next ones into what b and f held.
+// The block and the fold stay valid until the caller hands b or f to the
+// reader again. The directive record it returns, but for its Fold, is the
+// reader's, valid until its next call.
+func (r *BinaryReader) NextBlockInto(b *Block, f *Fold) (*Block, *Inst, error) {
+	blk, in, err := r.NextBlock()
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case blk != nil:
+		// A whole block, or the view of the rest of one Next began.
+		at := len(r.blk.Insts) - len(blk.Insts)
+		*b, r.blk = r.blk, *b
+		b.Insts = b.Insts[at:]
+		r.blk.Insts, r.blkAt = r.blk.Insts[:0], 0
+		return b, nil, nil
+	case in.Dir != nil && in.Dir.Fold == &r.dfold:
+		*f, r.dfold = r.dfold, *f
+		in.Dir.Fold = f
+	}
+	return nil, in, nil
 }

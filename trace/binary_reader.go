@@ -133,11 +133,13 @@ type BinaryReader struct {
 	blkView Block
 	blkAt   int
 	blkSI   []*staticInfo
-	ivals   []Vector // NextInto's copy of a block instruction's vectors
-	masked  []uint64 // a masked list's values (split files)
-	ver     uint16   // the format version of the header
-	bias    uint64   // what to take from a record code for the static index: 1 from version 2 on
-	simd    bool     // fixed-width lists decode in assembly (hasFixedSIMD)
+	// blkArena is the capacity of the largest list backing a block got.
+	blkArena int
+	ivals    []Vector // NextInto's copy of a block instruction's vectors
+	masked   []uint64 // a masked list's values (split files)
+	ver      uint16   // the format version of the header
+	bias     uint64   // what to take from a record code for the static index: 1 from version 2 on
+	simd     bool     // fixed-width lists decode in assembly (hasFixedSIMD)
 
 	// Where chunks come from: src until the first Next starts the pipeline.
 	src          frameSource
@@ -190,8 +192,13 @@ type BinaryReader struct {
 	repDg, repDw int64
 	repOps       uint64
 	repCode      uint64 // its static's index in statics
+	// maskReps counts the records decoded as the one before under
+	// another mask (tests).
+	maskReps int
 	// lastRep: the last record returned was an instruction whose bytes
-	// are recs[repAt:repAt+repN] (Repeats may go on from it).
+	// are recs[repAt:repAt+repN] (Repeats may go on from it), and not
+	// one that took the record before's under another mask (an append
+	// queue's, after which the next is another mask again).
 	lastRep bool
 	// warps keeps each warp's last record with a list (warpRecs); made
 	// on first use. noWarpRecs turns it off (tests).
@@ -783,17 +790,28 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 				return nil
 			}
 			// The same instruction under another mask too (an append
-			// queue's warps, whose lanes differ): the masks of one
-			// length in both, the vectors after them the same bytes.
+			// queue's warps, whose lanes differ): the vectors after the
+			// masks the same bytes. The masks' varints may differ in
+			// length (a 16-bit mask takes 2 or 3 bytes, at random in an
+			// append queue's): this record is then m bytes, not n, and
+			// the one the next is compared with.
 			mp, k := uvarint(p[3:])
-			if _, kr := uvarint(rec[3:]); k > 0 && k == kr && mp <= 0xFFFFFFFF && string(p[3+k:n]) == string(rec[3+k:]) {
-				si := r.statics[r.repCode]
-				in := &r.inst
-				in.Mask = uint32(mp) ^ si.exec
-				r.repOps = laneOpsOf(si, in)
-				r.repAt, r.repDg, r.repDw = r.at, unzigzag(uint64(p[1])), unzigzag(uint64(p[2]))
-				r.repeat()
-				return nil
+			if _, kr := uvarint(rec[3:]); k > 0 && kr > 0 && mp <= 0xFFFFFFFF {
+				if m := n - kr + k; m <= len(p) && string(p[3+k:m]) == string(rec[3+kr:]) {
+					si := r.statics[r.repCode]
+					in := &r.inst
+					in.Mask = uint32(mp) ^ si.exec
+					r.repOps = laneOpsOf(si, in)
+					r.repAt, r.repN, r.repDg, r.repDw = r.at, m, unzigzag(uint64(p[1])), unzigzag(uint64(p[2]))
+					r.maskReps++
+					r.repeat()
+					// The next record is most likely another mask
+					// again, not this one's bytes: Repeats takes none
+					// after it, and a run of this mask is taken from
+					// its second record on.
+					r.lastRep = false
+					return nil
+				}
 			}
 		}
 	}

@@ -613,21 +613,30 @@ func (r *BinaryReader) decodeFold(c *cursor) error {
 	}
 	f := &r.dfold
 	f.Static, f.Group = r.statics[idx].s, g
-	f.Addrs, f.Vals = f.Addrs[:0], f.Vals[:0]
+	// The words in a tight loop over the record's bytes, into slices
+	// sized at once.
+	f.Addrs, f.Vals = slices.Grow(f.Addrs[:0], int(n))[:n], slices.Grow(f.Vals[:0], int(n))[:n]
+	addrs, vals := f.Addrs[:n:n], f.Vals[:n:n]
+	p := c.p
 	var a uint64
-	for i := range n {
-		d := c.uvarint("fold address")
-		v := c.uvarint("fold value")
-		if c.err != nil {
-			return r.instErr("fold record: word %d of %d: %v", i, n, c.err)
+	for i := range addrs {
+		d, q, ok1 := readUvarint(p)
+		v, q, ok2 := readUvarint(q)
+		if !ok1 || !ok2 {
+			what := "address"
+			if ok1 {
+				what = "value"
+			}
+			return r.instErr("fold record: word %d of %d: bad varint for fold %s", i, n, what)
 		}
+		p = q
 		if i > 0 && (d == 0 || a+d < a) {
 			return r.instErr("fold record: word %d of %d: addresses do not ascend", i, n)
 		}
 		a += d
-		f.Addrs = append(f.Addrs, a)
-		f.Vals = append(f.Vals, v)
+		addrs[i], vals[i] = a, v
 	}
+	c.p = p
 	return nil
 }
 

@@ -207,6 +207,7 @@ func TestCombinedSplitFolds(t *testing.T) {
 		return n
 	}
 	plain, comb := filepath.Join(root, "plain"), filepath.Join(root, "comb")
+	var foldedBySplit uint64
 	for k := range 2 {
 		if code, _, stderr := replayCmd(t, "split", tr, "-partitions", "4", "-slice", fmt.Sprintf("%d/2", k), "-o", plain, "-q"); code != 0 {
 			t.Fatal(stderr)
@@ -222,14 +223,16 @@ func TestCombinedSplitFolds(t *testing.T) {
 		if f, _ := strconv.Atoi(g[1]); f < 45000 {
 			t.Errorf("slice %d: %d lane-ops folded, want about half of 10^5", k, f)
 		}
-		if w, _ := strconv.Atoi(g[2]); w < 1 || w > 64 {
+		w, _ := strconv.Atoi(g[2])
+		if w < 1 || w > 64 {
 			t.Errorf("slice %d: folds of %d words, want 1 to 64 (the bins)", k, w)
 		}
+		foldedBySplit += uint64(w)
 	}
 	if p, c := size(plain), size(comb); c*4 > p {
 		t.Errorf("combined slice files %d bytes, uncombined %d: want less than a quarter", c, p)
 	}
-	var lanes uint64
+	var lanes, folded uint64
 	for i := range 4 {
 		code, stdout, stderr := replayCmd(t, "-partition", fmt.Sprintf("%d/4", i), comb, "-o", comb+"-out", "-tables", leanTables)
 		if code != 0 {
@@ -241,9 +244,18 @@ func TestCombinedSplitFolds(t *testing.T) {
 		}
 		n, _ := strconv.ParseUint(g[2], 10, 64)
 		lanes += n
+		// The summary says what the partition applied instead: the
+		// words its split tasks folded.
+		if g := regexp.MustCompile(`folded words +(\d+) `).FindStringSubmatch(stdout); g != nil {
+			n, _ := strconv.ParseUint(g[1], 10, 64)
+			folded += n
+		}
 	}
 	if lanes != 0 {
 		t.Errorf("the partitions of a combined split of adds applied %d lane-ops one by one, want 0 (all folded)", lanes)
+	}
+	if folded != foldedBySplit {
+		t.Errorf("the partitions' summaries name %d folded words, the split tasks' %d", folded, foldedBySplit)
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gpureplay/replay/internal/offheap"
 	"github.com/gpureplay/replay/trace"
 	"github.com/gpureplay/replay/trace/workload"
 )
@@ -34,8 +35,14 @@ const (
 )
 
 func main() {
+	offheap.AdviseHeap(heapAdvised)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// heapAdvised is how much of the Go heap main advises into huge pages
+// before anything else runs (offheap.AdviseHeap): more than a split task,
+// a partition replay or a merge keeps in the heap at once.
+const heapAdvised = 64 << 20
 
 // usageError marks errors in how replay was called.
 type usageError struct{ msg string }

@@ -334,7 +334,9 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 		// A partition of a split trace: its slices, in order, and no other
 		// partition's files.
 		var ss *split.Source
-		if ss, err = split.Open(o.pos[0], o.part, o.parts); err != nil {
+		// With more than one worker, the slices' blocks are decoded on a
+		// goroutine of their own, ahead of the engine applying them.
+		if ss, err = split.Open(o.pos[0], o.part, o.parts, split.WithDecodeAhead(o.workers != 1)); err != nil {
 			return err
 		}
 		if c := ss.Combined(); c != "" {
@@ -923,6 +925,11 @@ func printSummary(w io.Writer, name, dir string, f columnar.Format, tables strin
 	fmt.Fprintf(w, "replayed %s\n", name)
 	fmt.Fprintf(w, "  instructions  %d\n", s.Instructions)
 	fmt.Fprintf(w, "  lanes         %d (%d lane-ops)\n", s.Lanes, s.LaneOps)
+	if s.FoldedWords > 0 {
+		// A combined split's partition: its split tasks folded the
+		// lane-ops counted in their summaries into these words.
+		fmt.Fprintf(w, "  folded words  %d (each a slice's accesses to a word, combined by replay split)\n", s.FoldedWords)
+	}
 	fmt.Fprintf(w, "  faults        %d\n", s.Faults)
 	fmt.Fprintf(w, "  memory words  %d\n", s.Words)
 	fmt.Fprintf(w, "  time          %s (%s lane-ops/s)\n", s.Elapsed.Round(time.Microsecond), humanRate(rate))

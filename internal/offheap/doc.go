@@ -39,4 +39,8 @@
 //     releases it when done; one dropped unreleased (a sync.Pool's) is
 //     unmapped once the collector finds it unreachable (runtime.AddCleanup).
 //     Nothing may hold a slice of a Block's bytes past its owner.
+//  9. AdviseHeap is the one measure on the Go heap itself: called once,
+//     first in main, it advises the heap's next pages into huge pages
+//     and leaves the collector's heap goal as it was. It allocates
+//     nothing that stays.
 package offheap
