@@ -206,10 +206,14 @@ func Split(path string, o Options) (*Summary, error) {
 // part touched) grow with the parts.
 const subSlices = 2
 
-// subRange is part j of the chunks [from, to) cut into subSlices (fewer
-// when they are fewer): SliceRange's cut.
-func subRange(from, to, j int) (int, int) {
-	a, b := SliceRange(to-from, j, min(subSlices, max(to-from, 1)))
+// parts is how many parts (subRange) the chunks [from, to) are cut into.
+func parts(from, to int, combine bool) int {
+	return min(subSlices, max(to-from, 1))
+}
+
+// subRange is part j of n of the chunks [from, to): SliceRange's cut.
+func subRange(from, to, j, n int) (int, int) {
+	a, b := SliceRange(to-from, j, n)
 	return from + a, from + b
 }
 
@@ -221,7 +225,7 @@ func subRange(from, to, j int) (int, int) {
 // another. A part routed at once with an earlier one that declares a
 // region (rare) is routed again, after it.
 func routeParts(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner, hdr *trace.Header, sh trace.SplitHeader, outs *outputs, sum *Summary) error {
-	n := min(subSlices, max(to-from, 1))
+	n := parts(from, to, o.Combine)
 	workers := o.Workers
 	type part struct {
 		outs  *outputs
@@ -231,18 +235,31 @@ func routeParts(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partiti
 		err   error
 	}
 	parts := make([]part, n)
+	defer func() {
+		for j := range parts {
+			if h := parts[j].outs; j > 0 && h != nil {
+				h.closeHeld()
+			}
+		}
+	}()
 	var stop atomic.Bool
 	run := func(j int, known []trace.Region) {
 		p := &parts[j]
 		p.sum = Summary{Records: make([]uint64, o.Parts)}
 		p.known = len(known)
-		if j == 0 {
+		switch {
+		case j == 0:
 			p.outs = outs
-		} else if p.outs, p.err = heldOutputs(o, hdr, sh, outs); p.err != nil {
-			stop.Store(true)
-			return
+		default:
+			if p.outs != nil {
+				p.outs.closeHeld() // routed again: a new held file
+			}
+			if p.outs, p.err = heldOutputs(o, hdr, sh, outs); p.err != nil {
+				stop.Store(true)
+				return
+			}
 		}
-		a, b := subRange(from, to, j)
+		a, b := subRange(from, to, j, n)
 		if p.r, p.err = route(x, a, b, o, pt, known, p.outs, &p.sum, &stop); p.err != nil {
 			stop.Store(true)
 		}
@@ -516,6 +533,10 @@ type outputs struct {
 	f                []*os.File
 	bw               []*bufio.Writer
 	w                []*trace.BinaryWriter
+	// held and heldName: a later part's file of held chunks
+	// (heldOutputs), its name until it is unlinked.
+	held     *os.File
+	heldName string
 }
 
 // createOutputs makes each partition's directory, removes the leftovers
@@ -558,18 +579,57 @@ func createOutputs(o Options, hdr *trace.Header, sh trace.SplitHeader) (*outputs
 
 // heldOutputs are writers of a later part of the slice than outs's
 // (routeParts): one a partition, holding its chunks for outs's
-// (trace.WithHeldChunks), its errors naming outs's files.
+// (trace.WithHeldChunks) in one temporary file, its errors naming outs's
+// files. The file is named as outs's are, in partition 0's directory,
+// and unlinked at once where an open file can be (so that a killed split
+// leaves nothing of it), else removed by closeHeld, or by a rerun's
+// removeLeftovers.
 func heldOutputs(o Options, hdr *trace.Header, sh trace.SplitHeader, outs *outputs) (*outputs, error) {
 	h := &outputs{tmp: outs.tmp}
+	var rnd [8]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return nil, err
+	}
+	name := filepath.Join(PartDir(o.Out, 0), tmpPrefix(o.Slice)+hex.EncodeToString(rnd[:]))
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	h.held, h.heldName = f, name
+	if unlinkOpen {
+		if err := os.Remove(name); err != nil {
+			h.closeHeld()
+			return nil, err
+		}
+		h.heldName = ""
+	}
+	hf := trace.NewHeldFile(f)
 	for i := range o.Parts {
 		sh.Part = i
-		w, err := trace.NewBinaryWriter(nil, hdr, trace.WithSplit(sh), trace.WithUncompressed(), trace.WithHeldChunks())
+		w, err := trace.NewBinaryWriter(nil, hdr, trace.WithSplit(sh), trace.WithUncompressed(), trace.WithHeldChunks(hf))
 		if err != nil {
+			h.closeHeld()
 			return nil, err
 		}
 		h.w = append(h.w, w)
 	}
 	return h, nil
+}
+
+// unlinkOpen: the system removes an open file's name and keeps its data
+// until its last descriptor closes (not Windows).
+const unlinkOpen = runtime.GOOS != "windows"
+
+// closeHeld closes and removes the held file of heldOutputs.
+func (o *outputs) closeHeld() {
+	if o.held != nil {
+		o.held.Close()
+		o.held = nil
+	}
+	if o.heldName != "" {
+		os.Remove(o.heldName)
+		o.heldName = ""
+	}
 }
 
 // removeLeftovers removes the temporary files an earlier split of slice k

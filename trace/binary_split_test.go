@@ -7,7 +7,9 @@ import (
 	"io"
 	"math/bits"
 	"math/rand/v2"
+	"os"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -862,12 +864,27 @@ func TestSplitFileAppendHeld(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := NewBinaryWriter(nil, hdr, WithSplit(sh), WithUncompressed(), WithChunkInsts(chunk), WithHeldChunks())
+		// Two held writers, of two partitions, share a held file, their
+		// chunks interleaved in it.
+		hf := heldFile(t)
+		h, err := NewBinaryWriter(nil, hdr, WithSplit(sh), WithUncompressed(), WithChunkInsts(chunk), WithHeldChunks(hf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		decoy := sh
+		decoy.Part = 0
+		d, err := NewBinaryWriter(nil, hdr, WithSplit(decoy), WithUncompressed(), WithChunkInsts(chunk-2), WithHeldChunks(hf))
 		if err != nil {
 			t.Fatal(err)
 		}
 		write(w, recs[:cut])
-		write(h, recs[cut:])
+		for i := range recs[cut:] {
+			write(h, recs[cut+i:cut+i+1])
+			write(d, recs[cut+i:cut+i+1])
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
 		if err := w.Append(h); err != nil {
 			t.Fatal(err)
 		}
@@ -888,18 +905,98 @@ func TestSplitFileAppendHeld(t *testing.T) {
 	w, _ = NewBinaryWriter(io.Discard, hdr, WithSplit(sh), WithUncompressed())
 	other := sh
 	other.Part = 0
-	h, _ := NewBinaryWriter(nil, hdr, WithSplit(other), WithUncompressed(), WithHeldChunks())
+	h, _ := NewBinaryWriter(nil, hdr, WithSplit(other), WithUncompressed(), WithHeldChunks(heldFile(t)))
 	if err := w.Append(h); err == nil || !strings.Contains(err.Error(), "another split header") {
 		t.Errorf("Append of another partition's writer: %v", err)
 	}
 	w, _ = NewBinaryWriter(io.Discard, hdr, WithSplit(sh), WithUncompressed())
-	h, _ = NewBinaryWriter(nil, hdr, WithSplit(sh), WithUncompressed(), WithHeldChunks())
+	h, _ = NewBinaryWriter(nil, hdr, WithSplit(sh), WithUncompressed(), WithHeldChunks(heldFile(t)))
 	write(h, recs[:3]) // the held writer's instructions come first
 	write(w, recs[5:8])
 	if err := w.Append(h); err == nil || !strings.Contains(err.Error(), "after instruction") {
 		t.Errorf("Append of earlier seqs: %v", err)
 	}
-	if _, err := NewBinaryWriter(nil, hdr, WithSplit(sh), WithHeldChunks()); err == nil {
+	if _, err := NewBinaryWriter(nil, hdr, WithSplit(sh), WithHeldChunks(heldFile(t))); err == nil {
 		t.Error("WithHeldChunks of compressed frames: no error")
+	}
+	if _, err := NewBinaryWriter(nil, hdr, WithSplit(sh), WithUncompressed(), WithHeldChunks(nil)); err == nil {
+		t.Error("WithHeldChunks(nil): no error")
+	}
+}
+
+// heldFile is a held file in a new temporary file.
+func heldFile(t *testing.T) *HeldFile {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "held")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return NewHeldFile(f)
+}
+
+// TestHeldWriterMemoryFlat: a held writer holding 128 chunks (32 MiB)
+// grows the heap by less than 4 MiB (its chunks are in its held file, not
+// in memory), and its Append writes every one of them, in order.
+func TestHeldWriterMemoryFlat(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	st, err := ParseStatic(splitTexts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := SplitHeader{Part: 0, Parts: 1, Slices: 1, TraceHash: 1, TraceSize: 1, Name: "a.zst", Chunks: 1, EndChunk: 1}
+	const chunks = 128
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	hf := heldFile(t)
+	h, err := NewBinaryWriter(nil, nil, WithSplit(sh), WithUncompressed(), WithHeldChunks(hf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := randomInst(r, st, 1)
+	in.Part = &PartInfo{Lanes: 1, Row: true}
+	var n uint64
+	for h.chunk < chunks {
+		n++
+		in.Seq = n
+		if err := h.Write(&in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 4<<20 {
+		t.Errorf("holding %d chunks (%d records) grew the heap by %d bytes, want under 4 MiB", chunks, n, grew)
+	}
+	var out bytes.Buffer
+	w, err := NewBinaryWriter(&out, nil, WithSplit(sh), WithUncompressed())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(h); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	br, err := NewBinaryReader(bytes.NewReader(out.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := uint64(1); ; i++ {
+		got, err := br.Next()
+		if err == io.EOF {
+			if i != n+1 {
+				t.Fatalf("%d records read back, want %d", i-1, n)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Seq != i {
+			t.Fatalf("record %d: seq %d, want %d", i, got.Seq, i)
+		}
 	}
 }

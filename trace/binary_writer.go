@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -17,7 +16,7 @@ type writerOptions struct {
 	level      zstd.EncoderLevel
 	stored     bool         // frames of raw blocks (WithUncompressed)
 	split      *SplitHeader // a split file's header (WithSplit)
-	held       bool         // chunks kept for another writer (WithHeldChunks)
+	held       *HeldFile    // chunks kept for another writer (WithHeldChunks)
 }
 
 // WriterOption configures a BinaryWriter.
@@ -109,8 +108,8 @@ type BinaryWriter struct {
 	inFlight chan error
 	frec     []byte
 
-	// held are the chunks a writer WithHeldChunks keeps, unsealed and
-	// unnumbered, for Append.
+	// held are the chunks a writer WithHeldChunks keeps in its held
+	// file, unsealed and unnumbered, for Append.
 	held   []heldChunk
 	seqSet bool // held: seq is set (heldSeq)
 }
@@ -139,7 +138,7 @@ func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWrite
 	if o.split != nil {
 		bw.chunkBytes = splitChunkBytes
 	}
-	if o.split != nil && !o.held {
+	if o.split != nil && o.held == nil {
 		// A split task has a writer per partition, each filling its
 		// chunk as the trace's records come: chunks of splitChunkBytes
 		// keep their buffers in the caches, made once at that size. A
@@ -157,7 +156,7 @@ func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWrite
 			bw.blk.cols[i] = make([]byte, 0, n)
 		}
 	}
-	if o.held {
+	if o.held != nil {
 		if o.split == nil || !o.stored {
 			return nil, errors.New("trace: WithHeldChunks without WithSplit and WithUncompressed")
 		}
@@ -522,7 +521,7 @@ func (w *BinaryWriter) encode(in *Inst) error {
 		return fmt.Errorf("trace: binary writer: instruction %d: %v", w.seq, err)
 	}
 	// Valid: nothing below can fail.
-	if w.o.held && !w.seqSet {
+	if w.o.held != nil && !w.seqSet {
 		w.heldSeq(in)
 	}
 	if w.n == 0 {
@@ -772,16 +771,19 @@ func (w *BinaryWriter) flush() error {
 	binary.LittleEndian.PutUint32(b[28:], uint32(n))
 	w.rec = b
 	switch {
-	case w.o.held:
-		// Kept for Append, which numbers and seals it: copies of
-		// their length (not zeroed first), the buffers filled again.
-		w.held = append(w.held, heldChunk{head: bytes.Clone(b), insts: bytes.Clone(w.insts)})
+	case w.o.held != nil:
+		// Kept in the held file for Append, which numbers and seals it.
+		c, err := w.o.held.keep(b, w.insts)
+		if err != nil {
+			return fmt.Errorf("trace: binary writer: keeping chunk %d: %w", w.chunk, err)
+		}
+		w.held = append(w.held, c)
 	case tail:
 		w.sealRecord(chunkFixedLen, w.insts)
 	default:
 		w.sealRecord(chunkFixedLen, nil)
 	}
-	if !w.o.held {
+	if w.o.held == nil {
 		if err := w.startFrame(tail); err != nil {
 			return err
 		}
@@ -814,7 +816,7 @@ func (w *BinaryWriter) Close() error {
 		w.err = err
 		return err
 	}
-	if w.o.held {
+	if w.o.held != nil {
 		return nil // no seek table: Append writes the chunks
 	}
 	w.zbuf = appendSeekTable(w.zbuf[:0], w.entries)
