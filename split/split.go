@@ -32,9 +32,9 @@ type Options struct {
 	// the slice into one (combine.go), for partition replays that write no
 	// per-lane table: no results or addresses (CombineTables).
 	Combine bool
-	// Workers is how many parts of the slice (subSlices) are routed at
-	// once, on goroutines of their own; 0 is GOMAXPROCS. The files do not
-	// depend on it.
+	// Workers is how many parts of a combined slice (subSlices) are
+	// routed at once, on goroutines of their own; 0 is GOMAXPROCS. The
+	// files do not depend on it.
 	Workers int
 	// Interrupted, when not nil, is polled every few thousand records,
 	// from every worker at once; when it returns true the split stops and
@@ -196,18 +196,23 @@ func Split(path string, o Options) (*Summary, error) {
 	return sum, nil
 }
 
-// subSlices is how many parts a slice of chunks is cut into, each routed
-// as a slice of its own (its router, its combiner, a fold flush at its
-// end), on a goroutine of its own when Options.Workers allows, and its
-// files' records appended to the part's before it, in order
-// (trace.WithHeldChunks): a split task on two cores routes the slice in
-// about half the time. More parts would use more cores, but each part's
-// end flushes its folds: a scattered trace's fold words (one a word its
-// part touched) grow with the parts.
+// subSlices is how many parts a combined slice of chunks is cut into,
+// each routed as a slice of its own (its router, its combiner, a fold
+// flush at its end), on a goroutine of its own when Options.Workers
+// allows, and its files' records appended to the part's before it, in
+// order (trace.WithHeldChunks): a combined split task on two cores
+// routes the slice in less time than on one. More parts would use
+// more cores, but each part's end flushes its folds: a scattered trace's
+// fold words (one a word its part touched) grow with the parts. An
+// uncombined slice is one part: its time is in writing its records,
+// which two parts do not share, and the second part's are written twice.
 const subSlices = 2
 
 // parts is how many parts (subRange) the chunks [from, to) are cut into.
 func parts(from, to int, combine bool) int {
+	if !combine {
+		return 1
+	}
 	return min(subSlices, max(to-from, 1))
 }
 

@@ -6,11 +6,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gpureplay/replay/internal/duckdbq"
+	"github.com/gpureplay/replay/split"
 )
 
 // leanTables are the tables a combined split's partitions replay.
@@ -486,5 +489,48 @@ func TestCombinedSplitTakesFolds(t *testing.T) {
 				t.Errorf("%s: merged %s differs from the single replay's", name, f)
 			}
 		}
+	}
+}
+
+// TestStoppedSplitLeavesNothing: a combined split on two workers that
+// stops midway (Interrupted, as on SIGINT) leaves no file, and while it
+// runs partition 0's directory shows one temporary file, its slice file's:
+// the second part's held chunks are in a file unlinked as it is made,
+// which a killed split cannot leave behind.
+func TestStoppedSplitLeavesNothing(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("an open file cannot be unlinked there: its held file has a name until the split ends")
+	}
+	root := t.TempDir()
+	tr := filepath.Join(root, "u.zst")
+	if code, _, stderr := replayCmd(t, "gen", "uniform", "-lane-ops", "2e6", "-chunk", "1000", "-o", tr, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	dir := filepath.Join(root, "split")
+	var polls atomic.Int32
+	var seen atomic.Value
+	_, err := split.Split(tr, split.Options{Parts: 4, Slices: 1, Out: dir, Combine: true, Workers: 2,
+		Interrupted: func() bool {
+			if polls.Add(1) == 4 {
+				ms, _ := filepath.Glob(filepath.Join(split.PartDir(dir, 0), ".*"))
+				seen.Store(ms)
+			}
+			return polls.Load() >= 8
+		}})
+	if err == nil {
+		t.Fatalf("the split was not stopped (%d polls)", polls.Load())
+	}
+	if ms, _ := seen.Load().([]string); len(ms) != 1 {
+		t.Errorf("while the split ran, partition 0's directory held %v, want its slice's temporary file alone", ms)
+	}
+	var left []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			left = append(left, p)
+		}
+		return nil
+	})
+	if len(left) != 0 {
+		t.Errorf("the stopped split left %v", left)
 	}
 }

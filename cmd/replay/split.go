@@ -25,7 +25,7 @@ func cmdSplit(args []string, stdout, stderr io.Writer) error {
 	parts := fs.Int("partitions", 0, "partitions")
 	sliceFlag := fs.String("slice", "0/1", "slice K/M, or auto")
 	slicesFlag := fs.Int("slices", 0, "with -slice auto: M")
-	workers := fs.Int("workers", 0, "goroutines routing the slice's parts at once, 0 = GOMAXPROCS; the files do not depend on it")
+	workers := fs.Int("workers", 0, "goroutines routing a combined slice's two parts at once, 0 = GOMAXPROCS; the files do not depend on it")
 	quiet := fs.Bool("q", false, "quiet")
 	tables := fs.String("tables", "", "the tables the partition replays write (replay's -tables); without a per-lane table (only memory, instructions, ops) the split combines")
 	prof := fs.String("profile", "", "cpu, mem, allocs, block, mutex, trace, goroutine")
