@@ -301,8 +301,8 @@ the partitions then apply, and whose replays write only those tables.
                     SLURM_ARRAY_TASK_ID (minus SLURM_ARRAY_TASK_MIN) or JOB_COMPLETION_INDEX, M from
                     -slices, REPLAY_SLICES or SLURM_ARRAY_TASK_COUNT
   -slices M         with -slice auto: the number of slices
-  -workers N        goroutines routing the slice's two halves at once, 0 = GOMAXPROCS (default 0);
-                    the files do not depend on it
+  -workers N        goroutines routing a combined slice's two halves at once (an uncombined
+                    slice is one), 0 = GOMAXPROCS (default 0); the files do not depend on it
   -profile KIND     cpu, mem, allocs, block, mutex, trace or goroutine (github.com/pkg/profile)
   -profile-dir DIR  where the profile goes (default ./profiles)
   -q                print nothing on success
