@@ -69,6 +69,12 @@ type combiner struct {
 	lanes       uint64 // lane-ops folded
 	words       uint64 // words written
 	records     uint64 // fold records written
+	// barriers counts the records routed that a part's pending folds
+	// must be written before (an instruction that does not fold or of
+	// another operation, a directive but .cluster, a full memory),
+	// whether or not any were pending: with none, the part takes the
+	// folds of the part before it (take).
+	barriers int
 }
 
 type memID struct {
@@ -105,21 +111,7 @@ var errFoldMemory = errors.New("split: the combiner's memory is full")
 // operands); the caller flushed first when op is another operation.
 func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) error {
 	c.op = op
-	id := memID{op.Space, op.Group}
-	mi := c.lastMem
-	if mi < 0 || id != c.lastID {
-		var ok bool
-		if mi, ok = c.memAt[id]; !ok {
-			mi = len(c.mems)
-			c.memAt[id] = mi
-			c.mems = append(c.mems, foldMem{})
-		}
-		c.lastID, c.lastMem = id, mi
-	}
-	m := &c.mems[mi]
-	if m.static == nil || !m.op.SameOp(op) {
-		m.static, m.group, m.op = in.Static, in.Group, op
-	}
+	mi := c.memOf(op, in.Static, in.Group)
 	c.lanes += uint64(len(addrs))
 	if c.sm == nil { // the first fold
 		if err := c.newMemory(); err != nil {
@@ -182,6 +174,127 @@ func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) e
 		}
 		pg.Words[j], pg.Words[j+1] = uint32(v), uint32(v>>32)
 	}
+	return nil
+}
+
+// memOf is the memory instance of op's folds (its space and .group),
+// made if new; static and group are what its fold records name.
+func (c *combiner) memOf(op engine.FoldOp, static *trace.Static, group int64) int {
+	id := memID{op.Space, op.Group}
+	mi := c.lastMem
+	if mi < 0 || id != c.lastID {
+		var ok bool
+		if mi, ok = c.memAt[id]; !ok {
+			mi = len(c.mems)
+			c.memAt[id] = mi
+			c.mems = append(c.mems, foldMem{})
+		}
+		c.lastID, c.lastMem = id, mi
+	}
+	m := &c.mems[mi]
+	if m.static == nil || !m.op.SameOp(op) {
+		m.static, m.group, m.op = static, group, op
+	}
+	return mi
+}
+
+// canTake reports whether c, a part's combiner at its end, can take the
+// folds pending at the end of the part before it, o (take): c's part met
+// no flush point, what either has pending is of one operation, and c's
+// memory has room for o's pages.
+func (c *combiner) canTake(o *combiner) bool {
+	switch {
+	case c.barriers > 0:
+		return false
+	case !o.pending():
+		return true
+	case c.pending() && !c.op.SameOp(o.op):
+		return false
+	}
+	n := len(o.dirty)
+	if c.sm != nil {
+		n += c.sm.Pages()
+	}
+	return n < maxFoldPages
+}
+
+// take folds into c the folds pending in o, c's part's predecessor's
+// (canTake): its words, composed with c's of the same address, are
+// written at the end of c's part, after its records, none of which
+// could disagree with them. o's lane-ops count in o.laneOps, as its
+// flush would count them, and o's memory is left empty.
+func (c *combiner) take(o *combiner, pt *shard.Partitioner) error {
+	if len(o.adds) > 0 {
+		o.sm.AddWords(o.adds)
+		o.adds = o.adds[:0]
+	}
+	if len(o.dirty) == 0 {
+		return nil
+	}
+	if c.sm == nil {
+		if err := c.newMemory(); err != nil {
+			return err
+		}
+	}
+	c.op = o.op
+	var written [shard.PageWords / 64]uint64
+	for _, ref := range o.dirty {
+		pg := o.sm.Page(ref)
+		m := &o.mems[pg.Mem]
+		mem := uint32(c.memOf(m.op, m.static, m.group))
+		kind, wide := m.op.Kind(), m.op.Size() == 8
+		lines := o.lineOps[ref*(shard.PageWords/lineWords):][:shard.PageWords/lineWords]
+		for l, n := range lines {
+			if n != 0 {
+				o.laneOps[pt.Of(m.op.Key, pg.Num<<shard.PageShift|uint64(l)*lineWords*4)] += uint64(n)
+				lines[l] = 0
+			}
+		}
+		pg.Written(&written, nil)
+		for j, s := range written {
+			for ; s != 0; s &= s - 1 {
+				w := uint32(j*64 + bits.TrailingZeros64(s))
+				if wide && w&1 != 0 {
+					continue // the high half of the word before
+				}
+				a := pg.Num<<shard.PageShift | uint64(w)<<2
+				v := uint64(pg.Words[w])
+				pg.Words[w] = 0
+				if wide {
+					v |= uint64(pg.Words[w+1]) << 32
+					pg.Words[w+1] = 0
+				}
+				en := c.cur.Resolve(mem, a)
+				if en == 0 {
+					return errFoldMemory
+				}
+				x := en.WordRef(a)
+				c.growLines()
+				c.markDirty(x >> (shard.PageShift - 2))
+				cp := c.sm.Page(x >> (shard.PageShift - 2))
+				i := x & (shard.PageWords - 1)
+				set := cp.Touched[i>>6]&(1<<(i&63)) != 0
+				switch {
+				case wide:
+					if set {
+						v = m.op.Combine(uint64(cp.Words[i])|uint64(cp.Words[i+1])<<32, v)
+					}
+					cp.Touch(i)
+					cp.Words[i], cp.Words[i+1] = uint32(v), uint32(v>>32)
+				case kind == engine.FoldAdd:
+					// As addWords: a word whose sum is 0 is touched.
+					if cp.Words[i] += uint32(v); cp.Words[i] == 0 {
+						cp.Touch(i)
+					}
+				default:
+					fold32(c.sm, []shard.WordAdd{{Word: x, Add: uint32(v)}}, kind)
+				}
+			}
+		}
+		clear(pg.Touched[:])
+		o.dirtyBit[ref>>6] = 0
+	}
+	o.dirty = o.dirty[:0]
 	return nil
 }
 

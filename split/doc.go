@@ -47,7 +47,24 @@
 //     lane-elements without a batch slot an instruction (engine/blocks.go),
 //     its work proportional to the lanes it owns; any other replay reads
 //     the same files an instruction at a time, through the batch path.
-//  6. Combining ([Options.Combine], replay split -tables without a
+//  6. Parts: a combined slice's chunks are routed in two parts (an
+//     uncombined slice's in one: its time is in writing its records,
+//     which parts do not share), its chunks cut as SliceRange cuts a
+//     trace's (subSlices), each as a slice of its own (its router, its
+//     combiner, a fold flush at its end, unless the next part met no
+//     flush point: then that part takes its folds and writes them,
+//     composed with its own, at its end), on goroutines of their own
+//     when [Options.Workers] allows; the second's records follow the
+//     first's in every file (its writers hold their chunks,
+//     trace.WithHeldChunks, in a temporary file named as the slice's
+//     are, in partition 0's directory, unlinked at once where the system
+//     allows, until the first's append them a chunk at a time: a split
+//     task's memory does not grow with its slice). A part's router knows
+//     the regions of the header and of the directives of the parts
+//     before it (a part routed at once with one that declares a region
+//     is routed again, after it), so the files are the same, byte for
+//     byte, for any number of workers.
+//  7. Combining ([Options.Combine], replay split -tables without a
 //     per-lane table; combine.go): the files of a combined slice (header
 //     flag bit 2) hold, for each instruction whose accesses fold
 //     (engine.FoldOp: one commuting operation, every active lane in
@@ -56,11 +73,11 @@
 //     the composition of the operands of the accesses to that word since
 //     the last flush. Every fold is written before any record that could
 //     disagree with it (another operation or width, an instruction that
-//     does not fold, an .init or .region) and at the slice's end, so
+//     does not fold, an .init or .region) and at a part's end (6), so
 //     applying the folds where they stand gives each word the value the
 //     lanes give it. A combined slice replays only on the block path;
 //     [Source.Combined] names it so that a replay can refuse otherwise.
-//  7. Exact: replaying every partition's slices with engine.WithPartition
+//  8. Exact: replaying every partition's slices with engine.WithPartition
 //     and combining their tables (replay merge) gives the single replay's
 //     tables: each word, result row and address in one partition; each
 //     instruction's row written by one partition, with the lanes,

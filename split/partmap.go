@@ -3,7 +3,9 @@ package split
 import (
 	"cmp"
 	"io"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/gpureplay/replay/engine"
 	"github.com/gpureplay/replay/shard"
@@ -39,6 +41,12 @@ const (
 // least load when its turn comes. It depends on the trace and n alone, so
 // every split task of a trace derives the same one. It returns S too.
 func PartitionMap(x *trace.BinaryIndex, n int) ([]shard.LineOwner, int, error) {
+	return partitionMap(x, n, runtime.GOMAXPROCS(0))
+}
+
+// partitionMap is PartitionMap with the sample's chunks read and routed
+// by up to workers goroutines: the same map.
+func partitionMap(x *trace.BinaryIndex, n, workers int) ([]shard.LineOwner, int, error) {
 	c := x.NumChunks()
 	if n == 1 || c == 0 {
 		return nil, 0, nil
@@ -47,43 +55,37 @@ func PartitionMap(x *trace.BinaryIndex, n int) ([]shard.LineOwner, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	rt := engine.NewRouterWith(x.Header(), n, pt)
-	type line struct{ key, line uint64 }
 	s := min(c, mapSampleChunks)
-	// Room for the sample: each chunk's share, and the last
-	// instruction's lane-elements past it.
-	sample := make([]line, 0, mapSampleLaneOps+s*trace.MaxLanes*4)
-	for j := range s {
-		k := j * c / s
-		src, err := x.Reader(k, k+1)
+	// Chunk j's sample, each routed by its worker's router, which routes
+	// an instruction as any other would.
+	samples := make([][]line, s)
+	errs := make([]error, s)
+	workers = min(max(workers, 1), s)
+	routers := make([]*engine.Router, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		routers[w] = engine.NewRouterWith(x.Header(), n, pt)
+		wg.Go(func() {
+			for j := w; j < s; j += workers {
+				samples[j], errs[j] = sampleChunk(x, j*c/s, routers[w])
+				if errs[j] != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
 			return nil, 0, err
 		}
-		for left := mapSampleLaneOps / s; left > 0; {
-			in, err := src.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				src.Close()
-				return nil, 0, err
-			}
-			if in.Dir != nil {
-				continue
-			}
-			if _, err := rt.Route(in); err != nil {
-				src.Close()
-				return nil, 0, err
-			}
-			key, addrs := rt.Addrs()
-			for _, a := range addrs {
-				sample = append(sample, line{key, a >> shard.LineShift})
-			}
-			left -= len(addrs)
-		}
-		src.Close()
 	}
-	load := slices.Clone(rt.LaneOps()) // by hash
+	load := make([]uint64, n) // by hash
+	for _, rt := range routers {
+		for i, l := range rt.LaneOps() {
+			load[i] += l
+		}
+	}
 	var total uint64
 	for _, l := range load {
 		total += l
@@ -92,8 +94,10 @@ func PartitionMap(x *trace.BinaryIndex, n int) ([]shard.LineOwner, int, error) {
 		return nil, s, nil
 	}
 	counts := map[line]uint64{}
-	for _, l := range sample {
-		counts[l]++
+	for _, sample := range samples {
+		for _, l := range sample {
+			counts[l]++
+		}
 	}
 	type heavy struct {
 		line
@@ -122,4 +126,41 @@ func PartitionMap(x *trace.BinaryIndex, n int) ([]shard.LineOwner, int, error) {
 		m = append(m, shard.LineOwner{Key: h.key, Line: h.line.line, Part: p})
 	}
 	return m, s, nil
+}
+
+// line is a 128-byte line of a memory instance.
+type line struct{ key, line uint64 }
+
+// sampleChunk routes the first mapSampleLaneOps/mapSampleChunks
+// lane-elements of chunk k (and the rest of the last instruction's) with
+// rt, and returns their lines.
+func sampleChunk(x *trace.BinaryIndex, k int, rt *engine.Router) ([]line, error) {
+	src, err := x.Reader(k, k+1)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	left := mapSampleLaneOps / min(x.NumChunks(), mapSampleChunks)
+	sample := make([]line, 0, left+trace.MaxLanes*4)
+	for left > 0 {
+		in, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if in.Dir != nil {
+			continue
+		}
+		if _, err := rt.Route(in); err != nil {
+			return nil, err
+		}
+		key, addrs := rt.Addrs()
+		for _, a := range addrs {
+			sample = append(sample, line{key, a >> shard.LineShift})
+		}
+		left -= len(addrs)
+	}
+	return sample, nil
 }

@@ -2,6 +2,7 @@ package split
 
 import (
 	"bufio"
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -9,7 +10,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpureplay/replay/engine"
@@ -27,8 +32,13 @@ type Options struct {
 	// the slice into one (combine.go), for partition replays that write no
 	// per-lane table: no results or addresses (CombineTables).
 	Combine bool
-	// Interrupted, when not nil, is polled every few thousand records;
-	// when it returns true the split stops and removes its files.
+	// Workers is how many parts of a combined slice (subSlices) are
+	// routed at once, on goroutines of their own; 0 is GOMAXPROCS. The
+	// files do not depend on it.
+	Workers int
+	// Interrupted, when not nil, is polled every few thousand records,
+	// from every worker at once; when it returns true the split stops and
+	// removes its files.
 	Interrupted func() bool
 }
 
@@ -151,7 +161,10 @@ func Split(path string, o Options) (*Summary, error) {
 	from, to := SliceRange(x.NumChunks(), o.Slice, o.Slices)
 	sum := &Summary{FirstChunk: from, EndChunk: to, Chunks: x.NumChunks(),
 		Records: make([]uint64, o.Parts)}
-	if sum.Map, sum.SampleChunks, err = PartitionMap(x, o.Parts); err != nil {
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if sum.Map, sum.SampleChunks, err = partitionMap(x, o.Parts, o.Workers); err != nil {
 		return nil, err
 	}
 	pt, err := shard.NewPartitionerMap(o.Parts, sum.Map)
@@ -166,13 +179,14 @@ func Split(path string, o Options) (*Summary, error) {
 	if o.Slice == 0 {
 		hdr = x.Header()
 	}
-	outs, err := createOutputs(o, hdr, trace.SplitHeader{Parts: o.Parts, Slice: o.Slice, Slices: o.Slices,
+	sh := trace.SplitHeader{Parts: o.Parts, Slice: o.Slice, Slices: o.Slices,
 		TraceHash: hash, TraceSize: uint64(fi.Size()), FirstChunk: from, EndChunk: to, Chunks: x.NumChunks(),
-		Name: filepath.Base(path), Lines: lines, Combined: o.Combine})
+		Name: filepath.Base(path), Lines: lines, Combined: o.Combine}
+	outs, err := createOutputs(o, hdr, sh)
 	if err != nil {
 		return nil, err
 	}
-	if err := route(x, from, to, o, &pt, outs, sum); err != nil {
+	if err := routeParts(x, from, to, o, &pt, hdr, sh, outs, sum); err != nil {
 		return nil, errors.Join(err, outs.abort())
 	}
 	if err := outs.commit(); err != nil {
@@ -182,45 +196,268 @@ func Split(path string, o Options) (*Summary, error) {
 	return sum, nil
 }
 
+// subSlices is how many parts a combined slice of chunks is cut into,
+// each routed as a slice of its own (its router, its combiner, a fold
+// flush at its end), on a goroutine of its own when Options.Workers
+// allows, and its files' records appended to the part's before it, in
+// order (trace.WithHeldChunks): a combined split task on two cores
+// routes the slice in less time than on one. More parts would use
+// more cores, but each part's end flushes its folds: a scattered trace's
+// fold words (one a word its part touched) grow with the parts. An
+// uncombined slice is one part: its time is in writing its records,
+// which two parts do not share, and the second part's are written twice.
+const subSlices = 2
+
+// parts is how many parts (subRange) the chunks [from, to) are cut into.
+func parts(from, to int, combine bool) int {
+	if !combine {
+		return 1
+	}
+	return min(subSlices, max(to-from, 1))
+}
+
+// subRange is part j of n of the chunks [from, to): SliceRange's cut.
+func subRange(from, to, j, n int) (int, int) {
+	a, b := SliceRange(to-from, j, n)
+	return from + a, from + b
+}
+
+// routeParts routes the chunks [from, to) to outs, as parts (subRange),
+// with up to o.Workers at once: part 0 to outs, each later part to
+// writers that hold its chunks until outs appends them, in order. Each
+// part's router knows the regions of the header and of the directives
+// of the parts before it: the files are those of parts routed one after
+// another. A part routed at once with an earlier one that declares a
+// region (rare) is routed again, after it.
+func routeParts(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner, hdr *trace.Header, sh trace.SplitHeader, outs *outputs, sum *Summary) error {
+	n := parts(from, to, o.Combine)
+	workers := o.Workers
+	type part struct {
+		outs  *outputs
+		sum   Summary
+		r     routed
+		known int // the earlier parts' regions its router knew
+		err   error
+	}
+	parts := make([]part, n)
+	defer func() {
+		for j := range parts {
+			if h := parts[j].outs; j > 0 && h != nil {
+				h.closeHeld()
+			}
+		}
+	}()
+	var stop atomic.Bool
+	run := func(j int, known []trace.Region) {
+		p := &parts[j]
+		p.sum = Summary{Records: make([]uint64, o.Parts)}
+		p.known = len(known)
+		switch {
+		case j == 0:
+			p.outs = outs
+		default:
+			if p.outs != nil {
+				p.outs.closeHeld() // routed again: a new held file
+			}
+			if p.outs, p.err = heldOutputs(o, hdr, sh, outs); p.err != nil {
+				stop.Store(true)
+				return
+			}
+		}
+		a, b := subRange(from, to, j, n)
+		if p.r, p.err = route(x, a, b, o, pt, known, p.outs, &p.sum, &stop); p.err != nil {
+			stop.Store(true)
+		}
+	}
+	// Each part at once with the others (up to workers), knowing the
+	// header's regions only; then, in order, again any part that should
+	// have known regions of the parts before it.
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(workers, 1))
+	for j := range n {
+		if workers <= 1 {
+			break
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			run(j, nil)
+		})
+	}
+	wg.Wait()
+	var known []trace.Region
+	for j := range parts {
+		p := &parts[j]
+		if p.err == nil && p.outs != nil && p.known == len(known) {
+			known = append(known, p.r.regions...)
+			continue
+		}
+		if p.err != nil {
+			if errors.Is(p.err, errStopped) {
+				continue // another part failed
+			}
+			return p.err
+		}
+		run(j, known)
+		if p.err != nil {
+			return p.err
+		}
+		known = append(known, p.r.regions...)
+	}
+	for j := range parts {
+		if err := parts[j].err; err != nil {
+			return err
+		}
+	}
+	// The folds pending at each part's end: written there, or, when the
+	// next part met no flush point (its records are rows of folds of the
+	// same operation, and .cluster directives), taken into the next
+	// part's, to be written at its end: a scattered trace's words once a
+	// slice, not once a part. The last part's go to outs once every
+	// part's records are there: the same place, not held.
+	for j := range parts[:n-1] {
+		p := &parts[j]
+		if parts[j+1].r.cb.canTake(p.r.cb) {
+			if err := parts[j+1].r.cb.take(p.r.cb, pt); err != nil {
+				return err
+			}
+		} else if err := p.r.cb.flush(p.outs, pt, &p.sum); err != nil {
+			return err
+		}
+	}
+	for _, p := range parts[1:] {
+		for i, w := range outs.w {
+			if err := w.Append(p.outs.w[i]); err != nil {
+				return fmt.Errorf("%s: %w", outs.tmp[i], err)
+			}
+		}
+	}
+	if last := &parts[n-1]; last.r.cb != nil {
+		if err := last.r.cb.flush(outs, pt, &last.sum); err != nil {
+			return err
+		}
+	}
+	for j := range parts {
+		p := &parts[j]
+		cb, s := p.r.cb, &p.sum
+		s.Folded, s.FoldWords, s.FoldRecords = cb.lanes, cb.words, cb.records
+		s.LaneOps = p.r.rt.LaneOps()
+		for i, n := range cb.laneOps {
+			s.LaneOps[i] += n
+		}
+		s.Hot = p.r.rt.HotWords(8)
+	}
+	var hot []engine.HotWord
+	for j := range parts {
+		s := &parts[j].sum
+		sum.Instructions += s.Instructions
+		sum.Directives += s.Directives
+		sum.Folded += s.Folded
+		sum.FoldWords += s.FoldWords
+		sum.FoldRecords += s.FoldRecords
+		if sum.LaneOps == nil {
+			sum.LaneOps = make([]uint64, o.Parts)
+		}
+		for i := range o.Parts {
+			sum.Records[i] += s.Records[i]
+			sum.LaneOps[i] += s.LaneOps[i]
+		}
+		hot = append(hot, s.Hot...)
+	}
+	sum.Hot = mergeHot(hot, 8)
+	return nil
+}
+
+// errStopped is a part's error when another part's stopped the split.
+var errStopped = errors.New("split: stopped")
+
+// mergeHot is the k hottest of the words of hs, the estimates of a word
+// that is there more than once added: most first, as Router.HotWords.
+func mergeHot(hs []engine.HotWord, k int) []engine.HotWord {
+	type word struct {
+		space trace.Space
+		group int64
+		addr  uint64
+	}
+	at := map[word]int{}
+	var out []engine.HotWord
+	for _, h := range hs {
+		w := word{h.Space, h.Group, h.Addr}
+		if i, ok := at[w]; ok {
+			out[i].LaneOps += h.LaneOps
+			continue
+		}
+		at[w] = len(out)
+		out = append(out, h)
+	}
+	slices.SortFunc(out, func(a, b engine.HotWord) int {
+		return cmp.Or(cmp.Compare(b.LaneOps, a.LaneOps), cmp.Compare(a.Space.Kind, b.Space.Kind),
+			cmp.Compare(a.Space.Surface, b.Space.Surface), cmp.Compare(a.Group, b.Group), cmp.Compare(a.Addr, b.Addr))
+	})
+	return out[:min(len(out), k)]
+}
+
+// routed is what route leaves: the regions of the directives it read,
+// its router, and its combiner with the folds pending at the part's end,
+// which routeParts flushes.
+type routed struct {
+	regions []trace.Region
+	rt      *engine.Router
+	cb      *combiner
+}
+
 // route reads chunks [from, to) and writes each record to the partitions
-// that own it.
-func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner, outs *outputs, sum *Summary) error {
+// that own it, its router knowing the header's regions and known.
+func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner, known []trace.Region, outs *outputs, sum *Summary, stop *atomic.Bool) (routed, error) {
+	var nothing routed
 	src, err := x.Reader(from, to)
 	if err != nil {
-		return err
+		return nothing, err
 	}
 	defer src.Close()
 	rt := engine.NewRouterWith(x.Header(), o.Parts, *pt)
+	for _, reg := range known {
+		rt.Region(reg)
+	}
 	rt.SetFold(o.Combine)
 	cb := newCombiner(o.Parts)
+	var regions []trace.Region
 	var part trace.PartInfo
 	var cp trace.Inst
 	for n := 0; ; n++ {
-		if n&4095 == 4095 && o.Interrupted != nil && o.Interrupted() {
-			return errors.New("interrupted")
+		if n&4095 == 4095 {
+			if o.Interrupted != nil && o.Interrupted() {
+				stop.Store(true)
+				return nothing, errors.New("interrupted")
+			}
+			if stop.Load() {
+				return nothing, errStopped
+			}
 		}
 		in, err := src.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return err
+			return nothing, err
 		}
 		if in.Dir != nil {
 			sum.Directives++
 			if in.Dir.Cluster == nil {
 				// Folds apply before it: an .init writes words, a
 				// .region changes which accesses fault.
+				cb.barriers++
 				if err := cb.flush(outs, pt, sum); err != nil {
-					return err
+					return nothing, err
 				}
 			}
 			if reg := in.Dir.Region; reg != nil {
 				rt.Region(*reg)
+				regions = append(regions, *reg)
 			}
 			for i, w := range outs.w {
 				if err := w.Write(in); err != nil {
-					return fmt.Errorf("%s: %w", outs.tmp[i], err)
+					return nothing, fmt.Errorf("%s: %w", outs.tmp[i], err)
 				}
 				sum.Records[i]++
 			}
@@ -229,7 +466,7 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner,
 		sum.Instructions++
 		r, err := rt.Route(in)
 		if err != nil {
-			return err
+			return nothing, err
 		}
 		cp = *in
 		cp.Part = &part
@@ -237,53 +474,47 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner,
 		if r.Fold.Valid() {
 			// Its lanes fold; the row alone goes out now.
 			if cb.pending() && !cb.op.SameOp(r.Fold) {
+				cb.barriers++
 				if err := cb.flush(outs, pt, sum); err != nil {
-					return err
+					return nothing, err
 				}
 			}
 			addrs, vals := rt.Folds()
 			if err := cb.add(in, r.Fold, addrs, vals); err != nil {
-				return err
+				return nothing, err
 			}
 			if cb.full() {
+				cb.barriers++
 				if err := cb.flush(outs, pt, sum); err != nil {
-					return err
+					return nothing, err
 				}
 			}
 			if err := outs.write(row, 0, row, &cp, &r, sum); err != nil {
-				return err
+				return nothing, err
 			}
 			continue
 		}
+		cb.barriers++ // what is pending, or a part's before, applies first
 		if cb.pending() {
 			if err := cb.flush(outs, pt, sum); err != nil {
-				return err
+				return nothing, err
 			}
 		}
 		hasRow := false
 		for _, p := range r.Parts {
 			hasRow = hasRow || p == row
 			if err := outs.write(p, r.Owners[p], row, &cp, &r, sum); err != nil {
-				return err
+				return nothing, err
 			}
 		}
 		if !hasRow {
 			// The row's partition has none of its lanes: the row alone.
 			if err := outs.write(row, 0, row, &cp, &r, sum); err != nil {
-				return err
+				return nothing, err
 			}
 		}
 	}
-	if err := cb.flush(outs, pt, sum); err != nil {
-		return err
-	}
-	sum.Folded, sum.FoldWords, sum.FoldRecords = cb.lanes, cb.words, cb.records
-	sum.LaneOps = rt.LaneOps()
-	for p, n := range cb.laneOps {
-		sum.LaneOps[p] += n
-	}
-	sum.Hot = rt.HotWords(8)
-	return nil
+	return routed{regions, rt, cb}, nil
 }
 
 // write writes instruction in to partition p's file with the lanes of mask,
@@ -307,6 +538,10 @@ type outputs struct {
 	f                []*os.File
 	bw               []*bufio.Writer
 	w                []*trace.BinaryWriter
+	// held and heldName: a later part's file of held chunks
+	// (heldOutputs), its name until it is unlinked.
+	held     *os.File
+	heldName string
 }
 
 // createOutputs makes each partition's directory, removes the leftovers
@@ -347,6 +582,61 @@ func createOutputs(o Options, hdr *trace.Header, sh trace.SplitHeader) (*outputs
 	return outs, nil
 }
 
+// heldOutputs are writers of a later part of the slice than outs's
+// (routeParts): one a partition, holding its chunks for outs's
+// (trace.WithHeldChunks) in one temporary file, its errors naming outs's
+// files. The file is named as outs's are, in partition 0's directory,
+// and unlinked at once where an open file can be (so that a killed split
+// leaves nothing of it), else removed by closeHeld, or by a rerun's
+// removeLeftovers.
+func heldOutputs(o Options, hdr *trace.Header, sh trace.SplitHeader, outs *outputs) (*outputs, error) {
+	h := &outputs{tmp: outs.tmp}
+	var rnd [8]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return nil, err
+	}
+	name := filepath.Join(PartDir(o.Out, 0), tmpPrefix(o.Slice)+hex.EncodeToString(rnd[:]))
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	h.held, h.heldName = f, name
+	if unlinkOpen {
+		if err := os.Remove(name); err != nil {
+			h.closeHeld()
+			return nil, err
+		}
+		h.heldName = ""
+	}
+	hf := trace.NewHeldFile(f)
+	for i := range o.Parts {
+		sh.Part = i
+		w, err := trace.NewBinaryWriter(nil, hdr, trace.WithSplit(sh), trace.WithUncompressed(), trace.WithHeldChunks(hf))
+		if err != nil {
+			h.closeHeld()
+			return nil, err
+		}
+		h.w = append(h.w, w)
+	}
+	return h, nil
+}
+
+// unlinkOpen: the system removes an open file's name and keeps its data
+// until its last descriptor closes (not Windows).
+const unlinkOpen = runtime.GOOS != "windows"
+
+// closeHeld closes and removes the held file of heldOutputs.
+func (o *outputs) closeHeld() {
+	if o.held != nil {
+		o.held.Close()
+		o.held = nil
+	}
+	if o.heldName != "" {
+		os.Remove(o.heldName)
+		o.heldName = ""
+	}
+}
+
 // removeLeftovers removes the temporary files an earlier split of slice k
 // left in dir (it was killed): only names of that form.
 func removeLeftovers(dir string, k int) error {
@@ -370,23 +660,24 @@ func isHex(s string) bool {
 	return err == nil
 }
 
-// commit closes and syncs every temporary file, then renames each to its
-// slice's name and syncs the directories.
+// commit closes and syncs every temporary file, syncFiles at once (their
+// syncs wait for the disk together), then renames each to its slice's
+// name and syncs the directories.
 func (o *outputs) commit() error {
-	for i := range o.w {
-		if err := o.w[i].Close(); err != nil {
+	errs := make([]error, len(o.w))
+	var wg sync.WaitGroup
+	for g := range min(syncFiles, len(o.w)) {
+		wg.Go(func() {
+			for i := g; i < len(o.w); i += syncFiles {
+				errs[i] = o.close(i)
+			}
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
 			return fmt.Errorf("%s: %w", o.tmp[i], err)
 		}
-		if err := o.bw[i].Flush(); err != nil {
-			return fmt.Errorf("%s: %w", o.tmp[i], err)
-		}
-		if err := o.f[i].Sync(); err != nil {
-			return fmt.Errorf("%s: %w", o.tmp[i], err)
-		}
-		if err := o.f[i].Close(); err != nil {
-			return fmt.Errorf("%s: %w", o.tmp[i], err)
-		}
-		o.f[i] = nil
 	}
 	for i := range o.tmp {
 		if err := os.Rename(o.tmp[i], o.final[i]); err != nil {
@@ -398,6 +689,26 @@ func (o *outputs) commit() error {
 		syncDir(d)
 	}
 	return nil
+}
+
+// syncFiles is how many files commit closes and syncs at once: each sync
+// holds a thread.
+const syncFiles = 16
+
+// close closes, flushes, syncs and closes temporary file i.
+func (o *outputs) close(i int) error {
+	if err := o.w[i].Close(); err != nil {
+		return err
+	}
+	if err := o.bw[i].Flush(); err != nil {
+		return err
+	}
+	if err := o.f[i].Sync(); err != nil {
+		return err
+	}
+	err := o.f[i].Close()
+	o.f[i] = nil
+	return err
 }
 
 // abort closes and removes the temporary files still there.

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -638,4 +639,171 @@ func (r *BinaryReader) decodeFold(c *cursor) error {
 	}
 	c.p = p
 	return nil
+}
+
+// WithHeldChunks makes a split file's writer (WithSplit, WithUncompressed)
+// keep its chunks in f rather than write a file: no header frame, no seek
+// table, its chunks neither numbered nor sealed until another writer's
+// Append reads them back, one at a time, and writes them in its own file,
+// after its own records. A split task routes the parts of a slice
+// concurrently this way, and its files are those of one writer that took
+// every record in order: the same bytes. Its memory is about a chunk a
+// writer, whatever it holds.
+func WithHeldChunks(f *HeldFile) WriterOption {
+	return func(o *writerOptions) error {
+		if f == nil {
+			return errors.New("trace: WithHeldChunks: no held file")
+		}
+		o.held = f
+		return nil
+	}
+}
+
+// HeldFile is where writers WithHeldChunks keep their chunks until an
+// Append: any number of writers used from one goroutine share one, each
+// chunk written as it ends (through a small buffer) and read back once.
+// Its memory does not grow with what it holds; its file's removal is its
+// maker's (replay split unlinks it at once where the system allows).
+type HeldFile struct {
+	f   heldStore
+	bw  *bufio.Writer
+	off int64  // bytes written through bw
+	buf []byte // Append's chunk, read back
+}
+
+// heldStore is a held file's backing: written in order, read back at
+// offsets (an *os.File).
+type heldStore interface {
+	io.Writer
+	io.ReaderAt
+}
+
+// NewHeldFile makes a held file writing to f and reading back from it:
+// f's writes must land at offsets 0, 1, ... in order (a new file).
+func NewHeldFile(f interface {
+	io.Writer
+	io.ReaderAt
+}) *HeldFile {
+	return &HeldFile{f: f, bw: bufio.NewWriterSize(f, 64<<10)}
+}
+
+// Held is how many bytes of chunks hf holds, written or buffered.
+func (hf *HeldFile) Held() int64 { return hf.off }
+
+// keep writes a chunk's head and instructions and returns where.
+func (hf *HeldFile) keep(head, insts []byte) (heldChunk, error) {
+	c := heldChunk{off: hf.off, head: len(head), insts: len(insts),
+		first: binary.LittleEndian.Uint64(head[8:])}
+	if _, err := hf.bw.Write(head); err != nil {
+		return c, err
+	}
+	if _, err := hf.bw.Write(insts); err != nil {
+		return c, err
+	}
+	hf.off += int64(len(head) + len(insts))
+	return c, nil
+}
+
+// read returns chunk c's head and instructions, valid until the next read.
+func (hf *HeldFile) read(c heldChunk) (head, insts []byte, err error) {
+	if err := hf.bw.Flush(); err != nil {
+		return nil, nil, err
+	}
+	n := c.head + c.insts
+	hf.buf = slices.Grow(hf.buf[:0], n)[:n]
+	if _, err := hf.f.ReadAt(hf.buf, c.off); err != nil {
+		return nil, nil, fmt.Errorf("reading a held chunk back: %w", err)
+	}
+	return hf.buf[:c.head:c.head], hf.buf[c.head:], nil
+}
+
+// heldChunk is a chunk record kept by a writer WithHeldChunks in its held
+// file: at off, its head's bytes (fixed part and static table; index and
+// checksum not yet set), then its instructions'; first is its first seq.
+type heldChunk struct {
+	off         int64
+	head, insts int
+	first       uint64
+}
+
+// Append closes h, a writer WithHeldChunks with the same split header,
+// and writes its records after w's: its chunks, read back one at a time,
+// numbered on from w's and sealed. They start a chunk. h's instructions'
+// seqs must not go back from w's.
+func (w *BinaryWriter) Append(h *BinaryWriter) error {
+	switch {
+	case w.err != nil:
+		return w.err
+	case w.done:
+		return errors.New("trace: binary writer: Append after Close")
+	case w.o.held != nil || h.o.held == nil:
+		return errors.New("trace: binary writer: Append takes a writer WithHeldChunks into one without")
+	case w.o.split == nil || !sameSplit(w.o.split, h.o.split) || w.o.stored != h.o.stored:
+		return errors.New("trace: binary writer: Append of a writer with another split header")
+	}
+	if err := h.Close(); err != nil {
+		return err
+	}
+	for _, c := range h.held {
+		// 0 where h had no instruction yet (heldSeq): the chunk is of
+		// directives, and takes w's next seq.
+		if c.first != 0 && c.first < w.seq {
+			return fmt.Errorf("trace: binary writer: Append of a chunk from instruction %d after instruction %d", c.first, w.seq-1)
+		}
+	}
+	err := w.flush()
+	if werr := w.wait(); err == nil {
+		err = werr
+	}
+	for _, c := range h.held {
+		if err != nil {
+			break
+		}
+		var head, insts []byte
+		if head, insts, err = h.o.held.read(c); err != nil {
+			break
+		}
+		binary.LittleEndian.PutUint32(head[4:], uint32(w.chunk))
+		if c.first == 0 {
+			binary.LittleEndian.PutUint64(head[8:], w.seq)
+		}
+		w.seal(head, chunkFixedLen, insts)
+		err = w.writeRec(head, insts)
+		w.chunk++
+	}
+	h.held = nil
+	if err != nil {
+		w.err = err
+		return err
+	}
+	w.seq = max(w.seq, h.seq)
+	return nil
+}
+
+// heldSeq starts the seqs of a writer WithHeldChunks, which does not know
+// the seq of the instruction before its first, at that first instruction
+// in: its seq is the base of the deltas that follow, and the first seq
+// of the chunk being filled. A chunk of directives it ended before keeps
+// first seq 0, which Append sets.
+func (w *BinaryWriter) heldSeq(in *Inst) {
+	w.seqSet = true
+	w.seq = in.Seq
+	if w.n > 0 {
+		w.first = in.Seq
+	}
+}
+
+// sameSplit reports whether a and b are one split header.
+func sameSplit(a, b *SplitHeader) bool {
+	type scalars struct {
+		part, parts, slice, slices int
+		hash, size                 uint64
+		first, end, chunks         int
+		name                       string
+		combined                   bool
+	}
+	of := func(s *SplitHeader) scalars {
+		return scalars{s.Part, s.Parts, s.Slice, s.Slices, s.TraceHash, s.TraceSize, s.FirstChunk, s.EndChunk, s.Chunks, s.Name, s.Combined}
+	}
+	return of(a) == of(b) && slices.Equal(a.Lines, b.Lines)
 }

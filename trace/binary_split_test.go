@@ -3,10 +3,13 @@ package trace
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math/bits"
 	"math/rand/v2"
+	"os"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -764,5 +767,236 @@ func TestFoldRecords(t *testing.T) {
 	}
 	if err := w.Write(inst(1)); err != nil {
 		t.Errorf("after a refused fold: %v", err)
+	}
+}
+
+// TestSplitFileAppendHeld: a split file written as a writer's records
+// then a held writer's (WithHeldChunks, Append) reads back, through the
+// index and as a stream, as the file of one writer that took them all,
+// where that one's chunk ends at the cut: every record, its seq (the held
+// writer counts from its first instruction's), group, warp, mask, Part and
+// lists; the same chunks, numbered on. The held part starts with an
+// instruction, or with a directive (a chunk of directives alone, with
+// chunk 1, first seq 0 until Append sets it). An Append of another split
+// header, or of seqs going back, is refused.
+func TestSplitFileAppendHeld(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	var statics []*Static
+	for _, text := range splitTexts {
+		st, err := ParseStatic(text)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		statics = append(statics, st)
+	}
+	sh := SplitHeader{Part: 1, Parts: 2, Slice: 0, Slices: 1, TraceHash: 7, TraceSize: 99, Name: "a.zst", Chunks: 4, EndChunk: 4,
+		Combined: true, Lines: []SplitLine{{Key: 1, Line: 2, Part: 1}}}
+	hdr := &Header{Regions: []Region{{Space: Global, Base: 0x1000, Size: 0x1000}}}
+	const chunk = 5
+	var recs []Inst
+	seq := uint64(10)
+	for i := range 47 {
+		if i >= 20 && i < 26 || i%9 == 4 { // a chunk of directives at 20
+			recs = append(recs, Inst{Dir: &Directive{Init: &Init{Space: Global, Group: -1, Addr: 0x1040, Type: TypeU32, Data: []byte{1, 2, 3, byte(i)}}}})
+			continue
+		}
+		in := randomInst(r, statics[r.IntN(len(statics))], seq)
+		in.Part = &PartInfo{Lanes: 3, Row: i%2 == 0}
+		recs = append(recs, in)
+		seq += 1 + uint64(r.IntN(3))
+	}
+	write := func(w *BinaryWriter, recs []Inst) {
+		t.Helper()
+		for i := range recs {
+			if err := w.Write(&recs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	read := func(data []byte) (got []string, chunks int) {
+		t.Helper()
+		x, err := OpenBinaryIndex(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ir, err := x.Reader(0, x.NumChunks())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sr, err := NewBinaryReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, src := range []*BinaryReader{ir, sr} {
+			for {
+				in, err := src.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if in.Dir != nil {
+					got = append(got, fmt.Sprint("dir ", in.Dir.Init.Data))
+					continue
+				}
+				got = append(got, fmt.Sprint(in.Seq, in.Static.Text, in.Group, in.Warp, in.Mask, *in.Part, in.Vals))
+			}
+		}
+		return got, x.NumChunks()
+	}
+	var one bytes.Buffer
+	w, err := NewBinaryWriter(&one, hdr, WithSplit(sh), WithUncompressed(), WithChunkInsts(chunk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(w, recs)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want, wantChunks := read(one.Bytes())
+	if len(want) != 2*len(recs) {
+		t.Fatalf("one writer: %d records read, want %d", len(want), 2*len(recs))
+	}
+	for _, cut := range []int{15, 20, 30, 47} { // multiples of chunk, and the end
+		var two bytes.Buffer
+		w, err := NewBinaryWriter(&two, hdr, WithSplit(sh), WithUncompressed(), WithChunkInsts(chunk))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Two held writers, of two partitions, share a held file, their
+		// chunks interleaved in it.
+		hf := heldFile(t)
+		h, err := NewBinaryWriter(nil, hdr, WithSplit(sh), WithUncompressed(), WithChunkInsts(chunk), WithHeldChunks(hf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		decoy := sh
+		decoy.Part = 0
+		d, err := NewBinaryWriter(nil, hdr, WithSplit(decoy), WithUncompressed(), WithChunkInsts(chunk-2), WithHeldChunks(hf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(w, recs[:cut])
+		for i := range recs[cut:] {
+			write(h, recs[cut+i:cut+i+1])
+			write(d, recs[cut+i:cut+i+1])
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Append(h); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		got, chunks := read(two.Bytes())
+		if chunks != wantChunks {
+			t.Errorf("cut at record %d: %d chunks, want %d", cut, chunks, wantChunks)
+		}
+		for i := range max(len(got), len(want)) {
+			if i >= len(got) || i >= len(want) || got[i] != want[i] {
+				t.Fatalf("cut at record %d: %d records, want %d; record %d differs", cut, len(got), len(want), i)
+			}
+		}
+	}
+
+	w, _ = NewBinaryWriter(io.Discard, hdr, WithSplit(sh), WithUncompressed())
+	other := sh
+	other.Part = 0
+	h, _ := NewBinaryWriter(nil, hdr, WithSplit(other), WithUncompressed(), WithHeldChunks(heldFile(t)))
+	if err := w.Append(h); err == nil || !strings.Contains(err.Error(), "another split header") {
+		t.Errorf("Append of another partition's writer: %v", err)
+	}
+	w, _ = NewBinaryWriter(io.Discard, hdr, WithSplit(sh), WithUncompressed())
+	h, _ = NewBinaryWriter(nil, hdr, WithSplit(sh), WithUncompressed(), WithHeldChunks(heldFile(t)))
+	write(h, recs[:3]) // the held writer's instructions come first
+	write(w, recs[5:8])
+	if err := w.Append(h); err == nil || !strings.Contains(err.Error(), "after instruction") {
+		t.Errorf("Append of earlier seqs: %v", err)
+	}
+	if _, err := NewBinaryWriter(nil, hdr, WithSplit(sh), WithHeldChunks(heldFile(t))); err == nil {
+		t.Error("WithHeldChunks of compressed frames: no error")
+	}
+	if _, err := NewBinaryWriter(nil, hdr, WithSplit(sh), WithUncompressed(), WithHeldChunks(nil)); err == nil {
+		t.Error("WithHeldChunks(nil): no error")
+	}
+}
+
+// heldFile is a held file in a new temporary file.
+func heldFile(t *testing.T) *HeldFile {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "held")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return NewHeldFile(f)
+}
+
+// TestHeldWriterMemoryFlat: a held writer holding 128 chunks (32 MiB)
+// grows the heap by less than 4 MiB (its chunks are in its held file, not
+// in memory), and its Append writes every one of them, in order.
+func TestHeldWriterMemoryFlat(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	st, err := ParseStatic(splitTexts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := SplitHeader{Part: 0, Parts: 1, Slices: 1, TraceHash: 1, TraceSize: 1, Name: "a.zst", Chunks: 1, EndChunk: 1}
+	const chunks = 128
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	hf := heldFile(t)
+	h, err := NewBinaryWriter(nil, nil, WithSplit(sh), WithUncompressed(), WithHeldChunks(hf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := randomInst(r, st, 1)
+	in.Part = &PartInfo{Lanes: 1, Row: true}
+	var n uint64
+	for h.chunk < chunks {
+		n++
+		in.Seq = n
+		if err := h.Write(&in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 4<<20 {
+		t.Errorf("holding %d chunks (%d records) grew the heap by %d bytes, want under 4 MiB", chunks, n, grew)
+	}
+	var out bytes.Buffer
+	w, err := NewBinaryWriter(&out, nil, WithSplit(sh), WithUncompressed())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(h); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	br, err := NewBinaryReader(bytes.NewReader(out.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := uint64(1); ; i++ {
+		got, err := br.Next()
+		if err == io.EOF {
+			if i != n+1 {
+				t.Fatalf("%d records read back, want %d", i-1, n)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Seq != i {
+			t.Fatalf("record %d: seq %d, want %d", i, got.Seq, i)
+		}
 	}
 }

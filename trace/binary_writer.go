@@ -16,6 +16,7 @@ type writerOptions struct {
 	level      zstd.EncoderLevel
 	stored     bool         // frames of raw blocks (WithUncompressed)
 	split      *SplitHeader // a split file's header (WithSplit)
+	held       *HeldFile    // chunks kept for another writer (WithHeldChunks)
 }
 
 // WriterOption configures a BinaryWriter.
@@ -106,6 +107,11 @@ type BinaryWriter struct {
 	// zbuf, entries, enc and w.
 	inFlight chan error
 	frec     []byte
+
+	// held are the chunks a writer WithHeldChunks keeps in its held
+	// file, unsealed and unnumbered, for Append.
+	held   []heldChunk
+	seqSet bool // held: seq is set (heldSeq)
 }
 
 // NewBinaryWriter writes the header frame for h (nil: an empty header) to w
@@ -130,10 +136,14 @@ func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWrite
 	}
 	bw.chunkBytes = chunkTargetBytes
 	if o.split != nil {
+		bw.chunkBytes = splitChunkBytes
+	}
+	if o.split != nil && o.held == nil {
 		// A split task has a writer per partition, each filling its
 		// chunk as the trace's records come: chunks of splitChunkBytes
-		// keep their buffers in the caches, made once at that size.
-		bw.chunkBytes = splitChunkBytes
+		// keep their buffers in the caches, made once at that size. A
+		// held writer's grow as it fills them: most of a split task's
+		// partitions hold little of a half's records.
 		bw.insts = make([]byte, 0, splitChunkBytes+splitChunkBytes/8)
 		if o.stored {
 			bw.finsts = make([]byte, 0, splitChunkBytes+splitChunkBytes/8)
@@ -145,6 +155,12 @@ func NewBinaryWriter(w io.Writer, h *Header, opts ...WriterOption) (*BinaryWrite
 			}
 			bw.blk.cols[i] = make([]byte, 0, n)
 		}
+	}
+	if o.held != nil {
+		if o.split == nil || !o.stored {
+			return nil, errors.New("trace: WithHeldChunks without WithSplit and WithUncompressed")
+		}
+		return bw, nil // no header frame: its chunks go to another writer's file
 	}
 	if h == nil {
 		h = &Header{}
@@ -256,12 +272,15 @@ func appendSpace(b []byte, s Space) []byte {
 // sealRecord stores the checksum of w.rec, the XXH64 of the fixed header
 // before the checksum field followed by the payload (and then tail, the
 // rest of the payload when it is not in w.rec).
-func (w *BinaryWriter) sealRecord(fixed int, tail []byte) {
+func (w *BinaryWriter) sealRecord(fixed int, tail []byte) { w.seal(w.rec, fixed, tail) }
+
+// seal is sealRecord of the record rec (then tail).
+func (w *BinaryWriter) seal(rec []byte, fixed int, tail []byte) {
 	w.dig.Reset()
-	_, _ = w.dig.Write(w.rec[:fixed-8])
-	_, _ = w.dig.Write(w.rec[fixed:])
+	_, _ = w.dig.Write(rec[:fixed-8])
+	_, _ = w.dig.Write(rec[fixed:])
 	_, _ = w.dig.Write(tail)
-	binary.LittleEndian.PutUint64(w.rec[fixed-8:], w.dig.Sum64())
+	binary.LittleEndian.PutUint64(rec[fixed-8:], w.dig.Sum64())
 }
 
 // writeFrame compresses w.rec into one zstd frame, writes it and records
@@ -502,6 +521,9 @@ func (w *BinaryWriter) encode(in *Inst) error {
 		return fmt.Errorf("trace: binary writer: instruction %d: %v", w.seq, err)
 	}
 	// Valid: nothing below can fail.
+	if w.o.held != nil && !w.seqSet {
+		w.heldSeq(in)
+	}
 	if w.n == 0 {
 		w.first = w.seq
 	}
@@ -748,13 +770,23 @@ func (w *BinaryWriter) flush() error {
 	}
 	binary.LittleEndian.PutUint32(b[28:], uint32(n))
 	w.rec = b
-	if tail {
+	switch {
+	case w.o.held != nil:
+		// Kept in the held file for Append, which numbers and seals it.
+		c, err := w.o.held.keep(b, w.insts)
+		if err != nil {
+			return fmt.Errorf("trace: binary writer: keeping chunk %d: %w", w.chunk, err)
+		}
+		w.held = append(w.held, c)
+	case tail:
 		w.sealRecord(chunkFixedLen, w.insts)
-	} else {
+	default:
 		w.sealRecord(chunkFixedLen, nil)
 	}
-	if err := w.startFrame(tail); err != nil {
-		return err
+	if w.o.held == nil {
+		if err := w.startFrame(tail); err != nil {
+			return err
+		}
 	}
 	w.chunk++
 	w.insts = w.insts[:0]
@@ -783,6 +815,9 @@ func (w *BinaryWriter) Close() error {
 	if err != nil {
 		w.err = err
 		return err
+	}
+	if w.o.held != nil {
+		return nil // no seek table: Append writes the chunks
 	}
 	w.zbuf = appendSeekTable(w.zbuf[:0], w.entries)
 	if _, err := w.w.Write(w.zbuf); err != nil {

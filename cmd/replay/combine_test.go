@@ -4,12 +4,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gpureplay/replay/internal/duckdbq"
+	"github.com/gpureplay/replay/split"
 )
 
 // leanTables are the tables a combined split's partitions replay.
@@ -183,7 +187,8 @@ func TestCombinedSplitFlushPoints(t *testing.T) {
 
 // TestCombinedSplitFolds: a combined split of a histogram of 64 bins
 // writes its partitions the folds of at most 64 words a slice, not its
-// 10^5 lane-ops: its slice files are a fraction of an uncombined split's,
+// 10^5 lane-ops (the second half of a slice, which meets no flush point,
+// takes the first's folds: split.subSlices): its slice files are a fraction of an uncombined split's,
 // and the partitions' replays apply 64 words, not the lanes (their lanes
 // count 0; the row's partition still writes every instruction's row).
 func TestCombinedSplitFolds(t *testing.T) {
@@ -375,5 +380,157 @@ func TestCombinedSplitCountsEveryLaneOp(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSplitWorkersSameFiles: replay split -workers 1 and -workers 2 write
+// the same slice files, byte for byte, combined or not, for M = 1 and 2
+// slices of scattered adds, a histogram, a BFS (whose hot lines make a
+// partition map, from a sample read by each worker), and a trace whose .region comes
+// in the first part of a slice (split.subSlices) and whose adds in the
+// second fault outside it; and the partitions of the latter, replayed and
+// merged, give the single replay's tables (the second part's router knew
+// the region, so that no access that faults was folded).
+func TestSplitWorkersSameFiles(t *testing.T) {
+	root := t.TempDir()
+	traces := map[string]string{}
+	for _, g := range [][]string{{"uniform"}, {"histogram", "-bins", "64"}, {"bfs"}} {
+		tr := filepath.Join(root, g[0]+".zst")
+		args := append(append([]string{"gen"}, g...), "-lane-ops", "1e5", "-chunk", "100", "-o", tr, "-q")
+		if code, _, stderr := replayCmd(t, args...); code != 0 {
+			t.Fatalf("gen %s: %s", g[0], stderr)
+		}
+		traces[g[0]] = tr
+	}
+	region := filepath.Join(root, "region.zst")
+	if code, _, stderr := replayCmd(t, "asm", filepath.Join("testdata", "combine", "region-parts.tasm"), "-chunk", "3", "-o", region); code != 0 {
+		t.Fatalf("asm: %s", stderr)
+	}
+	traces["region"] = region
+	for name, tr := range traces {
+		for _, tables := range [][]string{nil, {"-tables", leanTables}} {
+			for m := 1; m <= 2; m++ {
+				var files [2]map[string]string
+				for w := range 2 {
+					dir := filepath.Join(root, fmt.Sprintf("%s-%d-m%d-w%d", name, len(tables), m, w+1))
+					for k := range m {
+						args := append([]string{"split", tr, "-partitions", "3", "-slice", fmt.Sprintf("%d/%d", k, m), "-o", dir, "-q",
+							"-workers", fmt.Sprint(w + 1)}, tables...)
+						if code, _, stderr := replayCmd(t, args...); code != 0 {
+							t.Fatalf("split %s: %s", dir, stderr)
+						}
+					}
+					files[w], _ = sliceFiles(t, dir)
+				}
+				if len(files[0]) != 3*m || !reflect.DeepEqual(files[0], files[1]) {
+					t.Errorf("%s %v M=%d: -workers 1 wrote %v, -workers 2 %v", name, tables, m, files[0], files[1])
+				}
+			}
+		}
+	}
+	whole := filepath.Join(root, "region-whole")
+	if code, _, stderr := replayCmd(t, region, "-o", whole, "-q", "-tables", leanTables); code != 0 {
+		t.Fatal(stderr)
+	}
+	dir := filepath.Join(root, "region-2-m1-w2") // combined, one slice, two workers
+	for i := range 3 {
+		if code, _, stderr := replayCmd(t, "-partition", fmt.Sprintf("%d/3", i), dir, "-o", dir+"-parts", "-q", "-tables", leanTables); code != 0 {
+			t.Fatalf("partition %d/3: %s", i, stderr)
+		}
+	}
+	if code, _, stderr := replayCmd(t, "merge", dir+"-parts", "-o", dir+"-merged", "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	want, got := tableDigests(t, whole), tableDigests(t, dir+"-merged")
+	for f, h := range want {
+		if !strings.HasPrefix(f, ".") && got[f] != h {
+			t.Errorf("region trace: merged %s differs from the single replay's", f)
+		}
+	}
+}
+
+// TestCombinedSplitTakesFolds: the second half of a combined slice that
+// meets no flush point takes the folds pending at the first half's end,
+// composed with its own on the same words, and writes them once at its
+// end: for adds of 32 bits (words whose sum wraps to 0 among them), of 64
+// bits, xors, signed minima and unsigned maxima, the split folds the 300
+// instructions' lanes into their 32 words once (not once a half), and
+// the merged tables of its partitions are the single replay's.
+func TestCombinedSplitTakesFolds(t *testing.T) {
+	root := t.TempDir()
+	for name, inst := range map[string]string{
+		"add":   "atom.global.add.u32 d, [a], b; | a=0x1000:0x40 b=3:1",
+		"wrap":  "atom.global.add.u32 d, [a], b; | a=0x1000:0x44 b=0x20000000:0x1",
+		"add64": "atom.global.add.u64 d, [a], b; | a=0x1000:0x48 b=0xffffffff:3",
+		"xor":   "atom.global.xor.b32 d, [a], b; | a=0x1000:0x40 b=1:3",
+		"min":   "atom.global.min.s32 d, [a], b; | a=0x1000:0x40 b=-9:5",
+		"max":   "atom.global.max.u32 d, [a], b; | a=0x1000:0x40 b=7:11",
+	} {
+		src := strings.Repeat(inst+"\n", 300) // 150 a half: more adds than the combiner queues
+		tasm := filepath.Join(root, name+".tasm")
+		if err := os.WriteFile(tasm, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tr := filepath.Join(root, name+".zst")
+		if code, _, stderr := replayCmd(t, "asm", tasm, "-chunk", "50", "-o", tr); code != 0 {
+			t.Fatalf("asm %s: %s", name, stderr)
+		}
+		whole := filepath.Join(root, name+"-whole")
+		if code, _, stderr := replayCmd(t, tr, "-o", whole, "-q", "-tables", leanTables); code != 0 {
+			t.Fatalf("%s: %s", name, stderr)
+		}
+		merged, folded, words := combinedPipeline(t, tr, filepath.Join(root, name), 3, 1)
+		if folded != 300*32 || words != 32 {
+			t.Errorf("%s: %d lane-ops folded into %d words, want %d into 32", name, folded, words, 300*32)
+		}
+		want, got := tableDigests(t, whole), tableDigests(t, merged)
+		for f, h := range want {
+			if !strings.HasPrefix(f, ".") && got[f] != h {
+				t.Errorf("%s: merged %s differs from the single replay's", name, f)
+			}
+		}
+	}
+}
+
+// TestStoppedSplitLeavesNothing: a combined split on two workers that
+// stops midway (Interrupted, as on SIGINT) leaves no file, and while it
+// runs partition 0's directory shows one temporary file, its slice file's:
+// the second part's held chunks are in a file unlinked as it is made,
+// which a killed split cannot leave behind.
+func TestStoppedSplitLeavesNothing(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("an open file cannot be unlinked there: its held file has a name until the split ends")
+	}
+	root := t.TempDir()
+	tr := filepath.Join(root, "u.zst")
+	if code, _, stderr := replayCmd(t, "gen", "uniform", "-lane-ops", "2e6", "-chunk", "1000", "-o", tr, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	dir := filepath.Join(root, "split")
+	var polls atomic.Int32
+	var seen atomic.Value
+	_, err := split.Split(tr, split.Options{Parts: 4, Slices: 1, Out: dir, Combine: true, Workers: 2,
+		Interrupted: func() bool {
+			if polls.Add(1) == 4 {
+				ms, _ := filepath.Glob(filepath.Join(split.PartDir(dir, 0), ".*"))
+				seen.Store(ms)
+			}
+			return polls.Load() >= 8
+		}})
+	if err == nil {
+		t.Fatalf("the split was not stopped (%d polls)", polls.Load())
+	}
+	if ms, _ := seen.Load().([]string); len(ms) != 1 {
+		t.Errorf("while the split ran, partition 0's directory held %v, want its slice's temporary file alone", ms)
+	}
+	var left []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			left = append(left, p)
+		}
+		return nil
+	})
+	if len(left) != 0 {
+		t.Errorf("the stopped split left %v", left)
 	}
 }

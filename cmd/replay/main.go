@@ -324,8 +324,8 @@ partition i from its M slices, and replay merge OUT joins the partitions (docs/O
 "Partitions"). The summary says how the slice's lane-ops fell on the partitions, and names a
 word whose accesses alone exceed 1.25 times the mean partition's. With -tables naming only
 memory, instructions and ops, the split combines: the accesses of one commuting atomic (integer
-add, sub, and, or, xor, min, max) to a word within the slice fold into one, which the
-partitions then apply, and whose replays write only those tables.
+add, sub, and, or, xor, min, max) to a word within each half of the slice fold into one, which
+the partitions then apply, and whose replays write only those tables.
 `,
 		flags: `  -o DIR            the split directory (required)
   -tables LIST      the tables the partitions' replays write, as replay -tables (default: its
@@ -335,6 +335,8 @@ partitions then apply, and whose replays write only those tables.
                     SLURM_ARRAY_TASK_ID (minus SLURM_ARRAY_TASK_MIN) or JOB_COMPLETION_INDEX, M from
                     -slices, REPLAY_SLICES or SLURM_ARRAY_TASK_COUNT
   -slices M         with -slice auto: the number of slices
+  -workers N        goroutines routing a combined slice's two halves at once (an uncombined
+                    slice is one), 0 = GOMAXPROCS (default 0); the files do not depend on it
   -profile KIND     cpu, mem, allocs, block, mutex, trace or goroutine (github.com/pkg/profile)
   -profile-dir DIR  where the profile goes (default ./profiles)
   -q                print nothing on success

@@ -25,6 +25,7 @@ func cmdSplit(args []string, stdout, stderr io.Writer) error {
 	parts := fs.Int("partitions", 0, "partitions")
 	sliceFlag := fs.String("slice", "0/1", "slice K/M, or auto")
 	slicesFlag := fs.Int("slices", 0, "with -slice auto: M")
+	workers := fs.Int("workers", 0, "goroutines routing a combined slice's two parts at once, 0 = GOMAXPROCS; the files do not depend on it")
 	quiet := fs.Bool("q", false, "quiet")
 	tables := fs.String("tables", "", "the tables the partition replays write (replay's -tables); without a per-lane table (only memory, instructions, ops) the split combines")
 	prof := fs.String("profile", "", "cpu, mem, allocs, block, mutex, trace, goroutine")
@@ -38,6 +39,9 @@ func cmdSplit(args []string, stdout, stderr io.Writer) error {
 	}
 	if *out == "" {
 		return usagef("split: -o DIR is required")
+	}
+	if *workers < 0 {
+		return usagef("split: -workers %d: want 0 (GOMAXPROCS) or more", *workers)
 	}
 	n := *parts
 	if n == 0 {
@@ -74,7 +78,7 @@ func cmdSplit(args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
 	sum, err := split.Split(pos[0], split.Options{Parts: n, Slice: k, Slices: m, Out: *out, Combine: combine,
-		Interrupted: func() bool { return ctx.Err() != nil }})
+		Workers: *workers, Interrupted: func() bool { return ctx.Err() != nil }})
 	if err != nil {
 		return fmt.Errorf("%w (slice %d of %d not written)", err, k, m)
 	}
