@@ -3,7 +3,6 @@ package split
 import (
 	"cmp"
 	"io"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -39,14 +38,9 @@ const (
 // nil when the sample falls evenly on the partitions by hash, else the
 // sample's up to 32·n heaviest lines, each given to the partition with the
 // least load when its turn comes. It depends on the trace and n alone, so
-// every split task of a trace derives the same one. It returns S too.
-func PartitionMap(x *trace.BinaryIndex, n int) ([]shard.LineOwner, int, error) {
-	return partitionMap(x, n, runtime.GOMAXPROCS(0))
-}
-
-// partitionMap is PartitionMap with the sample's chunks read and routed
-// by up to workers goroutines: the same map.
-func partitionMap(x *trace.BinaryIndex, n, workers int) ([]shard.LineOwner, int, error) {
+// every split task of a trace derives the same one, whatever workers (the
+// goroutines that read and route the sample's chunks). It returns S too.
+func PartitionMap(x *trace.BinaryIndex, n, workers int) ([]shard.LineOwner, int, error) {
 	c := x.NumChunks()
 	if n == 1 || c == 0 {
 		return nil, 0, nil

@@ -164,7 +164,7 @@ func Split(path string, o Options) (*Summary, error) {
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
-	if sum.Map, sum.SampleChunks, err = partitionMap(x, o.Parts, o.Workers); err != nil {
+	if sum.Map, sum.SampleChunks, err = PartitionMap(x, o.Parts, o.Workers); err != nil {
 		return nil, err
 	}
 	pt, err := shard.NewPartitionerMap(o.Parts, sum.Map)
