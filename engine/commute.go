@@ -132,6 +132,26 @@ func (b *batch) sumsPages() bool {
 	return b.oneLoop && !b.countsLanes && b.order == OrderLane && b.noResults
 }
 
+// warpPage is where sumWarp and prefixWarp take a full warp, its lanes
+// all and their address bits or and and: when the lanes are aligned, in
+// one page and in p's regions, not all on one word, and acc (the range's
+// accumulator) is on, the owner and first word reference of their page,
+// ok; ok false, having done nothing, for any other warp; ok and an error
+// when the memory is full.
+func (b *batch) warpPage(p *plan, bi *xinst, all []uint64, or, and uint64, acc *pageAcc, routes []route, cur *shard.Cursor) (o int, page uint32, ok bool, err error) {
+	if or&3 != 0 || or == and || (or^and)>>shard.PageShift != 0 || or+3 < or || or&^p.pageMask != 0 || !p.inRegion(and, or) || !acc.on {
+		return 0, 0, false, nil
+	}
+	en := cur.Resolve(bi.mem, all[0])
+	if en == 0 {
+		return 0, 0, true, errMemoryFull
+	}
+	if len(routes) > 1 {
+		o = int(b.owner[en.Shard()])
+	}
+	return o, en.WordRef(all[0]) &^ (shard.PageWords - 1), true, nil
+}
+
 // sumWarp is expandWarp's path, taken at once, for the warps sumsPages
 // sums: those of a pageSum plan, every lane of its list active (32 lanes,
 // or 16: vISA's and LSC's SIMD16), one addend, whose addresses (the list
@@ -162,22 +182,11 @@ func (b *batch) sumWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, r 
 	default:
 		or, and = listBits((*[trace.MaxLanes]uint64)(all))
 	}
-	if or&3 != 0 || or == and || (or^and)>>shard.PageShift != 0 || or+3 < or || or&^p.pageMask != 0 || !p.inRegion(and, or) {
-		return false, nil
-	}
 	acc := b.pageAcc(r)
-	if !acc.on {
-		return false, nil
+	o, page, ok, err := b.warpPage(p, bi, all, or, and, acc, routes, cur)
+	if !ok || err != nil {
+		return ok, err
 	}
-	en := cur.Resolve(bi.mem, all[0])
-	if en == 0 {
-		return true, errMemoryFull
-	}
-	o := 0
-	if len(routes) > 1 {
-		o = int(b.owner[en.Shard()])
-	}
-	page := en.WordRef(all[0]) &^ (shard.PageWords - 1)
 	sp := warpSpan{or: or, lo: and, hi: or, shape: spanShape(len(all), true, true)}
 	distinct, maxc := b.sumPage(acc, ii, bi, routes, o, page, all, sp, nil, r)
 	var sectors uint32

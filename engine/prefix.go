@@ -86,22 +86,11 @@ func (b *batch) prefixWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	}
 	all := bi.arena[v.list : v.list+v.n : v.list+v.n]
 	or, and := listBitsN(all)
-	if or&3 != 0 || or == and || (or^and)>>shard.PageShift != 0 || or+3 < or || or&^p.pageMask != 0 || !p.inRegion(and, or) {
-		return false, nil
-	}
 	acc := b.prefixAccOf(r)
-	if !acc.on {
-		return false, nil
+	o, page, ok, err := b.warpPage(p, bi, all, or, and, &acc.pageAcc, routes, cur)
+	if !ok || err != nil {
+		return ok, err
 	}
-	en := cur.Resolve(bi.mem, all[0])
-	if en == 0 {
-		return true, errMemoryFull
-	}
-	o := 0
-	if len(routes) > 1 {
-		o = int(b.owner[en.Shard()])
-	}
-	page := en.WordRef(all[0]) &^ (shard.PageWords - 1)
 	if acc.lanes > 0 && acc.page != page {
 		b.flushPrefix(acc, routes)
 	}
