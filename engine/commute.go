@@ -204,6 +204,13 @@ func (b *batch) sumWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, r 
 func (b *batch) flushAcc(acc *pageAcc, routes []route) {
 	rt := &routes[acc.owner]
 	rt.addSeg(acc.inst, 0, 0, true)
+	acc.routeSums(rt)
+}
+
+// routeSums appends one (word, sum) record to rt for each word acc summed,
+// in word order, and empties acc: no run, and off when the records were
+// more than half its lanes (a record a lane costs less than the sums).
+func (acc *pageAcc) routeSums(rt *route) {
 	r0 := len(rt.recs)
 	for w := acc.lo; w <= acc.hi; w++ {
 		if x := acc.sums[w]; x>>32 != 0 {

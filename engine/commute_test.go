@@ -300,13 +300,6 @@ func TestPageSumsEqualReference(t *testing.T) {
 	var b strings.Builder
 	const base, size = 0x200000, 0x10000 // 16 pages
 	fmt.Fprintf(&b, ".region global 0x%x 0x%x\n", base, size)
-	list := func(n int, f func(l int) string) string {
-		s := make([]string, n)
-		for l := range s {
-			s[l] = f(l)
-		}
-		return "[" + strings.Join(s, ",") + "]"
-	}
 	bins := func(page uint64, n int) string {
 		return list(32, func(int) string { return fmt.Sprintf("0x%x", page+uint64(r.IntN(n))*4) })
 	}
@@ -438,13 +431,18 @@ func TestSumWarpEqualReference(t *testing.T) {
 	}
 }
 
-// hexList is the text of a lane list of n values, lane l's f(l).
-func hexList(n int, f func(l int) uint64) string {
+// list is the text of a lane list of n values, lane l's f(l).
+func list(n int, f func(l int) string) string {
 	s := make([]string, n)
 	for l := range s {
-		s[l] = fmt.Sprintf("0x%x", f(l))
+		s[l] = f(l)
 	}
 	return "[" + strings.Join(s, ",") + "]"
+}
+
+// hexList is the text of a lane list of n values, lane l's f(l).
+func hexList(n int, f func(l int) uint64) string {
+	return list(n, func(l int) string { return fmt.Sprintf("0x%x", f(l)) })
 }
 
 // simd16AddForms are the SIMD16 integer adds of vISA and LSC: each inst

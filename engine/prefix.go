@@ -152,18 +152,7 @@ func (b *batch) flushPrefix(acc *prefixAcc, routes []route) {
 	rt.addSeg(acc.inst, 0, 0, false)
 	s := &rt.segs[len(rt.segs)-1]
 	s.pre, s.preEnd = true, acc.slotHi
-	r0 := len(rt.recs)
-	for w := acc.lo; w <= acc.hi; w++ {
-		if x := acc.sums[w]; x>>32 != 0 {
-			y := push(&rt.recs)
-			y.word, y.slot = acc.page|w, uint32(x)
-			acc.sums[w] = 0
-		}
-	}
-	if 2*(len(rt.recs)-r0) > acc.lanes {
-		acc.on = false
-	}
-	acc.lanes = 0
+	acc.routeSums(rt)
 }
 
 // applyPrefix performs a prefix segment (seg.pre, of instruction first's

@@ -22,13 +22,6 @@ func prefixTrace(seed uint64, exch bool) string {
 	var b strings.Builder
 	const base, size = 0x200000, 0x4000 // 4 pages
 	fmt.Fprintf(&b, ".region global 0x%x 0x%x\n", base, size)
-	list := func(n int, f func(l int) string) string {
-		s := make([]string, n)
-		for l := range s {
-			s[l] = f(l)
-		}
-		return "[" + strings.Join(s, ",") + "]"
-	}
 	page := func(k int) uint64 { return base + uint64(k)*4096 }
 	bins := func(pg uint64, n int) string {
 		return list(32, func(int) string { return fmt.Sprintf("0x%x", pg+uint64(r.IntN(n))*4) })
