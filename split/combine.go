@@ -243,56 +243,37 @@ func (c *combiner) take(o *combiner, pt *shard.Partitioner) error {
 		m := &o.mems[pg.Mem]
 		mem := uint32(c.memOf(m.op, m.static, m.group))
 		kind, wide := m.op.Kind(), m.op.Size() == 8
-		lines := o.lineOps[ref*(shard.PageWords/lineWords):][:shard.PageWords/lineWords]
-		for l, n := range lines {
-			if n != 0 {
-				o.laneOps[pt.Of(m.op.Key, pg.Num<<shard.PageShift|uint64(l)*lineWords*4)] += uint64(n)
-				lines[l] = 0
+		err := o.drainPage(ref, nil, m, pt, &written, func(a, v uint64) error {
+			en := c.cur.Resolve(mem, a)
+			if en == 0 {
+				return errFoldMemory
 			}
-		}
-		pg.Written(&written, nil)
-		for j, s := range written {
-			for ; s != 0; s &= s - 1 {
-				w := uint32(j*64 + bits.TrailingZeros64(s))
-				if wide && w&1 != 0 {
-					continue // the high half of the word before
+			x := en.WordRef(a)
+			c.growLines()
+			c.markDirty(x >> (shard.PageShift - 2))
+			cp := c.sm.Page(x >> (shard.PageShift - 2))
+			i := x & (shard.PageWords - 1)
+			set := cp.Touched[i>>6]&(1<<(i&63)) != 0
+			switch {
+			case wide:
+				if set {
+					v = m.op.Combine(uint64(cp.Words[i])|uint64(cp.Words[i+1])<<32, v)
 				}
-				a := pg.Num<<shard.PageShift | uint64(w)<<2
-				v := uint64(pg.Words[w])
-				pg.Words[w] = 0
-				if wide {
-					v |= uint64(pg.Words[w+1]) << 32
-					pg.Words[w+1] = 0
-				}
-				en := c.cur.Resolve(mem, a)
-				if en == 0 {
-					return errFoldMemory
-				}
-				x := en.WordRef(a)
-				c.growLines()
-				c.markDirty(x >> (shard.PageShift - 2))
-				cp := c.sm.Page(x >> (shard.PageShift - 2))
-				i := x & (shard.PageWords - 1)
-				set := cp.Touched[i>>6]&(1<<(i&63)) != 0
-				switch {
-				case wide:
-					if set {
-						v = m.op.Combine(uint64(cp.Words[i])|uint64(cp.Words[i+1])<<32, v)
-					}
+				cp.Touch(i)
+				cp.Words[i], cp.Words[i+1] = uint32(v), uint32(v>>32)
+			case kind == engine.FoldAdd:
+				// As addWords: a word whose sum is 0 is touched.
+				if cp.Words[i] += uint32(v); cp.Words[i] == 0 {
 					cp.Touch(i)
-					cp.Words[i], cp.Words[i+1] = uint32(v), uint32(v>>32)
-				case kind == engine.FoldAdd:
-					// As addWords: a word whose sum is 0 is touched.
-					if cp.Words[i] += uint32(v); cp.Words[i] == 0 {
-						cp.Touch(i)
-					}
-				default:
-					fold32(c.sm, []shard.WordAdd{{Word: x, Add: uint32(v)}}, kind)
 				}
+			default:
+				fold32(c.sm, []shard.WordAdd{{Word: x, Add: uint32(v)}}, kind)
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		clear(pg.Touched[:])
-		o.dirtyBit[ref>>6] = 0
 	}
 	o.dirty = o.dirty[:0]
 	return nil
@@ -381,49 +362,26 @@ func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) err
 	for at := 0; at < len(c.dirty); {
 		mi := sm.Page(c.dirty[at]).Mem
 		m := &c.mems[mi]
-		wide := m.op.Size() == 8
 		for ; at < len(c.dirty) && sm.Page(c.dirty[at]).Mem == mi; at++ {
-			pg := sm.Page(c.dirty[at])
 			var next *shard.Page
 			if at+1 < len(c.dirty) {
 				next = sm.Page(c.dirty[at+1])
 			}
-			pg.Written(&written, next)
-			lines := c.lineOps[c.dirty[at]*(shard.PageWords/lineWords):][:shard.PageWords/lineWords]
-			for l, n := range lines {
-				if n != 0 {
-					c.laneOps[pt.Of(m.op.Key, pg.Num<<shard.PageShift|uint64(l)*lineWords*4)] += uint64(n)
-					lines[l] = 0
-				}
-			}
 			line, part := ^uint64(0), 0
-			for j, s := range written {
-				for ; s != 0; s &= s - 1 {
-					w := uint32(j*64 + bits.TrailingZeros64(s))
-					if wide && w&1 != 0 {
-						continue // the high half of the word before
-					}
-					a := pg.Num<<shard.PageShift | uint64(w)<<2
-					if a>>7 != line { // a line is one partition's
-						line, part = a>>7, pt.Of(m.op.Key, a)
-					}
-					v := uint64(pg.Words[w])
-					pg.Words[w] = 0
-					if wide {
-						v |= uint64(pg.Words[w+1]) << 32
-						pg.Words[w+1] = 0
-					}
-					c.addrs[part] = append(c.addrs[part], a)
-					c.vals[part] = append(c.vals[part], v)
-					if len(c.addrs[part]) == foldRecordWords {
-						if err := c.write(outs, part, m, sum); err != nil {
-							return err
-						}
-					}
+			err := c.drainPage(c.dirty[at], next, m, pt, &written, func(a, v uint64) error {
+				if a>>7 != line { // a line is one partition's
+					line, part = a>>7, pt.Of(m.op.Key, a)
 				}
+				c.addrs[part] = append(c.addrs[part], a)
+				c.vals[part] = append(c.vals[part], v)
+				if len(c.addrs[part]) == foldRecordWords {
+					return c.write(outs, part, m, sum)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
 			}
-			clear(pg.Touched[:])
-			c.dirtyBit[c.dirty[at]>>6] = 0
 		}
 		for p := range c.addrs {
 			if err := c.write(outs, p, m, sum); err != nil {
@@ -435,6 +393,44 @@ func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) err
 	if c.full() {
 		return c.newMemory()
 	}
+	return nil
+}
+
+// drainPage empties c's dirty page ref, of fold memory m: it counts its
+// lines' lane-ops to their partitions (laneOps), then hands each word it
+// wrote to f, in address order, as its address a and value v (both
+// halves of a 64-bit one), clearing it. next, the page drained after it
+// (nil: none), is asked for meanwhile; written is scratch.
+func (c *combiner) drainPage(ref uint32, next *shard.Page, m *foldMem, pt *shard.Partitioner, written *[shard.PageWords / 64]uint64, f func(a, v uint64) error) error {
+	pg := c.sm.Page(ref)
+	wide := m.op.Size() == 8
+	pg.Written(written, next)
+	lines := c.lineOps[ref*(shard.PageWords/lineWords):][:shard.PageWords/lineWords]
+	for l, n := range lines {
+		if n != 0 {
+			c.laneOps[pt.Of(m.op.Key, pg.Num<<shard.PageShift|uint64(l)*lineWords*4)] += uint64(n)
+			lines[l] = 0
+		}
+	}
+	for j, s := range written {
+		for ; s != 0; s &= s - 1 {
+			w := uint32(j*64 + bits.TrailingZeros64(s))
+			if wide && w&1 != 0 {
+				continue // the high half of the word before
+			}
+			v := uint64(pg.Words[w])
+			pg.Words[w] = 0
+			if wide {
+				v |= uint64(pg.Words[w+1]) << 32
+				pg.Words[w+1] = 0
+			}
+			if err := f(pg.Num<<shard.PageShift|uint64(w)<<2, v); err != nil {
+				return err
+			}
+		}
+	}
+	clear(pg.Touched[:])
+	c.dirtyBit[ref>>6] = 0
 	return nil
 }
 
