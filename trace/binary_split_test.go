@@ -62,6 +62,20 @@ func randomInst(r *rand.Rand, st *Static, seq uint64) Inst {
 	return in
 }
 
+// splitStatics are splitTexts parsed.
+func splitStatics(t *testing.T) []*Static {
+	t.Helper()
+	var statics []*Static
+	for _, text := range splitTexts {
+		st, err := ParseStatic(text)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		statics = append(statics, st)
+	}
+	return statics
+}
+
 // TestSplitFileRoundTrip: a split file reads back its header, every
 // instruction's seq (with gaps), group, warp, mask and PartInfo, the
 // values of the lanes in its mask (lists masked to them, kind 6: zero
@@ -72,14 +86,7 @@ func randomInst(r *rand.Rand, st *Static, seq uint64) Inst {
 // every few records.
 func TestSplitFileRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 8))
-	var statics []*Static
-	for _, text := range splitTexts {
-		st, err := ParseStatic(text)
-		if err != nil {
-			t.Fatalf("%s: %v", text, err)
-		}
-		statics = append(statics, st)
-	}
+	statics := splitStatics(t)
 	sh := SplitHeader{Part: 2, Parts: 3, Slice: 1, Slices: 4, TraceHash: 0x0123456789abcdef, TraceSize: 98765, Name: "h.zst",
 		FirstChunk: 3, EndChunk: 7, Chunks: 12}
 	hdr := &Header{Regions: []Region{{Space: Global, Base: 0x1000, Size: 0x1000}}}
@@ -781,14 +788,7 @@ func TestFoldRecords(t *testing.T) {
 // header, or of seqs going back, is refused.
 func TestSplitFileAppendHeld(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 9))
-	var statics []*Static
-	for _, text := range splitTexts {
-		st, err := ParseStatic(text)
-		if err != nil {
-			t.Fatalf("%s: %v", text, err)
-		}
-		statics = append(statics, st)
-	}
+	statics := splitStatics(t)
 	sh := SplitHeader{Part: 1, Parts: 2, Slice: 0, Slices: 1, TraceHash: 7, TraceSize: 99, Name: "a.zst", Chunks: 4, EndChunk: 4,
 		Combined: true, Lines: []SplitLine{{Key: 1, Line: 2, Part: 1}}}
 	hdr := &Header{Regions: []Region{{Space: Global, Base: 0x1000, Size: 0x1000}}}
