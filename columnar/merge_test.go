@@ -178,24 +178,35 @@ func TestMergeRowOwnership(t *testing.T) {
 					if err := merge(parts, out, chunk, WithFormat(format), WithBatchRows(64)); err != nil {
 						t.Fatal(err)
 					}
-					for _, table := range []string{"instructions", "memory", "ops"} {
-						name := table + map[Format]string{FormatParquet: extParquet, FormatArrow: extArrow}[format]
-						a, err := os.ReadFile(filepath.Join(whole, name))
-						if err != nil {
-							t.Fatal(err)
-						}
-						b, err := os.ReadFile(filepath.Join(out, name))
-						if err != nil {
-							t.Fatal(err)
-						}
-						if !bytes.Equal(a, b) {
-							t.Errorf("chunks of %d rows: merged %s differs from the whole replay's", chunk, name)
-						}
+					for _, name := range differingTables(t, whole, out, format, "instructions", "memory", "ops") {
+						t.Errorf("chunks of %d rows: merged %s differs from the whole replay's", chunk, name)
 					}
 				}
 			})
 		}
 	}
+}
+
+// differingTables returns the files of tables (in format) whose bytes in
+// dir b are not those in dir a.
+func differingTables(t *testing.T, a, b string, format Format, tables ...string) []string {
+	t.Helper()
+	var differ []string
+	for _, table := range tables {
+		name := table + map[Format]string{FormatParquet: extParquet, FormatArrow: extArrow}[format]
+		x, err := os.ReadFile(filepath.Join(a, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := os.ReadFile(filepath.Join(b, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(x, y) {
+			differ = append(differ, name)
+		}
+	}
+	return differ
 }
 
 // oneKindTexts are instructions of one dialect, op and type: a record of
@@ -227,19 +238,8 @@ func TestMergeOneKind(t *testing.T) {
 			if err := merge(parts, out, mergeChunk, WithFormat(format), WithBatchRows(64)); err != nil {
 				t.Fatal(err)
 			}
-			for _, table := range []string{"instructions", "ops"} {
-				name := table + map[Format]string{FormatParquet: extParquet, FormatArrow: extArrow}[format]
-				a, err := os.ReadFile(filepath.Join(whole, name))
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, err := os.ReadFile(filepath.Join(out, name))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(a, b) {
-					t.Errorf("%s, %d partitions: merged %s differs from the whole replay's", format, n, name)
-				}
+			for _, name := range differingTables(t, whole, out, format, "instructions", "ops") {
+				t.Errorf("%s, %d partitions: merged %s differs from the whole replay's", format, n, name)
 			}
 		}
 	}

@@ -70,13 +70,7 @@ func TestResultColumnsSameFiles(t *testing.T) {
 				what := fmt.Sprintf("%s, batch %d, calls of %d", name, batch, chunk)
 				opts := []Option{WithTables("results"), WithFormat(FormatBoth), WithBatchRows(batch)}
 				names := []string{"results.parquet", "results.arrow"}
-				want := writeFiles(t, opts, func(w *Writer) {
-					for at := 0; at < len(rs); at += chunk {
-						if err := w.Results(rs[at:min(at+chunk, len(rs))]); err != nil {
-							t.Fatal(err)
-						}
-					}
-				}, names...)
+				want := resultRowFiles(t, opts, rs, chunk, names...)
 				got := writeFiles(t, opts, func(w *Writer) {
 					for at := 0; at < len(rs); at += chunk {
 						if err := w.ResultColumns(columnsOf(rs[at:min(at+chunk, len(rs))])); err != nil {
@@ -262,13 +256,7 @@ func TestResultColumnsIotaLanes(t *testing.T) {
 					what := fmt.Sprintf("%s, batch %d, calls of %d, %s", name, batch, chunk, p.name)
 					opts := []Option{WithTables("results"), WithFormat(FormatBoth), WithBatchRows(batch)}
 					names := []string{"results.parquet", "results.arrow"}
-					want := writeFiles(t, opts, func(w *Writer) {
-						for at := 0; at < len(rs); at += chunk {
-							if err := w.Results(rs[at:min(at+chunk, len(rs))]); err != nil {
-								t.Fatal(err)
-							}
-						}
-					}, names...)
+					want := resultRowFiles(t, opts, rs, chunk, names...)
 					got := writeFiles(t, opts, func(w *Writer) {
 						for call, at := 0, 0; at < len(rs); call, at = call+1, at+chunk {
 							if err := p.fn(w, rs[at:min(at+chunk, len(rs))], call); err != nil {
@@ -337,4 +325,18 @@ func TestResultColumnsIotaLanesHeld(t *testing.T) {
 	}
 	w2.Abort()
 	w.Abort()
+}
+
+// resultRowFiles is the files names that opts's writer makes of rs given
+// as rows (Writer.Results), chunk of them a call: what the column forms
+// must write.
+func resultRowFiles(t *testing.T, opts []Option, rs []engine.Result, chunk int, names ...string) [][]byte {
+	t.Helper()
+	return writeFiles(t, opts, func(w *Writer) {
+		for at := 0; at < len(rs); at += chunk {
+			if err := w.Results(rs[at:min(at+chunk, len(rs))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}, names...)
 }
