@@ -283,83 +283,47 @@ func applyVals32(mem *shard.Memory, recs []rec, k kind) bool {
 	case kExch:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
-			v := x.slot
-			c.Words[w] = v
-			if v == 0 {
-				c.Touched[w/64] |= 1 << (w % 64)
-			}
+			c.Set(w, x.slot)
 		}
 	case kMinU:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
-			v := min(c.Words[w], x.slot)
-			c.Words[w] = v
-			if v == 0 {
-				c.Touched[w/64] |= 1 << (w % 64)
-			}
+			c.Set(w, min(c.Words[w], x.slot))
 		}
 	case kMaxU:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
-			v := max(c.Words[w], x.slot)
-			c.Words[w] = v
-			if v == 0 {
-				c.Touched[w/64] |= 1 << (w % 64)
-			}
+			c.Set(w, max(c.Words[w], x.slot))
 		}
 	case kMinS:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
-			v := uint32(min(int32(c.Words[w]), int32(x.slot)))
-			c.Words[w] = v
-			if v == 0 {
-				c.Touched[w/64] |= 1 << (w % 64)
-			}
+			c.Set(w, uint32(min(int32(c.Words[w]), int32(x.slot))))
 		}
 	case kMaxS:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
-			v := uint32(max(int32(c.Words[w]), int32(x.slot)))
-			c.Words[w] = v
-			if v == 0 {
-				c.Touched[w/64] |= 1 << (w % 64)
-			}
+			c.Set(w, uint32(max(int32(c.Words[w]), int32(x.slot))))
 		}
 	case kAnd:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
-			v := c.Words[w] & x.slot
-			c.Words[w] = v
-			if v == 0 {
-				c.Touched[w/64] |= 1 << (w % 64)
-			}
+			c.Set(w, c.Words[w]&x.slot)
 		}
 	case kOr:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
-			v := c.Words[w] | x.slot
-			c.Words[w] = v
-			if v == 0 {
-				c.Touched[w/64] |= 1 << (w % 64)
-			}
+			c.Set(w, c.Words[w]|x.slot)
 		}
 	case kXor:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
-			v := c.Words[w] ^ x.slot
-			c.Words[w] = v
-			if v == 0 {
-				c.Touched[w/64] |= 1 << (w % 64)
-			}
+			c.Set(w, c.Words[w]^x.slot)
 		}
 	case kFAddF32, kFAddF32FTZ, kFAddF32Intel:
 		for _, x := range recs {
 			c, w := mem.Chunk(x.word), x.word%shard.ChunkWords
-			v := fop32(k, c.Words[w], x.slot, 0)
-			c.Words[w] = v
-			if v == 0 {
-				c.Touched[w/64] |= 1 << (w % 64)
-			}
+			c.Set(w, fop32(k, c.Words[w], x.slot, 0))
 		}
 	default:
 		return false
@@ -381,11 +345,7 @@ func add32Slots(mem *shard.Memory, recs []rec, opB, vals []uint64, noDst bool) {
 		for _, x := range recs {
 			c := mem.Chunk(x.word)
 			w := x.word % shard.ChunkWords
-			sum := c.Words[w] + uint32(opB[x.slot&slotMask])
-			c.Words[w] = sum
-			if sum == 0 {
-				c.Touched[w/64] |= 1 << (w % 64)
-			}
+			c.Set(w, c.Words[w]+uint32(opB[x.slot&slotMask]))
 		}
 		return
 	}
@@ -394,11 +354,7 @@ func add32Slots(mem *shard.Memory, recs []rec, opB, vals []uint64, noDst bool) {
 		w := x.word % shard.ChunkWords
 		slot := x.slot & slotMask
 		old := c.Words[w]
-		sum := old + uint32(opB[slot])
-		c.Words[w] = sum
-		if sum == 0 {
-			c.Touched[w/64] |= 1 << (w % 64)
-		}
+		c.Set(w, old+uint32(opB[slot]))
 		vals[slot] = uint64(old)
 	}
 }

@@ -37,8 +37,6 @@ func addWordsGeneric(chunks *chunkTable, adds []WordAdd) {
 	for _, a := range adds {
 		c := chunks[a.Word/ChunkWords].Load()
 		w := a.Word % ChunkWords
-		if c.Words[w] += a.Add; c.Words[w] == 0 {
-			c.Touched[w/64] |= 1 << (w % 64)
-		}
+		c.Set(w, c.Words[w]+a.Add)
 	}
 }

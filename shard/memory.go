@@ -116,6 +116,17 @@ func (c *Chunk) Mark(w uint32) {
 	}
 }
 
+// Set stores v at word w of the chunk (w < ChunkWords), marking the word
+// written only when v is 0: a word is written when it is non-zero or
+// marked (Page.Written), so a store of a non-zero value touches no line
+// of the bitmap (a scattered update's second line at random a lane).
+func (c *Chunk) Set(w, v uint32) {
+	c.Words[w] = v
+	if v == 0 {
+		c.Touched[w/64] |= 1 << (w % 64)
+	}
+}
+
 func newChunk() *Chunk {
 	c := new(Chunk)
 	for i := range c.pages {
