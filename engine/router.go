@@ -615,6 +615,30 @@ func (h *hotWords) top(k int) []HotWord {
 	return out
 }
 
+// MergeHotWords is the k hottest of the words of hs (the HotWords of
+// several routers: a split task's parts), the estimates of a word there
+// more than once added, most first, as HotWords orders them.
+func MergeHotWords(hs []HotWord, k int) []HotWord {
+	type word struct {
+		space trace.Space
+		group int64
+		addr  uint64
+	}
+	at := map[word]int{}
+	var out []HotWord
+	for _, h := range hs {
+		w := word{h.Space, h.Group, h.Addr}
+		if i, ok := at[w]; ok {
+			out[i].LaneOps += h.LaneOps
+			continue
+		}
+		at[w] = len(out)
+		out = append(out, h)
+	}
+	sortHot(out)
+	return out[:min(len(out), k)]
+}
+
 func sortHot(hs []HotWord) {
 	slices.SortFunc(hs, func(a, b HotWord) int {
 		return cmp.Or(cmp.Compare(b.LaneOps, a.LaneOps), cmp.Compare(a.Space.Kind, b.Space.Kind),

@@ -2,7 +2,6 @@ package split
 
 import (
 	"bufio"
-	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -364,38 +362,12 @@ func routeParts(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partiti
 		}
 		hot = append(hot, s.Hot...)
 	}
-	sum.Hot = mergeHot(hot, 8)
+	sum.Hot = engine.MergeHotWords(hot, 8)
 	return nil
 }
 
 // errStopped is a part's error when another part's stopped the split.
 var errStopped = errors.New("split: stopped")
-
-// mergeHot is the k hottest of the words of hs, the estimates of a word
-// that is there more than once added: most first, as Router.HotWords.
-func mergeHot(hs []engine.HotWord, k int) []engine.HotWord {
-	type word struct {
-		space trace.Space
-		group int64
-		addr  uint64
-	}
-	at := map[word]int{}
-	var out []engine.HotWord
-	for _, h := range hs {
-		w := word{h.Space, h.Group, h.Addr}
-		if i, ok := at[w]; ok {
-			out[i].LaneOps += h.LaneOps
-			continue
-		}
-		at[w] = len(out)
-		out = append(out, h)
-	}
-	slices.SortFunc(out, func(a, b engine.HotWord) int {
-		return cmp.Or(cmp.Compare(b.LaneOps, a.LaneOps), cmp.Compare(a.Space.Kind, b.Space.Kind),
-			cmp.Compare(a.Space.Surface, b.Space.Surface), cmp.Compare(a.Group, b.Group), cmp.Compare(a.Addr, b.Addr))
-	})
-	return out[:min(len(out), k)]
-}
 
 // routed is what route leaves: the regions of the directives it read,
 // its router, and its combiner with the folds pending at the part's end,
