@@ -132,6 +132,27 @@ func (b *batch) sumsPages() bool {
 	return b.oneLoop && !b.countsLanes && b.order == OrderLane && b.noResults
 }
 
+// fullWarp is the address list of bi, of plan p, when it is a list with
+// every lane active, of 32 lanes or of 16 (vISA's and LSC's SIMD16): the
+// warps sumWarp and prefixWarp take; nil otherwise.
+func (bi *xinst) fullWarp(p *plan) []uint64 {
+	v := bi.vec(p.st.Addr)
+	if v.Kind != trace.VecList || v.n < trace.MaxLanes/2 || uint64(bi.active) != 1<<v.n-1 {
+		return nil
+	}
+	return bi.arena[v.list : v.list+v.n : v.list+v.n]
+}
+
+// pageWarpSectors is the sectors of a full warp's lanes all, which lie in
+// one page: AVX-512's conflict count for 32 lanes where the CPU has it,
+// cheaper than pageSectors' loop, which takes the rest.
+func (b *batch) pageWarpSectors(all []uint64) uint32 {
+	if b.avx512 && len(all) == trace.MaxLanes {
+		return warpSectors(all, true)
+	}
+	return pageSectors(all)
+}
+
 // warpPage is where sumWarp and prefixWarp take a full warp, its lanes
 // all and their address bits or and and: when the lanes are aligned, in
 // one page and in p's regions, not all on one word, and acc (the range's
@@ -167,12 +188,10 @@ func (b *batch) sumWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, r 
 	if !bi.bUni {
 		return false, nil
 	}
-	v := bi.vec(p.st.Addr)
-	if v.Kind != trace.VecList || v.n < trace.MaxLanes/2 || uint64(bi.active) != 1<<v.n-1 {
-		// Not a full warp of 32 lanes or of 16 (vISA's and LSC's SIMD16).
+	all := bi.fullWarp(p)
+	if all == nil {
 		return false, nil
 	}
-	all := bi.arena[v.list : v.list+v.n : v.list+v.n]
 	var or, and uint64
 	switch {
 	case len(all) < trace.MaxLanes:
@@ -191,7 +210,7 @@ func (b *batch) sumWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, r 
 	distinct, maxc := b.sumPage(acc, ii, bi, routes, o, page, all, sp, nil, r)
 	var sectors uint32
 	if distinct > 0 { // one page: all of them this partition's, or none
-		sectors = pageSectors(all)
+		sectors = b.pageWarpSectors(all)
 	}
 	b.setStat(bi, distinct, conflictDepth(distinct, maxc), 0, sectors)
 	return true, nil

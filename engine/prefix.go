@@ -2,7 +2,6 @@ package engine
 
 import (
 	"github.com/gpureplay/replay/shard"
-	"github.com/gpureplay/replay/trace"
 )
 
 // Prefix sums: a histogram that returns values (its results table) without
@@ -80,11 +79,10 @@ func (b *batch) prefixWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	if !p.pageSum || !bi.bUni || p.noRet || !p.st.HasDst {
 		return false, nil
 	}
-	v := bi.vec(p.st.Addr)
-	if v.Kind != trace.VecList || v.n < trace.MaxLanes/2 || uint64(bi.active) != 1<<v.n-1 {
+	all := bi.fullWarp(p)
+	if all == nil {
 		return false, nil
 	}
-	all := bi.arena[v.list : v.list+v.n : v.list+v.n]
 	or, and := listBitsN(all)
 	acc := b.prefixAccOf(r)
 	o, page, ok, err := b.warpPage(p, bi, all, or, and, &acc.pageAcc, routes, cur)
@@ -109,16 +107,7 @@ func (b *batch) prefixWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	ps := b.pageSet(r)
 	ps.next()
 	distinct, maxc := prefixLanes(&acc.sums, all, b.resAddr[s0:s0+n:s0+n], b.vals[s0:s0+n:s0+n], uint32(bi.bVal), &ps.counts, ps.gen)
-	// The warp's sectors: AVX-512's conflict count for a full warp where
-	// the CPU has it, cheaper than pageSectors' loop, which takes the
-	// rest (the warp lies in one page).
-	var sectors uint32
-	if b.avx512 && n == trace.MaxLanes {
-		sectors = warpSectors(all, true)
-	} else {
-		sectors = pageSectors(all)
-	}
-	b.setStat(bi, distinct, conflictDepth(distinct, maxc), 0, sectors)
+	b.setStat(bi, distinct, conflictDepth(distinct, maxc), 0, b.pageWarpSectors(all))
 	return true, nil
 }
 
