@@ -469,18 +469,7 @@ func (it statItem) n() uint32    { return it.meta & 0xff }
 // or on the counter, in page order.
 func (t *addrTracker) collect(a int, b *batch, rt *route) {
 	lists := t.lists[a*t.split : (a+1)*t.split]
-	explore := t.explore
-	put := func(it statItem, slot uint32, vals bool) {
-		c := t.counterOf(it.word)
-		lists[c] = append(lists[c], it)
-		if explore {
-			x := uint64(slot) << 1
-			if vals {
-				x |= 1
-			}
-			t.extras[a] = append(t.extras[a], x)
-		}
-	}
+	put := func(it statItem, slot uint32, vals bool) { t.put(a, lists, it, slot, vals) }
 	for k, s := range rt.segs {
 		hi := uint32(len(rt.recs))
 		if k+1 < len(rt.segs) {
@@ -524,6 +513,21 @@ func (t *addrTracker) collect(a int, b *batch, rt *route) {
 	}
 }
 
+// put appends item it to its counter's list of lists (applier a's), and
+// with WithExplore its slot (its first source, or with vals its lane's
+// value itself) to a's extras.
+func (t *addrTracker) put(a int, lists [][]statItem, it statItem, slot uint32, vals bool) {
+	c := t.counterOf(it.word)
+	lists[c] = append(lists[c], it)
+	if t.explore {
+		x := uint64(slot) << 1
+		if vals {
+			x |= 1
+		}
+		t.extras[a] = append(t.extras[a], x)
+	}
+}
+
 // collectPrefix appends to applier a's lists the lanes of a prefix
 // segment s (seg.pre) on the page whose first word reference is page: one
 // item a lane, of the instruction whose slots hold it (the run's
@@ -544,7 +548,6 @@ func (t *addrTracker) collectPrefix(a int, b *batch, s seg, page uint32) {
 			k := len(l)
 			l = slices.Grow(l, len(addrs))[:k+len(addrs)]
 			out := l[k:]
-			out = out[:len(addrs)]
 			for j, x := range addrs {
 				out[j] = statItem{word: page | uint32(x>>2)&(shard.PageWords-1), meta: meta}
 			}
@@ -552,12 +555,7 @@ func (t *addrTracker) collectPrefix(a int, b *batch, s seg, page uint32) {
 			continue
 		}
 		for j, x := range addrs {
-			it := statItem{word: page | uint32(x>>2)&(shard.PageWords-1), meta: meta}
-			c := t.counterOf(it.word)
-			lists[c] = append(lists[c], it)
-			if t.explore {
-				t.extras[a] = append(t.extras[a], uint64(lo+uint32(j))<<1)
-			}
+			t.put(a, lists, statItem{word: page | uint32(x>>2)&(shard.PageWords-1), meta: meta}, lo+uint32(j), false)
 		}
 	}
 }
