@@ -22,7 +22,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpureplay/replay/internal/offheap"
 	"github.com/gpureplay/replay/trace"
 	"github.com/gpureplay/replay/trace/workload"
 )
@@ -35,9 +34,7 @@ const (
 )
 
 func main() {
-	if readsMuch(os.Args[1:]) {
-		offheap.AdviseHeap(heapAdvised)
-	}
+	startHeap(os.Args[1:])
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

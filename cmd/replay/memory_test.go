@@ -8,9 +8,11 @@ import (
 )
 
 // TestMain lets the test binary stand in for the replay command, so tests
-// can run it as a separate process and measure that process alone.
+// can run it as a separate process and measure that process alone: it
+// starts as main does (startHeap), then runs.
 func TestMain(m *testing.M) {
 	if os.Getenv("REPLAY_TEST_AS_MAIN") == "1" {
+		startHeap(os.Args[1:])
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

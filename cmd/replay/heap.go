@@ -1,0 +1,58 @@
+package main
+
+import (
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/gpureplay/replay/internal/offheap"
+)
+
+// heapFloor is the Go heap below which the process does not collect
+// (startHeap). A lean replay of a hot counter or a histogram keeps 4 to
+// 8 MB of heap: with the runtime's 4 MB minimum goal it collected once
+// or twice, and a collection on a young process faults in the
+// collector's own structures (a span set block per size class swept,
+// mark bits, work buffers: 250-300 pages, 12-22 us each on a loaded VM)
+// besides its CPU. A replay whose heap grows past the floor collects
+// there and from then on as GOGC=100 would: its peak heap grows by the
+// floor at most, whatever the trace's length.
+const heapFloor = 32 << 20
+
+// startHeap sets up the Go heap for the process before anything else
+// runs: collections wait for the heap to reach heapFloor, and, for a
+// command that reads much (readsMuch), the heap's next pages are advised
+// into huge pages (offheap.AdviseHeap). A GOGC or GOMEMLIMIT in the
+// environment is the user's choice and keeps the floor off. It reports
+// whether the floor is set.
+func startHeap(args []string) bool {
+	floor := os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == ""
+	if floor {
+		// Off before the advice: its 64 MiB allocation would otherwise
+		// start a collection of its own, before its runtime.GC.
+		debug.SetGCPercent(-1)
+	}
+	limit := int64(heapFloor)
+	if readsMuch(args) {
+		offheap.AdviseHeap(heapAdvised)
+		// Its pages are free but the runtime's until it gives them
+		// back, and a memory limit counts them.
+		limit += heapAdvised
+	}
+	if !floor {
+		return false
+	}
+	// GOGC=off with a memory limit collects once the runtime's memory
+	// reaches the limit. After the first such collection, the
+	// sentinel's cleanup restores GOGC=100 and lifts the limit: the
+	// limit is a floor, not a ceiling that a large replay's live heap
+	// would make the collector run against over and over.
+	sentinel := new([64]byte) // not a tiny allocation: its cleanup runs
+	runtime.AddCleanup(sentinel, func(int) {
+		debug.SetGCPercent(100)
+		debug.SetMemoryLimit(math.MaxInt64)
+	}, 0)
+	debug.SetMemoryLimit(limit)
+	return true
+}
