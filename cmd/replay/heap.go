@@ -30,15 +30,11 @@ func startHeap(args []string) bool {
 	floor := os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == ""
 	if floor {
 		// Off before the advice: its 64 MiB allocation would otherwise
-		// start a collection of its own, before its runtime.GC.
+		// start a collection of its own, before its forced one.
 		debug.SetGCPercent(-1)
 	}
-	limit := int64(heapFloor)
 	if readsMuch(args) {
 		offheap.AdviseHeap(heapAdvised)
-		// Its pages are free but the runtime's until it gives them
-		// back, and a memory limit counts them.
-		limit += heapAdvised
 	}
 	if !floor {
 		return false
@@ -53,6 +49,6 @@ func startHeap(args []string) bool {
 		debug.SetGCPercent(100)
 		debug.SetMemoryLimit(math.MaxInt64)
 	}, 0)
-	debug.SetMemoryLimit(limit)
+	debug.SetMemoryLimit(heapFloor)
 	return true
 }

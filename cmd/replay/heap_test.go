@@ -106,3 +106,38 @@ func TestHeapFloorLifts(t *testing.T) {
 	}
 	runtime.KeepAlive(live)
 }
+
+// TestAdvisedStartCollectsOnce: a command that reads much (a file of
+// adviseFrom bytes here, which is no trace: the replay fails at once)
+// starts with one collection, AdviseHeap's own, and none after it
+// under the heap floor. Without the floor the advice's 64 MiB
+// allocation started a collection of its own before it; with the free
+// pages it leaves counted against the floor's memory limit, the limit
+// started another at once.
+func TestAdvisedStartCollectsOnce(t *testing.T) {
+	large := filepath.Join(t.TempDir(), "large.zst")
+	f, err := os.Create(large)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(adviseFrom); err != nil { // sparse: no bytes written
+		t.Fatal(err)
+	}
+	f.Close()
+	rep := self("-q", "-tables", "memory", "-o", filepath.Join(t.TempDir(), "out"), large)
+	rep.Env = append(withoutEnv(rep.Env, "GOGC", "GOMEMLIMIT", "GODEBUG"), "GODEBUG=gctrace=1")
+	var stderr bytes.Buffer
+	rep.Stderr = &stderr
+	if err := rep.Run(); err == nil {
+		t.Fatalf("a file of zeros replayed without an error:\n%s", stderr.String())
+	}
+	var gcs []string
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if strings.HasPrefix(line, "gc ") {
+			gcs = append(gcs, line)
+		}
+	}
+	if len(gcs) != 1 || !strings.HasSuffix(gcs[0], "(forced)") {
+		t.Errorf("the start collected %d times, want once, the advice's forced collection:\n%s", len(gcs), stderr.String())
+	}
+}

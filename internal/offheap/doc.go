@@ -41,6 +41,7 @@
 //     Nothing may hold a slice of a Block's bytes past its owner.
 //  9. AdviseHeap is the one measure on the Go heap itself: called once,
 //     first in main, it advises the heap's next pages into huge pages
-//     and leaves the collector's heap goal as it was. It allocates
-//     nothing that stays.
+//     and leaves the collector's heap goal, and the runtime's memory
+//     that a memory limit counts, as they were. It allocates nothing
+//     that stays.
 package offheap

@@ -4,6 +4,7 @@ package offheap
 
 import (
 	"runtime"
+	"runtime/debug"
 	"unsafe"
 )
 
@@ -16,11 +17,13 @@ import (
 //
 // It allocates one object of n bytes, which the runtime maps fresh and
 // does not clear (nothing touches it: no memory becomes resident),
-// advises its whole huge pages, drops it and collects, so that the
-// collector's heap goal is as before. The runtime then reuses those
+// advises its whole huge pages, drops it, collects and gives the free
+// pages back to the system (debug.FreeOSMemory), so that neither the
+// collector's heap goal nor the runtime's memory that a memory limit
+// counts is as much as raised by them. The runtime then reuses those
 // pages first (its page allocator is address-ordered), and giving them
-// back to the system (MADV_DONTNEED) keeps the advice. Only what the
-// runtime maps later, past them, faults 4 KiB at a time, as before.
+// back (MADV_DONTNEED) keeps the advice. Only what the runtime maps
+// later, past them, faults 4 KiB at a time, as before.
 //
 // Call it once, first thing in main: under the race detector, or where
 // the heap already holds n bytes of freed pages below the new ones, it
@@ -35,6 +38,6 @@ func AdviseHeap(n int) bool {
 		ok = adviseHugeErr(b[beg-p:end-p]) == nil
 	}
 	runtime.KeepAlive(b)
-	runtime.GC()
+	debug.FreeOSMemory()
 	return ok
 }

@@ -11,17 +11,22 @@ import (
 )
 
 // TestAdviseHeap: after AdviseHeap, the heap's next allocations lie on
-// pages advised into huge pages (VmFlags hg), and the collector's heap
-// goal is not raised by the object it grew the heap with.
+// pages advised into huge pages (VmFlags hg), and neither the collector's
+// heap goal nor the runtime's free pages not given back (which a memory
+// limit counts: cmd/replay's heap floor) are raised by the object it grew
+// the heap with.
 func TestAdviseHeap(t *testing.T) {
 	const n = 32 << 20
 	if !AdviseHeap(n) {
 		t.Skip("the system refused MADV_HUGEPAGE")
 	}
-	goal := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
+	goal := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}, {Name: "/memory/classes/heap/free:bytes"}}
 	metrics.Read(goal)
 	if g := goal[0].Value.Uint64(); g >= n/2 {
 		t.Errorf("heap goal %d bytes after AdviseHeap(%d), want the goal of a heap without it (< %d)", g, n, n/2)
+	}
+	if f := goal[1].Value.Uint64(); f >= n/2 {
+		t.Errorf("%d bytes of free heap kept from the system after AdviseHeap(%d), want them given back (< %d)", f, n, n/2)
 	}
 	b := make([]byte, 4<<20)
 	for i := 0; i < len(b); i += 4096 {
