@@ -118,6 +118,28 @@ func (e *replayer) runBlocks(ctx context.Context, src trace.Source, sink Sink) (
 		}
 		for i := range blk.Insts {
 			in := &blk.Insts[i]
+			if pi := in.Part; in.Mask == 0 && pi != nil {
+				// No lane of this partition (a row alone: a combined
+				// split's folded instruction, or one whose lanes are all
+				// elsewhere): no access, no fault, no lane; its row when
+				// it is this partition's (blockInst's case of mask 0, a
+				// row at a time without its copies).
+				if !pi.Row {
+					continue
+				}
+				p, err := e.planOf(in)
+				if err != nil {
+					return Summary{}, err
+				}
+				rows = append(rows, InstStat{Seq: in.Seq, Static: p.st, Group: in.Group, Warp: in.Warp, Lanes: pi.Lanes,
+					Addresses: pi.Addresses, MaxConflict: pi.MaxConflict, Sectors: pi.Sectors})
+				if len(rows) == blockRows {
+					if err := flush(); err != nil {
+						return Summary{}, err
+					}
+				}
+				continue
+			}
 			row, keep, err := e.blockInst(b, &cur, q, in, &sum)
 			if err != nil {
 				return Summary{}, err
