@@ -253,7 +253,27 @@ func (r *BinaryReader) decodeBlock() error {
 	// The statics first: they size the vectors and the lists.
 	sis := r.blkSI[:0]
 	c := cols[colStatic]
-	for i := range insts {
+	if oneByteCol(c, ni) {
+		// Every index one byte (the column is as long as the block),
+		// most of them the one before.
+		c = c[:ni]
+		var last *staticInfo
+		lastX := -1
+		for i := range insts {
+			x := int(c[i])
+			if x != lastX {
+				if x >= len(r.statics) {
+					return r.instErr("block instruction %d: static index %d out of range (the table has %d)", i, x, len(r.statics))
+				}
+				last, lastX = r.statics[x], x
+			}
+			sis = append(sis, last)
+			in := &insts[i]
+			in.Line, in.Static, in.Dir, in.Part = 0, last.s, nil, &parts[i]
+		}
+		c = nil
+	}
+	for i := len(sis); i < ni; i++ {
 		x, q, ok := readUvarint(c)
 		if !ok || x >= uint64(len(r.statics)) {
 			return r.instErr("block instruction %d: static index %d out of range (the table has %d)", i, x, len(r.statics))
@@ -272,11 +292,12 @@ func (r *BinaryReader) decodeBlock() error {
 	nvec, nlanes := 0, 0
 	c = cols[colMask]
 	for i := range insts {
-		x, q, ok := readUvarint(c)
-		if !ok || x > 0xFFFFFFFF {
+		var x uint64
+		if len(c) > 0 && c[0] < 0x80 {
+			x, c = uint64(c[0]), c[1:]
+		} else if x, c, ok = readUvarint(c); !ok || x > 0xFFFFFFFF {
 			return r.instErr("block instruction %d: the mask column ends early or holds a bad mask", i)
 		}
-		c = q
 		insts[i].Mask = uint32(x)
 		if x != 0 {
 			nvec += len(sis[i].inputs)
@@ -288,19 +309,36 @@ func (r *BinaryReader) decodeBlock() error {
 	}
 	seq := r.seq
 	c = cols[colSeq]
-	for i := range insts {
-		var gap uint64
-		if len(c) > 0 && c[0] < 0x80 {
-			gap, c = uint64(c[0]), c[1:]
-		} else if gap, c, ok = readUvarint(c); !ok {
-			return r.instErr("block instruction %d: the seq column ends early", i)
+	if oneByteCol(c, ni) {
+		// Every gap one byte: no gap can overflow a seq that a chunk's
+		// count bounds.
+		c = c[:ni]
+		for i := range insts {
+			seq += uint64(c[i])
+			insts[i].Seq = seq
+			seq++
 		}
-		if seq+gap < seq {
-			return r.instErr("block instruction %d: seq %d + gap %d overflows", i, seq, gap)
+		if seq < r.seq {
+			return r.instErr("block: seq %d + %d gaps overflows", r.seq, ni)
 		}
-		seq += gap
-		insts[i].Seq = seq
-		seq++
+	} else {
+		for i := range insts {
+			var gap uint64
+			if len(c) > 0 && c[0] < 0x80 {
+				gap, c = uint64(c[0]), c[1:]
+			} else if gap, c, ok = readUvarint(c); !ok {
+				return r.instErr("block instruction %d: the seq column ends early", i)
+			}
+			if seq+gap < seq {
+				return r.instErr("block instruction %d: seq %d + gap %d overflows", i, seq, gap)
+			}
+			seq += gap
+			insts[i].Seq = seq
+			seq++
+		}
+		if len(c) != 0 {
+			return r.instErr("block: bytes left after its %d instructions in a column", ni)
+		}
 	}
 	group, err := r.blockDeltas(insts, cols[colGroup], r.group, false)
 	if err != nil {
@@ -327,6 +365,18 @@ func (r *BinaryReader) decodeBlock() error {
 // blockDeltas reads a column of svarint deltas from prev into the
 // instructions' Group (Warp when warp) and returns the last value.
 func (r *BinaryReader) blockDeltas(insts []Inst, c []byte, prev int64, warp bool) (int64, error) {
+	if oneByteCol(c, len(insts)) {
+		c = c[:len(insts)]
+		for i := range insts {
+			prev += unzigzag(uint64(c[i]))
+			if warp {
+				insts[i].Warp = prev
+			} else {
+				insts[i].Group = prev
+			}
+		}
+		return prev, nil
+	}
 	for i := range insts {
 		var x uint64
 		var ok bool
@@ -346,6 +396,23 @@ func (r *BinaryReader) blockDeltas(insts []Inst, c []byte, prev int64, warp bool
 		return 0, r.instErr("block: bytes left after its %d instructions in a column", len(insts))
 	}
 	return prev, nil
+}
+
+// oneByteCol reports whether column c holds n varints of one byte each:
+// n bytes, none with its continuation bit.
+func oneByteCol(c []byte, n int) bool {
+	if len(c) != n {
+		return false
+	}
+	var acc uint64
+	for len(c) >= 8 {
+		acc |= binary.LittleEndian.Uint64(c)
+		c = c[8:]
+	}
+	for _, b := range c {
+		acc |= uint64(b)
+	}
+	return acc&0x8080808080808080 == 0
 }
 
 // blockParts reads the rows column: lanes, row and, for a row, its
