@@ -541,15 +541,25 @@ func (e *replayer) foldVals32(cur *shard.Cursor, q *valsQueue, p *plan, mem uint
 	q.k = p.kind
 	recs := q.recs
 	vals := f.Vals[:len(f.Addrs)]
+	// The words ascend: when the first and the last lie in one region,
+	// so do all, and only their alignment is checked; and a word on the
+	// page of the one before takes its entry.
+	in := len(f.Addrs) > 0 && p.allIn(f.Addrs[0], f.Addrs[len(f.Addrs)-1])
+	var en shard.Entry
+	page := ^uint64(0)
 	for i, addr := range f.Addrs {
-		if flt := p.check(addr); flt != FaultNone {
-			q.recs = recs
-			return foldFault(f, seq, addr, flt)
+		if !in || addr&3 != 0 {
+			if flt := p.check(addr); flt != FaultNone {
+				q.recs = recs
+				return foldFault(f, seq, addr, flt)
+			}
 		}
-		en := cur.Resolve(mem, addr)
-		if en == 0 {
-			q.recs = recs
-			return errMemoryFull
+		if addr>>shard.PageShift != page {
+			if en = cur.Resolve(mem, addr); en == 0 {
+				q.recs = recs
+				return errMemoryFull
+			}
+			page = addr >> shard.PageShift
 		}
 		recs = append(recs, rec{word: en.WordRef(addr), slot: uint32(vals[i])})
 		if len(recs) == valsQueueLen {
