@@ -75,6 +75,9 @@ func (e *replayer) runBlocks(ctx context.Context, src trace.Source, sink Sink) (
 		rows = rows[:0]
 		return err
 	}
+	// The static of the last row alone and its plan's (planOf's, a call
+	// a row otherwise).
+	var rowStatic, rowSt *trace.Static
 	for {
 		if err := ctx.Err(); err != nil {
 			return Summary{}, fmt.Errorf("replay stopped: %w", err)
@@ -127,11 +130,14 @@ func (e *replayer) runBlocks(ctx context.Context, src trace.Source, sink Sink) (
 				if !pi.Row {
 					continue
 				}
-				p, err := e.planOf(in)
-				if err != nil {
-					return Summary{}, err
+				if in.Static != rowStatic {
+					p, err := e.planOf(in)
+					if err != nil {
+						return Summary{}, err
+					}
+					rowStatic, rowSt = in.Static, p.st
 				}
-				rows = append(rows, InstStat{Seq: in.Seq, Static: p.st, Group: in.Group, Warp: in.Warp, Lanes: pi.Lanes,
+				rows = append(rows, InstStat{Seq: in.Seq, Static: rowSt, Group: in.Group, Warp: in.Warp, Lanes: pi.Lanes,
 					Addresses: pi.Addresses, MaxConflict: pi.MaxConflict, Sectors: pi.Sectors})
 				if len(rows) == blockRows {
 					if err := flush(); err != nil {
