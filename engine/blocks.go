@@ -75,6 +75,9 @@ func (e *replayer) runBlocks(ctx context.Context, src trace.Source, sink Sink) (
 		rows = rows[:0]
 		return err
 	}
+	// The static of the last row alone and its plan's (planOf's, a call
+	// a row otherwise).
+	var rowStatic, rowSt *trace.Static
 	for {
 		if err := ctx.Err(); err != nil {
 			return Summary{}, fmt.Errorf("replay stopped: %w", err)
@@ -118,6 +121,31 @@ func (e *replayer) runBlocks(ctx context.Context, src trace.Source, sink Sink) (
 		}
 		for i := range blk.Insts {
 			in := &blk.Insts[i]
+			if pi := in.Part; in.Mask == 0 && pi != nil {
+				// No lane of this partition (a row alone: a combined
+				// split's folded instruction, or one whose lanes are all
+				// elsewhere): no access, no fault, no lane; its row when
+				// it is this partition's (blockInst's case of mask 0, a
+				// row at a time without its copies).
+				if !pi.Row {
+					continue
+				}
+				if in.Static != rowStatic {
+					p, err := e.planOf(in)
+					if err != nil {
+						return Summary{}, err
+					}
+					rowStatic, rowSt = in.Static, p.st
+				}
+				rows = append(rows, InstStat{Seq: in.Seq, Static: rowSt, Group: in.Group, Warp: in.Warp, Lanes: pi.Lanes,
+					Addresses: pi.Addresses, MaxConflict: pi.MaxConflict, Sectors: pi.Sectors})
+				if len(rows) == blockRows {
+					if err := flush(); err != nil {
+						return Summary{}, err
+					}
+				}
+				continue
+			}
 			row, keep, err := e.blockInst(b, &cur, q, in, &sum)
 			if err != nil {
 				return Summary{}, err
@@ -519,15 +547,25 @@ func (e *replayer) foldVals32(cur *shard.Cursor, q *valsQueue, p *plan, mem uint
 	q.k = p.kind
 	recs := q.recs
 	vals := f.Vals[:len(f.Addrs)]
+	// The words ascend: when the first and the last lie in one region,
+	// so do all, and only their alignment is checked; and a word on the
+	// page of the one before takes its entry.
+	in := len(f.Addrs) > 0 && p.allIn(f.Addrs[0], f.Addrs[len(f.Addrs)-1])
+	var en shard.Entry
+	page := ^uint64(0)
 	for i, addr := range f.Addrs {
-		if flt := p.check(addr); flt != FaultNone {
-			q.recs = recs
-			return foldFault(f, seq, addr, flt)
+		if !in || addr&3 != 0 {
+			if flt := p.check(addr); flt != FaultNone {
+				q.recs = recs
+				return foldFault(f, seq, addr, flt)
+			}
 		}
-		en := cur.Resolve(mem, addr)
-		if en == 0 {
-			q.recs = recs
-			return errMemoryFull
+		if addr>>shard.PageShift != page {
+			if en = cur.Resolve(mem, addr); en == 0 {
+				q.recs = recs
+				return errMemoryFull
+			}
+			page = addr >> shard.PageShift
 		}
 		recs = append(recs, rec{word: en.WordRef(addr), slot: uint32(vals[i])})
 		if len(recs) == valsQueueLen {

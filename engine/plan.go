@@ -201,6 +201,25 @@ func (p *plan) check(addr uint64) Fault {
 	return p.oob()
 }
 
+// allIn reports whether check finds no fault but misalignment at any
+// address from lo to hi: an access of p.size bytes at each lies in one
+// region (or there are none and none wraps), and there is no window.
+func (p *plan) allIn(lo, hi uint64) bool {
+	size := uint64(p.size)
+	if hi < lo || hi+size-1 < hi || len(p.windows) > 0 {
+		return false
+	}
+	if len(p.regions) == 0 {
+		return true
+	}
+	for i := range p.regions {
+		if p.regions[i].Contains(lo, hi-lo+size) {
+			return true
+		}
+	}
+	return false
+}
+
 func (p *plan) oob() Fault {
 	if p.dropOOB {
 		return FaultOutOfBounds

@@ -7,7 +7,8 @@ import (
 	"slices"
 )
 
-// Blocks (docs/FORMAT.md, "Split files"): from split format version 3 on,
+// Blocks (docs/FORMAT.md, "Split files"): from split format version 3 on
+// (4: an instruction without a lane of the partition has no vectors),
 // a split file's instructions come in block records, each holding a run of
 // consecutive instructions column by column (their seq gaps, static
 // indices, group and warp deltas, masks, rows, then their vectors), so
@@ -19,10 +20,12 @@ import (
 const dirKindBlock = 4
 
 // splitFormatVersion is the format version of a split file: version 2 with
-// block records in place of instruction records. A reader refuses split
-// files of version 2 (written by replay split before blocks), naming the
-// version, rather than replay them another way.
-const splitFormatVersion = 3
+// block records in place of instruction records, whose instructions with
+// mask 0 (rows alone) have no vectors. A reader refuses split files of
+// version 2 (written by replay split before blocks) and 3 (whose rows
+// alone had vectors), naming the version, rather than replay them another
+// way.
+const splitFormatVersion = 4
 
 // blockMaxInsts is the most instructions a writer puts in a block.
 const blockMaxInsts = 1024
@@ -50,8 +53,9 @@ const (
 // lists (BlockCompact): a list of one value a lane that the file stored
 // masked holds only the values of the lanes of the mask, in lane order, not
 // a value for every lane, so that a few lanes' values are not spread over
-// a warp's. They and their lists are the reader's, valid until its next
-// call.
+// a warp's. An instruction with mask 0 (a row alone) has a zero
+// broadcast for each input, shared by its static's: not to be written.
+// They and their lists are the reader's, valid until its next call.
 type Block struct {
 	Insts []Inst
 	parts []PartInfo
@@ -86,7 +90,9 @@ func (w *BinaryWriter) addBlockInst(in *Inst, idx uint64) {
 		p = append(p, 0)
 	}
 	c[colPart] = p
-	c[colVecs] = w.appendSplitVecs(c[colVecs], in)
+	if in.Mask != 0 {
+		c[colVecs] = w.appendSplitVecs(c[colVecs], in) // none without a lane (decodeBlock)
+	}
 	k.n++
 }
 
@@ -216,7 +222,12 @@ func BlockCompact(in *Inst, j int) bool {
 	return v.Kind == VecList && len(v.List) < in.Static.ExecSize
 }
 
-// decodeBlock decodes the block record at r.recs[r.at:] into r.blk.
+// decodeBlock decodes the block record at r.recs[r.at:] into r.blk, a
+// column at a time: each loop reads one column's varints (most of one
+// byte, read inline) into the instructions' fields, and the vectors only
+// of the instructions with a lane in the partition (mask ≠ 0): one without
+// has no vectors in the file, and reads back with a zero broadcast for
+// each input (staticInfo.zero).
 func (r *BinaryReader) decodeBlock() error {
 	p := r.recs[r.at+2:]
 	n, p, ok := readUvarint(p)
@@ -237,12 +248,32 @@ func (r *BinaryReader) decodeBlock() error {
 		k.Insts = make([]Inst, ni, blockMaxInsts)
 		k.parts = make([]PartInfo, ni, blockMaxInsts)
 	}
-	k.Insts, k.parts = k.Insts[:ni], k.parts[:ni]
+	insts, parts := k.Insts[:ni], k.parts[:ni]
+	k.Insts, k.parts = insts, parts
 	// The statics first: they size the vectors and the lists.
 	sis := r.blkSI[:0]
-	nvec, nlanes := 0, 0
 	c := cols[colStatic]
-	for i := range ni {
+	if oneByteCol(c, ni) {
+		// Every index one byte (the column is as long as the block),
+		// most of them the one before.
+		c = c[:ni]
+		var last *staticInfo
+		lastX := -1
+		for i := range insts {
+			x := int(c[i])
+			if x != lastX {
+				if x >= len(r.statics) {
+					return r.instErr("block instruction %d: static index %d out of range (the table has %d)", i, x, len(r.statics))
+				}
+				last, lastX = r.statics[x], x
+			}
+			sis = append(sis, last)
+			in := &insts[i]
+			in.Line, in.Static, in.Dir, in.Part = 0, last.s, nil, &parts[i]
+		}
+		c = nil
+	}
+	for i := len(sis); i < ni; i++ {
 		x, q, ok := readUvarint(c)
 		if !ok || x >= uint64(len(r.statics)) {
 			return r.instErr("block instruction %d: static index %d out of range (the table has %d)", i, x, len(r.statics))
@@ -250,13 +281,188 @@ func (r *BinaryReader) decodeBlock() error {
 		c = q
 		si := r.statics[x]
 		sis = append(sis, si)
-		nvec += len(si.inputs)
-		nlanes += si.lanes
+		in := &insts[i]
+		in.Line, in.Static, in.Dir, in.Part = 0, si.s, nil, &parts[i]
 	}
 	r.blkSI = sis
 	if len(c) != 0 {
 		return r.instErr("block: %d bytes after the static column", len(c))
 	}
+	// The masks: they say which instructions have vectors.
+	nvec, nlanes := 0, 0
+	c = cols[colMask]
+	for i := range insts {
+		var x uint64
+		if len(c) > 0 && c[0] < 0x80 {
+			x, c = uint64(c[0]), c[1:]
+		} else if x, c, ok = readUvarint(c); !ok || x > 0xFFFFFFFF {
+			return r.instErr("block instruction %d: the mask column ends early or holds a bad mask", i)
+		}
+		insts[i].Mask = uint32(x)
+		if x != 0 {
+			nvec += len(sis[i].inputs)
+			nlanes += sis[i].lanes
+		}
+	}
+	if len(c) != 0 {
+		return r.instErr("block: bytes left after its %d instructions in a column", ni)
+	}
+	seq := r.seq
+	c = cols[colSeq]
+	if oneByteCol(c, ni) {
+		// Every gap one byte: no gap can overflow a seq that a chunk's
+		// count bounds.
+		c = c[:ni]
+		for i := range insts {
+			seq += uint64(c[i])
+			insts[i].Seq = seq
+			seq++
+		}
+		if seq < r.seq {
+			return r.instErr("block: seq %d + %d gaps overflows", r.seq, ni)
+		}
+	} else {
+		for i := range insts {
+			var gap uint64
+			if len(c) > 0 && c[0] < 0x80 {
+				gap, c = uint64(c[0]), c[1:]
+			} else if gap, c, ok = readUvarint(c); !ok {
+				return r.instErr("block instruction %d: the seq column ends early", i)
+			}
+			if seq+gap < seq {
+				return r.instErr("block instruction %d: seq %d + gap %d overflows", i, seq, gap)
+			}
+			seq += gap
+			insts[i].Seq = seq
+			seq++
+		}
+		if len(c) != 0 {
+			return r.instErr("block: bytes left after its %d instructions in a column", ni)
+		}
+	}
+	group, err := r.blockDeltas(insts, cols[colGroup], r.group, false)
+	if err != nil {
+		return err
+	}
+	warp, err := r.blockDeltas(insts, cols[colWarp], r.warp, true)
+	if err != nil {
+		return err
+	}
+	if err := r.blockParts(parts, cols[colPart]); err != nil {
+		return err
+	}
+	if err := r.blockVectors(insts, sis, cols[colVecs], nvec, nlanes); err != nil {
+		return err
+	}
+	r.seq, r.group, r.warp = seq, group, warp
+	r.at = len(r.recs) - len(p)
+	r.left -= ni
+	r.lastRep = false
+	r.blkAt = 0
+	return nil
+}
+
+// blockDeltas reads a column of svarint deltas from prev into the
+// instructions' Group (Warp when warp) and returns the last value.
+func (r *BinaryReader) blockDeltas(insts []Inst, c []byte, prev int64, warp bool) (int64, error) {
+	if oneByteCol(c, len(insts)) {
+		c = c[:len(insts)]
+		for i := range insts {
+			prev += unzigzag(uint64(c[i]))
+			if warp {
+				insts[i].Warp = prev
+			} else {
+				insts[i].Group = prev
+			}
+		}
+		return prev, nil
+	}
+	for i := range insts {
+		var x uint64
+		var ok bool
+		if len(c) > 0 && c[0] < 0x80 {
+			x, c = uint64(c[0]), c[1:]
+		} else if x, c, ok = readUvarint(c); !ok {
+			return 0, r.instErr("block instruction %d: the group or warp column ends early", i)
+		}
+		prev += unzigzag(x)
+		if warp {
+			insts[i].Warp = prev
+		} else {
+			insts[i].Group = prev
+		}
+	}
+	if len(c) != 0 {
+		return 0, r.instErr("block: bytes left after its %d instructions in a column", len(insts))
+	}
+	return prev, nil
+}
+
+// oneByteCol reports whether column c holds n varints of one byte each:
+// n bytes, none with its continuation bit.
+func oneByteCol(c []byte, n int) bool {
+	if len(c) != n {
+		return false
+	}
+	var acc uint64
+	for len(c) >= 8 {
+		acc |= binary.LittleEndian.Uint64(c)
+		c = c[8:]
+	}
+	for _, b := range c {
+		acc |= uint64(b)
+	}
+	return acc&0x8080808080808080 == 0
+}
+
+// blockParts reads the rows column: lanes, row and, for a row, its
+// largest conflict and sectors.
+func (r *BinaryReader) blockParts(parts []PartInfo, c []byte) error {
+	for i := range parts {
+		var lanes, row uint64
+		if len(c) >= 2 && c[0]|c[1] < 0x80 {
+			lanes, row, c = uint64(c[0]), uint64(c[1]), c[2:]
+		} else {
+			var ok1, ok2 bool
+			lanes, c, ok1 = readUvarint(c)
+			row, c, ok2 = readUvarint(c)
+			if !ok1 || !ok2 {
+				return r.instErr("block instruction %d: the rows column ends early", i)
+			}
+		}
+		if lanes > MaxLanes || row > 1<<32 {
+			return r.instErr("block instruction %d: %d lanes that ran, a row of %d addresses", i, lanes, row)
+		}
+		pi := &parts[i]
+		*pi = PartInfo{Lanes: uint32(lanes), Row: row > 0}
+		if row == 0 {
+			continue
+		}
+		var maxc, sectors uint64
+		if len(c) >= 2 && c[0]|c[1] < 0x80 {
+			maxc, sectors, c = uint64(c[0]), uint64(c[1]), c[2:]
+		} else {
+			var ok bool
+			if maxc, c, ok = readUvarint(c); !ok || maxc > 1<<32 {
+				return r.instErr("block instruction %d: bad largest conflict", i)
+			}
+			if sectors, c, ok = readUvarint(c); !ok || sectors > 1<<32 {
+				return r.instErr("block instruction %d: bad sectors", i)
+			}
+		}
+		pi.Addresses, pi.MaxConflict, pi.Sectors = uint32(row-1), uint32(maxc), uint32(sectors)
+	}
+	if len(c) != 0 {
+		return r.instErr("block: bytes left after its %d instructions in a column", len(parts))
+	}
+	return nil
+}
+
+// blockVectors reads the vectors column: the vectors of the instructions
+// with a mask, nvec of them over nlanes list values at most, and counts
+// their lane ops; those without take their static's zero broadcasts.
+func (r *BinaryReader) blockVectors(insts []Inst, sis []*staticInfo, vc []byte, nvec, nlanes int) error {
+	k := &r.blk
 	k.vecs = slices.Grow(k.vecs[:0], nvec)[:nvec]
 	if cap(k.arena) < nlanes {
 		// As large as the largest the reader made: NextBlockInto's
@@ -265,49 +471,20 @@ func (r *BinaryReader) decodeBlock() error {
 		k.arena = make([]uint64, nlanes, r.blkArena)
 	}
 	arena := k.arena[:cap(k.arena)]
-	seqc, gc, wc, mc, pc, vc := cols[colSeq], cols[colGroup], cols[colWarp], cols[colMask], cols[colPart], cols[colVecs]
-	seq, group, warp := r.seq, r.group, r.warp
 	vat, lat := 0, 0
 	var laneOps uint64
-	for i := range ni {
-		si := sis[i]
-		var gap, dg, dw, mask, lanes, row uint64
-		var ok1, ok2, ok3, ok4, ok5, ok6 bool
-		gap, seqc, ok1 = readUvarint(seqc)
-		dg, gc, ok2 = readUvarint(gc)
-		dw, wc, ok3 = readUvarint(wc)
-		mask, mc, ok4 = readUvarint(mc)
-		lanes, pc, ok5 = readUvarint(pc)
-		row, pc, ok6 = readUvarint(pc)
-		if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || seq+gap < seq || mask > 0xFFFFFFFF || lanes > MaxLanes || row > 1<<32 {
-			return r.instErr("block instruction %d: a column ends early or holds a bad value", i)
+	for i := range insts {
+		in, si := &insts[i], sis[i]
+		if in.Mask == 0 {
+			in.Vals = si.zero
+			continue
 		}
-		seq += gap
-		pi := &k.parts[i]
-		*pi = PartInfo{Lanes: uint32(lanes), Row: row > 0}
-		if row > 0 {
-			var maxc, sectors uint64
-			var ok bool
-			if maxc, pc, ok = readUvarint(pc); !ok || maxc > 1<<32 {
-				return r.instErr("block instruction %d: bad largest conflict", i)
-			}
-			if sectors, pc, ok = readUvarint(pc); !ok || sectors > 1<<32 {
-				return r.instErr("block instruction %d: bad sectors", i)
-			}
-			pi.Addresses, pi.MaxConflict, pi.Sectors = uint32(row-1), uint32(maxc), uint32(sectors)
-		}
-		group += unzigzag(dg)
-		warp += unzigzag(dw)
-		in := &k.Insts[i]
-		in.Seq, in.Line, in.Static, in.Dir, in.Group, in.Warp = seq, 0, si.s, nil, group, warp
-		in.Mask = uint32(mask)
-		in.Part = pi
 		nIn := len(si.inputs)
 		vals := k.vecs[vat : vat+nIn : vat+nIn]
 		vat += nIn
 		in.Vals = vals
 		r.inst.Mask = in.Mask // decodeMasked reads the record's mask there
-		r.seq = seq
+		r.seq = in.Seq
 		lanesBuf := arena[lat : lat+si.lanes : lat+si.lanes]
 		at := 0
 		for j := range si.inputs {
@@ -342,7 +519,6 @@ func (r *BinaryReader) decodeBlock() error {
 			}
 		}
 		lat += at
-		seq++
 		act := in.Mask & si.exec
 		if si.pred >= 0 {
 			pv := uint32(vals[si.pred].Lo(0))
@@ -353,15 +529,10 @@ func (r *BinaryReader) decodeBlock() error {
 		}
 		laneOps += uint64(bits.OnesCount32(act)) * si.elems
 	}
-	if len(seqc)|len(gc)|len(wc)|len(mc)|len(pc)|len(vc) != 0 {
-		return r.instErr("block: bytes left after its %d instructions in a column", ni)
+	if len(vc) != 0 {
+		return r.instErr("block: bytes left after its %d instructions in a column", len(insts))
 	}
-	r.seq, r.group, r.warp = seq, group, warp
 	r.laneOps += laneOps
-	r.at = len(r.recs) - len(p)
-	r.left -= ni
-	r.lastRep = false
-	r.blkAt = 0
 	return nil
 }
 

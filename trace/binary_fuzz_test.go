@@ -44,6 +44,18 @@ func FuzzBinaryReader(f *testing.F) {
 		}
 	}
 	f.Add(writeTrace(f, testHeader, folded, WithChunkInsts(4), WithSplit(SplitHeader{Parts: 2, Slices: 1, Chunks: 1, EndChunk: 1, Combined: true})))
+	// Rows alone (mask 0: no vectors in the block) among instructions
+	// with lanes, and between fold records.
+	var rows []*Inst
+	for i, in := range folded {
+		if in.Dir == nil && i%3 != 2 {
+			c := *in
+			c.Mask = 0
+			in = &c
+		}
+		rows = append(rows, in)
+	}
+	f.Add(writeTrace(f, testHeader, rows, WithChunkInsts(4), WithSplit(SplitHeader{Parts: 2, Slices: 1, Chunks: 1, EndChunk: 1, Combined: true})))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if r, err := NewBinaryReader(bytes.NewReader(data), WithStaticParser(fakeParse)); err == nil && r.Split() != nil {
 			// A split file read a block at a time: an error, never a panic.

@@ -216,6 +216,10 @@ type staticInfo struct {
 	predNeg bool
 	lanes   int // list backing: the most its lists can use, high halves included
 	inputs  []inputInfo
+	// zero is the vectors of a block's instruction without a lane in the
+	// partition (mask 0), which has none in the file: a zero broadcast
+	// an input, shared, its capacity its length.
+	zero []Vector
 }
 
 type inputInfo struct {
@@ -230,6 +234,7 @@ func newStaticInfo(s *Static) *staticInfo {
 		si.inputs = append(si.inputs, inputInfo{n: n, wide: s.Inputs[j].Bits == 128})
 		si.lanes += 2 * n // validStatic bounds n
 	}
+	si.zero = make([]Vector, len(s.Inputs))
 	return si
 }
 
