@@ -1154,8 +1154,26 @@ func (r *BinaryReader) maskRepeats(max int) (n int, dg, dw int64) {
 	masks := r.repMasks[:0]
 	var lanes, lastOps uint64
 	at, lastAt, lastN := r.at, 0, 0
-	for n < max && n < r.left && len(p) >= 4 && p[0] == head[0] && p[1] == head[1] && p[2] == head[2] {
-		mp, k := uvarint(p[3:])
+	head24 := uint64(head[0]) | uint64(head[1])<<8 | uint64(head[2])<<16
+	for n < max && n < r.left && len(p) >= 4 {
+		var mp uint64
+		var k int
+		if len(p) >= 8 {
+			// Head and mask in one load: the three bytes, then a
+			// varint of at most 5 bytes (32 bits).
+			x := binary.LittleEndian.Uint64(p)
+			stop := ^x & 0x8080808080000000
+			if x&0xffffff != head24 || stop == 0 {
+				break
+			}
+			k = bits.TrailingZeros64(stop)>>3 - 2
+			mp = gather7(x>>24, k)
+		} else {
+			if p[0] != head[0] || p[1] != head[1] || p[2] != head[2] {
+				break
+			}
+			mp, k = uvarint(p[3:])
+		}
 		m := 3 + k + len(tail)
 		if k <= 0 || mp > 0xFFFFFFFF || m > len(p) || string(p[3+k:m]) != string(tail) {
 			break
