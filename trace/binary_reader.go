@@ -1087,7 +1087,9 @@ func (r *BinaryReader) repeat() {
 // that are its record's bytes again (see [Source]'s Repeats), in this chunk:
 // each is that instruction with the record's group and warp deltas
 // applied once more, as repeat decodes it, without an Inst filled per
-// record. A hot counter's replay reads its instructions so.
+// record. A hot counter's replay reads its instructions so; and when the
+// record just after is the last one's bytes but for its deltas (a hot
+// counter's second warp of a group), the run of that record's bytes.
 //
 // Records that are the last one's under other masks (an append queue's
 // warps, each its own lanes) are handed over too, their masks in
@@ -1102,14 +1104,22 @@ func (r *BinaryReader) Repeats(max int) (n int, dg, dw int64) {
 	}
 	rec := r.recs[r.repAt : r.repAt+r.repN]
 	p := r.recs[r.at:]
-	if r.lastRep {
-		for n < max && n < r.left && len(p) >= len(rec) && string(p[:len(rec)]) == string(rec) {
-			p = p[len(rec):]
-			n++
+	if !r.lastRep || len(p) < len(rec) || string(p[:len(rec)]) != string(rec) {
+		// Not the last record's bytes again. Its bytes but for its
+		// group and warp deltas (a hot counter's second warp of a group,
+		// after the first, which moved to the group): that record is
+		// the one the run repeats, under its deltas.
+		k := len(rec)
+		if k < 4 || len(p) < k || p[0] != rec[0] || rec[1]|rec[2]|p[1]|p[2] >= 0x80 || string(p[3:k]) != string(rec[3:]) {
+			return r.maskRepeats(max)
 		}
+		r.repAt, r.repDg, r.repDw = r.at, unzigzag(uint64(p[1])), unzigzag(uint64(p[2]))
+		r.lastRep, r.lastMask = true, false
+		rec = p[:k]
 	}
-	if n == 0 {
-		return r.maskRepeats(max)
+	for n < max && n < r.left && len(p) >= len(rec) && string(p[:len(rec)]) == string(rec) {
+		p = p[len(rec):]
+		n++
 	}
 	r.at += n * len(rec)
 	r.left -= n
@@ -1124,8 +1134,8 @@ func (r *BinaryReader) Repeats(max int) (n int, dg, dw int64) {
 
 // maskRepeats is Repeats of the records after the last one that are its
 // bytes but for their masks, each record's code, group and warp deltas of
-// one byte, the deltas those of the first it takes, whose mask is another:
-// the check decodeInst makes of one such record, in a loop that reads only
+// one byte, the deltas those of the first it takes (whose mask is another:
+// Repeats took it otherwise): the check decodeInst makes of one such record, in a loop that reads only
 // the masks, into repMasks (RepeatMasks). The last it takes becomes the
 // record the next is compared with, as decodeInst's would.
 func (r *BinaryReader) maskRepeats(max int) (n int, dg, dw int64) {
@@ -1179,12 +1189,6 @@ func (r *BinaryReader) maskRepeats(max int) (n int, dg, dw int64) {
 			break
 		}
 		mask := uint32(mp) ^ si.exec
-		if n == 0 && mask == in.Mask {
-			// The instruction again under its own mask but for its
-			// deltas (a hot counter's warp after the first): decodeInst
-			// takes it, and the byte-for-byte repeats after it, faster.
-			break
-		}
 		masks = append(masks, mask)
 		lastOps = uint64(bits.OnesCount32(mask&keep)) * si.elems
 		lanes += lastOps
