@@ -406,13 +406,20 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	if n > 0 && shares && b.repeats(p, mem) {
 		// The warp of the instruction before, again (a hot counter's):
 		// its sources and vectors, copied; only where it stands differs,
-		// and its lanes when its mask does (an append queue's).
+		// and its lanes when its mask does (an append queue's). Copied
+		// field by field (see push): the last was stored so, and a whole
+		// binst copied in 16-byte loads waits for those stores to reach
+		// the cache (what batch.add stalled on, per record, in an append
+		// queue's profile).
 		bi := push(&b.insts)
-		*bi = b.insts[n-1]
+		last := &b.insts[n-1]
 		bi.Seq, bi.Line, bi.Group, bi.Warp = in.Seq, in.Line, in.Group, in.Warp
-		if bi.Mask != in.Mask {
+		bi.pi, bi.vals, bi.mem = last.pi, last.vals, last.mem
+		bi.Mask, bi.active = last.Mask, last.active
+		if last.Mask != in.Mask {
 			bi.Mask, bi.active = in.Mask, in.Active()
 		}
+		bi.bUni, bi.cUni, bi.bVal, bi.cVal = last.bUni, last.cUni, last.bVal, last.cVal
 		bi.slot, bi.pos = uint32(b.nslots), uint32(n)
 		b.nslots += bits.OnesCount32(bi.active) * in.Static.Elems
 		return

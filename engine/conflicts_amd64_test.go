@@ -112,3 +112,82 @@ func BenchmarkSumLanes(b *testing.B) {
 		b.Fatal("no warp counted")
 	}
 }
+
+// TestSumLanes16AVX512: a SIMD16 warp (vISA's, LSC's) summed by
+// sumLanes16AVX512 adds to the page's sums what sumLanesN adds, and
+// counts its distinct addresses and largest conflict alike, on warps of
+// 1 to 1024 words, every lane on one word, every lane distinct, and a
+// lane's address copied to another of either half.
+func TestSumLanes16AVX512(t *testing.T) {
+	if !hasConflictsAVX512() {
+		t.Skip("this CPU has no AVX-512 CD and VPOPCNTDQ: SIMD16 warps are counted by Go's loop only (every other test)")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	var ps pageConflicts
+	var goSums, simdSums [shard.PageWords]uint64
+	for trial := range 20000 {
+		words := []uint64{1, 2, 3, 8, 17, 32, 256, 1024}[trial%8]
+		page := uint64(rng.Uint32()) << shard.PageShift
+		var addrs [trace.MaxLanes / 2]uint64
+		for k := range addrs {
+			addrs[k] = page | rng.Uint64N(words)*4
+		}
+		switch trial % 4 {
+		case 1:
+			addrs[rng.IntN(16)] = addrs[rng.IntN(16)]
+		case 2:
+			for k := range addrs {
+				addrs[k] = page | uint64(k)*4
+			}
+			rng.Shuffle(16, func(i, j int) { addrs[i], addrs[j] = addrs[j], addrs[i] })
+		}
+		v := rng.Uint32()
+		if trial%7 == 0 {
+			v = ^uint32(0) // the low halves carry
+		}
+		ps.next()
+		want, wantMax := sumLanesN(&goSums, addrs[:], v, &ps.counts, ps.gen)
+		got, gotMax := sumLanes16AVX512(&simdSums, &addrs, v)
+		if got != want || gotMax != wantMax || simdSums != goSums {
+			t.Fatalf("trial %d: sumLanes16AVX512 counts %d and %d, sumLanesN %d and %d; sums equal: %v\naddrs %x", trial, got, gotMax, want, wantMax, simdSums == goSums, addrs)
+		}
+	}
+}
+
+// BenchmarkSumLanes16 is BenchmarkSumLanes of SIMD16 warps (16 lanes on
+// 256 words of a page): sumLanesN and sumLanes16AVX512.
+func BenchmarkSumLanes16(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	warps := make([][trace.MaxLanes / 2]uint64, 1024)
+	for i := range warps {
+		for k := range warps[i] {
+			warps[i][k] = 0x7000 + rng.Uint64N(256)*4
+		}
+	}
+	var acc pageAcc
+	var ps pageConflicts
+	var sink uint32
+	b.Run("go", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			ps.next()
+			d, m := sumLanesN(&acc.sums, warps[i&1023][:], 1, &ps.counts, ps.gen)
+			sink += d + m
+			i++
+		}
+	})
+	b.Run("simd", func(b *testing.B) {
+		if !hasConflictsAVX512() {
+			b.Skip("no AVX-512 CD and VPOPCNTDQ")
+		}
+		i := 0
+		for b.Loop() {
+			d, m := sumLanes16AVX512(&acc.sums, &warps[i&1023], 1)
+			sink += d + m
+			i++
+		}
+	})
+	if sink == 0 {
+		b.Fatal("no warp counted")
+	}
+}

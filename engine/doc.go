@@ -95,7 +95,9 @@
 //     source that declares trace.CapArena decodes the lists straight into
 //     that arena; one that declares trace.CapRepeat hands over the records
 //     that repeat the instruction just read at once, as many as the batch
-//     has room for, and they are added as copies of it (addRepeats).
+//     has room for, and they are added as copies of it (addRepeats), each
+//     under its own mask when they differ in theirs (an append queue's:
+//     trace.Inst.RepeatMasks).
 //  2. compute: the batch is cut into one contiguous instruction range per
 //     expanding worker; each expands its lanes (effective address, fault
 //     checks, statistics) and routes each access that did not fault as an

@@ -592,7 +592,7 @@ func (e *replayer) fill(b *batch, src trace.Source) (eof bool) {
 			// many as the batch has room for, taken at once.
 			if room := e.opts.batchInsts - len(b.insts); room > 0 {
 				if k, dg, dw := src.Repeats(room); k > 0 {
-					e.addRepeats(b, in.Static, k, dg, dw)
+					e.addRepeats(b, in, k, dg, dw)
 				}
 			}
 		}
@@ -620,17 +620,35 @@ func (e *replayer) sizeFirstVecs(b *batch) {
 	}
 }
 
-// addRepeats adds k instructions that repeat the batch's last one, of
-// Static st, each with its Seq one more and its Group and Warp advanced by
-// dg and dw (trace.CapRepeat): copies of it, as batch.add makes of a
-// repeated warp, but without a trace.Inst each. Only a per-group space's
-// memory changes with the group.
-func (e *replayer) addRepeats(b *batch, st *trace.Static, k int, dg, dw int64) {
+// addRepeats adds k instructions that repeat the batch's last one, in
+// (trace.CapRepeat), each with its Seq one more and its Group and Warp
+// advanced by dg and dw, and its mask in.RepeatMasks's when the source
+// gave them (an append queue's warps): copies of it, as batch.add makes
+// of a repeated warp, but without a trace.Inst each. Only a per-group
+// space's memory changes with the group.
+func (e *replayer) addRepeats(b *batch, in *trace.Inst, k int, dg, dw int64) {
+	st := in.Static
 	last := b.insts[len(b.insts)-1]
 	lanes := bits.OnesCount32(last.active) * st.Elems
 	perGroup := st.Space.PerGroup() && dg != 0
 	b.repeatInsts += k
 	b.insts = slices.Grow(b.insts, k)
+	if masks := in.RepeatMasks; len(masks) == k {
+		keep := in.ActiveOf(^uint32(0)) // the predicate's lanes: the same vectors
+		for i, m := range masks {
+			bi := push(&b.insts)
+			*bi = last
+			j := int64(i + 1)
+			bi.Seq, bi.Group, bi.Warp = last.Seq+uint64(j), last.Group+j*dg, last.Warp+j*dw
+			bi.Mask, bi.active = m, m&keep
+			bi.slot, bi.pos = uint32(b.nslots), uint32(len(b.insts)-1)
+			if perGroup {
+				bi.mem = e.memOf(st.Space, bi.Group)
+			}
+			b.nslots += bits.OnesCount32(bi.active) * st.Elems
+		}
+		return
+	}
 	for i := 1; i <= k; i++ {
 		bi := push(&b.insts)
 		*bi = last

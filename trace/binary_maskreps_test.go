@@ -55,6 +55,7 @@ func TestBinaryMaskRepeatsAnyMaskLength(t *testing.T) {
 			}
 			var got []*Inst
 			var arena []uint64
+			masked := 0 // records Repeats took under their own masks
 			for {
 				var in *Inst
 				reps := r.maskReps
@@ -73,16 +74,27 @@ func TestBinaryMaskRepeatsAnyMaskLength(t *testing.T) {
 				if into {
 					continue
 				}
+				reps = r.maskReps
 				n, dg, dw := r.Repeats(2)
-				if n > 0 && r.maskReps > reps {
-					// Right after a mask repeat, the next record is
-					// most likely another mask: Repeats does not look.
-					t.Fatalf("chunks of %d: Repeats took %d records after record %d, a mask repeat", chunk, n, len(got)-1)
+				if ms := in.RepeatMasks; ms != nil {
+					// Right after a mask repeat, the next records
+					// are most likely other masks: Repeats takes them
+					// with their masks (maskRepeats).
+					if len(ms) != n {
+						t.Fatalf("chunks of %d: Repeats took %d records after record %d with %d masks", chunk, n, len(got)-1, len(ms))
+					}
+					if r.maskReps != reps+n {
+						t.Errorf("chunks of %d: %d records counted as mask repeats, want %d", chunk, r.maskReps-reps, n)
+					}
+					masked += n
 				}
 				last := got[len(got)-1]
 				for i := 1; i <= n; i++ {
 					c := cloneInst(last)
 					c.Seq, c.Group, c.Warp = last.Seq+uint64(i), last.Group+int64(i)*dg, last.Warp+int64(i)*dw
+					if in.RepeatMasks != nil {
+						c.Mask = in.RepeatMasks[i-1]
+					}
 					got = append(got, c)
 				}
 			}
@@ -93,6 +105,9 @@ func TestBinaryMaskRepeatsAnyMaskLength(t *testing.T) {
 				if !reflect.DeepEqual(got[i], want[i]) {
 					t.Fatalf("chunks of %d (into %v), record %d:\n got %+v\nwant %+v", chunk, into, i, got[i], want[i])
 				}
+			}
+			if !into && masked < len(insts)/4 {
+				t.Errorf("chunks of %d: Repeats took %d of %d records under masks of their own", chunk, masked, len(insts))
 			}
 			// A record is a mask repeat unless it opens a chunk, opens
 			// the CAS's run, or repeats the record before byte for byte.

@@ -200,6 +200,11 @@ type BinaryReader struct {
 	// one that took the record before's under another mask (an append
 	// queue's, after which the next is another mask again).
 	lastRep bool
+	// lastMask: the last record returned took the record before's under
+	// another mask; Repeats may go on from it with masks of their own
+	// (maskRepeats, into repMasks).
+	lastMask bool
+	repMasks []uint32
 	// warps keeps each warp's last record with a list (warpRecs); made
 	// on first use. noWarpRecs turns it off (tests).
 	warps      *warpRecs
@@ -513,6 +518,9 @@ func (r *BinaryReader) NextInto(arena []uint64) (*Inst, []uint64, error) {
 }
 
 func (r *BinaryReader) next(arena []uint64, into bool) (*Inst, []uint64, error) {
+	if r.inst.RepeatMasks != nil {
+		r.inst.RepeatMasks = nil // Repeats' alone
+	}
 	if r.blkAt < len(r.blk.Insts) && r.err == nil {
 		in, arena := r.nextInBlock(arena, into)
 		return in, arena, nil
@@ -600,7 +608,7 @@ func (r *BinaryReader) decodeDirective() error {
 	r.dinst = Inst{Seq: r.seq, Dir: &r.dir}
 	r.at = len(r.recs) - len(c.p)
 	r.left--
-	r.lastRep = false
+	r.lastRep, r.lastMask = false, false
 	return nil
 }
 
@@ -724,7 +732,7 @@ func (r *BinaryReader) beginChunk(fb *frameBuf) error {
 	if c.err != nil {
 		return r.fail("static table: %v", c.err)
 	}
-	r.recs, r.at, r.repN, r.lastRep = c.p, 0, 0, false
+	r.recs, r.at, r.repN, r.lastRep, r.lastMask = c.p, 0, 0, false, false
 	if r.warps != nil {
 		r.warps.newChunk()
 	}
@@ -811,10 +819,9 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 					r.maskReps++
 					r.repeat()
 					// The next record is most likely another mask
-					// again, not this one's bytes: Repeats takes none
-					// after it, and a run of this mask is taken from
-					// its second record on.
-					r.lastRep = false
+					// again, not this one's bytes: Repeats takes the
+					// records after it under their masks.
+					r.lastRep, r.lastMask = false, true
 					return nil
 				}
 			}
@@ -904,7 +911,7 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 	if at == 0 { // no list: the record's bytes are the whole instruction
 		r.repAt, r.repN, r.repDg, r.repDw, r.repOps, r.repCode = start, r.at-start, unzigzag(dg), unzigzag(dw), ops, code
 	}
-	r.lastRep = r.repN > 0
+	r.lastRep, r.lastMask = r.repN > 0, false
 	return nil
 }
 
@@ -1085,19 +1092,39 @@ func (r *BinaryReader) repeat() {
 // that are its record's bytes again (see [Source]'s Repeats), in this chunk:
 // each is that instruction with the record's group and warp deltas
 // applied once more, as repeat decodes it, without an Inst filled per
-// record. A hot counter's replay reads its instructions so.
+// record. A hot counter's replay reads its instructions so; and when the
+// record just after is the last one's bytes but for its deltas (a hot
+// counter's second warp of a group), the run of that record's bytes.
+//
+// Records that are the last one's under other masks (an append queue's
+// warps, each its own lanes) are handed over too, their masks in
+// RepeatMasks (maskRepeats), when the record just after is not the last
+// one's bytes again.
 func (r *BinaryReader) Repeats(max int) (n int, dg, dw int64) {
-	if !r.lastRep || r.err != nil || r.split != nil {
+	if r.inst.RepeatMasks != nil {
+		r.inst.RepeatMasks = nil
+	}
+	if !(r.lastRep || r.lastMask) || r.err != nil || r.split != nil {
 		return 0, 0, 0
 	}
 	rec := r.recs[r.repAt : r.repAt+r.repN]
 	p := r.recs[r.at:]
+	if !r.lastRep || len(p) < len(rec) || string(p[:len(rec)]) != string(rec) {
+		// Not the last record's bytes again. Its bytes but for its
+		// group and warp deltas (a hot counter's second warp of a group,
+		// after the first, which moved to the group): that record is
+		// the one the run repeats, under its deltas.
+		k := len(rec)
+		if k < 4 || len(p) < k || p[0] != rec[0] || rec[1]|rec[2]|p[1]|p[2] >= 0x80 || string(p[3:k]) != string(rec[3:]) {
+			return r.maskRepeats(max)
+		}
+		r.repAt, r.repDg, r.repDw = r.at, unzigzag(uint64(p[1])), unzigzag(uint64(p[2]))
+		r.lastRep, r.lastMask = true, false
+		rec = p[:k]
+	}
 	for n < max && n < r.left && len(p) >= len(rec) && string(p[:len(rec)]) == string(rec) {
 		p = p[len(rec):]
 		n++
-	}
-	if n == 0 {
-		return 0, 0, 0
 	}
 	r.at += n * len(rec)
 	r.left -= n
@@ -1108,6 +1135,90 @@ func (r *BinaryReader) Repeats(max int) (n int, dg, dw int64) {
 	in := &r.inst
 	in.Seq, in.Group, in.Warp = r.seq-1, r.group, r.warp
 	return n, r.repDg, r.repDw
+}
+
+// maskRepeats is Repeats of the records after the last one that are its
+// bytes but for their masks, each record's code, group and warp deltas of
+// one byte, the deltas those of the first it takes (whose mask is another:
+// Repeats took it otherwise): the check decodeInst makes of one such record, in a loop that reads only
+// the masks, into repMasks (RepeatMasks). The last it takes becomes the
+// record the next is compared with, as decodeInst's would.
+func (r *BinaryReader) maskRepeats(max int) (n int, dg, dw int64) {
+	rec := r.recs[r.repAt : r.repAt+r.repN]
+	p := r.recs[r.at:]
+	if len(rec) < 4 || len(p) < 4 || rec[0]|rec[1]|rec[2] >= 0x80 || p[0] != rec[0] || p[1]|p[2] >= 0x80 {
+		return 0, 0, 0
+	}
+	_, kr := uvarint(rec[3:])
+	if kr <= 0 {
+		return 0, 0, 0
+	}
+	tail := rec[3+kr:] // the vectors' bytes
+	head := [3]byte{p[0], p[1], p[2]}
+	si := r.statics[r.repCode]
+	in := &r.inst
+	keep := ^uint32(0)
+	if si.pred >= 0 {
+		// The predicate is a vector of the record's tail: the same for all.
+		keep = uint32(in.Vals[si.pred].Lo(0))
+		if si.predNeg {
+			keep = ^keep
+		}
+	}
+	keep &= si.exec
+	masks := r.repMasks[:0]
+	var lanes, lastOps uint64
+	at, lastAt, lastN := r.at, 0, 0
+	head24 := uint64(head[0]) | uint64(head[1])<<8 | uint64(head[2])<<16
+	for n < max && n < r.left && len(p) >= 4 {
+		var mp uint64
+		var k int
+		if len(p) >= 8 {
+			// Head and mask in one load: the three bytes, then a
+			// varint of at most 5 bytes (32 bits).
+			x := binary.LittleEndian.Uint64(p)
+			stop := ^x & 0x8080808080000000
+			if x&0xffffff != head24 || stop == 0 {
+				break
+			}
+			k = bits.TrailingZeros64(stop)>>3 - 2
+			mp = gather7(x>>24, k)
+		} else {
+			if p[0] != head[0] || p[1] != head[1] || p[2] != head[2] {
+				break
+			}
+			mp, k = uvarint(p[3:])
+		}
+		m := 3 + k + len(tail)
+		if k <= 0 || mp > 0xFFFFFFFF || m > len(p) || string(p[3+k:m]) != string(tail) {
+			break
+		}
+		mask := uint32(mp) ^ si.exec
+		masks = append(masks, mask)
+		lastOps = uint64(bits.OnesCount32(mask&keep)) * si.elems
+		lanes += lastOps
+		lastAt, lastN = at, m
+		at += m
+		p = p[m:]
+		n++
+	}
+	r.repMasks = masks
+	if n == 0 {
+		return 0, 0, 0
+	}
+	dg, dw = unzigzag(uint64(head[1])), unzigzag(uint64(head[2]))
+	r.at = at
+	r.left -= n
+	r.seq += uint64(n)
+	r.group += int64(n) * dg
+	r.warp += int64(n) * dw
+	r.laneOps += lanes
+	r.maskReps += n
+	r.repAt, r.repN, r.repDg, r.repDw, r.repOps = lastAt, lastN, dg, dw, lastOps
+	r.lastRep, r.lastMask = false, true
+	in.Seq, in.Group, in.Warp, in.Mask = r.seq-1, r.group, r.warp, masks[n-1]
+	in.RepeatMasks = masks
+	return n, dg, dw
 }
 
 // decodeVector decodes input j's vector into v: its kind byte, then a

@@ -1262,7 +1262,7 @@ func TestBinaryRepeatedRecords(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []*Inst
-			taken := 0
+			taken, masked := 0, 0
 			for {
 				in, err := r.Next()
 				if err == io.EOF {
@@ -1276,10 +1276,17 @@ func TestBinaryRepeatedRecords(t *testing.T) {
 				if n > max || n > 0 && (in.Dir != nil || in.Vals[0].Kind == VecList) {
 					t.Fatalf("chunks of %d, max %d: %d repeats of record %d %+v", chunk, max, n, len(got)-1, in)
 				}
+				if ms := in.RepeatMasks; ms != nil && len(ms) != n {
+					t.Fatalf("chunks of %d, max %d: %d repeats of record %d with %d masks", chunk, max, n, len(got)-1, len(ms))
+				}
 				last := got[len(got)-1]
 				for i := 1; i <= n; i++ {
 					c := cloneInst(last)
 					c.Seq, c.Group, c.Warp = last.Seq+uint64(i), last.Group+int64(i)*dg, last.Warp+int64(i)*dw
+					if in.RepeatMasks != nil {
+						c.Mask = in.RepeatMasks[i-1]
+						masked++
+					}
 					got = append(got, c)
 				}
 				taken += n
@@ -1292,8 +1299,8 @@ func TestBinaryRepeatedRecords(t *testing.T) {
 					t.Fatalf("chunks of %d, max %d, record %d (Repeats):\n got %+v\nwant %+v", chunk, max, i, got[i], want[i])
 				}
 			}
-			if taken == 0 {
-				t.Errorf("chunks of %d, max %d: Repeats took no record", chunk, max)
+			if taken == 0 || masked == 0 {
+				t.Errorf("chunks of %d, max %d: Repeats took %d records, %d of them under masks of their own", chunk, max, taken, masked)
 			}
 		}
 	}

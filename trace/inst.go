@@ -120,6 +120,12 @@ type Inst struct {
 	// the lanes that have an element in the file's partition, and Part
 	// what the instruction's statistics row needs beyond them.
 	Part *PartInfo
+	// RepeatMasks is set only by a Repeats (Source, CapRepeat) that
+	// consumed records repeating this instruction but for their masks
+	// (an append queue's warps): the i-th's Mask is RepeatMasks[i-1].
+	// Nil otherwise: after Next, NextInto, or a Repeats of records that
+	// have the instruction's own mask.
+	RepeatMasks []uint32
 }
 
 // PartInfo is what a split file says of an instruction beyond the lanes
@@ -146,9 +152,13 @@ func (s *Static) ExecMask() uint32 {
 
 // Active is the mask of lanes that run: active, within the execution size,
 // and passing the predicate.
-func (in *Inst) Active() uint32 {
+func (in *Inst) Active() uint32 { return in.ActiveOf(in.Mask) }
+
+// ActiveOf is Active of the instruction under another mask: the lanes of
+// mask within the execution size and passing the predicate.
+func (in *Inst) ActiveOf(mask uint32) uint32 {
 	s := in.Static
-	m := in.Mask & s.ExecMask()
+	m := mask & s.ExecMask()
 	if s.Pred >= 0 {
 		p := uint32(in.Vals[s.Pred].Lo(0))
 		if s.PredNeg {

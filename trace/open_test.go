@@ -11,8 +11,8 @@ import (
 )
 
 // openTasm is a small text trace: a hot counter over warps 0 to 4 (the
-// records of warps 2 to 4 repeat warp 1's, which advanced the warp by
-// one) and an instruction with a list of 1 to 32.
+// records of warps 1 to 4 repeat warp 0's but for the warp's delta, one)
+// and an instruction with a list of 1 to 32.
 var openTasm = `.region global 0x1000 0x1000
 .warp 0
 atom.global.add.u32 _, [a], 1; | a=0x1000
@@ -226,8 +226,8 @@ func TestOpenForwardsFastPaths(t *testing.T) {
 		}
 		repeats += n
 	}
-	if insts != 3 || repeats != 3 {
-		t.Errorf("read %d instructions and %d repeats, want 3 (warps 0 and 1, the list) and 3 (warps 2 to 4)", insts, repeats)
+	if insts != 2 || repeats != 4 {
+		t.Errorf("read %d instructions and %d repeats, want 2 (warp 0, the list) and 4 (warps 1 to 4)", insts, repeats)
 	}
 	if len(arena) != 32 || arena[3] != 4 || arena[31] != 32 {
 		t.Errorf("the arena holds %v, want the list 1 to 32", arena)

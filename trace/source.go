@@ -37,14 +37,15 @@ type Source interface {
 	NextInto(arena []uint64) (*Inst, []uint64, error)
 	// Repeats consumes up to max of the records that follow the
 	// instruction Next or NextInto last returned, as long as each is that
-	// instruction again: the same Static, Mask and Vals (it has no list),
-	// its Group and Warp advanced by the same dg and dw as that
-	// instruction's own record advanced them. It returns how many it
-	// consumed, n: the i-th (1 to n) is the instruction with Seq+i,
-	// Group+i·dg and Warp+i·dw; Next goes on after the last. It consumes
-	// none when the last record returned was not such an instruction (a
-	// directive, an instruction with a list, none yet). Only with
-	// CapRepeat.
+	// instruction again: the same Static and Vals (it has no list), and
+	// the same Mask unless the instruction's RepeatMasks says otherwise,
+	// each record advancing Group and Warp by the same dg and dw. It
+	// returns how many it consumed, n: the i-th (1 to n) is the
+	// instruction with Seq+i, Group+i·dg, Warp+i·dw and, when
+	// RepeatMasks is set (len n), Mask RepeatMasks[i-1]; Next goes on
+	// after the last. It consumes none when the last record returned was
+	// not such an instruction (a directive, an instruction with a list,
+	// none yet). Only with CapRepeat.
 	Repeats(max int) (n int, dg, dw int64)
 	// NextBlock returns the next records of a partition's split files
 	// (docs/FORMAT.md, "Split files") a block of instructions at a time:
