@@ -426,6 +426,12 @@ type writeQueue struct {
 	chunk   int          // the rows of a chunk (mergeChunk)
 	stopped *atomic.Bool // the writer or a merge failed: the merges stop
 	pool    *wordPool    // the storage of the records the merges read (openTableCols)
+	// w, when set, is the Writer, which the one merge of the first phase
+	// (mergeTables) calls itself, instead of sending jobs: no other
+	// goroutine calls it meanwhile. The instructions' merge then hands it
+	// its runs' rows where its records hold them (runDirect), not copied
+	// into chunks for the writing goroutine.
+	w *Writer
 }
 
 // writeJob writes one chunk of rows, then gives the chunk's storage back
@@ -476,6 +482,11 @@ func mergeTables(w *Writer, chunk int, phases [][]func(q *writeQueue) error) err
 			ahead = mergeAhead
 		}
 		q := &writeQueue{jobs: make(chan writeJob, ahead*max(1, len(merges))), ahead: ahead, chunk: chunk, stopped: stopped, pool: pool}
+		if p == 0 && len(merges) == 1 {
+			// The later phases' merges send jobs, which this goroutine
+			// writes only once the first phase's merge has returned.
+			q.w = w
+		}
 		queues = append(queues, q)
 		var wg sync.WaitGroup
 		for _, m := range merges {
@@ -559,6 +570,14 @@ func (c *instChunks) flush(final bool) error {
 		return nil
 	}
 	cols := c.cols
+	if w := c.q.w; w != nil {
+		if c.q.stopped.Load() {
+			return errStopped
+		}
+		err := w.instructionCols(*cols)
+		cols.truncate(0)
+		return err
+	}
 	err := c.q.send(writeJob{
 		write: func(w *Writer) error { return w.instructionCols(*cols) },
 		done:  func() { cols.truncate(0); c.free <- cols },
@@ -1496,33 +1515,33 @@ func (c *instructionCursor) static(r int, parsed map[string]*trace.Static) (*tra
 	return s, nil
 }
 
-// run appends to out the rows of c from its current one on, within its
-// record, that are instructions next, next+1, ... below bound, as many as
-// out's chunk has room for (at least one: the current row, instruction
-// next), and returns how many. It goes a column at a time: a run of one
-// partition's rows (a slice's instructions) is most of the table.
-func (c *instructionCursor) run(next, bound uint64, parsed map[string]*trace.Static, out *instChunks) (int, error) {
-	r0 := c.rowCursor.row
-	seq := c.seq.Uint64Values()[r0:c.rows]
-	n := min(len(seq), out.room())
+// runRows is how many of c's rows from its current one on, within its
+// record, are instructions next, next+1, ... below bound, at most room
+// (at least one: the current row, instruction next).
+func (c *instructionCursor) runRows(next, bound uint64, room int) int {
+	seq := c.seq.Uint64Values()[c.rowCursor.row:c.rows]
+	n := min(len(seq), room)
 	if left := bound - next; left < uint64(n) {
 		n = int(left)
 	}
 	for i := range n {
 		if seq[i] != next+uint64(i) {
-			n = i
-			break
+			return i
 		}
 	}
-	cols := out.cols
-	o := cols.grow(n)
-	statics := cols.static[o:]
+	return n
+}
+
+// staticsOf sets statics[i] to the instruction of row r0+i, for i <
+// len(statics); on an error, it returns how many it set.
+func (c *instructionCursor) staticsOf(r0 int, statics []*trace.Static, parsed map[string]*trace.Static) (int, error) {
 	var (
 		last  *trace.Static
 		lastK = int32(-1)
 		lastD [3]int32
 		from  int // the first row of statics not yet set
 	)
+	n := len(statics)
 	if c.oneKind {
 		// One dialect, op and type in the record (key 0 each, checked
 		// against a text's on its first row, static): a row's text key
@@ -1531,7 +1550,6 @@ func (c *instructionCursor) run(next, bound uint64, parsed map[string]*trace.Sta
 			if k != lastK {
 				s, err := c.static(r0+i, parsed)
 				if err != nil {
-					cols.truncate(o + i)
 					return i, err
 				}
 				last, lastK = s, k
@@ -1547,14 +1565,37 @@ func (c *instructionCursor) run(next, bound uint64, parsed map[string]*trace.Sta
 		if k != lastK || kind != lastD {
 			s, err := c.static(r, parsed)
 			if err != nil {
-				cols.truncate(o + i)
 				return i, err
 			}
 			last, lastK, lastD = s, k, kind
 		}
 		statics[i] = last
 	}
-	copy(cols.seq[o:], seq[:n])
+	return n, nil
+}
+
+// run appends to out the rows of c from its current one on, within its
+// record, that are instructions next, next+1, ... below bound, as many as
+// out's chunk has room for (at least one: the current row, instruction
+// next), and returns how many. It goes a column at a time: a run of one
+// partition's rows (a slice's instructions) is most of the table.
+func (c *instructionCursor) run(next, bound uint64, parsed map[string]*trace.Static, out *instChunks) (int, error) {
+	r0 := c.rowCursor.row
+	n := c.runRows(next, bound, out.room())
+	cols := out.cols
+	o := cols.grow(n)
+	if i, err := c.staticsOf(r0, cols.static[o:o+n], parsed); err != nil {
+		cols.truncate(o + i)
+		return i, err
+	}
+	c.copyCols(cols, o, r0, n)
+	return n, nil
+}
+
+// copyCols copies rows [r0, r0+n) of c's numeric columns to rows [o,
+// o+n) of cols.
+func (c *instructionCursor) copyCols(cols *instCols, o, r0, n int) {
+	copy(cols.seq[o:], c.seq.Uint64Values()[r0:r0+n])
 	copy(cols.group[o:], c.group.Int64Values()[r0:r0+n])
 	copy(cols.warp[o:], c.warp.Int64Values()[r0:r0+n])
 	copy(cols.lanes[o:], c.lanes.Uint32Values()[r0:r0+n])
@@ -1563,7 +1604,33 @@ func (c *instructionCursor) run(next, bound uint64, parsed map[string]*trace.Sta
 	copy(cols.faults[o:], c.faults.Uint32Values()[r0:r0+n])
 	copy(cols.casFailed[o:], c.casFailed.Uint32Values()[r0:r0+n])
 	copy(cols.sectors[o:], c.sectors.Uint32Values()[r0:r0+n])
-	return n, nil
+}
+
+// runDirect is run for a merge that calls the Writer itself
+// (writeQueue.w): the rows go to it as they lie in c's record, with
+// their Statics in statics (room for the chunk's rows), not copied
+// into a chunk first. The rows out holds go first.
+func (c *instructionCursor) runDirect(next, bound uint64, parsed map[string]*trace.Static, out *instChunks, statics []*trace.Static) (int, error) {
+	if err := out.flush(true); err != nil {
+		return 0, err
+	}
+	r0 := c.rowCursor.row
+	n := c.runRows(next, bound, len(statics))
+	if _, err := c.staticsOf(r0, statics[:n], parsed); err != nil {
+		return 0, err
+	}
+	return n, out.q.w.instructionCols(c.view(r0, n, statics))
+}
+
+// view is rows [r0, r0+n) of c's record as instCols, their Statics
+// statics[:n].
+func (c *instructionCursor) view(r0, n int, statics []*trace.Static) instCols {
+	r1 := r0 + n
+	return instCols{seq: c.seq.Uint64Values()[r0:r1], static: statics[:n],
+		group: c.group.Int64Values()[r0:r1], warp: c.warp.Int64Values()[r0:r1],
+		lanes: c.lanes.Uint32Values()[r0:r1], addrs: c.addrs.Uint32Values()[r0:r1],
+		maxc: c.maxc.Uint32Values()[r0:r1], faults: c.faults.Uint32Values()[r0:r1],
+		casFailed: c.casFailed.Uint32Values()[r0:r1], sectors: c.sectors.Uint32Values()[r0:r1]}
 }
 
 // row is row r's statistics.
@@ -1594,6 +1661,10 @@ func mergeInstructions(q *writeQueue, parts []*partDir) error {
 		return err
 	}
 	out := newInstChunks(q)
+	var statics []*trace.Static // runDirect's
+	if q.w != nil {
+		statics = make([]*trace.Static, q.chunk)
+	}
 	parsed := map[string]*trace.Static{}
 	next := uint64(0)
 	seqOf := (*instructionCursor).seqAt
@@ -1642,7 +1713,13 @@ func mergeInstructions(q *writeQueue, parts []*partDir) error {
 		}
 		if next < bound { // a run of c's
 			for {
-				k, err := c.run(next, bound, parsed, out)
+				var k int
+				var err error
+				if q.w != nil {
+					k, err = c.runDirect(next, bound, parsed, out, statics)
+				} else {
+					k, err = c.run(next, bound, parsed, out)
+				}
 				if err != nil {
 					return err
 				}
