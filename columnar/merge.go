@@ -51,7 +51,11 @@ import (
 // merged files have the same schemas, encodings and row order as one
 // process's. The tables are merged on goroutines of their own, beside the
 // Writer's (mergeTables: the trace's tables, then addresses and memory,
-// which fill a bounded number of chunks ahead meanwhile), and each
+// which fill a bounded number of chunks ahead meanwhile; when the
+// instructions are the trace's one table, their merge calls the Writer
+// itself, with its runs' rows where its records hold them, and writes
+// the later tables' chunks between them, so that those are merged and
+// written beside it), and each
 // partition's file is decoded on a goroutine of its own, its next row
 // group once its cursor is half way through the one before (prefetch),
 // its string columns as their dictionaries' keys, its columns' storage
@@ -394,7 +398,9 @@ func merge(dirs []string, out string, chunk int, opts ...Option) error {
 // goroutine of its own (mergeTables), and the partitions' files read
 // ahead of the merge, each on its own (tableReader.prefetch): the tables'
 // merges and their files' decoding share the machine's cores, and the
-// Writer, not safe for concurrent use, is called from this goroutine.
+// Writer, not safe for concurrent use, is called from this goroutine, or
+// from the instructions' merge while it runs when it is the trace's one
+// table (mergeTables' direct).
 func mergeInto(w *Writer, parts []*partDir, chunk int) error {
 	var trace, after []func(q *writeQueue) error // the engine.Sink order: the trace's tables first
 	if _, ok := parts[0].files[tInstructions]; ok {
@@ -415,7 +421,9 @@ func mergeInto(w *Writer, parts []*partDir, chunk int) error {
 			trace = append(trace, m)
 		}
 	}
-	return mergeTables(w, chunk, [][]func(q *writeQueue) error{trace, after})
+	// The instructions' merge, when the trace's one, calls w itself.
+	direct := len(trace) == 1 && parts[0].files[tInstructions] != ""
+	return mergeTables(w, chunk, [][]func(q *writeQueue) error{trace, after}, direct)
 }
 
 // writeQueue hands a table merge's chunks of rows to the goroutine that
@@ -427,11 +435,49 @@ type writeQueue struct {
 	stopped *atomic.Bool // the writer or a merge failed: the merges stop
 	pool    *wordPool    // the storage of the records the merges read (openTableCols)
 	// w, when set, is the Writer, which the one merge of the first phase
-	// (mergeTables) calls itself, instead of sending jobs: no other
-	// goroutine calls it meanwhile. The instructions' merge then hands it
-	// its runs' rows where its records hold them (runDirect), not copied
-	// into chunks for the writing goroutine.
-	w *Writer
+	// (mergeTables: the instructions') calls itself, instead of sending
+	// jobs: it hands it its runs' rows where its records hold them
+	// (runDirect), not copied into chunks for another goroutine, and
+	// between them writes the jobs the later phases' merges have sent
+	// (later, drainLater), so that the tables after the trace are merged
+	// and written beside it, not after it. No other goroutine calls w
+	// until that merge has returned.
+	w     *Writer
+	later []*writeQueue
+}
+
+// drainLater writes the jobs that the later phases' merges have sent
+// and the writer has not taken, for q's merge, which calls the Writer
+// itself (q.w): those there now, without waiting for more.
+func (q *writeQueue) drainLater() error {
+	for i, l := range q.later {
+		if l == nil {
+			continue
+		}
+	jobs:
+		for {
+			select {
+			case j, ok := <-l.jobs:
+				if !ok {
+					q.later[i] = nil // its merges are done
+					break jobs
+				}
+				var err error
+				if q.stopped.Load() {
+					err = errStopped
+				} else {
+					err = j.write(q.w)
+				}
+				j.done()
+				if err != nil {
+					return err
+				}
+			default:
+				break jobs
+			}
+		}
+	}
+	return nil
 }
 
 // writeJob writes one chunk of rows, then gives the chunk's storage back
@@ -468,32 +514,47 @@ const (
 // mergeTables runs each merge on a goroutine of its own and writes the
 // chunks they send to w: every chunk of phases[0]'s merges, in the order
 // they come (each table's in its merge's order), then phases[1]'s, and so
-// on (the engine.Sink order of the tables).
-func mergeTables(w *Writer, chunk int, phases [][]func(q *writeQueue) error) error {
+// on (the engine.Sink order of the tables). With direct, phases[0] is one
+// merge that calls w itself (writeQueue.w) and writes the later phases'
+// chunks as they come, between its own rows (w.anyOrder); this goroutine
+// writes those left once it has returned.
+func mergeTables(w *Writer, chunk int, phases [][]func(q *writeQueue) error, direct bool) error {
 	stopped := new(atomic.Bool)
 	var errs []error
 	var mu sync.Mutex
 	var queues []*writeQueue
 	pool := &wordPool{}
 	defer pool.release() // every merge has returned, its readers closed
+	direct = direct && len(phases[0]) == 1
 	for p, merges := range phases {
 		ahead := traceAhead
 		if p > 0 {
 			ahead = mergeAhead
 		}
 		q := &writeQueue{jobs: make(chan writeJob, ahead*max(1, len(merges))), ahead: ahead, chunk: chunk, stopped: stopped, pool: pool}
-		if p == 0 && len(merges) == 1 {
-			// The later phases' merges send jobs, which this goroutine
-			// writes only once the first phase's merge has returned.
+		if p == 0 && direct {
 			q.w = w
+			w.anyOrder = true
+		} else if direct {
+			queues[0].later = append(queues[0].later, q)
 		}
 		queues = append(queues, q)
+	}
+	for p, merges := range phases {
+		q := queues[p]
 		var wg sync.WaitGroup
 		for _, m := range merges {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := m(q); err != nil {
+				err := m(q)
+				if err == nil && q.w != nil && !stopped.Load() {
+					// The trace's tables are complete: their files are
+					// finished beside the later tables' merges, as
+					// after a replay's trace.
+					err = q.w.endTrace()
+				}
+				if err != nil {
 					stopped.Store(true) // the others need not go on
 					mu.Lock()
 					errs = append(errs, err)
@@ -576,7 +637,10 @@ func (c *instChunks) flush(final bool) error {
 		}
 		err := w.instructionCols(*cols)
 		cols.truncate(0)
-		return err
+		if err != nil {
+			return err
+		}
+		return c.q.drainLater()
 	}
 	err := c.q.send(writeJob{
 		write: func(w *Writer) error { return w.instructionCols(*cols) },
@@ -1609,7 +1673,8 @@ func (c *instructionCursor) copyCols(cols *instCols, o, r0, n int) {
 // runDirect is run for a merge that calls the Writer itself
 // (writeQueue.w): the rows go to it as they lie in c's record, with
 // their Statics in statics (room for the chunk's rows), not copied
-// into a chunk first. The rows out holds go first.
+// into a chunk first. The rows out holds go first, and the later
+// tables' chunks sent meanwhile after (drainLater).
 func (c *instructionCursor) runDirect(next, bound uint64, parsed map[string]*trace.Static, out *instChunks, statics []*trace.Static) (int, error) {
 	if err := out.flush(true); err != nil {
 		return 0, err
@@ -1619,7 +1684,10 @@ func (c *instructionCursor) runDirect(next, bound uint64, parsed map[string]*tra
 	if _, err := c.staticsOf(r0, statics[:n], parsed); err != nil {
 		return 0, err
 	}
-	return n, out.q.w.instructionCols(c.view(r0, n, statics))
+	if err := out.q.w.instructionCols(c.view(r0, n, statics)); err != nil {
+		return 0, err
+	}
+	return n, out.q.drainLater()
 }
 
 // view is rows [r0, r0+n) of c's record as instCols, their Statics
