@@ -255,6 +255,35 @@ func readPartDir(dir string) (_ *partDir, err error) {
 	return p, nil
 }
 
+// readPartDirs is readPartDir of every directory of dirs, each on a
+// goroutine of its own (the footers' reads and parsing side by side), in
+// their order; the error is the first directory's that has one, and then
+// no file stays open.
+func readPartDirs(dirs []string) ([]*partDir, error) {
+	parts := make([]*partDir, len(dirs))
+	errs := make([]error, len(dirs))
+	var wg sync.WaitGroup
+	for i, d := range dirs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[i], errs[i] = readPartDir(d)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			for _, p := range parts {
+				if p != nil {
+					p.close()
+				}
+			}
+			return nil, errs[i]
+		}
+	}
+	return parts, nil
+}
+
 // checkParts checks that parts are the n partitions of one replay, each
 // once, with the same tables.
 func checkParts(parts []*partDir) error {
@@ -360,12 +389,9 @@ func merge(dirs []string, out string, chunk int, opts ...Option) error {
 			p.close()
 		}
 	}()
-	for _, d := range dirs {
-		p, err := readPartDir(d)
-		if err != nil {
-			return err
-		}
-		parts = append(parts, p)
+	parts, err := readPartDirs(dirs)
+	if err != nil {
+		return err
 	}
 	if err := checkParts(parts); err != nil {
 		return err
