@@ -1352,6 +1352,32 @@ func (w *Writer) commit() error {
 	if err := w.endTrace(); err != nil {
 		return err
 	}
+	// The other tables' last batches are written and their files
+	// finished (footer, fsync) while endTrace's goroutine may still
+	// finish the trace's (a merge's ends its trace just before Commit):
+	// the files' syncs side by side, not one after the other.
+	var later []*table
+	var laterOuts []*output
+	for id, t := range w.tables {
+		if t == nil || slices.Contains(traceTables[:], tableID(id)) {
+			continue
+		}
+		if t.b != nil {
+			if err := w.flush(t); err != nil {
+				return err
+			}
+		}
+		later = append(later, t)
+		laterOuts = append(laterOuts, t.outs...)
+	}
+	for _, t := range later {
+		if err := t.pipe.wait(); err != nil {
+			return err
+		}
+	}
+	if err := finishAll(laterOuts); err != nil {
+		return err
+	}
 	if err := w.waitTrace(); err != nil {
 		return err
 	}
@@ -1360,22 +1386,12 @@ func (w *Writer) commit() error {
 		if t == nil {
 			continue
 		}
-		if t.b != nil {
-			if err := w.flush(t); err != nil {
-				return err
-			}
-		}
-		outs = append(outs, t.outs...)
-	}
-	for _, t := range w.tables {
-		if t == nil {
-			continue
-		}
 		if err := t.pipe.wait(); err != nil {
 			return err
 		}
+		outs = append(outs, t.outs...)
 	}
-	if err := finishAll(outs); err != nil {
+	if err := finishAll(outs); err != nil { // the trace's, if endTrace's goroutine did not
 		return err
 	}
 	if err := w.publishAll(outs); err != nil {
