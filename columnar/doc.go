@@ -99,7 +99,9 @@
 //     (whether or not the instructions table is written), sorted by
 //     (dialect, op, type, space) as strings. The trace's tables (results,
 //     instructions, ops) are complete at the first addresses or memory
-//     rows (the engine.Sink order), or at Commit if none come: from then
+//     rows (the engine.Sink order; a merge's writer, which takes the
+//     tables' rows side by side, ends them itself once their merge is
+//     done), or at Commit if none come: from then
 //     on their last batches are written, their memory freed and their
 //     files finished (footer, fsync) on a goroutine of their own, beside
 //     the tables after the trace; Commit waits for it. Results or

@@ -1,6 +1,7 @@
 package columnar
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,4 +99,50 @@ func TestTraceTablesEndFirst(t *testing.T) {
 			t.Errorf("the directory holds %v after the failure, want nothing", names)
 		}
 	})
+}
+
+// TestWriterAnyOrder checks that a writer that takes its tables' rows in
+// any order (a merge's: Writer.anyOrder) writes, from the trace's rows
+// and the memory and addresses rows interleaved, the files of the same
+// rows given in the engine.Sink order, byte for byte, and ends the trace
+// at Commit, not at the first memory rows.
+func TestWriterAnyOrder(t *testing.T) {
+	f := newFixture(3000)
+	opts := []Option{WithBatchRows(512), WithTables("instructions", "ops", "memory", "addresses")}
+	names := []string{"instructions.parquet", "ops.parquet", "memory.parquet", "addresses.parquet"}
+	want := writeFiles(t, opts, func(w *Writer) {
+		if err := w.Instructions(f.insts); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Memory(f.words); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Addresses(f.addrs); err != nil {
+			t.Fatal(err)
+		}
+	}, names...)
+	got := writeFiles(t, opts, func(w *Writer) {
+		w.anyOrder = true
+		const chunk = 700
+		for i := 0; i < len(f.insts); i += chunk {
+			j := min(i+chunk, len(f.insts))
+			if err := w.Memory(f.words[i:j]); err != nil {
+				t.Fatal(err)
+			}
+			if w.traceDone {
+				t.Fatalf("memory rows %d to %d ended the trace", i, j)
+			}
+			if err := w.Instructions(f.insts[i:j]); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Addresses(f.addrs[i:j]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}, names...)
+	for i, name := range names {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Errorf("%s: %d bytes with the tables' rows interleaved, %d in the engine.Sink order: not the same", name, len(got[i]), len(want[i]))
+		}
+	}
 }

@@ -51,7 +51,11 @@ import (
 // merged files have the same schemas, encodings and row order as one
 // process's. The tables are merged on goroutines of their own, beside the
 // Writer's (mergeTables: the trace's tables, then addresses and memory,
-// which fill a bounded number of chunks ahead meanwhile), and each
+// which fill a bounded number of chunks ahead meanwhile; when the
+// instructions are the trace's one table, their merge calls the Writer
+// itself, with its runs' rows where its records hold them, and writes
+// the later tables' chunks between them, so that those are merged and
+// written beside it), and each
 // partition's file is decoded on a goroutine of its own, its next row
 // group once its cursor is half way through the one before (prefetch),
 // its string columns as their dictionaries' keys, its columns' storage
@@ -251,6 +255,35 @@ func readPartDir(dir string) (_ *partDir, err error) {
 	return p, nil
 }
 
+// readPartDirs is readPartDir of every directory of dirs, each on a
+// goroutine of its own (the footers' reads and parsing side by side), in
+// their order; the error is the first directory's that has one, and then
+// no file stays open.
+func readPartDirs(dirs []string) ([]*partDir, error) {
+	parts := make([]*partDir, len(dirs))
+	errs := make([]error, len(dirs))
+	var wg sync.WaitGroup
+	for i, d := range dirs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[i], errs[i] = readPartDir(d)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			for _, p := range parts {
+				if p != nil {
+					p.close()
+				}
+			}
+			return nil, errs[i]
+		}
+	}
+	return parts, nil
+}
+
 // checkParts checks that parts are the n partitions of one replay, each
 // once, with the same tables.
 func checkParts(parts []*partDir) error {
@@ -356,12 +389,9 @@ func merge(dirs []string, out string, chunk int, opts ...Option) error {
 			p.close()
 		}
 	}()
-	for _, d := range dirs {
-		p, err := readPartDir(d)
-		if err != nil {
-			return err
-		}
-		parts = append(parts, p)
+	parts, err := readPartDirs(dirs)
+	if err != nil {
+		return err
 	}
 	if err := checkParts(parts); err != nil {
 		return err
@@ -394,7 +424,9 @@ func merge(dirs []string, out string, chunk int, opts ...Option) error {
 // goroutine of its own (mergeTables), and the partitions' files read
 // ahead of the merge, each on its own (tableReader.prefetch): the tables'
 // merges and their files' decoding share the machine's cores, and the
-// Writer, not safe for concurrent use, is called from this goroutine.
+// Writer, not safe for concurrent use, is called from this goroutine, or
+// from the instructions' merge while it runs when it is the trace's one
+// table (mergeTables' direct).
 func mergeInto(w *Writer, parts []*partDir, chunk int) error {
 	var trace, after []func(q *writeQueue) error // the engine.Sink order: the trace's tables first
 	if _, ok := parts[0].files[tInstructions]; ok {
@@ -415,7 +447,9 @@ func mergeInto(w *Writer, parts []*partDir, chunk int) error {
 			trace = append(trace, m)
 		}
 	}
-	return mergeTables(w, chunk, [][]func(q *writeQueue) error{trace, after})
+	// The instructions' merge, when the trace's one, calls w itself.
+	direct := len(trace) == 1 && parts[0].files[tInstructions] != ""
+	return mergeTables(w, chunk, [][]func(q *writeQueue) error{trace, after}, direct)
 }
 
 // writeQueue hands a table merge's chunks of rows to the goroutine that
@@ -426,6 +460,50 @@ type writeQueue struct {
 	chunk   int          // the rows of a chunk (mergeChunk)
 	stopped *atomic.Bool // the writer or a merge failed: the merges stop
 	pool    *wordPool    // the storage of the records the merges read (openTableCols)
+	// w, when set, is the Writer, which the one merge of the first phase
+	// (mergeTables: the instructions') calls itself, instead of sending
+	// jobs: it hands it its runs' rows where its records hold them
+	// (runDirect), not copied into chunks for another goroutine, and
+	// between them writes the jobs the later phases' merges have sent
+	// (later, drainLater), so that the tables after the trace are merged
+	// and written beside it, not after it. No other goroutine calls w
+	// until that merge has returned.
+	w     *Writer
+	later []*writeQueue
+}
+
+// drainLater writes the jobs that the later phases' merges have sent
+// and the writer has not taken, for q's merge, which calls the Writer
+// itself (q.w): those there now, without waiting for more.
+func (q *writeQueue) drainLater() error {
+	for i, l := range q.later {
+		if l == nil {
+			continue
+		}
+	jobs:
+		for {
+			select {
+			case j, ok := <-l.jobs:
+				if !ok {
+					q.later[i] = nil // its merges are done
+					break jobs
+				}
+				var err error
+				if q.stopped.Load() {
+					err = errStopped
+				} else {
+					err = j.write(q.w)
+				}
+				j.done()
+				if err != nil {
+					return err
+				}
+			default:
+				break jobs
+			}
+		}
+	}
+	return nil
 }
 
 // writeJob writes one chunk of rows, then gives the chunk's storage back
@@ -462,27 +540,47 @@ const (
 // mergeTables runs each merge on a goroutine of its own and writes the
 // chunks they send to w: every chunk of phases[0]'s merges, in the order
 // they come (each table's in its merge's order), then phases[1]'s, and so
-// on (the engine.Sink order of the tables).
-func mergeTables(w *Writer, chunk int, phases [][]func(q *writeQueue) error) error {
+// on (the engine.Sink order of the tables). With direct, phases[0] is one
+// merge that calls w itself (writeQueue.w) and writes the later phases'
+// chunks as they come, between its own rows (w.anyOrder); this goroutine
+// writes those left once it has returned.
+func mergeTables(w *Writer, chunk int, phases [][]func(q *writeQueue) error, direct bool) error {
 	stopped := new(atomic.Bool)
 	var errs []error
 	var mu sync.Mutex
 	var queues []*writeQueue
 	pool := &wordPool{}
 	defer pool.release() // every merge has returned, its readers closed
+	direct = direct && len(phases[0]) == 1
 	for p, merges := range phases {
 		ahead := traceAhead
 		if p > 0 {
 			ahead = mergeAhead
 		}
 		q := &writeQueue{jobs: make(chan writeJob, ahead*max(1, len(merges))), ahead: ahead, chunk: chunk, stopped: stopped, pool: pool}
+		if p == 0 && direct {
+			q.w = w
+			w.anyOrder = true
+		} else if direct {
+			queues[0].later = append(queues[0].later, q)
+		}
 		queues = append(queues, q)
+	}
+	for p, merges := range phases {
+		q := queues[p]
 		var wg sync.WaitGroup
 		for _, m := range merges {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := m(q); err != nil {
+				err := m(q)
+				if err == nil && q.w != nil && !stopped.Load() {
+					// The trace's tables are complete: their files are
+					// finished beside the later tables' merges, as
+					// after a replay's trace.
+					err = q.w.endTrace()
+				}
+				if err != nil {
 					stopped.Store(true) // the others need not go on
 					mu.Lock()
 					errs = append(errs, err)
@@ -559,6 +657,17 @@ func (c *instChunks) flush(final bool) error {
 		return nil
 	}
 	cols := c.cols
+	if w := c.q.w; w != nil {
+		if c.q.stopped.Load() {
+			return errStopped
+		}
+		err := w.instructionCols(*cols)
+		cols.truncate(0)
+		if err != nil {
+			return err
+		}
+		return c.q.drainLater()
+	}
 	err := c.q.send(writeJob{
 		write: func(w *Writer) error { return w.instructionCols(*cols) },
 		done:  func() { cols.truncate(0); c.free <- cols },
@@ -1496,33 +1605,33 @@ func (c *instructionCursor) static(r int, parsed map[string]*trace.Static) (*tra
 	return s, nil
 }
 
-// run appends to out the rows of c from its current one on, within its
-// record, that are instructions next, next+1, ... below bound, as many as
-// out's chunk has room for (at least one: the current row, instruction
-// next), and returns how many. It goes a column at a time: a run of one
-// partition's rows (a slice's instructions) is most of the table.
-func (c *instructionCursor) run(next, bound uint64, parsed map[string]*trace.Static, out *instChunks) (int, error) {
-	r0 := c.rowCursor.row
-	seq := c.seq.Uint64Values()[r0:c.rows]
-	n := min(len(seq), out.room())
+// runRows is how many of c's rows from its current one on, within its
+// record, are instructions next, next+1, ... below bound, at most room
+// (at least one: the current row, instruction next).
+func (c *instructionCursor) runRows(next, bound uint64, room int) int {
+	seq := c.seq.Uint64Values()[c.rowCursor.row:c.rows]
+	n := min(len(seq), room)
 	if left := bound - next; left < uint64(n) {
 		n = int(left)
 	}
 	for i := range n {
 		if seq[i] != next+uint64(i) {
-			n = i
-			break
+			return i
 		}
 	}
-	cols := out.cols
-	o := cols.grow(n)
-	statics := cols.static[o:]
+	return n
+}
+
+// staticsOf sets statics[i] to the instruction of row r0+i, for i <
+// len(statics); on an error, it returns how many it set.
+func (c *instructionCursor) staticsOf(r0 int, statics []*trace.Static, parsed map[string]*trace.Static) (int, error) {
 	var (
 		last  *trace.Static
 		lastK = int32(-1)
 		lastD [3]int32
 		from  int // the first row of statics not yet set
 	)
+	n := len(statics)
 	if c.oneKind {
 		// One dialect, op and type in the record (key 0 each, checked
 		// against a text's on its first row, static): a row's text key
@@ -1531,7 +1640,6 @@ func (c *instructionCursor) run(next, bound uint64, parsed map[string]*trace.Sta
 			if k != lastK {
 				s, err := c.static(r0+i, parsed)
 				if err != nil {
-					cols.truncate(o + i)
 					return i, err
 				}
 				last, lastK = s, k
@@ -1547,14 +1655,37 @@ func (c *instructionCursor) run(next, bound uint64, parsed map[string]*trace.Sta
 		if k != lastK || kind != lastD {
 			s, err := c.static(r, parsed)
 			if err != nil {
-				cols.truncate(o + i)
 				return i, err
 			}
 			last, lastK, lastD = s, k, kind
 		}
 		statics[i] = last
 	}
-	copy(cols.seq[o:], seq[:n])
+	return n, nil
+}
+
+// run appends to out the rows of c from its current one on, within its
+// record, that are instructions next, next+1, ... below bound, as many as
+// out's chunk has room for (at least one: the current row, instruction
+// next), and returns how many. It goes a column at a time: a run of one
+// partition's rows (a slice's instructions) is most of the table.
+func (c *instructionCursor) run(next, bound uint64, parsed map[string]*trace.Static, out *instChunks) (int, error) {
+	r0 := c.rowCursor.row
+	n := c.runRows(next, bound, out.room())
+	cols := out.cols
+	o := cols.grow(n)
+	if i, err := c.staticsOf(r0, cols.static[o:o+n], parsed); err != nil {
+		cols.truncate(o + i)
+		return i, err
+	}
+	c.copyCols(cols, o, r0, n)
+	return n, nil
+}
+
+// copyCols copies rows [r0, r0+n) of c's numeric columns to rows [o,
+// o+n) of cols.
+func (c *instructionCursor) copyCols(cols *instCols, o, r0, n int) {
+	copy(cols.seq[o:], c.seq.Uint64Values()[r0:r0+n])
 	copy(cols.group[o:], c.group.Int64Values()[r0:r0+n])
 	copy(cols.warp[o:], c.warp.Int64Values()[r0:r0+n])
 	copy(cols.lanes[o:], c.lanes.Uint32Values()[r0:r0+n])
@@ -1563,7 +1694,37 @@ func (c *instructionCursor) run(next, bound uint64, parsed map[string]*trace.Sta
 	copy(cols.faults[o:], c.faults.Uint32Values()[r0:r0+n])
 	copy(cols.casFailed[o:], c.casFailed.Uint32Values()[r0:r0+n])
 	copy(cols.sectors[o:], c.sectors.Uint32Values()[r0:r0+n])
-	return n, nil
+}
+
+// runDirect is run for a merge that calls the Writer itself
+// (writeQueue.w): the rows go to it as they lie in c's record, with
+// their Statics in statics (room for the chunk's rows), not copied
+// into a chunk first. The rows out holds go first, and the later
+// tables' chunks sent meanwhile after (drainLater).
+func (c *instructionCursor) runDirect(next, bound uint64, parsed map[string]*trace.Static, out *instChunks, statics []*trace.Static) (int, error) {
+	if err := out.flush(true); err != nil {
+		return 0, err
+	}
+	r0 := c.rowCursor.row
+	n := c.runRows(next, bound, len(statics))
+	if _, err := c.staticsOf(r0, statics[:n], parsed); err != nil {
+		return 0, err
+	}
+	if err := out.q.w.instructionCols(c.view(r0, n, statics)); err != nil {
+		return 0, err
+	}
+	return n, out.q.drainLater()
+}
+
+// view is rows [r0, r0+n) of c's record as instCols, their Statics
+// statics[:n].
+func (c *instructionCursor) view(r0, n int, statics []*trace.Static) instCols {
+	r1 := r0 + n
+	return instCols{seq: c.seq.Uint64Values()[r0:r1], static: statics[:n],
+		group: c.group.Int64Values()[r0:r1], warp: c.warp.Int64Values()[r0:r1],
+		lanes: c.lanes.Uint32Values()[r0:r1], addrs: c.addrs.Uint32Values()[r0:r1],
+		maxc: c.maxc.Uint32Values()[r0:r1], faults: c.faults.Uint32Values()[r0:r1],
+		casFailed: c.casFailed.Uint32Values()[r0:r1], sectors: c.sectors.Uint32Values()[r0:r1]}
 }
 
 // row is row r's statistics.
@@ -1594,6 +1755,10 @@ func mergeInstructions(q *writeQueue, parts []*partDir) error {
 		return err
 	}
 	out := newInstChunks(q)
+	var statics []*trace.Static // runDirect's
+	if q.w != nil {
+		statics = make([]*trace.Static, q.chunk)
+	}
 	parsed := map[string]*trace.Static{}
 	next := uint64(0)
 	seqOf := (*instructionCursor).seqAt
@@ -1642,7 +1807,13 @@ func mergeInstructions(q *writeQueue, parts []*partDir) error {
 		}
 		if next < bound { // a run of c's
 			for {
-				k, err := c.run(next, bound, parsed, out)
+				var k int
+				var err error
+				if q.w != nil {
+					k, err = c.runDirect(next, bound, parsed, out, statics)
+				} else {
+					k, err = c.run(next, bound, parsed, out)
+				}
 				if err != nil {
 					return err
 				}

@@ -468,3 +468,52 @@ func TestMergeKeysChecked(t *testing.T) {
 		tr.close()
 	}
 }
+
+// TestDrainLater checks how the merge that calls the Writer itself
+// writes the later tables' chunks (writeQueue.drainLater): those sent so
+// far, in the order sent, each given back (done), without waiting for
+// more; a closed queue is dropped; once the merges failed, the chunks are
+// given back unwritten.
+func TestDrainLater(t *testing.T) {
+	w := &Writer{}
+	var wrote []int
+	done := 0
+	job := func(k int) writeJob {
+		return writeJob{write: func(got *Writer) error {
+			if got != w {
+				t.Errorf("chunk %d written to another Writer", k)
+			}
+			wrote = append(wrote, k)
+			return nil
+		}, done: func() { done++ }}
+	}
+	stopped := new(atomic.Bool)
+	later := &writeQueue{jobs: make(chan writeJob, 4), stopped: stopped}
+	q := &writeQueue{w: w, later: []*writeQueue{later}, stopped: stopped}
+	later.jobs <- job(1)
+	later.jobs <- job(2)
+	if err := q.drainLater(); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(wrote) != "[1 2]" || done != 2 {
+		t.Fatalf("first drain wrote chunks %v and gave back %d, want [1 2] and 2", wrote, done)
+	}
+	if err := q.drainLater(); err != nil || len(wrote) != 2 {
+		t.Fatalf("a drain with nothing sent: %v, chunks %v", err, wrote)
+	}
+	later.jobs <- job(3)
+	close(later.jobs)
+	if err := q.drainLater(); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(wrote) != "[1 2 3]" || done != 3 || q.later[0] != nil {
+		t.Fatalf("last drain: chunks %v, %d given back, queue kept %v; want [1 2 3], 3, dropped", wrote, done, q.later[0] != nil)
+	}
+	later = &writeQueue{jobs: make(chan writeJob, 1), stopped: stopped}
+	q.later = []*writeQueue{later}
+	later.jobs <- job(4)
+	stopped.Store(true)
+	if err := q.drainLater(); err != errStopped || len(wrote) != 3 || done != 4 {
+		t.Fatalf("drain after a failure: %v, chunks %v, %d given back; want errStopped, [1 2 3], 4", err, wrote, done)
+	}
+}

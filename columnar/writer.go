@@ -189,6 +189,11 @@ type Writer struct {
 	// the goroutine that reports on traceEnded.
 	traceDone  bool
 	traceEnded chan error
+	// anyOrder: the tables after the trace (addresses, memory) may
+	// take rows while the trace's still do (a merge's, which writes them
+	// side by side: mergeTables); Commit ends the trace, not their first
+	// rows (pastTrace).
+	anyOrder bool
 }
 
 // opKey is one row of the ops table.
@@ -1182,7 +1187,7 @@ func (w *Writer) Orders(rows []engine.OrderWitness) error {
 
 // Memory appends rows to the memory table, in the order given.
 func (w *Writer) Memory(ws []engine.Word) error {
-	if err := w.endTrace(); err != nil {
+	if err := w.pastTrace(); err != nil {
 		return err
 	}
 	return addRows(w, tMemory, ws, func(t *table, b *batch, n int, ws []engine.Word) {
@@ -1208,7 +1213,7 @@ func (w *Writer) Memory(ws []engine.Word) error {
 // (engine.CapMemoryPages): its columns filled from the page's bitmap and
 // words, with no row in between.
 func (w *Writer) MemoryPage(p *engine.WordPage) error {
-	if err := w.endTrace(); err != nil {
+	if err := w.pastTrace(); err != nil {
 		return err
 	}
 	t, err := w.open(tMemory)
@@ -1261,7 +1266,7 @@ func addRows[T any](w *Writer, id tableID, rows []T, put func(t *table, b *batch
 
 // Addresses appends the addresses table's rows.
 func (w *Writer) Addresses(rows []engine.AddressStat) error {
-	if err := w.endTrace(); err != nil {
+	if err := w.pastTrace(); err != nil {
 		return err
 	}
 	return addRows(w, tAddresses, rows, func(t *table, b *batch, n int, rows []engine.AddressStat) {
@@ -1347,6 +1352,32 @@ func (w *Writer) commit() error {
 	if err := w.endTrace(); err != nil {
 		return err
 	}
+	// The other tables' last batches are written and their files
+	// finished (footer, fsync) while endTrace's goroutine may still
+	// finish the trace's (a merge's ends its trace just before Commit):
+	// the files' syncs side by side, not one after the other.
+	var later []*table
+	var laterOuts []*output
+	for id, t := range w.tables {
+		if t == nil || slices.Contains(traceTables[:], tableID(id)) {
+			continue
+		}
+		if t.b != nil {
+			if err := w.flush(t); err != nil {
+				return err
+			}
+		}
+		later = append(later, t)
+		laterOuts = append(laterOuts, t.outs...)
+	}
+	for _, t := range later {
+		if err := t.pipe.wait(); err != nil {
+			return err
+		}
+	}
+	if err := finishAll(laterOuts); err != nil {
+		return err
+	}
 	if err := w.waitTrace(); err != nil {
 		return err
 	}
@@ -1355,22 +1386,12 @@ func (w *Writer) commit() error {
 		if t == nil {
 			continue
 		}
-		if t.b != nil {
-			if err := w.flush(t); err != nil {
-				return err
-			}
-		}
-		outs = append(outs, t.outs...)
-	}
-	for _, t := range w.tables {
-		if t == nil {
-			continue
-		}
 		if err := t.pipe.wait(); err != nil {
 			return err
 		}
+		outs = append(outs, t.outs...)
 	}
-	if err := finishAll(outs); err != nil {
+	if err := finishAll(outs); err != nil { // the trace's, if endTrace's goroutine did not
 		return err
 	}
 	if err := w.publishAll(outs); err != nil {
@@ -1457,6 +1478,15 @@ func (w *Writer) endTrace() error {
 		w.traceEnded <- err
 	}()
 	return nil
+}
+
+// pastTrace is endTrace, for the first rows of a table after the trace,
+// unless the writer takes its tables' rows in any order (anyOrder).
+func (w *Writer) pastTrace() error {
+	if w.anyOrder {
+		return nil
+	}
+	return w.endTrace()
 }
 
 // waitTrace waits for endTrace's goroutine, if any, once, and returns its
