@@ -4,26 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
 
 	"github.com/gpureplay/replay/columnar"
 )
-
-// mergeGCPercent is the collector's percentage replay merge sets
-// (debug.SetGCPercent), and whether it sets one: 400, unless the
-// environment sets GOGC. The merge's Go heap holds little (the columns of
-// the records it reads lie outside it, in columnar's word pool), so the
-// default goal, 4 MiB, has the collector run three to five times during a
-// merge of bench-scale's partitions, each a pause, mark work on a core the
-// merge uses and faults of its span sets' first pages; 400 (a 16 MiB goal)
-// runs it none there, and lets the heap grow to five times what it holds.
-func mergeGCPercent(getenv func(string) string) (int, bool) {
-	if getenv("GOGC") != "" {
-		return 0, false
-	}
-	return 400, true
-}
 
 // cmdMerge is replay merge: the tables of one replay from its partitions.
 func cmdMerge(args []string, stdout, stderr io.Writer) error {
@@ -57,9 +40,6 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer stop()
-	}
-	if pct, ok := mergeGCPercent(os.Getenv); ok {
-		defer debug.SetGCPercent(debug.SetGCPercent(pct))
 	}
 	err = columnar.Merge(dirs, *out, columnar.WithFormat(f), columnar.WithLogf(func(format string, args ...any) {
 		fmt.Fprintf(stderr, "replay: "+format+"\n", args...)

@@ -367,24 +367,3 @@ func TestPartitionRowGroupsSmaller(t *testing.T) {
 		}
 	}
 }
-
-// TestMergeGCPercent: replay merge sets the collector's percentage to
-// 400 (mergeGCPercent), unless the environment sets GOGC, which it then
-// leaves to the runtime.
-func TestMergeGCPercent(t *testing.T) {
-	for _, tc := range []struct {
-		gogc string
-		pct  int
-		set  bool
-	}{{"", 400, true}, {"100", 0, false}, {"off", 0, false}, {"50", 0, false}} {
-		pct, set := mergeGCPercent(func(k string) string {
-			if k == "GOGC" {
-				return tc.gogc
-			}
-			return ""
-		})
-		if pct != tc.pct || set != tc.set {
-			t.Errorf("GOGC=%q: %d, %v; want %d, %v", tc.gogc, pct, set, tc.pct, tc.set)
-		}
-	}
-}
