@@ -162,9 +162,39 @@ func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) (casFa
 }
 
 // applyCounts performs a counts segment (seg.counts): each record's lanes
-// on its word, as a warp on that word alone (applyUniform's closed forms).
-// It returns the failed compare-and-swaps.
+// on its word, as a warp on that word alone (applyUniform's closed forms;
+// a 32-bit CAS's and exch's in a loop of their own). It returns the
+// failed compare-and-swaps.
 func (b *batch) applyCounts(mem *shard.Memory, bi *xinst, recs []rec) (casFailed uint32) {
+	if p := bi.plan; len(recs) > 0 && p.size == 4 && p.flags() == 0 && bi.bUni && bi.cUni && (p.kind == kCAS || p.kind == kExch) {
+		// A spinlock's acquire or release on 32-bit locks: applyUniform's
+		// closed forms in one loop, the page found once (routeGroups
+		// routes a warp's addresses of one page).
+		pg := mem.Page(recs[0].word >> (shard.PageShift - 2))
+		v, nw := uint32(bi.bVal), uint32(bi.cVal)
+		if p.kind == kExch {
+			for _, x := range recs {
+				wi := x.word & (shard.PageWords - 1)
+				pg.Words[wi] = v
+				pg.Touch(wi)
+			}
+			return 0
+		}
+		for _, x := range recs {
+			wi := x.word & (shard.PageWords - 1)
+			n := x.slot & slotMask
+			if w := &pg.Words[wi]; *w == v {
+				*w = nw
+				n = 0
+				if nw != v {
+					n = x.slot&slotMask - 1
+				}
+			}
+			pg.Touch(wi)
+			casFailed += n
+		}
+		return casFailed
+	}
 	for _, x := range recs {
 		casFailed += b.applyUniform(mem, bi, rec{word: x.word, slot: x.slot &^ slotMask}, x.slot&slotMask, true)
 	}
