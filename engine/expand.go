@@ -308,7 +308,7 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 			// its release): the groups of these lanes taken from the
 			// entry's, without the addresses worked out again.
 			g, sectors := e.take(bi.active)
-			if !b.routeGroups(ii, bi, routes, cur, g) {
+			if !b.routeGroups(ii, bi, routes, cur, g.addr[:g.n], g.lanes[:g.n]) {
 				return true, scratch[:0], errMemoryFull
 			}
 			b.setStat(bi, uint32(g.n), conflictDepth(uint32(g.n), g.most), 0, sectors)
@@ -375,7 +375,7 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 		// lanes do in any order what they do in lane order, and distinct
 		// aligned addresses of one width do not overlap.
 		g := &b.groups[r]
-		if !b.routeGroups(ii, bi, routes, cur, g) {
+		if !b.routeGroups(ii, bi, routes, cur, g.addr[:g.n], g.lanes[:g.n]) {
 			return true, scratch, errMemoryFull
 		}
 		// The lanes' sectors are their distinct addresses' sectors, in
@@ -423,19 +423,19 @@ type warpGroups struct {
 	lanes [trace.MaxLanes]uint32
 }
 
-// routeGroups routes the records of g, a warp's few addresses of one page
-// (expandWarp), in one segment of instruction ii: one (word, lanes)
-// record an address, the page resolved once. It reports false when the
-// memory is full.
-func (b *batch) routeGroups(ii int, bi *xinst, routes []route, cur *shard.Cursor, g *warpGroups) bool {
-	en := cur.Resolve(bi.mem, g.addr[0])
+// routeGroups routes the records of a warp's few addresses of one page
+// (expandWarp), addr and the lanes on each, in one segment of instruction
+// ii: one (word, lanes) record an address, the page resolved once. It
+// reports false when the memory is full.
+func (b *batch) routeGroups(ii int, bi *xinst, routes []route, cur *shard.Cursor, addr []uint64, lanes []uint32) bool {
+	en := cur.Resolve(bi.mem, addr[0])
 	if en == 0 {
 		return false
 	}
 	rt := &routes[b.owner[en.Shard()]]
-	for j := range g.n {
-		a := g.addr[j]
-		rt.count(uint32(ii), rec{word: en.WordRef(a), slot: g.lanes[j] | uint32(a&3)<<slotBits})
+	lanes = lanes[:len(addr)]
+	for j, a := range addr {
+		rt.count(uint32(ii), rec{word: en.WordRef(a), slot: lanes[j] | uint32(a&3)<<slotBits})
 	}
 	return true
 }
@@ -481,11 +481,19 @@ type fewWarp struct {
 	list  [trace.MaxLanes]uint64
 	addr  [maxWarpGroups]uint64
 	lanes [maxWarpGroups]uint32 // addr[j]'s lanes, a bit a lane
-	// The groups of the lanes took took last (0: none), and their
+	// The groups of the lanes take took last (took; 0: none), and their
 	// sectors: a CAS retried on the same lanes takes them as they are.
 	took    uint32
 	sectors uint32
-	g       warpGroups
+	g       fewGroups
+}
+
+// fewGroups is warpGroups of at most maxWarpGroups addresses.
+type fewGroups struct {
+	n     int
+	most  uint32
+	addr  [maxWarpGroups]uint64
+	lanes [maxWarpGroups]uint32
 }
 
 // fewCandidate returns range r's fewWarps and bi's address list when bi
@@ -545,7 +553,7 @@ func (e *fewWarp) sameList(list []uint64) bool {
 
 // take returns the groups of the active lanes, which e covers, in the
 // order of e's addresses, and their sectors.
-func (e *fewWarp) take(active uint32) (*warpGroups, uint32) {
+func (e *fewWarp) take(active uint32) (*fewGroups, uint32) {
 	g := &e.g
 	if active == e.took {
 		return g, e.sectors
