@@ -540,13 +540,14 @@ func (fw *fewWarps) find(bi *xinst, list []uint64) *fewWarp {
 }
 
 // sameList reports whether e's list is list, of e.n values: a warp's 32
-// or 16 compared as arrays (one memequal), others value by value.
+// or 16 compared in place as arrays (one memequal; converted to array
+// values, both were copied first), others value by value.
 func (e *fewWarp) sameList(list []uint64) bool {
 	switch len(list) {
 	case trace.MaxLanes:
-		return e.list == [trace.MaxLanes]uint64(list)
+		return *(*[trace.MaxLanes]uint64)(list) == e.list
 	case trace.MaxLanes / 2:
-		return [trace.MaxLanes / 2]uint64(e.list[:trace.MaxLanes/2]) == [trace.MaxLanes / 2]uint64(list)
+		return *(*[trace.MaxLanes / 2]uint64)(list) == *(*[trace.MaxLanes / 2]uint64)(e.list[:])
 	}
 	return slices.Equal(e.list[:e.n], list)
 }
