@@ -43,6 +43,7 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 		// once its segments are done (an atomic add on a row the expanding
 		// core wrote, once an instruction rather than once a segment).
 		failPos, failed := uint32(0), uint32(0)
+		xAt := ^uint32(0) // the instruction x holds
 		for k, s := range rt.segs {
 			hi := uint32(len(rt.recs))
 			if k+1 < len(rt.segs) {
@@ -57,13 +58,23 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 				continue
 			}
 			in := &b.insts[s.inst]
-			if k == 0 || s.inst != rt.segs[k-1].inst {
-				// (An instruction's records on several words, a
-				// segment each, share the copy: applySeg writes none of x.)
-				x.binst = *in
-				x.plan = b.plans[in.pi]
+			var f uint32
+			if p := b.plans[in.pi]; s.counts && isLock32(p, in) {
+				// A spinlock's acquire or release: read from the record
+				// in place, not copied into x.
+				f = applyLocks32(mem, p, in, rt.recs[s.lo:hi])
+			} else {
+				if s.inst != xAt {
+					// (An instruction's records on several words, a
+					// segment each, share the copy: applySeg writes none
+					// of x.)
+					x.binst = *in
+					x.plan = p
+					xAt = s.inst
+				}
+				f = b.applySeg(mem, &x, s, rt.recs[s.lo:hi])
 			}
-			if f := b.applySeg(mem, &x, s, rt.recs[s.lo:hi]); f > 0 {
+			if f > 0 {
 				if failed > 0 && failPos != in.pos {
 					b.addCASFailed(failPos, failed)
 					failed = 0
@@ -162,11 +173,53 @@ func (b *batch) applySeg(mem *shard.Memory, bi *xinst, s seg, recs []rec) (casFa
 }
 
 // applyCounts performs a counts segment (seg.counts): each record's lanes
-// on its word, as a warp on that word alone (applyUniform's closed forms).
-// It returns the failed compare-and-swaps.
+// on its word, as a warp on that word alone (applyUniform's closed forms;
+// a 32-bit CAS's and exch's: applyLocks32). It returns the failed
+// compare-and-swaps.
 func (b *batch) applyCounts(mem *shard.Memory, bi *xinst, recs []rec) (casFailed uint32) {
 	for _, x := range recs {
 		casFailed += b.applyUniform(mem, bi, rec{word: x.word, slot: x.slot &^ slotMask}, x.slot&slotMask, true)
+	}
+	return casFailed
+}
+
+// isLock32 reports whether a counts segment of in, of plan p, is a 32-bit
+// CAS or exch of one value a source (a spinlock's acquire or release),
+// which applyLocks32 performs.
+func isLock32(p *plan, in *binst) bool {
+	return p.size == 4 && p.flags() == 0 && in.bUni && in.cUni && (p.kind == kCAS || p.kind == kExch)
+}
+
+// applyLocks32 performs a counts segment of a 32-bit CAS or exch (isLock32)
+// in a loop of its own, its records read in place and its page found once
+// (routeGroups routes a warp's addresses of one page): applyUniform's
+// closed forms, nothing returned. It returns the failed compare-and-swaps.
+func applyLocks32(mem *shard.Memory, p *plan, in *binst, recs []rec) (casFailed uint32) {
+	if len(recs) == 0 {
+		return 0
+	}
+	pg := mem.Page(recs[0].word >> (shard.PageShift - 2))
+	v, nw := uint32(in.bVal), uint32(in.cVal)
+	if p.kind == kExch {
+		for _, x := range recs {
+			wi := x.word & (shard.PageWords - 1)
+			pg.Words[wi] = v
+			pg.Touch(wi)
+		}
+		return 0
+	}
+	for _, x := range recs {
+		wi := x.word & (shard.PageWords - 1)
+		n := x.slot & slotMask
+		if w := &pg.Words[wi]; *w == v {
+			*w = nw
+			n = 0
+			if nw != v {
+				n = x.slot&slotMask - 1
+			}
+		}
+		pg.Touch(wi)
+		casFailed += n
 	}
 	return casFailed
 }

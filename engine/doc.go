@@ -116,8 +116,9 @@
 //     another mask when its address is every lane's, as an append
 //     queue's: sumRun; a warp of one value on a few addresses of one page,
 //     a spinlock's, is one segment of (word, lanes) records: seg.counts;
-//     a warp that retries on the list it grouped last, as a spinlock's
-//     does until it gets the lock, takes that grouping again: fewWarps).
+//     a warp that retries on a list it grouped, as a spinlock's does
+//     until it gets the lock and when it releases it, takes that grouping
+//     again under whatever lanes it covers: fewWarps).
 //     Each owner then applies what it owns, range by range, each range's
 //     records in order; a batch whose every access is an addition that
 //     returns nothing commutes: its owners apply each route's records in

@@ -303,13 +303,15 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	fw, list := b.fewCandidate(bi, r)
 	if fw != nil {
 		if e := fw.find(bi, list); e != nil {
-			// The warp's list, mask and plan of its last instruction
-			// grouped on a few addresses (a spinlock's retry): the same
-			// groups, without the addresses worked out again.
-			if !b.routeGroups(ii, bi, routes, cur, &e.g) {
+			// The warp's list and plan of an instruction it grouped on a
+			// few addresses, on these lanes or more (a spinlock's retry,
+			// its release): the groups of these lanes taken from the
+			// entry's, without the addresses worked out again.
+			g, sectors := e.take(bi.active)
+			if !b.routeGroups(ii, bi, routes, cur, g.addr[:g.n], g.lanes[:g.n]) {
 				return true, scratch[:0], errMemoryFull
 			}
-			b.setStat(bi, uint32(e.g.n), conflictDepth(uint32(e.g.n), e.g.most), 0, e.sectors)
+			b.setStat(bi, uint32(g.n), conflictDepth(uint32(g.n), g.most), 0, sectors)
 			fw.hits++
 			return true, scratch[:0], nil
 		}
@@ -373,14 +375,14 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 		// lanes do in any order what they do in lane order, and distinct
 		// aligned addresses of one width do not overlap.
 		g := &b.groups[r]
-		if !b.routeGroups(ii, bi, routes, cur, g) {
+		if !b.routeGroups(ii, bi, routes, cur, g.addr[:g.n], g.lanes[:g.n]) {
 			return true, scratch, errMemoryFull
 		}
 		// The lanes' sectors are their distinct addresses' sectors, in
 		// one page: a few bits, not a pass over every lane.
 		distinct, maxc, sectors = uint32(g.n), conflictDepth(uint32(g.n), g.most), pageSectors(g.addr[:g.n])
 		if fw != nil {
-			fw.keep(bi, list, g, sectors)
+			fw.keep(bi, list, g, addrs)
 		}
 	case isRun:
 		// Consecutive lanes, a constant step, one page: one record.
@@ -421,34 +423,47 @@ type warpGroups struct {
 	lanes [trace.MaxLanes]uint32
 }
 
-// routeGroups routes the records of g, a warp's few addresses of one page
-// (expandWarp), in one segment of instruction ii: one (word, lanes)
-// record an address, the page resolved once. It reports false when the
-// memory is full.
-func (b *batch) routeGroups(ii int, bi *xinst, routes []route, cur *shard.Cursor, g *warpGroups) bool {
-	en := cur.Resolve(bi.mem, g.addr[0])
+// routeGroups routes the records of a warp's few addresses of one page
+// (expandWarp), addr and the lanes on each, in one segment of instruction
+// ii: one (word, lanes) record an address, the page resolved once. It
+// reports false when the memory is full.
+func (b *batch) routeGroups(ii int, bi *xinst, routes []route, cur *shard.Cursor, addr []uint64, lanes []uint32) bool {
+	en := cur.Resolve(bi.mem, addr[0])
 	if en == 0 {
 		return false
 	}
 	rt := &routes[b.owner[en.Shard()]]
-	for j := range g.n {
-		a := g.addr[j]
-		rt.count(uint32(ii), rec{word: en.WordRef(a), slot: g.lanes[j] | uint32(a&3)<<slotBits})
+	lanes = lanes[:len(addr)]
+	for j, a := range addr {
+		rt.count(uint32(ii), rec{word: en.WordRef(a), slot: lanes[j] | uint32(a&3)<<slotBits})
 	}
 	return true
 }
 
-// fewWarps keeps, for one range, the last few-address grouping of each
-// warp (by its group and warp: fewSlotOf): a spinlock's warp retries its
-// CAS on the same list of lock addresses until it gets the lock, and its
-// grouping (the distinct addresses, their lane counts, the sectors) is a
-// function of what the entry holds: the plan (the address formula, its
-// regions), the active lanes and the list. A warp that meets its entry
-// again takes its groups as they are (routeGroups); the memory ends the
-// same, as do the statistics, which are the entry's.
+// fewWarps keeps, for one range, each warp's last few-address grouping
+// of each of two plans (by its group and warp: fewSlotOf): a spinlock's
+// warp retries its CAS on the same list of lock addresses until it gets
+// the lock, on fewer lanes each time one of them does, and releases it
+// with an exch on the same list, under the lanes that got it. A grouping
+// is a function of the plan (the address formula, its regions), the list
+// and the lanes it covers: an entry keeps, for each distinct address, the
+// lanes on it, a bit a lane, over every lane of the list when all of them
+// pass expandWarp's checks (aligned, in one page and region, at most
+// maxWarpGroups addresses), else over the active lanes of the warp that
+// made it. A warp with the same plan and list and no lane outside those
+// meets its entry: its groups are the entry's addresses with lanes among
+// its own (fewWarp.take), which are what grouping its lanes would give,
+// and pass the same checks (a subset of addresses that pass them passes
+// them). The memory ends the same, as do the statistics.
 type fewWarps struct {
-	slot [fewSlots]fewWarp
+	slot [fewSlots]fewSet
 	hits int // warps that took their entry since the engine counted them (replayer.fewHits)
+}
+
+// fewSet is a warp's entries: of two plans, and which it met or kept last.
+type fewSet struct {
+	way  [2]fewWarp
+	last uint8
 }
 
 // fewSlots is how many warps a range keeps: a spinlock's warps of a few
@@ -459,12 +474,26 @@ const (
 )
 
 type fewWarp struct {
-	plan    *plan
-	active  uint32
-	n       int // len(list); 0: empty
+	plan  *plan
+	cover uint32 // the lanes the groups cover
+	n     int    // len(list); 0: empty
+	ng    int
+	list  [trace.MaxLanes]uint64
+	addr  [maxWarpGroups]uint64
+	lanes [maxWarpGroups]uint32 // addr[j]'s lanes, a bit a lane
+	// The groups of the lanes take took last (took; 0: none), and their
+	// sectors: a CAS retried on the same lanes takes them as they are.
+	took    uint32
 	sectors uint32
-	list    [trace.MaxLanes]uint64
-	g       warpGroups
+	g       fewGroups
+}
+
+// fewGroups is warpGroups of at most maxWarpGroups addresses.
+type fewGroups struct {
+	n     int
+	most  uint32
+	addr  [maxWarpGroups]uint64
+	lanes [maxWarpGroups]uint32
 }
 
 // fewCandidate returns range r's fewWarps and bi's address list when bi
@@ -496,23 +525,127 @@ func fewSlotOf(bi *xinst) int {
 	return int((uint64(bi.Warp) + uint64(bi.Group)*17) & (fewSlots - 1))
 }
 
-// find returns bi's warp's entry when it holds bi's plan, active lanes and
-// list, nil otherwise.
+// find returns bi's warp's entry when it holds bi's plan and list and
+// covers bi's active lanes, nil otherwise.
 func (fw *fewWarps) find(bi *xinst, list []uint64) *fewWarp {
-	e := &fw.slot[fewSlotOf(bi)]
-	if e.n != len(list) || e.plan != bi.plan || e.active != bi.active || !slices.Equal(e.list[:e.n], list) {
-		return nil
+	s := &fw.slot[fewSlotOf(bi)]
+	for i := range s.way {
+		e := &s.way[i]
+		if e.plan == bi.plan && e.n == len(list) && bi.active != 0 && bi.active&^e.cover == 0 && e.sameList(list) {
+			s.last = uint8(i)
+			return e
+		}
 	}
-	return e
+	return nil
 }
 
-// keep makes g, with its sectors, the entry of bi's warp.
-func (fw *fewWarps) keep(bi *xinst, list []uint64, g *warpGroups, sectors uint32) {
-	e := &fw.slot[fewSlotOf(bi)]
-	e.plan, e.active, e.n, e.sectors = bi.plan, bi.active, copy(e.list[:], list), sectors
-	e.g.n, e.g.most = g.n, g.most
-	copy(e.g.addr[:g.n], g.addr[:g.n])
-	copy(e.g.lanes[:g.n], g.lanes[:g.n])
+// sameList reports whether e's list is list, of e.n values: a warp's 32
+// or 16 compared in place as arrays (one memequal; converted to array
+// values, both were copied first), others value by value.
+func (e *fewWarp) sameList(list []uint64) bool {
+	switch len(list) {
+	case trace.MaxLanes:
+		return *(*[trace.MaxLanes]uint64)(list) == e.list
+	case trace.MaxLanes / 2:
+		return *(*[trace.MaxLanes / 2]uint64)(list) == *(*[trace.MaxLanes / 2]uint64)(e.list[:])
+	}
+	return slices.Equal(e.list[:e.n], list)
+}
+
+// take returns the groups of the active lanes, which e covers, in the
+// order of e's addresses, and their sectors.
+func (e *fewWarp) take(active uint32) (*fewGroups, uint32) {
+	g := &e.g
+	if active == e.took {
+		return g, e.sectors
+	}
+	n, most := 0, uint32(0)
+	for j := range e.ng {
+		c := uint32(bits.OnesCount32(active & e.lanes[j]))
+		if c == 0 {
+			continue
+		}
+		g.addr[n], g.lanes[n] = e.addr[j], c
+		n++
+		most = max(most, c)
+	}
+	g.n, g.most = n, most
+	e.took, e.sectors = active, pageSectors(g.addr[:n])
+	return g, e.sectors
+}
+
+// keep makes the entry of bi's warp for its plan (replacing the one it met
+// or kept least recently when it has none) the grouping of bi's list:
+// over every lane when they all pass expandWarp's checks, else over its
+// active lanes, which g groups and addrs holds, in lane order.
+func (fw *fewWarps) keep(bi *xinst, list []uint64, g *warpGroups, addrs []uint64) {
+	s := &fw.slot[fewSlotOf(bi)]
+	i := s.last ^ 1
+	if s.way[s.last].plan == bi.plan {
+		i = s.last
+	} else if s.way[i].plan != bi.plan && s.way[i].n > 0 && s.way[s.last].n == 0 {
+		i = s.last // an empty entry before another plan's
+	}
+	s.last = i
+	e := &s.way[i]
+	e.n = 0
+	if len(list) < trace.MaxLanes && bi.active>>len(list) != 0 {
+		return // lanes past the list (not from a parser): not kept
+	}
+	e.plan, e.n, e.took = bi.plan, copy(e.list[:], list), 0
+	if e.group(bi.plan, list) {
+		return
+	}
+	// Some lane the warp left out fails a check: the active lanes'
+	// groups, each's lanes found among them.
+	e.cover, e.ng = bi.active, g.n
+	copy(e.addr[:g.n], g.addr[:g.n])
+	clear(e.lanes[:g.n])
+	k := 0
+	for m := bi.active; m != 0 && k < len(addrs); m &= m - 1 {
+		a := addrs[k]
+		k++
+		for j := range g.n {
+			if e.addr[j] == a {
+				e.lanes[j] |= 1 << bits.TrailingZeros32(m)
+				break
+			}
+		}
+	}
+}
+
+// group sets e's groups to those of every lane of list under plan p and
+// reports whether they pass expandWarp's checks for a few-address warp:
+// each address aligned, all in one page and one region, at most
+// maxWarpGroups of them.
+func (e *fewWarp) group(p *plan, list []uint64) bool {
+	st := p.st
+	scale, imm, pitch, mask := uint64(st.AddrScale), uint64(st.AddrImm), uint64(st.LanePitch), st.AddrMask()
+	size := uint64(p.size)
+	lo, hi, or := ^uint64(0), uint64(0), uint64(0)
+	ng := 0
+	for lane, x := range list {
+		a := (scale*x + imm + uint64(lane)*pitch) & mask
+		or |= a
+		lo, hi = min(lo, a), max(hi, a)
+		j := 0
+		for j < ng && e.addr[j] != a {
+			j++
+		}
+		if j == ng {
+			if ng == maxWarpGroups {
+				return false
+			}
+			e.addr[j], e.lanes[j] = a, 0
+			ng++
+		}
+		e.lanes[j] |= 1 << lane
+	}
+	if ng == 0 || or&(size-1) != 0 || hi+size-1 < hi || lo>>shard.PageShift != hi>>shard.PageShift || !p.inRegion(lo, hi) {
+		return false
+	}
+	e.ng, e.cover = ng, ^uint32(0)>>(trace.MaxLanes-len(list))
+	return true
 }
 
 // maxWarpGroups is how many distinct addresses a warp may have for

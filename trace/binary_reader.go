@@ -875,7 +875,7 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 	wr := r.warpRecs()
 	var e *warpRec
 	if wr != nil {
-		e = wr.entry(r.group, r.warp)
+		e = wr.entry(r.group, r.warp, code)
 		if n := e.n; n > 0 && e.code == code && e.gen == wr.gen && n <= len(p) && string(p[:n]) == string(r.recs[e.at:e.at+n]) {
 			// The vectors' bytes of this warp's last record with a list:
 			// the same vectors.
@@ -925,6 +925,11 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 // rather than decoded (its lists' deltas above all). Decoding reads
 // nothing but those bytes, so the result is the same.
 //
+// A warp keeps its last record of each of two statics (a spinlock's CAS
+// and the exchange that releases its lock, in turn: with one entry a
+// warp, each replaced the other's and the first CAS after a release was
+// decoded again, as was every release).
+//
 // A chunk whose first warpProbe records with lists meet their entry less
 // than once in warpHitShare keeps no more entries (a uniform trace's
 // random lists never repeat): the copies into entries would cost more
@@ -934,8 +939,15 @@ type warpRecs struct {
 	tries     int    // records with lists this chunk
 	hits      int    // of them, decoded from their entry (tests)
 	off       bool   // this chunk keeps no entries
-	slot      [warpRecSlots]warpRec
+	slot      [warpRecSlots]warpSet
 	totalHits int // over the replay (tests)
+}
+
+// warpSet is a warp's entries: its last records of two statics, and which
+// of them it met or kept last.
+type warpSet struct {
+	way  [2]warpRec
+	last uint8
 }
 
 const (
@@ -999,11 +1011,21 @@ func (wr *warpRecs) newChunk() {
 	wr.tries, wr.hits, wr.off = 0, 0, false
 }
 
-// entry is the entry of the warp (group, warp).
-func (wr *warpRecs) entry(group, warp int64) *warpRec {
+// entry is the entry of the warp (group, warp) for static code: the one
+// that holds a record of code in this chunk, or else the one to replace,
+// the warp's entry it met or kept least recently.
+func (wr *warpRecs) entry(group, warp int64, code uint64) *warpRec {
 	// The warps of one group (up to 64) in slots of their own: a
 	// spinlock's retries come from the warps of a group or two.
-	return &wr.slot[(uint64(warp)+uint64(group)*17)&(warpRecSlots-1)]
+	s := &wr.slot[(uint64(warp)+uint64(group)*17)&(warpRecSlots-1)]
+	for i := range s.way {
+		if e := &s.way[i]; e.n > 0 && e.code == code && e.gen == wr.gen {
+			s.last = uint8(i)
+			return e
+		}
+	}
+	s.last ^= 1
+	return &s.way[s.last]
 }
 
 // keep makes e the vectors vals, whose lists lie in lanes from starts

@@ -171,3 +171,55 @@ func TestUvarint8(t *testing.T) {
 		t.Errorf("a varint in fewer than 8 bytes: n %d, want 0", n)
 	}
 }
+
+// TestItem50_RetriedRecordsTwoStatics: a spinlock's warps take turns
+// between their CAS (under fewer lanes each time a lane gets its lock) and
+// the exchange that releases the lock, on the same list of lock addresses:
+// each warp keeps its last record of both statics, so every record but
+// each warp's first CAS and first exchange is decoded from its entry, and
+// reads back as written. With one entry a warp, each replaced the other's
+// and none was.
+func TestItem50_RetriedRecordsTwoStatics(t *testing.T) {
+	r := rand.New(rand.NewPCG(50, 6))
+	const warps, rounds = 8, 30
+	var lists [warps][]uint64
+	for w := range lists {
+		lists[w] = lanes(32, func(int) uint64 { return 0x1000 + uint64(r.IntN(4))*4 })
+	}
+	var insts []*Inst
+	for k := range rounds {
+		for w := range warps {
+			mask := uint32(0xffffffff) >> (k % 8)
+			insts = append(insts, &Inst{Static: stCAS, Group: 2, Warp: int64(w), Mask: mask, Vals: []Vector{
+				{Kind: VecList, List: lists[w]},
+				{Kind: VecBroadcast, Base: 0},
+				{Kind: VecBroadcast, Base: 1},
+				{Kind: VecBroadcast, Base: 0xffffffff}}})
+			insts = append(insts, &Inst{Static: stExch128, Group: 2, Warp: int64(w), Mask: 1 << (k % 32), Vals: []Vector{
+				{Kind: VecList, List: lists[w]},
+				{Kind: VecBroadcast, Base: 0}}})
+		}
+	}
+	data := writeTrace(t, &Header{}, insts)
+	rd, err := NewBinaryReader(bytes.NewReader(data), WithStaticParser(fakeParse))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := wantInsts(insts)
+	for i := range want {
+		in, err := rd.Next()
+		if err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		if !reflect.DeepEqual(cloneInst(in), want[i]) {
+			t.Fatalf("record %d differs:\n got %+v\nwant %+v", i, in, want[i])
+		}
+	}
+	if _, err := rd.Next(); err != io.EOF {
+		t.Fatalf("after the last record: %v, want EOF", err)
+	}
+	hits := rd.warps.totalHits + rd.warps.hits
+	if want := len(insts) - 2*warps; hits != want {
+		t.Errorf("%d records decoded from their warp's entry, want %d (all but each warp's first CAS and first exchange)", hits, want)
+	}
+}
