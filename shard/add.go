@@ -40,3 +40,58 @@ func addWordsGeneric(chunks *chunkTable, adds []WordAdd) {
 		c.Set(w, c.Words[w]+a.Add)
 	}
 }
+
+// Dense is an array of words with the bookkeeping of a memory's pages,
+// for a caller that keeps words of its own (the split's combiner): the
+// words, a bit a word written (Touched, as a page's), the additions
+// counted a 32-word (128-byte) line, and a bit a 1024-word page with a
+// line counted. Touched, Lines and Pages hold at least a bit, a count and
+// a bit for each word, line and page of Words.
+type Dense struct {
+	Words   []uint32
+	Touched []uint64
+	Lines   []uint32
+	Pages   []uint64
+}
+
+// AddDense is AddWords over d: it adds each a.Add to d.Words[a.Word],
+// wrapping, one after another in order, marks the word in d.Touched
+// where the sum is zero, counts the addition in its line (d.Lines[w/32])
+// and, at the line's first count, marks its page in d.Pages (bit w/1024).
+// On amd64 it is an assembly loop that asks for the word 16 additions
+// ahead while it performs this one, as AddWords does; elsewhere a Go
+// loop. It panics, writing nothing, when a word is not below
+// len(d.Words) or d's bookkeeping is too short.
+func AddDense(d *Dense, adds []WordAdd) {
+	if len(adds) == 0 {
+		return
+	}
+	n := len(d.Words)
+	if m := maxDenseWord(adds); int(m) >= n || len(d.Touched) < (n+63)/64 || len(d.Lines) < (n+31)/32 || len(d.Pages) < (n+PageWords*64-1)/(PageWords*64) {
+		panic("shard: AddDense: a word beyond the array, or its bookkeeping too short")
+	}
+	addDense(&d.Words[0], &d.Touched[0], &d.Lines[0], &d.Pages[0], adds)
+}
+
+// maxDenseWord is the largest word of adds (at least one).
+func maxDenseWord(adds []WordAdd) uint32 {
+	m := uint32(0)
+	for _, a := range adds {
+		m = max(m, a.Word)
+	}
+	return m
+}
+
+// addDenseGeneric is AddDense in Go: the reference the assembly is tested
+// against, and the loop on other architectures.
+func addDenseGeneric(d *Dense, adds []WordAdd) {
+	for _, a := range adds {
+		w := a.Word
+		if d.Words[w] += a.Add; d.Words[w] == 0 {
+			d.Touched[w/64] |= 1 << (w % 64)
+		}
+		if d.Lines[w/32]++; d.Lines[w/32] == 1 {
+			d.Pages[w/PageWords/64] |= 1 << (w / PageWords % 64)
+		}
+	}
+}

@@ -9,3 +9,8 @@ func addWords(chunks *chunkTable, adds []WordAdd)
 //
 //go:noescape
 func prefetchWords(chunks *chunkTable, adds []WordAdd)
+
+// addDense is AddDense in assembly (add_amd64.s), its bounds checked.
+//
+//go:noescape
+func addDense(words *uint32, touched *uint64, lines *uint32, pages *uint64, adds []WordAdd)
