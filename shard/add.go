@@ -1,5 +1,7 @@
 package shard
 
+import "fmt"
+
 // WordAdd is one 32-bit addition: the word it adds to, named by its
 // [Entry.WordRef], and the addend. It is 8 bytes, the size of the records
 // the engine routes scattered updates in.
@@ -60,33 +62,31 @@ type Dense struct {
 // and, at the line's first count, marks its page in d.Pages (bit w/1024).
 // On amd64 it is an assembly loop that asks for the word 16 additions
 // ahead while it performs this one, as AddWords does; elsewhere a Go
-// loop. It panics, writing nothing, when a word is not below
-// len(d.Words) or d's bookkeeping is too short.
+// loop. It panics when d's bookkeeping is too short for its words,
+// writing nothing, or at the first addition to a word not below
+// len(d.Words), having made those before it.
 func AddDense(d *Dense, adds []WordAdd) {
 	if len(adds) == 0 {
 		return
 	}
 	n := len(d.Words)
-	if m := maxDenseWord(adds); int(m) >= n || len(d.Touched) < (n+63)/64 || len(d.Lines) < (n+31)/32 || len(d.Pages) < (n+PageWords*64-1)/(PageWords*64) {
-		panic("shard: AddDense: a word beyond the array, or its bookkeeping too short")
+	if n == 0 || len(d.Touched) < (n+63)/64 || len(d.Lines) < (n+31)/32 || len(d.Pages) < (n+PageWords*64-1)/(PageWords*64) {
+		panic("shard: AddDense: the bookkeeping of the words too short")
 	}
-	addDense(&d.Words[0], &d.Touched[0], &d.Lines[0], &d.Pages[0], adds)
-}
-
-// maxDenseWord is the largest word of adds (at least one).
-func maxDenseWord(adds []WordAdd) uint32 {
-	m := uint32(0)
-	for _, a := range adds {
-		m = max(m, a.Word)
+	if k := addDense(d.Words, &d.Touched[0], &d.Lines[0], &d.Pages[0], adds); k < len(adds) {
+		panic(fmt.Sprintf("shard: AddDense: addition %d to word %d of %d", k, adds[k].Word, n))
 	}
-	return m
 }
 
 // addDenseGeneric is AddDense in Go: the reference the assembly is tested
-// against, and the loop on other architectures.
-func addDenseGeneric(d *Dense, adds []WordAdd) {
-	for _, a := range adds {
+// against, and the loop on other architectures. It stops at the first
+// word not below len(d.Words), returning its index (else len(adds)).
+func addDenseGeneric(d *Dense, adds []WordAdd) int {
+	for i, a := range adds {
 		w := a.Word
+		if int(w) >= len(d.Words) {
+			return i
+		}
 		if d.Words[w] += a.Add; d.Words[w] == 0 {
 			d.Touched[w/64] |= 1 << (w % 64)
 		}
@@ -94,4 +94,5 @@ func addDenseGeneric(d *Dense, adds []WordAdd) {
 			d.Pages[w/PageWords/64] |= 1 << (w / PageWords % 64)
 		}
 	}
+	return len(adds)
 }

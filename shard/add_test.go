@@ -251,7 +251,9 @@ func TestAddDense(t *testing.T) {
 			}
 			asm, gen := newDense(), newDense()
 			AddDense(asm, adds)
-			addDenseGeneric(gen, adds)
+			if k := addDenseGeneric(gen, adds); k != len(adds) {
+				t.Fatalf("addDenseGeneric stopped at %d of %d", k, len(adds))
+			}
 			for w := range n {
 				bit := asm.Touched[w/64]>>(w%64)&1 == 1
 				if asm.Words[w] != sum[w] || gen.Words[w] != sum[w] || bit != zero[w] || bit != (gen.Touched[w/64]>>(w%64)&1 == 1) {
@@ -268,11 +270,21 @@ func TestAddDense(t *testing.T) {
 			}
 		})
 	}
-	defer func() {
-		if recover() == nil {
-			t.Error("AddDense of a word beyond the array did not panic")
-		}
-	}()
+	// A word beyond the array: the additions before it made, then a panic.
 	d := newDense()
-	AddDense(d, []WordAdd{{Word: n, Add: 1}})
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("AddDense of a word beyond the array did not panic")
+			}
+		}()
+		AddDense(d, []WordAdd{{Word: 7, Add: 5}, {Word: n, Add: 1}, {Word: 8, Add: 1}})
+	}()
+	if d.Words[7] != 5 || d.Words[8] != 0 {
+		t.Errorf("words 7 and 8 %d and %d after a panic at the addition between them, want 5 and 0", d.Words[7], d.Words[8])
+	}
+	gen := newDense()
+	if k := addDenseGeneric(gen, []WordAdd{{Word: 7, Add: 5}, {Word: n, Add: 1}}); k != 1 || gen.Words[7] != 5 {
+		t.Errorf("addDenseGeneric stopped at %d, word 7 %d, want 1 and 5", k, gen.Words[7])
+	}
 }
