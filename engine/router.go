@@ -218,13 +218,13 @@ func (r *Router) foldOf(in *trace.Inst, p *plan, k memKey, key uint64, active ui
 	src := p.b[0]
 	vals := r.valBuf[:0]
 	if src.In < 0 {
-		for range addrs {
-			vals = append(vals, src.Imm)
-		}
+		vals = fill(vals, len(addrs), src.Imm)
 	} else if v := &in.Vals[src.In]; p.st.Inputs[src.In].Elems > 1 {
 		for m := active; m != 0; m &= m - 1 {
 			vals = append(vals, v.Lo(p.st.ValueIndex(src, bits.TrailingZeros32(m))))
 		}
+	} else if v.Kind == trace.VecBroadcast {
+		vals = fill(vals, len(addrs), v.Base) // (a histogram's 1)
 	} else if v.Kind == trace.VecList && active == 1<<len(addrs)-1 {
 		// Lanes 0..n-1: the list's first n, read where they are.
 		r.foldVals, r.foldAddrs = v.List[:len(addrs):len(addrs)], addrs
@@ -239,6 +239,15 @@ func (r *Router) foldOf(in *trace.Inst, p *plan, k memKey, key uint64, active ui
 	// reorders no fold's (at most a warp's, one a lane).
 	r.foldVals, r.foldAddrs = vals, addrs
 	return r.foldOp(p, k, key)
+}
+
+// fill is vals (emptied) holding n copies of x.
+func fill(vals []uint64, n int, x uint64) []uint64 {
+	vals = slices.Grow(vals[:0], n)[:n]
+	for i := range vals {
+		vals[i] = x
+	}
+	return vals
 }
 
 // foldOp is the FoldOp of plan p in memory k (partition key key), with
@@ -372,14 +381,7 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 			// A full warp: lane i's is element i, each apart from the
 			// others (no chain through the mask); their span on the way,
 			// for foldOf and counts.
-			av := (*[trace.MaxLanes]uint64)(av)
-			lo, hi, or := ^uint64(0), uint64(0), uint64(0)
-			for lane := range addrs[:trace.MaxLanes] {
-				a := (scale*av[lane] + imm + uint64(lane)*pitch) & mask
-				addrs[lane] = a
-				lo, hi, or = min(lo, a), max(hi, a), or|a
-			}
-			sp = span{lo, hi, or, true}
+			sp = warpAddrs((*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(av), scale, imm, pitch, mask)
 		} else {
 			i := 0
 			for m := active; m != 0; m &= m - 1 {
@@ -500,6 +502,22 @@ func addrList(in *trace.Inst) []uint64 {
 type span struct {
 	lo, hi, or uint64
 	ok         bool
+}
+
+// warpAddrs sets a full warp's addresses, lane i's from element i of its
+// list av, and returns their span. It is a function of its own: in
+// Route's body the span's registers went to the stack, a load and a
+// store a lane.
+//
+//go:noinline
+func warpAddrs(addrs, av *[trace.MaxLanes]uint64, scale, imm, pitch, mask uint64) span {
+	lo, hi, or := ^uint64(0), uint64(0), uint64(0)
+	for lane := range addrs {
+		a := (scale*av[lane] + imm + uint64(lane)*pitch) & mask
+		addrs[lane] = a
+		lo, hi, or = min(lo, a), max(hi, a), or|a
+	}
+	return span{lo, hi, or, true}
 }
 
 // spanOf is the span of addrs.
