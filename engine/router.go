@@ -556,6 +556,26 @@ func (r *Router) counts(addrs []uint64) (distinct, maxc, sectors uint32) {
 			return d, conflictDepth(d, c), warpSectors(addrs, true)
 		}
 	}
+	if n := len(addrs); n > trace.MaxLanes/4 && n < trace.MaxLanes && r.avx512 {
+		// A partial warp (a BFS's frontier lanes), its addresses aligned
+		// to 4 bytes and within 4 GiB: the full warp's count, its other
+		// lanes on addresses of their own, 1 mod 4 (no lane's), apart
+		// in their low 32 bits, each an address of one lane.
+		var x, or uint64
+		for _, a := range addrs {
+			x, or = x|(a^addrs[0]), or|a
+		}
+		if x>>32 == 0 && or&3 == 0 {
+			var w [trace.MaxLanes]uint64
+			copy(w[:], addrs)
+			for i := n; i < trace.MaxLanes; i++ {
+				w[i] = addrs[0] | 1 + uint64(i)<<2
+			}
+			d, c := warpConflictsAVX512(&w)
+			d -= uint32(trace.MaxLanes - n)
+			return d, conflictDepth(d, c), warpSectors(addrs, true)
+		}
+	}
 	distinct, maxc = conflicts(addrs) // sorts addrs: sectorCount takes one pass
 	return distinct, maxc, sectorCount(addrs)
 }
