@@ -807,6 +807,9 @@ func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) err
 			}
 		}
 	}
+	if at != len(c.dirty) { // (every paged page is an active instance's)
+		return fmt.Errorf("split: internal error: %d pages of folds of no memory instance pending", len(c.dirty)-at)
+	}
 	c.active = c.active[:0]
 	c.dirty = c.dirty[:0]
 	if c.full() {
