@@ -45,7 +45,12 @@ type Router struct {
 
 	fold      bool     // SetFold: Route says which instructions fold
 	foldAddrs []uint64 // the folded instruction's lanes' addresses, lane order
-	foldVals  []uint64 // and their operands
+	foldVals  []uint64 // and their operands (the router's, or its input's list)
+	valBuf    []uint64 // room for operands that are not a list to share
+	// boundsP is the plan whose regions' hull boundsLo and boundsEnd are
+	// (FoldOp.Bounds), found again only when another plan folds.
+	boundsP             *plan
+	boundsLo, boundsEnd uint64
 }
 
 // NewRouter returns a router of the instructions of a trace with header h
@@ -91,7 +96,7 @@ func (r *Router) Region(reg trace.Region) {
 			delete(r.plans, st)
 		}
 	}
-	r.lastS, r.lastP = nil, nil
+	r.lastS, r.lastP, r.boundsP = nil, nil, nil
 }
 
 // FoldOp is an operation whose accesses to one word compose into one:
@@ -104,7 +109,16 @@ type FoldOp struct {
 	Key   uint64 // PartitionKey(Space, Group)
 	k     kind
 	size  uint8
+	// lo and end bound the regions of Space the router knew (Bounds);
+	// end 0: none, every address.
+	lo, end uint64
 }
+
+// Bounds is the smallest range [lo, end) that holds every region of f's
+// space the router knew when it routed the instruction, ok when it knew
+// one: every access of a folded instruction lies in it (Router.Region).
+// A caller keeps an instruction's folds in a dense array over it.
+func (f FoldOp) Bounds() (lo, end uint64, ok bool) { return f.lo, f.end, f.end != 0 }
 
 // Valid reports whether f is an operation (the instruction folds).
 func (f FoldOp) Valid() bool { return f.k != 0 }
@@ -171,7 +185,8 @@ func (f FoldOp) Combine(acc, v uint64) uint64 {
 
 // Folds returns the addresses and operands of the active lanes of the
 // instruction Route routed last, in lane order, when it folds
-// (Routed.Fold); they are the router's, valid until the next Route.
+// (Routed.Fold); they are the router's (the operands maybe its input's
+// list), valid until the next Route, and not to be written.
 func (r *Router) Folds() (addrs, vals []uint64) { return r.foldAddrs, r.foldVals }
 
 // foldable reports whether p's accesses to a word compose into one
@@ -190,48 +205,85 @@ func (p *plan) foldable() bool {
 // every active lane's access in bounds of the regions the router knows
 // (not misaligned, in no SASS window, in a region). It keeps the lanes'
 // addresses (addrs, one a lane in lane order) and operands.
-func (r *Router) foldOf(in *trace.Inst, p *plan, k memKey, key uint64, active uint32, addrs []uint64) FoldOp {
+func (r *Router) foldOf(in *trace.Inst, p *plan, k memKey, key uint64, active uint32, addrs []uint64, sp *span) FoldOp {
 	if !p.foldable() || len(addrs) != bits.OnesCount32(active) {
 		return FoldOp{}
 	}
-	if !p.inBounds(addrs) {
+	if !sp.ok {
+		*sp = spanOf(addrs)
+	}
+	if !p.inBounds(addrs, sp) {
 		return FoldOp{}
 	}
 	src := p.b[0]
-	vals := r.foldVals[:0]
+	vals := r.valBuf[:0]
 	if src.In < 0 {
-		for range addrs {
-			vals = append(vals, src.Imm)
-		}
+		vals = fill(vals, len(addrs), src.Imm)
 	} else if v := &in.Vals[src.In]; p.st.Inputs[src.In].Elems > 1 {
 		for m := active; m != 0; m &= m - 1 {
 			vals = append(vals, v.Lo(p.st.ValueIndex(src, bits.TrailingZeros32(m))))
 		}
+	} else if v.Kind == trace.VecBroadcast {
+		vals = fill(vals, len(addrs), v.Base) // (a histogram's 1)
 	} else if v.Kind == trace.VecList && active == 1<<len(addrs)-1 {
-		vals = append(vals, v.List[:len(addrs)]...) // lanes 0..n-1: the list's first n
+		// Lanes 0..n-1: the list's first n, read where they are.
+		r.foldVals, r.foldAddrs = v.List[:len(addrs):len(addrs)], addrs
+		return r.foldOp(p, k, key)
 	} else {
 		for m := active; m != 0; m &= m - 1 {
 			vals = append(vals, v.Lo(bits.TrailingZeros32(m)))
 		}
 	}
-	r.foldVals = vals
-	r.foldAddrs = append(r.foldAddrs[:0], addrs...)
-	return FoldOp{Space: k.space, Group: k.group, Key: key, k: p.kind, size: p.size}
+	r.valBuf = vals
+	// addrs are the router's (Route's r.addrs): counts, which follows,
+	// reorders no fold's (at most a warp's, one a lane).
+	r.foldVals, r.foldAddrs = vals, addrs
+	return r.foldOp(p, k, key)
+}
+
+// fill is vals (emptied) holding n copies of x.
+func fill(vals []uint64, n int, x uint64) []uint64 {
+	vals = slices.Grow(vals[:0], n)[:n]
+	for i := range vals {
+		vals[i] = x
+	}
+	return vals
+}
+
+// foldOp is the FoldOp of plan p in memory k (partition key key), with
+// the hull of the regions of its space (FoldOp.Bounds).
+func (r *Router) foldOp(p *plan, k memKey, key uint64) FoldOp {
+	if p != r.boundsP {
+		lo, end := ^uint64(0), uint64(0)
+		for _, reg := range p.regions {
+			e := reg.Base + reg.Size
+			if reg.Size == 0 {
+				continue // holds no access
+			}
+			if e < reg.Base { // to the top of the address space: no bound
+				lo, end = 0, 0
+				break
+			}
+			lo, end = min(lo, reg.Base), max(end, e)
+		}
+		if end == 0 {
+			lo = 0
+		}
+		r.boundsP, r.boundsLo, r.boundsEnd = p, lo, end
+	}
+	return FoldOp{Space: k.space, Group: k.group, Key: key, k: p.kind, size: p.size, lo: r.boundsLo, end: r.boundsEnd}
 }
 
 // inBounds reports whether every address of addrs is an access of p
 // without a fault (p.check, and p.vecAlign's alignment): at once, for
 // addresses aligned whose span is in one region and in no SASS window,
 // else address by address.
-func (p *plan) inBounds(addrs []uint64) bool {
+func (p *plan) inBounds(addrs []uint64, sp *span) bool {
 	if len(addrs) == 0 {
 		return true
 	}
 	size := uint64(p.size)
-	lo, hi, or := addrs[0], addrs[0], uint64(0)
-	for _, a := range addrs {
-		lo, hi, or = min(lo, a), max(hi, a), or|a
-	}
+	lo, hi, or := sp.lo, sp.hi, sp.or
 	if or&(size-1) != 0 {
 		return false // misaligned
 	}
@@ -318,6 +370,7 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 	active := in.Active()
 	out := Routed{Lanes: uint32(bits.OnesCount32(active))}
 	addrs := r.addrs[:0]
+	var sp span // of addrs, when ok
 	if av := addrList(in); p.elemAddr == nil && av != nil && st.Elems == 1 {
 		// A list of one address a lane (a scattered warp's): the formula
 		// below in one pass into room made once.
@@ -326,11 +379,9 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 		scale, imm, pitch, mask := uint64(st.AddrScale), uint64(st.AddrImm)+uint64(st.ElemOff(0)), uint64(st.LanePitch), st.AddrMask()
 		if n == trace.MaxLanes && len(av) >= n {
 			// A full warp: lane i's is element i, each apart from the
-			// others (no chain through the mask).
-			av := (*[trace.MaxLanes]uint64)(av)
-			for lane := range addrs[:trace.MaxLanes] {
-				addrs[lane] = (scale*av[lane] + imm + uint64(lane)*pitch) & mask
-			}
+			// others (no chain through the mask); their span on the way,
+			// for foldOf and counts.
+			sp = warpAddrs((*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(av), scale, imm, pitch, mask)
 		} else {
 			i := 0
 			for m := active; m != 0; m &= m - 1 {
@@ -377,15 +428,15 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 	if r.fold {
 		// A folded instruction's lanes are not routed here: the caller
 		// counts them by line where it writes their folds (Routed.Fold).
-		if out.Fold = r.foldOf(in, p, k, key, active, addrs); out.Fold.Valid() {
-			out.Addresses, out.MaxConflict, out.Sectors = r.counts(addrs)
+		if out.Fold = r.foldOf(in, p, k, key, active, addrs, &sp); out.Fold.Valid() {
+			out.Addresses, out.MaxConflict, out.Sectors = r.countsSpan(addrs, &sp)
 			r.addrs = addrs
 			out.Owners, out.Parts = r.owners, r.parts
 			return out, nil
 		}
 	}
 	r.part(addrs, active, st.Elems, key)
-	out.Addresses, out.MaxConflict, out.Sectors = r.counts(addrs)
+	out.Addresses, out.MaxConflict, out.Sectors = r.countsSpan(addrs, &sp)
 	r.addrs = addrs
 	out.Owners, out.Parts = r.owners, r.parts
 	return out, nil
@@ -447,6 +498,49 @@ func addrList(in *trace.Inst) []uint64 {
 	return nil
 }
 
+// span is the least and greatest of some addresses and their OR, when ok.
+type span struct {
+	lo, hi, or uint64
+	ok         bool
+}
+
+// warpAddrs sets a full warp's addresses, lane i's from element i of its
+// list av, and returns their span. It is a function of its own: in
+// Route's body the span's registers went to the stack, a load and a
+// store a lane.
+//
+//go:noinline
+func warpAddrs(addrs, av *[trace.MaxLanes]uint64, scale, imm, pitch, mask uint64) span {
+	lo, hi, or := ^uint64(0), uint64(0), uint64(0)
+	for lane := range addrs {
+		a := (scale*av[lane] + imm + uint64(lane)*pitch) & mask
+		addrs[lane] = a
+		lo, hi, or = min(lo, a), max(hi, a), or|a
+	}
+	return span{lo, hi, or, true}
+}
+
+// spanOf is the span of addrs.
+func spanOf(addrs []uint64) span {
+	lo, hi, or := ^uint64(0), uint64(0), uint64(0)
+	for _, a := range addrs {
+		lo, hi, or = min(lo, a), max(hi, a), or|a
+	}
+	return span{lo, hi, or, true}
+}
+
+// countsSpan is counts of addrs whose span sp may know: a full warp
+// within 4 GiB (its addresses' high halves equal, as those of its least
+// and greatest are) goes to warpConflictsAVX512 without a pass to find
+// out.
+func (r *Router) countsSpan(addrs []uint64, sp *span) (distinct, maxc, sectors uint32) {
+	if sp.ok && len(addrs) == trace.MaxLanes && r.avx512 && sp.lo>>32 == sp.hi>>32 {
+		d, c := warpConflictsAVX512((*[trace.MaxLanes]uint64)(addrs))
+		return d, conflictDepth(d, c), warpSectors(addrs, true)
+	}
+	return r.counts(addrs)
+}
+
 // counts is the distinct addresses, the largest conflict and the distinct
 // sectors of addrs, which it may reorder. A full warp whose addresses
 // differ only in their low 32 bits (warpConflictsAVX512 compares those) is
@@ -459,6 +553,26 @@ func (r *Router) counts(addrs []uint64) (distinct, maxc, sectors uint32) {
 		}
 		if x>>32 == 0 {
 			d, c := warpConflictsAVX512((*[trace.MaxLanes]uint64)(addrs))
+			return d, conflictDepth(d, c), warpSectors(addrs, true)
+		}
+	}
+	if n := len(addrs); n > trace.MaxLanes/4 && n < trace.MaxLanes && r.avx512 {
+		// A partial warp (a BFS's frontier lanes), its addresses aligned
+		// to 4 bytes and within 4 GiB: the full warp's count, its other
+		// lanes on addresses of their own, 1 mod 4 (no lane's), apart
+		// in their low 32 bits, each an address of one lane.
+		var x, or uint64
+		for _, a := range addrs {
+			x, or = x|(a^addrs[0]), or|a
+		}
+		if x>>32 == 0 && or&3 == 0 {
+			var w [trace.MaxLanes]uint64
+			copy(w[:], addrs)
+			for i := n; i < trace.MaxLanes; i++ {
+				w[i] = addrs[0] | 1 + uint64(i)<<2
+			}
+			d, c := warpConflictsAVX512(&w)
+			d -= uint32(trace.MaxLanes - n)
 			return d, conflictDepth(d, c), warpSectors(addrs, true)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/gpureplay/replay/trace"
 	"io"
 	"math/bits"
+	"math/rand/v2"
 )
 
 // TestRouterCounts: the row a split gives an instruction counts what a
@@ -68,6 +69,62 @@ func TestRouterCounts(t *testing.T) {
 			if owned != in.Active() {
 				t.Errorf("%s, %d partitions: the partitions own lanes %#x, the active lanes are %#x", tc.name, n, owned, in.Active())
 			}
+		}
+	}
+}
+
+// TestRouterCountsPartialWarps: the row of a warp of 9 to 31 active lanes
+// (a BFS's frontier, which the AVX-512 count takes padded to a full warp
+// where the machine has it) counts its distinct addresses, the most lanes
+// on one and its distinct sectors as a map of its lanes does, for lanes
+// on a few words (conflicts), scattered over a page or 4 GiB, across 4
+// GiB (the high halves differ: no AVX-512), and not aligned (no padding).
+func TestRouterCountsPartialWarps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	rt, err := engine.NewRouter(&trace.Header{}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := trace.ParseStatic("atom.global.add.u32 d, [a], b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for trial := range 4000 {
+		var mask uint32
+		for bits.OnesCount32(mask) < 9 || mask == ^uint32(0) {
+			mask = rng.Uint32() | rng.Uint32()
+		}
+		base := uint64(rng.Uint32())<<8 | 0xfff00000
+		list := make([]uint64, 32)
+		for l := range list {
+			switch trial % 4 {
+			case 0: // a few words
+				list[l] = base + rng.Uint64N(3)*4
+			case 1: // scattered within 4 GiB
+				list[l] = base + rng.Uint64N(1<<20)*4
+			case 2: // across 4 GiB: equal low halves, other high ones
+				list[l] = base + rng.Uint64N(2)<<32 + rng.Uint64N(4)*4
+			default: // not aligned
+				list[l] = base + rng.Uint64N(64)
+			}
+		}
+		in := &trace.Inst{Static: st, Mask: mask, Vals: []trace.Vector{{Kind: trace.VecList, List: list}, {Kind: trace.VecBroadcast, Base: 1}}}
+		r, err := rt.Route(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lanes := map[uint64]uint32{}
+		sectors := map[uint64]bool{}
+		var maxc uint32
+		for m := mask; m != 0; m &= m - 1 {
+			a := list[bits.TrailingZeros32(m)]
+			lanes[a]++
+			maxc = max(maxc, lanes[a])
+			sectors[a>>5] = true
+		}
+		if r.Addresses != uint32(len(lanes)) || r.MaxConflict != maxc || r.Sectors != uint32(len(sectors)) {
+			t.Fatalf("trial %d, mask %#x: addresses %d, max conflict %d, sectors %d; want %d, %d, %d",
+				trial, mask, r.Addresses, r.MaxConflict, r.Sectors, len(lanes), maxc, len(sectors))
 		}
 	}
 }

@@ -85,3 +85,74 @@ ploop:
 
 pdone:
 	RET
+
+// func addDense(words []uint32, touched *uint64, lines *uint32, pages *uint64, adds []WordAdd) int
+//
+// addWords over one array of words: at adds[DI] it asks for the word of
+// adds[min(DI+AHEAD, n-1)] (bounded by the words, as a prefetch is not
+// checked: a word beyond them is asked for as the last), then, its word w
+// below len(words) (else it returns DI), adds adds[DI].Add to words[w],
+// sets bit w of touched where the sum is zero, counts lines[w/32] and,
+// where that count is 1, sets bit w/1024 of pages. It returns n.
+// Registers: DX words, AX touched, R9 lines, R10 pages, CX adds, BX n,
+// R13 n-1, DI the addition; R8 the word, R11, R12 and SI scratch.
+TEXT ·addDense(SB), NOSPLIT, $0-80
+	MOVQ words_base+0(FP), DX
+	MOVQ touched+24(FP), AX
+	MOVQ lines+32(FP), R9
+	MOVQ pages+40(FP), R10
+	MOVQ adds_base+48(FP), CX
+	MOVQ adds_len+56(FP), BX
+	XORQ DI, DI
+	TESTQ BX, BX
+	JEQ ddone
+	LEAQ -1(BX), R13
+
+dloop:
+	// Ask for the word of adds[min(DI+AHEAD, n-1)], if among the words.
+	LEAQ AHEAD(DI), SI
+	CMPQ SI, R13
+	CMOVQGT R13, SI
+	MOVL 0(CX)(SI*8), R8
+	CMPQ R8, words_len+8(FP)
+	JAE dadd
+	PREFETCHT0 0(DX)(R8*4)
+
+dadd:
+	// adds[DI]: the word += the addend; a zero sum marks it.
+	MOVL 0(CX)(DI*8), R8
+	CMPQ R8, words_len+8(FP)
+	JAE ddone
+	MOVL 4(CX)(DI*8), R11
+	ADDL R11, 0(DX)(R8*4)
+	JNZ dline
+	MOVL R8, R11
+	SHRL $6, R11
+	MOVQ 0(AX)(R11*8), R12
+	BTSQ R8, R12
+	MOVQ R12, 0(AX)(R11*8)
+
+dline:
+	// Its line's count; the line's first marks the page.
+	MOVL R8, R11
+	SHRL $5, R11
+	MOVL 0(R9)(R11*4), R12
+	INCL R12
+	MOVL R12, 0(R9)(R11*4)
+	CMPL R12, $1
+	JNE dnext
+	SHRL $10, R8
+	MOVL R8, R11
+	SHRL $6, R11
+	MOVQ 0(R10)(R11*8), SI
+	BTSQ R8, SI
+	MOVQ SI, 0(R10)(R11*8)
+
+dnext:
+	INCQ DI
+	CMPQ DI, BX
+	JLT dloop
+
+ddone:
+	MOVQ DI, ret+72(FP)
+	RET

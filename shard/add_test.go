@@ -192,3 +192,99 @@ func TestPrefetchWords(t *testing.T) {
 		}
 	}
 }
+
+// TestAddDense adds the same random additions through AddDense (assembly
+// on amd64) and through its Go loop into two arrays of 3000 words (three
+// pages and a part), at every length around the prefetch distance and a
+// long one, with hot words, the first and the last word, and sums brought
+// back to zero, and compares every word, bit, line count and page bit of
+// the two with the sums: a word marked where (and only where) its sum
+// reached zero, a line counted its additions, a page marked where a line
+// of it was counted.
+func TestAddDense(t *testing.T) {
+	const n = 3000
+	r := rand.New(rand.NewPCG(5, 6))
+	newDense := func() *Dense {
+		return &Dense{Words: make([]uint32, n), Touched: make([]uint64, (n+63)/64), Lines: make([]uint32, (n+31)/32), Pages: make([]uint64, 1)}
+	}
+	for _, k := range []int{0, 1, 2, 15, 16, 17, 18, 33, 20000} {
+		t.Run(fmt.Sprint(k), func(t *testing.T) {
+			adds := make([]WordAdd, k)
+			sum := make([]uint32, n)
+			zero := make([]bool, n)
+			lines := make([]uint32, (n+31)/32)
+			for i := range adds {
+				var w uint32
+				v := r.Uint32()
+				switch r.IntN(5) {
+				case 4:
+					if i == 0 {
+						continue
+					}
+					w = adds[r.IntN(i)].Word
+					v = 0
+					for _, a := range adds[:i] {
+						if a.Word == w {
+							v -= a.Add
+						}
+					}
+				case 0:
+					w = uint32(r.IntN(3))
+				case 1:
+					w = uint32(r.IntN(2)) * (n - 1)
+				default:
+					w = uint32(r.IntN(n / 2)) // pages 0 and 1 only, the last word's aside
+				}
+				adds[i] = WordAdd{Word: w, Add: v}
+			}
+			for _, a := range adds { // (adds[0] may be an addition of 0 to word 0)
+				if sum[a.Word] += a.Add; sum[a.Word] == 0 {
+					zero[a.Word] = true
+				}
+				lines[a.Word/32]++
+			}
+			var pages uint64
+			for l, c := range lines {
+				if c > 0 {
+					pages |= 1 << (l * 32 / PageWords)
+				}
+			}
+			asm, gen := newDense(), newDense()
+			AddDense(asm, adds)
+			if k := addDenseGeneric(gen, adds); k != len(adds) {
+				t.Fatalf("addDenseGeneric stopped at %d of %d", k, len(adds))
+			}
+			for w := range n {
+				bit := asm.Touched[w/64]>>(w%64)&1 == 1
+				if asm.Words[w] != sum[w] || gen.Words[w] != sum[w] || bit != zero[w] || bit != (gen.Touched[w/64]>>(w%64)&1 == 1) {
+					t.Fatalf("word %d: %#x (Go %#x), marked %v, want %#x, marked %v", w, asm.Words[w], gen.Words[w], bit, sum[w], zero[w])
+				}
+			}
+			for l := range lines {
+				if asm.Lines[l] != lines[l] || gen.Lines[l] != lines[l] {
+					t.Fatalf("line %d: %d additions (Go %d), want %d", l, asm.Lines[l], gen.Lines[l], lines[l])
+				}
+			}
+			if asm.Pages[0] != pages || gen.Pages[0] != pages {
+				t.Fatalf("pages %b (Go %b), want %b", asm.Pages[0], gen.Pages[0], pages)
+			}
+		})
+	}
+	// A word beyond the array: the additions before it made, then a panic.
+	d := newDense()
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("AddDense of a word beyond the array did not panic")
+			}
+		}()
+		AddDense(d, []WordAdd{{Word: 7, Add: 5}, {Word: n, Add: 1}, {Word: 8, Add: 1}})
+	}()
+	if d.Words[7] != 5 || d.Words[8] != 0 {
+		t.Errorf("words 7 and 8 %d and %d after a panic at the addition between them, want 5 and 0", d.Words[7], d.Words[8])
+	}
+	gen := newDense()
+	if k := addDenseGeneric(gen, []WordAdd{{Word: 7, Add: 5}, {Word: n, Add: 1}}); k != 1 || gen.Words[7] != 5 {
+		t.Errorf("addDenseGeneric stopped at %d, word 7 %d, want 1 and 5", k, gen.Words[7])
+	}
+}

@@ -18,7 +18,7 @@
 // end: the word of a reference is the chunk's word at its low 16 bits, so a
 // loop over scattered words takes one load to find the chunk and indexes
 // word and bit directly. The loop of scattered 32-bit additions
-// ([Memory.AddWords]) and the walk that finds a page's written words
+// ([Memory.AddWords]; [AddDense] over a caller's array of words) and the walk that finds a page's written words
 // ([Page.Written]) are amd64 assembly (add_amd64.s, written_amd64.s),
 // with the same loops in Go elsewhere and as their tests' reference. On
 // Linux a new chunk's memory is faulted in at

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"unsafe"
 
 	"github.com/gpureplay/replay/engine"
+	"github.com/gpureplay/replay/internal/offheap"
 	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
 )
@@ -17,30 +19,132 @@ import (
 // word by one operation that composes (engine.FoldOp) into one, and
 // writes each partition the folds of its words as fold records
 // (trace.Fold), in place of the lanes. It keeps the folds of one
-// operation at a time in a simulated memory of its own (shard.Memory, the
-// engine's: pages of 1024 words found through a directory, whose
-// scattered 32-bit additions keep many misses under way at once), a
-// memory instance a .group and space, and writes them all (flush) before
-// any record that could disagree with them: an instruction of another
-// operation or that does not fold, a directive but .cluster, and the
-// slice's end. A word of the memory holds its fold, 0 where none is
-// (after a flush too); a fold that is not an addition tells its first
-// operand by the word's bit in Touched. An 8-byte fold takes two words,
-// its low half first.
+// operation at a time, a memory instance a .group and space, and writes
+// them all (flush) before any record that could disagree with them: an
+// instruction of another operation or that does not fold, a directive
+// but .cluster, and the slice's end.
+//
+// A memory instance whose space has regions (FoldOp.Bounds) spanning at
+// most maxWindowBytes keeps its folds in a window: dense arrays over
+// the regions' span, of its words, their written bits, the lane-ops of
+// each 128-byte line and a bit a page that has any, so that a lane's fold
+// is an indexed update of its word and of its line's count, in one loop.
+// Any other (no region: every address; or regions too far apart) keeps
+// them in a simulated memory of its own (shard.Memory, the engine's:
+// pages of 1024 words found through a directory, whose scattered 32-bit
+// additions keep many misses under way at once), the paged memory, as does
+// a window's memory instance that meets an address outside it (spill;
+// every access of a folded instruction lies in its regions, so none
+// should).
+//
+// A word holds its fold, 0 where none is (after a flush too); a fold
+// that is not an addition tells its first operand by the word's written
+// bit (Touched), an addition's sum of 0 is marked there too. An 8-byte
+// fold takes two words, its low half first, its low word marked. The
+// flush writes the memory instances in the order they were made, the
+// words of each ascending, whichever holds them.
 
-// maxFoldPages is the most pages the combiner's memory holds before it
-// flushes and starts a new one (256 MiB of folds, whatever the spread of
-// the addresses).
+// maxFoldPages is the most pages the combiner's paged memory holds before
+// it flushes and starts a new one (256 MiB of folds, whatever the spread
+// of the addresses).
 const maxFoldPages = 1 << 16
+
+// maxWindowBytes is the largest span of regions a window covers, and
+// maxDenseBytes the most words the windows of a combiner cover together:
+// memory that only the pages a trace touches take.
+const (
+	maxWindowBytes = 64 << 20
+	maxDenseBytes  = 256 << 20
+)
 
 // foldQueue is how many 32-bit additions the combiner queues before it
 // performs them (shard.Memory.AddWords).
 const foldQueue = 4096
 
+// The states of a memory instance in a period between flushes: no fold,
+// its folds in its window, or in the paged memory.
+const (
+	memIdle uint8 = iota
+	memDense
+	memPaged
+)
+
 type foldMem struct {
 	op     engine.FoldOp
 	static *trace.Static // the form the fold records name
 	group  int64         // its instruction's .group
+	state  uint8         // memIdle, memDense or memPaged
+	win    *window       // its window, kept from one period to the next
+}
+
+// window is the folds of a memory instance over [lo, lo+4·len(words)),
+// a whole number of pages.
+type window struct {
+	lo uint64
+	// d: its words, a bit a word written (see above), the lane-ops of
+	// each line since the last flush, and a bit a page with any (a line
+	// with lane-ops, or a word written).
+	d shard.Dense
+	// q, for a large window (queued), are its additions not yet made
+	// (settle): made in AddDense's loop, many misses in cache at once.
+	q      []shard.WordAdd
+	queued bool
+	blk    *offheap.Block
+}
+
+func newWindow(lo, end uint64) *window {
+	n := int((end - lo) / 4)
+	w := &window{lo: lo, d: shard.Dense{Pages: make([]uint64, (n/shard.PageWords+63)/64)}}
+	size := n*4 + n/8 + n/8 // words, their bits, their lines' counts
+	var b []byte
+	if size >= offheap.HugeMin {
+		// Huge pages where granted: a window's words are updated at
+		// random, a miss in the TLB a lane in 4 KiB pages.
+		w.blk = offheap.NewBlock(size)
+		b = w.blk.Bytes()[:size]
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 0 // written before add reads them (offheap, 7)
+		}
+	} else {
+		b = make([]byte, size)
+	}
+	w.d.Words = unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n)
+	w.d.Touched = unsafe.Slice((*uint64)(unsafe.Pointer(&b[n*4])), n/64)
+	w.d.Lines = unsafe.Slice((*uint32)(unsafe.Pointer(&b[n*4+n/8])), n/lineWords)
+	w.queued = n >= queueWords
+	return w
+}
+
+// settle makes the additions queued in w.
+func (w *window) settle() {
+	if len(w.q) > 0 {
+		shard.AddDense(&w.d, w.q)
+		w.q = w.q[:0]
+	}
+}
+
+// queueWords is the smallest window whose additions are queued (settle):
+// a smaller one stays in cache.
+const queueWords = 1 << 18
+
+// release returns w's memory; nothing may use w after.
+func (w *window) release() {
+	if w != nil && w.blk != nil {
+		w.blk.Release()
+		w.blk = nil
+	}
+}
+
+// covers reports whether w holds [lo, end).
+func (w *window) covers(lo, end uint64) bool {
+	return w != nil && lo >= w.lo && end-w.lo <= uint64(len(w.d.Words))*4
+}
+
+// page is page i of w as a shard.Page (its words, their bits, its number).
+func (w *window) page(i int) shard.Page {
+	return shard.Page{Words: (*[shard.PageWords]uint32)(w.d.Words[i*shard.PageWords:]),
+		Touched: (*[shard.PageWords / 64]uint64)(w.d.Touched[i*shard.PageWords/64:]),
+		Num:     w.lo>>shard.PageShift + uint64(i)}
 }
 
 // combiner holds a slice's pending folds.
@@ -50,18 +154,23 @@ type combiner struct {
 	memAt   map[memID]int
 	lastID  memID
 	lastMem int
-	sm      *shard.Memory
-	cur     shard.Cursor
-	adds    []shard.WordAdd // queued additions
+	// active are the memory instances with folds since the last flush,
+	// in the order they took their first.
+	active     []int
+	denseBytes uint64 // the windows' words
+	sm         *shard.Memory
+	cur        shard.Cursor
+	adds       []shard.WordAdd // queued additions
 	// dirty are the references of the pages written since the last
 	// flush, each once (dirtyBit).
 	dirty    []uint32
 	dirtyBit []uint64
 	// lineOps are the lane-ops folded into each 128-byte line of the
-	// memory since the last flush, by line reference (a word reference
-	// over 32: a page's 32 lines, its reference's): the flush adds them
-	// to laneOps by the line's partition, a line at a time rather than a
-	// lane at a time (Summary.LaneOps, exact).
+	// paged memory since the last flush, by line reference (a word
+	// reference over 32: a page's 32 lines, its reference's): the flush
+	// adds them, and a window's lines, to laneOps by the line's
+	// partition, a line at a time rather than a lane at a time
+	// (Summary.LaneOps, exact).
 	lineOps []uint32
 	laneOps []uint64 // per partition: the lane-ops of the folds flushed
 	// Per partition, the words and folds a flush writes.
@@ -97,11 +206,19 @@ func (c *combiner) newMemory() error {
 	return nil
 }
 
-// pending reports whether folds are pending.
-func (c *combiner) pending() bool { return len(c.dirty) > 0 || len(c.adds) > 0 }
+// release returns the windows' memory; nothing may use c after.
+func (c *combiner) release() {
+	for i := range c.mems {
+		c.mems[i].win.release()
+		c.mems[i].win = nil
+	}
+}
 
-// full reports whether the combiner's memory holds as many pages as it
-// may: the caller flushes.
+// pending reports whether folds are pending.
+func (c *combiner) pending() bool { return len(c.active) > 0 }
+
+// full reports whether the combiner's paged memory holds as many pages as
+// it may: the caller flushes.
 func (c *combiner) full() bool { return c.sm != nil && c.sm.Pages() >= maxFoldPages }
 
 // errFoldMemory is the combiner's error when its memory is full.
@@ -112,13 +229,213 @@ var errFoldMemory = errors.New("split: the combiner's memory is full")
 func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) error {
 	c.op = op
 	mi := c.memOf(op, in.Static, in.Group)
+	if len(addrs) == 0 {
+		return nil // (no lane active: nothing pending)
+	}
 	c.lanes += uint64(len(addrs))
+	m := &c.mems[mi]
+	if m.state == memIdle {
+		lo, end, ok := op.Bounds()
+		c.activate(mi, lo, end, ok)
+	}
+	if m.state == memDense {
+		k := m.win.add(op, addrs, vals)
+		if k == len(addrs) {
+			return nil
+		}
+		if err := c.spill(mi); err != nil { // (not met: see above)
+			return err
+		}
+		addrs, vals = addrs[k:], vals[k:]
+	}
+	return c.addPaged(uint32(mi), op, addrs, vals)
+}
+
+// activate readies memory instance mi, with no fold since the last
+// flush, for its first: in its window when its regions' span [lo, end)
+// (ok: FoldOp.Bounds) allows one, else in the paged memory.
+func (c *combiner) activate(mi int, lo, end uint64, ok bool) {
+	m := &c.mems[mi]
+	c.active = append(c.active, mi)
+	m.state = memPaged
+	if !ok {
+		return
+	}
+	lo &^= shard.PageBytes - 1
+	if end = (end + shard.PageBytes - 1) &^ (shard.PageBytes - 1); end <= lo || end-lo > maxWindowBytes {
+		return // (end 0: the regions reach the top of the address space)
+	}
+	if !m.win.covers(lo, end) {
+		if m.win != nil {
+			c.denseBytes -= uint64(len(m.win.d.Words)) * 4
+			m.win.release()
+			m.win = nil
+		}
+		if c.denseBytes+(end-lo) > maxDenseBytes {
+			return
+		}
+		m.win = newWindow(lo, end)
+		c.denseBytes += end - lo
+	}
+	m.state = memDense
+}
+
+// add folds the accesses of op at addrs with operands vals into w, in
+// order, up to the first address outside it: it returns how many it
+// folded.
+func (w *window) add(op engine.FoldOp, addrs, vals []uint64) int {
+	words, touched, lines, dirty := w.d.Words, w.d.Touched, w.d.Lines, w.d.Pages
+	n, lo := uint64(len(words)), w.lo
+	vals = vals[:len(addrs)]
+	kind := op.Kind()
+	switch {
+	case op.Size() == 8:
+		for i, a := range addrs { // two words, the low half first
+			x := (a - lo) >> 2
+			if x >= n {
+				return i
+			}
+			bit := uint64(1) << (x & 63)
+			v := vals[i]
+			if t := touched[x>>6]; t&bit != 0 {
+				v = op.Combine(uint64(words[x])|uint64(words[x+1])<<32, v)
+			} else {
+				touched[x>>6] = t | bit
+			}
+			words[x], words[x+1] = uint32(v), uint32(v>>32)
+			l := x / lineWords
+			if lines[l]++; lines[l] == 1 {
+				dirty[l>>11] |= 1 << (l >> 5 & 63)
+			}
+		}
+	case kind == engine.FoldAdd && w.queued:
+		// Their words and lines counted at once (settle).
+		k := len(w.q)
+		q := slices.Grow(w.q, len(addrs))[:k+len(addrs)]
+		for i, a := range addrs {
+			x := (a - lo) >> 2
+			if x >= n {
+				w.q = q[:k+i]
+				return i
+			}
+			q[k+i] = shard.WordAdd{Word: uint32(x), Add: uint32(vals[i])}
+		}
+		w.q = q
+		if len(q) >= foldQueue {
+			w.settle()
+		}
+	case kind == engine.FoldAdd:
+		for i, a := range addrs {
+			x := (a - lo) >> 2
+			if x >= n {
+				return i
+			}
+			s := words[x] + uint32(vals[i])
+			words[x] = s
+			if s == 0 { // a sum of 0 is written too
+				touched[x>>6] |= 1 << (x & 63)
+			}
+			l := x / lineWords
+			if lines[l]++; lines[l] == 1 {
+				dirty[l>>11] |= 1 << (l >> 5 & 63)
+			}
+		}
+	default:
+		for i, a := range addrs {
+			x := (a - lo) >> 2
+			if x >= n {
+				return i
+			}
+			bit := uint64(1) << (x & 63)
+			v := uint32(vals[i])
+			if t := touched[x>>6]; t&bit != 0 {
+				v = fold32Kind(kind, words[x], v)
+			} else {
+				touched[x>>6] = t | bit
+			}
+			words[x] = v
+			l := x / lineWords
+			if lines[l]++; lines[l] == 1 {
+				dirty[l>>11] |= 1 << (l >> 5 & 63)
+			}
+		}
+	}
+	return len(addrs)
+}
+
+// fold32Kind is old folded with v by kind (not FoldAdd): the engine's
+// opInt for these kinds, without FoldOp.Combine's call a word (which made
+// a split of bfs a tenth slower).
+func fold32Kind(kind engine.FoldKind, old, v uint32) uint32 {
+	switch kind {
+	case engine.FoldAnd:
+		v &= old
+	case engine.FoldOr:
+		v |= old
+	case engine.FoldXor:
+		v ^= old
+	case engine.FoldMinU:
+		v = min(v, old)
+	case engine.FoldMaxU:
+		v = max(v, old)
+	case engine.FoldMinS:
+		v = uint32(min(int32(v), int32(old)))
+	case engine.FoldMaxS:
+		v = uint32(max(int32(v), int32(old)))
+	}
+	return v
+}
+
+// spill moves the folds of memory instance mi from its window to the
+// paged memory, page by page, with its lines' lane-ops, and leaves it
+// there for the rest of the period.
+func (c *combiner) spill(mi int) error {
+	m := &c.mems[mi]
+	w := m.win
+	w.settle()
+	m.state = memPaged
+	if c.sm == nil {
+		if err := c.newMemory(); err != nil {
+			return err
+		}
+	}
+	for j, bitsOf := range w.d.Pages {
+		for ; bitsOf != 0; bitsOf &= bitsOf - 1 {
+			i := j*64 + bits.TrailingZeros64(bitsOf)
+			src := w.page(i)
+			en := c.cur.Resolve(uint32(mi), src.Num<<shard.PageShift)
+			if en == 0 {
+				return errFoldMemory
+			}
+			ref := en.Ref()
+			c.growLines()
+			c.markDirty(ref)
+			pg := c.sm.Page(ref)
+			*pg.Words = *src.Words
+			for k, t := range src.Touched {
+				pg.Touched[k] |= t
+			}
+			clear(src.Words[:])
+			clear(src.Touched[:])
+			ls := w.d.Lines[i*(shard.PageWords/lineWords):][:shard.PageWords/lineWords]
+			for l, n := range ls {
+				c.lineOps[ref*(shard.PageWords/lineWords)+uint32(l)] += n
+			}
+			clear(ls)
+		}
+		w.d.Pages[j] = 0
+	}
+	return nil
+}
+
+// addPaged folds the accesses of op at addrs (operands vals) into the
+// paged memory, memory instance mem.
+func (c *combiner) addPaged(mem uint32, op engine.FoldOp, addrs, vals []uint64) error {
 	if c.sm == nil { // the first fold
 		if err := c.newMemory(); err != nil {
 			return err
 		}
 	}
-	mem := uint32(mi)
 	if op.Size() == 4 {
 		// The words' references, a lane's (its page made if absent).
 		n := len(c.adds)
@@ -142,10 +459,7 @@ func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) e
 			lines[l]++
 		}
 		if kind := op.Kind(); kind != engine.FoldAdd {
-			// At once; a word not touched takes its first operand. Its
-			// switch of operations is the engine's opInt's for these
-			// kinds: FoldOp.Combine, a call a word, made a split of bfs
-			// a tenth slower.
+			// At once; a word not touched takes its first operand.
 			fold32(c.sm, out, kind)
 			c.adds = c.adds[:n]
 		} else if len(c.adds) >= foldQueue {
@@ -161,10 +475,9 @@ func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) e
 			return errFoldMemory
 		}
 		w := en.WordRef(a)
-		ref := w >> (shard.PageShift - 2)
 		c.growLines()
 		c.countLine(w)
-		pg := c.sm.Page(ref)
+		pg := c.sm.Page(w >> (shard.PageShift - 2))
 		j := w & (shard.PageWords - 1)
 		set := pg.Touched[j>>6]&(1<<(j&63)) != 0
 		pg.Touch(j)
@@ -221,13 +534,50 @@ func (c *combiner) canTake(o *combiner) bool {
 // take folds into c the folds pending in o, c's part's predecessor's
 // (canTake): its words, composed with c's of the same address, are
 // written at the end of c's part, after its records, none of which
-// could disagree with them. o's lane-ops count in o.laneOps, as its
-// flush would count them, and o's memory is left empty.
+// could disagree with them. Its memory instances are c's in the order o
+// took them; a window's words go to c's window of the same span, with
+// their lines' lane-ops, and any other's one by one (o's lane-ops then
+// count in o.laneOps, as its flush would count them). o is left empty.
 func (c *combiner) take(o *combiner, pt *shard.Partitioner) error {
 	if len(o.adds) > 0 {
 		o.sm.AddWords(o.adds)
 		o.adds = o.adds[:0]
 	}
+	if !o.pending() {
+		return nil
+	}
+	c.op = o.op
+	to := make(map[uint32]int, len(o.active)) // o's paged instances: c's
+	for _, omi := range o.active {
+		m := &o.mems[omi]
+		mi := c.memOf(m.op, m.static, m.group)
+		cm := &c.mems[mi]
+		if cm.state == memIdle {
+			if m.state == memDense {
+				c.activate(mi, m.win.lo, m.win.lo+uint64(len(m.win.d.Words))*4, true)
+			} else {
+				c.activate(mi, 0, 0, false)
+			}
+		}
+		if m.state == memDense && cm.state == memDense && cm.win.lo == m.win.lo && len(cm.win.d.Words) == len(m.win.d.Words) {
+			cm.win.merge(m.win, m.op)
+			m.state = memIdle
+			continue
+		}
+		if m.state == memDense {
+			if err := o.spill(omi); err != nil {
+				return err
+			}
+		}
+		if cm.state == memDense {
+			if err := c.spill(mi); err != nil {
+				return err
+			}
+		}
+		to[uint32(omi)] = mi
+		m.state = memIdle
+	}
+	o.active = o.active[:0]
 	if len(o.dirty) == 0 {
 		return nil
 	}
@@ -236,14 +586,15 @@ func (c *combiner) take(o *combiner, pt *shard.Partitioner) error {
 			return err
 		}
 	}
-	c.op = o.op
 	var written [shard.PageWords / 64]uint64
 	for _, ref := range o.dirty {
 		pg := o.sm.Page(ref)
 		m := &o.mems[pg.Mem]
-		mem := uint32(c.memOf(m.op, m.static, m.group))
+		mem := uint32(to[pg.Mem])
 		kind, wide := m.op.Kind(), m.op.Size() == 8
-		err := o.drainPage(ref, nil, m, pt, &written, func(a, v uint64) error {
+		o.countLines(o.lineOps[ref*(shard.PageWords/lineWords):][:shard.PageWords/lineWords], pg.Num, m, pt)
+		o.dirtyBit[ref>>6] = 0
+		err := drain(pg, nil, wide, &written, func(a, v uint64) error {
 			en := c.cur.Resolve(mem, a)
 			if en == 0 {
 				return errFoldMemory
@@ -279,6 +630,63 @@ func (c *combiner) take(o *combiner, pt *shard.Partitioner) error {
 	return nil
 }
 
+// merge folds the folds of o, a window of the same span as w's, into w
+// (op's, as take does), with its lines' lane-ops, and empties o.
+func (w *window) merge(o *window, op engine.FoldOp) {
+	w.settle()
+	o.settle()
+	kind, wide := op.Kind(), op.Size() == 8
+	var written [shard.PageWords / 64]uint64
+	for j, pages := range o.d.Pages {
+		w.d.Pages[j] |= pages
+		for ; pages != 0; pages &= pages - 1 {
+			i := j*64 + bits.TrailingZeros64(pages)
+			pg := o.page(i)
+			pg.Written(&written, nil)
+			base := i * shard.PageWords
+			for k, s := range written {
+				for ; s != 0; s &= s - 1 {
+					x := base + k*64 + bits.TrailingZeros64(s)
+					bit := uint64(1) << (x & 63)
+					t := w.d.Touched[x>>6]
+					switch {
+					case wide:
+						if x&1 != 0 {
+							continue // the high half of the word before
+						}
+						v := uint64(o.d.Words[x]) | uint64(o.d.Words[x+1])<<32
+						if t&bit != 0 {
+							v = op.Combine(uint64(w.d.Words[x])|uint64(w.d.Words[x+1])<<32, v)
+						}
+						w.d.Touched[x>>6] = t | bit
+						w.d.Words[x], w.d.Words[x+1] = uint32(v), uint32(v>>32)
+					case kind == engine.FoldAdd:
+						if w.d.Words[x] += o.d.Words[x]; w.d.Words[x] == 0 {
+							w.d.Touched[x>>6] = t | bit
+						}
+					default:
+						v := o.d.Words[x]
+						if t&bit != 0 {
+							v = fold32Kind(kind, w.d.Words[x], v)
+						}
+						w.d.Touched[x>>6] = t | bit
+						w.d.Words[x] = v
+					}
+				}
+			}
+			clear(pg.Words[:])
+			clear(pg.Touched[:])
+			ol := o.d.Lines[i*(shard.PageWords/lineWords):][:shard.PageWords/lineWords]
+			wl := w.d.Lines[i*(shard.PageWords/lineWords):][:shard.PageWords/lineWords]
+			for l, n := range ol {
+				wl[l] += n
+			}
+			clear(ol)
+		}
+		o.d.Pages[j] = 0
+	}
+}
+
 // fold32 folds the 32-bit operands of xs into their words by kind (not
 // FoldAdd): a word not touched takes the operand and is marked.
 func fold32(sm *shard.Memory, xs []shard.WordAdd, kind engine.FoldKind) {
@@ -287,22 +695,7 @@ func fold32(sm *shard.Memory, xs []shard.WordAdd, kind engine.FoldKind) {
 		bit := uint64(1) << (w % 64)
 		old, v := ch.Words[w], x.Add
 		if ch.Touched[w/64]&bit != 0 {
-			switch kind {
-			case engine.FoldAnd:
-				v &= old
-			case engine.FoldOr:
-				v |= old
-			case engine.FoldXor:
-				v ^= old
-			case engine.FoldMinU:
-				v = min(v, old)
-			case engine.FoldMaxU:
-				v = max(v, old)
-			case engine.FoldMinS:
-				v = uint32(min(int32(v), int32(old)))
-			case engine.FoldMaxS:
-				v = uint32(max(int32(v), int32(old)))
-			}
+			v = fold32Kind(kind, old, v)
 		}
 		ch.Words[w] = v
 		ch.Touched[w/64] |= bit
@@ -343,14 +736,14 @@ func (c *combiner) markDirty(ref uint32) {
 }
 
 // flush writes every pending fold to its partition's file as fold
-// records, a memory instance at a time, words ascending, and empties the
-// memory.
+// records, a memory instance at a time in the order they were made, words
+// ascending, and empties the memory.
 func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) error {
 	if len(c.adds) > 0 {
 		c.sm.AddWords(c.adds)
 		c.adds = c.adds[:0]
 	}
-	if len(c.dirty) == 0 {
+	if !c.pending() {
 		return nil
 	}
 	sm := c.sm
@@ -358,37 +751,66 @@ func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) err
 		pa, pb := sm.Page(a), sm.Page(b)
 		return cmp.Or(cmp.Compare(pa.Mem, pb.Mem), cmp.Compare(pa.Num, pb.Num))
 	})
+	slices.Sort(c.active)
 	var written [shard.PageWords / 64]uint64
-	for at := 0; at < len(c.dirty); {
-		mi := sm.Page(c.dirty[at]).Mem
+	at := 0
+	for _, mi := range c.active {
 		m := &c.mems[mi]
-		for ; at < len(c.dirty) && sm.Page(c.dirty[at]).Mem == mi; at++ {
-			var next *shard.Page
-			if at+1 < len(c.dirty) {
-				next = sm.Page(c.dirty[at+1])
+		wide := m.op.Size() == 8
+		line, part := ^uint64(0), 0
+		emit := func(a, v uint64) error {
+			if a>>7 != line { // a line is one partition's
+				line, part = a>>7, pt.Of(m.op.Key, a)
 			}
-			line, part := ^uint64(0), 0
-			err := c.drainPage(c.dirty[at], next, m, pt, &written, func(a, v uint64) error {
-				if a>>7 != line { // a line is one partition's
-					line, part = a>>7, pt.Of(m.op.Key, a)
+			c.addrs[part] = append(c.addrs[part], a)
+			c.vals[part] = append(c.vals[part], v)
+			if len(c.addrs[part]) == foldRecordWords {
+				return c.write(outs, part, m, sum)
+			}
+			return nil
+		}
+		if m.state == memDense {
+			w := m.win
+			w.settle()
+			for i, next := nextBit(w.d.Pages, 0), 0; i >= 0; i = next {
+				pg := w.page(i)
+				var np *shard.Page
+				if next = nextBit(w.d.Pages, i+1); next >= 0 {
+					p := w.page(next)
+					np = &p
 				}
-				c.addrs[part] = append(c.addrs[part], a)
-				c.vals[part] = append(c.vals[part], v)
-				if len(c.addrs[part]) == foldRecordWords {
-					return c.write(outs, part, m, sum)
+				c.countLines(w.d.Lines[i*(shard.PageWords/lineWords):][:shard.PageWords/lineWords], pg.Num, m, pt)
+				if err := drain(&pg, np, wide, &written, emit); err != nil {
+					return err
 				}
-				return nil
-			})
-			if err != nil {
-				return err
+			}
+			clear(w.d.Pages)
+		} else {
+			for ; at < len(c.dirty) && sm.Page(c.dirty[at]).Mem == uint32(mi); at++ {
+				ref := c.dirty[at]
+				var next *shard.Page
+				if at+1 < len(c.dirty) {
+					next = sm.Page(c.dirty[at+1])
+				}
+				pg := sm.Page(ref)
+				c.countLines(c.lineOps[ref*(shard.PageWords/lineWords):][:shard.PageWords/lineWords], pg.Num, m, pt)
+				c.dirtyBit[ref>>6] = 0
+				if err := drain(pg, next, wide, &written, emit); err != nil {
+					return err
+				}
 			}
 		}
+		m.state = memIdle
 		for p := range c.addrs {
 			if err := c.write(outs, p, m, sum); err != nil {
 				return err
 			}
 		}
 	}
+	if at != len(c.dirty) { // (every paged page is an active instance's)
+		return fmt.Errorf("split: internal error: %d pages of folds of no memory instance pending", len(c.dirty)-at)
+	}
+	c.active = c.active[:0]
 	c.dirty = c.dirty[:0]
 	if c.full() {
 		return c.newMemory()
@@ -396,22 +818,38 @@ func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) err
 	return nil
 }
 
-// drainPage empties c's dirty page ref, of fold memory m: it counts its
-// lines' lane-ops to their partitions (laneOps), then hands each word it
-// wrote to f, in address order, as its address a and value v (both
-// halves of a 64-bit one), clearing it. next, the page drained after it
-// (nil: none), is asked for meanwhile; written is scratch.
-func (c *combiner) drainPage(ref uint32, next *shard.Page, m *foldMem, pt *shard.Partitioner, written *[shard.PageWords / 64]uint64, f func(a, v uint64) error) error {
-	pg := c.sm.Page(ref)
-	wide := m.op.Size() == 8
-	pg.Written(written, next)
-	lines := c.lineOps[ref*(shard.PageWords/lineWords):][:shard.PageWords/lineWords]
+// nextBit is the first bit set in bm at or after bit i, -1 if none.
+func nextBit(bm []uint64, i int) int {
+	for j := i / 64; j < len(bm); j++ {
+		s := bm[j]
+		if j == i/64 {
+			s &^= 1<<(i%64) - 1
+		}
+		if s != 0 {
+			return j*64 + bits.TrailingZeros64(s)
+		}
+	}
+	return -1
+}
+
+// countLines adds the lane-ops of lines, the counts of page num's lines
+// of memory instance m, to the partitions of the lines (laneOps), and
+// clears them.
+func (c *combiner) countLines(lines []uint32, num uint64, m *foldMem, pt *shard.Partitioner) {
 	for l, n := range lines {
 		if n != 0 {
-			c.laneOps[pt.Of(m.op.Key, pg.Num<<shard.PageShift|uint64(l)*lineWords*4)] += uint64(n)
+			c.laneOps[pt.Of(m.op.Key, num<<shard.PageShift|uint64(l)*lineWords*4)] += uint64(n)
 			lines[l] = 0
 		}
 	}
+}
+
+// drain empties page pg: it hands each word written to f, in address
+// order, as its address a and value v (both halves of a 64-bit one:
+// wide), clearing it. next, the page drained after it (nil: none), is
+// asked for meanwhile; written is scratch.
+func drain(pg, next *shard.Page, wide bool, written *[shard.PageWords / 64]uint64, f func(a, v uint64) error) error {
+	pg.Written(written, next)
 	for j, s := range written {
 		for ; s != 0; s &= s - 1 {
 			w := uint32(j*64 + bits.TrailingZeros64(s))
@@ -430,7 +868,6 @@ func (c *combiner) drainPage(ref uint32, next *shard.Page, m *foldMem, pt *shard
 		}
 	}
 	clear(pg.Touched[:])
-	c.dirtyBit[ref>>6] = 0
 	return nil
 }
 

@@ -243,6 +243,9 @@ func routeParts(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partiti
 			if h := parts[j].outs; j > 0 && h != nil {
 				h.closeHeld()
 			}
+			if cb := parts[j].r.cb; cb != nil {
+				cb.release()
+			}
 		}
 	}()
 	var stop atomic.Bool
