@@ -93,17 +93,7 @@ func randomRetries(r *rand.Rand, n int) string {
 	}
 	fresh := func() warp {
 		f := forms[r.IntN(len(forms))]
-		size, base := uint64(4), uint64(0x1000)
-		if f.typ == "b64" {
-			size = 8
-		}
-		if f.space == "shared" {
-			base = 0
-		}
-		words := make([]uint64, 2+r.IntN(4))
-		for i := range words {
-			words[i] = base + uint64(r.IntN(8))*size
-		}
+		words := lockWords(r, f.space, f.typ)
 		lanes := make([]string, 32)
 		for l := range lanes {
 			lanes[l] = fmt.Sprintf("0x%x", words[r.IntN(len(words))])
@@ -187,17 +177,7 @@ func randomLockWarps(r *rand.Rand, n int) string {
 	}
 	fresh := func() warp {
 		f := forms[r.IntN(len(forms))]
-		size, base := uint64(4), uint64(0x1000)
-		if f.typ == "b64" {
-			size = 8
-		}
-		if f.space == "shared" {
-			base = 0
-		}
-		words := make([]uint64, 2+r.IntN(4))
-		for i := range words {
-			words[i] = base + uint64(r.IntN(8))*size
-		}
+		words := lockWords(r, f.space, f.typ)
 		pending := ^uint32(0)
 		lanes := make([]string, 32)
 		bad := r.IntN(4) == 0
@@ -265,4 +245,22 @@ func TestItem50_LockWarpsEqualReference(t *testing.T) {
 	if hits*100 < insts*48 {
 		t.Errorf("%d of %d warps took their groups from their entry, want 48%% or more", hits, insts)
 	}
+}
+
+// lockWords draws 2 to 5 lock words of a random warp of the fewWarps tests:
+// among the first 8 words of the type's size, at 0x1000 in global memory
+// (the tests' region) or at 0 in shared memory.
+func lockWords(r *rand.Rand, space, typ string) []uint64 {
+	size, base := uint64(4), uint64(0x1000)
+	if typ == "b64" {
+		size = 8
+	}
+	if space == "shared" {
+		base = 0
+	}
+	words := make([]uint64, 2+r.IntN(4))
+	for i := range words {
+		words[i] = base + uint64(r.IntN(8))*size
+	}
+	return words
 }

@@ -90,14 +90,7 @@ func TestAppendWarpsEqualReference(t *testing.T) {
 	srcs := equalOnRandom(t, randomAppendWarps, 51)
 	var reps, insts uint64
 	for _, src := range srcs {
-		br, err := trace.NewBinaryReader(bytes.NewReader(binaryOfChunks(t, src, 1000)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum, err := Replay(t.Context(), br, Discard())
-		if err != nil {
-			t.Fatal(err)
-		}
+		sum := replayBinary(t, src, 1000)
 		reps += sum.RepeatInsts
 		insts += sum.Instructions
 	}
@@ -125,7 +118,17 @@ func TestHotCounterGroupsRepeat(t *testing.T) {
 	}
 	src := b.String()
 	equalToReference(t, src, nil, nil, []Option{WithWorkers(2)}, []Option{WithWorkers(2), WithBatchInsts(7)})
-	br, err := trace.NewBinaryReader(bytes.NewReader(binaryOfChunks(t, src, 1000)))
+	sum := replayBinary(t, src, 1000)
+	if sum.Instructions != groups*warps || sum.RepeatInsts != groups*(warps-1) {
+		t.Errorf("%d instructions, %d as repeats; want %d and %d (all but a group's first)", sum.Instructions, sum.RepeatInsts, groups*warps, groups*(warps-1))
+	}
+}
+
+// replayBinary replays src's binary form, in chunks of chunk
+// instructions, into nothing, and returns the summary.
+func replayBinary(t *testing.T, src string, chunk int) Summary {
+	t.Helper()
+	br, err := trace.NewBinaryReader(bytes.NewReader(binaryOfChunks(t, src, chunk)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +136,5 @@ func TestHotCounterGroupsRepeat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Instructions != groups*warps || sum.RepeatInsts != groups*(warps-1) {
-		t.Errorf("%d instructions, %d as repeats; want %d and %d (all but a group's first)", sum.Instructions, sum.RepeatInsts, groups*warps, groups*(warps-1))
-	}
+	return sum
 }

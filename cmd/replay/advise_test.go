@@ -16,14 +16,7 @@ func TestReadsMuch(t *testing.T) {
 	if err := os.WriteFile(small, make([]byte, 100), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Create(large)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(adviseFrom); err != nil { // sparse: no bytes written
-		t.Fatal(err)
-	}
-	f.Close()
+	sparseFile(t, large, adviseFrom)
 	for _, c := range []struct {
 		args []string
 		want bool
@@ -47,5 +40,19 @@ func TestReadsMuch(t *testing.T) {
 		if got := readsMuch(c.args); got != c.want {
 			t.Errorf("readsMuch(%q) = %v, want %v", c.args, got, c.want)
 		}
+	}
+}
+
+// sparseFile creates a file of size bytes at path without writing them
+// (a hole), as large as a command that reads much names.
+func sparseFile(t *testing.T, path string, size int64) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -116,14 +116,7 @@ func TestHeapFloorLifts(t *testing.T) {
 // started another at once.
 func TestAdvisedStartCollectsOnce(t *testing.T) {
 	large := filepath.Join(t.TempDir(), "large.zst")
-	f, err := os.Create(large)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(adviseFrom); err != nil { // sparse: no bytes written
-		t.Fatal(err)
-	}
-	f.Close()
+	sparseFile(t, large, adviseFrom)
 	rep := self("-q", "-tables", "memory", "-o", filepath.Join(t.TempDir(), "out"), large)
 	rep.Env = append(withoutEnv(rep.Env, "GOGC", "GOMEMLIMIT", "GODEBUG"), "GODEBUG=gctrace=1")
 	var stderr bytes.Buffer
