@@ -169,11 +169,10 @@ func randomLockWarps(r *rand.Rand, n int) string {
 		{"global", "b32", "and", "b32"}, {"shared", "b32", "exch", "b32"}, {"global", "b32", "min", "u32"},
 	}
 	type warp struct {
-		f        form
-		lanes    string
-		pending  uint32
-		tries    int
-		released bool
+		f       form
+		lanes   string
+		pending uint32
+		tries   int
 	}
 	fresh := func() warp {
 		f := forms[r.IntN(len(forms))]

@@ -58,7 +58,6 @@ func TestBinaryMaskRepeatsAnyMaskLength(t *testing.T) {
 			masked := 0 // records Repeats took under their own masks
 			for {
 				var in *Inst
-				reps := r.maskReps
 				if into {
 					in, arena, err = r.NextInto(arena[:0])
 				} else {
@@ -74,7 +73,7 @@ func TestBinaryMaskRepeatsAnyMaskLength(t *testing.T) {
 				if into {
 					continue
 				}
-				reps = r.maskReps
+				reps := r.maskReps
 				n, dg, dw := r.Repeats(2)
 				if ms := in.RepeatMasks; ms != nil {
 					// Right after a mask repeat, the next records
