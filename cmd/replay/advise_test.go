@@ -47,6 +47,14 @@ func TestReadsMuch(t *testing.T) {
 	if err := os.Link(large, filepath.Join(bigParts, "part=1", "memory.parquet")); err != nil {
 		t.Fatal(err)
 	}
+	// linked: a partition directory that is a symbolic link to bigParts' large one.
+	linked := filepath.Join(dir, "linked")
+	if err := os.MkdirAll(linked, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(bigParts, "part=1"), filepath.Join(linked, "part=1")); err != nil {
+		t.Fatal(err)
+	}
 	// many: more entries than readsMuch looks at, each small.
 	many := filepath.Join(dir, "many")
 	if err := os.MkdirAll(many, 0o755); err != nil {
@@ -78,6 +86,7 @@ func TestReadsMuch(t *testing.T) {
 		{[]string{"merge", "-o", filepath.Join(dir, "out"), filepath.Join(parts, "part=0"), filepath.Join(parts, "part=1")}, false},
 		{[]string{"merge", "-o", filepath.Join(dir, "out"), bigParts}, true},
 		{[]string{"merge", "-o", filepath.Join(dir, "out"), filepath.Join(bigParts, "part=1")}, true},
+		{[]string{"merge", "-o", filepath.Join(dir, "out"), linked}, true},
 		{[]string{"-partition", "1/2", parts}, false},
 		{[]string{"-partition", "1/2", bigParts}, true},
 		{[]string{"-q", "-o", many, small}, true},

@@ -95,10 +95,16 @@ func inputBytes(path string, depth int, budget *int) int64 {
 	if !st.IsDir() {
 		return st.Size()
 	}
+	return dirBytes(path, depth, budget)
+}
+
+// dirBytes is inputBytes of the directory dir: a stat of each regular
+// file (lstat, from its entry), none of a directory.
+func dirBytes(dir string, depth int, budget *int) int64 {
 	if depth == 0 {
 		return 0
 	}
-	ents, err := os.ReadDir(path)
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return 0
 	}
@@ -107,7 +113,18 @@ func inputBytes(path string, depth int, budget *int) int64 {
 		if *budget--; *budget < 0 {
 			return adviseFrom
 		}
-		if n += inputBytes(filepath.Join(path, e.Name()), depth-1, budget); n >= adviseFrom {
+		path := filepath.Join(dir, e.Name())
+		switch t := e.Type(); {
+		case t.IsDir():
+			n += dirBytes(path, depth-1, budget)
+		case t.IsRegular():
+			if info, err := e.Info(); err == nil {
+				n += info.Size()
+			}
+		default: // a symbolic link, or a type the system did not say
+			n += inputBytes(path, depth-1, budget)
+		}
+		if n >= adviseFrom {
 			break
 		}
 	}
