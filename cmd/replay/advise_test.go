@@ -3,13 +3,16 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
 // TestReadsMuch: main advises the heap into huge pages (a collection and
 // a few hundred faults at start-up) only for a command that reads a large
-// input: a merge, a directory, a file of adviseFrom bytes or more; not
-// for help, a bad flag or a replay of a small trace.
+// input: a file of adviseFrom bytes or more, a directory whose files two
+// levels down hold as much (a merge's partitions, a split directory);
+// not for help, a bad flag, a replay of a small trace, nor a merge of
+// small partitions or a replay of a small split directory.
 func TestReadsMuch(t *testing.T) {
 	dir := t.TempDir()
 	small, large := filepath.Join(dir, "small.zst"), filepath.Join(dir, "large.zst")
@@ -17,6 +20,44 @@ func TestReadsMuch(t *testing.T) {
 		t.Fatal(err)
 	}
 	sparseFile(t, large, adviseFrom)
+	// parts: two small partitions; bigParts: a small and a large one,
+	// a table two levels down.
+	parts, bigParts := filepath.Join(dir, "parts"), filepath.Join(dir, "bigparts")
+	for _, p := range []string{
+		filepath.Join(parts, "part=0", "memory.parquet"), filepath.Join(parts, "part=1", "memory.parquet"),
+		filepath.Join(bigParts, "part=0", "memory.parquet"),
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, make([]byte, 100), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(bigParts, "part=1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(large, filepath.Join(bigParts, "part=1", "memory.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	// linked: a partition directory that is a symbolic link to bigParts' large one.
+	linked := filepath.Join(dir, "linked")
+	if err := os.MkdirAll(linked, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(bigParts, "part=1"), filepath.Join(linked, "part=1")); err != nil {
+		t.Fatal(err)
+	}
+	// many: more entries than readsMuch looks at, each small.
+	many := filepath.Join(dir, "many")
+	if err := os.MkdirAll(many, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range inputEntries + 1 {
+		if err := os.WriteFile(filepath.Join(many, strconv.Itoa(i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, c := range []struct {
 		args []string
 		want bool
@@ -34,7 +75,14 @@ func TestReadsMuch(t *testing.T) {
 		{[]string{"-partition", "0/2", dir}, true},
 		{[]string{"split", large, "-partitions", "2", "-o", filepath.Join(dir, "s")}, true},
 		{[]string{"asm", small, "-o", filepath.Join(dir, "x.zst")}, false},
-		{[]string{"merge", "-o", "out", "p"}, true},
+		{[]string{"merge", "-o", filepath.Join(dir, "out"), parts}, false},
+		{[]string{"merge", "-o", filepath.Join(dir, "out"), filepath.Join(parts, "part=0"), filepath.Join(parts, "part=1")}, false},
+		{[]string{"merge", "-o", filepath.Join(dir, "out"), bigParts}, true},
+		{[]string{"merge", "-o", filepath.Join(dir, "out"), filepath.Join(bigParts, "part=1")}, true},
+		{[]string{"merge", "-o", filepath.Join(dir, "out"), linked}, true},
+		{[]string{"-partition", "1/2", parts}, false},
+		{[]string{"-partition", "1/2", bigParts}, true},
+		{[]string{"-q", "-o", many, small}, true},
 		{[]string{"gen", "uniform", "-o", dir}, false},
 	} {
 		if got := readsMuch(c.args); got != c.want {

@@ -19,6 +19,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -45,34 +46,89 @@ const heapAdvised = 64 << 20
 
 // adviseFrom is the size of an input from which main advises the heap:
 // the advice costs a collection and a few hundred faults at start-up
-// (about 3 ms), which a replay of a few instructions, help or a bad
-// flag would pay for nothing; a replay of 8 MiB of trace faults
-// thousands of heap pages.
+// (4-5 ms of CPU), which a replay of a few instructions, a merge of
+// small partitions, help or a bad flag would pay for nothing; a replay
+// of 8 MiB of trace faults thousands of heap pages.
 const adviseFrom = 8 << 20
 
+// inputEntries is how many directory entries readsMuch looks at, at
+// most, before it takes the input for a large one: an argument such as
+// -o . must not cost a walk of a large tree.
+const inputEntries = 1024
+
 // readsMuch reports whether the command line args names an input that
-// grows the heap: a merge; or any argument, flag values included (a
-// false guess costs the advice alone), that is a directory (a split
-// directory, partitions to merge) or a file of adviseFrom bytes or more.
+// grows the heap: any argument, flag values included (a false guess
+// costs the advice alone), that is a file of adviseFrom bytes or more,
+// or a directory whose files, two levels down at most, hold as much: a
+// split directory (DIR/part=i/slice=K.zst), the partitions of a merge
+// (DIR/part=i/TABLE.parquet, or part=i itself).
 func readsMuch(args []string) bool {
 	if len(args) == 0 {
 		return false
 	}
 	switch args[0] {
-	case "merge":
-		return true
 	case "help", "-h", "-help", "--help", "disasm", "report", "diff", "gen":
 		return false
 	}
+	budget := inputEntries
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") {
 			continue
 		}
-		if st, err := os.Stat(a); err == nil && (st.IsDir() || st.Size() >= adviseFrom) {
+		if inputBytes(a, 2, &budget) >= adviseFrom {
 			return true
 		}
 	}
 	return false
+}
+
+// inputBytes is the size of the file at path, or of the files under the
+// directory at path down to depth levels, as far as it is below
+// adviseFrom: it stops counting there, and returns adviseFrom once it
+// has looked at *budget directory entries. It is 0 for a path that is
+// neither.
+func inputBytes(path string, depth int, budget *int) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	if !st.IsDir() {
+		return st.Size()
+	}
+	return dirBytes(path, depth, budget)
+}
+
+// dirBytes is inputBytes of the directory dir: a stat of each regular
+// file (lstat, from its entry), none of a directory.
+func dirBytes(dir string, depth int, budget *int) int64 {
+	if depth == 0 {
+		return 0
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, e := range ents {
+		if *budget--; *budget < 0 {
+			return adviseFrom
+		}
+		path := filepath.Join(dir, e.Name())
+		switch t := e.Type(); {
+		case t.IsDir():
+			n += dirBytes(path, depth-1, budget)
+		case t.IsRegular():
+			if info, err := e.Info(); err == nil {
+				n += info.Size()
+			}
+		default: // a symbolic link, or a type the system did not say
+			n += inputBytes(path, depth-1, budget)
+		}
+		if n >= adviseFrom {
+			break
+		}
+	}
+	return n
 }
 
 // usageError marks errors in how replay was called.
