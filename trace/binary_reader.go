@@ -880,12 +880,14 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 			// The vectors' bytes of this warp's last record with a list:
 			// the same vectors.
 			at = e.take(vals, lanes)
+			in.VecID = e.id
 			p = p[n:]
 			wr.hits++
 			e = nil
 		}
 	}
 	if e != nil || wr == nil {
+		in.VecID = 0
 		vat := len(r.recs) - len(p)
 		var starts [warpRecInputs]int32 // where each vector's lists start
 		for j := range si.inputs {
@@ -899,6 +901,11 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 		}
 		if e != nil && at > 0 {
 			e.keep(wr.gen, code, vat, len(r.recs)-len(p)-vat, vals, lanes[:at], &starts)
+			if e.n > 0 {
+				wr.ids++
+				e.id = wr.ids
+				in.VecID = e.id
+			}
 		}
 	}
 	r.at = len(r.recs) - len(p)
@@ -923,7 +930,10 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 // record whose vector bytes are its warp's entry's, in the same chunk and
 // of the same static, decodes to the entry's vectors, which are copied
 // rather than decoded (its lists' deltas above all). Decoding reads
-// nothing but those bytes, so the result is the same.
+// nothing but those bytes, so the result is the same. Each entry kept
+// takes an id of its own, the Inst.VecID of the record that made it and of
+// those decoded from it: the engine then knows them the same vectors
+// without comparing them.
 //
 // A warp keeps its last record of each of two statics (a spinlock's CAS
 // and the exchange that releases its lock, in turn: with one entry a
@@ -940,7 +950,8 @@ type warpRecs struct {
 	hits      int    // of them, decoded from their entry (tests)
 	off       bool   // this chunk keeps no entries
 	slot      [warpRecSlots]warpSet
-	totalHits int // over the replay (tests)
+	totalHits int    // over the replay (tests)
+	ids       uint64 // the last entry's id (Inst.VecID): ids are the reader's, never reused
 }
 
 // warpSet is a warp's entries: its last records of two statics, and which
@@ -965,7 +976,8 @@ const (
 type warpRec struct {
 	gen     uint64
 	code    uint64
-	at, n   int // the vectors' bytes: recs[at : at+n]; n 0: empty
+	at, n   int    // the vectors' bytes: recs[at : at+n]; n 0: empty
+	id      uint64 // the vectors' Inst.VecID
 	nIn     int
 	listEnd int
 	vecs    [warpRecInputs]recVec

@@ -108,6 +108,7 @@ func TestRetriedRecordsDecodeAlike(t *testing.T) {
 					}
 					rd.noWarpRecs = off
 					var got []*Inst
+					var ids []uint64
 					var arena []uint64
 					for {
 						var in *Inst
@@ -123,6 +124,24 @@ func TestRetriedRecordsDecodeAlike(t *testing.T) {
 							t.Fatal(err)
 						}
 						got = append(got, cloneInst(in))
+						ids = append(ids, in.VecID)
+					}
+					// A record of a nonzero VecID has the vectors of the
+					// first record of that id, and the same static.
+					byID, named := map[uint64]*Inst{}, 0
+					for i, in := range got {
+						id := ids[i]
+						if id == 0 {
+							continue
+						}
+						if f, ok := byID[id]; !ok {
+							byID[id] = in
+						} else if named++; f.Static != in.Static || !reflect.DeepEqual(f.Vals, in.Vals) {
+							t.Fatalf("NextInto %v, entries off %v: record %d has VecID %d but not its vectors", into, off, i, id)
+						}
+					}
+					if off && named != 0 || !off && named < tc.wantHits {
+						t.Errorf("NextInto %v, entries off %v: %d records named the vectors of one before, want %d or more", into, off, named, tc.wantHits)
 					}
 					for i := range want {
 						if i >= len(got) || !reflect.DeepEqual(got[i], want[i]) {
