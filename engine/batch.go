@@ -215,13 +215,13 @@ type batch struct {
 	// may not share them (addVecs).
 	lastVals uint32
 	lastVecs int
-	// vids are, by warp (fewSlotOf's slots), the last vectors added of a
-	// nonzero trace.Inst.VecID, this batch's when gen is fill: an
+	// vids are, by warp (fewSlotOf's slots), the last vectors added of two
+	// nonzero trace.Inst.VecIDs (a spinlock's CAS and its release), this batch's when gen is fill: an
 	// instruction of the same id shares them (a spinlock's retried CAS),
 	// not copied again. fill changes at each reset, so that expandWarp
 	// may also know two instructions' vectors the same by their vals
 	// (fewWarp.vals).
-	vids [fewSlots]vidEntry
+	vids [fewSlots]vidSet
 	fill uint64
 	// plans are the replay's plans, by plan.id, as of the batch's last
 	// instruction (finishAdd): the reader only appends to them.
@@ -501,6 +501,13 @@ func (b *batch) addVecs(in *trace.Inst, inArena, shares bool) uint32 {
 	return at
 }
 
+// vidSet is a warp's vectors of its last two trace.Inst.VecIDs in a
+// batch, and which of them it met or added last.
+type vidSet struct {
+	way  [2]vidEntry
+	last uint8
+}
+
 // vidEntry is a batch's vectors of a trace.Inst.VecID.
 type vidEntry struct {
 	fill, id uint64
@@ -508,17 +515,22 @@ type vidEntry struct {
 }
 
 // addNamed is addVecs for an instruction of a nonzero VecID: the vectors
-// of the batch's last instruction of its warp's slot with that id (same
-// id, same vectors: trace.Inst), shared, or else added and kept there.
+// of the batch's instruction of its warp's slot with that id (same id,
+// same vectors: trace.Inst), shared, or else added and kept there, in
+// place of the one the warp met or added least recently.
 func (b *batch) addNamed(in *trace.Inst, inArena, shares bool) uint32 {
 	s := &b.vids[(uint64(in.Warp)+uint64(in.Group)*17)&(fewSlots-1)]
-	if s.fill == b.fill && s.id == in.VecID {
-		b.lastVals, b.lastVecs = s.vals, len(in.Vals)+1
-		b.namedShares++
-		return s.vals
+	for i := range s.way {
+		if w := &s.way[i]; w.fill == b.fill && w.id == in.VecID {
+			s.last = uint8(i)
+			b.lastVals, b.lastVecs = w.vals, len(in.Vals)+1
+			b.namedShares++
+			return w.vals
+		}
 	}
 	at := b.addVecs(in, inArena, shares)
-	s.fill, s.id, s.vals = b.fill, in.VecID, at
+	s.last ^= 1
+	s.way[s.last] = vidEntry{fill: b.fill, id: in.VecID, vals: at}
 	return at
 }
 
