@@ -553,7 +553,6 @@ func (e *replayer) fill(b *batch, src trace.Source) (eof bool) {
 			// lists so far keep their places: vectors index them).
 			b.arena = slices.Grow(b.arena, e.opts.batchListWords+e.opts.batchListWords/8-len(b.arena))
 		}
-		listsAt := len(b.arena)
 		if into {
 			in, b.arena, err = src.NextInto(b.arena)
 		} else {
@@ -586,15 +585,8 @@ func (e *replayer) fill(b *batch, src trace.Source) (eof bool) {
 		if e.winPos == 0 {
 			e.winStart = len(b.insts)
 		}
-		shared := b.namedShares
 		if !e.addInst(b, in, into) {
 			break
-		}
-		if into && b.namedShares != shared {
-			// It shares an earlier instruction's vectors (addNamed): the
-			// lists the source decoded into the arena are not read, and
-			// the next instruction's take their place, in cache.
-			b.arena = b.arena[:listsAt]
 		}
 		if len(b.insts) == vecsProbe && e.vecsHint == 0 {
 			e.sizeFirstVecs(b)
