@@ -109,11 +109,14 @@ func TestRetriedRecordsDecodeAlike(t *testing.T) {
 					rd.noWarpRecs = off
 					var got []*Inst
 					var ids []uint64
+					var grew []int // NextInto's arena growth, by record
 					var arena []uint64
 					for {
 						var in *Inst
 						if into {
+							n := len(arena)
 							in, arena, err = rd.NextInto(arena)
+							grew = append(grew, len(arena)-n)
 						} else {
 							in, err = rd.Next()
 						}
@@ -138,6 +141,9 @@ func TestRetriedRecordsDecodeAlike(t *testing.T) {
 							byID[id] = in
 						} else if named++; f.Static != in.Static || !reflect.DeepEqual(f.Vals, in.Vals) {
 							t.Fatalf("NextInto %v, entries off %v: record %d has VecID %d but not its vectors", into, off, i, id)
+						} else if into && grew[i] != 0 {
+							// Its lists are its entry's, not the arena's.
+							t.Fatalf("NextInto: record %d, of the VecID of one before, grew the arena by %d", i, grew[i])
 						}
 					}
 					if off && named != 0 || !off && named < tc.wantHits {
