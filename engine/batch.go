@@ -70,6 +70,7 @@ func (x *xinst) vec(j int) *bvec { return &x.vecs[int(x.vals)+j] }
 // (races.go) with one batch it reuses.
 func (b *batch) alone(in *trace.Inst, p *plan) xinst {
 	b.vecs, b.arena, b.lastVecs = b.vecs[:0], b.arena[:0], 0
+	b.fill++
 	b.insts = append(b.insts[:0], binst{Seq: in.Seq, Line: in.Line, Group: in.Group, Warp: in.Warp, Mask: in.Mask, active: in.Active()})
 	b.insts[0].vals = b.addVecs(in, false, b.sharesVecs(in.Vals))
 	return xinst{binst: b.insts[0], plan: p, vecs: b.vecs, arena: b.arena}
@@ -214,6 +215,14 @@ type batch struct {
 	// may not share them (addVecs).
 	lastVals uint32
 	lastVecs int
+	// vids are, by warp (fewSlotOf's slots), the last vectors added of two
+	// nonzero trace.Inst.VecIDs (a spinlock's CAS and its release), this batch's when gen is fill: an
+	// instruction of the same id shares them (a spinlock's retried CAS),
+	// not copied again. fill changes at each reset, so that expandWarp
+	// may also know two instructions' vectors the same by their vals
+	// (fewWarp.vals).
+	vids [fewSlots]vidSet
+	fill uint64
 	// plans are the replay's plans, by plan.id, as of the batch's last
 	// instruction (finishAdd): the reader only appends to them.
 	plans []*plan
@@ -290,6 +299,10 @@ type batch struct {
 	// took as repeats (addRepeats) and through the source's NextInto: the
 	// Summary's RepeatInsts and ArenaInsts.
 	repeatInsts, arenaInsts int
+	// namedShares counts the instructions that shared the vectors of one
+	// before by their VecID (addNamed) since the engine counted them
+	// (replayer.namedShares).
+	namedShares int
 	// noResults: the sink reads no per-lane rows; only faulting lanes'
 	// slots are filled (for --strict), and apply writes no values.
 	noResults bool
@@ -352,6 +365,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 	b.vecs = b.vecs[:0]
 	b.arena = b.arena[:0]
 	b.lastVecs = 0
+	b.fill++
 	b.plans = nil
 	b.nslots = 0
 	b.parts, b.hasParts = b.parts[:0], false
@@ -430,7 +444,11 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 	bi.pi, bi.mem, bi.active = p.id, mem, active
 	bi.slot, bi.pos = uint32(b.nslots), uint32(n)
 	bi.bUni, bi.cUni, bi.bVal, bi.cVal = false, false, 0, 0
-	bi.vals = b.addVecs(in, inArena, shares)
+	if in.VecID == 0 {
+		bi.vals = b.addVecs(in, inArena, shares)
+	} else {
+		bi.vals = b.addNamed(in, inArena, shares)
+	}
 	b.nslots += bits.OnesCount32(active) * in.Static.Elems
 	b.wide = b.wide || p.size == 16
 	b.elems = b.elems || in.Static.Elems > 1
@@ -480,6 +498,39 @@ func (b *batch) addVecs(in *trace.Inst, inArena, shares bool) uint32 {
 		}
 	}
 	b.lastVals, b.lastVecs = at, len(in.Vals)+1
+	return at
+}
+
+// vidSet is a warp's vectors of its last two trace.Inst.VecIDs in a
+// batch, and which of them it met or added last.
+type vidSet struct {
+	way  [2]vidEntry
+	last uint8
+}
+
+// vidEntry is a batch's vectors of a trace.Inst.VecID.
+type vidEntry struct {
+	fill, id uint64
+	vals     uint32
+}
+
+// addNamed is addVecs for an instruction of a nonzero VecID: the vectors
+// of the batch's instruction of its warp's slot with that id (same id,
+// same vectors: trace.Inst), shared, or else added and kept there, in
+// place of the one the warp met or added least recently.
+func (b *batch) addNamed(in *trace.Inst, inArena, shares bool) uint32 {
+	s := &b.vids[(uint64(in.Warp)+uint64(in.Group)*17)&(fewSlots-1)]
+	for i := range s.way {
+		if w := &s.way[i]; w.fill == b.fill && w.id == in.VecID {
+			s.last = uint8(i)
+			b.lastVals, b.lastVecs = w.vals, len(in.Vals)+1
+			b.namedShares++
+			return w.vals
+		}
+	}
+	at := b.addVecs(in, inArena, shares)
+	s.last ^= 1
+	s.way[s.last] = vidEntry{fill: b.fill, id: in.VecID, vals: at}
 	return at
 }
 

@@ -97,7 +97,9 @@
 //     that repeat the instruction just read at once, as many as the batch
 //     has room for, and they are added as copies of it (addRepeats), each
 //     under its own mask when they differ in theirs (an append queue's:
-//     trace.Inst.RepeatMasks).
+//     trace.Inst.RepeatMasks). An instruction whose trace.Inst.VecID is
+//     that of its warp's earlier one in the batch shares its vectors
+//     (addNamed: the same id, the same vectors), its lists not copied.
 //  2. compute: the batch is cut into one contiguous instruction range per
 //     expanding worker; each expands its lanes (effective address, fault
 //     checks, statistics) and routes each access that did not fault as an
@@ -118,7 +120,8 @@
 //     a spinlock's, is one segment of (word, lanes) records: seg.counts;
 //     a warp that retries on a list it grouped, as a spinlock's does
 //     until it gets the lock and when it releases it, takes that grouping
-//     again under whatever lanes it covers: fewWarps).
+//     again under whatever lanes it covers: fewWarps, the list not
+//     compared when the batch shares its vectors).
 //     Each owner then applies what it owns, range by range, each range's
 //     records in order; a batch whose every access is an addition that
 //     returns nothing commutes: its owners apply each route's records in

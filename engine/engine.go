@@ -76,7 +76,12 @@ type replayer struct {
 	// fewHits counts the warps that took their last few-address grouping
 	// again (fewWarps).
 	fewHits int
-	ran     bool
+	// namedShares counts the instructions that shared an earlier one's
+	// vectors by their VecID (batch.addNamed), and fewNamed the warps that
+	// met their few-address entry by their vectors' place, not their list
+	// (fewWarps.find; tests).
+	namedShares, fewNamed int
+	ran                   bool
 	// arenaHint and vecsHint are the most list storage and vectors a
 	// batch has needed so far.
 	arenaHint, vecsHint int
@@ -837,9 +842,12 @@ func (e *replayer) expandBatch(b *batch, fuse bool) {
 	for _, fw := range b.few {
 		if fw != nil {
 			e.fewHits += fw.hits
-			fw.hits = 0
+			e.fewNamed += fw.named
+			fw.hits, fw.named = 0, 0
 		}
 	}
+	e.namedShares += b.namedShares
+	b.namedShares = 0
 	// The chunks of memory the batch's first touches made are faulted in
 	// here and on a goroutine of the memory's, both at once, before the
 	// batch is applied (shard.Memory.Populate).

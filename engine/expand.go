@@ -302,7 +302,7 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	scratch := addrs
 	fw, list := b.fewCandidate(bi, r)
 	if fw != nil {
-		if e := fw.find(bi, list); e != nil {
+		if e := fw.find(bi, list, b.fill); e != nil {
 			// The warp's list and plan of an instruction it grouped on a
 			// few addresses, on these lanes or more (a spinlock's retry,
 			// its release): the groups of these lanes taken from the
@@ -382,7 +382,7 @@ func (b *batch) expandWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 		// one page: a few bits, not a pass over every lane.
 		distinct, maxc, sectors = uint32(g.n), conflictDepth(uint32(g.n), g.most), pageSectors(g.addr[:g.n])
 		if fw != nil {
-			fw.keep(bi, list, g, addrs)
+			fw.keep(bi, list, g, addrs, b.fill)
 		}
 	case isRun:
 		// Consecutive lanes, a constant step, one page: one record.
@@ -458,6 +458,8 @@ func (b *batch) routeGroups(ii int, bi *xinst, routes []route, cur *shard.Cursor
 type fewWarps struct {
 	slot [fewSlots]fewSet
 	hits int // warps that took their entry since the engine counted them (replayer.fewHits)
+	// named: of them, those that met it by their vectors' place (fewWarp.vals)
+	named int
 }
 
 // fewSet is a warp's entries: of two plans, and which it met or kept last.
@@ -486,6 +488,11 @@ type fewWarp struct {
 	took    uint32
 	sectors uint32
 	g       fewGroups
+	// The vectors of the instruction that made the entry, batch.vecs[vals:]
+	// of the batch's fill: an instruction of that batch with the same vals
+	// has the same list (batch.addNamed shared them), not compared.
+	fill uint64
+	vals uint32
 }
 
 // fewGroups is warpGroups of at most maxWarpGroups addresses.
@@ -526,15 +533,22 @@ func fewSlotOf(bi *xinst) int {
 }
 
 // find returns bi's warp's entry when it holds bi's plan and list and
-// covers bi's active lanes, nil otherwise.
-func (fw *fewWarps) find(bi *xinst, list []uint64) *fewWarp {
+// covers bi's active lanes, nil otherwise. fill is the batch's: an entry
+// made in it from bi's vectors (vals) holds bi's list.
+func (fw *fewWarps) find(bi *xinst, list []uint64, fill uint64) *fewWarp {
 	s := &fw.slot[fewSlotOf(bi)]
 	for i := range s.way {
 		e := &s.way[i]
-		if e.plan == bi.plan && e.n == len(list) && bi.active != 0 && bi.active&^e.cover == 0 && e.sameList(list) {
-			s.last = uint8(i)
-			return e
+		if e.plan != bi.plan || e.n != len(list) || bi.active == 0 || bi.active&^e.cover != 0 {
+			continue
 		}
+		if e.fill == fill && e.vals == bi.vals {
+			fw.named++
+		} else if !e.sameList(list) {
+			continue
+		}
+		s.last = uint8(i)
+		return e
 	}
 	return nil
 }
@@ -578,7 +592,7 @@ func (e *fewWarp) take(active uint32) (*fewGroups, uint32) {
 // or kept least recently when it has none) the grouping of bi's list:
 // over every lane when they all pass expandWarp's checks, else over its
 // active lanes, which g groups and addrs holds, in lane order.
-func (fw *fewWarps) keep(bi *xinst, list []uint64, g *warpGroups, addrs []uint64) {
+func (fw *fewWarps) keep(bi *xinst, list []uint64, g *warpGroups, addrs []uint64, fill uint64) {
 	s := &fw.slot[fewSlotOf(bi)]
 	i := s.last ^ 1
 	if s.way[s.last].plan == bi.plan {
@@ -593,6 +607,7 @@ func (fw *fewWarps) keep(bi *xinst, list []uint64, g *warpGroups, addrs []uint64
 		return // lanes past the list (not from a parser): not kept
 	}
 	e.plan, e.n, e.took = bi.plan, copy(e.list[:], list), 0
+	e.fill, e.vals = fill, bi.vals
 	if e.group(bi.plan, list) {
 		return
 	}

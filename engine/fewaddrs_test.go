@@ -1,10 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/gpureplay/replay/trace"
 )
 
 // randomFewAddresses writes a random PTX trace of warps on a few addresses
@@ -243,6 +246,57 @@ func TestItem50_LockWarpsEqualReference(t *testing.T) {
 	// met under the same mask and plan alone.
 	if hits*100 < insts*48 {
 		t.Errorf("%d of %d warps took their groups from their entry, want 48%% or more", hits, insts)
+	}
+}
+
+// TestItem50_NamedVectorsEqualReference: a spinlock's warps read from a
+// binary trace in chunks long enough for a warp's retries to meet its
+// entry (trace.Inst.VecID) share the vectors of their warp's last
+// instruction of that id in the batch (batch.addNamed), and meet their
+// few-address entry by those vectors' place, without comparing their
+// lists (fewWarps.find): the memory, results and statistics are the
+// reference's under every sink and engine options.
+func TestItem50_NamedVectorsEqualReference(t *testing.T) {
+	var srcs []string
+	for seed := uint64(1); seed <= 24; seed++ {
+		srcs = append(srcs, randomLockWarps(rand.New(rand.NewPCG(seed, 51)), 200))
+	}
+	shares, named, insts := 0, 0, 0
+	for i, src := range srcs {
+		wants := [2]outcome{referenceUnder(t, src, false), referenceUnder(t, src, true)}
+		for ci := range sinkConfigs {
+			cfg := &sinkConfigs[ci]
+			t.Run(fmt.Sprint(cfg.name, "/seed", i+1), func(t *testing.T) {
+				want := wants[0]
+				if cfg.explore {
+					want = wants[1]
+				}
+				equalUnderChunks(t, src, cfg, engineOptSets[(i+ci)%len(engineOptSets)], 1024, want)
+			})
+		}
+		br, err := trace.NewBinaryReader(bytes.NewReader(binaryOfChunks(t, src, 1024)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := testReplayer(br.Header(), WithWorkers(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sink, _ := sinkFor(true, false)
+		if _, err := e.run(t.Context(), br, sink); err != nil {
+			t.Fatal(err)
+		}
+		shares += e.namedShares
+		named += e.fewNamed
+		insts += strings.Count(src, "atom.")
+	}
+	// 20% retry their warp's last instruction of their static on the
+	// same list in the same batch; 6% of them on lanes its entry covers.
+	if shares*100 < insts*16 {
+		t.Errorf("%d of %d instructions shared the vectors of one before by their VecID, want 16%% or more", shares, insts)
+	}
+	if named*100 < insts*5 {
+		t.Errorf("%d of %d warps met their few-address entry by their vectors, want 5%% or more", named, insts)
 	}
 }
 

@@ -427,9 +427,20 @@ func referenceUnder(t *testing.T, src string, explore bool) outcome {
 // it asks for equal, and no rows of those it does not.
 func equalUnderConfig(t *testing.T, src string, cfg *sinkConfig, opts []Option, binary bool, want outcome) {
 	t.Helper()
-	in := textSource(t, src)
+	chunk := 0
 	if binary {
-		br, err := trace.NewBinaryReader(bytes.NewReader(binaryOf(t, src)))
+		chunk = 2 // binaryOf's
+	}
+	equalUnderChunks(t, src, cfg, opts, chunk, want)
+}
+
+// equalUnderChunks is equalUnderConfig, the trace read in its binary form
+// in chunks of chunk records when chunk is not 0.
+func equalUnderChunks(t *testing.T, src string, cfg *sinkConfig, opts []Option, chunk int, want outcome) {
+	t.Helper()
+	in := textSource(t, src)
+	if chunk > 0 {
+		br, err := trace.NewBinaryReader(bytes.NewReader(binaryOfChunks(t, src, chunk)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -508,8 +508,10 @@ func (r *BinaryReader) Next() (*Inst, error) {
 // NextInto is Next with the instruction's list vectors decoded into
 // arena[len(arena):], which it returns grown by what they use; the
 // instruction's lists point there, and stay as long as the caller keeps
-// the arena, where Next's last until the next call. (The Inst and its
-// Vals slice are still reused by the next call.) A replay decodes a
+// the arena, where Next's last until the next call; but the lists of a
+// record decoded from its warp's entry (Inst.VecID not 0: warpRecs) are
+// the entry's, and last as Next's do: a caller that keeps them copies them.
+// (The Inst and its Vals slice are still reused by the next call.) A replay decodes a
 // batch's lists this way straight into the batch, rather than copying
 // them. When arena has no room, NextInto grows it as append does; lists
 // decoded before stay in the old array.
@@ -872,6 +874,7 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 	vals := in.Vals
 	lanes = lanes[:si.lanes] // loadChunk made room
 	at := 0
+	listed := false // lists taken from an entry (which lanes does not hold)
 	wr := r.warpRecs()
 	var e *warpRec
 	if wr != nil {
@@ -879,13 +882,16 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 		if n := e.n; n > 0 && e.code == code && e.gen == wr.gen && n <= len(p) && string(p[:n]) == string(r.recs[e.at:e.at+n]) {
 			// The vectors' bytes of this warp's last record with a list:
 			// the same vectors.
-			at = e.take(vals, lanes)
+			e.take(vals)
+			in.VecID = e.id
+			listed = true
 			p = p[n:]
 			wr.hits++
 			e = nil
 		}
 	}
 	if e != nil || wr == nil {
+		in.VecID = 0
 		vat := len(r.recs) - len(p)
 		var starts [warpRecInputs]int32 // where each vector's lists start
 		for j := range si.inputs {
@@ -899,6 +905,11 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 		}
 		if e != nil && at > 0 {
 			e.keep(wr.gen, code, vat, len(r.recs)-len(p)-vat, vals, lanes[:at], &starts)
+			if e.n > 0 {
+				wr.ids++
+				e.id = wr.ids
+				in.VecID = e.id
+			}
 		}
 	}
 	r.at = len(r.recs) - len(p)
@@ -908,7 +919,7 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 	ops := laneOpsOf(si, in)
 	r.laneOps += ops
 	r.repN = 0
-	if at == 0 { // no list: the record's bytes are the whole instruction
+	if at == 0 && !listed { // no list: the record's bytes are the whole instruction
 		r.repAt, r.repN, r.repDg, r.repDw, r.repOps, r.repCode = start, r.at-start, unzigzag(dg), unzigzag(dw), ops, code
 	}
 	r.lastRep, r.lastMask = r.repN > 0, false
@@ -923,7 +934,10 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 // record whose vector bytes are its warp's entry's, in the same chunk and
 // of the same static, decodes to the entry's vectors, which are copied
 // rather than decoded (its lists' deltas above all). Decoding reads
-// nothing but those bytes, so the result is the same.
+// nothing but those bytes, so the result is the same. Each entry kept
+// takes an id of its own, the Inst.VecID of the record that made it and of
+// those decoded from it: the engine then knows them the same vectors
+// without comparing them.
 //
 // A warp keeps its last record of each of two statics (a spinlock's CAS
 // and the exchange that releases its lock, in turn: with one entry a
@@ -940,7 +954,8 @@ type warpRecs struct {
 	hits      int    // of them, decoded from their entry (tests)
 	off       bool   // this chunk keeps no entries
 	slot      [warpRecSlots]warpSet
-	totalHits int // over the replay (tests)
+	totalHits int    // over the replay (tests)
+	ids       uint64 // the last entry's id (Inst.VecID): ids are the reader's, never reused
 }
 
 // warpSet is a warp's entries: its last records of two statics, and which
@@ -965,7 +980,8 @@ const (
 type warpRec struct {
 	gen     uint64
 	code    uint64
-	at, n   int // the vectors' bytes: recs[at : at+n]; n 0: empty
+	at, n   int    // the vectors' bytes: recs[at : at+n]; n 0: empty
+	id      uint64 // the vectors' Inst.VecID
 	nIn     int
 	listEnd int
 	vecs    [warpRecInputs]recVec
@@ -1053,10 +1069,12 @@ func (e *warpRec) keep(gen, code uint64, at, n int, vals []Vector, lanes []uint6
 	e.gen, e.code, e.at, e.n, e.nIn, e.listEnd = gen, code, at, n, len(vals), len(lanes)
 }
 
-// take sets vals to e's vectors, their lists copied into lanes, and
-// returns how much of lanes they use.
-func (e *warpRec) take(vals []Vector, lanes []uint64) int {
-	copy(lanes[:e.listEnd], e.lanes[:e.listEnd])
+// take sets vals to e's vectors, their lists e's own: valid until the
+// reader's next record, which may replace e (keep), as lanes is. They are
+// not copied into lanes (an arena's room): the engine copies them only
+// when it does not share an earlier instruction's (Inst.VecID).
+func (e *warpRec) take(vals []Vector) {
+	lanes := e.lanes[:e.listEnd]
 	for j := range vals {
 		v, c := &vals[j], &e.vecs[j]
 		if c.Kind != VecList {
@@ -1074,7 +1092,6 @@ func (e *warpRec) take(vals []Vector, lanes []uint64) int {
 			v.ListHi = nil
 		}
 	}
-	return e.listEnd
 }
 
 // laneOpsOf is the lane-ops of in, of static si: its active lanes (its

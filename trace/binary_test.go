@@ -139,6 +139,7 @@ func writeTrace(t testing.TB, h *Header, insts []*Inst, opts ...WriterOption) []
 // cloneInst deep-copies an instruction a reader is about to reuse.
 func cloneInst(in *Inst) *Inst {
 	c := *in
+	c.VecID = 0 // the reader's name for vectors it met before, not the record's
 	if in.Dir != nil {
 		d := *in.Dir
 		if d.Init != nil {

@@ -108,11 +108,15 @@ func TestRetriedRecordsDecodeAlike(t *testing.T) {
 					}
 					rd.noWarpRecs = off
 					var got []*Inst
+					var ids []uint64
+					var grew []int // NextInto's arena growth, by record
 					var arena []uint64
 					for {
 						var in *Inst
 						if into {
+							n := len(arena)
 							in, arena, err = rd.NextInto(arena)
+							grew = append(grew, len(arena)-n)
 						} else {
 							in, err = rd.Next()
 						}
@@ -123,6 +127,27 @@ func TestRetriedRecordsDecodeAlike(t *testing.T) {
 							t.Fatal(err)
 						}
 						got = append(got, cloneInst(in))
+						ids = append(ids, in.VecID)
+					}
+					// A record of a nonzero VecID has the vectors of the
+					// first record of that id, and the same static.
+					byID, named := map[uint64]*Inst{}, 0
+					for i, in := range got {
+						id := ids[i]
+						if id == 0 {
+							continue
+						}
+						if f, ok := byID[id]; !ok {
+							byID[id] = in
+						} else if named++; f.Static != in.Static || !reflect.DeepEqual(f.Vals, in.Vals) {
+							t.Fatalf("NextInto %v, entries off %v: record %d has VecID %d but not its vectors", into, off, i, id)
+						} else if into && grew[i] != 0 {
+							// Its lists are its entry's, not the arena's.
+							t.Fatalf("NextInto: record %d, of the VecID of one before, grew the arena by %d", i, grew[i])
+						}
+					}
+					if off && named != 0 || !off && named < tc.wantHits {
+						t.Errorf("NextInto %v, entries off %v: %d records named the vectors of one before, want %d or more", into, off, named, tc.wantHits)
 					}
 					for i := range want {
 						if i >= len(got) || !reflect.DeepEqual(got[i], want[i]) {

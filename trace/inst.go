@@ -126,6 +126,12 @@ type Inst struct {
 	// Nil otherwise: after Next, NextInto, or a Repeats of records that
 	// have the instruction's own mask.
 	RepeatMasks []uint32
+	// VecID, when not 0, names the instruction's vectors: two instructions
+	// of one Source with the same Static and the same nonzero VecID have the
+	// same vectors (a binary reader's record decoded from its warp's entry,
+	// and the record that made the entry: a spinlock's retried CAS). 0 says
+	// nothing.
+	VecID uint64
 }
 
 // PartInfo is what a split file says of an instruction beyond the lanes

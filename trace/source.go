@@ -32,8 +32,9 @@ type Source interface {
 	// arena[len(arena):], storage its caller keeps, so that a caller that
 	// holds many instructions at once (a replay's batch) need not copy
 	// them: it returns the arena grown by what they use, and the
-	// instruction's lists point into it (see [BinaryReader.NextInto]).
-	// Only with CapArena.
+	// instruction's lists point into it, or, a record's whose VecID is
+	// not 0, may point to the source's own storage until the next call
+	// (see [BinaryReader.NextInto]). Only with CapArena.
 	NextInto(arena []uint64) (*Inst, []uint64, error)
 	// Repeats consumes up to max of the records that follow the
 	// instruction Next or NextInto last returned, as long as each is that
