@@ -78,39 +78,13 @@ func TestWarpConflictsAVX512(t *testing.T) {
 // loop (sumLanes, a count per lane) and the assembly (simd,
 // addLanesAVX512). ns/op is a warp's.
 func BenchmarkSumLanes(b *testing.B) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	warps := make([][trace.MaxLanes]uint64, 1024)
-	for i := range warps {
-		for k := range warps[i] {
-			warps[i][k] = 0x7000 + rng.Uint64N(256)*4
-		}
-	}
-	var acc pageAcc
-	var ps pageConflicts
-	var sink uint32
-	b.Run("go", func(b *testing.B) {
-		i := 0
-		for b.Loop() {
-			ps.next()
-			d, m := sumLanes(&acc.sums, &warps[i&1023], 1, &ps.counts, ps.gen)
-			sink += d + m
-			i++
-		}
-	})
-	b.Run("simd", func(b *testing.B) {
-		if !hasConflictsAVX512() {
-			b.Skip("no AVX-512 CD and VPOPCNTDQ")
-		}
-		i := 0
-		for b.Loop() {
-			d, m := addLanesAVX512(&acc.sums, &warps[i&1023], 1<<32|1)
-			sink += d + m
-			i++
-		}
-	})
-	if sink == 0 {
-		b.Fatal("no warp counted")
-	}
+	benchSumLanes(b, trace.MaxLanes,
+		func(acc *pageAcc, w []uint64, ps *pageConflicts) (uint32, uint32) {
+			return sumLanes(&acc.sums, (*[trace.MaxLanes]uint64)(w), 1, &ps.counts, ps.gen)
+		},
+		func(acc *pageAcc, w []uint64) (uint32, uint32) {
+			return addLanesAVX512(&acc.sums, (*[trace.MaxLanes]uint64)(w), 1<<32|1)
+		})
 }
 
 // TestSumLanes16AVX512: a SIMD16 warp (vISA's, LSC's) summed by
@@ -157,9 +131,24 @@ func TestSumLanes16AVX512(t *testing.T) {
 // BenchmarkSumLanes16 is BenchmarkSumLanes of SIMD16 warps (16 lanes on
 // 256 words of a page): sumLanesN and sumLanes16AVX512.
 func BenchmarkSumLanes16(b *testing.B) {
+	benchSumLanes(b, trace.MaxLanes/2,
+		func(acc *pageAcc, w []uint64, ps *pageConflicts) (uint32, uint32) {
+			return sumLanesN(&acc.sums, w, 1, &ps.counts, ps.gen)
+		},
+		func(acc *pageAcc, w []uint64) (uint32, uint32) {
+			return sumLanes16AVX512(&acc.sums, (*[trace.MaxLanes / 2]uint64)(w), 1)
+		})
+}
+
+// benchSumLanes runs BenchmarkSumLanes and BenchmarkSumLanes16: 1024 warps
+// of the given lanes on 256 words of a page, one addend, summed by Go's
+// loop (goSum, a count per lane) and by the assembly (simd). ns/op is a
+// warp's.
+func benchSumLanes(b *testing.B, lanes int, goSum func(*pageAcc, []uint64, *pageConflicts) (uint32, uint32), simd func(*pageAcc, []uint64) (uint32, uint32)) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	warps := make([][trace.MaxLanes / 2]uint64, 1024)
+	warps := make([][]uint64, 1024)
 	for i := range warps {
+		warps[i] = make([]uint64, lanes)
 		for k := range warps[i] {
 			warps[i][k] = 0x7000 + rng.Uint64N(256)*4
 		}
@@ -171,7 +160,7 @@ func BenchmarkSumLanes16(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			ps.next()
-			d, m := sumLanesN(&acc.sums, warps[i&1023][:], 1, &ps.counts, ps.gen)
+			d, m := goSum(&acc, warps[i&1023], &ps)
 			sink += d + m
 			i++
 		}
@@ -182,7 +171,7 @@ func BenchmarkSumLanes16(b *testing.B) {
 		}
 		i := 0
 		for b.Loop() {
-			d, m := sumLanes16AVX512(&acc.sums, &warps[i&1023], 1)
+			d, m := simd(&acc, warps[i&1023])
 			sink += d + m
 			i++
 		}
