@@ -494,6 +494,24 @@ func (b *batch) applyUniform(mem *shard.Memory, bi *xinst, x rec, n uint32, noDs
 		}
 		return failed
 	}
+	if p.add32() {
+		// 32-bit adds on one word (a hot counter's, with the results
+		// table): lane k gets the word plus the addends of the lanes
+		// before it, and the word ends with all of them added, in one
+		// loop over the lanes rather than applyWord's a lane.
+		var vals []uint64
+		if !noDst {
+			vals = b.vals[slot0 : slot0+n : slot0+n]
+		}
+		w := &pg.Words[wi]
+		if bi.bUni {
+			*w = addLanesUniform(*w, uint32(bi.bVal), vals, n)
+		} else {
+			*w = addLanesPrefix(*w, b.opB[slot0:slot0+n:slot0+n], vals)
+		}
+		pg.Touch(wi)
+		return 0
+	}
 	cas, failed := isCAS(p.kind), uint32(0)
 	for k := uint32(0); k < n; k++ {
 		slot := slot0 + k
@@ -507,6 +525,35 @@ func (b *batch) applyUniform(mem *shard.Memory, bi *xinst, x rec, n uint32, noDs
 		}
 	}
 	return failed
+}
+
+// addLanesUniform performs n 32-bit adds of v on a word holding old, in
+// lane order: lane k gets old + k·v in vals[k] (unless vals is nil:
+// nothing returns), and it returns the word's new value, old + n·v.
+func addLanesUniform(old, v uint32, vals []uint64, n uint32) uint32 {
+	for k := range vals {
+		vals[k] = uint64(old + uint32(k)*v)
+	}
+	return old + n*v
+}
+
+// addLanesPrefix performs the 32-bit adds of ops (a lane's addend each,
+// in lane order) on a word holding old: lane k gets old plus the addends
+// of the lanes before it in vals[k] (unless vals is nil: nothing
+// returns), and it returns the word's new value, old plus them all.
+func addLanesPrefix(old uint32, ops, vals []uint64) uint32 {
+	if vals == nil {
+		for _, a := range ops {
+			old += uint32(a)
+		}
+		return old
+	}
+	vals = vals[:len(ops)]
+	for k, a := range ops {
+		vals[k] = uint64(old)
+		old += uint32(a)
+	}
+	return old
 }
 
 // Access flags for applyWord, from the plan.

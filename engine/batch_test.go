@@ -376,3 +376,36 @@ func TestWarpSourcesFromLists(t *testing.T) {
 	}
 	equalToReference(t, b.String(), []Option{WithWorkers(1)}, []Option{WithWorkers(2), WithShards(3)}, []Option{WithWorkers(2), WithBatchInsts(5)})
 }
+
+// TestWordWarpResultsEqualReference forces applyUniform's loop of 32-bit
+// adds on one word (addLanesUniform, addLanesPrefix): warps whose lanes
+// all hit one word, with one addend (a hot counter's) or one a lane,
+// returning their old values or nothing, under full and partial masks,
+// near 2^32 so that the sums wrap; a vISA SIMD16 warp alike, and a
+// 64-bit add and a CAS between them on the same word, which take the
+// general loop.
+func TestWordWarpResultsEqualReference(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(".region global 0x10000 0x1000\n")
+	list := func(n int, f func(l int) int) string {
+		vs := make([]string, n)
+		for l := range vs {
+			vs[l] = fmt.Sprint(f(l))
+		}
+		return strings.Join(vs, ",")
+	}
+	for i := range 30 {
+		mask := []string{"", " mask=0xffff", " mask=0x5a5a5a5a", " mask=0x80000001", " mask=0x7fffffff"}[i%5]
+		word := 0x10000 + 4*(i%3)
+		fmt.Fprintf(&b, "atom.global.add.u32 d, [a], b | a=0x%x b=%d%s\n", word, []int{1, 7, 0x7fffffff, 0xfffffffd}[i%4], mask)
+		fmt.Fprintf(&b, "atom.global.add.u32 d, [a], b | a=0x%x b=[%s]%s\n", word, list(32, func(l int) int { return (i*977 + l*0x1000_0001) % (1 << 32) }), mask)
+		fmt.Fprintf(&b, "atom.global.add.u32 _, [a], b | a=0x%x b=[%s]%s\n", word, list(32, func(l int) int { return i*3 + l }), mask)
+		fmt.Fprintf(&b, "DWORD_ATOMIC.ADD (16) T255 V10 V11 V0 V12 | V10=0x%x V11=[%s]\n", word, list(16, func(l int) int { return i + l*l }))
+		fmt.Fprintf(&b, "DWORD_ATOMIC.ADD (16) T255 V10 V11 V0 V12 | V10=0x%x V11=%d\n", word, i+1)
+		if i%4 == 3 {
+			fmt.Fprintf(&b, "atom.global.add.u64 d, [a], b | a=0x%x b=%d\n", 0x10010, i)
+			fmt.Fprintf(&b, "atom.global.cas.b32 d, [a], b, c | a=0x%x b=%d c=[%s]\n", word, i, list(32, func(l int) int { return l }))
+		}
+	}
+	equalToReference(t, b.String(), []Option{WithWorkers(1)}, []Option{WithWorkers(2), WithShards(3)}, []Option{WithWorkers(2), WithBatchInsts(5)})
+}

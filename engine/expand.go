@@ -966,6 +966,18 @@ func warpAddresses(bi *xinst, addrs []uint64, oneRow, simd bool) ([]uint64, warp
 			or, lo, hi = a, a, a
 		}
 		return addrs, warpSpan{or: or, lo: lo, hi: hi, shape: spanShape(n, lanesMayRepeat(nil, step, mask), false) | spanLaneFree}
+	case list == nil && step == 0:
+		// Every lane on one address, a row a lane (a hot counter's,
+		// with the results table): the address once, stored n times.
+		a := first & mask
+		n := bits.OnesCount32(bi.active)
+		addrs = slices.Grow(addrs, n)[:n]
+		for k := range addrs {
+			addrs[k] = a
+		}
+		if n > 0 {
+			or, lo, hi = a, a, a
+		}
 	case list == nil:
 		for m := bi.active; m != 0; m &= m - 1 {
 			lane := uint64(bits.TrailingZeros32(m))
