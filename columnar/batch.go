@@ -116,7 +116,7 @@ func newBatch(spec *tableSpec, mem memory.Allocator) *batch {
 		default:
 			panic(fmt.Sprintf("columnar: column %s: unsupported type %s", f.Name, f.Type))
 		}
-		if spec.affine && c.typ != arrow.STRING && c.typ != arrow.BOOL || spec.zeros[i] {
+		if spec.affine && c.typ != arrow.STRING && c.typ != arrow.BOOL || spec.zeros[i] || spec.progs[i] {
 			c.affine, c.konst = true, true
 		}
 	}

@@ -82,7 +82,9 @@
 //     written from them, in the bytes its stored rows would give
 //     (batch.go, encodeAffine). The results come from the engine as
 //     columns (engine.CapResultColumns, [Writer.ResultColumns]), each
-//     copied whole, seq kept as its runs and encoded from them (runs.go:
+//     copied whole (addr and value held as a progression while they keep
+//     to one, a hot counter's, compared rather than copied: schema.go's
+//     progs), seq kept as its runs and encoded from them (runs.go:
 //     a DELTA block is its few run starts, or the block before's bytes
 //     again); lane, when the engine leaves it out (full warps:
 //     engine.ResultColumns.IotaLanes), kept as runs of lanes counting up

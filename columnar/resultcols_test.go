@@ -340,3 +340,91 @@ func resultRowFiles(t *testing.T, opts []Option, rs []engine.Result, chunk int, 
 		}
 	}, names...)
 }
+
+// TestResultColumnsProgressions forces the results' addr and value kept
+// as a progression (tableSpec.progs, putStatCol, encodeAffine): a hot
+// counter's rows (one address, a count one a lane) give the bytes of
+// the same rows stored, in both formats, whatever the calls' sizes
+// against the batches', for progressions that end part-way through a
+// batch or a call, that step down or wrap past 2^64, that hold for two
+// rows only, and with Results calls between ResultColumns calls (which
+// store the rows from then on). The rows read back.
+func TestResultColumnsProgressions(t *testing.T) {
+	hot := func(n int, addr, value0, step uint64, set func(i int, r *engine.Result)) []engine.Result {
+		rs := make([]engine.Result, n)
+		for i := range rs {
+			rs[i] = engine.Result{Seq: uint64(i / 32), Lane: uint32(i % 32), Addr: addr, Value: value0 + uint64(i)*step}
+			if set != nil {
+				set(i, &rs[i])
+			}
+		}
+		return rs
+	}
+	cases := map[string][]engine.Result{
+		"hot counter":      hot(3000, 0x10000000, 0, 1, nil),
+		"stepping down":    hot(3000, 0x40, 1<<40, ^uint64(6), nil),
+		"wrapping":         hot(3000, 0x80, ^uint64(0)-1000, 3, nil),
+		"address moves":    hot(3000, 0x100, 5, 1, func(i int, r *engine.Result) { r.Addr += uint64(4 * (i / 1700)) }),
+		"value jumps":      hot(3000, 0x100, 5, 1, func(i int, r *engine.Result) { r.Value += uint64(i / 1234 * 9) }),
+		"addresses a step": hot(3000, 0x100, 5, 2, func(i int, r *engine.Result) { r.Addr += uint64(4 * i) }),
+		"two rows a step":  hot(3000, 0x100, 5, 1, func(i int, r *engine.Result) { r.Value, r.Addr = uint64(i%2*7), uint64(i/2*8) }),
+	}
+	for name, rs := range cases {
+		for _, batch := range []int{2, 250, 4096} {
+			for _, chunk := range []int{7, 37, 1000} {
+				for _, mixed := range []bool{false, true} {
+					what := fmt.Sprintf("%s, batch %d, calls of %d, mixed %v", name, batch, chunk, mixed)
+					opts := []Option{WithTables("results"), WithFormat(FormatBoth), WithBatchRows(batch)}
+					names := []string{"results.parquet", "results.arrow"}
+					put := func(w *Writer) {
+						for at, k := 0, 0; at < len(rs); at, k = at+chunk, k+1 {
+							part := rs[at:min(at+chunk, len(rs))]
+							var err error
+							if mixed && k%3 == 2 {
+								err = w.Results(part)
+							} else {
+								err = w.ResultColumns(columnsOf(part))
+							}
+							if err != nil {
+								t.Fatal(err)
+							}
+						}
+					}
+					got := writeFiles(t, opts, put, names...)
+					want := writeFiles(t, opts, func(w *Writer) { storedColumns(w, tResults); put(w) }, names...)
+					for i := range names {
+						if !bytes.Equal(got[i], want[i]) {
+							t.Errorf("%s: %s with progressions differs from the one stored (%d bytes against %d)", what, names[i], len(got[i]), len(want[i]))
+						}
+					}
+				}
+			}
+		}
+		dir := t.TempDir()
+		w, err := New(dir, WithTables("results"), WithBatchRows(1000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.ResultColumns(columnsOf(rs[:999])); err != nil {
+			t.Fatal(err)
+		}
+		if b := w.tables[tResults].b; name == "hot counter" && !(b.cols[3].konst && b.cols[4].konst) {
+			t.Errorf("a hot counter's 999 rows: addr and value held as progressions %v and %v, want both", b.cols[3].konst, b.cols[4].konst)
+		}
+		if err := w.ResultColumns(columnsOf(rs[999:])); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		rb := readTable(t, dir+"/results.parquet")
+		if len(rb.rows) != len(rs) {
+			t.Fatalf("%s: read back %d rows, want %d", name, len(rb.rows), len(rs))
+		}
+		for i, r := range rs {
+			if rb.rows[i][3] != r.Addr || rb.rows[i][4] != r.Value {
+				t.Fatalf("%s: row %d read back as addr %v value %v, want %d and %d", name, i, rb.rows[i][3], rb.rows[i][4], r.Addr, r.Value)
+			}
+		}
+	}
+}

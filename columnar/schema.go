@@ -37,6 +37,11 @@ type tableSpec struct {
 	// accesses): the writer stores such a column's rows only from the
 	// first batch rows that are not.
 	zeros []bool
+	// progs marks the integer columns that start each batch constant
+	// (colBuf.konst, no row stored) and stay so while the writer's rows
+	// keep to a progression (putStatCol): the results' addr and value,
+	// a hot counter's one address and its count, one a lane.
+	progs []bool
 	// overlap: the table is written when the replay leaves a core free
 	// (the memory table, after the trace), and its pipeline encodes a
 	// batch while the one before is written (pipeline.runOverlapped).
@@ -90,6 +95,7 @@ type colSpec struct {
 	enc   encoding
 	keyed bool
 	zeros bool // tableSpec.zeros
+	prog  bool // tableSpec.progs
 }
 
 // zerosCol is an integer column of tableSpec.zeros: DELTA_BINARY_PACKED,
@@ -97,6 +103,14 @@ type colSpec struct {
 func zerosCol(name string, t arrow.DataType) colSpec {
 	c := col(name, t, encDelta)
 	c.zeros = true
+	return c
+}
+
+// progCol is an integer column of tableSpec.progs: DELTA_BINARY_PACKED,
+// so that a batch on a progression is written from it (encodeAffine).
+func progCol(name string, t arrow.DataType) colSpec {
+	c := col(name, t, encDelta)
+	c.prog = true
 	return c
 }
 
@@ -143,6 +157,7 @@ func newTableSpec(name string, cols ...colSpec) tableSpec {
 		s.encs = append(s.encs, c.enc)
 		s.keyed = append(s.keyed, c.keyed)
 		s.zeros = append(s.zeros, c.zeros)
+		s.progs = append(s.progs, c.prog)
 	}
 	s.schema = arrow.NewSchema(fields, nil)
 	return s
@@ -161,8 +176,8 @@ var specs = [numTables]tableSpec{
 		col("seq", tU64, encDelta),
 		col("lane", tU32),
 		zerosCol("elem", tU32),
-		col("addr", tU64, encDelta),
-		col("value", tU64, encDelta),
+		progCol("addr", tU64),
+		progCol("value", tU64),
 		zerosCol("value_hi", tU64),
 		col("fault", tString),
 	),

@@ -511,8 +511,13 @@ func (w *Writer) Results(rs []engine.Result) error {
 			// A batch's elem and value_hi start constant 0 (zerosCol).
 			cElem.kval, cElem.kstep, cHi.kval, cHi.kstep = 0, 0, 0, 0
 		}
-		if c := &b.cols[6]; c.konst {
-			b.fillRows(c, n) // the fault column, constant from ResultColumns
+		for _, c := range []*colBuf{&b.cols[3], &b.cols[4], &b.cols[6]} {
+			if c.konst {
+				// addr and value, on a progression from ResultColumns (or
+				// the batch's start), and the fault column, constant from
+				// ResultColumns: stored from here on.
+				b.fillRows(c, n)
+			}
 		}
 		for _, c := range []*colBuf{&b.cols[0], &b.cols[1]} {
 			if c.inRuns {
@@ -632,8 +637,10 @@ func (w *Writer) ResultColumns(rc *engine.ResultColumns) error {
 			cLane.inRuns, cLane.iota = true, true
 			appendIotaRuns(cLane, rc.Runs, run0, used0, k)
 		}
-		copy(b.cols[3].u64()[n:n+k], rc.Addr[at:at+k])
-		copy(b.cols[4].u64()[n:n+k], rc.Value[at:at+k])
+		// addr and value kept as a progression while they keep to one (a
+		// hot counter's), compared rather than copied (tableSpec.progs).
+		putStatCol(b, &b.cols[3], n, rc.Addr[at:at+k])
+		putStatCol(b, &b.cols[4], n, rc.Value[at:at+k])
 		if err := t.putFaults(rc.Fault, at, n, k, rc); err != nil {
 			return w.fail(err)
 		}
