@@ -27,6 +27,12 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 		// Additions that commute, each record its word and addend: one
 		// loop over them all, whatever instruction they came from.
 		add32Vals(mem, rt.recs)
+	} else if b.retAdds && !b.noResults && b.slotSegs(rt.segs) {
+		// 32-bit adds of an addend a lane, each returning the word's old
+		// value (a scattered atomicAdd with the results table): one loop
+		// over them all, whatever instruction they came from, asking for
+		// the words ahead itself (add32Slots').
+		mem.AddSlots(wordAdds(rt.recs), slotMask, b.opB, b.vals)
 	} else {
 		// One xinst, its record copied in per segment and its plan set
 		// (as expand's): built whole per segment, it went through a
@@ -87,6 +93,19 @@ func (b *batch) applyRoute(o int, rt *route, mem *shard.Memory, t *addrTracker) 
 	if t != nil {
 		t.collect(o, b, rt)
 	}
+}
+
+// slotSegs reports whether every segment of a route is add32Slots' in a
+// batch of retAdds: a record a lane, an addend a lane (not one value,
+// not a run, not a prefix run), so that the route's records are (word,
+// slot) pairs to apply in order as they stand.
+func (b *batch) slotSegs(segs []seg) bool {
+	for _, s := range segs {
+		if s.pre || s.counts || s.vals || s.n > 0 || b.insts[s.inst].bUni {
+			return false
+		}
+	}
+	return true
 }
 
 // applyAhead is how many records ahead of the segment it applies
@@ -392,7 +411,9 @@ func applyVals32(mem *shard.Memory, recs []rec, k kind) bool {
 // pushed the words and bitmaps out of the caches (a uniform-1Mi replay
 // with the results table), both missed; the mark only on a zero sum, and
 // the words asked for ahead (applyRoute), leave one miss, overlapped
-// (BenchmarkReplay/uniform-1Mi/results).
+// (BenchmarkReplay/uniform-1Mi/results). Returning values, it is
+// shard.Memory.AddSlots, which on amd64 asks for the words ahead itself;
+// a route of nothing else takes AddSlots once (applyRoute).
 func add32Slots(mem *shard.Memory, recs []rec, opB, vals []uint64, noDst bool) {
 	if noDst {
 		for _, x := range recs {
@@ -402,14 +423,7 @@ func add32Slots(mem *shard.Memory, recs []rec, opB, vals []uint64, noDst bool) {
 		}
 		return
 	}
-	for _, x := range recs {
-		c := mem.Chunk(x.word)
-		w := x.word % shard.ChunkWords
-		slot := x.slot & slotMask
-		old := c.Words[w]
-		c.Set(w, old+uint32(opB[slot]))
-		vals[slot] = uint64(old)
-	}
+	mem.AddSlots(wordAdds(recs), slotMask, opB, vals)
 }
 
 // touchRange marks words w0..w0+n-1 written in touched, a bitmap of

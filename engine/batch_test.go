@@ -409,3 +409,39 @@ func TestWordWarpResultsEqualReference(t *testing.T) {
 	}
 	equalToReference(t, b.String(), []Option{WithWorkers(1)}, []Option{WithWorkers(2), WithShards(3)}, []Option{WithWorkers(2), WithBatchInsts(5)})
 }
+
+// TestScatteredAddsGetResults forces applyRoute's one loop of 32-bit adds
+// that return their old values (slotSegs, shard.Memory.AddSlots): batches
+// of scattered add.u32 warps alone, an addend a lane, over words that
+// several lanes and warps share, on pages of both owners, under full and
+// partial masks, sums brought to 0 (the word marked written); and batches
+// where a warp of one addend, a coalesced warp or a warp on one word
+// among them makes the route take a loop a segment (add32Slots alone).
+func TestScatteredAddsGetResults(t *testing.T) {
+	for _, mixed := range []bool{false, true} {
+		var b strings.Builder
+		b.WriteString(".region global 0x10000 0x40000\n")
+		for i := range 60 {
+			as, bs := make([]string, 32), make([]string, 32)
+			for l := range as {
+				off := (i*7919 + l*4100) % 0x3fff0 &^ 3
+				if l%4 == 3 {
+					off = (i%5*4096 + (l%3)*4) // words other lanes and warps hit
+				}
+				as[l] = fmt.Sprintf("0x%x", 0x10000+off)
+				bs[l] = fmt.Sprint((i*31 + l*l) % 9)
+				if l == 7 {
+					bs[l] = fmt.Sprint(uint32(1<<32 - 1 - i)) // wraps, to 0 at times
+				}
+			}
+			mask := []string{"", " mask=0xfffffffe", " mask=0x0ff0f00f"}[i%3]
+			fmt.Fprintf(&b, "atom.global.add.u32 d, [a], b | a=[%s] b=[%s]%s\n", strings.Join(as, ","), strings.Join(bs, ","), mask)
+			if mixed && i%7 == 3 {
+				fmt.Fprintf(&b, "atom.global.add.u32 d, [a], b | a=[%s] b=5\n", strings.Join(as, ","))
+				fmt.Fprintf(&b, "atom.global.add.u32 d, [a], b | a=0x%x:4 b=[%s]\n", 0x10000+i*64, strings.Join(bs, ","))
+				fmt.Fprintf(&b, "atom.global.add.u32 d, [a], b | a=0x%x b=[%s]\n", 0x10000+i*4, strings.Join(bs, ","))
+			}
+		}
+		equalToReference(t, b.String(), []Option{WithWorkers(1)}, []Option{WithWorkers(2), WithShards(3)}, []Option{WithWorkers(3), WithBatchInsts(5)})
+	}
+}

@@ -18,8 +18,9 @@
 // end: the word of a reference is the chunk's word at its low 16 bits, so a
 // loop over scattered words takes one load to find the chunk and indexes
 // word and bit directly. The loop of scattered 32-bit additions
-// ([Memory.AddWords]; [AddDense] over a caller's array of words) and the walk that finds a page's written words
-// ([Page.Written]) are amd64 assembly (add_amd64.s, written_amd64.s),
+// ([Memory.AddWords]; [AddDense] over a caller's array of words;
+// [Memory.AddSlots], which returns the old values) and the walk that finds a page's written words
+// ([Page.Written]) are amd64 assembly (add_amd64.s, slots_amd64.s, written_amd64.s),
 // with the same loops in Go elsewhere and as their tests' reference. On
 // Linux a new chunk's memory is faulted in at
 // once, by the goroutine that creates it (populate_linux.go), rather than
@@ -49,7 +50,7 @@
 //  5. A new page is all zeros with no word touched. A word is written when
 //     it is non-zero or marked in [Page.Touched] ([Page.Written]): whoever
 //     leaves a word zero marks it. The package marks only in
-//     [Memory.AddWords] (a zero sum); the engine marks the words its other
+//     [Memory.AddWords] and [Memory.AddSlots] (a zero sum); the engine marks the words its other
 //     loops write.
 //  6. At most [MaxPages] pages (16 GiB): past them [Cursor.Resolve] returns
 //     the zero Entry instead of a page, and the engine stops the replay.
