@@ -2,6 +2,7 @@ package engine
 
 import (
 	"github.com/gpureplay/replay/shard"
+	"github.com/gpureplay/replay/trace"
 )
 
 // Prefix sums: a histogram that returns values (its results table) without
@@ -104,9 +105,19 @@ func (b *batch) prefixWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	if b.wide || b.elems {
 		b.warpRows(bi, all)
 	} // else warpRows' rows of a full warp are its addresses alone: prefixLanes'
-	ps := b.pageSet(r)
-	ps.next()
-	distinct, maxc := prefixLanes(&acc.sums, all, b.resAddr[s0:s0+n:s0+n], b.vals[s0:s0+n:s0+n], uint32(bi.bVal), &ps.counts, ps.gen)
+	rows, vals := b.resAddr[s0:s0+n:s0+n], b.vals[s0:s0+n:s0+n]
+	var distinct, maxc uint32
+	if b.avx512 && n == trace.MaxLanes {
+		// The lanes counted by AVX-512 (as a lean replay's list of
+		// addends is: sumPage), not by a counter's load and store a lane
+		// beside the sums'.
+		prefixSums(&acc.sums, all, rows, vals, uint32(bi.bVal))
+		distinct, maxc = warpConflictsAVX512((*[trace.MaxLanes]uint64)(all))
+	} else {
+		ps := b.pageSet(r)
+		ps.next()
+		distinct, maxc = prefixLanes(&acc.sums, all, rows, vals, uint32(bi.bVal), &ps.counts, ps.gen)
+	}
 	b.setStat(bi, distinct, conflictDepth(distinct, maxc), 0, b.pageWarpSectors(all))
 	return true, nil
 }
@@ -130,6 +141,24 @@ func prefixLanes(sums *[shard.PageWords]uint64, addrs, rows, vals []uint64, v ui
 		distinct, maxc = countLane(c, a, gen, distinct, maxc)
 	}
 	return distinct, maxc
+}
+
+// prefixSums is prefixLanes without the count: each lane's address (rows)
+// and its word's running sum (vals), then v added to the sum. Not
+// inlined, for its registers.
+//
+//go:noinline
+func prefixSums(sums *[shard.PageWords]uint64, addrs, rows, vals []uint64, v uint32) {
+	add := 1<<32 | uint64(v)
+	s := sums[:] // see laneSlices
+	rows, vals = rows[:len(addrs)], vals[:len(addrs)]
+	for k, a := range addrs {
+		w := a >> 2 & (shard.PageWords - 1)
+		x := s[w]
+		rows[k] = a
+		vals[k] = uint64(uint32(x))
+		s[w] = x + add
+	}
 }
 
 // flushPrefix ends acc's run: one (word, sum) record a word summed, in a
