@@ -784,7 +784,9 @@ func openTableFile(path string, pf *pqFile, cols []string, pool *wordPool) (*tab
 						return nil, nil, err
 					}
 					if cp != nil { // else its pages may not be copied: decoded
-						cp.ops = t.copyOps[rg]
+						if t.copyOps != nil { // nil: no ops table
+							cp.ops = t.copyOps[rg]
+						}
 						rg++
 						return nil, cp, nil
 					}

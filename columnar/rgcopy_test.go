@@ -184,6 +184,35 @@ func TestMergeCopiesRowGroups(t *testing.T) {
 	}
 }
 
+// TestMergeCopiesWithoutOps: partitions with the instructions table and
+// not the ops table (no ops totals recorded) have their row groups
+// copied too, into the one replay's file.
+func TestMergeCopiesWithoutOps(t *testing.T) {
+	const rows, win = 1000, 64
+	f := newMergeFixture(t, rows)
+	root := t.TempDir()
+	only := WithTables("instructions")
+	whole := filepath.Join(root, "whole")
+	f.writeWith(t, whole, 0, 0, FormatParquet, nil, nil, only)
+	var parts []string
+	for i := range 2 {
+		p := filepath.Join(root, fmt.Sprintf("part=%d", i))
+		f.writeWith(t, p, i, 2, FormatParquet, func(s uint64) []int { return []int{int(s * 2 / rows)} }, func(uint64) int { return 0 }, only, WithSeqRowGroups(win))
+		parts = append(parts, p)
+	}
+	out := filepath.Join(root, "merged")
+	copied := 0
+	if err := merge(parts, out, mergeChunk, WithBatchRows(win), withCopiedRowGroups(&copied)); err != nil {
+		t.Fatal(err)
+	}
+	if d := differingTables(t, whole, out, FormatParquet, "instructions"); len(d) > 0 {
+		t.Errorf("merged %v differs from the whole replay's", d)
+	}
+	if copied != 15 { // the 16 windows but the one of seq 500
+		t.Errorf("%d row groups copied, want 15", copied)
+	}
+}
+
 // TestMergeCopyRefused: a row group is copied only where its bytes are
 // the ones the merged file's writer would encode. A row group whose page
 // did not compress (stored raw, as a page that zstd does not shrink by a
