@@ -42,7 +42,9 @@
 //     too, the commit journal and the temporary files stay, Commit's error
 //     says so, and the next [New] on the directory completes the commit.
 //  3. Bounded memory. Rows go into a batch, column by column, and every
-//     BatchRows rows (see [WithBatchRows]) the batch is handed to its
+//     BatchRows rows (see [WithBatchRows]; the instructions table's under
+//     [WithSeqRowGroups](n), at the end of each window of n seqs, at most
+//     n rows) the batch is handed to its
 //     table's goroutine, which writes it to each file (one Parquet row
 //     group, one IPC record batch) while the next batch fills. The
 //     hand-over waits while one batch waits to be written, so a table
@@ -62,7 +64,11 @@
 //     (pqmeta.go), in the bytes arrow-go's writer gave them; the package
 //     imports none of arrow-go's parquet packages (they link arrow/compute
 //     and its start-up cost), and reads its files back (Merge, Diff,
-//     [ScanParquet]) with its own reader, pqread.go.
+//     [ScanParquet]) with its own reader, pqread.go. Merge copies a
+//     partition's instructions row group whose bytes are the merged
+//     file's (a window of seqs one partition alone has, its pages
+//     compressed, the merged columns in the state of no page stored
+//     raw), its column chunks as they are (rgcopy.go).
 //     The encodings (parquet.go; the package's own encoders, pqencode.go,
 //     whose pages tests read back with arrow-go and DuckDB):
 //     DELTA_BINARY_PACKED for sequence numbers, addresses, values and

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,7 +50,8 @@ import (
 //
 // Every table goes through a Writer, the one a replay writes with, so the
 // merged files have the same schemas, encodings and row order as one
-// process's. The tables are merged on goroutines of their own, beside the
+// process's; a split partition's instructions row group that is, byte for
+// byte, the merged file's goes to it as it is (rgcopy.go). The tables are merged on goroutines of their own, beside the
 // Writer's (mergeTables: the trace's tables, then addresses and memory,
 // which fill a bounded number of chunks ahead meanwhile; when the
 // instructions are the trace's one table, their merge calls the Writer
@@ -681,7 +683,9 @@ func (c *instChunks) flush(final bool) error {
 // tableReader reads a table file's rows, a record batch at a time.
 type tableReader struct {
 	path string
-	next func() (arrow.RecordBatch, error) // io.EOF-like: nil, nil at the end
+	// next returns the next record, or the next row group to copy
+	// (copies); io.EOF-like: nil, nil, nil at the end.
+	next func() (arrow.RecordBatch, *rowGroupCopy, error)
 	stop func()
 	// done, when set, says that the caller is done with the oldest record
 	// next gave it: its columns' storage is the next records' (a merge's
@@ -695,6 +699,16 @@ type tableReader struct {
 	// one next gave last, if it is not under way: a cursor calls it half
 	// way through its record.
 	ahead func()
+	// copies, when set, are the Parquet file's row groups that next
+	// reads to be copied (planCopies), not decoded, with their ops
+	// totals; storedBelow is the file's writer's storedPageBytes.
+	// decodeCopy decodes such a row group's bytes as next would have
+	// (rowCursor.uncopy). pool is the merge's.
+	copies      []bool
+	copyOps     [][]rowGroupOp
+	storedBelow int
+	decodeCopy  func(cp *rowGroupCopy) (arrow.RecordBatch, error)
+	pool        *wordPool
 }
 
 func openTable(path string) (*tableReader, error) { return openTableCols(path, nil, nil) }
@@ -714,7 +728,7 @@ func openTableCols(path string, cols []string, pool *wordPool) (*tableReader, er
 // one partition's storage is the next one's.
 func openTableFile(path string, pf *pqFile, cols []string, pool *wordPool) (*tableReader, error) {
 	dict := pool != nil
-	t := &tableReader{path: path}
+	t := &tableReader{path: path, pool: pool}
 	if strings.HasSuffix(path, extParquet) {
 		if pf == nil {
 			var err error
@@ -758,30 +772,47 @@ func openTableFile(path string, pf *pqFile, cols []string, pool *wordPool) (*tab
 			}
 		}
 		rg := 0
-		t.next = func() (arrow.RecordBatch, error) {
+		t.next = func() (arrow.RecordBatch, *rowGroupCopy, error) {
 			for ; rg < len(pf.rgs); rg++ {
 				rows := pf.rgs[rg].rows
 				if rows == 0 {
 					continue
 				}
-				if err := pf.readSpan(rg, idx); err != nil {
-					return nil, err
-				}
-				cs := make([]arrow.Array, len(idx))
-				for i, k := range idx {
-					a, err := pf.readColumn(rg, k)
+				if t.copies != nil && t.copies[rg] {
+					cp, err := pf.readCopy(rg, t.storedBelow, pool)
 					if err != nil {
-						return nil, err
+						return nil, nil, err
 					}
-					cs[i] = a
+					if cp != nil { // else its pages may not be copied: decoded
+						if t.copyOps != nil { // nil: no ops table
+							cp.ops = t.copyOps[rg]
+						}
+						rg++
+						return nil, cp, nil
+					}
+				}
+				if err := pf.readSpan(rg, idx); err != nil {
+					return nil, nil, err
+				}
+				rec, err := pf.readRecord(rg, idx, sc)
+				if err != nil {
+					return nil, nil, err
 				}
 				rg++
 				if t.took != nil {
 					t.took()
 				}
-				return array.NewRecordBatch(sc, cs, rows), nil
+				return rec, nil, nil
 			}
-			return nil, nil
+			return nil, nil, nil
+		}
+		t.decodeCopy = func(cp *rowGroupCopy) (arrow.RecordBatch, error) {
+			// A reader of its own, beside the one that may be reading
+			// ahead: the bytes are read, its storage is the Go heap's.
+			fb := &pqFile{path: pf.path, f: pf.f, size: pf.size, leaves: pf.leaves, rgs: pf.rgs, limits: pf.limits,
+				dictStrings: pf.dictStrings, span: cp.bytes, spanAt: cp.start}
+			defer fb.close()
+			return fb.readRecord(cp.rg, idx, sc)
 		}
 		t.stop = pf.close
 		return t, nil
@@ -796,19 +827,33 @@ func openTableFile(path string, pf *pqFile, cols []string, pool *wordPool) (*tab
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	i := 0
-	t.next = func() (arrow.RecordBatch, error) {
+	t.next = func() (arrow.RecordBatch, *rowGroupCopy, error) {
 		if i >= r.NumRecords() {
-			return nil, nil
+			return nil, nil, nil
 		}
 		rec, err := r.RecordBatch(i)
 		i++
 		if rec != nil {
 			rec.Retain() // the reader releases it at the next
 		}
-		return rec, err
+		return rec, nil, err
 	}
 	t.stop = func() { r.Close(); f.Close() }
 	return t, nil
+}
+
+// readRecord decodes columns idx of row group rg as a record of the
+// schema sc.
+func (pf *pqFile) readRecord(rg int, idx []int, sc *arrow.Schema) (arrow.RecordBatch, error) {
+	cs := make([]arrow.Array, len(idx))
+	for i, k := range idx {
+		a, err := pf.readColumn(rg, k)
+		if err != nil {
+			return nil, err
+		}
+		cs[i] = a
+	}
+	return array.NewRecordBatch(sc, cs, pf.rgs[rg].rows), nil
 }
 
 // prefetch makes t read its records on a goroutine of its own, beside
@@ -821,6 +866,7 @@ func openTableFile(path string, pf *pqFile, cols []string, pool *wordPool) (*tab
 func (t *tableReader) prefetch() {
 	type fetched struct {
 		rec arrow.RecordBatch
+		cp  *rowGroupCopy
 		err error
 	}
 	next, stop := t.next, t.stop
@@ -839,9 +885,9 @@ func (t *tableReader) prefetch() {
 			case <-quit:
 				return
 			}
-			rec, err := next()
-			ch <- fetched{rec, err} // never blocks: one asked, one sent
-			if rec == nil || err != nil {
+			rec, cp, err := next()
+			ch <- fetched{rec, cp, err} // never blocks: one asked, one sent
+			if rec == nil && cp == nil || err != nil {
 				return
 			}
 		}
@@ -852,14 +898,14 @@ func (t *tableReader) prefetch() {
 			want <- struct{}{}
 		}
 	}
-	t.next = func() (arrow.RecordBatch, error) {
+	t.next = func() (arrow.RecordBatch, *rowGroupCopy, error) {
 		t.ahead()
 		f, ok := <-ch
 		if !ok {
-			return nil, nil
+			return nil, nil, nil
 		}
 		asked = false
-		return f.rec, f.err
+		return f.rec, f.cp, f.err
 	}
 	t.stop = func() {
 		close(quit)
@@ -969,8 +1015,14 @@ type rowCursor struct {
 	t    *tableReader
 	rec  arrow.RecordBatch
 	row  int
-	rows int // rec's
+	rows int // rec's, or cp's
 	bind func(rec arrow.RecordBatch) error
+	// cp, instead of rec, is a row group to copy (tableReader.copies):
+	// its rows are not decoded, and the cursor is at its first.
+	cp *rowGroupCopy
+	// uncopied: rec is cp's rows, decoded once the writer did not take
+	// them (uncopy), in storage of its own, not the reader's pool's.
+	uncopied bool
 }
 
 func (c *rowCursor) advance() (bool, error) {
@@ -981,25 +1033,52 @@ func (c *rowCursor) advance() (bool, error) {
 		}
 		return true, nil
 	}
-	for c.rec == nil || c.row >= c.rows {
-		if c.rec != nil && c.t.done != nil {
-			c.rec = nil
+	for {
+		if c.rec != nil && c.t.done != nil && !c.uncopied {
 			c.t.done()
 		}
-		rec, err := c.t.next()
+		c.rec, c.uncopied = nil, false
+		if c.cp != nil {
+			c.t.pool.put(c.cp.words)
+			c.cp = nil
+		}
+		rec, cp, err := c.t.next()
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", c.t.path, err)
 		}
+		if cp != nil {
+			c.cp, c.row, c.rows = cp, 0, int(cp.rows)
+			if c.t.ahead != nil {
+				c.t.ahead() // the next record, while this one is copied
+			}
+			return true, nil
+		}
 		if rec == nil {
-			c.rec, c.rows = nil, 0
+			c.rows = 0
 			return false, nil
 		}
 		c.rec, c.row, c.rows = rec, 0, int(rec.NumRows())
 		if err := c.bind(rec); err != nil {
 			return false, err
 		}
+		if c.row < c.rows {
+			return true, nil
+		}
 	}
-	return true, nil
+}
+
+// uncopy decodes the rows of the row group c is at to copy, which the
+// writer did not take, as a record of the reader's would hold them.
+func (c *rowCursor) uncopy() error {
+	cp := c.cp
+	rec, err := c.t.decodeCopy(cp)
+	c.t.pool.put(cp.words)
+	c.cp = nil
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.t.path, err)
+	}
+	c.rec, c.uncopied, c.row, c.rows = rec, true, 0, int(rec.NumRows())
+	return c.bind(rec)
 }
 
 // skip moves k rows on (k >= 1), within the record but for the last
@@ -1434,23 +1513,42 @@ func mergeSorted(q *writeQueue, parts []*partDir, id tableID, newCursor func(*ta
 		buf.alloc(id, q.chunk, q.pool)
 		return err
 	}
-	for len(live) > 0 {
-		lo := 0 // the cursor of the lowest row; the first of equals
-		for i := 1; i < len(live); i++ {
-			if live[i].less(live[lo]) {
-				lo = i
-			}
+	// The cursors in the order of their rows, the first of equals first
+	// (partition order): the lowest row's is order[0], the others'
+	// lowest order[1], and a cursor whose run ended goes back in its
+	// place by a binary search, a few comparisons a run rather than two
+	// passes over the cursors (a line's words at a time, the memory
+	// table's comparisons were a tenth of a split pipeline's merge).
+	type ranked struct {
+		c   cursor
+		ord int // its partition's place
+	}
+	// before says whether a's row comes before b's, a's partition first
+	// of equals.
+	before := func(a, b ranked) bool {
+		if a.ord < b.ord {
+			return !b.c.less(a.c)
 		}
-		next := -1 // the cursor of the lowest row of the others
-		for i := range live {
-			if i != lo && (next < 0 || live[i].less(live[next])) {
-				next = i
-			}
+		return a.c.less(b.c)
+	}
+	order := make([]ranked, len(live))
+	for i, c := range live {
+		order[i] = ranked{c, i}
+	}
+	slices.SortStableFunc(order, func(a, b ranked) int {
+		if before(a, b) {
+			return -1
 		}
-		c := live[lo]
+		if before(b, a) {
+			return 1
+		}
+		return 0
+	})
+	for len(order) > 0 {
+		c := order[0].c
 		var nc cursor
-		if next >= 0 {
-			nc = live[next]
+		if len(order) > 1 {
+			nc = order[1].c
 		}
 		for {
 			k := c.run(buf, nc, q.chunk-buf.len())
@@ -1462,10 +1560,15 @@ func mergeSorted(q *writeQueue, parts []*partDir, id tableID, newCursor func(*ta
 				return err
 			}
 			if !ok {
-				live = slices.Delete(live, lo, lo+1)
+				order = slices.Delete(order, 0, 1)
 				break
 			}
 			if nc != nil && !c.less(nc) {
+				// Back in its place among the others.
+				e := order[0]
+				j := 1 + sort.Search(len(order)-1, func(i int) bool { return before(e, order[1+i]) })
+				copy(order, order[1:j])
+				order[j-1] = e
 				break
 			}
 		}
@@ -1504,6 +1607,9 @@ func (c *instructionCursor) seqAt() uint64 {
 	if c.pending {
 		return c.first
 	}
+	if c.cp != nil {
+		return c.cp.first // at its first row
+	}
 	return c.seq.Value(c.rowCursor.row)
 }
 
@@ -1526,7 +1632,8 @@ func (c *instructionCursor) load() (bool, error) {
 // memory the merge touched. Any other cursor reads its first record now,
 // as openCursors does.
 func openInstructions(q *writeQueue, parts []*partDir, all *[]*instructionCursor) ([]*instructionCursor, error) {
-	for _, p := range parts {
+	pfs := make([]*pqFile, len(parts))
+	for i, p := range parts {
 		pf := p.pq[tInstructions]
 		p.pq[tInstructions] = nil // the reader's, which closes it
 		t, err := openTableFile(p.files[tInstructions], pf, instructionCols, q.pool)
@@ -1538,9 +1645,19 @@ func openInstructions(q *writeQueue, parts []*partDir, all *[]*instructionCursor
 		if pf != nil {
 			c.first, c.pending = pf.firstDelta(pf.column("seq"))
 		}
-		t.prefetch()
+		pfs[i] = pf
+	}
+	// The row groups copied, not decoded, when the merge calls the
+	// Writer itself.
+	if plan := planCopies(q.w, pfs); plan != nil {
+		for i, c := range *all {
+			c.t.copies, c.t.copyOps, c.t.storedBelow = plan.copy[i], plan.ops[i], plan.storedBelow
+		}
+	}
+	for _, c := range *all {
+		c.t.prefetch()
 		if !c.pending {
-			t.ahead() // its first record beside the others'
+			c.t.ahead() // its first record beside the others'
 		}
 	}
 	return liveCursors(*all, func(c *instructionCursor) bool { return c.pending })
@@ -1805,6 +1922,37 @@ func mergeInstructions(q *writeQueue, parts []*partDir) error {
 			}
 			return mergeErr("no partition has a row of instruction %d (%s has %d next): a partition is missing, or not of this replay", next, c.t.path, seq)
 		}
+		if c.cp != nil { // a row group to copy, whose rows no other partition has
+			copied := false
+			if bound-next >= uint64(c.cp.rows) {
+				if err := out.flush(true); err != nil {
+					return err
+				}
+				var err error
+				if copied, err = q.w.copyRowGroup(c.cp); err != nil {
+					return err
+				}
+			}
+			if !copied {
+				if err := c.uncopy(); err != nil {
+					return err
+				}
+				continue // its rows, decoded
+			}
+			next += uint64(c.cp.rows)
+			c.rowCursor.row = c.rows - 1
+			ok, err := c.advance()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				live = slices.Delete(live, lo, lo+1)
+			}
+			if err := q.drainLater(); err != nil {
+				return err
+			}
+			continue
+		}
 		if next < bound { // a run of c's
 			for {
 				var k int
@@ -1829,7 +1977,7 @@ func mergeInstructions(q *writeQueue, parts []*partDir) error {
 					live = slices.Delete(live, lo, lo+1)
 					break
 				}
-				if next >= bound || c.seq.Value(c.rowCursor.row) != next {
+				if next >= bound || c.cp != nil || seqOf(c) != next {
 					break // the next pass says why, or goes on
 				}
 			}
@@ -1846,6 +1994,11 @@ func mergeInstructions(q *writeQueue, parts []*partDir) error {
 		for _, d := range live[lo+1:] {
 			if seqOf(d) != next { // a pending cursor's first is past next
 				continue
+			}
+			if d.cp != nil { // a row group to copy that is not one partition's alone after all
+				if err := d.uncopy(); err != nil {
+					return err
+				}
 			}
 			r := d.rowCursor.row
 			if d.lanes.Value(r) != st.Lanes || d.text.Value(r) != text {

@@ -41,7 +41,7 @@ func TestMergeDecodesOnHugePages(t *testing.T) {
 	defer tr.close()
 	var first uintptr
 	for rg := range 3 {
-		rec, err := tr.next()
+		rec, _, err := tr.next()
 		if err != nil || rec == nil {
 			t.Fatalf("row group %d: %v, %v", rg, rec, err)
 		}

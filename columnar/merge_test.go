@@ -68,10 +68,17 @@ func newMergeFixtureOf(t *testing.T, n int, texts []string) mergeFixture {
 // of its counts), words by their line's partition.
 func (f mergeFixture) write(t *testing.T, dir string, i, n int, format Format, inst func(seq uint64) []int, line func(addr uint64) int) {
 	t.Helper()
+	f.writeWith(t, dir, i, n, format, inst, line)
+}
+
+// writeWith is write with the Writer's options more after its own.
+func (f mergeFixture) writeWith(t *testing.T, dir string, i, n int, format Format, inst func(seq uint64) []int, line func(addr uint64) int, more ...Option) {
+	t.Helper()
 	opts := []Option{WithFormat(format), WithBatchRows(64), WithTables("instructions", "memory", "ops")}
 	if n > 0 {
 		opts[1] = WithBatchRows(50 + 13*i) // row groups unlike the merged table's
 	}
+	opts = append(opts, more...)
 	if n > 0 {
 		opts = append(opts, WithMetadata(map[string]string{MetaPartition: fmt.Sprintf("%d/%d", i, n), MetaTrace: "xxh64:0 1"}))
 	}
@@ -347,7 +354,7 @@ func TestMergeReadAheadOnRequest(t *testing.T) {
 	}
 	var decoded atomic.Int32
 	next := tr.next
-	tr.next = func() (arrow.RecordBatch, error) { decoded.Add(1); return next() }
+	tr.next = func() (arrow.RecordBatch, *rowGroupCopy, error) { decoded.Add(1); return next() }
 	tr.prefetch()
 	defer tr.close()
 	settle := func(want int32) {

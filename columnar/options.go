@@ -55,15 +55,20 @@ const MaxBatchRows = 1 << 24
 type options struct {
 	format    Format
 	batchRows int
-	tables    [numTables]bool
-	mem       memory.Allocator
-	logf      func(format string, args ...any)
-	meta      [][2]string // key-value metadata of every file, sorted by key
-	run       *RunOptions // recorded under MetaOptions (WithRunOptions)
+	// seqRowGroups, when set, is the instructions table's row groups
+	// (WithSeqRowGroups).
+	seqRowGroups int
+	tables       [numTables]bool
+	mem          memory.Allocator
+	logf         func(format string, args ...any)
+	meta         [][2]string // key-value metadata of every file, sorted by key
+	run          *RunOptions // recorded under MetaOptions (WithRunOptions)
 	// storedPageBytes is the largest data page stored rather than
 	// compressed (zstdframe.go); TestParquetGolden sets 0, as arrow-go
 	// compresses every page.
 	storedPageBytes int
+	// copied, when set, counts the row groups copied (withCopiedRowGroups).
+	copied *int
 }
 
 func defaultOptions() options {
@@ -115,6 +120,24 @@ func WithBatchRows(n int) Option {
 	}
 }
 
+// WithSeqRowGroups makes the instructions table's row groups those of
+// seqs [k·n, (k+1)·n), at most n rows each, whatever [WithBatchRows]
+// says for the other tables, and records in its Parquet file each row
+// group's ops totals (MetaRowGroups). A partition of a split trace
+// (`replay -partition i/n SPLIT`) writes its instructions so, with n =
+// [DefaultBatchRows]: a row group of every seq of its range is then a
+// row group of the merged file, byte for byte, which [Merge] copies
+// rather than decodes and encodes again. n must be in [1, [MaxBatchRows]].
+func WithSeqRowGroups(n int) Option {
+	return func(o *options) error {
+		if n < 1 || n > MaxBatchRows {
+			return fmt.Errorf("columnar: seq row groups of %d rows out of range [1, %d]", n, MaxBatchRows)
+		}
+		o.seqRowGroups = n
+		return nil
+	}
+}
+
 // WithTables restricts the output to the named tables (see [TableNames]).
 // The default is every table. Rows for a table that is not selected are
 // accepted and dropped.
@@ -159,7 +182,7 @@ func WithAllocator(mem memory.Allocator) Option {
 func WithMetadata(kv map[string]string) Option {
 	return func(o *options) error {
 		for k, v := range kv {
-			if k == "" || strings.HasPrefix(k, "ARROW:") || k == MetaOptions {
+			if k == "" || strings.HasPrefix(k, "ARROW:") || k == MetaOptions || k == MetaRowGroups {
 				return fmt.Errorf("columnar: metadata key %q is reserved", k)
 			}
 			o.meta = append(o.meta, [2]string{k, v})
@@ -182,6 +205,15 @@ const (
 func WithLogf(logf func(format string, args ...any)) Option {
 	return func(o *options) error {
 		o.logf = logf
+		return nil
+	}
+}
+
+// withCopiedRowGroups counts into n the row groups a merge's Writer
+// copies from partitions' files (copyRowGroup), for tests.
+func withCopiedRowGroups(n *int) Option {
+	return func(o *options) error {
+		o.copied = n
 		return nil
 	}
 }

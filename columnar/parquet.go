@@ -90,6 +90,11 @@ type parquetWriter struct {
 	// encodeSets (whatever chunks it is encoded into), so the file's
 	// bytes depend on its batches alone, never on timing or cores.
 	stored [encodeSets][]int
+	// freshStates: every row group starts in the state of no page
+	// stored raw, not in the last one's (WithSeqRowGroups' instructions:
+	// each of its row groups then encodes as the merged file's does
+	// from that state, which copyRowGroup checks).
+	freshStates bool
 	// The columns encodeParallel shares between its goroutines, and the
 	// ones it keeps on the table's (splitColumns); shared is nil for a
 	// table that is always encoded on one.
@@ -183,6 +188,9 @@ func (p *parquetWriter) encode(state, buf int, b *batch) error {
 		p.bufs[buf] = chunks
 	}
 	st := p.stored[state]
+	if p.freshStates {
+		clear(st)
+	}
 	for i := range chunks {
 		chunks[i].stored = st[i]
 	}

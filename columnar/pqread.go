@@ -47,7 +47,9 @@ type pqChunkInfo struct {
 	dataOffset int64
 	dictOffset int64 // 0: none
 	size       int64 // its pages' bytes
+	raw        int64 // its pages' bytes before compression (headers included)
 	external   bool  // in another file (file_path)
+	stats      pqStats
 }
 
 type pqRowGroup struct {
@@ -389,8 +391,12 @@ func readColumnChunk(r *thriftReader) pqChunkInfo {
 					c.codec = r.i32()
 				case id == 5 && typ == tcI64:
 					c.values = r.i64()
+				case id == 6 && typ == tcI64:
+					c.raw = r.i64()
 				case id == 7 && typ == tcI64:
 					c.size = r.i64()
+				case id == 12 && typ == tcStruct:
+					c.stats = readStats(r)
 				case id == 9 && typ == tcI64:
 					c.dataOffset = r.i64()
 				case id == 11 && typ == tcI64:
@@ -404,6 +410,24 @@ func readColumnChunk(r *thriftReader) pqChunkInfo {
 		}
 	})
 	return c
+}
+
+// readStats reads a Statistics struct: its min_value and max_value (the
+// writer's, writeStats; the deprecated min and max it writes beside them
+// for a signed order are the same bytes), slices of the footer.
+func readStats(r *thriftReader) pqStats {
+	st := pqStats{set: true}
+	r.fields(func(id int16, typ byte) {
+		switch {
+		case id == 5 && typ == tcBinary:
+			st.max, st.hasMax = r.binary(), true
+		case id == 6 && typ == tcBinary:
+			st.min, st.hasMin = r.binary(), true
+		default:
+			r.skip(typ)
+		}
+	})
+	return st
 }
 
 // column returns the index of the column called name, or -1.

@@ -57,6 +57,9 @@ type table struct {
 	spaceKey trace.Space
 	spaceIdx int32
 	gen      uint64 // which batch this is: staticMemo.gen
+	// win is the window of seqs of the batch's rows, seq / n, under
+	// WithSeqRowGroups(n) (the instructions table's).
+	win uint64
 }
 
 func newTable(id tableID, mem memory.Allocator) *table {
@@ -151,16 +154,26 @@ func (t *table) space(w *Writer, col int, sp trace.Space) int32 {
 // chunk returns how many of n rows go into the current batch (at least
 // one) and makes room for them.
 func (w *Writer) chunk(t *table, n int) int {
-	k := min(n, w.opt.batchRows-t.b.rows)
-	t.b.reserve(k, w.opt.batchRows)
+	limit := w.batchRows(t)
+	k := min(n, limit-t.b.rows)
+	t.b.reserve(k, limit)
 	return k
+}
+
+// batchRows is the rows of t's batches: WithSeqRowGroups' for the
+// instructions table, else WithBatchRows'.
+func (w *Writer) batchRows(t *table) int {
+	if t.id == tInstructions && w.opt.seqRowGroups > 0 {
+		return w.opt.seqRowGroups
+	}
+	return w.opt.batchRows
 }
 
 // added counts k rows appended to t's batch and hands the batch over when
 // it is full.
 func (w *Writer) added(t *table, k int) error {
 	t.b.rows += k
-	if t.b.rows >= w.opt.batchRows || t.b.textBytes >= maxBatchStringBytes {
+	if t.b.rows >= w.batchRows(t) || t.b.textBytes >= maxBatchStringBytes {
 		return w.flush(t)
 	}
 	return nil
@@ -194,6 +207,13 @@ type Writer struct {
 	// side by side: mergeTables); Commit ends the trace, not their first
 	// rows (pastTrace).
 	anyOrder bool
+	// batchOps, under WithSeqRowGroups with the instructions and ops
+	// tables, are the ops totals of the instructions batch being
+	// filled, which the memos add to (staticMemo.agg); each batch's go
+	// into ops, and into rgOps as its row group's, when it is handed
+	// over (foldBatchOps, recordRowGroups).
+	batchOps map[opKey]*opAgg
+	rgOps    [][]rowGroupOp
 }
 
 // opKey is one row of the ops table.
@@ -283,6 +303,12 @@ func (w *Writer) newMemo(s *trace.Static) *staticMemo {
 			m.agg = new(opAgg)
 			w.ops[k] = m.agg
 		}
+		if w.batchOps != nil {
+			if m.agg = w.batchOps[k]; m.agg == nil {
+				m.agg = new(opAgg)
+				w.batchOps[k] = m.agg
+			}
+		}
 	}
 	w.statics[s] = m
 	return m
@@ -325,6 +351,9 @@ func New(dir string, opts ...Option) (*Writer, error) {
 	}
 	w := &Writer{dir: dir, opt: o, pool: pool, ops: make(map[opKey]*opAgg), statics: make(map[*trace.Static]*staticMemo),
 		spaces: make(map[trace.Space]string), lock: lock, made: made, rename: os.Rename, remove: os.Remove}
+	if o.seqRowGroups > 0 && o.tables[tInstructions] && o.tables[tOps] {
+		w.batchOps = make(map[opKey]*opAgg)
+	}
 	pages, err := newPageEncoder()
 	if err != nil {
 		return nil, w.fail(err)
@@ -352,6 +381,7 @@ func New(dir string, opts ...Option) (*Writer, error) {
 			}
 			if pw, ok := out.w.(*parquetWriter); ok {
 				pw.storedBelow = o.storedPageBytes
+				pw.freshStates = id == tInstructions && o.seqRowGroups > 0
 			}
 			t.outs = append(t.outs, out)
 		}
@@ -453,9 +483,12 @@ func (w *Writer) flush(t *table) error {
 	if err := t.pipe.error(); err != nil {
 		return err
 	}
+	if t.id == tInstructions && w.batchOps != nil {
+		w.foldBatchOps()
+	}
 	capHint := t.b.cap
 	t.pipe.submit(t.b)
-	t.b = t.next(capHint, w.opt.batchRows)
+	t.b = t.next(capHint, w.batchRows(t))
 	t.resetLookups()
 	return nil
 }
@@ -772,16 +805,51 @@ func (w *Writer) Instructions(st []engine.InstStat) error {
 		return w.addOps(st)
 	}
 	for len(st) > 0 {
-		k, err := w.putInstructions(t, st[:w.chunk(t, len(st))])
+		n := len(st)
+		if w.opt.seqRowGroups > 0 {
+			var err error
+			if n, err = w.seqWindow(t, st); err != nil {
+				return w.fail(err)
+			}
+		}
+		k, err := w.putInstructions(t, st[:w.chunk(t, n)])
 		if err != nil {
 			return w.fail(err)
 		}
+		last := st[k-1].Seq
 		st = st[k:]
 		if err := w.added(t, k); err != nil {
 			return w.fail(err)
 		}
+		if a := uint64(w.opt.seqRowGroups); a > 0 && t.b.rows > 0 && last%a == a-1 {
+			if err := w.flush(t); err != nil { // its window's last seq: the batch is whole
+				return w.fail(err)
+			}
+		}
 	}
 	return nil
+}
+
+// seqWindow returns how many of the rows st (at least one) go into t's
+// batch under WithSeqRowGroups(a): those of the batch's window of seqs,
+// [win·a, (win+1)·a), the first row's when the batch is empty. A batch
+// of rows of another window is handed over first.
+func (w *Writer) seqWindow(t *table, st []engine.InstStat) (int, error) {
+	a := uint64(w.opt.seqRowGroups)
+	if t.b.rows > 0 && st[0].Seq/a != t.win {
+		if err := w.flush(t); err != nil {
+			return 0, err
+		}
+	}
+	if t.b.rows == 0 {
+		t.win = st[0].Seq / a
+	}
+	lo := t.win * a
+	n := 0
+	for n < len(st) && st[n].Seq >= lo && st[n].Seq-lo < a {
+		n++
+	}
+	return max(n, 1), nil
 }
 
 // addOps adds rows to the ops totals only (the instructions table is not
@@ -1436,6 +1504,14 @@ func (w *Writer) endTrace() error {
 		return nil
 	}
 	w.traceDone = true
+	if t := w.tables[tInstructions]; t != nil && w.opt.seqRowGroups > 0 {
+		if w.batchOps != nil && t.b.rows > 0 {
+			w.foldBatchOps() // the last batch's, handed over below
+		}
+		if err := w.recordRowGroups(t); err != nil {
+			return w.fail(err)
+		}
+	}
 	if t := w.tables[tOps]; t != nil {
 		if err := w.writeOps(t); err != nil {
 			return w.fail(err)

@@ -69,24 +69,30 @@ func initKey(in *trace.Init) memKey {
 }
 
 // writeBytes stores data at addr of memory id, but for the bytes of
-// another partition (own, when not nil, says which are this one's). It
+// another partition (own, when not nil, says which are this one's; a
+// partition owns whole 128-byte lines, shard.LineBytes, so it is asked
+// once a line, and each line's bytes, in one page, resolved once). It
 // runs only where no worker touches memory: in New, and between batches.
 func writeBytes(mem *shard.Memory, id uint32, addr uint64, data []byte, own func(id uint32, addr uint64) bool) error {
 	cur := mem.Cursor()
-	for i, by := range data {
-		a := addr + uint64(i)
-		if own != nil && !own(id, a) {
-			continue // another partition's byte
+	for len(data) > 0 {
+		n := min(uint64(len(data)), shard.LineBytes-addr%shard.LineBytes)
+		if own == nil || own(id, addr) {
+			en := cur.Resolve(id, addr)
+			if en == 0 {
+				return errMemoryFull
+			}
+			pg := mem.Page(en.Ref())
+			for i, by := range data[:n] {
+				a := addr + uint64(i)
+				wi := uint32(a>>2) & (shard.PageWords - 1)
+				sh := (a & 3) * 8
+				pg.Words[wi] = pg.Words[wi]&^(0xff<<sh) | uint32(by)<<sh
+				pg.Touch(wi)
+			}
 		}
-		en := cur.Resolve(id, a)
-		if en == 0 {
-			return errMemoryFull
-		}
-		pg := mem.Page(en.Ref())
-		wi := uint32(a>>2) & (shard.PageWords - 1)
-		sh := (a & 3) * 8
-		pg.Words[wi] = pg.Words[wi]&^(0xff<<sh) | uint32(by)<<sh
-		pg.Touch(wi)
+		addr += n
+		data = data[n:]
 	}
 	return nil
 }

@@ -367,3 +367,85 @@ func TestPartitionRowGroupsSmaller(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitPartitionRowGroupsOfSeqs: a partition of a split trace writes
+// its instructions in the row groups of their seqs' windows of a whole
+// replay's row groups (columnar.WithSeqRowGroups), recording them
+// (columnar.MetaRowGroups) for replay merge, which copies those of a
+// window that one partition alone has; a partition replayed from the
+// trace does not. The merged tables are the whole replay's, byte for
+// byte.
+func TestSplitPartitionRowGroupsOfSeqs(t *testing.T) {
+	duckdbq.Require(t)
+	root := t.TempDir()
+	tr := filepath.Join(root, "hot.zst")
+	// 80,000 instructions: two windows of 64 Ki seqs.
+	if code, _, stderr := replayCmd(t, "gen", "hotcounter", "-lane-ops", "2.56e6", "-o", tr, "-q"); code != 0 {
+		t.Fatalf("gen: %s", stderr)
+	}
+	const tables = "memory,instructions,ops"
+	whole := filepath.Join(root, "whole")
+	if code, _, stderr := replayCmd(t, tr, "-tables", tables, "-o", whole, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	split, parts := filepath.Join(root, "split"), filepath.Join(root, "parts")
+	for k := range 2 {
+		if code, _, stderr := replayCmd(t, "split", tr, "-partitions", "2", "-slice", fmt.Sprintf("%d/2", k), "-tables", tables, "-o", split, "-q"); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	for i := range 2 {
+		if code, _, stderr := replayCmd(t, split, "-partition", fmt.Sprintf("%d/2", i), "-tables", tables, "-o", parts, "-q"); code != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	const window = columnar.DefaultBatchRows
+	for i := range 2 {
+		path := filepath.Join(parts, fmt.Sprintf("part=%d", i), "instructions.parquet")
+		kv, err := columnar.FileMetadata(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := kv[columnar.MetaRowGroups]; !strings.Contains(v, fmt.Sprintf(`"seq_rows":%d,`, window)) {
+			t.Errorf("partition %d's instructions: %s is %q, want seq_rows %d", i, columnar.MetaRowGroups, v, window)
+		}
+		// Each row group's seqs in one window.
+		r, err := duckdbq.Query(`SELECT (stats_min_value::UBIGINT // ` + fmt.Sprint(window) + `)::VARCHAR, (stats_max_value::UBIGINT // ` +
+			fmt.Sprint(window) + `)::VARCHAR FROM parquet_metadata(` + duckdbq.QuoteString(path) + `) WHERE path_in_schema = 'seq' ORDER BY row_group_id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Rows) == 0 {
+			t.Errorf("partition %d's instructions: no row groups", i)
+		}
+		for g, row := range r.Rows {
+			if row[0] != row[1] {
+				t.Errorf("partition %d's instructions: row group %d holds seqs of windows %v to %v", i, g, row[0], row[1])
+			}
+		}
+	}
+	plain := filepath.Join(root, "plain")
+	if code, _, stderr := replayCmd(t, tr, "-partition", "0/2", "-tables", tables, "-o", plain, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if kv, err := columnar.FileMetadata(filepath.Join(plain, "part=0", "instructions.parquet")); err != nil || kv[columnar.MetaRowGroups] != "" {
+		t.Errorf("a partition replayed from the trace records %s %q (%v), want none", columnar.MetaRowGroups, kv[columnar.MetaRowGroups], err)
+	}
+	merged := filepath.Join(root, "merged")
+	if code, _, stderr := replayCmd(t, "merge", parts, "-o", merged, "-q"); code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, name := range []string{"instructions.parquet", "memory.parquet", "ops.parquet"} {
+		a, err := os.ReadFile(filepath.Join(whole, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(merged, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("merged %s differs from the whole replay's", name)
+		}
+	}
+}

@@ -460,6 +460,12 @@ func (o *replayOptions) outputDir(name, id string, copts []columnar.Option) (str
 			columnar.MetaPartition: fmt.Sprintf("%d/%d", o.part, o.parts),
 			columnar.MetaTrace:     sum,
 		}), columnar.WithBatchRows(partitionBatchRows))
+		if o.splitDir {
+			// Its instructions rows are whole slices': the row groups of
+			// their seqs' windows are the merged file's, which replay
+			// merge copies.
+			copts = append(copts, columnar.WithSeqRowGroups(columnar.DefaultBatchRows))
+		}
 	}
 	return dir, copts, nil
 }
