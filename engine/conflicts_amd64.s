@@ -148,3 +148,58 @@ TEXT ·warpBitsAVX512(SB), NOSPLIT, $0-24
 	VMOVQ X6, and+16(FP)
 	VZEROUPPER
 	RET
+
+// func pageSectorsAVX512(addrs *[32]uint64) uint32
+//
+// pageSectors of a full warp whose 32 addresses lie in one page: lane k's
+// sector s = a>>5 & 127 is bit s of a 128-bit set, built in registers:
+// VPSLLVQ shifts a 1 left by s into the low word (0 when s is 64 or more)
+// and by s-64 into the high word (0 when s is less than 64: the count,
+// unsigned, is then above 63), the 32 lanes' words ORed together, then
+// counted. No conflict count, and no array stored then loaded whole (a
+// load the stores before it cannot forward).
+TEXT ·pageSectorsAVX512(SB), NOSPLIT, $0-12
+	MOVQ addrs+0(FP), SI
+	MOVL $127, AX
+	VPBROADCASTQ AX, Z8
+	MOVL $1, AX
+	VPBROADCASTQ AX, Z9
+	MOVL $64, AX
+	VPBROADCASTQ AX, Z10
+#define SECTORBITS(off, lo, hi) \
+	VPSRLQ $5, off(SI), Z4; \
+	VPANDQ Z8, Z4, Z4; \
+	VPSLLVQ Z4, Z9, lo; \
+	VPSUBQ Z10, Z4, Z4; \
+	VPSLLVQ Z4, Z9, hi
+	SECTORBITS(0, Z0, Z1)
+	SECTORBITS(64, Z2, Z3)
+	VPORQ Z2, Z0, Z0
+	VPORQ Z3, Z1, Z1
+	SECTORBITS(128, Z2, Z3)
+	VPORQ Z2, Z0, Z0
+	VPORQ Z3, Z1, Z1
+	SECTORBITS(192, Z2, Z3)
+	VPORQ Z2, Z0, Z0
+	VPORQ Z3, Z1, Z1
+#undef SECTORBITS
+	// Z0: the low words, Z1: the high ones, eight of each: OR them down.
+	VEXTRACTI64X4 $1, Z0, Y2
+	VPORQ Y2, Y0, Y0
+	VEXTRACTI64X4 $1, Z1, Y3
+	VPORQ Y3, Y1, Y1
+	VEXTRACTI128 $1, Y0, X2
+	VPORQ X2, X0, X0
+	VEXTRACTI128 $1, Y1, X3
+	VPORQ X3, X1, X1
+	VPUNPCKLQDQ X1, X0, X2
+	VPUNPCKHQDQ X1, X0, X3
+	VPORQ X3, X2, X2
+	VMOVQ X2, AX
+	VPEXTRQ $1, X2, BX
+	POPCNTQ AX, AX
+	POPCNTQ BX, BX
+	ADDL BX, AX
+	MOVL AX, ret+8(FP)
+	VZEROUPPER
+	RET
