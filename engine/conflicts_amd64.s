@@ -8,6 +8,11 @@
 	VMOVDQU64 64(src), Z1; \
 	VMOVDQU64 128(src), Z2; \
 	VMOVDQU64 192(src), Z3; \
+	CONFLICTSZ
+
+// CONFLICTSZ is CONFLICTS of the 32 values in Z0-Z3 (lanes 0-7, 8-15,
+// 16-23, 24-31), compared by their low 32 bits.
+#define CONFLICTSZ \
 	VPMOVQD Z0, Y0; \
 	VPMOVQD Z1, Y1; \
 	VPMOVQD Z2, Y2; \
@@ -201,5 +206,43 @@ TEXT ·pageSectorsAVX512(SB), NOSPLIT, $0-12
 	POPCNTQ BX, BX
 	ADDL BX, AX
 	MOVL AX, ret+8(FP)
+	VZEROUPPER
+	RET
+
+// func warpSectorsAVX512(addrs *[32]uint64) (sectors uint32, ok bool)
+//
+// warpSectors of a full warp: the lanes' sectors a>>5, shifted in
+// registers and compared by their low 32 bits as CONFLICTSZ compares
+// them, ok when they differ in those bits alone (their XOR with lane 0's
+// has no bit above them); sectors 0 and ok false, having counted nothing,
+// when they do not. The Go loop it replaces stored the sectors into an
+// array that warpConflictsAVX512 then loaded whole, a load the stores
+// before it cannot forward.
+TEXT ·warpSectorsAVX512(SB), NOSPLIT, $0-13
+	MOVQ addrs+0(FP), SI
+	VPSRLQ $5, 0(SI), Z0
+	VPSRLQ $5, 64(SI), Z1
+	VPSRLQ $5, 128(SI), Z2
+	VPSRLQ $5, 192(SI), Z3
+	VPBROADCASTQ X0, Z4
+	VPXORQ Z4, Z0, Z5
+	VPXORQ Z4, Z1, Z6
+	VPXORQ Z4, Z2, Z7
+	VPXORQ Z4, Z3, Z8
+	VPORQ Z6, Z5, Z5
+	VPORQ Z8, Z7, Z7
+	VPORQ Z7, Z5, Z5
+	VPSRLQ $32, Z5, Z5
+	VPTESTMQ Z5, Z5, K1
+	KORTESTB K1, K1
+	JNE far
+	CONFLICTSZ
+	MOVL AX, sectors+8(FP)
+	MOVB $1, ok+12(FP)
+	VZEROUPPER
+	RET
+far:
+	MOVL $0, sectors+8(FP)
+	MOVB $0, ok+12(FP)
 	VZEROUPPER
 	RET

@@ -116,6 +116,46 @@ func TestPageSectorsAVX512(t *testing.T) {
 	}
 }
 
+// TestWarpSectorsAVX512 counts full warps' sectors with the assembly and
+// with sectorCountSorted, and wants the same, or ok false exactly when
+// the warp's sectors differ above their low 32 bits (addresses 2^37
+// bytes apart and more): warps within 64 bytes, a page, four pages,
+// 64 MiB and 2^36 bytes (ok), and 2^40 bytes (some not), sectors that
+// differ above bit 31 alone (lanes 2^37 bytes apart: equal low bits, not
+// ok), and a page's first and last sectors.
+func TestWarpSectorsAVX512(t *testing.T) {
+	if !hasConflictsAVX512() {
+		t.Skip("this CPU has no AVX-512: warps' sectors are counted by Go's loops only (every other test)")
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	for trial := range 20000 {
+		page := rng.Uint64N(1<<30) << shard.PageShift
+		span := []uint64{64, shard.PageBytes, 4 * shard.PageBytes, 64 << 20, 1 << 36, 1 << 40}[trial%6]
+		var addrs [trace.MaxLanes]uint64
+		for k := range addrs {
+			addrs[k] = page + rng.Uint64N(span)
+			switch trial % 9 {
+			case 1:
+				addrs[k] = page + []uint64{0, 31, shard.PageBytes - 32, shard.PageBytes - 1}[rng.IntN(4)]
+			case 2:
+				addrs[k] = page + uint64(rng.IntN(2))<<37 // one sector, or one 2^32 sectors on
+			}
+		}
+		var x uint64
+		for _, a := range addrs {
+			x |= a>>5 ^ addrs[0]>>5
+		}
+		want, wantOK := sectorCountSorted(addrs[:]), x>>32 == 0
+		got, ok := warpSectorsAVX512(&addrs)
+		if ok != wantOK || ok && got != want {
+			t.Fatalf("trial %d: warpSectorsAVX512 counts %d sectors, ok %v; sectorCountSorted %d, ok %v\naddrs %x", trial, got, ok, want, wantOK, addrs)
+		}
+		if got := warpSectors(addrs[:], true); got != want {
+			t.Fatalf("trial %d: warpSectors counts %d sectors, sectorCountSorted %d", trial, got, want)
+		}
+	}
+}
+
 // BenchmarkPageSectors counts the sectors of histogram warps (32 lanes on
 // 256 words of a page): Go's loop (pageSectors), the conflict count
 // (warpSectors) and the assembly's set of bits (pageSectorsAVX512). ns/op
