@@ -31,6 +31,19 @@ func addLanesAVX512(sums *[shard.PageWords]uint64, addrs *[32]uint64, add uint64
 //go:noescape
 func warpBitsAVX512(addrs *[32]uint64) (or, and uint64)
 
+// warpSectorsAVX512 is warpSectors of a full warp whose sectors differ in
+// their low 32 bits alone, counted in registers; ok false, having counted
+// nothing, for a warp whose sectors do not.
+//
+//go:noescape
+func warpSectorsAVX512(addrs *[32]uint64) (sectors uint32, ok bool)
+
+// pageSectorsAVX512 is pageSectors of a full warp whose 32 addresses lie
+// in one page: the 32-byte sectors they touch, counted in registers.
+//
+//go:noescape
+func pageSectorsAVX512(addrs *[32]uint64) uint32
+
 // hasConflictsAVX512 reports whether the CPU runs warpConflictsAVX512
 // (AVX-512 F, CD and VPOPCNTDQ: Intel Ice Lake and later, AMD Zen 4 and
 // later; x/sys/cpu checks that the operating system saves the registers).

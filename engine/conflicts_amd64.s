@@ -8,6 +8,11 @@
 	VMOVDQU64 64(src), Z1; \
 	VMOVDQU64 128(src), Z2; \
 	VMOVDQU64 192(src), Z3; \
+	CONFLICTSZ
+
+// CONFLICTSZ is CONFLICTS of the 32 values in Z0-Z3 (lanes 0-7, 8-15,
+// 16-23, 24-31), compared by their low 32 bits.
+#define CONFLICTSZ \
 	VPMOVQD Z0, Y0; \
 	VPMOVQD Z1, Y1; \
 	VPMOVQD Z2, Y2; \
@@ -146,5 +151,98 @@ TEXT ·warpBitsAVX512(SB), NOSPLIT, $0-24
 	VPANDQ X7, X6, X6
 	VMOVQ X4, or+8(FP)
 	VMOVQ X6, and+16(FP)
+	VZEROUPPER
+	RET
+
+// func pageSectorsAVX512(addrs *[32]uint64) uint32
+//
+// pageSectors of a full warp whose 32 addresses lie in one page: lane k's
+// sector s = a>>5 & 127 is bit s of a 128-bit set, built in registers:
+// VPSLLVQ shifts a 1 left by s into the low word (0 when s is 64 or more)
+// and by s-64 into the high word (0 when s is less than 64: the count,
+// unsigned, is then above 63), the 32 lanes' words ORed together, then
+// counted. No conflict count, and no array stored then loaded whole (a
+// load the stores before it cannot forward).
+TEXT ·pageSectorsAVX512(SB), NOSPLIT, $0-12
+	MOVQ addrs+0(FP), SI
+	MOVL $127, AX
+	VPBROADCASTQ AX, Z8
+	MOVL $1, AX
+	VPBROADCASTQ AX, Z9
+	MOVL $64, AX
+	VPBROADCASTQ AX, Z10
+#define SECTORBITS(off, lo, hi) \
+	VPSRLQ $5, off(SI), Z4; \
+	VPANDQ Z8, Z4, Z4; \
+	VPSLLVQ Z4, Z9, lo; \
+	VPSUBQ Z10, Z4, Z4; \
+	VPSLLVQ Z4, Z9, hi
+	SECTORBITS(0, Z0, Z1)
+	SECTORBITS(64, Z2, Z3)
+	VPORQ Z2, Z0, Z0
+	VPORQ Z3, Z1, Z1
+	SECTORBITS(128, Z2, Z3)
+	VPORQ Z2, Z0, Z0
+	VPORQ Z3, Z1, Z1
+	SECTORBITS(192, Z2, Z3)
+	VPORQ Z2, Z0, Z0
+	VPORQ Z3, Z1, Z1
+#undef SECTORBITS
+	// Z0: the low words, Z1: the high ones, eight of each: OR them down.
+	VEXTRACTI64X4 $1, Z0, Y2
+	VPORQ Y2, Y0, Y0
+	VEXTRACTI64X4 $1, Z1, Y3
+	VPORQ Y3, Y1, Y1
+	VEXTRACTI128 $1, Y0, X2
+	VPORQ X2, X0, X0
+	VEXTRACTI128 $1, Y1, X3
+	VPORQ X3, X1, X1
+	VPUNPCKLQDQ X1, X0, X2
+	VPUNPCKHQDQ X1, X0, X3
+	VPORQ X3, X2, X2
+	VMOVQ X2, AX
+	VPEXTRQ $1, X2, BX
+	POPCNTQ AX, AX
+	POPCNTQ BX, BX
+	ADDL BX, AX
+	MOVL AX, ret+8(FP)
+	VZEROUPPER
+	RET
+
+// func warpSectorsAVX512(addrs *[32]uint64) (sectors uint32, ok bool)
+//
+// warpSectors of a full warp: the lanes' sectors a>>5, shifted in
+// registers and compared by their low 32 bits as CONFLICTSZ compares
+// them, ok when they differ in those bits alone (their XOR with lane 0's
+// has no bit above them); sectors 0 and ok false, having counted nothing,
+// when they do not. The Go loop it replaces stored the sectors into an
+// array that warpConflictsAVX512 then loaded whole, a load the stores
+// before it cannot forward.
+TEXT ·warpSectorsAVX512(SB), NOSPLIT, $0-13
+	MOVQ addrs+0(FP), SI
+	VPSRLQ $5, 0(SI), Z0
+	VPSRLQ $5, 64(SI), Z1
+	VPSRLQ $5, 128(SI), Z2
+	VPSRLQ $5, 192(SI), Z3
+	VPBROADCASTQ X0, Z4
+	VPXORQ Z4, Z0, Z5
+	VPXORQ Z4, Z1, Z6
+	VPXORQ Z4, Z2, Z7
+	VPXORQ Z4, Z3, Z8
+	VPORQ Z6, Z5, Z5
+	VPORQ Z8, Z7, Z7
+	VPORQ Z7, Z5, Z5
+	VPSRLQ $32, Z5, Z5
+	VPTESTMQ Z5, Z5, K1
+	KORTESTB K1, K1
+	JNE far
+	CONFLICTSZ
+	MOVL AX, sectors+8(FP)
+	MOVB $1, ok+12(FP)
+	VZEROUPPER
+	RET
+far:
+	MOVL $0, sectors+8(FP)
+	MOVB $0, ok+12(FP)
 	VZEROUPPER
 	RET

@@ -73,6 +73,125 @@ func TestWarpConflictsAVX512(t *testing.T) {
 	}
 }
 
+// TestPageSectorsAVX512 counts random one-page warps' sectors with the
+// assembly and with pageSectors, Go's loop, and wants the same: warps on
+// 1 to 1024 words, or at any byte, of one page, every lane on one sector,
+// on the first or the last (sectors 63 and 64, the two words' edges),
+// and every lane on a sector of its own.
+func TestPageSectorsAVX512(t *testing.T) {
+	if !hasConflictsAVX512() {
+		t.Skip("this CPU has no AVX-512: a page's sectors are counted by Go's loop only (every other test)")
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for trial := range 20000 {
+		page := rng.Uint64N(1<<40) << shard.PageShift
+		var addrs [trace.MaxLanes]uint64
+		words := []uint64{1, 2, 3, 8, 17, 32, 256, 1024}[trial%8]
+		for k := range addrs {
+			addrs[k] = page | rng.Uint64N(words)*4
+		}
+		switch trial % 7 {
+		case 1: // any byte of the page
+			for k := range addrs {
+				addrs[k] = page | rng.Uint64N(shard.PageBytes)
+			}
+		case 2: // every lane on one sector: the first, the last, either edge
+			s := []uint64{0, 63, 64, 127}[trial/7%4]
+			for k := range addrs {
+				addrs[k] = page | s*32 | rng.Uint64N(32)
+			}
+		case 3: // every lane a sector of its own, straddling the two words
+			for k := range addrs {
+				addrs[k] = page | uint64(48+k)*32
+			}
+			rng.Shuffle(32, func(i, j int) { addrs[i], addrs[j] = addrs[j], addrs[i] })
+		}
+		want := pageSectors(addrs[:])
+		if got := pageSectorsAVX512(&addrs); got != want {
+			t.Fatalf("trial %d: pageSectorsAVX512 counts %d sectors, pageSectors %d\naddrs %x", trial, got, want, addrs)
+		}
+		if trial%8 == 7 && want != sectorCount(addrs[:]) {
+			t.Fatalf("trial %d: pageSectors %d, sectorCount %d", trial, want, sectorCount(addrs[:]))
+		}
+	}
+}
+
+// TestWarpSectorsAVX512 counts full warps' sectors with the assembly and
+// with sectorCountSorted, and wants the same, or ok false exactly when
+// the warp's sectors differ above their low 32 bits (addresses 2^37
+// bytes apart and more): warps within 64 bytes, a page, four pages,
+// 64 MiB and 2^36 bytes (ok), and 2^40 bytes (some not), sectors that
+// differ above bit 31 alone (lanes 2^37 bytes apart: equal low bits, not
+// ok), and a page's first and last sectors.
+func TestWarpSectorsAVX512(t *testing.T) {
+	if !hasConflictsAVX512() {
+		t.Skip("this CPU has no AVX-512: warps' sectors are counted by Go's loops only (every other test)")
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	for trial := range 20000 {
+		page := rng.Uint64N(1<<30) << shard.PageShift
+		span := []uint64{64, shard.PageBytes, 4 * shard.PageBytes, 64 << 20, 1 << 36, 1 << 40}[trial%6]
+		var addrs [trace.MaxLanes]uint64
+		for k := range addrs {
+			addrs[k] = page + rng.Uint64N(span)
+			switch trial % 9 {
+			case 1:
+				addrs[k] = page + []uint64{0, 31, shard.PageBytes - 32, shard.PageBytes - 1}[rng.IntN(4)]
+			case 2:
+				addrs[k] = page + uint64(rng.IntN(2))<<37 // one sector, or one 2^32 sectors on
+			}
+		}
+		var x uint64
+		for _, a := range addrs {
+			x |= a>>5 ^ addrs[0]>>5
+		}
+		want, wantOK := sectorCountSorted(addrs[:]), x>>32 == 0
+		got, ok := warpSectorsAVX512(&addrs)
+		if ok != wantOK || ok && got != want {
+			t.Fatalf("trial %d: warpSectorsAVX512 counts %d sectors, ok %v; sectorCountSorted %d, ok %v\naddrs %x", trial, got, ok, want, wantOK, addrs)
+		}
+		if got := warpSectors(addrs[:], true); got != want {
+			t.Fatalf("trial %d: warpSectors counts %d sectors, sectorCountSorted %d", trial, got, want)
+		}
+	}
+}
+
+// BenchmarkPageSectors counts the sectors of histogram warps (32 lanes on
+// 256 words of a page): Go's loop (pageSectors), the conflict count
+// (warpSectors) and the assembly's set of bits (pageSectorsAVX512). ns/op
+// is a warp's.
+func BenchmarkPageSectors(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	warps := make([][trace.MaxLanes]uint64, 1024)
+	for i := range warps {
+		for k := range warps[i] {
+			warps[i][k] = 0x7000 + rng.Uint64N(256)*4
+		}
+	}
+	var sink uint32
+	b.Run("go", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			sink += pageSectors(warps[i&1023][:])
+		}
+	})
+	if !hasConflictsAVX512() {
+		b.Skip("no AVX-512 CD and VPOPCNTDQ")
+	}
+	b.Run("conflicts", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			sink += warpSectors(warps[i&1023][:], true)
+		}
+	})
+	b.Run("simd", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			sink += pageSectorsAVX512(&warps[i&1023])
+		}
+	})
+	if sink == 0 {
+		b.Fatal("no sector counted")
+	}
+}
+
 // BenchmarkSumLanes sums histogram warps (32 lanes on 256 words of a page,
 // one addend) into a page accumulator and counts their conflicts: Go's
 // loop (sumLanes, a count per lane) and the assembly (simd,

@@ -18,3 +18,11 @@ func addLanesAVX512(sums *[shard.PageWords]uint64, addrs *[32]uint64, add uint64
 func warpBitsAVX512(addrs *[32]uint64) (or, and uint64) {
 	panic("warpBitsAVX512 without AVX-512")
 }
+
+func pageSectorsAVX512(addrs *[32]uint64) uint32 {
+	panic("pageSectorsAVX512 without AVX-512")
+}
+
+func warpSectorsAVX512(addrs *[32]uint64) (sectors uint32, ok bool) {
+	panic("warpSectorsAVX512 without AVX-512")
+}

@@ -769,12 +769,23 @@ func pageSectors(addrs []uint64) uint32 {
 // its lanes whose sectors differ in their low 32 bits alone counted with
 // AVX-512 when avx512 (warpConflictsAVX512 compares those bits) rather
 // than sorted or hashed: scattered warps, whose addresses come out of
-// order, spent most of a replay in the sort. A partial warp (a SIMD16
-// one: vISA's, LSC's) fills its other lanes with its first lane's sector,
-// which adds none; one within a page takes pageSectors (a 16-lane
-// histogram's).
+// order, spent most of a replay in the sort. A full warp's sectors are
+// shifted, checked and counted in registers (warpSectorsAVX512: a third
+// of the time of the sectors stored into an array lane by lane and then
+// loaded whole, which the stores cannot forward). A partial warp (a
+// SIMD16 one: vISA's, LSC's) fills its other lanes with its first lane's
+// sector, which adds none; one within a page takes pageSectors (a
+// 16-lane histogram's).
 func warpSectors(addrs []uint64, avx512 bool) uint32 {
-	if n := len(addrs); avx512 && n > trace.MaxLanes/4 && n <= trace.MaxLanes {
+	if avx512 && len(addrs) == trace.MaxLanes {
+		// A full warp's sectors shifted and compared in registers: no
+		// array stored lane by lane and then loaded whole.
+		if d, ok := warpSectorsAVX512((*[trace.MaxLanes]uint64)(addrs)); ok {
+			return d
+		}
+		return sectorCount(addrs)
+	}
+	if n := len(addrs); avx512 && n > trace.MaxLanes/4 && n < trace.MaxLanes {
 		var s [trace.MaxLanes]uint64
 		s0 := addrs[0] >> 5
 		var x uint64
@@ -782,7 +793,7 @@ func warpSectors(addrs []uint64, avx512 bool) uint32 {
 			s[i] = a >> 5
 			x |= s[i] ^ s0
 		}
-		if n < trace.MaxLanes && x>>(shard.PageShift-5) == 0 {
+		if x>>(shard.PageShift-5) == 0 {
 			return pageSectors(addrs)
 		}
 		if x>>32 == 0 {

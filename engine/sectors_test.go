@@ -189,14 +189,20 @@ func TestSectorCountForms(t *testing.T) {
 	}
 }
 
-// BenchmarkSectorCount: a scattered warp's sectors, through the set and
-// through a sort.
+// BenchmarkSectorCount: a scattered warp's sectors, through the set,
+// through a sort, and through warpSectors (the AVX-512 count where the
+// CPU has it).
 func BenchmarkSectorCount(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	addrs := make([]uint64, 32)
 	for i := range addrs {
 		addrs[i] = rng.Uint64N(4 << 20)
 	}
+	b.Run("warp", func(b *testing.B) {
+		for b.Loop() {
+			warpSectors(addrs, hasConflictsAVX512())
+		}
+	})
 	b.Run("set", func(b *testing.B) {
 		for b.Loop() {
 			sectorCountSmall(addrs)
