@@ -26,6 +26,14 @@ func warpConflictsAVX512(addrs *[32]uint64) (distinct, maxc uint32)
 //go:noescape
 func addLanesAVX512(sums *[shard.PageWords]uint64, addrs *[32]uint64, add uint64) (distinct, maxc uint32)
 
+// addLanes16AVX512 is sumLanesN of a SIMD16 warp (vISA's, LSC's) in one
+// call, with pageSectors: the 16 adds unrolled, then a conflict count
+// each of the addresses and of their sectors. add is the page
+// accumulator's 1<<32 | addend.
+//
+//go:noescape
+func addLanes16AVX512(sums *[shard.PageWords]uint64, addrs *[16]uint64, add uint64) (distinct, maxc, sectors uint32)
+
 // warpBitsAVX512 is listBits: the OR and the AND of 32 addresses.
 //
 //go:noescape

@@ -148,3 +148,58 @@ TEXT ·warpBitsAVX512(SB), NOSPLIT, $0-24
 	VMOVQ X6, and+16(FP)
 	VZEROUPPER
 	RET
+
+// func addLanes16AVX512(sums *[1024]uint64, addrs *[16]uint64, add uint64) (distinct, maxc, sectors uint32)
+//
+// addLanesAVX512 of a SIMD16 warp (vISA's, LSC's), its 16 addresses in
+// one page, and their sectors: the adds unrolled, then one VPCONFLICTD
+// over the 16 addresses' low 32 bits (equal exactly when the addresses
+// are, in one page) and one over those bits shifted right by 5 (a 32-byte
+// sector's number: equal exactly when the sectors are). A lane whose
+// conflict mask is empty is its address's (sector's) first; the most
+// lanes on one address is the largest count of earlier equal lanes, plus
+// one.
+TEXT ·addLanes16AVX512(SB), NOSPLIT, $0-36
+	MOVQ sums+0(FP), DI
+	MOVQ addrs+8(FP), SI
+	MOVQ add+16(FP), R8
+#define ADDLANE(k) \
+	MOVQ (k*8)(SI), AX; \
+	SHRQ $2, AX; \
+	ANDL $1023, AX; \
+	ADDQ R8, (DI)(AX*8)
+	ADDLANE(0); ADDLANE(1); ADDLANE(2); ADDLANE(3)
+	ADDLANE(4); ADDLANE(5); ADDLANE(6); ADDLANE(7)
+	ADDLANE(8); ADDLANE(9); ADDLANE(10); ADDLANE(11)
+	ADDLANE(12); ADDLANE(13); ADDLANE(14); ADDLANE(15)
+#undef ADDLANE
+	VMOVDQU64 0(SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VPMOVQD Z0, Y0
+	VPMOVQD Z1, Y1
+	VINSERTI64X4 $1, Y1, Z0, Z4
+	VPSRLD $5, Z4, Z6
+	VPCONFLICTD Z4, Z5
+	VPCONFLICTD Z6, Z6
+	VPOPCNTD Z5, Z5
+	VPTESTNMD Z5, Z5, K1
+	VPTESTNMD Z6, Z6, K2
+	KMOVW K1, AX
+	KMOVW K2, CX
+	POPCNTL AX, AX
+	POPCNTL CX, CX
+	VEXTRACTI64X4 $1, Z5, Y7
+	VPMAXUD Y7, Y5, Y5
+	VEXTRACTI128 $1, Y5, X7
+	VPMAXUD X7, X5, X5
+	VPSHUFD $0x4e, X5, X7
+	VPMAXUD X7, X5, X5
+	VPSHUFD $0xb1, X5, X7
+	VPMAXUD X7, X5, X5
+	VMOVD X5, BX
+	INCL BX
+	MOVL AX, distinct+24(FP)
+	MOVL BX, maxc+28(FP)
+	MOVL CX, sectors+32(FP)
+	VZEROUPPER
+	RET

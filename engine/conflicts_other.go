@@ -15,6 +15,10 @@ func addLanesAVX512(sums *[shard.PageWords]uint64, addrs *[32]uint64, add uint64
 	panic("addLanesAVX512 without AVX-512")
 }
 
+func addLanes16AVX512(sums *[shard.PageWords]uint64, addrs *[16]uint64, add uint64) (distinct, maxc, sectors uint32) {
+	panic("addLanes16AVX512 without AVX-512")
+}
+
 func warpBitsAVX512(addrs *[32]uint64) (or, and uint64) {
 	panic("warpBitsAVX512 without AVX-512")
 }
