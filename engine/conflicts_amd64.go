@@ -34,6 +34,12 @@ func addLanesAVX512(sums *[shard.PageWords]uint64, addrs *[32]uint64, add uint64
 //go:noescape
 func addLanes16AVX512(sums *[shard.PageWords]uint64, addrs *[16]uint64, add uint64) (distinct, maxc, sectors uint32)
 
+// distinct16AVX512 counts the distinct values among 16 that differ in
+// their low 32 bits alone (a SIMD16 warp's sectors: warpSectors).
+//
+//go:noescape
+func distinct16AVX512(w *[16]uint64) uint32
+
 // warpBitsAVX512 is listBits: the OR and the AND of 32 addresses.
 //
 //go:noescape

@@ -203,3 +203,23 @@ TEXT ·addLanes16AVX512(SB), NOSPLIT, $0-36
 	MOVL CX, sectors+32(FP)
 	VZEROUPPER
 	RET
+
+// func distinct16AVX512(w *[16]uint64) uint32
+//
+// The distinct values among 16 that differ in their low 32 bits alone:
+// one VPCONFLICTD over those bits, a lane whose mask is empty the first of
+// its value.
+TEXT ·distinct16AVX512(SB), NOSPLIT, $0-12
+	MOVQ w+0(FP), SI
+	VMOVDQU64 0(SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VPMOVQD Z0, Y0
+	VPMOVQD Z1, Y1
+	VINSERTI64X4 $1, Y1, Z0, Z4
+	VPCONFLICTD Z4, Z5
+	VPTESTNMD Z5, Z5, K1
+	KMOVW K1, AX
+	POPCNTL AX, AX
+	MOVL AX, ret+8(FP)
+	VZEROUPPER
+	RET

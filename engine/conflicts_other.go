@@ -19,6 +19,10 @@ func addLanes16AVX512(sums *[shard.PageWords]uint64, addrs *[16]uint64, add uint
 	panic("addLanes16AVX512 without AVX-512")
 }
 
+func distinct16AVX512(w *[16]uint64) uint32 {
+	panic("distinct16AVX512 without AVX-512")
+}
+
 func warpBitsAVX512(addrs *[32]uint64) (or, and uint64) {
 	panic("warpBitsAVX512 without AVX-512")
 }

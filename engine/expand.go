@@ -769,10 +769,11 @@ func pageSectors(addrs []uint64) uint32 {
 // its lanes whose sectors differ in their low 32 bits alone counted with
 // AVX-512 when avx512 (warpConflictsAVX512 compares those bits) rather
 // than sorted or hashed: scattered warps, whose addresses come out of
-// order, spent most of a replay in the sort. A partial warp (a SIMD16
-// one: vISA's, LSC's) fills its other lanes with its first lane's sector,
-// which adds none; one within a page takes pageSectors (a 16-lane
-// histogram's).
+// order, spent most of a replay in the sort. A partial warp fills its
+// other lanes with its first lane's sector, which adds none; one of at
+// most 16 lanes (a SIMD16 one: vISA's, LSC's) is counted over 16 lanes,
+// not 32 (distinct16AVX512); one within a page takes pageSectors (a
+// 16-lane histogram's).
 func warpSectors(addrs []uint64, avx512 bool) uint32 {
 	if n := len(addrs); avx512 && n > trace.MaxLanes/4 && n <= trace.MaxLanes {
 		var s [trace.MaxLanes]uint64
@@ -786,6 +787,13 @@ func warpSectors(addrs []uint64, avx512 bool) uint32 {
 			return pageSectors(addrs)
 		}
 		if x>>32 == 0 {
+			if n <= trace.MaxLanes/2 {
+				// A SIMD16 warp's: one 16-lane count.
+				for i := n; i < trace.MaxLanes/2; i++ {
+					s[i] = s0
+				}
+				return distinct16AVX512((*[trace.MaxLanes / 2]uint64)(s[:trace.MaxLanes/2]))
+			}
 			for i := n; i < trace.MaxLanes; i++ {
 				s[i] = s0
 			}
