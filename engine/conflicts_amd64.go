@@ -40,6 +40,13 @@ func addLanes16AVX512(sums *[shard.PageWords]uint64, addrs *[16]uint64, add uint
 //go:noescape
 func distinct16AVX512(w *[16]uint64) uint32
 
+// sectors16AVX512 is the distinct sectors of a SIMD16 warp's 16
+// addresses, ok when the sectors differ in their low 32 bits alone
+// (warpSectors), read and shifted in registers.
+//
+//go:noescape
+func sectors16AVX512(addrs *[16]uint64) (sectors uint32, ok bool)
+
 // warpBitsAVX512 is listBits: the OR and the AND of 32 addresses.
 //
 //go:noescape

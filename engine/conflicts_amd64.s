@@ -204,6 +204,46 @@ TEXT ·addLanes16AVX512(SB), NOSPLIT, $0-36
 	VZEROUPPER
 	RET
 
+// func sectors16AVX512(addrs *[16]uint64) (sectors uint32, ok bool)
+//
+// The distinct 32-byte sectors (address >> 5) of 16 addresses, ok when
+// they differ in their low 32 bits alone (else nothing counted): the
+// addresses loaded and shifted in registers, their high halves compared
+// with the first lane's, then one VPCONFLICTD over the low halves, a lane
+// whose mask is empty the first of its sector.
+TEXT ·sectors16AVX512(SB), NOSPLIT, $0-13
+	MOVQ addrs+0(FP), SI
+	VMOVDQU64 0(SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VPSRLQ $5, Z0, Z0
+	VPSRLQ $5, Z1, Z1
+	VPSRLQ $32, Z0, Z2
+	VPSRLQ $32, Z1, Z3
+	VPBROADCASTQ X2, Z4
+	VPCMPEQQ Z4, Z2, K1
+	VPCMPEQQ Z4, Z3, K2
+	KMOVB K1, AX
+	KMOVB K2, CX
+	ANDL CX, AX
+	CMPL AX, $0xff
+	JNE differ
+	VPMOVQD Z0, Y0
+	VPMOVQD Z1, Y1
+	VINSERTI64X4 $1, Y1, Z0, Z4
+	VPCONFLICTD Z4, Z5
+	VPTESTNMD Z5, Z5, K1
+	KMOVW K1, AX
+	POPCNTL AX, AX
+	MOVL AX, sectors+8(FP)
+	MOVB $1, ok+12(FP)
+	VZEROUPPER
+	RET
+differ:
+	MOVL $0, sectors+8(FP)
+	MOVB $0, ok+12(FP)
+	VZEROUPPER
+	RET
+
 // func distinct16AVX512(w *[16]uint64) uint32
 //
 // The distinct values among 16 that differ in their low 32 bits alone:

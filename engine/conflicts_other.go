@@ -23,6 +23,10 @@ func distinct16AVX512(w *[16]uint64) uint32 {
 	panic("distinct16AVX512 without AVX-512")
 }
 
+func sectors16AVX512(addrs *[16]uint64) (sectors uint32, ok bool) {
+	panic("sectors16AVX512 without AVX-512")
+}
+
 func warpBitsAVX512(addrs *[32]uint64) (or, and uint64) {
 	panic("warpBitsAVX512 without AVX-512")
 }
