@@ -206,6 +206,8 @@ func (b *batch) sumWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, r 
 	}
 	var or, and uint64
 	switch {
+	case len(all) == trace.MaxLanes/2 && b.avx512:
+		or, and = warpBits16AVX512((*[trace.MaxLanes / 2]uint64)(all))
 	case len(all) < trace.MaxLanes:
 		or, and = listBitsN(all)
 	case b.avx512:

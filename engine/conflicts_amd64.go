@@ -52,6 +52,11 @@ func sectors16AVX512(addrs *[16]uint64) (sectors uint32, ok bool)
 //go:noescape
 func warpBitsAVX512(addrs *[32]uint64) (or, and uint64)
 
+// warpBits16AVX512 is listBitsN of a SIMD16 warp's 16 addresses.
+//
+//go:noescape
+func warpBits16AVX512(addrs *[16]uint64) (or, and uint64)
+
 // hasConflictsAVX512 reports whether the CPU runs warpConflictsAVX512
 // (AVX-512 F, CD and VPOPCNTDQ: Intel Ice Lake and later, AMD Zen 4 and
 // later; x/sys/cpu checks that the operating system saves the registers).

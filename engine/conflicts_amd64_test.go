@@ -92,7 +92,7 @@ func BenchmarkSumLanes(b *testing.B) {
 // its distinct addresses and largest conflict alike, and its sectors as
 // pageSectors does, on warps of 1 to 1024 words, every lane on one word,
 // every lane distinct, and a lane's address copied to another of either
-// half.
+// half; warpBits16AVX512 must give listBitsN's OR and AND.
 func TestAddLanes16AVX512(t *testing.T) {
 	if !hasConflictsAVX512() {
 		t.Skip("this CPU has no AVX-512 CD and VPOPCNTDQ: SIMD16 warps are counted by Go's loop only (every other test)")
@@ -126,6 +126,12 @@ func TestAddLanes16AVX512(t *testing.T) {
 		got, gotMax, gotSectors := addLanes16AVX512(&simdSums, &addrs, 1<<32|uint64(v))
 		if got != want || gotMax != wantMax || gotSectors != wantSectors || simdSums != goSums {
 			t.Fatalf("trial %d: addLanes16AVX512 counts %d, %d and %d sectors, sumLanesN and pageSectors %d, %d and %d; sums equal: %v\naddrs %x", trial, got, gotMax, gotSectors, want, wantMax, wantSectors, simdSums == goSums, addrs)
+		}
+		// warpBits16AVX512: listBitsN.
+		addrs[rng.IntN(16)] ^= rng.Uint64() // bits of any lane, any page
+		or, and := warpBits16AVX512(&addrs)
+		if wantOr, wantAnd := listBitsN(addrs[:]); or != wantOr || and != wantAnd {
+			t.Fatalf("trial %d: warpBits16AVX512 %#x %#x, listBitsN %#x %#x", trial, or, and, wantOr, wantAnd)
 		}
 	}
 }

@@ -30,3 +30,7 @@ func sectors16AVX512(addrs *[16]uint64) (sectors uint32, ok bool) {
 func warpBitsAVX512(addrs *[32]uint64) (or, and uint64) {
 	panic("warpBitsAVX512 without AVX-512")
 }
+
+func warpBits16AVX512(addrs *[16]uint64) (or, and uint64) {
+	panic("warpBits16AVX512 without AVX-512")
+}
