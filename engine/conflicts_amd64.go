@@ -47,6 +47,11 @@ func distinct16AVX512(w *[16]uint64) uint32
 //go:noescape
 func sectors16AVX512(addrs *[16]uint64) (sectors uint32, ok bool)
 
+// sectors32AVX512 is sectors16AVX512 of a full warp's 32 addresses.
+//
+//go:noescape
+func sectors32AVX512(addrs *[32]uint64) (sectors uint32, ok bool)
+
 // warpBitsAVX512 is listBits: the OR and the AND of 32 addresses.
 //
 //go:noescape

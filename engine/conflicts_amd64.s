@@ -2,12 +2,16 @@
 
 // CONFLICTS(src) leaves in AX the distinct addresses of the 32 at src and
 // in BX the most lanes on one, as warpConflictsAVX512 (below) says. It
-// uses Z0-Z10, K1, K2, AX, BX and DX.
+// uses Z0-Z10, K1, K2, AX, BX and DX. CONFLICTS_Z0_Z3 is the same of the
+// 32 values in Z0-Z3.
 #define CONFLICTS(src) \
 	VMOVDQU64 0(src), Z0; \
 	VMOVDQU64 64(src), Z1; \
 	VMOVDQU64 128(src), Z2; \
 	VMOVDQU64 192(src), Z3; \
+	CONFLICTS_Z0_Z3
+
+#define CONFLICTS_Z0_Z3 \
 	VPMOVQD Z0, Y0; \
 	VPMOVQD Z1, Y1; \
 	VPMOVQD Z2, Y2; \
@@ -222,8 +226,8 @@ TEXT ·sectors16AVX512(SB), NOSPLIT, $0-13
 	VPBROADCASTQ X2, Z4
 	VPCMPEQQ Z4, Z2, K1
 	VPCMPEQQ Z4, Z3, K2
-	KMOVB K1, AX
-	KMOVB K2, CX
+	KMOVW K1, AX
+	KMOVW K2, CX
 	ANDL CX, AX
 	CMPL AX, $0xff
 	JNE differ
@@ -287,5 +291,46 @@ TEXT ·warpBits16AVX512(SB), NOSPLIT, $0-24
 	VPANDQ X7, X6, X6
 	VMOVQ X4, or+8(FP)
 	VMOVQ X6, and+16(FP)
+	VZEROUPPER
+	RET
+
+// func sectors32AVX512(addrs *[32]uint64) (sectors uint32, ok bool)
+//
+// sectors16AVX512 of a full warp's 32 addresses: loaded, shifted right by
+// 5 and their high halves compared with the first lane's in registers,
+// then CONFLICTS of the sectors.
+TEXT ·sectors32AVX512(SB), NOSPLIT, $0-13
+	MOVQ addrs+0(FP), SI
+	VMOVDQU64 0(SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQU64 192(SI), Z3
+	VPSRLQ $5, Z0, Z0
+	VPSRLQ $5, Z1, Z1
+	VPSRLQ $5, Z2, Z2
+	VPSRLQ $5, Z3, Z3
+	VPSRLQ $32, Z0, Z4
+	VPBROADCASTQ X4, Z8
+	VPSRLQ $32, Z1, Z5
+	VPSRLQ $32, Z2, Z6
+	VPSRLQ $32, Z3, Z7
+	VPCMPEQQ Z8, Z4, K1
+	VPCMPEQQ Z8, Z5, K2
+	KANDW K2, K1, K1
+	VPCMPEQQ Z8, Z6, K2
+	KANDW K2, K1, K1
+	VPCMPEQQ Z8, Z7, K2
+	KANDW K2, K1, K1
+	KMOVW K1, AX
+	CMPL AX, $0xff
+	JNE differ32
+	CONFLICTS_Z0_Z3
+	MOVL AX, sectors+8(FP)
+	MOVB $1, ok+12(FP)
+	VZEROUPPER
+	RET
+differ32:
+	MOVL $0, sectors+8(FP)
+	MOVB $0, ok+12(FP)
 	VZEROUPPER
 	RET

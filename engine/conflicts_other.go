@@ -34,3 +34,7 @@ func warpBitsAVX512(addrs *[32]uint64) (or, and uint64) {
 func warpBits16AVX512(addrs *[16]uint64) (or, and uint64) {
 	panic("warpBits16AVX512 without AVX-512")
 }
+
+func sectors32AVX512(addrs *[32]uint64) (sectors uint32, ok bool) {
+	panic("sectors32AVX512 without AVX-512")
+}

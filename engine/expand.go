@@ -772,10 +772,10 @@ func pageSectors(addrs []uint64) uint32 {
 // order, spent most of a replay in the sort. A partial warp fills its
 // other lanes with its first lane's sector, which adds none; one of at
 // most 16 lanes (a SIMD16 one: vISA's, LSC's) is counted over 16 lanes,
-// not 32 (distinct16AVX512), and one of 16 read and shifted in registers
-// (sectors16AVX512: written to s first, its 8-byte stores stalled the
-// vector loads that read them); one of 9 to 15 within a page takes
-// pageSectors.
+// not 32 (distinct16AVX512); a full warp of 16 or 32 lanes is read and
+// shifted in registers (sectors16AVX512, sectors32AVX512: written to s
+// first, its 8-byte stores stalled the vector loads that read them); a
+// partial one within a page takes pageSectors.
 func warpSectors(addrs []uint64, avx512 bool) uint32 {
 	if avx512 && len(addrs) == trace.MaxLanes/2 {
 		// A full SIMD16 warp's: its addresses read and shifted in
@@ -785,7 +785,14 @@ func warpSectors(addrs []uint64, avx512 bool) uint32 {
 		}
 		return sectorCount(addrs)
 	}
-	if n := len(addrs); avx512 && n > trace.MaxLanes/4 && n <= trace.MaxLanes {
+	if avx512 && len(addrs) == trace.MaxLanes {
+		// A full warp's, likewise.
+		if d, ok := sectors32AVX512((*[trace.MaxLanes]uint64)(addrs)); ok {
+			return d
+		}
+		return sectorCount(addrs)
+	}
+	if n := len(addrs); avx512 && n > trace.MaxLanes/4 && n < trace.MaxLanes {
 		var s [trace.MaxLanes]uint64
 		s0 := addrs[0] >> 5
 		var x uint64
@@ -793,7 +800,7 @@ func warpSectors(addrs []uint64, avx512 bool) uint32 {
 			s[i] = a >> 5
 			x |= s[i] ^ s0
 		}
-		if n < trace.MaxLanes && x>>(shard.PageShift-5) == 0 {
+		if x>>(shard.PageShift-5) == 0 {
 			return pageSectors(addrs)
 		}
 		if x>>32 == 0 {
