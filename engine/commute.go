@@ -156,10 +156,10 @@ func (bi *xinst) fullWarp(p *plan) []uint64 {
 }
 
 // pageWarpSectors is the sectors of a full warp's lanes all, which lie in
-// one page: AVX-512's conflict count for 32 lanes where the CPU has it,
-// cheaper than pageSectors' loop, which takes the rest.
+// one page: AVX-512's conflict count for 32 or 16 lanes where the CPU has
+// it, cheaper than pageSectors' loop, which takes the rest.
 func (b *batch) pageWarpSectors(all []uint64) uint32 {
-	if b.avx512 && len(all) == trace.MaxLanes {
+	if b.avx512 && (len(all) == trace.MaxLanes || len(all) == trace.MaxLanes/2) {
 		return warpSectors(all, true)
 	}
 	return pageSectors(all)
