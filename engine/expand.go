@@ -433,9 +433,10 @@ func (b *batch) routeGroups(ii int, bi *xinst, routes []route, cur *shard.Cursor
 		return false
 	}
 	rt := &routes[b.owner[en.Shard()]]
+	out := rt.counts(uint32(ii), len(addr))
 	lanes = lanes[:len(addr)]
 	for j, a := range addr {
-		rt.count(uint32(ii), rec{word: en.WordRef(a), slot: lanes[j] | uint32(a&3)<<slotBits})
+		out[j] = rec{word: en.WordRef(a), slot: lanes[j] | uint32(a&3)<<slotBits}
 	}
 	return true
 }
