@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"math/bits"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -176,15 +177,20 @@ func (rt *route) open(ii uint32, vals bool) {
 	}
 }
 
-// count appends r, a word and its lanes' count (see seg.counts), to
-// instruction ii's counts segment, opening one if the last segment is not.
-func (rt *route) count(ii uint32, r rec) {
-	if n := len(rt.segs); n == 0 || rt.segs[n-1].inst != ii || !rt.segs[n-1].counts {
+// counts returns room for n records, each a word and its lanes' count
+// (see seg.counts), at the end of instruction ii's counts segment,
+// opening one if the last segment is not: the caller sets every record.
+func (rt *route) counts(ii uint32, n int) []rec {
+	if k := len(rt.segs); k == 0 || rt.segs[k-1].inst != ii || !rt.segs[k-1].counts {
 		rt.addSeg(ii, 0, 0, false)
-		rt.segs[n].counts = true
+		rt.segs[k].counts = true
 	}
-	x := push(&rt.recs)
-	x.word, x.slot = r.word, r.slot
+	r0 := len(rt.recs)
+	if cap(rt.recs)-r0 < n {
+		rt.recs = slices.Grow(rt.recs, n)
+	}
+	rt.recs = rt.recs[:r0+n] // the length alone (see push)
+	return rt.recs[r0 : r0+n : r0+n]
 }
 
 // run appends a run segment of n lanes (see seg) and its one record.

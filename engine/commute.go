@@ -94,20 +94,13 @@ func (b *batch) startAcc(r int) {
 // one it held), and returns the warp's distinct addresses and largest
 // count of one, as pageRecsSlots does.
 func (b *batch) sumPage(acc *pageAcc, ii int, bi *xinst, routes []route, o int, page uint32, addrs []uint64, sp warpSpan, srcList []uint64, r int) (distinct, maxc uint32) {
-	lo, hi := uint32(sp.lo>>2)&(shard.PageWords-1), uint32(sp.hi>>2)&(shard.PageWords-1)
-	if acc.lanes > 0 && acc.page != page {
-		b.flushAcc(acc, routes)
-	}
-	if acc.lanes == 0 {
-		acc.page, acc.owner, acc.lo, acc.hi = page, o, lo, hi
-	}
-	acc.inst, acc.lanes, acc.warps = uint32(ii), acc.lanes+len(addrs), acc.warps+1
-	acc.lo, acc.hi = min(acc.lo, lo), max(acc.hi, hi)
+	b.takePage(acc, ii, routes, o, page, sp, len(addrs))
 	if len(addrs) != trace.MaxLanes {
-		// A SIMD16 warp (sumWarp's), of one addend: Go's loop, counted
-		// by AVX-512 where the CPU has it.
+		// A SIMD16 warp (sumWarp's), of one addend: Go's loop, or
+		// AVX-512's where the CPU has it.
 		if b.avx512 && len(addrs) == trace.MaxLanes/2 {
-			return sumLanes16AVX512(&acc.sums, (*[trace.MaxLanes / 2]uint64)(addrs), uint32(bi.bVal))
+			distinct, maxc, _ = addLanes16AVX512(&acc.sums, (*[trace.MaxLanes / 2]uint64)(addrs), 1<<32|uint64(uint32(bi.bVal)))
+			return distinct, maxc
 		}
 		ps := b.pageSet(r)
 		ps.next()
@@ -126,6 +119,21 @@ func (b *batch) sumPage(acc *pageAcc, ii int, bi *xinst, routes []route, o int, 
 		return sumLanes(&acc.sums, (*[trace.MaxLanes]uint64)(addrs), uint32(bi.bVal), &ps.counts, ps.gen)
 	}
 	return sumLanesList(&acc.sums, (*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(srcList), bi.plan.srcShift, &ps.counts, ps.gen)
+}
+
+// takePage readies acc for a warp of n lanes of instruction ii on the page
+// at page (owner o), its words within sp: it flushes the page acc held
+// when it is another.
+func (b *batch) takePage(acc *pageAcc, ii int, routes []route, o int, page uint32, sp warpSpan, n int) {
+	lo, hi := uint32(sp.lo>>2)&(shard.PageWords-1), uint32(sp.hi>>2)&(shard.PageWords-1)
+	if acc.lanes > 0 && acc.page != page {
+		b.flushAcc(acc, routes)
+	}
+	if acc.lanes == 0 {
+		acc.page, acc.owner, acc.lo, acc.hi = page, o, lo, hi
+	}
+	acc.inst, acc.lanes, acc.warps = uint32(ii), acc.lanes+n, acc.warps+1
+	acc.lo, acc.hi = min(acc.lo, lo), max(acc.hi, hi)
 }
 
 // sumsPages reports whether b's full warps of one addend on one page are
@@ -150,11 +158,15 @@ func (bi *xinst) fullWarp(p *plan) []uint64 {
 // pageWarpSectors is the sectors of a full warp's lanes all, which lie in
 // one page: pageSectors' set of 128 bits built in AVX-512 registers for 32
 // lanes where the CPU has them (pageSectorsAVX512: a quarter of the time
-// of warpSectors' conflict count, BenchmarkPageSectors), pageSectors' loop
-// for the rest.
+// of warpSectors' conflict count, BenchmarkPageSectors), AVX-512's
+// conflict count for SIMD16's 16 (warpSectors), pageSectors' loop for the
+// rest.
 func (b *batch) pageWarpSectors(all []uint64) uint32 {
 	if b.avx512 && len(all) == trace.MaxLanes {
 		return pageSectorsAVX512((*[trace.MaxLanes]uint64)(all))
+	}
+	if b.avx512 && len(all) == trace.MaxLanes/2 {
+		return warpSectors(all, true)
 	}
 	return pageSectors(all)
 }
@@ -200,6 +212,8 @@ func (b *batch) sumWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, r 
 	}
 	var or, and uint64
 	switch {
+	case len(all) == trace.MaxLanes/2 && b.avx512:
+		or, and = warpBits16AVX512((*[trace.MaxLanes / 2]uint64)(all))
 	case len(all) < trace.MaxLanes:
 		or, and = listBitsN(all)
 	case b.avx512:
@@ -213,6 +227,13 @@ func (b *batch) sumWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor, r 
 		return ok, err
 	}
 	sp := warpSpan{or: or, lo: and, hi: or, shape: spanShape(len(all), true, true)}
+	if b.avx512 && len(all) == trace.MaxLanes/2 {
+		// A SIMD16 warp: its adds, count and sectors in one call.
+		b.takePage(acc, ii, routes, o, page, sp, len(all))
+		distinct, maxc, sectors := addLanes16AVX512(&acc.sums, (*[trace.MaxLanes / 2]uint64)(all), 1<<32|uint64(uint32(bi.bVal)))
+		b.setStat(bi, distinct, conflictDepth(distinct, maxc), 0, sectors)
+		return true, nil
+	}
 	distinct, maxc := b.sumPage(acc, ii, bi, routes, o, page, all, sp, nil, r)
 	var sectors uint32
 	if distinct > 0 { // one page: all of them this partition's, or none
@@ -276,26 +297,6 @@ func sumLanesN(sums *[shard.PageWords]uint64, addrs []uint64, v uint32, counts *
 		distinct, maxc = countLane(c, a, gen, distinct, maxc)
 	}
 	return distinct, maxc
-}
-
-// sumLanes16AVX512 is sumLanesN of a SIMD16 warp (vISA's, LSC's) on a
-// CPU with AVX-512: the adds in Go's loop, the count by
-// warpConflictsAVX512 over the warp written twice (each address on two
-// lanes: the same distinct addresses, the most on one doubled), about 60
-// vector instructions rather than a countLane a lane, a load and a store
-// of the page's counts each (BenchmarkSumLanes16).
-//
-//go:noinline
-func sumLanes16AVX512(sums *[shard.PageWords]uint64, addrs *[trace.MaxLanes / 2]uint64, v uint32) (distinct, maxc uint32) {
-	add := 1<<32 | uint64(v)
-	s := sums[:] // see laneSlices
-	var w [trace.MaxLanes]uint64
-	for k, a := range addrs {
-		s[a>>2&(shard.PageWords-1)] += add
-		w[k], w[k+trace.MaxLanes/2] = a, a
-	}
-	distinct, maxc = warpConflictsAVX512(&w)
-	return distinct, maxc / 2
 }
 
 // addLanesList is sumLanesList without the count, which

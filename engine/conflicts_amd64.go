@@ -26,23 +26,47 @@ func warpConflictsAVX512(addrs *[32]uint64) (distinct, maxc uint32)
 //go:noescape
 func addLanesAVX512(sums *[shard.PageWords]uint64, addrs *[32]uint64, add uint64) (distinct, maxc uint32)
 
-// warpBitsAVX512 is listBits: the OR and the AND of 32 addresses.
+// addLanes16AVX512 is sumLanesN of a SIMD16 warp (vISA's, LSC's) in one
+// call, with pageSectors: the 16 adds unrolled, then a conflict count
+// each of the addresses and of their sectors. add is the page
+// accumulator's 1<<32 | addend.
 //
 //go:noescape
-func warpBitsAVX512(addrs *[32]uint64) (or, and uint64)
+func addLanes16AVX512(sums *[shard.PageWords]uint64, addrs *[16]uint64, add uint64) (distinct, maxc, sectors uint32)
 
-// warpSectorsAVX512 is warpSectors of a full warp whose sectors differ in
-// their low 32 bits alone, counted in registers; ok false, having counted
-// nothing, for a warp whose sectors do not.
+// distinct16AVX512 counts the distinct values among 16 that differ in
+// their low 32 bits alone (a SIMD16 warp's sectors: warpSectors).
 //
 //go:noescape
-func warpSectorsAVX512(addrs *[32]uint64) (sectors uint32, ok bool)
+func distinct16AVX512(w *[16]uint64) uint32
+
+// sectors16AVX512 is the distinct sectors of a SIMD16 warp's 16
+// addresses, ok when the sectors differ in their low 32 bits alone
+// (warpSectors), read and shifted in registers.
+//
+//go:noescape
+func sectors16AVX512(addrs *[16]uint64) (sectors uint32, ok bool)
+
+// sectors32AVX512 is sectors16AVX512 of a full warp's 32 addresses.
+//
+//go:noescape
+func sectors32AVX512(addrs *[32]uint64) (sectors uint32, ok bool)
 
 // pageSectorsAVX512 is pageSectors of a full warp whose 32 addresses lie
 // in one page: the 32-byte sectors they touch, counted in registers.
 //
 //go:noescape
 func pageSectorsAVX512(addrs *[32]uint64) uint32
+
+// warpBitsAVX512 is listBits: the OR and the AND of 32 addresses.
+//
+//go:noescape
+func warpBitsAVX512(addrs *[32]uint64) (or, and uint64)
+
+// warpBits16AVX512 is listBitsN of a SIMD16 warp's 16 addresses.
+//
+//go:noescape
+func warpBits16AVX512(addrs *[16]uint64) (or, and uint64)
 
 // hasConflictsAVX512 reports whether the CPU runs warpConflictsAVX512
 // (AVX-512 F, CD and VPOPCNTDQ: Intel Ice Lake and later, AMD Zen 4 and

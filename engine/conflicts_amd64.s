@@ -2,17 +2,16 @@
 
 // CONFLICTS(src) leaves in AX the distinct addresses of the 32 at src and
 // in BX the most lanes on one, as warpConflictsAVX512 (below) says. It
-// uses Z0-Z10, K1, K2, AX, BX and DX.
+// uses Z0-Z10, K1, K2, AX, BX and DX. CONFLICTS_Z0_Z3 is the same of the
+// 32 values in Z0-Z3.
 #define CONFLICTS(src) \
 	VMOVDQU64 0(src), Z0; \
 	VMOVDQU64 64(src), Z1; \
 	VMOVDQU64 128(src), Z2; \
 	VMOVDQU64 192(src), Z3; \
-	CONFLICTSZ
+	CONFLICTS_Z0_Z3
 
-// CONFLICTSZ is CONFLICTS of the 32 values in Z0-Z3 (lanes 0-7, 8-15,
-// 16-23, 24-31), compared by their low 32 bits.
-#define CONFLICTSZ \
+#define CONFLICTS_Z0_Z3 \
 	VPMOVQD Z0, Y0; \
 	VPMOVQD Z1, Y1; \
 	VPMOVQD Z2, Y2; \
@@ -154,6 +153,188 @@ TEXT ·warpBitsAVX512(SB), NOSPLIT, $0-24
 	VZEROUPPER
 	RET
 
+// func addLanes16AVX512(sums *[1024]uint64, addrs *[16]uint64, add uint64) (distinct, maxc, sectors uint32)
+//
+// addLanesAVX512 of a SIMD16 warp (vISA's, LSC's), its 16 addresses in
+// one page, and their sectors: the adds unrolled, then one VPCONFLICTD
+// over the 16 addresses' low 32 bits (equal exactly when the addresses
+// are, in one page) and one over those bits shifted right by 5 (a 32-byte
+// sector's number: equal exactly when the sectors are). A lane whose
+// conflict mask is empty is its address's (sector's) first; the most
+// lanes on one address is the largest count of earlier equal lanes, plus
+// one.
+TEXT ·addLanes16AVX512(SB), NOSPLIT, $0-36
+	MOVQ sums+0(FP), DI
+	MOVQ addrs+8(FP), SI
+	MOVQ add+16(FP), R8
+#define ADDLANE(k) \
+	MOVQ (k*8)(SI), AX; \
+	SHRQ $2, AX; \
+	ANDL $1023, AX; \
+	ADDQ R8, (DI)(AX*8)
+	ADDLANE(0); ADDLANE(1); ADDLANE(2); ADDLANE(3)
+	ADDLANE(4); ADDLANE(5); ADDLANE(6); ADDLANE(7)
+	ADDLANE(8); ADDLANE(9); ADDLANE(10); ADDLANE(11)
+	ADDLANE(12); ADDLANE(13); ADDLANE(14); ADDLANE(15)
+#undef ADDLANE
+	VMOVDQU64 0(SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VPMOVQD Z0, Y0
+	VPMOVQD Z1, Y1
+	VINSERTI64X4 $1, Y1, Z0, Z4
+	VPSRLD $5, Z4, Z6
+	VPCONFLICTD Z4, Z5
+	VPCONFLICTD Z6, Z6
+	VPOPCNTD Z5, Z5
+	VPTESTNMD Z5, Z5, K1
+	VPTESTNMD Z6, Z6, K2
+	KMOVW K1, AX
+	KMOVW K2, CX
+	POPCNTL AX, AX
+	POPCNTL CX, CX
+	VEXTRACTI64X4 $1, Z5, Y7
+	VPMAXUD Y7, Y5, Y5
+	VEXTRACTI128 $1, Y5, X7
+	VPMAXUD X7, X5, X5
+	VPSHUFD $0x4e, X5, X7
+	VPMAXUD X7, X5, X5
+	VPSHUFD $0xb1, X5, X7
+	VPMAXUD X7, X5, X5
+	VMOVD X5, BX
+	INCL BX
+	MOVL AX, distinct+24(FP)
+	MOVL BX, maxc+28(FP)
+	MOVL CX, sectors+32(FP)
+	VZEROUPPER
+	RET
+
+// func sectors16AVX512(addrs *[16]uint64) (sectors uint32, ok bool)
+//
+// The distinct 32-byte sectors (address >> 5) of 16 addresses, ok when
+// they differ in their low 32 bits alone (else nothing counted): the
+// addresses loaded and shifted in registers, their high halves compared
+// with the first lane's, then one VPCONFLICTD over the low halves, a lane
+// whose mask is empty the first of its sector.
+TEXT ·sectors16AVX512(SB), NOSPLIT, $0-13
+	MOVQ addrs+0(FP), SI
+	VMOVDQU64 0(SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VPSRLQ $5, Z0, Z0
+	VPSRLQ $5, Z1, Z1
+	VPSRLQ $32, Z0, Z2
+	VPSRLQ $32, Z1, Z3
+	VPBROADCASTQ X2, Z4
+	VPCMPEQQ Z4, Z2, K1
+	VPCMPEQQ Z4, Z3, K2
+	KMOVW K1, AX
+	KMOVW K2, CX
+	ANDL CX, AX
+	CMPL AX, $0xff
+	JNE differ
+	VPMOVQD Z0, Y0
+	VPMOVQD Z1, Y1
+	VINSERTI64X4 $1, Y1, Z0, Z4
+	VPCONFLICTD Z4, Z5
+	VPTESTNMD Z5, Z5, K1
+	KMOVW K1, AX
+	POPCNTL AX, AX
+	MOVL AX, sectors+8(FP)
+	MOVB $1, ok+12(FP)
+	VZEROUPPER
+	RET
+differ:
+	MOVL $0, sectors+8(FP)
+	MOVB $0, ok+12(FP)
+	VZEROUPPER
+	RET
+
+// func distinct16AVX512(w *[16]uint64) uint32
+//
+// The distinct values among 16 that differ in their low 32 bits alone:
+// one VPCONFLICTD over those bits, a lane whose mask is empty the first of
+// its value.
+TEXT ·distinct16AVX512(SB), NOSPLIT, $0-12
+	MOVQ w+0(FP), SI
+	VMOVDQU64 0(SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VPMOVQD Z0, Y0
+	VPMOVQD Z1, Y1
+	VINSERTI64X4 $1, Y1, Z0, Z4
+	VPCONFLICTD Z4, Z5
+	VPTESTNMD Z5, Z5, K1
+	KMOVW K1, AX
+	POPCNTL AX, AX
+	MOVL AX, ret+8(FP)
+	VZEROUPPER
+	RET
+
+// func warpBits16AVX512(addrs *[16]uint64) (or, and uint64)
+//
+// warpBitsAVX512 of a SIMD16 warp's 16 addresses.
+TEXT ·warpBits16AVX512(SB), NOSPLIT, $0-24
+	MOVQ addrs+0(FP), SI
+	VMOVDQU64 0(SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VPORQ Z1, Z0, Z4
+	VPANDQ Z1, Z0, Z6
+	VEXTRACTI64X4 $1, Z4, Y5
+	VPORQ Y5, Y4, Y4
+	VEXTRACTI64X4 $1, Z6, Y7
+	VPANDQ Y7, Y6, Y6
+	VEXTRACTI128 $1, Y4, X5
+	VPORQ X5, X4, X4
+	VEXTRACTI128 $1, Y6, X7
+	VPANDQ X7, X6, X6
+	VPSHUFD $0x4e, X4, X5
+	VPORQ X5, X4, X4
+	VPSHUFD $0x4e, X6, X7
+	VPANDQ X7, X6, X6
+	VMOVQ X4, or+8(FP)
+	VMOVQ X6, and+16(FP)
+	VZEROUPPER
+	RET
+
+// func sectors32AVX512(addrs *[32]uint64) (sectors uint32, ok bool)
+//
+// sectors16AVX512 of a full warp's 32 addresses: loaded, shifted right by
+// 5 and their high halves compared with the first lane's in registers,
+// then CONFLICTS of the sectors.
+TEXT ·sectors32AVX512(SB), NOSPLIT, $0-13
+	MOVQ addrs+0(FP), SI
+	VMOVDQU64 0(SI), Z0
+	VMOVDQU64 64(SI), Z1
+	VMOVDQU64 128(SI), Z2
+	VMOVDQU64 192(SI), Z3
+	VPSRLQ $5, Z0, Z0
+	VPSRLQ $5, Z1, Z1
+	VPSRLQ $5, Z2, Z2
+	VPSRLQ $5, Z3, Z3
+	VPSRLQ $32, Z0, Z4
+	VPBROADCASTQ X4, Z8
+	VPSRLQ $32, Z1, Z5
+	VPSRLQ $32, Z2, Z6
+	VPSRLQ $32, Z3, Z7
+	VPCMPEQQ Z8, Z4, K1
+	VPCMPEQQ Z8, Z5, K2
+	KANDW K2, K1, K1
+	VPCMPEQQ Z8, Z6, K2
+	KANDW K2, K1, K1
+	VPCMPEQQ Z8, Z7, K2
+	KANDW K2, K1, K1
+	KMOVW K1, AX
+	CMPL AX, $0xff
+	JNE differ32
+	CONFLICTS_Z0_Z3
+	MOVL AX, sectors+8(FP)
+	MOVB $1, ok+12(FP)
+	VZEROUPPER
+	RET
+differ32:
+	MOVL $0, sectors+8(FP)
+	MOVB $0, ok+12(FP)
+	VZEROUPPER
+	RET
+
 // func pageSectorsAVX512(addrs *[32]uint64) uint32
 //
 // pageSectors of a full warp whose 32 addresses lie in one page: lane k's
@@ -206,43 +387,5 @@ TEXT ·pageSectorsAVX512(SB), NOSPLIT, $0-12
 	POPCNTQ BX, BX
 	ADDL BX, AX
 	MOVL AX, ret+8(FP)
-	VZEROUPPER
-	RET
-
-// func warpSectorsAVX512(addrs *[32]uint64) (sectors uint32, ok bool)
-//
-// warpSectors of a full warp: the lanes' sectors a>>5, shifted in
-// registers and compared by their low 32 bits as CONFLICTSZ compares
-// them, ok when they differ in those bits alone (their XOR with lane 0's
-// has no bit above them); sectors 0 and ok false, having counted nothing,
-// when they do not. The Go loop it replaces stored the sectors into an
-// array that warpConflictsAVX512 then loaded whole, a load the stores
-// before it cannot forward.
-TEXT ·warpSectorsAVX512(SB), NOSPLIT, $0-13
-	MOVQ addrs+0(FP), SI
-	VPSRLQ $5, 0(SI), Z0
-	VPSRLQ $5, 64(SI), Z1
-	VPSRLQ $5, 128(SI), Z2
-	VPSRLQ $5, 192(SI), Z3
-	VPBROADCASTQ X0, Z4
-	VPXORQ Z4, Z0, Z5
-	VPXORQ Z4, Z1, Z6
-	VPXORQ Z4, Z2, Z7
-	VPXORQ Z4, Z3, Z8
-	VPORQ Z6, Z5, Z5
-	VPORQ Z8, Z7, Z7
-	VPORQ Z7, Z5, Z5
-	VPSRLQ $32, Z5, Z5
-	VPTESTMQ Z5, Z5, K1
-	KORTESTB K1, K1
-	JNE far
-	CONFLICTSZ
-	MOVL AX, sectors+8(FP)
-	MOVB $1, ok+12(FP)
-	VZEROUPPER
-	RET
-far:
-	MOVL $0, sectors+8(FP)
-	MOVB $0, ok+12(FP)
 	VZEROUPPER
 	RET

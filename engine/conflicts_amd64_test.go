@@ -146,9 +146,9 @@ func TestWarpSectorsAVX512(t *testing.T) {
 			x |= a>>5 ^ addrs[0]>>5
 		}
 		want, wantOK := sectorCountSorted(addrs[:]), x>>32 == 0
-		got, ok := warpSectorsAVX512(&addrs)
+		got, ok := sectors32AVX512(&addrs)
 		if ok != wantOK || ok && got != want {
-			t.Fatalf("trial %d: warpSectorsAVX512 counts %d sectors, ok %v; sectorCountSorted %d, ok %v\naddrs %x", trial, got, ok, want, wantOK, addrs)
+			t.Fatalf("trial %d: sectors32AVX512 counts %d sectors, ok %v; sectorCountSorted %d, ok %v\naddrs %x", trial, got, ok, want, wantOK, addrs)
 		}
 		if got := warpSectors(addrs[:], true); got != want {
 			t.Fatalf("trial %d: warpSectors counts %d sectors, sectorCountSorted %d", trial, got, want)
@@ -206,12 +206,13 @@ func BenchmarkSumLanes(b *testing.B) {
 		})
 }
 
-// TestSumLanes16AVX512: a SIMD16 warp (vISA's, LSC's) summed by
-// sumLanes16AVX512 adds to the page's sums what sumLanesN adds, and
-// counts its distinct addresses and largest conflict alike, on warps of
-// 1 to 1024 words, every lane on one word, every lane distinct, and a
-// lane's address copied to another of either half.
-func TestSumLanes16AVX512(t *testing.T) {
+// TestAddLanes16AVX512: a SIMD16 warp (vISA's, LSC's) summed by
+// addLanes16AVX512 adds to the page's sums what sumLanesN adds, counts
+// its distinct addresses and largest conflict alike, and its sectors as
+// pageSectors does, on warps of 1 to 1024 words, every lane on one word,
+// every lane distinct, and a lane's address copied to another of either
+// half; warpBits16AVX512 must give listBitsN's OR and AND.
+func TestAddLanes16AVX512(t *testing.T) {
 	if !hasConflictsAVX512() {
 		t.Skip("this CPU has no AVX-512 CD and VPOPCNTDQ: SIMD16 warps are counted by Go's loop only (every other test)")
 	}
@@ -240,22 +241,31 @@ func TestSumLanes16AVX512(t *testing.T) {
 		}
 		ps.next()
 		want, wantMax := sumLanesN(&goSums, addrs[:], v, &ps.counts, ps.gen)
-		got, gotMax := sumLanes16AVX512(&simdSums, &addrs, v)
-		if got != want || gotMax != wantMax || simdSums != goSums {
-			t.Fatalf("trial %d: sumLanes16AVX512 counts %d and %d, sumLanesN %d and %d; sums equal: %v\naddrs %x", trial, got, gotMax, want, wantMax, simdSums == goSums, addrs)
+		wantSectors := pageSectors(addrs[:])
+		got, gotMax, gotSectors := addLanes16AVX512(&simdSums, &addrs, 1<<32|uint64(v))
+		if got != want || gotMax != wantMax || gotSectors != wantSectors || simdSums != goSums {
+			t.Fatalf("trial %d: addLanes16AVX512 counts %d, %d and %d sectors, sumLanesN and pageSectors %d, %d and %d; sums equal: %v\naddrs %x", trial, got, gotMax, gotSectors, want, wantMax, wantSectors, simdSums == goSums, addrs)
+		}
+		// warpBits16AVX512: listBitsN.
+		addrs[rng.IntN(16)] ^= rng.Uint64() // bits of any lane, any page
+		or, and := warpBits16AVX512(&addrs)
+		if wantOr, wantAnd := listBitsN(addrs[:]); or != wantOr || and != wantAnd {
+			t.Fatalf("trial %d: warpBits16AVX512 %#x %#x, listBitsN %#x %#x", trial, or, and, wantOr, wantAnd)
 		}
 	}
 }
 
 // BenchmarkSumLanes16 is BenchmarkSumLanes of SIMD16 warps (16 lanes on
-// 256 words of a page): sumLanesN and sumLanes16AVX512.
+// 256 words of a page): sumLanesN and addLanes16AVX512 (which also counts
+// the sectors).
 func BenchmarkSumLanes16(b *testing.B) {
 	benchSumLanes(b, trace.MaxLanes/2,
 		func(acc *pageAcc, w []uint64, ps *pageConflicts) (uint32, uint32) {
 			return sumLanesN(&acc.sums, w, 1, &ps.counts, ps.gen)
 		},
 		func(acc *pageAcc, w []uint64) (uint32, uint32) {
-			return sumLanes16AVX512(&acc.sums, (*[trace.MaxLanes / 2]uint64)(w), 1)
+			d, m, _ := addLanes16AVX512(&acc.sums, (*[trace.MaxLanes / 2]uint64)(w), 1<<32|1)
+			return d, m
 		})
 }
 

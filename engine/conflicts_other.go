@@ -15,14 +15,30 @@ func addLanesAVX512(sums *[shard.PageWords]uint64, addrs *[32]uint64, add uint64
 	panic("addLanesAVX512 without AVX-512")
 }
 
+func addLanes16AVX512(sums *[shard.PageWords]uint64, addrs *[16]uint64, add uint64) (distinct, maxc, sectors uint32) {
+	panic("addLanes16AVX512 without AVX-512")
+}
+
+func distinct16AVX512(w *[16]uint64) uint32 {
+	panic("distinct16AVX512 without AVX-512")
+}
+
+func sectors16AVX512(addrs *[16]uint64) (sectors uint32, ok bool) {
+	panic("sectors16AVX512 without AVX-512")
+}
+
 func warpBitsAVX512(addrs *[32]uint64) (or, and uint64) {
 	panic("warpBitsAVX512 without AVX-512")
 }
 
-func pageSectorsAVX512(addrs *[32]uint64) uint32 {
-	panic("pageSectorsAVX512 without AVX-512")
+func warpBits16AVX512(addrs *[16]uint64) (or, and uint64) {
+	panic("warpBits16AVX512 without AVX-512")
 }
 
-func warpSectorsAVX512(addrs *[32]uint64) (sectors uint32, ok bool) {
-	panic("warpSectorsAVX512 without AVX-512")
+func sectors32AVX512(addrs *[32]uint64) (sectors uint32, ok bool) {
+	panic("sectors32AVX512 without AVX-512")
+}
+
+func pageSectorsAVX512(addrs *[32]uint64) uint32 {
+	panic("pageSectorsAVX512 without AVX-512")
 }

@@ -207,10 +207,12 @@
 //  7. Results do not depend on the CPU. Where it has AVX-512 (x/sys/cpu
 //     says so), a few per-warp loops run in amd64 assembly
 //     (conflicts_amd64.s: a warp's distinct addresses and largest conflict,
-//     a histogram warp's page sums and sectors, a list's OR and AND); they
-//     compute what Go's loops compute, which run elsewhere and are their
-//     tests' reference (TestWarpConflictsAVX512, TestPageSectorsAVX512),
-//     and the reference tests replay with either (withGoLoops).
+//     its distinct sectors, a histogram warp's page sums and sectors, a
+//     list's OR and AND; of 32 lanes or of SIMD16's 16); they compute
+//     what Go's loops compute, which run elsewhere and are their tests'
+//     reference (TestWarpConflictsAVX512, TestAddLanes16AVX512,
+//     TestPageSectorsAVX512, TestWarpSectorsPartialWarps), and the
+//     reference tests replay with either (withGoLoops).
 //  8. The engine and the reference call no Sink method for a part the
 //     sink's Caps does not declare (TestSinkGetsOnlyWhatItDeclares), and
 //     take a Source's fast paths only when its Caps declares them.

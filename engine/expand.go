@@ -433,9 +433,10 @@ func (b *batch) routeGroups(ii int, bi *xinst, routes []route, cur *shard.Cursor
 		return false
 	}
 	rt := &routes[b.owner[en.Shard()]]
+	out := rt.counts(uint32(ii), len(addr))
 	lanes = lanes[:len(addr)]
 	for j, a := range addr {
-		rt.count(uint32(ii), rec{word: en.WordRef(a), slot: lanes[j] | uint32(a&3)<<slotBits})
+		out[j] = rec{word: en.WordRef(a), slot: lanes[j] | uint32(a&3)<<slotBits}
 	}
 	return true
 }
@@ -769,18 +770,25 @@ func pageSectors(addrs []uint64) uint32 {
 // its lanes whose sectors differ in their low 32 bits alone counted with
 // AVX-512 when avx512 (warpConflictsAVX512 compares those bits) rather
 // than sorted or hashed: scattered warps, whose addresses come out of
-// order, spent most of a replay in the sort. A full warp's sectors are
-// shifted, checked and counted in registers (warpSectorsAVX512: a third
-// of the time of the sectors stored into an array lane by lane and then
-// loaded whole, which the stores cannot forward). A partial warp (a
-// SIMD16 one: vISA's, LSC's) fills its other lanes with its first lane's
-// sector, which adds none; one within a page takes pageSectors (a
-// 16-lane histogram's).
+// order, spent most of a replay in the sort. A partial warp fills its
+// other lanes with its first lane's sector, which adds none; one of at
+// most 16 lanes (a SIMD16 one: vISA's, LSC's) is counted over 16 lanes,
+// not 32 (distinct16AVX512); a full warp of 16 or 32 lanes is read and
+// shifted in registers (sectors16AVX512, sectors32AVX512: written to s
+// first, its 8-byte stores stalled the vector loads that read them); a
+// partial one within a page takes pageSectors.
 func warpSectors(addrs []uint64, avx512 bool) uint32 {
+	if avx512 && len(addrs) == trace.MaxLanes/2 {
+		// A full SIMD16 warp's: its addresses read and shifted in
+		// registers, not written to s first.
+		if d, ok := sectors16AVX512((*[trace.MaxLanes / 2]uint64)(addrs)); ok {
+			return d
+		}
+		return sectorCount(addrs)
+	}
 	if avx512 && len(addrs) == trace.MaxLanes {
-		// A full warp's sectors shifted and compared in registers: no
-		// array stored lane by lane and then loaded whole.
-		if d, ok := warpSectorsAVX512((*[trace.MaxLanes]uint64)(addrs)); ok {
+		// A full warp's, likewise.
+		if d, ok := sectors32AVX512((*[trace.MaxLanes]uint64)(addrs)); ok {
 			return d
 		}
 		return sectorCount(addrs)
@@ -797,6 +805,13 @@ func warpSectors(addrs []uint64, avx512 bool) uint32 {
 			return pageSectors(addrs)
 		}
 		if x>>32 == 0 {
+			if n <= trace.MaxLanes/2 {
+				// A SIMD16 warp's: one 16-lane count.
+				for i := n; i < trace.MaxLanes/2; i++ {
+					s[i] = s0
+				}
+				return distinct16AVX512((*[trace.MaxLanes / 2]uint64)(s[:trace.MaxLanes/2]))
+			}
 			for i := n; i < trace.MaxLanes; i++ {
 				s[i] = s0
 			}
@@ -977,18 +992,6 @@ func warpAddresses(bi *xinst, addrs []uint64, oneRow, simd bool) ([]uint64, warp
 			or, lo, hi = a, a, a
 		}
 		return addrs, warpSpan{or: or, lo: lo, hi: hi, shape: spanShape(n, lanesMayRepeat(nil, step, mask), false) | spanLaneFree}
-	case list == nil && step == 0:
-		// Every lane on one address, a row a lane (a hot counter's,
-		// with the results table): the address once, stored n times.
-		a := first & mask
-		n := bits.OnesCount32(bi.active)
-		addrs = slices.Grow(addrs, n)[:n]
-		for k := range addrs {
-			addrs[k] = a
-		}
-		if n > 0 {
-			or, lo, hi = a, a, a
-		}
 	case list == nil:
 		for m := bi.active; m != 0; m &= m - 1 {
 			lane := uint64(bits.TrailingZeros32(m))

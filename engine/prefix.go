@@ -84,7 +84,12 @@ func (b *batch) prefixWarp(ii int, bi *xinst, routes []route, cur *shard.Cursor,
 	if all == nil {
 		return false, nil
 	}
-	or, and := listBitsN(all)
+	var or, and uint64
+	if b.avx512 && len(all) == trace.MaxLanes/2 {
+		or, and = warpBits16AVX512((*[trace.MaxLanes / 2]uint64)(all))
+	} else {
+		or, and = listBitsN(all)
+	}
 	acc := b.prefixAccOf(r)
 	o, page, ok, err := b.warpPage(p, bi, all, or, and, &acc.pageAcc, routes, cur)
 	if !ok || err != nil {

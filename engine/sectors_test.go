@@ -213,13 +213,21 @@ func BenchmarkSectorCount(b *testing.B) {
 			sectorCountSorted(addrs)
 		}
 	})
+	for _, n := range []int{16, 32} { // a SIMD16 scatter's, a warp's
+		b.Run(fmt.Sprintf("warp%d", n), func(b *testing.B) {
+			for b.Loop() {
+				warpSectors(addrs[:n], hasConflictsAVX512())
+			}
+		})
+	}
 }
 
 // TestWarpSectorsPartialWarps: warpSectors counts the sectors of warps of
 // 1 to 32 lanes as sectorCountSorted does, with and without the AVX-512
 // count: warps within one page (pageSectors: a 16-lane histogram's),
 // across pages (a 16-lane scatter's, whose other lanes the AVX-512 count
-// fills with its first sector), across sectors that differ above their
+// fills with its first sector: to 16 lanes for 9 to 16, distinct16AVX512,
+// to 32 for more), across sectors that differ above their
 // low 32 bits (no AVX-512 count), and a page's first and last sectors.
 func TestWarpSectorsPartialWarps(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
