@@ -393,6 +393,11 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 	// on the read stage, cost a lean histogram replay 4-8% of its CPU.
 	sum, err := engine.Replay(ctx, src, replaySink, eopts...)
 	progress.clear()
+	if err != nil && ctx.Err() != nil {
+		// Ctrl-C or SIGTERM: say so, as cancelSource does, not the
+		// context's error.
+		err = errors.New("interrupted")
+	}
 	if err != nil {
 		return fmt.Errorf("%w (no tables written)", inTrace(name, cliError{err}))
 	}
@@ -879,7 +884,7 @@ func (s *cancelSource) Next() (*trace.Inst, error) {
 func (s *cancelSource) check() error {
 	s.n++
 	if s.n&1023 == 0 && s.ctx.Err() != nil {
-		return fmt.Errorf("interrupted")
+		return errors.New("interrupted")
 	}
 	return nil
 }
