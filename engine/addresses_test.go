@@ -109,10 +109,14 @@ func TestAddressesCountTowardMaxMemory(t *testing.T) {
 	for w := 0; w < 40*1024/32; w++ {
 		fmt.Fprintf(&b, "atom.global.add.u32 d, [a], 1 | a=0x%x:4\n", w*128)
 	}
-	var with Collector
-	_, err := Replay(t.Context(), textSource(t, b.String()), &with, WithMaxMemory(1<<20), WithBatchInsts(8))
-	if err == nil || !strings.Contains(err.Error(), "over the 1 MiB limit (WithMaxMemory)") {
-		t.Errorf("tracking 40960 addresses under a 1 MiB limit: %v", err)
+	// Their 40960 items fit one window of the counters': the limit has
+	// them counted (flushWindows) when their entries could pass it.
+	for _, workers := range []int{1, 2} {
+		var with Collector
+		_, err := Replay(t.Context(), textSource(t, b.String()), &with, WithMaxMemory(1<<20), WithBatchInsts(8), WithWorkers(workers))
+		if err == nil || !strings.Contains(err.Error(), "over the 1 MiB limit (WithMaxMemory)") {
+			t.Errorf("tracking 40960 addresses under a 1 MiB limit, %d workers: %v", workers, err)
+		}
 	}
 	var without noAddrs
 	if _, err := Replay(t.Context(), textSource(t, b.String()), &without, WithMaxMemory(1<<20)); err != nil {
@@ -200,6 +204,7 @@ func TestOrderSensitiveAtWidth(t *testing.T) {
 func TestAddressAccessesCarry(t *testing.T) {
 	tr := newAddrTracker(1, false, 1)
 	defer tr.release()
+	tr.window = 0 // each count counts: the test sets entries between them
 	tr.grow(1)
 	b := &batch{insts: make([]binst, 1)}
 	const word = 5
@@ -259,6 +264,11 @@ func TestAddressesCountersSameTable(t *testing.T) {
 			{WithWorkers(1), withDenseAt(-1)},
 			{WithWorkers(2), WithBatchInsts(300), withDenseAt(1)},
 			{WithWorkers(1), WithBatchInsts(100), withDenseAt(1)},
+			// Many windows, counted when full or when the next batch's
+			// instructions do not fit.
+			{WithWorkers(2), WithBatchInsts(100), withAddrWindow(5000, 1000)},
+			{WithWorkers(1), WithBatchInsts(64), withAddrWindow(1<<16, 200)},
+			{WithWorkers(3), WithShards(7), withAddrWindow(3000, 1<<16)},
 		} {
 			gen, err := workload.New(s)
 			if err != nil {
@@ -349,11 +359,23 @@ func TestAddressesEmitStopsAtSinkError(t *testing.T) {
 // a page with hundreds of items on a few words (runs cut at countRun,
 // an address in several); scattered items at sub-word addresses too;
 // over three batches: every address's accesses, warps and groups are
-// those a map of them gives.
+// those a map of them gives. The batches (2500 items, 64 instructions
+// each, every batch's of other groups) are counted one at a time (window
+// 0); in windows that count when full (4000 items: the first two
+// batches, then the last) or when the next batch's instructions do not
+// fit (100: each batch alone, counted as the next comes); and in one
+// window, counted by finish.
 func TestAddressCountRuns(t *testing.T) {
+	for _, w := range [][2]int{{0, 0}, {4000, maxWindowInsts}, {countWindow, 100}, {countWindow, maxWindowInsts}} {
+		t.Run(fmt.Sprintf("window%d-insts%d", w[0], w[1]), func(t *testing.T) { testAddressCountRuns(t, w[0], w[1]) })
+	}
+}
+
+func testAddressCountRuns(t *testing.T, window, windowInsts int) {
 	const pages = 5000
 	tr := newAddrTracker(1, false, 1)
 	defer tr.release()
+	tr.window, tr.windowInsts = window, windowInsts
 	tr.grow(pages)
 	r := rand.New(rand.NewPCG(5, 6))
 	type key struct {
@@ -393,6 +415,7 @@ func TestAddressCountRuns(t *testing.T) {
 		}
 		tr.count(0, b)
 	}
+	tr.finish()
 	refs := make([]shard.PageRef, pages)
 	keys := []memKey{{space: trace.Global, group: -1}}
 	for i := range refs {
@@ -437,6 +460,7 @@ func TestAddressesDensePages(t *testing.T) {
 	sparse.denseAt = 0
 	const pages = 8
 	for _, tr := range []*addrTracker{dense, sparse} {
+		tr.window = 0 // each count counts: the test sets entries between them
 		tr.grow(pages)
 	}
 	const carried = 17 // the word of page 3 whose count carries
