@@ -175,6 +175,7 @@ func (ps *pageStats) exploreAt(i int) *exploreEntry { return &ps.explore[i/slabC
 type addrTracker struct {
 	explore bool
 	pages   pageTable
+	npages  int // the pages grow has made room for: pages.len() rounds them up to a chunk
 	// Per counter: the memory of its pages' slabs, and the counting
 	// sort's buffers.
 	owners []slabOwner
@@ -242,7 +243,7 @@ const (
 // (their keys are 16 bytes each, per counter) unless one batch has more;
 // with WithBatchInsts' at most 2^20, a window's instructions stay below
 // the 2^22 that statItem's inst holds.
-const maxWindowInsts = countWindow / 4
+const maxWindowInsts = countWindow / 8
 
 // hotPages is how many of a replay's first pages (by reference: the order
 // they were made in) have their words shared between the counters rather
@@ -456,7 +457,7 @@ func (t *addrTracker) plan(c, items, insts int) (first, after bool) {
 	// About windowPerPage items a page of the counter's, within
 	// [minWindow, window]: a few hot pages are in the caches whatever
 	// the order of their items, and do not need a large window's memory.
-	limit := min(t.window, max(minWindow, t.pages.len()/len(t.win)*windowPerPage))
+	limit := min(t.window, max(minWindow, t.npages/len(t.win)*windowPerPage))
 	if t.winItems[c] >= limit {
 		after = true
 		t.winItems[c], t.winInsts[c] = 0, 0
@@ -574,6 +575,7 @@ func batchKeys(keys []sketchKey, b *batch) []sketchKey {
 // grow makes room for pages below n. It must not run while appliers
 // collect.
 func (t *addrTracker) grow(n int) {
+	t.npages = max(t.npages, n)
 	for t.pages.len() < n {
 		t.pages = append(t.pages, new([pageChunk]pageStats))
 	}
