@@ -434,7 +434,11 @@ func (t *addrTracker) gather(c int, lists [][]statItem, keys []sketchKey) {
 // countWindow counts counter c's window, with pages the page table, and
 // empties it.
 func (t *addrTracker) countWindow(c int, pages pageTable) {
-	if len(t.win[c]) > 0 {
+	switch {
+	case len(t.win[c]) == 0:
+	case t.npages/len(t.win) >= wordOrderPages:
+		t.countSorted(c, t.sortWindow(c, pages.len()), nil, t.winKeys[c], pages, nil)
+	default:
 		sorted, _ := t.sortItems(c, pages.len(), t.win[c:c+1], nil)
 		t.countSorted(c, sorted, nil, t.winKeys[c], pages, nil)
 	}
@@ -823,6 +827,49 @@ func (t *addrTracker) sortItems(c int, pages int, lists [][]statItem, extras []u
 	}
 	t.sorted[c], t.hist[c] = sorted[:0], hist[:0]
 	return sorted, nil
+}
+
+// wordOrderPages is how many pages a counter has, at least, for its
+// windows to be sorted by word within a page too (sortWindow): 3 MiB of
+// slabs and more, past what stays in the cache, where meeting a page's
+// entries in slab order saves lines (uniform-1Mi lean + addresses, CPU
+// 0.83 -> 0.74 s). A histogram's few pages are in cache, and there word
+// order puts an address's accesses one after another, each waiting on
+// the entry the one before wrote (0.31 -> 0.38 s).
+const wordOrderPages = 64
+
+// sortWindow puts counter c's window in page order and, within a page, in
+// word order (two counting sorts, by word in the page, then stably by
+// page, through the sort's buffer and back), for pages below pages, and
+// returns it: a page's entries are then met in slab order once the page
+// is dense, each line's items one after another.
+func (t *addrTracker) sortWindow(c int, pages int) []statItem {
+	win := t.win[c]
+	n := len(win)
+	hist := t.hist[c][:0]
+	hist = append(hist, make([]uint32, shard.PageWords+1)...)
+	for i := range win {
+		hist[win[i].word&(shard.PageWords-1)+1]++
+	}
+	for i := 1; i < len(hist); i++ {
+		hist[i] += hist[i-1]
+	}
+	tmp := t.sorted[c]
+	if cap(tmp) < n {
+		tmp = make([]statItem, n, n+n/4)
+	}
+	tmp = tmp[:n]
+	for i := range win {
+		w := win[i].word & (shard.PageWords - 1)
+		tmp[hist[w]] = win[i]
+		hist[w]++
+	}
+	t.hist[c] = hist[:0]
+	// Then stably by page: sortItems into its buffer, which is win's.
+	t.sorted[c] = win[:0]
+	sorted, _ := t.sortItems(c, pages, [][]statItem{tmp}, nil)
+	t.win[c] = tmp[:0]
+	return sorted
 }
 
 // countSorted adds counter c's sorted items to their addresses' entries,

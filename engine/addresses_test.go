@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -557,5 +558,47 @@ func TestAddressesDensePages(t *testing.T) {
 	}
 	if n := dense.pages.at(3).addrs + dense.pages.at(5).addrs + dense.pages.at(6).addrs; n != len(want) {
 		t.Errorf("pages count %d addresses, the table has %d", n, len(want))
+	}
+}
+
+// TestAddressWindowWordOrder: a window of a counter with many pages
+// (wordOrderPages and more) is counted in page order and, within a page,
+// in word order (sortWindow), its items the ones gathered: on 5000 pages
+// (a sort bucket holds two past 4096, which sortWindow keeps in word
+// order within the bucket, not by page) and on 100.
+func TestAddressWindowWordOrder(t *testing.T) {
+	for _, pages := range []int{100, 5000} {
+		tr := newAddrTracker(1, false, 1)
+		tr.grow(pages)
+		r := rand.New(rand.NewPCG(3, 4))
+		var items []statItem
+		for range 20000 {
+			items = append(items, newStatItem(uint32(r.IntN(pages))<<(shard.PageShift-2)|uint32(r.IntN(shard.PageWords)), uint32(r.IntN(64)), 1, uint8(r.IntN(4))))
+		}
+		tr.gather(0, [][]statItem{items}, make([]sketchKey, 128))
+		shift := uint(0)
+		for uint32(tr.pages.len())>>shift > 1<<12 {
+			shift++
+		}
+		sorted := tr.sortWindow(0, tr.pages.len())
+		bucket := func(it statItem) uint32 { return it.word >> (shard.PageShift - 2) >> shift }
+		for i := 1; i < len(sorted); i++ {
+			a, b := sorted[i-1], sorted[i]
+			if bucket(a) > bucket(b) || bucket(a) == bucket(b) && a.word&(shard.PageWords-1) > b.word&(shard.PageWords-1) {
+				t.Fatalf("%d pages: item %d %+v after %+v: not in page, then word order", pages, i, b, a)
+			}
+		}
+		key := func(a, b statItem) int {
+			if a.word != b.word {
+				return cmp.Compare(a.word, b.word)
+			}
+			return cmp.Compare(a.meta, b.meta)
+		}
+		got := slices.SortedFunc(slices.Values(sorted), key)
+		want := slices.SortedFunc(slices.Values(items), key)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%d pages: the sorted window is not the items gathered", pages)
+		}
+		tr.release()
 	}
 }
