@@ -57,6 +57,9 @@ func benchAddressCount(b *testing.B, pages, words, round int) {
 			t.count(0, bt)
 			b.StopTimer()
 		}
+		b.StartTimer()
+		t.finish() // counts the window
+		b.StopTimer()
 		t.release()
 		b.StartTimer()
 	}

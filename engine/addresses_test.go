@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -109,10 +110,14 @@ func TestAddressesCountTowardMaxMemory(t *testing.T) {
 	for w := 0; w < 40*1024/32; w++ {
 		fmt.Fprintf(&b, "atom.global.add.u32 d, [a], 1 | a=0x%x:4\n", w*128)
 	}
-	var with Collector
-	_, err := Replay(t.Context(), textSource(t, b.String()), &with, WithMaxMemory(1<<20), WithBatchInsts(8))
-	if err == nil || !strings.Contains(err.Error(), "over the 1 MiB limit (WithMaxMemory)") {
-		t.Errorf("tracking 40960 addresses under a 1 MiB limit: %v", err)
+	// Their 40960 items fit one window of the counters': the limit has
+	// them counted (flushWindows) when their entries could pass it.
+	for _, workers := range []int{1, 2} {
+		var with Collector
+		_, err := Replay(t.Context(), textSource(t, b.String()), &with, WithMaxMemory(1<<20), WithBatchInsts(8), WithWorkers(workers))
+		if err == nil || !strings.Contains(err.Error(), "over the 1 MiB limit (WithMaxMemory)") {
+			t.Errorf("tracking 40960 addresses under a 1 MiB limit, %d workers: %v", workers, err)
+		}
 	}
 	var without noAddrs
 	if _, err := Replay(t.Context(), textSource(t, b.String()), &without, WithMaxMemory(1<<20)); err != nil {
@@ -200,6 +205,7 @@ func TestOrderSensitiveAtWidth(t *testing.T) {
 func TestAddressAccessesCarry(t *testing.T) {
 	tr := newAddrTracker(1, false, 1)
 	defer tr.release()
+	tr.window = 0 // each count counts: the test sets entries between them
 	tr.grow(1)
 	b := &batch{insts: make([]binst, 1)}
 	const word = 5
@@ -259,6 +265,11 @@ func TestAddressesCountersSameTable(t *testing.T) {
 			{WithWorkers(1), withDenseAt(-1)},
 			{WithWorkers(2), WithBatchInsts(300), withDenseAt(1)},
 			{WithWorkers(1), WithBatchInsts(100), withDenseAt(1)},
+			// Many windows, counted when full or when the next batch's
+			// instructions do not fit.
+			{WithWorkers(2), WithBatchInsts(100), withAddrWindow(5000, 1000)},
+			{WithWorkers(1), WithBatchInsts(64), withAddrWindow(1<<16, 200)},
+			{WithWorkers(3), WithShards(7), withAddrWindow(3000, 1<<16)},
 		} {
 			gen, err := workload.New(s)
 			if err != nil {
@@ -349,11 +360,23 @@ func TestAddressesEmitStopsAtSinkError(t *testing.T) {
 // a page with hundreds of items on a few words (runs cut at countRun,
 // an address in several); scattered items at sub-word addresses too;
 // over three batches: every address's accesses, warps and groups are
-// those a map of them gives.
+// those a map of them gives. The batches (2500 items, 64 instructions
+// each, every batch's of other groups) are counted one at a time (window
+// 0); in windows that count when full (4000 items: the first two
+// batches, then the last) or when the next batch's instructions do not
+// fit (100: each batch alone, counted as the next comes); and in one
+// window, counted by finish.
 func TestAddressCountRuns(t *testing.T) {
+	for _, w := range [][2]int{{0, 0}, {4000, maxWindowInsts}, {countWindow, 100}, {countWindow, maxWindowInsts}} {
+		t.Run(fmt.Sprintf("window%d-insts%d", w[0], w[1]), func(t *testing.T) { testAddressCountRuns(t, w[0], w[1]) })
+	}
+}
+
+func testAddressCountRuns(t *testing.T, window, windowInsts int) {
 	const pages = 5000
 	tr := newAddrTracker(1, false, 1)
 	defer tr.release()
+	tr.window, tr.windowInsts = window, windowInsts
 	tr.grow(pages)
 	r := rand.New(rand.NewPCG(5, 6))
 	type key struct {
@@ -393,6 +416,7 @@ func TestAddressCountRuns(t *testing.T) {
 		}
 		tr.count(0, b)
 	}
+	tr.finish()
 	refs := make([]shard.PageRef, pages)
 	keys := []memKey{{space: trace.Global, group: -1}}
 	for i := range refs {
@@ -437,6 +461,7 @@ func TestAddressesDensePages(t *testing.T) {
 	sparse.denseAt = 0
 	const pages = 8
 	for _, tr := range []*addrTracker{dense, sparse} {
+		tr.window = 0 // each count counts: the test sets entries between them
 		tr.grow(pages)
 	}
 	const carried = 17 // the word of page 3 whose count carries
@@ -533,5 +558,47 @@ func TestAddressesDensePages(t *testing.T) {
 	}
 	if n := dense.pages.at(3).addrs + dense.pages.at(5).addrs + dense.pages.at(6).addrs; n != len(want) {
 		t.Errorf("pages count %d addresses, the table has %d", n, len(want))
+	}
+}
+
+// TestAddressWindowWordOrder: a window of a counter with many pages
+// (wordOrderPages and more) is counted in page order and, within a page,
+// in word order (sortWindow), its items the ones gathered: on 5000 pages
+// (a sort bucket holds two past 4096, which sortWindow keeps in word
+// order within the bucket, not by page) and on 100.
+func TestAddressWindowWordOrder(t *testing.T) {
+	for _, pages := range []int{100, 5000} {
+		tr := newAddrTracker(1, false, 1)
+		tr.grow(pages)
+		r := rand.New(rand.NewPCG(3, 4))
+		var items []statItem
+		for range 20000 {
+			items = append(items, newStatItem(uint32(r.IntN(pages))<<(shard.PageShift-2)|uint32(r.IntN(shard.PageWords)), uint32(r.IntN(64)), 1, uint8(r.IntN(4))))
+		}
+		tr.gather(0, [][]statItem{items}, make([]sketchKey, 128))
+		shift := uint(0)
+		for uint32(tr.pages.len())>>shift > 1<<12 {
+			shift++
+		}
+		sorted := tr.sortWindow(0, tr.pages.len())
+		bucket := func(it statItem) uint32 { return it.word >> (shard.PageShift - 2) >> shift }
+		for i := 1; i < len(sorted); i++ {
+			a, b := sorted[i-1], sorted[i]
+			if bucket(a) > bucket(b) || bucket(a) == bucket(b) && a.word&(shard.PageWords-1) > b.word&(shard.PageWords-1) {
+				t.Fatalf("%d pages: item %d %+v after %+v: not in page, then word order", pages, i, b, a)
+			}
+		}
+		key := func(a, b statItem) int {
+			if a.word != b.word {
+				return cmp.Compare(a.word, b.word)
+			}
+			return cmp.Compare(a.meta, b.meta)
+		}
+		got := slices.SortedFunc(slices.Values(sorted), key)
+		want := slices.SortedFunc(slices.Values(items), key)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%d pages: the sorted window is not the items gathered", pages)
+		}
+		tr.release()
 	}
 }

@@ -144,12 +144,14 @@
 //     different cores.
 //     The addresses table is counted beside: the appliers copy each access
 //     into a list for the counter that owns its page (a hash of the page's
-//     reference; on the first 64 pages, of its word); with W > 1, W counter goroutines each sort their
-//     accesses of batch k by page and count them into their pages' slabs
-//     while batch k+1 is read, expanded and applied, yielding to those
-//     stages every 4096 accesses. With one worker, or WithExplore (whose
-//     order analysis reads the batch's operands), each applier counts its
-//     own pages after applying, in the compute stage.
+//     reference; on the first 64 pages, of its word); with W > 1, W counter
+//     goroutines each gather their accesses of batch k into a window of
+//     many batches' and, once it is full, sort it by page and count it
+//     into their pages' slabs while later batches are read, expanded and
+//     applied, yielding to those stages every 4096 accesses. With one
+//     worker each applier gathers and counts its own pages' windows in
+//     the compute stage; with WithExplore (whose order analysis reads the
+//     batch's operands) it counts each batch after applying it.
 //  3. emit: a goroutine hands results and statistics to the Sink in trace
 //     order while the next batch computes.
 //

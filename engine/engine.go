@@ -302,6 +302,9 @@ func (e *replayer) newPipeline(sink Sink) *pipeline {
 		if d := e.opts.denseAt; d != 0 {
 			e.addrs.denseAt = max(d, 0)
 		}
+		if w := e.opts.addrWindow; w != 0 && e.addrs.window != 0 {
+			e.addrs.window, e.addrs.windowInsts = w, e.opts.addrWindowInsts
+		}
 	}
 	// One batch reading, one expanding and applying (or one expanding, one
 	// applying), one emitting. Each gets its storage when first filled
@@ -455,6 +458,11 @@ func (e *replayer) finishBatch(b *batch, fused bool) {
 	}
 	used := uint64(e.mem.Pages()) * shard.PageBytes
 	if e.addrs != nil {
+		// The counters' windows hold items not yet counted: when their
+		// entries could pass the limit, they are counted now.
+		if used+e.addrs.bytes()+uint64(e.addrs.pending())*uint64(unsafe.Sizeof(addrEntry{})) > e.opts.maxMemory {
+			e.addrs.flushWindows()
+		}
 		used += e.addrs.bytes()
 	}
 	if used > e.opts.maxMemory && len(b.insts) > 0 {

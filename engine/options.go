@@ -32,6 +32,10 @@ type options struct {
 	// table holds when it turns dense (addrTracker.denseAt; -1: never);
 	// tests set it to force either layout.
 	denseAt int
+	// addrWindow and addrWindowInsts, when not 0, are the most items and
+	// instructions a window of the addresses table's counters holds
+	// (addrTracker.window); tests lower them to count in many windows.
+	addrWindow, addrWindowInsts int
 	// orders and firstSeed are ExploreOrders' random orders (WithOrders).
 	orders    int
 	firstSeed uint64
@@ -311,6 +315,15 @@ func (o *options) checkInterleave() error {
 func withBatchListBytes(n int) Option {
 	return func(o *options) error {
 		o.batchListWords = max(n/8, 1)
+		return nil
+	}
+}
+
+// withAddrWindow makes the addresses table's counters count their items
+// in windows of at most items items and insts instructions.
+func withAddrWindow(items, insts int) Option {
+	return func(o *options) error {
+		o.addrWindow, o.addrWindowInsts = items, insts
 		return nil
 	}
 }

@@ -83,7 +83,7 @@ func (e *addrEntry) addWarp(k sketchKey) bool {
 	b := &e.warps
 	n := e.wn
 	if n == sketchHLL {
-		hllMax(b[:], k.bit, k.rank)
+		hllRaise(b[:], k.bit, k.rank)
 		return true
 	}
 	x := k.key
@@ -120,7 +120,7 @@ func (e *addrEntry) addGroup(k sketchKey) bool {
 	b := &e.groups
 	n := e.gn
 	if n == sketchHLL {
-		hllMax(b[:], k.bit, k.rank)
+		hllRaise(b[:], k.bit, k.rank)
 		return true
 	}
 	x := k.key
@@ -168,6 +168,20 @@ func hllPlace(h uint64, m int) (bit uint16, rank uint8) {
 	reg := uint64(uint32(h>>32)) * uint64(m) >> 32
 	rank = uint8(bits.LeadingZeros32(uint32(h)|1)) + 1 // 1..32
 	return uint16(regBits * reg), min(rank, 1<<regBits-1)
+}
+
+// hllRaise is hllMax that stores only when the register rises: on an
+// address whose sketch estimates already, the common access. A hot
+// address's (a histogram's bin's, thousands of accesses a window) rises
+// seldom, so the branch is guessed right, and its accesses, which come
+// one after another in a window, do not each wait for the store before.
+func hllRaise(buf []byte, bit uint16, rank uint8) {
+	i := min(int(bit>>3), len(buf)-2)
+	sh := uint(bit) - 8*uint(i)
+	v := binary.LittleEndian.Uint16(buf[i:])
+	if uint8(v>>sh)&(1<<regBits-1) < rank {
+		binary.LittleEndian.PutUint16(buf[i:], v&^((1<<regBits-1)<<sh)|uint16(rank)<<sh)
+	}
 }
 
 // hllMax raises the register at bit of the 5-bit registers packed in buf
