@@ -136,6 +136,7 @@ func sampleChunk(x *trace.BinaryIndex, k int, rt *engine.Router) ([]line, error)
 	defer src.Close()
 	left := mapSampleLaneOps / min(x.NumChunks(), mapSampleChunks)
 	sample := make([]line, 0, left+trace.MaxLanes*4)
+	var r engine.Routed
 	for left > 0 {
 		in, err := src.Next()
 		if err == io.EOF {
@@ -147,7 +148,7 @@ func sampleChunk(x *trace.BinaryIndex, k int, rt *engine.Router) ([]line, error)
 		if in.Dir != nil {
 			continue
 		}
-		if _, err := rt.Route(in); err != nil {
+		if err := rt.RouteInto(in, &r); err != nil {
 			return nil, err
 		}
 		key, addrs := rt.Addrs()
