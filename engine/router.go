@@ -42,6 +42,8 @@ type Router struct {
 	laneOps []uint64 // per partition: lane-elements routed there
 	hot     hotWords
 	avx512  bool // a full warp's conflicts are counted by warpConflictsAVX512
+	// addrs512: a full warp's addresses are made by warpAddrsAVX512.
+	addrs512 bool
 
 	fold      bool     // SetFold: Route says which instructions fold
 	foldAddrs []uint64 // the folded instruction's lanes' addresses, lane order
@@ -71,7 +73,8 @@ func NewRouterWith(h *trace.Header, n int, pt shard.Partitioner) *Router {
 	}
 	r := &Router{hdr: h, pt: pt, plans: map[*trace.Static]*plan{}, none: map[trace.Space][]trace.Region{},
 		b: &batch{}, keys: map[memKey]uint64{}, owners: make([]uint32, n), seen: make([]bool, n),
-		laneOps: make([]uint64, n), hot: newHotWords(), avx512: hasConflictsAVX512()}
+		laneOps: make([]uint64, n), hot: newHotWords(), avx512: hasConflictsAVX512(),
+		addrs512: hasAddrsAVX512()}
 	for _, reg := range h.Regions {
 		r.none[reg.Space] = append(r.none[reg.Space], reg)
 	}
@@ -399,8 +402,14 @@ func (r *Router) RouteInto(in *trace.Inst, out *Routed) error {
 		if n == trace.MaxLanes && len(av) >= n {
 			// A full warp: lane i's is element i, each apart from the
 			// others (no chain through the mask); their span on the way,
-			// for foldOf and counts.
-			sp = warpAddrs((*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(av), scale, imm, pitch, mask)
+			// for foldOf and counts; eight lanes a register where the
+			// CPU can.
+			if r.addrs512 {
+				lo, hi, or := warpAddrsAVX512((*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(av), scale, imm, pitch, mask)
+				sp = span{lo, hi, or, true}
+			} else {
+				sp = warpAddrs((*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(av), scale, imm, pitch, mask)
+			}
 		} else {
 			i := 0
 			for m := active; m != 0; m &= m - 1 {
