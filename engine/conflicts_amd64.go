@@ -68,6 +68,20 @@ func warpBitsAVX512(addrs *[32]uint64) (or, and uint64)
 //go:noescape
 func warpBits16AVX512(addrs *[16]uint64) (or, and uint64)
 
+// warpAddrsAVX512 is warpAddrs in assembly (conflicts_amd64.s), eight
+// lanes a register: the warp's addresses, and their least, greatest and
+// OR.
+//
+//go:noescape
+func warpAddrsAVX512(addrs, av *[32]uint64, scale, imm, pitch, mask uint64) (lo, hi, or uint64)
+
+// hasAddrsAVX512 reports whether the CPU runs warpAddrsAVX512 (AVX-512 F,
+// DQ for its 64-bit multiply, and VL for its reductions in 256 and 128
+// bits).
+func hasAddrsAVX512() bool {
+	return cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ && cpu.X86.HasAVX512VL
+}
+
 // hasConflictsAVX512 reports whether the CPU runs warpConflictsAVX512
 // (AVX-512 F, CD and VPOPCNTDQ: Intel Ice Lake and later, AMD Zen 4 and
 // later; x/sys/cpu checks that the operating system saves the registers).

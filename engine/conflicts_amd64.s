@@ -389,3 +389,81 @@ TEXT ·pageSectorsAVX512(SB), NOSPLIT, $0-12
 	MOVL AX, ret+8(FP)
 	VZEROUPPER
 	RET
+
+// func warpAddrsAVX512(addrs, av *[32]uint64, scale, imm, pitch, mask uint64) (lo, hi, or uint64)
+//
+// warpAddrs in 8 lanes a register: addrs[i] = (scale*av[i] + imm +
+// i*pitch) & mask for the 32 lanes, and their least, greatest and OR.
+// Registers: Z20 scale, Z21 pitch, Z22 mask, Z24 imm + i*pitch of the
+// eight lanes in hand, Z25 8*pitch; Z0-Z3 the four eights of addresses.
+TEXT ·warpAddrsAVX512(SB), NOSPLIT, $0-72
+	MOVQ addrs+0(FP), DI
+	MOVQ av+8(FP), SI
+	MOVQ scale+16(FP), AX
+	MOVQ imm+24(FP), BX
+	MOVQ pitch+32(FP), CX
+	MOVQ mask+40(FP), DX
+	VPBROADCASTQ AX, Z20
+	VPBROADCASTQ CX, Z21
+	VPBROADCASTQ DX, Z22
+	VPBROADCASTQ BX, Z23
+	VMOVDQU64 laneIota<>(SB), Z24
+	VPMULLQ Z21, Z24, Z24
+	VPADDQ Z23, Z24, Z24
+	SHLQ $3, CX
+	VPBROADCASTQ CX, Z25
+#define EIGHT(k, z) \
+	VMOVDQU64 (k*64)(SI), z; \
+	VPMULLQ Z20, z, z; \
+	VPADDQ Z24, z, z; \
+	VPANDQ Z22, z, z; \
+	VMOVDQU64 z, (k*64)(DI); \
+	VPADDQ Z25, Z24, Z24
+	EIGHT(0, Z0)
+	EIGHT(1, Z1)
+	EIGHT(2, Z2)
+	EIGHT(3, Z3)
+#undef EIGHT
+	VPMINUQ Z1, Z0, Z4
+	VPMINUQ Z3, Z2, Z5
+	VPMINUQ Z5, Z4, Z4
+	VPMAXUQ Z1, Z0, Z6
+	VPMAXUQ Z3, Z2, Z7
+	VPMAXUQ Z7, Z6, Z6
+	VPORQ Z1, Z0, Z8
+	VPORQ Z3, Z2, Z9
+	VPORQ Z9, Z8, Z8
+	VEXTRACTI64X4 $1, Z4, Y5
+	VPMINUQ Y5, Y4, Y4
+	VEXTRACTI128 $1, Y4, X5
+	VPMINUQ X5, X4, X4
+	VPSHUFD $0x4e, X4, X5
+	VPMINUQ X5, X4, X4
+	VMOVQ X4, lo+48(FP)
+	VEXTRACTI64X4 $1, Z6, Y7
+	VPMAXUQ Y7, Y6, Y6
+	VEXTRACTI128 $1, Y6, X7
+	VPMAXUQ X7, X6, X6
+	VPSHUFD $0x4e, X6, X7
+	VPMAXUQ X7, X6, X6
+	VMOVQ X6, hi+56(FP)
+	VEXTRACTI64X4 $1, Z8, Y9
+	VPORQ Y9, Y8, Y8
+	VEXTRACTI128 $1, Y8, X9
+	VPORQ X9, X8, X8
+	VPSHUFD $0x4e, X8, X9
+	VPORQ X9, X8, X8
+	VMOVQ X8, or+64(FP)
+	VZEROUPPER
+	RET
+
+// laneIota is 0 to 7, a lane's index in its eight.
+DATA laneIota<>+0(SB)/8, $0
+DATA laneIota<>+8(SB)/8, $1
+DATA laneIota<>+16(SB)/8, $2
+DATA laneIota<>+24(SB)/8, $3
+DATA laneIota<>+32(SB)/8, $4
+DATA laneIota<>+40(SB)/8, $5
+DATA laneIota<>+48(SB)/8, $6
+DATA laneIota<>+56(SB)/8, $7
+GLOBL laneIota<>(SB), RODATA|NOPTR, $64

@@ -309,3 +309,38 @@ func benchSumLanes(b *testing.B, lanes int, goSum func(*pageAcc, []uint64, *page
 		b.Fatal("no warp counted")
 	}
 }
+
+// TestWarpAddrsAVX512: warpAddrsAVX512 makes the addresses and span that
+// warpAddrs makes, for scales of 0, 1, 4, 16 and any, immediates and
+// pitches of any size (the sums wrapping), and masks of 64, 32 and any
+// bits, and lists of addresses near 0, near the top and anywhere.
+func TestWarpAddrsAVX512(t *testing.T) {
+	if !hasAddrsAVX512() {
+		t.Skip("this CPU has no AVX-512 DQ and VL: a warp's addresses are made by Go's loop only (every other test)")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 20000 {
+		scale := []uint64{0, 1, 4, 16, rng.Uint64()}[trial%5]
+		imm := []uint64{0, 8, rng.Uint64N(1 << 20), rng.Uint64()}[trial/5%4]
+		pitch := []uint64{0, 4, rng.Uint64N(1 << 12), rng.Uint64()}[trial/20%4]
+		mask := []uint64{^uint64(0), 1<<32 - 1, rng.Uint64()}[trial/80%3]
+		var av [trace.MaxLanes]uint64
+		for k := range av {
+			switch trial % 3 {
+			case 0:
+				av[k] = rng.Uint64N(1 << 16)
+			case 1:
+				av[k] = ^uint64(0) - rng.Uint64N(1<<16)
+			default:
+				av[k] = rng.Uint64()
+			}
+		}
+		var want, got [trace.MaxLanes]uint64
+		sp := warpAddrs(&want, &av, scale, imm, pitch, mask)
+		lo, hi, or := warpAddrsAVX512(&got, &av, scale, imm, pitch, mask)
+		if got != want || lo != sp.lo || hi != sp.hi || or != sp.or {
+			t.Fatalf("trial %d (scale %#x, imm %#x, pitch %#x, mask %#x): addresses %x, span %#x %#x %#x; want %x, %#x %#x %#x",
+				trial, scale, imm, pitch, mask, got, lo, hi, or, want, sp.lo, sp.hi, sp.or)
+		}
+	}
+}

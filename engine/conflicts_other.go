@@ -7,6 +7,12 @@ import "github.com/gpureplay/replay/shard"
 // Go's loops only (conflicts_amd64.go).
 func hasConflictsAVX512() bool { return false }
 
+func hasAddrsAVX512() bool { return false }
+
+func warpAddrsAVX512(addrs, av *[32]uint64, scale, imm, pitch, mask uint64) (lo, hi, or uint64) {
+	panic("warpAddrsAVX512 without AVX-512")
+}
+
 func warpConflictsAVX512(addrs *[32]uint64) (distinct, maxc uint32) {
 	panic("warpConflictsAVX512 without AVX-512")
 }

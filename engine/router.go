@@ -42,6 +42,8 @@ type Router struct {
 	laneOps []uint64 // per partition: lane-elements routed there
 	hot     hotWords
 	avx512  bool // a full warp's conflicts are counted by warpConflictsAVX512
+	// addrs512: a full warp's addresses are made by warpAddrsAVX512.
+	addrs512 bool
 
 	fold      bool     // SetFold: Route says which instructions fold
 	foldAddrs []uint64 // the folded instruction's lanes' addresses, lane order
@@ -71,7 +73,8 @@ func NewRouterWith(h *trace.Header, n int, pt shard.Partitioner) *Router {
 	}
 	r := &Router{hdr: h, pt: pt, plans: map[*trace.Static]*plan{}, none: map[trace.Space][]trace.Region{},
 		b: &batch{}, keys: map[memKey]uint64{}, owners: make([]uint32, n), seen: make([]bool, n),
-		laneOps: make([]uint64, n), hot: newHotWords(), avx512: hasConflictsAVX512()}
+		laneOps: make([]uint64, n), hot: newHotWords(), avx512: hasConflictsAVX512(),
+		addrs512: hasAddrsAVX512()}
 	for _, reg := range h.Regions {
 		r.none[reg.Space] = append(r.none[reg.Space], reg)
 	}
@@ -201,19 +204,21 @@ func (p *plan) foldable() bool {
 		p.elemFault == nil && p.srcShift == 0 && !p.retShl16 && len(p.b) == 1 && p.c == nil
 }
 
-// foldOf is the FoldOp of instruction in of plan p when it folds: its
-// every active lane's access in bounds of the regions the router knows
-// (not misaligned, in no SASS window, in a region). It keeps the lanes'
-// addresses (addrs, one a lane in lane order) and operands.
-func (r *Router) foldOf(in *trace.Inst, p *plan, k memKey, key uint64, active uint32, addrs []uint64, sp *span) FoldOp {
+// foldOf sets *f to the FoldOp of instruction in of plan p when it
+// folds: its every active lane's access in bounds of the regions the
+// router knows (not misaligned, in no SASS window, in a region), and
+// leaves it as it was when it does not. It keeps the lanes'
+// addresses (addrs, one a lane in lane order) and operands. It reports
+// whether the instruction folds.
+func (r *Router) foldOf(in *trace.Inst, p *plan, k memKey, key uint64, active uint32, addrs []uint64, sp *span, f *FoldOp) bool {
 	if !p.foldable() || len(addrs) != bits.OnesCount32(active) {
-		return FoldOp{}
+		return false
 	}
 	if !sp.ok {
 		*sp = spanOf(addrs)
 	}
 	if !p.inBounds(addrs, sp) {
-		return FoldOp{}
+		return false
 	}
 	src := p.b[0]
 	vals := r.valBuf[:0]
@@ -228,7 +233,8 @@ func (r *Router) foldOf(in *trace.Inst, p *plan, k memKey, key uint64, active ui
 	} else if v.Kind == trace.VecList && active == 1<<len(addrs)-1 {
 		// Lanes 0..n-1: the list's first n, read where they are.
 		r.foldVals, r.foldAddrs = v.List[:len(addrs):len(addrs)], addrs
-		return r.foldOp(p, k, key)
+		r.foldOp(p, k, key, f)
+		return true
 	} else {
 		for m := active; m != 0; m &= m - 1 {
 			vals = append(vals, v.Lo(bits.TrailingZeros32(m)))
@@ -238,7 +244,8 @@ func (r *Router) foldOf(in *trace.Inst, p *plan, k memKey, key uint64, active ui
 	// addrs are the router's (Route's r.addrs): counts, which follows,
 	// reorders no fold's (at most a warp's, one a lane).
 	r.foldVals, r.foldAddrs = vals, addrs
-	return r.foldOp(p, k, key)
+	r.foldOp(p, k, key, f)
+	return true
 }
 
 // fill is vals (emptied) holding n copies of x.
@@ -250,9 +257,13 @@ func fill(vals []uint64, n int, x uint64) []uint64 {
 	return vals
 }
 
-// foldOp is the FoldOp of plan p in memory k (partition key key), with
-// the hull of the regions of its space (FoldOp.Bounds).
-func (r *Router) foldOp(p *plan, k memKey, key uint64) FoldOp {
+// foldOp sets *f to the FoldOp of plan p in memory k (partition key
+// key), with the hull of the regions of its space (FoldOp.Bounds), a
+// field at a time: a FoldOp made whole and copied went through the stack
+// in stores of its fields and loads of 16 bytes, which the processor
+// cannot forward from them (a stall of some 20 cycles each, an
+// instruction's).
+func (r *Router) foldOp(p *plan, k memKey, key uint64, f *FoldOp) {
 	if p != r.boundsP {
 		lo, end := ^uint64(0), uint64(0)
 		for _, reg := range p.regions {
@@ -271,7 +282,7 @@ func (r *Router) foldOp(p *plan, k memKey, key uint64) FoldOp {
 		}
 		r.boundsP, r.boundsLo, r.boundsEnd = p, lo, end
 	}
-	return FoldOp{Space: k.space, Group: k.group, Key: key, k: p.kind, size: p.size, lo: r.boundsLo, end: r.boundsEnd}
+	f.Space, f.Group, f.Key, f.k, f.size, f.lo, f.end = k.space, k.group, key, p.kind, p.size, r.boundsLo, r.boundsEnd
 }
 
 // inBounds reports whether every address of addrs is an access of p
@@ -338,6 +349,16 @@ type Routed struct {
 
 // Route routes instruction in (not a directive).
 func (r *Router) Route(in *trace.Inst) (Routed, error) {
+	var out Routed
+	err := r.RouteInto(in, &out)
+	return out, err
+}
+
+// RouteInto is Route, setting *out: a caller that routes every
+// instruction of a trace keeps one Routed, rather than a copy of one
+// returned, which went through the stack in loads wider than the stores
+// of its fields, that the processor cannot forward (foldOp).
+func (r *Router) RouteInto(in *trace.Inst, out *Routed) error {
 	for _, p := range r.parts {
 		r.owners[p], r.seen[p] = 0, false
 	}
@@ -348,7 +369,7 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 		if p = r.plans[st]; p == nil {
 			var err error
 			if p, err = newPlan(st, r.hdr, r.none); err != nil {
-				return Routed{}, &InstError{Seq: in.Seq, Line: in.Line, Text: st.Text, Err: err}
+				return &InstError{Seq: in.Seq, Line: in.Line, Text: st.Text, Err: err}
 			}
 			r.plans[st] = p
 		}
@@ -368,7 +389,8 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 	}
 	key := r.lastK
 	active := in.Active()
-	out := Routed{Lanes: uint32(bits.OnesCount32(active))}
+	out.Lanes = uint32(bits.OnesCount32(active))
+	out.Fold = FoldOp{} // foldOf sets it when the instruction folds
 	addrs := r.addrs[:0]
 	var sp span // of addrs, when ok
 	if av := addrList(in); p.elemAddr == nil && av != nil && st.Elems == 1 {
@@ -380,8 +402,14 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 		if n == trace.MaxLanes && len(av) >= n {
 			// A full warp: lane i's is element i, each apart from the
 			// others (no chain through the mask); their span on the way,
-			// for foldOf and counts.
-			sp = warpAddrs((*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(av), scale, imm, pitch, mask)
+			// for foldOf and counts; eight lanes a register where the
+			// CPU can.
+			if r.addrs512 {
+				lo, hi, or := warpAddrsAVX512((*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(av), scale, imm, pitch, mask)
+				sp = span{lo, hi, or, true}
+			} else {
+				sp = warpAddrs((*[trace.MaxLanes]uint64)(addrs), (*[trace.MaxLanes]uint64)(av), scale, imm, pitch, mask)
+			}
 		} else {
 			i := 0
 			for m := active; m != 0; m &= m - 1 {
@@ -428,18 +456,18 @@ func (r *Router) Route(in *trace.Inst) (Routed, error) {
 	if r.fold {
 		// A folded instruction's lanes are not routed here: the caller
 		// counts them by line where it writes their folds (Routed.Fold).
-		if out.Fold = r.foldOf(in, p, k, key, active, addrs, &sp); out.Fold.Valid() {
+		if r.foldOf(in, p, k, key, active, addrs, &sp, &out.Fold) {
 			out.Addresses, out.MaxConflict, out.Sectors = r.countsSpan(addrs, &sp)
 			r.addrs = addrs
 			out.Owners, out.Parts = r.owners, r.parts
-			return out, nil
+			return nil
 		}
 	}
 	r.part(addrs, active, st.Elems, key)
 	out.Addresses, out.MaxConflict, out.Sectors = r.countsSpan(addrs, &sp)
 	r.addrs = addrs
 	out.Owners, out.Parts = r.owners, r.parts
-	return out, nil
+	return nil
 }
 
 // part finds the partitions of addrs, elems a lane of the lanes of

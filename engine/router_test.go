@@ -310,3 +310,68 @@ func TestRouterFoldBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteIntoReusesRouted: RouteInto into one Routed, instruction after
+// instruction (as a split routes), sets it as Route returns a new one
+// each time: an instruction that does not fold after one that does has no
+// FoldOp left of it, and one that folds after another of other bounds and
+// width has its own.
+func TestRouteIntoReusesRouted(t *testing.T) {
+	const src = ".region global 0x1000 0x1000\n" +
+		"atom.global.add.u32 d, [a], v; | a=0x1000:4 v=0:1\n" +
+		"atom.global.add.u32 d, [a], v; | a=0x1fc0:4 v=7\n" +
+		"atom.global.min.u64 d, [a], v; | a=0x1800:8 v=5:2\n" +
+		"atom.global.add.u32 d, [a], 3; | a=0x1002:4\n" +
+		".region global 0x8000 0x100\n" +
+		"atom.global.max.u32 d, [a], v; | a=0x8000:4 v=1 mask=0x3\n" +
+		"atom.global.cas.b32 d, [a], 1, 2; | a=0x1000:4\n"
+	tr, err := trace.NewTextReader(strings.NewReader(src), "reuse.tasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	into, err := engine.NewRouter(tr.Header(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := engine.NewRouter(tr.Header(), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	into.SetFold(true)
+	fresh.SetFold(true)
+	var r engine.Routed
+	folds := 0
+	for {
+		in, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Dir != nil {
+			if reg := in.Dir.Region; reg != nil {
+				into.Region(*reg)
+				fresh.Region(*reg)
+			}
+			continue
+		}
+		if err := into.RouteInto(in, &r); err != nil {
+			t.Fatal(err)
+		}
+		want, err := fresh.Route(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Fold != want.Fold || r.Lanes != want.Lanes || r.Addresses != want.Addresses || r.MaxConflict != want.MaxConflict ||
+			r.Sectors != want.Sectors || !slices.Equal(r.Parts, want.Parts) || !slices.Equal(r.Owners, want.Owners) {
+			t.Errorf("seq %d (%s): RouteInto gives %+v, Route %+v", in.Seq, in.Static.Text, r, want)
+		}
+		if r.Fold.Valid() {
+			folds++
+		}
+	}
+	if folds != 3 {
+		t.Errorf("%d instructions fold, want 3", folds)
+	}
+}

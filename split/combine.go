@@ -226,8 +226,10 @@ var errFoldMemory = errors.New("split: the combiner's memory is full")
 
 // add folds the accesses of instruction in (op, its lanes' addresses and
 // operands); the caller flushed first when op is another operation.
-func (c *combiner) add(in *trace.Inst, op engine.FoldOp, addrs, vals []uint64) error {
-	c.op = op
+func (c *combiner) add(in *trace.Inst, op *engine.FoldOp, addrs, vals []uint64) error {
+	if !c.op.SameOp(*op) {
+		c.op = *op // (only its operation and width are c's: SameOp)
+	}
 	mi := c.memOf(op, in.Static, in.Group)
 	if len(addrs) == 0 {
 		return nil // (no lane active: nothing pending)
@@ -283,7 +285,7 @@ func (c *combiner) activate(mi int, lo, end uint64, ok bool) {
 // add folds the accesses of op at addrs with operands vals into w, in
 // order, up to the first address outside it: it returns how many it
 // folded.
-func (w *window) add(op engine.FoldOp, addrs, vals []uint64) int {
+func (w *window) add(op *engine.FoldOp, addrs, vals []uint64) int {
 	words, touched, lines, dirty := w.d.Words, w.d.Touched, w.d.Lines, w.d.Pages
 	n, lo := uint64(len(words)), w.lo
 	vals = vals[:len(addrs)]
@@ -430,7 +432,7 @@ func (c *combiner) spill(mi int) error {
 
 // addPaged folds the accesses of op at addrs (operands vals) into the
 // paged memory, memory instance mem.
-func (c *combiner) addPaged(mem uint32, op engine.FoldOp, addrs, vals []uint64) error {
+func (c *combiner) addPaged(mem uint32, op *engine.FoldOp, addrs, vals []uint64) error {
 	if c.sm == nil { // the first fold
 		if err := c.newMemory(); err != nil {
 			return err
@@ -492,7 +494,7 @@ func (c *combiner) addPaged(mem uint32, op engine.FoldOp, addrs, vals []uint64) 
 
 // memOf is the memory instance of op's folds (its space and .group),
 // made if new; static and group are what its fold records name.
-func (c *combiner) memOf(op engine.FoldOp, static *trace.Static, group int64) int {
+func (c *combiner) memOf(op *engine.FoldOp, static *trace.Static, group int64) int {
 	id := memID{op.Space, op.Group}
 	mi := c.lastMem
 	if mi < 0 || id != c.lastID {
@@ -505,8 +507,8 @@ func (c *combiner) memOf(op engine.FoldOp, static *trace.Static, group int64) in
 		c.lastID, c.lastMem = id, mi
 	}
 	m := &c.mems[mi]
-	if m.static == nil || !m.op.SameOp(op) {
-		m.static, m.group, m.op = static, group, op
+	if m.static == nil || !m.op.SameOp(*op) {
+		m.static, m.group, m.op = static, group, *op
 	}
 	return mi
 }
@@ -550,7 +552,7 @@ func (c *combiner) take(o *combiner, pt *shard.Partitioner) error {
 	to := make(map[uint32]int, len(o.active)) // o's paged instances: c's
 	for _, omi := range o.active {
 		m := &o.mems[omi]
-		mi := c.memOf(m.op, m.static, m.group)
+		mi := c.memOf(&m.op, m.static, m.group)
 		cm := &c.mems[mi]
 		if cm.state == memIdle {
 			if m.state == memDense {

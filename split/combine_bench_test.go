@@ -47,7 +47,7 @@ func BenchmarkCombineScattered(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i += 32 {
 				k := i % len(addrs)
-				if err := c.add(in, op, addrs[k:k+32], vals[k:k+32]); err != nil {
+				if err := c.add(in, &op, addrs[k:k+32], vals[k:k+32]); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -115,11 +115,11 @@ func TestCombinerWindowEqualsPaged(t *testing.T) {
 					if st.Space.PerGroup() {
 						opw.Group, opw.Key = w.group, engine.PartitionKey(st.Space, w.group)
 					}
-					if err := c.add(&trace.Inst{Static: st, Group: w.group}, opw, w.addrs, w.vals); err != nil {
+					if err := c.add(&trace.Inst{Static: st, Group: w.group}, &opw, w.addrs, w.vals); err != nil {
 						t.Fatal(err)
 					}
 					if tc.spill && regions && i == len(warps)/4 {
-						if err := a.spill(a.memOf(opw, st, w.group)); err != nil {
+						if err := a.spill(a.memOf(&opw, st, w.group)); err != nil {
 							t.Fatal(err)
 						}
 					}

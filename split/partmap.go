@@ -22,8 +22,9 @@ import (
 
 // Sample and map sizes: the first mapSampleLaneOps/S lane-elements of S =
 // min(C, mapSampleChunks) chunks spread evenly over the trace's C (0.13%
-// of a trace of 10^8 lane-ops, and 8 chunks decompressed: every split
-// task routes its slice and this; bfs's 512 heaviest lines show in it);
+// of a trace of 10^8 lane-ops, from the first 128 KiB of 8 chunks:
+// every split task routes its slice and this; bfs's 512 heaviest lines
+// show in it);
 // mapLinesPer lines a partition at most; and no map where the sample's
 // largest partition by hash is within mapEven of the mean.
 const (
@@ -127,28 +128,57 @@ type line struct{ key, line uint64 }
 
 // sampleChunk routes the first mapSampleLaneOps/mapSampleChunks
 // lane-elements of chunk k (and the rest of the last instruction's) with
-// rt, and returns their lines.
+// rt, and returns their lines. It reads them from the first
+// samplePrefix bytes of the chunk (trace.PrefixReader), four times as
+// many while those hold too few (their routing undone), up to the whole
+// chunk: the same lane-elements, whichever holds them, for a tenth of a
+// chunk's reading and decompressing.
 func sampleChunk(x *trace.BinaryIndex, k int, rt *engine.Router) ([]line, error) {
-	src, err := x.Reader(k, k+1)
-	if err != nil {
-		return nil, err
+	return sampleChunkFrom(x, k, rt, samplePrefix)
+}
+
+// samplePrefix is the bytes of a chunk (of 1 MiB, as replay writes them)
+// that sampleChunk reads first: 16384 lane-elements of a uniform trace,
+// the widest per lane-element of bench-scale's, take about 72 KiB.
+const samplePrefix = 128 << 10
+
+// sampleChunkFrom is sampleChunk reading the first prefix bytes first.
+func sampleChunkFrom(x *trace.BinaryIndex, k int, rt *engine.Router, prefix int) ([]line, error) {
+	laneOps := slices.Clone(rt.LaneOps())
+	sample := make([]line, 0, mapSampleLaneOps/min(x.NumChunks(), mapSampleChunks)+trace.MaxLanes*4)
+	for n := prefix; ; n *= 4 {
+		src, whole, err := x.PrefixReader(k, n)
+		if err != nil {
+			return nil, err
+		}
+		sample, err = sampleRecords(x, src, rt, sample[:0])
+		src.Close()
+		if err == nil || whole {
+			return sample, err
+		}
+		copy(rt.LaneOps(), laneOps) // the records routed are routed again
 	}
-	defer src.Close()
+}
+
+// sampleRecords routes the first mapSampleLaneOps/mapSampleChunks
+// lane-elements of src (and the rest of the last instruction's) with rt,
+// and appends their lines to sample.
+func sampleRecords(x *trace.BinaryIndex, src *trace.BinaryReader, rt *engine.Router, sample []line) ([]line, error) {
 	left := mapSampleLaneOps / min(x.NumChunks(), mapSampleChunks)
-	sample := make([]line, 0, left+trace.MaxLanes*4)
+	var r engine.Routed
 	for left > 0 {
 		in, err := src.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return sample, err
 		}
 		if in.Dir != nil {
 			continue
 		}
-		if _, err := rt.Route(in); err != nil {
-			return nil, err
+		if err := rt.RouteInto(in, &r); err != nil {
+			return sample, err
 		}
 		key, addrs := rt.Addrs()
 		for _, a := range addrs {

@@ -398,7 +398,7 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner,
 	cb := newCombiner(o.Parts)
 	var regions []trace.Region
 	var part trace.PartInfo
-	var cp trace.Inst
+	var r engine.Routed
 	for n := 0; ; n++ {
 		if n&4095 == 4095 {
 			if o.Interrupted != nil && o.Interrupted() {
@@ -439,12 +439,16 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner,
 			continue
 		}
 		sum.Instructions++
-		r, err := rt.Route(in)
-		if err != nil {
+		if err := rt.RouteInto(in, &r); err != nil {
 			return nothing, err
 		}
-		cp = *in
-		cp.Part = &part
+		// The files' records are the reader's instruction with their
+		// partition's mask and part (outputs.write), its own put back
+		// before the next: a copy of it a record went through the stack
+		// in loads wider than the reader's stores, which the processor
+		// cannot forward.
+		mask, inPart := in.Mask, in.Part
+		in.Part = &part
 		row := o.Slice % o.Parts // invariant 2: the slice's rows are one partition's
 		if r.Fold.Valid() {
 			// Its lanes fold; the row alone goes out now.
@@ -455,7 +459,7 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner,
 				}
 			}
 			addrs, vals := rt.Folds()
-			if err := cb.add(in, r.Fold, addrs, vals); err != nil {
+			if err := cb.add(in, &r.Fold, addrs, vals); err != nil {
 				return nothing, err
 			}
 			if cb.full() {
@@ -464,9 +468,10 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner,
 					return nothing, err
 				}
 			}
-			if err := outs.write(row, 0, row, &cp, &r, sum); err != nil {
+			if err := outs.write(row, 0, row, in, &r, sum); err != nil {
 				return nothing, err
 			}
+			in.Mask, in.Part = mask, inPart
 			continue
 		}
 		cb.barriers++ // what is pending, or a part's before, applies first
@@ -478,16 +483,17 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner,
 		hasRow := false
 		for _, p := range r.Parts {
 			hasRow = hasRow || p == row
-			if err := outs.write(p, r.Owners[p], row, &cp, &r, sum); err != nil {
+			if err := outs.write(p, r.Owners[p], row, in, &r, sum); err != nil {
 				return nothing, err
 			}
 		}
 		if !hasRow {
 			// The row's partition has none of its lanes: the row alone.
-			if err := outs.write(row, 0, row, &cp, &r, sum); err != nil {
+			if err := outs.write(row, 0, row, in, &r, sum); err != nil {
 				return nothing, err
 			}
 		}
+		in.Mask, in.Part = mask, inPart
 	}
 	return routed{regions, rt, cb}, nil
 }

@@ -722,11 +722,13 @@ func (s *streamSource) readSeekTable(fb *frameBuf) error {
 	return nil
 }
 
-// indexSource reads chunks [from, to) of an indexed file, several at once.
+// indexSource reads chunks [from, to) of an indexed file, several at once;
+// with prefix, only the first prefix bytes of each (PrefixReader).
 type indexSource struct {
 	o        *readerOptions
 	x        *BinaryIndex
 	from, to int
+	prefix   int
 }
 
 func (s *indexSource) dispatch(p *pipeline) {
@@ -743,6 +745,12 @@ func (s *indexSource) dispatch(p *pipeline) {
 }
 
 func (s *indexSource) work(fb *frameBuf, w *worker) {
+	if s.prefix > 0 {
+		if err := s.x.loadPrefix(fb, w, s.prefix); err != nil {
+			fb.err = s.o.wrap(fb.chunk, fb.off, err)
+		}
+		return
+	}
 	if err := s.x.loadFrame(fb, w); err != nil {
 		fb.err = s.o.wrap(fb.chunk, fb.off, err)
 	} else if err := w.checkChunk(fb); err != nil {

@@ -1,10 +1,12 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 )
 
 // BinaryIndex is random access to a binary trace through its seek table:
@@ -105,6 +107,55 @@ func (x *BinaryIndex) loadFrame(fb *frameBuf, w *worker) error {
 	return checkEntry(fb, x.hasCheck)
 }
 
+// loadPrefix reads the start of the frame fb names (chunk, off, want) and
+// decompresses it into fb.raw, as a stream, until n bytes or the end of
+// what it read (n and a block more, and the frame's header, at most the
+// frame: the blocks that hold the first n bytes, where the frame's data
+// is stored or compressed): the start of the chunk's record, whose fixed
+// part it parses
+// (fb.first, count, laneOps, payload) without a check of the length or
+// checksum of the whole, which it does not have. Errors are unplaced.
+func (x *BinaryIndex) loadPrefix(fb *frameBuf, w *worker, n int) error {
+	size := min(int64(fb.want.csize), int64(n)+zstdMaxBlock+prefixSlack)
+	fb.zbuf = slices.Grow(fb.zbuf[:0], int(size))[:size]
+	if m, err := x.ra.ReadAt(fb.zbuf, fb.off); m < len(fb.zbuf) {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return fmt.Errorf("reading the frame: %w", err)
+	}
+	if cap(fb.raw) < n {
+		old := fb.blk
+		fb.blk = nil
+		fb.raw = make([]byte, 0, n)
+		old.Release() // the frame it held is consumed: fb is being refilled
+	}
+	if err := w.dec.Reset(bytes.NewReader(fb.zbuf)); err != nil {
+		return fmt.Errorf("corrupt zstd frame: %v", err)
+	}
+	// What came before an error (the end of what was read, mid-block) is
+	// the prefix; a record past it is the reader's error.
+	got, _ := io.ReadFull(w.dec, fb.raw[:n])
+	_ = w.dec.Reset(nil) // (the pooled decoder holds no reader)
+	raw := fb.raw[:got]
+	fb.raw = raw
+	if len(raw) < chunkFixedLen || string(raw[:len(chunkMagic)]) != chunkMagic {
+		return fmt.Errorf("%w: the first %d bytes of the frame hold no chunk record's fixed part", errTruncated, len(raw))
+	}
+	if idx := binary.LittleEndian.Uint32(raw[4:]); int64(idx) != int64(fb.chunk) {
+		return fmt.Errorf("chunk %d where chunk %d was expected", idx, fb.chunk)
+	}
+	fb.first = binary.LittleEndian.Uint64(raw[8:])
+	fb.count = binary.LittleEndian.Uint32(raw[16:])
+	fb.laneOps = binary.LittleEndian.Uint64(raw[20:])
+	fb.payload = raw[chunkFixedLen:]
+	return nil
+}
+
+// prefixSlack is the compressed bytes loadPrefix reads beyond a prefix
+// and a block (zstdMaxBlock): the frame's header and its blocks' headers.
+const prefixSlack = 4 << 10
+
 // Header returns the regions and initial memory the trace declares.
 func (x *BinaryIndex) Header() *Header { return x.hdr }
 
@@ -138,4 +189,27 @@ func (x *BinaryIndex) Reader(from, to int) (*BinaryReader, error) {
 	r.decs = min(r.decs, max(to-from, 1))
 	r.waitDispatch = true
 	return r, nil
+}
+
+// PrefixReader returns a Source over the records of chunk k that lie in
+// the first n bytes of its decompressed frame, of which it reads and
+// decompresses no more: a reader that needs only a chunk's first records
+// (the sample of replay split's partition map) takes them at a fraction
+// of the chunk's cost. They are Reader(k, k+1)'s first records; Next
+// fails at the first record that runs past the n bytes, and the chunk's
+// checksum, which covers the whole, is not checked. When n holds the
+// whole frame it returns Reader(k, k+1), and whole true.
+func (x *BinaryIndex) PrefixReader(k, n int) (r *BinaryReader, whole bool, err error) {
+	if k < 0 || k >= x.NumChunks() {
+		return nil, false, fmt.Errorf("trace: chunk %d out of [0, %d)", k, x.NumChunks())
+	}
+	if n >= int(x.entries[k+1].dsize) {
+		r, err := x.Reader(k, k+1)
+		return r, true, err
+	}
+	if r, err = x.Reader(k, k+1); err != nil {
+		return nil, false, err
+	}
+	r.src.(*indexSource).prefix = max(n, chunkFixedLen)
+	return r, false, nil
 }

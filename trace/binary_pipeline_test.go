@@ -578,3 +578,57 @@ func TestReadFixedWidths(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefixReaderFirstRecords: PrefixReader(k, n) gives the first records
+// of chunk k that Reader(k, k+1) gives, as many as lie in the first n
+// bytes of the chunk's frame, more as n grows, and then an error, not
+// io.EOF; with n the whole frame, every record and io.EOF (whole).
+func TestPrefixReaderFirstRecords(t *testing.T) {
+	insts := listInsts()
+	insts = append(insts, insts...)
+	data := writeTrace(t, nil, insts, WithChunkInsts(40))
+	x, err := OpenBinaryIndex(bytes.NewReader(data), int64(len(data)), WithStaticParser(fakeParse), WithName("trace.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.NumChunks() < 3 {
+		t.Fatalf("%d chunks, want several", x.NumChunks())
+	}
+	partial := 0
+	for k := range x.NumChunks() {
+		r, err := x.Reader(k, k+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := readBinary(r)
+		if err != io.EOF || len(all) == 0 {
+			t.Fatalf("chunk %d: %d records, then %v", k, len(all), err)
+		}
+		last := 0
+		for _, n := range []int{16, 256, 1 << 10, 2 << 10, 4 << 10, 8 << 10, 1 << 20} {
+			r, whole, err := x.PrefixReader(k, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := readBinary(r)
+			r.Close()
+			switch {
+			case whole && (err != io.EOF || len(got) != len(all)):
+				t.Errorf("chunk %d, the whole frame (%d bytes): %d records of %d, then %v", k, n, len(got), len(all), err)
+			case !whole && (err == nil || err == io.EOF || len(got) >= len(all)):
+				t.Errorf("chunk %d, its first %d bytes: %d records of %d, then %v, want fewer and an error", k, n, len(got), len(all), err)
+			case len(got) < last:
+				t.Errorf("chunk %d, its first %d bytes: %d records, fewer than a shorter prefix's %d", k, n, len(got), last)
+			case len(got) > 0 && !reflect.DeepEqual(got, all[:len(got)]):
+				t.Errorf("chunk %d, its first %d bytes: its %d records are not the chunk's first", k, n, len(got))
+			}
+			if !whole && len(got) > 0 {
+				partial++
+			}
+			last = len(got)
+		}
+	}
+	if partial == 0 {
+		t.Error("no prefix held some of its chunk's records but not all")
+	}
+}

@@ -1,0 +1,72 @@
+package split
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/gpureplay/replay/engine"
+	"github.com/gpureplay/replay/trace"
+)
+
+// TestSampleChunkPrefix: a chunk's sample read from a prefix of it too
+// short for the sample (read again from four times as many bytes, and
+// again, its routing undone each time) has the lines and the lane-ops a
+// partition of the sample read from the whole chunk.
+func TestSampleChunkPrefix(t *testing.T) {
+	st, err := trace.ParseStatic("atom.global.add.u32 d, [a], b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, err := trace.NewBinaryWriter(&buf, &trace.Header{}, trace.WithChunkInsts(2000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 16000 {
+		addrs, vals := make([]uint64, 32), make([]uint64, 32)
+		for i := range addrs {
+			addrs[i], vals[i] = 0x10000000+r.Uint64N(1<<16)*4, r.Uint64N(9)
+		}
+		in := &trace.Inst{Static: st, Mask: ^uint32(0), Vals: []trace.Vector{{Kind: trace.VecList, List: addrs}, {Kind: trace.VecList, List: vals}}}
+		if err := w.Write(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	x, err := trace.OpenBinaryIndex(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.NumChunks() != mapSampleChunks {
+		t.Fatalf("%d chunks, want %d", x.NumChunks(), mapSampleChunks)
+	}
+	for k := range x.NumChunks() {
+		whole, err := engine.NewRouter(x.Header(), 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prefix, err := engine.NewRouter(x.Header(), 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := sampleChunkFrom(x, k, whole, 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := sampleChunkFrom(x, k, prefix, 512) // too few: read again, from 2 KiB to 128 KiB
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) < mapSampleLaneOps/mapSampleChunks || !slices.Equal(got, want) {
+			t.Errorf("chunk %d: %d lines from a prefix, %d from the whole, not the same", k, len(got), len(want))
+		}
+		if !slices.Equal(prefix.LaneOps(), whole.LaneOps()) {
+			t.Errorf("chunk %d: lane-ops a partition %v from a prefix, %v from the whole", k, prefix.LaneOps(), whole.LaneOps())
+		}
+	}
+}
