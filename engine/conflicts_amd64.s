@@ -66,6 +66,24 @@
 	INCL BX; \
 	MOVL DX, AX
 
+// ORAND_RET stores the OR of Z4's eight lanes in or+8(FP) and the AND of
+// Z6's in and+16(FP) (warpBitsAVX512, warpBits16AVX512).
+#define ORAND_RET \
+	VEXTRACTI64X4 $1, Z4, Y5; \
+	VPORQ Y5, Y4, Y4; \
+	VEXTRACTI64X4 $1, Z6, Y7; \
+	VPANDQ Y7, Y6, Y6; \
+	VEXTRACTI128 $1, Y4, X5; \
+	VPORQ X5, X4, X4; \
+	VEXTRACTI128 $1, Y6, X7; \
+	VPANDQ X7, X6, X6; \
+	VPSHUFD $0x4e, X4, X5; \
+	VPORQ X5, X4, X4; \
+	VPSHUFD $0x4e, X6, X7; \
+	VPANDQ X7, X6, X6; \
+	VMOVQ X4, or+8(FP); \
+	VMOVQ X6, and+16(FP)
+
 // func warpConflictsAVX512(addrs *[32]uint64) (distinct, maxc uint32)
 //
 // The distinct addresses of a full warp whose 32 addresses lie in one page
@@ -136,20 +154,7 @@ TEXT ·warpBitsAVX512(SB), NOSPLIT, $0-24
 	VPANDQ Z1, Z0, Z6
 	VPANDQ Z3, Z2, Z7
 	VPANDQ Z7, Z6, Z6
-	VEXTRACTI64X4 $1, Z4, Y5
-	VPORQ Y5, Y4, Y4
-	VEXTRACTI64X4 $1, Z6, Y7
-	VPANDQ Y7, Y6, Y6
-	VEXTRACTI128 $1, Y4, X5
-	VPORQ X5, X4, X4
-	VEXTRACTI128 $1, Y6, X7
-	VPANDQ X7, X6, X6
-	VPSHUFD $0x4e, X4, X5
-	VPORQ X5, X4, X4
-	VPSHUFD $0x4e, X6, X7
-	VPANDQ X7, X6, X6
-	VMOVQ X4, or+8(FP)
-	VMOVQ X6, and+16(FP)
+	ORAND_RET
 	VZEROUPPER
 	RET
 
@@ -277,20 +282,7 @@ TEXT ·warpBits16AVX512(SB), NOSPLIT, $0-24
 	VMOVDQU64 64(SI), Z1
 	VPORQ Z1, Z0, Z4
 	VPANDQ Z1, Z0, Z6
-	VEXTRACTI64X4 $1, Z4, Y5
-	VPORQ Y5, Y4, Y4
-	VEXTRACTI64X4 $1, Z6, Y7
-	VPANDQ Y7, Y6, Y6
-	VEXTRACTI128 $1, Y4, X5
-	VPORQ X5, X4, X4
-	VEXTRACTI128 $1, Y6, X7
-	VPANDQ X7, X6, X6
-	VPSHUFD $0x4e, X4, X5
-	VPORQ X5, X4, X4
-	VPSHUFD $0x4e, X6, X7
-	VPANDQ X7, X6, X6
-	VMOVQ X4, or+8(FP)
-	VMOVQ X6, and+16(FP)
+	ORAND_RET
 	VZEROUPPER
 	RET
 
