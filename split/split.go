@@ -316,6 +316,11 @@ func routeParts(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partiti
 	// part's, to be written at its end: a scattered trace's words once a
 	// slice, not once a part. The last part's go to outs once every
 	// part's records are there: the same place, not held.
+	for j := range parts {
+		// Nothing else runs now: a large window's flush takes the cores
+		// (flushWindow).
+		parts[j].r.cb.flushWorkers = workers
+	}
 	for j := range parts[:n-1] {
 		p := &parts[j]
 		if parts[j+1].r.cb.canTake(p.r.cb) {
@@ -643,7 +648,7 @@ func isHex(s string) bool {
 
 // commit closes and syncs every temporary file, syncFiles at once (their
 // syncs wait for the disk together), then renames each to its slice's
-// name and syncs the directories.
+// name and syncs the directories, syncFiles at once.
 func (o *outputs) commit() error {
 	errs := make([]error, len(o.w))
 	var wg sync.WaitGroup
@@ -666,9 +671,16 @@ func (o *outputs) commit() error {
 		}
 		o.tmp[i] = ""
 	}
-	for _, d := range o.dirs {
-		syncDir(d)
+	// The directories at once too: each sync waits for the journal,
+	// and syncs at once wait for the same commit.
+	for g := range min(syncFiles, len(o.dirs)) {
+		wg.Go(func() {
+			for i := g; i < len(o.dirs); i += syncFiles {
+				syncDir(o.dirs[i])
+			}
+		})
 	}
+	wg.Wait()
 	return nil
 }
 
