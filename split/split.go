@@ -648,7 +648,7 @@ func isHex(s string) bool {
 
 // commit closes and syncs every temporary file, syncFiles at once (their
 // syncs wait for the disk together), then renames each to its slice's
-// name and syncs the directories, syncFiles at once.
+// name and syncs the directories.
 func (o *outputs) commit() error {
 	errs := make([]error, len(o.w))
 	var wg sync.WaitGroup
@@ -671,16 +671,9 @@ func (o *outputs) commit() error {
 		}
 		o.tmp[i] = ""
 	}
-	// The directories at once too: each sync waits for the journal,
-	// and syncs at once wait for the same commit.
-	for g := range min(syncFiles, len(o.dirs)) {
-		wg.Go(func() {
-			for i := g; i < len(o.dirs); i += syncFiles {
-				syncDir(o.dirs[i])
-			}
-		})
+	for _, d := range o.dirs {
+		syncDir(d)
 	}
-	wg.Wait()
 	return nil
 }
 
