@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/gpureplay/replay/engine"
@@ -178,6 +179,11 @@ type combiner struct {
 	lanes       uint64 // lane-ops folded
 	words       uint64 // words written
 	records     uint64 // fold records written
+	// flushWorkers is how many goroutines may merge (take) or drain
+	// (flushWindow) a large window, sharedWindows how many windows they
+	// merged or drained.
+	flushWorkers  int
+	sharedWindows int
 	// barriers counts the records routed that a part's pending folds
 	// must be written before (an instruction that does not fold or of
 	// another operation, a directive but .cluster, a full memory),
@@ -562,7 +568,9 @@ func (c *combiner) take(o *combiner, pt *shard.Partitioner) error {
 			}
 		}
 		if m.state == memDense && cm.state == memDense && cm.win.lo == m.win.lo && len(cm.win.d.Words) == len(m.win.d.Words) {
-			cm.win.merge(m.win, m.op)
+			if cm.win.merge(m.win, m.op, c.flushWorkers) > 1 {
+				c.sharedWindows++
+			}
 			m.state = memIdle
 			continue
 		}
@@ -633,13 +641,33 @@ func (c *combiner) take(o *combiner, pt *shard.Partitioner) error {
 }
 
 // merge folds the folds of o, a window of the same span as w's, into w
-// (op's, as take does), with its lines' lane-ops, and empties o.
-func (w *window) merge(o *window, op engine.FoldOp) {
+// (op's, as take does), with its lines' lane-ops, and empties o; a large
+// window's (parallelFlushWords) with up to workers goroutines, each its
+// share of the pages (mergePages), which share nothing. It returns the
+// goroutines it took.
+func (w *window) merge(o *window, op engine.FoldOp, workers int) (goroutines int) {
 	w.settle()
 	o.settle()
+	g := min(max(workers, 1), len(o.d.Pages))
+	if len(w.d.Words) < parallelFlushWords {
+		g = 1
+	}
+	var wg sync.WaitGroup
+	for k := range g - 1 {
+		wg.Go(func() { w.mergePages(o, op, k, g) })
+	}
+	w.mergePages(o, op, g-1, g)
+	wg.Wait()
+	return g
+}
+
+// mergePages merges (merge) the pages of o of every g-th bitmap word of
+// its pages from the k-th: 64 pages each.
+func (w *window) mergePages(o *window, op engine.FoldOp, k, g int) {
 	kind, wide := op.Kind(), op.Size() == 8
 	var written [shard.PageWords / 64]uint64
-	for j, pages := range o.d.Pages {
+	for j := k; j < len(o.d.Pages); j += g {
+		pages := o.d.Pages[j]
 		w.d.Pages[j] |= pages
 		for ; pages != 0; pages &= pages - 1 {
 			i := j*64 + bits.TrailingZeros64(pages)
@@ -767,13 +795,18 @@ func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) err
 			c.addrs[part] = append(c.addrs[part], a)
 			c.vals[part] = append(c.vals[part], v)
 			if len(c.addrs[part]) == foldRecordWords {
-				return c.write(outs, part, m, sum)
+				return c.write(outs, part, m, sum, &c.words, &c.records)
 			}
 			return nil
 		}
 		if m.state == memDense {
 			w := m.win
 			w.settle()
+			if g := min(c.flushWorkers, len(c.addrs)); g > 1 && outs.held == nil && len(w.d.Words) >= parallelFlushWords {
+				if err := c.flushWindow(outs, pt, sum, m, w, g); err != nil {
+					return err
+				}
+			}
 			for i, next := nextBit(w.d.Pages, 0), 0; i >= 0; i = next {
 				pg := w.page(i)
 				var np *shard.Page
@@ -804,7 +837,7 @@ func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) err
 		}
 		m.state = memIdle
 		for p := range c.addrs {
-			if err := c.write(outs, p, m, sum); err != nil {
+			if err := c.write(outs, p, m, sum, &c.words, &c.records); err != nil {
 				return err
 			}
 		}
@@ -817,6 +850,112 @@ func (c *combiner) flush(outs *outputs, pt *shard.Partitioner, sum *Summary) err
 	if c.full() {
 		return c.newMemory()
 	}
+	return nil
+}
+
+// parallelFlushWords is the smallest window whose flush flushWindow
+// shares among goroutines: one of 4 MiB takes a single core 10 ms or
+// more, at the end of a split task, when nothing else runs.
+const parallelFlushWords = 1 << 18
+
+// flushWindow drains window w of memory instance m into its fold records
+// as flush does, with g goroutines: goroutine k writes the records of the
+// partitions p with p mod g = k, walking every page of w and taking the
+// words of its partitions' lines, in address order, so that each file
+// gets the records a flush on one goroutine writes, byte for byte. Each
+// partition's file must be its own (not held: the held ones share a
+// file). The goroutines only read w; w's pages are cleared once all are
+// done (its lines, words and bits, the goroutines a share of the pages
+// each), and so are its bits of pages.
+func (c *combiner) flushWindow(outs *outputs, pt *shard.Partitioner, sum *Summary, m *foldMem, w *window, g int) error {
+	wide := m.op.Size() == 8
+	type tally struct {
+		words, records uint64
+		err            error
+	}
+	tallies := make([]tally, g)
+	var wg sync.WaitGroup
+	for k := range g {
+		wg.Go(func() {
+			t := &tallies[k]
+			var written [shard.PageWords / 64]uint64
+			var owner [shard.PageWords / lineWords]int32
+			for i := nextBit(w.d.Pages, 0); i >= 0; i = nextBit(w.d.Pages, i+1) {
+				pg := w.page(i)
+				// The lines of k's partitions, their lane-ops counted.
+				var mine uint32
+				for l, n := range w.d.Lines[i*(shard.PageWords/lineWords):][:shard.PageWords/lineWords] {
+					if n == 0 {
+						continue
+					}
+					p := pt.Of(m.op.Key, pg.Num<<shard.PageShift|uint64(l)*lineWords*4)
+					if p%g != k {
+						continue
+					}
+					c.laneOps[p] += uint64(n)
+					mine |= 1 << l
+					owner[l] = int32(p)
+				}
+				if mine == 0 {
+					continue
+				}
+				pg.Written(&written, nil)
+				for j, s := range written { // lines 2j and 2j+1
+					s &= -uint64(mine>>(2*j)&1)&0xffffffff | -uint64(mine>>(2*j+1)&1)<<32
+					for ; s != 0; s &= s - 1 {
+						x := uint32(j*64 + bits.TrailingZeros64(s))
+						if wide && x&1 != 0 {
+							continue // the high half of the word before
+						}
+						v := uint64(pg.Words[x])
+						if wide {
+							v |= uint64(pg.Words[x+1]) << 32
+						}
+						p := owner[x/lineWords]
+						c.addrs[p] = append(c.addrs[p], pg.Num<<shard.PageShift|uint64(x)<<2)
+						c.vals[p] = append(c.vals[p], v)
+						if len(c.addrs[p]) == foldRecordWords {
+							if t.err = c.write(outs, int(p), m, sum, &t.words, &t.records); t.err != nil {
+								return
+							}
+						}
+					}
+				}
+			}
+			for p := k; p < len(c.addrs); p += g {
+				if t.err = c.write(outs, p, m, sum, &t.words, &t.records); t.err != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var errs []error
+	for _, t := range tallies {
+		c.words += t.words
+		c.records += t.records
+		errs = append(errs, t.err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	// Every page drained: its words, bits and lines cleared, each
+	// goroutine a share of them.
+	for k := range g {
+		wg.Go(func() {
+			for i, at := nextBit(w.d.Pages, 0), 0; i >= 0; i, at = nextBit(w.d.Pages, i+1), at+1 {
+				if at%g == k {
+					pg := w.page(i)
+					clear(pg.Words[:])
+					clear(pg.Touched[:])
+					clear(w.d.Lines[i*(shard.PageWords/lineWords):][:shard.PageWords/lineWords])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	clear(w.d.Pages)
+	c.sharedWindows++
 	return nil
 }
 
@@ -874,8 +1013,8 @@ func drain(pg, next *shard.Page, wide bool, written *[shard.PageWords / 64]uint6
 }
 
 // write writes the words of partition p's buffer (ascending) as a fold
-// record of m, and empties the buffer.
-func (c *combiner) write(outs *outputs, p int, m *foldMem, sum *Summary) error {
+// record of m, counted in words and records, and empties the buffer.
+func (c *combiner) write(outs *outputs, p int, m *foldMem, sum *Summary, words, records *uint64) error {
 	a, v := c.addrs[p], c.vals[p]
 	if len(a) == 0 {
 		return nil
@@ -885,8 +1024,8 @@ func (c *combiner) write(outs *outputs, p int, m *foldMem, sum *Summary) error {
 		return fmt.Errorf("%s: %w", outs.tmp[p], err)
 	}
 	sum.Records[p]++
-	c.words += uint64(len(a))
-	c.records++
+	*words += uint64(len(a))
+	*records++
 	c.addrs[p], c.vals[p] = a[:0], v[:0]
 	return nil
 }

@@ -16,9 +16,11 @@ import (
 // whose memory instances keep them in windows (a space with regions:
 // FoldOp.Bounds) and into ones that keep them in the paged memory (no
 // region), and checks that their fold records are the same bytes and
-// their lane-ops a partition the same: for a 32-bit add over a large
+// their lane-ops a partition the same, a large window merged and flushed
+// by one, two or three goroutines (merge, flushWindow): for a 32-bit add over a large
 // window (queued, shard.AddDense) with sums brought back to zero, a
-// 32-bit min, a 64-bit add and a 32-bit add over a small window, two
+// 32-bit min and a 64-bit add over small and large windows, a 32-bit add
+// over a small window, two
 // memory instances (shared, per .group) taken in turn, folds taken from a
 // part before (take: window by window, and into an idle one), and a
 // window spilled to the paged memory midway.
@@ -33,7 +35,9 @@ func TestCombinerWindowEqualsPaged(t *testing.T) {
 		{"add32-large-spilled", "atom.global.add.u32 d, [a], b", size, true},
 		{"add32-small", "atom.global.add.u32 d, [a], b", 1 << 12, false},
 		{"min32", "atom.global.min.u32 d, [a], b", 1 << 16, false},
+		{"min32-large", "atom.global.min.u32 d, [a], b", size, false},
 		{"add64", "atom.global.add.u64 d, [a], b", 1 << 16, false},
+		{"add64-large", "atom.global.add.u64 d, [a], b", size, false},
 		{"shared-add32", "atom.shared.add.u32 d, [a], b", 1 << 12, false},
 	}
 	for _, tc := range cases {
@@ -92,7 +96,7 @@ func TestCombinerWindowEqualsPaged(t *testing.T) {
 				}
 				warps = append(warps, w)
 			}
-			run := func(regions bool, dir string) []uint64 {
+			run := func(regions bool, flushWorkers int, dir string) ([]uint64, [2]uint64) {
 				op := opOf(regions)
 				o := Options{Parts: 3, Slice: 0, Slices: 1, Out: dir}
 				outs, err := createOutputs(o, &trace.Header{}, trace.SplitHeader{Parts: 3, Slices: 1, Combined: true})
@@ -124,6 +128,7 @@ func TestCombinerWindowEqualsPaged(t *testing.T) {
 						}
 					}
 				}
+				b.flushWorkers = flushWorkers
 				if !b.canTake(a) {
 					t.Fatal("the second part cannot take the first's folds")
 				}
@@ -132,6 +137,15 @@ func TestCombinerWindowEqualsPaged(t *testing.T) {
 				}
 				if err := b.flush(outs, &pt, sum); err != nil {
 					t.Fatal(err)
+				}
+				// A large window's merge (take) and flush are shared among
+				// the goroutines.
+				want := 0
+				if regions && flushWorkers > 1 && tc.span >= 4*parallelFlushWords && !tc.spill {
+					want = 2
+				}
+				if b.sharedWindows != want {
+					t.Errorf("regions %v, %d flush workers: %d windows merged or flushed by goroutines, want %d", regions, flushWorkers, b.sharedWindows, want)
 				}
 				if err := outs.commit(); err != nil {
 					t.Fatal(err)
@@ -143,25 +157,34 @@ func TestCombinerWindowEqualsPaged(t *testing.T) {
 				if a.lanes+b.lanes != uint64(32*len(warps)) {
 					t.Errorf("regions %v: %d lane-ops folded, want %d", regions, a.lanes+b.lanes, 32*len(warps))
 				}
-				return laneOps
+				return laneOps, [2]uint64{a.words + b.words, a.records + b.records}
 			}
-			dense, paged := t.TempDir(), t.TempDir()
-			dl, pl := run(true, dense), run(false, paged)
-			if dl[0]+dl[1]+dl[2] != uint64(32*len(warps)) || dl[0] != pl[0] || dl[1] != pl[1] || dl[2] != pl[2] {
-				t.Errorf("lane-ops a partition %v in windows, %v paged, want %d in all", dl, pl, 32*len(warps))
-			}
-			for i := range 3 {
-				name := filepath.Join(PartDir("", i), SliceName(0))
-				d, err := os.ReadFile(filepath.Join(dense, name))
-				if err != nil {
-					t.Fatal(err)
+			// The windows flushed by one goroutine, by two (a partition of
+			// three on one, two on the other) and by three.
+			paged := t.TempDir()
+			pl, pc := run(false, 1, paged)
+			for _, g := range []int{1, 2, 3} {
+				dense := t.TempDir()
+				dl, dc := run(true, g, dense)
+				if dc != pc || dc[0] == 0 {
+					t.Errorf("%d flush workers: %v fold words and records from windows, %v paged", g, dc, pc)
 				}
-				p, err := os.ReadFile(filepath.Join(paged, name))
-				if err != nil {
-					t.Fatal(err)
+				if dl[0]+dl[1]+dl[2] != uint64(32*len(warps)) || dl[0] != pl[0] || dl[1] != pl[1] || dl[2] != pl[2] {
+					t.Errorf("%d flush workers: lane-ops a partition %v in windows, %v paged, want %d in all", g, dl, pl, 32*len(warps))
 				}
-				if !bytes.Equal(d, p) || len(d) < 200 {
-					t.Errorf("partition %d: %d bytes of folds from windows, %d paged, not the same", i, len(d), len(p))
+				for i := range 3 {
+					name := filepath.Join(PartDir("", i), SliceName(0))
+					d, err := os.ReadFile(filepath.Join(dense, name))
+					if err != nil {
+						t.Fatal(err)
+					}
+					p, err := os.ReadFile(filepath.Join(paged, name))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(d, p) || len(d) < 200 {
+						t.Errorf("%d flush workers: partition %d: %d bytes of folds from windows, %d paged, not the same", g, i, len(d), len(p))
+					}
 				}
 			}
 		})

@@ -88,10 +88,24 @@ func PartitionMap(x *trace.BinaryIndex, n, workers int) ([]shard.LineOwner, int,
 	if total == 0 || float64(slices.Max(load))*float64(n) <= mapEven*float64(total) {
 		return nil, s, nil
 	}
-	counts := map[line]uint64{}
-	for _, sample := range samples {
-		for _, l := range sample {
-			counts[l]++
+	// Each worker counts its chunks' lines, then the counts add up.
+	counted := make([]map[line]uint64, workers)
+	for w := range workers {
+		wg.Go(func() {
+			m := map[line]uint64{}
+			for j := w; j < s; j += workers {
+				for _, l := range samples[j] {
+					m[l]++
+				}
+			}
+			counted[w] = m
+		})
+	}
+	wg.Wait()
+	counts := counted[0]
+	for _, m := range counted[1:] {
+		for l, k := range m {
+			counts[l] += k
 		}
 	}
 	type heavy struct {

@@ -70,3 +70,55 @@ func TestSampleChunkPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestPartitionMapWorkers: the partition map of a trace whose load is on
+// a few lines (half of its accesses on 16 of them) is not empty, and is
+// the same whatever the workers that sample and count it.
+func TestPartitionMapWorkers(t *testing.T) {
+	st, err := trace.ParseStatic("atom.global.add.u32 d, [a], b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, err := trace.NewBinaryWriter(&buf, &trace.Header{}, trace.WithChunkInsts(500))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 8000 {
+		addrs, vals := make([]uint64, 32), make([]uint64, 32)
+		for i := range addrs {
+			addrs[i], vals[i] = 0x10000000+r.Uint64N(1<<16)*4, 1
+			if r.IntN(2) == 0 {
+				addrs[i] = 0x20000000 + r.Uint64N(16)*128
+			}
+		}
+		in := &trace.Inst{Static: st, Mask: ^uint32(0), Vals: []trace.Vector{{Kind: trace.VecList, List: addrs}, {Kind: trace.VecList, List: vals}}}
+		if err := w.Write(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	x, err := trace.OpenBinaryIndex(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, s, err := PartitionMap(x, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s != mapSampleChunks || len(want) < 16 {
+		t.Fatalf("a map of %d lines from %d chunks, want at least the 16 hot lines from %d", len(want), s, mapSampleChunks)
+	}
+	for _, workers := range []int{2, 3, 8} {
+		got, _, err := PartitionMap(x, 4, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%d workers: a map of %d lines, one worker's %d, not the same", workers, len(got), len(want))
+		}
+	}
+}

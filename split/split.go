@@ -316,6 +316,11 @@ func routeParts(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partiti
 	// part's, to be written at its end: a scattered trace's words once a
 	// slice, not once a part. The last part's go to outs once every
 	// part's records are there: the same place, not held.
+	for j := range parts {
+		// Nothing else runs now: a large window's flush takes the cores
+		// (flushWindow).
+		parts[j].r.cb.flushWorkers = workers
+	}
 	for j := range parts[:n-1] {
 		p := &parts[j]
 		if parts[j+1].r.cb.canTake(p.r.cb) {

@@ -134,3 +134,34 @@ func TestAdvisedStartCollectsOnce(t *testing.T) {
 		t.Errorf("the start collected %d times, want once, the advice's forced collection:\n%s", len(gcs), stderr.String())
 	}
 }
+
+// TestSplitTaskCollectsOnce: a split task of 8 partitions (the whole of
+// a uniform trace of 9.6 M lane-ops, its heap 23-25 MB) collects once,
+// the advice's forced collection, under its heap floor (splitHeapFloor):
+// under heapFloor it collected again 50 ms in, for 6 MB.
+func TestSplitTaskCollectsOnce(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "uniform.zst")
+	if out, err := self("gen", "uniform", "-lane-ops", "9600000", "-q", "-o", tr).CombinedOutput(); err != nil {
+		t.Fatalf("gen: %v\n%s", err, out)
+	}
+	sp := self("split", tr, "-partitions", "8", "-slice", "0/1", "-tables", "memory,instructions,ops", "-q", "-o", filepath.Join(dir, "split"))
+	sp.Env = append(withoutEnv(sp.Env, "GOGC", "GOMEMLIMIT", "GODEBUG"), "GODEBUG=gctrace=1")
+	var stderr bytes.Buffer
+	sp.Stderr = &stderr
+	if err := sp.Run(); err != nil {
+		t.Fatalf("split: %v\n%s", err, stderr.String())
+	}
+	var gcs []string
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if strings.HasPrefix(line, "gc ") {
+			gcs = append(gcs, line)
+		}
+	}
+	if len(gcs) != 1 || !strings.HasSuffix(gcs[0], "(forced)") {
+		t.Errorf("the split task collected %d times, want once, the advice's forced collection:\n%s", len(gcs), stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "split", "part=7", "slice=0.zst")); err != nil {
+		t.Errorf("no slice file of partition 7: %v", err)
+	}
+}
