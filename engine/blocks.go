@@ -137,8 +137,16 @@ func (e *replayer) runBlocks(ctx context.Context, src trace.Source, sink Sink) (
 					}
 					rowStatic, rowSt = in.Static, p.st
 				}
-				rows = append(rows, InstStat{Seq: in.Seq, Static: rowSt, Group: in.Group, Warp: in.Warp, Lanes: pi.Lanes,
-					Addresses: pi.Addresses, MaxConflict: pi.MaxConflict, Sectors: pi.Sectors})
+				// Each field stored in the row where it lies: a row built
+				// apart and copied was read back 16 bytes at a time from
+				// the field stores of 4 and 8 that made it, a store
+				// forwarding missed each (a third of the block path's
+				// time in a partition of rows alone).
+				rows = rows[:len(rows)+1] // (flushed at blockRows: room)
+				r := &rows[len(rows)-1]
+				r.Seq, r.Static, r.Group, r.Warp = in.Seq, rowSt, in.Group, in.Warp
+				r.Lanes, r.Addresses, r.MaxConflict, r.Sectors = pi.Lanes, pi.Addresses, pi.MaxConflict, pi.Sectors
+				r.Faults, r.CASFailed = 0, 0
 				if len(rows) == blockRows {
 					if err := flush(); err != nil {
 						return Summary{}, err
@@ -502,8 +510,8 @@ var errFoldBatch = errors.New("a fold record (a split that combined its accesses
 
 // applyFold applies a combined split file's fold record (trace.Fold): at
 // each of its words, its static's operation once with the fold of the
-// operands, as blockScalar applies a lane's, in the loops of records when
-// they are 32-bit. The split folded only lanes that could not fault with
+// operands, as blockScalar applies a lane's: a 32-bit add in place
+// (foldAdd32), another 32-bit operation in the loops of records. The split folded only lanes that could not fault with
 // the regions it knew of; a word that faults here was made out of bounds
 // by a .region of an earlier slice, which the split could not see, and is
 // an error rather than a fault that no lane would count.
@@ -517,6 +525,9 @@ func (e *replayer) applyFold(cur *shard.Cursor, q *valsQueue, f *trace.Fold, seq
 		return &InstError{Seq: seq, Text: f.Static.Text, Err: errors.New("a fold record of an operation that does not fold")}
 	}
 	mem := e.memOf(p.st.Space, f.Group)
+	if p.size == 4 && p.kind == kAdd {
+		return e.foldAdd32(cur, q, p, mem, f, seq)
+	}
 	if p.size == 4 && vals32(p.kind) {
 		return e.foldVals32(cur, q, p, mem, f, seq)
 	}
@@ -575,6 +586,43 @@ func (e *replayer) foldVals32(cur *shard.Cursor, q *valsQueue, p *plan, mem uint
 		}
 	}
 	q.recs = recs
+	return nil
+}
+
+// foldAdd32 is applyFold of a 32-bit add: the queue applied first (its
+// records come before the fold), then each word's sum stored at once, a
+// page's chunk looked up once. A fold's words ascend, a partition's
+// lines of a page one after another: the loads follow each other through
+// memory, which the processor fetches ahead of them, so that the loop of
+// records (add32Vals), which asks for each word's line ahead for words
+// all over memory, would only add a record stored and read back a word.
+func (e *replayer) foldAdd32(cur *shard.Cursor, q *valsQueue, p *plan, mem uint32, f *trace.Fold, seq uint64) error {
+	q.flush(e.mem)
+	vals := f.Vals[:len(f.Addrs)]
+	// As foldVals32: when the first and the last word lie in one region,
+	// so do all, and only their alignment is checked.
+	in := len(f.Addrs) > 0 && p.allIn(f.Addrs[0], f.Addrs[len(f.Addrs)-1])
+	var c *shard.Chunk
+	var base uint32 // the page's first word in c
+	page := ^uint64(0)
+	for i, addr := range f.Addrs {
+		if !in || addr&3 != 0 {
+			if flt := p.check(addr); flt != FaultNone {
+				return foldFault(f, seq, addr, flt)
+			}
+		}
+		if addr>>shard.PageShift != page {
+			en := cur.Resolve(mem, addr)
+			if en == 0 {
+				return errMemoryFull
+			}
+			page = addr >> shard.PageShift
+			ref := en.WordRef(page << shard.PageShift)
+			c, base = e.mem.Chunk(ref), ref%shard.ChunkWords
+		}
+		w := base + uint32(addr>>2)&(shard.PageWords-1)
+		c.Set(w, c.Words[w]+uint32(vals[i]))
+	}
 	return nil
 }
 

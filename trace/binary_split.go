@@ -614,49 +614,62 @@ func (r *BinaryReader) decodeFold(c *cursor) error {
 	}
 	f := &r.dfold
 	f.Static, f.Group = r.statics[idx].s, g
-	// The words in a tight loop over the record's bytes, into slices
-	// sized at once.
+	// The words into slices sized at once, in two loops over the
+	// record's bytes at offset o: the fast one while 16 bytes are left,
+	// a word's delta and value of up to 8 bytes each (most of a value's
+	// 5) in a load each (gather7), its state in registers; it stops at a
+	// longer varint, at the last 16 bytes or at a word it would refuse,
+	// and the slow one (readUvarint) reads that word, says what is wrong
+	// with it, and hands back to the fast one.
 	f.Addrs, f.Vals = slices.Grow(f.Addrs[:0], int(n))[:n], slices.Grow(f.Vals[:0], int(n))[:n]
 	addrs, vals := f.Addrs[:n:n], f.Vals[:n:n]
 	p := c.p
+	o := 0
 	var a uint64
-	for i := range addrs {
-		var d, v uint64
-		// While 16 bytes are left, a word's delta and value of up to 8
-		// bytes each (most of a value's 5) in a load each (uvarint8,
-		// inline); else, or for a longer one, readUvarint.
-		fast := false
-		if len(p) >= 16 {
-			x := binary.LittleEndian.Uint64(p)
-			y := ^x & 0x8080808080808080
-			if y != 0 {
-				k := bits.TrailingZeros64(y)>>3 + 1
-				z := binary.LittleEndian.Uint64(p[k:])
-				if w := ^z & 0x8080808080808080; w != 0 {
-					m := bits.TrailingZeros64(w)>>3 + 1
-					d, v, p, fast = gather7(x, k), gather7(z, m), p[k+m:], true
-				}
+	const stops = 0x8080808080808080
+	for i := 0; i < len(addrs); {
+		for ; i < len(addrs) && o <= len(p)-16; i++ {
+			x := binary.LittleEndian.Uint64(p[o:])
+			y := ^x & stops
+			if y == 0 {
+				break
 			}
+			k := bits.TrailingZeros64(y)>>3 + 1
+			z := binary.LittleEndian.Uint64(p[o+k:])
+			w := ^z & stops
+			if w == 0 {
+				break
+			}
+			d := gather7(x, k)
+			if i > 0 && d == 0 || a+d < a {
+				break
+			}
+			m := bits.TrailingZeros64(w)>>3 + 1
+			a += d
+			addrs[i], vals[i] = a, gather7(z, m)
+			o += k + m
 		}
-		if !fast {
-			var ok1, ok2 bool
-			d, p, ok1 = readUvarint(p)
-			v, p, ok2 = readUvarint(p)
-			if !ok1 || !ok2 {
-				what := "address"
-				if ok1 {
-					what = "value"
-				}
-				return r.instErr("fold record: word %d of %d: bad varint for fold %s", i, n, what)
+		if i == len(addrs) {
+			break
+		}
+		d, q, ok1 := readUvarint(p[o:])
+		v, q, ok2 := readUvarint(q)
+		if !ok1 || !ok2 {
+			what := "address"
+			if ok1 {
+				what = "value"
 			}
+			return r.instErr("fold record: word %d of %d: bad varint for fold %s", i, n, what)
 		}
 		if i > 0 && (d == 0 || a+d < a) {
 			return r.instErr("fold record: word %d of %d: addresses do not ascend", i, n)
 		}
 		a += d
 		addrs[i], vals[i] = a, v
+		o = len(p) - len(q)
+		i++
 	}
-	c.p = p
+	c.p = p[o:]
 	return nil
 }
 

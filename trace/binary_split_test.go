@@ -1005,3 +1005,90 @@ func TestHeldWriterMemoryFlat(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeFoldLoops: decodeFold's two loops over a fold record's words
+// (the fast one of two 8-byte loads a word, the slow one of readUvarint)
+// read a record the same whichever takes a word: a value of 9 or 10
+// bytes or a delta of 9 in the middle (the fast loop stops there, the
+// slow one reads it and hands back), one-byte and 8-byte varints, the
+// last 16 bytes (the slow loop alone); and a record whose addresses stop
+// ascending, or whose varint ends early, in the fast loop's reach is
+// refused by the slow one, naming the word.
+func TestDecodeFoldLoops(t *testing.T) {
+	add, err := ParseStatic("atom.global.add.u32 d, [a], b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	addrs, vals := make([]uint64, n), make([]uint64, n)
+	a := uint64(0)
+	for i := range addrs {
+		d := uint64(4 + 4*(i%3))
+		switch i {
+		case 0:
+			d = 0
+		case 60:
+			d = 1 << 60 // 9 bytes
+		case 120:
+			d = 1 << 55 // 8 bytes
+		}
+		a += d
+		addrs[i] = a
+		vals[i] = uint64(i) * 1000003
+		switch i {
+		case 30:
+			vals[i] = 1 << 63 // 10 bytes
+		case 31:
+			vals[i] = 1<<56 - 1 // 8 bytes
+		case 90:
+			vals[i] = 1 << 56 // 9 bytes
+		case 91, 92:
+			vals[i] = 0
+		}
+	}
+	rec := binary.AppendUvarint(nil, 0)
+	rec = binary.AppendUvarint(rec, zigzag(5))
+	rec = binary.AppendUvarint(rec, n)
+	word := make([]int, n+1) // where each word's bytes start
+	prev := uint64(0)
+	for i := range addrs {
+		word[i] = len(rec)
+		rec = binary.AppendUvarint(rec, addrs[i]-prev)
+		rec = binary.AppendUvarint(rec, vals[i])
+		prev = addrs[i]
+	}
+	word[n] = len(rec)
+	decode := func(p []byte) (*Fold, []byte, error) {
+		r := &BinaryReader{statics: []*staticInfo{{s: add}}}
+		c := &cursor{p: p}
+		err := r.decodeFold(c)
+		return &r.dfold, c.p, err
+	}
+	f, rest, err := decode(append(slices.Clone(rec), 0xAA, 0xBB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Static != add || f.Group != 5 || !slices.Equal(f.Addrs, addrs) || !slices.Equal(f.Vals, vals) {
+		t.Errorf("decoded fold: group %d\naddrs %v\nvals %v\nwant addrs %v\nvals %v", f.Group, f.Addrs, f.Vals, addrs, vals)
+	}
+	if !bytes.Equal(rest, []byte{0xAA, 0xBB}) {
+		t.Errorf("after the record: % x, want aa bb", rest)
+	}
+	// Word 40 with a delta of 0 (one byte: the record keeps its length).
+	bad := slices.Clone(rec)
+	bad[word[40]] = 0
+	if _, _, err := decode(bad); err == nil || !strings.Contains(err.Error(), "word 40 of 200: addresses do not ascend") {
+		t.Errorf("a delta of 0 at word 40: %v", err)
+	}
+	// Word 60's delta wraps the address around.
+	wrap := slices.Clone(rec[:word[60]])
+	wrap = binary.AppendUvarint(wrap, ^uint64(0)-addrs[59]+1)
+	wrap = append(wrap, rec[word[60]+9:]...) // its old delta: 9 bytes
+	if _, _, err := decode(wrap); err == nil || !strings.Contains(err.Error(), "word 60 of 200: addresses do not ascend") {
+		t.Errorf("a delta that wraps at word 60: %v", err)
+	}
+	// The record cut inside word 150's value.
+	if _, _, err := decode(rec[:word[151]-1]); err == nil || !strings.Contains(err.Error(), "word 150 of 200: bad varint for fold value") {
+		t.Errorf("a record cut in word 150's value: %v", err)
+	}
+}
