@@ -376,12 +376,15 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 		optName = name
 	}
 	copts = append(copts, columnar.WithRunOptions(o.runOptions(optName)))
+	// Ctrl-C is caught before the first table file is made: from then on
+	// it stops the replay, which removes them, rather than killing the
+	// process and leaving them.
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer cancel()
 	sink, err := openSink(dir, copts, stderr)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer cancel()
 	var replaySink engine.Sink = sink
 	if o.exploreOrders > 0 || o.races {
 		if replaySink, err = o.extras(ctx, name, sink, withProgress); err != nil {
