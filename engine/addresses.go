@@ -904,13 +904,13 @@ func (t *addrTracker) countSorted(c int, sorted []statItem, extras []uint64, key
 	lo0 := 0
 	lo1 := cut(lo0)
 	lo2 := cut(lo1)
-	t.prefetchIndexes(pages, c, sorted[lo0:lo1], &ptrs)
-	t.prefetchIndexes(pages, c, sorted[lo1:lo2], &ptrs)
+	t.prefetchIndexes(pages, c, sorted[lo0:lo1], keys, &ptrs)
+	t.prefetchIndexes(pages, c, sorted[lo1:lo2], keys, &ptrs)
 	t.find(pages, c, sorted[lo0:lo1], sorted[lo0:], so, &found[0], &ptrs)
 	since := 0
 	for j := 0; lo0 < len(sorted); j++ {
 		lo3 := cut(lo2)
-		t.prefetchIndexes(pages, c, sorted[lo2:lo3], &ptrs)
+		t.prefetchIndexes(pages, c, sorted[lo2:lo3], keys, &ptrs)
 		t.find(pages, c, sorted[lo1:lo2], sorted[lo1:], so, &found[(j+1)&1], &ptrs)
 		var ext []uint64
 		if extras != nil {
@@ -952,10 +952,18 @@ type foundRun struct {
 
 // prefetchIndexes asks for the index words of counter c's items in part,
 // all of one page (the page's header when it has no index yet).
-func (t *addrTracker) prefetchIndexes(pages pageTable, c int, part []statItem, ptrs *[countRun]unsafe.Pointer) {
+func (t *addrTracker) prefetchIndexes(pages pageTable, c int, part []statItem, keys []sketchKey, ptrs *[countRun]unsafe.Pointer) {
 	if len(part) == 0 {
 		return
 	}
+	// The items' sketch keys too: a window's are 16 bytes an instruction
+	// (a MiB for 2^16 of them), met at random once sorted by page, and
+	// update waited on each (uniform-1Mi, lean + addresses: 18% of the
+	// samples on the keys' load; prefetched, 0.65 -> 0.62 s CPU).
+	for k := range part {
+		ptrs[k] = unsafe.Pointer(&keys[2*part[k].inst()])
+	}
+	prefetch(ptrs[:len(part)], 0)
 	ps := t.stats(pages, c, part[0].word>>(shard.PageShift-2))
 	if ps.dense {
 		return // find reaches the entries without the index
