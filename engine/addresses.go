@@ -782,7 +782,9 @@ func (t *addrTracker) count(o int, b *batch) {
 // whole table per access. Counts, sketches and the order analysis do not
 // depend on the order in which accesses are counted. Given extras (with
 // WithExplore, in step with lists' one list) it puts them in the same
-// order, and returns them too.
+// order, and returns them too. One list whose items all fall in one
+// bucket it returns as it is, with its extras: a histogram's window, on
+// one page, 0.31 -> 0.29 s CPU (histogram-ptx lean + addresses).
 func (t *addrTracker) sortItems(c int, pages int, lists [][]statItem, extras []uint64) ([]statItem, []uint64) {
 	n := 0
 	for _, l := range lists {
@@ -799,6 +801,12 @@ func (t *addrTracker) sortItems(c int, pages int, lists [][]statItem, extras []u
 		for i := range items {
 			hist[items[i].word>>(shard.PageShift-2)>>shift+1]++
 		}
+	}
+	if len(lists) == 1 && n > 0 && hist[lists[0][0].word>>(shard.PageShift-2)>>shift+1] == uint32(n) {
+		// One bucket (a histogram's one page): the stable sort is the
+		// order the items are in, and they are not copied.
+		t.hist[c] = hist[:0]
+		return lists[0], extras
 	}
 	for i := 1; i < len(hist); i++ {
 		hist[i] += hist[i-1]

@@ -617,3 +617,31 @@ func TestAddressWindowWordOrder(t *testing.T) {
 		tr.release()
 	}
 }
+
+// TestAddressSortOneBucket: sortItems returns a list whose items are all
+// of one page as it is, not copied (with its extras), and sorts one of two
+// pages into page order, stably.
+func TestAddressSortOneBucket(t *testing.T) {
+	tr := newAddrTracker(1, false, 1)
+	defer tr.release()
+	tr.grow(10)
+	r := rand.New(rand.NewPCG(5, 6))
+	var one, two []statItem
+	extras := make([]uint64, 100)
+	for i := range 100 {
+		w := uint32(r.IntN(shard.PageWords))
+		one = append(one, newStatItem(3<<(shard.PageShift-2)|w, uint32(i), 1, 0))
+		two = append(two, newStatItem(uint32(3+i%2*4)<<(shard.PageShift-2)|w, uint32(i), 1, 0))
+		extras[i] = uint64(i)
+	}
+	sorted, sortedX := tr.sortItems(0, tr.pages.len(), [][]statItem{one}, extras)
+	if &sorted[0] != &one[0] || &sortedX[0] != &extras[0] || !slices.Equal(sorted, one) {
+		t.Fatalf("one page's items: copied (%v) or not the items", &sorted[0] != &one[0])
+	}
+	want := slices.Clone(two)
+	slices.SortStableFunc(want, func(a, b statItem) int { return cmp.Compare(a.word>>(shard.PageShift-2), b.word>>(shard.PageShift-2)) })
+	sorted, _ = tr.sortItems(0, tr.pages.len(), [][]statItem{two}, nil)
+	if &sorted[0] == &two[0] || !slices.Equal(sorted, want) {
+		t.Fatalf("two pages' items: not sorted by page, stably")
+	}
+}
