@@ -221,6 +221,9 @@ type addrTracker struct {
 	// instructions each counter's window holds (asynchronous: handed
 	// over, perhaps not yet gathered), which decides when it counts.
 	winItems, winInsts []int
+	// fewPages[c] is, while counter c counts a window, whether it was
+	// sorted by page alone (fewer than wordOrderPages pages a counter).
+	fewPages []bool
 }
 
 // countWindow is the most items a counter gathers before it counts them
@@ -332,6 +335,7 @@ func newAddrTracker(appliers int, explore bool, counters int) *addrTracker {
 	}
 	t.win, t.winKeys = make([][]statItem, counters), make([][]sketchKey, counters)
 	t.winItems, t.winInsts = make([]int, counters), make([]int, counters)
+	t.fewPages = make([]bool, counters)
 	t.owners = make([]slabOwner, counters)
 	t.toDense = make([][]*pageStats, counters)
 	t.sorted, t.hist, t.keys = make([][]statItem, counters), make([][]uint32, counters), make([][]sketchKey, counters)
@@ -366,6 +370,15 @@ func (t *addrTracker) counterOf(word uint32) int {
 		h = word
 	}
 	return int(uint64(h*0x9e3779b1) * uint64(t.split) >> 32)
+}
+
+// inCache reports whether word's page is a hot page (hotPages) of counter
+// c while its windows are counted in page order alone (fewer than
+// wordOrderPages pages a counter: a histogram's): the page's slab and the
+// window's keys are in the cache, and asking for their lines is work for
+// nothing (histogram-ptx lean + addresses, 0.28 -> 0.25 s CPU).
+func (t *addrTracker) inCache(c int, word uint32) bool {
+	return word>>(shard.PageShift-2) < hotPages && t.hot != nil && t.fewPages[c]
 }
 
 // stats is counter c's statistics of page ref, in the page table pages.
@@ -435,9 +448,10 @@ func (t *addrTracker) gather(c int, lists [][]statItem, keys []sketchKey) {
 // countWindow counts counter c's window, with pages the page table, and
 // empties it.
 func (t *addrTracker) countWindow(c int, pages pageTable) {
+	t.fewPages[c] = t.npages/len(t.win) < wordOrderPages
 	switch {
 	case len(t.win[c]) == 0:
-	case t.npages/len(t.win) >= wordOrderPages:
+	case !t.fewPages[c]:
 		t.countSorted(c, t.sortWindow(c, pages.len()), nil, t.winKeys[c], pages, nil)
 	default:
 		sorted, _ := t.sortItems(c, pages.len(), t.win[c:c+1], nil)
@@ -961,7 +975,7 @@ type foundRun struct {
 // prefetchIndexes asks for the index words of counter c's items in part,
 // all of one page (the page's header when it has no index yet).
 func (t *addrTracker) prefetchIndexes(pages pageTable, c int, part []statItem, keys []sketchKey, ptrs *[countRun]unsafe.Pointer) {
-	if len(part) == 0 {
+	if len(part) == 0 || t.inCache(c, part[0].word) {
 		return
 	}
 	// The items' sketch keys too: a window's are 16 bytes an instruction
@@ -1032,7 +1046,9 @@ func (t *addrTracker) find(pages pageTable, c int, part, rest []statItem, so *sl
 		f.idx[k], f.eps[k] = int32(i), e
 		ptrs[k] = unsafe.Pointer(e)
 	}
-	prefetch(ptrs[:len(part)], unsafe.Sizeof(addrEntry{})-1)
+	if !t.inCache(c, part[0].word) {
+		prefetch(ptrs[:len(part)], unsafe.Sizeof(addrEntry{})-1)
+	}
 }
 
 // update counts part's items into their entries, found in f; ext holds
