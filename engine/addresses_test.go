@@ -453,7 +453,9 @@ func testAddressCountRuns(t *testing.T, window, windowInsts int) {
 // page is sparse, and after), warps and groups. Page 3 fills over two
 // batches and then gets sub-word addresses (a dense page's chains); page
 // 5 gets a sub-word address (after its word's own, in a chain) before
-// it fills and stays sparse; page 6 never fills.
+// it fills and stays sparse; page 6 never fills; page 7's first count
+// brings 600 aligned words, and it is made dense at once (newDense),
+// without an index, then gets a sub-word address.
 func TestAddressesDensePages(t *testing.T) {
 	dense, sparse := newAddrTracker(1, false, 1), newAddrTracker(1, false, 1)
 	defer dense.release()
@@ -476,19 +478,27 @@ func TestAddressesDensePages(t *testing.T) {
 			items = append(items, newStatItem(ref<<(shard.PageShift-2)|w, uint32(r.IntN(len(b.insts))), uint32(1+r.IntN(200)), sub))
 		}
 		switch batchNo {
-		case 0: // page 3 holds 900 words, page 5 a sub-word address and 999 words
-			for w := range uint32(900) {
+		case 0: // page 3 holds 400 words, page 5 a sub-word address and 999 words, page 7 600 words
+			for w := range uint32(400) {
 				add(3, w, 0)
 			}
 			add(5, 2, 1)
 			for w := range uint32(999) {
 				add(5, w, 0)
 			}
+			for w := range uint32(600) {
+				add(7, w, 0)
+			}
 		case 1: // page 3 fills and turns dense at the end of the count
+			for w := uint32(400); w < 900; w++ {
+				add(3, w, 0)
+			}
 			for w := uint32(900); w < shard.PageWords; w += 2 {
 				add(3, w, 0)
 			}
 			add(3, carried, 0)
+			add(7, 700, 2) // a sub-word address on page 7, dense since its first count
+			add(7, 800, 0)
 		case 2: // a dense page's sub-word addresses, and its words again
 			for _, sub := range []uint8{3, 1, 2, 1} {
 				add(3, 40, sub)
@@ -500,8 +510,10 @@ func TestAddressesDensePages(t *testing.T) {
 			switch {
 			case ref == 3 && batchNo < 2:
 				// Page 3 holds aligned addresses alone until it is
-				// dense, and its first 900 words until batch 1.
-				w, sub = w%900, 0
+				// dense, its first 400 words until batch 1 (too few
+				// to be made dense at once: newDenseWords), its first
+				// 900 until batch 2.
+				w, sub = w%[]uint32{400, 900}[batchNo], 0
 			case ref == 5:
 				sub = 0 // its one sub-word address is in a chain, after word 2's own
 			}
@@ -518,10 +530,13 @@ func TestAddressesDensePages(t *testing.T) {
 			}
 		}
 		if batchNo == 0 && dense.pages.at(3).dense {
-			t.Fatalf("page 3 dense after 900 addresses")
+			t.Fatalf("page 3 dense after 400 addresses")
+		}
+		if ps := dense.pages.at(7); batchNo == 0 && (!ps.dense || ps.index != nil) {
+			t.Fatalf("page 7, 600 aligned words at its first count: dense %v, index %v; want dense at once, no index", ps.dense, ps.index != nil)
 		}
 	}
-	for ref, want := range map[uint32]bool{3: true, 5: false, 6: false} {
+	for ref, want := range map[uint32]bool{3: true, 5: false, 6: false, 7: true} {
 		if got := dense.pages.at(ref).dense; got != want {
 			t.Errorf("page %d dense: %v, want %v", ref, got, want)
 		}
@@ -556,7 +571,7 @@ func TestAddressesDensePages(t *testing.T) {
 	if carries != 1 || subs < 6 {
 		t.Errorf("%d counts past 2^32, %d sub-word addresses on page 3: want 1 and at least 6", carries, subs)
 	}
-	if n := dense.pages.at(3).addrs + dense.pages.at(5).addrs + dense.pages.at(6).addrs; n != len(want) {
+	if n := dense.pages.at(3).addrs + dense.pages.at(5).addrs + dense.pages.at(6).addrs + dense.pages.at(7).addrs; n != len(want) {
 		t.Errorf("pages count %d addresses, the table has %d", n, len(want))
 	}
 }
@@ -600,5 +615,52 @@ func TestAddressWindowWordOrder(t *testing.T) {
 			t.Fatalf("%d pages: the sorted window is not the items gathered", pages)
 		}
 		tr.release()
+	}
+}
+
+// TestAddressSortOneBucket: sortItems returns a list whose items are all
+// of one page as it is, not copied (with its extras), and sorts one of two
+// pages into page order, stably.
+func TestAddressSortOneBucket(t *testing.T) {
+	tr := newAddrTracker(1, false, 1)
+	defer tr.release()
+	tr.grow(10)
+	r := rand.New(rand.NewPCG(5, 6))
+	var one, two []statItem
+	extras := make([]uint64, 100)
+	for i := range 100 {
+		w := uint32(r.IntN(shard.PageWords))
+		one = append(one, newStatItem(3<<(shard.PageShift-2)|w, uint32(i), 1, 0))
+		two = append(two, newStatItem(uint32(3+i%2*4)<<(shard.PageShift-2)|w, uint32(i), 1, 0))
+		extras[i] = uint64(i)
+	}
+	sorted, sortedX := tr.sortItems(0, tr.pages.len(), [][]statItem{one}, extras)
+	if &sorted[0] != &one[0] || &sortedX[0] != &extras[0] || !slices.Equal(sorted, one) {
+		t.Fatalf("one page's items: copied (%v) or not the items", &sorted[0] != &one[0])
+	}
+	want := slices.Clone(two)
+	slices.SortStableFunc(want, func(a, b statItem) int { return cmp.Compare(a.word>>(shard.PageShift-2), b.word>>(shard.PageShift-2)) })
+	sorted, _ = tr.sortItems(0, tr.pages.len(), [][]statItem{two}, nil)
+	if &sorted[0] == &two[0] || !slices.Equal(sorted, want) {
+		t.Fatalf("two pages' items: not sorted by page, stably")
+	}
+}
+
+// TestAddressHotPagesInCache: a counter whose windows are sorted by page
+// alone (few pages) asks for no lines of its hot pages (inCache), and one
+// of many pages does, as it does for pages past the hot ones.
+func TestAddressHotPagesInCache(t *testing.T) {
+	tr := newAddrTracker(1, false, 2)
+	defer tr.release()
+	page := func(ref uint32) uint32 { return ref << (shard.PageShift - 2) }
+	tr.grow(3)
+	tr.countWindow(0, tr.pages)
+	if !tr.inCache(0, page(2)) || tr.inCache(1, page(2)) || tr.inCache(0, page(hotPages)) {
+		t.Fatalf("3 pages: hot page in cache %v (counter 1: %v, not yet counted), page %d %v", tr.inCache(0, page(2)), tr.inCache(1, page(2)), hotPages, tr.inCache(0, page(hotPages)))
+	}
+	tr.grow(2 * wordOrderPages)
+	tr.countWindow(0, tr.pages)
+	if tr.inCache(0, page(2)) {
+		t.Fatalf("%d pages: a hot page taken as in cache", 2*wordOrderPages)
 	}
 }

@@ -459,8 +459,10 @@ func (e *replayer) finishBatch(b *batch, fused bool) {
 	used := uint64(e.mem.Pages()) * shard.PageBytes
 	if e.addrs != nil {
 		// The counters' windows hold items not yet counted: when their
-		// entries could pass the limit, they are counted now.
-		if used+e.addrs.bytes()+uint64(e.addrs.pending())*uint64(unsafe.Sizeof(addrEntry{})) > e.opts.maxMemory {
+		// entries could pass the limit, they are counted now. An item
+		// may cost two entries: a page made dense at once (newDense)
+		// holds 1024 for as few as 512 items.
+		if used+e.addrs.bytes()+uint64(e.addrs.pending())*2*uint64(unsafe.Sizeof(addrEntry{})) > e.opts.maxMemory {
 			e.addrs.flushWindows()
 		}
 		used += e.addrs.bytes()
