@@ -279,6 +279,9 @@ type countJob struct {
 	lists [][]statItem
 	keys  []sketchKey
 	pages pageTable
+	// npages is the tracker's npages when the job was sent: the counter
+	// reads it there, never the tracker's, which grow writes meanwhile.
+	npages int
 	// first: count the window before gathering the lists (it has no
 	// room for their instructions); count: after. reply: say so on
 	// counted once done (flushWindows).
@@ -395,23 +398,24 @@ func (t *addrTracker) stats(pages pageTable, c int, ref uint32) *pageStats {
 func (t *addrTracker) counter(c int) {
 	defer t.async.done.Done()
 	var pages pageTable
+	npages := 0
 	for j := range t.async.jobs[c] {
-		pages = j.pages
+		pages, npages = j.pages, j.npages
 		if j.first {
-			t.countWindow(c, pages)
+			t.countWindow(c, pages, npages)
 		}
 		if j.lists != nil {
 			t.gather(c, j.lists, j.keys)
 			t.async.scattered[c] <- struct{}{}
 		}
 		if j.count {
-			t.countWindow(c, pages)
+			t.countWindow(c, pages, npages)
 		}
 		if j.reply {
 			t.async.counted[c] <- struct{}{}
 		}
 	}
-	t.countWindow(c, pages)
+	t.countWindow(c, pages, npages)
 }
 
 // gather appends lists' items to counter c's window, their instructions'
@@ -445,10 +449,10 @@ func (t *addrTracker) gather(c int, lists [][]statItem, keys []sketchKey) {
 	t.win[c] = w
 }
 
-// countWindow counts counter c's window, with pages the page table, and
-// empties it.
-func (t *addrTracker) countWindow(c int, pages pageTable) {
-	t.fewPages[c] = t.npages/len(t.win) < wordOrderPages
+// countWindow counts counter c's window, with pages the page table (of
+// npages pages), and empties it.
+func (t *addrTracker) countWindow(c int, pages pageTable, npages int) {
+	t.fewPages[c] = npages/len(t.win) < wordOrderPages
 	switch {
 	case len(t.win[c]) == 0:
 	case !t.fewPages[c]:
@@ -503,7 +507,7 @@ func (t *addrTracker) flushWindows() {
 			return
 		}
 		for c, ch := range a.jobs {
-			ch <- countJob{pages: t.pages, count: true, reply: true}
+			ch <- countJob{pages: t.pages, npages: t.npages, count: true, reply: true}
 			t.winItems[c], t.winInsts[c] = 0, 0
 		}
 		for _, ch := range a.counted {
@@ -512,7 +516,7 @@ func (t *addrTracker) flushWindows() {
 		return
 	}
 	for c := range t.win {
-		t.countWindow(c, t.pages)
+		t.countWindow(c, t.pages, t.npages)
 		t.winItems[c], t.winInsts[c] = 0, 0
 	}
 }
@@ -553,7 +557,7 @@ func (t *addrTracker) submit(b *batch) {
 			items += len(l)
 		}
 		first, after := t.plan(c, items, len(b.insts))
-		ch <- countJob{lists: lists, keys: keys, pages: t.pages, first: first, count: after}
+		ch <- countJob{lists: lists, keys: keys, pages: t.pages, npages: t.npages, first: first, count: after}
 	}
 	a.pending = true
 }
@@ -565,7 +569,7 @@ func (t *addrTracker) finish() {
 	a := t.async
 	if a == nil {
 		for c := range t.win {
-			t.countWindow(c, t.pages)
+			t.countWindow(c, t.pages, t.npages)
 		}
 		return
 	}
@@ -768,12 +772,12 @@ func (t *addrTracker) count(o int, b *batch) {
 	if t.window > 0 {
 		first, after := t.plan(o, len(t.lists[o]), len(b.insts))
 		if first {
-			t.countWindow(o, t.pages)
+			t.countWindow(o, t.pages, t.npages)
 		}
 		t.gather(o, t.lists[o:o+1], t.keys[o])
 		t.lists[o] = t.lists[o][:0]
 		if after {
-			t.countWindow(o, t.pages)
+			t.countWindow(o, t.pages, t.npages)
 		}
 		return
 	}

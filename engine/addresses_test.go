@@ -654,12 +654,12 @@ func TestAddressHotPagesInCache(t *testing.T) {
 	defer tr.release()
 	page := func(ref uint32) uint32 { return ref << (shard.PageShift - 2) }
 	tr.grow(3)
-	tr.countWindow(0, tr.pages)
+	tr.countWindow(0, tr.pages, tr.npages)
 	if !tr.inCache(0, page(2)) || tr.inCache(1, page(2)) || tr.inCache(0, page(hotPages)) {
 		t.Fatalf("3 pages: hot page in cache %v (counter 1: %v, not yet counted), page %d %v", tr.inCache(0, page(2)), tr.inCache(1, page(2)), hotPages, tr.inCache(0, page(hotPages)))
 	}
 	tr.grow(2 * wordOrderPages)
-	tr.countWindow(0, tr.pages)
+	tr.countWindow(0, tr.pages, tr.npages)
 	if tr.inCache(0, page(2)) {
 		t.Fatalf("%d pages: a hot page taken as in cache", 2*wordOrderPages)
 	}
