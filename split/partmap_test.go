@@ -15,33 +15,9 @@ import (
 // again, its routing undone each time) has the lines and the lane-ops a
 // partition of the sample read from the whole chunk.
 func TestSampleChunkPrefix(t *testing.T) {
-	st, err := trace.ParseStatic("atom.global.add.u32 d, [a], b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	w, err := trace.NewBinaryWriter(&buf, &trace.Header{}, trace.WithChunkInsts(2000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rand.New(rand.NewPCG(3, 4))
-	for range 16000 {
-		addrs, vals := make([]uint64, 32), make([]uint64, 32)
-		for i := range addrs {
-			addrs[i], vals[i] = 0x10000000+r.Uint64N(1<<16)*4, r.Uint64N(9)
-		}
-		in := &trace.Inst{Static: st, Mask: ^uint32(0), Vals: []trace.Vector{{Kind: trace.VecList, List: addrs}, {Kind: trace.VecList, List: vals}}}
-		if err := w.Write(in); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	x, err := trace.OpenBinaryIndex(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	x := addTraceIndex(t, 2000, 16000, rand.New(rand.NewPCG(3, 4)), func(r *rand.Rand) (addr, val uint64) {
+		return 0x10000000 + r.Uint64N(1<<16)*4, r.Uint64N(9)
+	})
 	if x.NumChunks() != mapSampleChunks {
 		t.Fatalf("%d chunks, want %d", x.NumChunks(), mapSampleChunks)
 	}
@@ -75,36 +51,12 @@ func TestSampleChunkPrefix(t *testing.T) {
 // a few lines (half of its accesses on 16 of them) is not empty, and is
 // the same whatever the workers that sample and count it.
 func TestPartitionMapWorkers(t *testing.T) {
-	st, err := trace.ParseStatic("atom.global.add.u32 d, [a], b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	w, err := trace.NewBinaryWriter(&buf, &trace.Header{}, trace.WithChunkInsts(500))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rand.New(rand.NewPCG(5, 6))
-	for range 8000 {
-		addrs, vals := make([]uint64, 32), make([]uint64, 32)
-		for i := range addrs {
-			addrs[i], vals[i] = 0x10000000+r.Uint64N(1<<16)*4, 1
-			if r.IntN(2) == 0 {
-				addrs[i] = 0x20000000 + r.Uint64N(16)*128
-			}
+	x := addTraceIndex(t, 500, 8000, rand.New(rand.NewPCG(5, 6)), func(r *rand.Rand) (addr, val uint64) {
+		if r.IntN(2) == 0 {
+			return 0x20000000 + r.Uint64N(16)*128, 1
 		}
-		in := &trace.Inst{Static: st, Mask: ^uint32(0), Vals: []trace.Vector{{Kind: trace.VecList, List: addrs}, {Kind: trace.VecList, List: vals}}}
-		if err := w.Write(in); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	x, err := trace.OpenBinaryIndex(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
+		return 0x10000000 + r.Uint64N(1<<16)*4, 1
+	})
 	want, s, err := PartitionMap(x, 4, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -121,4 +73,38 @@ func TestPartitionMapWorkers(t *testing.T) {
 			t.Errorf("%d workers: a map of %d lines, one worker's %d, not the same", workers, len(got), len(want))
 		}
 	}
+}
+
+// addTraceIndex writes n full warps of atom.global.add.u32 in chunks of
+// chunkInsts instructions, each lane's address and addend drawn by lane
+// from r, and opens the trace's index.
+func addTraceIndex(t *testing.T, chunkInsts, n int, r *rand.Rand, lane func(*rand.Rand) (addr, val uint64)) *trace.BinaryIndex {
+	t.Helper()
+	st, err := trace.ParseStatic("atom.global.add.u32 d, [a], b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, err := trace.NewBinaryWriter(&buf, &trace.Header{}, trace.WithChunkInsts(chunkInsts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		addrs, vals := make([]uint64, 32), make([]uint64, 32)
+		for i := range addrs {
+			addrs[i], vals[i] = lane(r)
+		}
+		in := &trace.Inst{Static: st, Mask: ^uint32(0), Vals: []trace.Vector{{Kind: trace.VecList, List: addrs}, {Kind: trace.VecList, List: vals}}}
+		if err := w.Write(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	x, err := trace.OpenBinaryIndex(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
 }
