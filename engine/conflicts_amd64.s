@@ -66,6 +66,14 @@
 	INCL BX; \
 	MOVL DX, AX
 
+// ADDLANE(k) adds R8 to sums[a>>2&1023], sums at DI, a lane k's address
+// at SI (addLanesAVX512, addLanes16AVX512). It uses AX.
+#define ADDLANE(k) \
+	MOVQ (k*8)(SI), AX; \
+	SHRQ $2, AX; \
+	ANDL $1023, AX; \
+	ADDQ R8, (DI)(AX*8)
+
 // ORAND_RET stores the OR of Z4's eight lanes in or+8(FP) and the AND of
 // Z6's in and+16(FP) (warpBitsAVX512, warpBits16AVX512).
 #define ORAND_RET \
@@ -119,11 +127,6 @@ TEXT ·addLanesAVX512(SB), NOSPLIT, $0-32
 	MOVQ sums+0(FP), DI
 	MOVQ addrs+8(FP), SI
 	MOVQ add+16(FP), R8
-#define ADDLANE(k) \
-	MOVQ (k*8)(SI), AX; \
-	SHRQ $2, AX; \
-	ANDL $1023, AX; \
-	ADDQ R8, (DI)(AX*8)
 	ADDLANE(0); ADDLANE(1); ADDLANE(2); ADDLANE(3)
 	ADDLANE(4); ADDLANE(5); ADDLANE(6); ADDLANE(7)
 	ADDLANE(8); ADDLANE(9); ADDLANE(10); ADDLANE(11)
@@ -132,7 +135,6 @@ TEXT ·addLanesAVX512(SB), NOSPLIT, $0-32
 	ADDLANE(20); ADDLANE(21); ADDLANE(22); ADDLANE(23)
 	ADDLANE(24); ADDLANE(25); ADDLANE(26); ADDLANE(27)
 	ADDLANE(28); ADDLANE(29); ADDLANE(30); ADDLANE(31)
-#undef ADDLANE
 	CONFLICTS(SI)
 	MOVL AX, distinct+24(FP)
 	MOVL BX, maxc+28(FP)
@@ -172,16 +174,10 @@ TEXT ·addLanes16AVX512(SB), NOSPLIT, $0-36
 	MOVQ sums+0(FP), DI
 	MOVQ addrs+8(FP), SI
 	MOVQ add+16(FP), R8
-#define ADDLANE(k) \
-	MOVQ (k*8)(SI), AX; \
-	SHRQ $2, AX; \
-	ANDL $1023, AX; \
-	ADDQ R8, (DI)(AX*8)
 	ADDLANE(0); ADDLANE(1); ADDLANE(2); ADDLANE(3)
 	ADDLANE(4); ADDLANE(5); ADDLANE(6); ADDLANE(7)
 	ADDLANE(8); ADDLANE(9); ADDLANE(10); ADDLANE(11)
 	ADDLANE(12); ADDLANE(13); ADDLANE(14); ADDLANE(15)
-#undef ADDLANE
 	VMOVDQU64 0(SI), Z0
 	VMOVDQU64 64(SI), Z1
 	VPMOVQD Z0, Y0
