@@ -7,8 +7,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/gpureplay/replay/engine"
 )
@@ -89,8 +91,42 @@ func TestAffineInstructions(t *testing.T) {
 			return st
 		}(), DefaultBatchRows},
 		{"batches-of-1", hot(5, 0, 0, 0, 0, 1, 32), 1},
+		{"counts-all-set", func() []engine.InstStat {
+			st := hot(3000, 0, 0, 0, 0, 1, 16)
+			for i := range st {
+				st[i].Faults, st[i].CASFailed, st[i].Sectors = 3, 5, 1
+			}
+			return st
+		}(), DefaultBatchRows},
 		{"batches-of-2", hot(7, 0, 0, 0, 0, 1, 32), 2},
 		{"bench", benchInstructions(20000), 8192},
+	}
+	// The counts constant, then one of them leaving its value at a row
+	// within a call of Instructions, at its first row, or in the batch's
+	// first two rows (constCountRows' pass, then each column's).
+	counts := []func(st *engine.InstStat) *uint32{
+		func(st *engine.InstStat) *uint32 { return &st.Lanes },
+		func(st *engine.InstStat) *uint32 { return &st.Addresses },
+		func(st *engine.InstStat) *uint32 { return &st.MaxConflict },
+		func(st *engine.InstStat) *uint32 { return &st.Faults },
+		func(st *engine.InstStat) *uint32 { return &st.CASFailed },
+		func(st *engine.InstStat) *uint32 { return &st.Sectors },
+	}
+	for f, field := range counts {
+		for _, at := range []int{1, 1000, 2500} {
+			st := hot(3500, 0, 0, 0, 0, 1, 16)
+			for i := range st {
+				st[i].Sectors = 1
+			}
+			for i := at; i < len(st); i += 1 + i%3 {
+				*field(&st[i]) += uint32(1 + i%2)
+			}
+			cases = append(cases, struct {
+				name  string
+				rows  []engine.InstStat
+				batch int
+			}{fmt.Sprintf("count-%d-leaves-at-%d", f, at), st, DefaultBatchRows})
+		}
 	}
 	// Random ones: each column a progression of a random first value and
 	// step (extremes among them), left at a random row or not at all.
@@ -343,4 +379,49 @@ func instColsOf(st []engine.InstStat) instCols {
 		c.add(&st[i])
 	}
 	return *c
+}
+
+// TestConstCountRows: constCountRows finds the rows whose six counts
+// (Lanes to Sectors) are their constant columns' values, up to the first
+// row that differs in any one of them; none while a column is not
+// constant, or in the batch's first two rows.
+func TestConstCountRows(t *testing.T) {
+	rows := make([]engine.InstStat, 100)
+	for i := range rows {
+		rows[i] = engine.InstStat{Seq: uint64(i), Lanes: 16, Addresses: 2, MaxConflict: 9, Faults: 1, CASFailed: 7, Sectors: 3}
+	}
+	b := &batch{cols: make([]colBuf, 14)}
+	set := func(konst bool, step uint64) {
+		for i, v := range []uint32{16, 2, 9, 1, 7, 3} {
+			c := &b.cols[countCols[i]]
+			c.konst, c.kval, c.kstep = konst, uint64(v), step
+		}
+	}
+	const size = unsafe.Sizeof(engine.InstStat{})
+	count := func(n int, st []engine.InstStat) int {
+		return constCountRows(b, n, len(st), unsafe.Add(unsafe.Pointer(unsafe.SliceData(st)), unsafe.Offsetof(engine.InstStat{}.Lanes)), size)
+	}
+	set(true, 0)
+	if got := count(2, rows); got != len(rows) {
+		t.Errorf("every row constant: %d rows, want %d", got, len(rows))
+	}
+	if got := count(1, rows); got != 0 {
+		t.Errorf("from the batch's row 1: %d rows, want 0 (putStat's keep sets the progression)", got)
+	}
+	for f := range 6 {
+		st := slices.Clone(rows)
+		p := (*[6]uint32)(unsafe.Add(unsafe.Pointer(&st[40]), unsafe.Offsetof(engine.InstStat{}.Lanes)))
+		p[f]++
+		if got := count(5, st); got != 40 {
+			t.Errorf("count %d differs at row 40: %d rows, want 40", f, got)
+		}
+	}
+	set(true, 1)
+	if got := count(2, rows); got != 0 {
+		t.Errorf("columns of step 1: %d rows, want 0", got)
+	}
+	set(false, 0)
+	if got := count(2, rows); got != 0 {
+		t.Errorf("stored columns: %d rows, want 0", got)
+	}
 }

@@ -2,8 +2,10 @@ package columnar
 
 import (
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"os"
 	"slices"
@@ -1044,14 +1046,63 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 	putStat[uint64](b, &b.cols[0], n, k, field(unsafe.Offsetof(engine.InstStat{}.Seq)), size)
 	putStat[int64](b, &b.cols[5], n, k, field(unsafe.Offsetof(engine.InstStat{}.Group)), size)
 	putStat[int64](b, &b.cols[6], n, k, field(unsafe.Offsetof(engine.InstStat{}.Warp)), size)
-	putStat[uint32](b, &b.cols[7], n, k, field(unsafe.Offsetof(engine.InstStat{}.Lanes)), size)
-	putStat[uint32](b, &b.cols[8], n, k, field(unsafe.Offsetof(engine.InstStat{}.Addresses)), size)
-	putStat[uint32](b, &b.cols[9], n, k, field(unsafe.Offsetof(engine.InstStat{}.MaxConflict)), size)
-	putStat[uint32](b, &b.cols[10], n, k, field(unsafe.Offsetof(engine.InstStat{}.Faults)), size)
-	putStat[uint32](b, &b.cols[12], n, k, field(unsafe.Offsetof(engine.InstStat{}.CASFailed)), size)
-	putStat[uint32](b, &b.cols[13], n, k, field(unsafe.Offsetof(engine.InstStat{}.Sectors)), size)
+	// The counts: the rows that keep all six constant, found in one pass
+	// (a hot counter's every row), then each column from the first that
+	// does not, as putStat takes them.
+	j := constCountRows(b, n, k, field(unsafe.Offsetof(engine.InstStat{}.Lanes)), size)
+	from := func(off uintptr) unsafe.Pointer { return unsafe.Add(base, uintptr(j)*size+off) }
+	putStat[uint32](b, &b.cols[7], n+j, k-j, from(unsafe.Offsetof(engine.InstStat{}.Lanes)), size)
+	putStat[uint32](b, &b.cols[8], n+j, k-j, from(unsafe.Offsetof(engine.InstStat{}.Addresses)), size)
+	putStat[uint32](b, &b.cols[9], n+j, k-j, from(unsafe.Offsetof(engine.InstStat{}.MaxConflict)), size)
+	putStat[uint32](b, &b.cols[10], n+j, k-j, from(unsafe.Offsetof(engine.InstStat{}.Faults)), size)
+	putStat[uint32](b, &b.cols[12], n+j, k-j, from(unsafe.Offsetof(engine.InstStat{}.CASFailed)), size)
+	putStat[uint32](b, &b.cols[13], n+j, k-j, from(unsafe.Offsetof(engine.InstStat{}.Sectors)), size)
 	return k, nil
 }
+
+// countCols are the instructions table's columns of InstStat's counts,
+// Lanes to Sectors: six uint32 fields in 24 bytes, in this order (the
+// array sizes below fail to compile otherwise).
+var countCols = [6]int{7, 8, 9, 10, 12, 13}
+
+var (
+	_ [unsafe.Offsetof(engine.InstStat{}.Sectors) - unsafe.Offsetof(engine.InstStat{}.Lanes) - 20]struct{}
+	_ [20 - (unsafe.Offsetof(engine.InstStat{}.Sectors) - unsafe.Offsetof(engine.InstStat{}.Lanes))]struct{}
+	_ [unsafe.Offsetof(engine.InstStat{}.Lanes) % 8]struct{} // the 24 bytes as three aligned words
+	_ [unsafe.Sizeof(engine.InstStat{}) % 8]struct{}
+)
+
+// constCountRows is how many of the k rows from row n of b (row i's counts,
+// Lanes to Sectors, at counts + i*stride) keep every count column constant
+// on its progression: the rows putStat would leave unstored, column by
+// column, found in one pass of three word compares a row. 0 unless each
+// column is constant (step 0) and the rows lie past the batch's first two,
+// which set the progressions.
+func constCountRows(b *batch, n, k int, counts unsafe.Pointer, stride uintptr) int {
+	if n < 2 || !littleEndian {
+		return 0
+	}
+	for _, ci := range countCols {
+		if c := &b.cols[ci]; !c.konst || c.kstep != 0 || c.kval > math.MaxUint32 {
+			return 0
+		}
+	}
+	// The six values as they lie in memory, two to a word.
+	pair := func(lo, hi int) uint64 { return b.cols[countCols[lo]].kval | b.cols[countCols[hi]].kval<<32 }
+	w0, w1, w2 := pair(0, 1), pair(2, 3), pair(4, 5)
+	i := 0
+	for ; i < k; i++ {
+		row := (*[3]uint64)(unsafe.Add(counts, uintptr(i)*stride))
+		if row[0] != w0 || row[1] != w1 || row[2] != w2 {
+			break
+		}
+	}
+	return i
+}
+
+// littleEndian: this machine's, on which constCountRows reads two uint32
+// fields as one word.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // putInstructionCols is putInstructions of the rows of c, each column
 // read where it lies.

@@ -332,6 +332,10 @@ type batch struct {
 	// old value to a destination (a histogram's with the results table):
 	// its warps may be prefix-summed (prefix.go).
 	retAdds bool
+	// flagsOf is the plan whose instructions wide, elems, notAdd and
+	// retAdds took last: they depend on the plan alone, so the plan's
+	// next instructions leave them as they are (nil: none yet).
+	flagsOf *plan
 	// pre holds, per range, its run of prefix-summed warps, and preBase,
 	// per owner, applyPrefix's words before a run, by word of the page
 	// (prefix.go); each made on first use.
@@ -376,7 +380,7 @@ func (b *batch) reset(ranges, owners, shards int) {
 	b.nslots = 0
 	b.parts, b.hasParts = b.parts[:0], false
 	b.wide, b.notAdd, b.elems = false, false, false
-	b.retAdds = true
+	b.retAdds, b.flagsOf = true, nil
 	clear(b.inits) // drop the copies' data
 	b.inits, b.initBytes = b.inits[:0], 0
 	b.err = nil
@@ -456,10 +460,15 @@ func (b *batch) add(in *trace.Inst, p *plan, mem uint32, inArena bool) {
 		bi.vals = b.addNamed(in, inArena, shares)
 	}
 	b.nslots += bits.OnesCount32(active) * in.Static.Elems
-	b.wide = b.wide || p.size == 16
-	b.elems = b.elems || in.Static.Elems > 1
-	b.notAdd = b.notAdd || !p.add32() || p.st.HasDst && !p.noRet && !b.noResults
-	b.retAdds = b.retAdds && p.add32() && p.st.HasDst && !p.noRet
+	if p != b.flagsOf {
+		// The batch's flags, once a run of one plan's instructions (p.st
+		// is in.Static: planOf).
+		b.flagsOf = p
+		b.wide = b.wide || p.size == 16
+		b.elems = b.elems || p.st.Elems > 1
+		b.notAdd = b.notAdd || !p.add32() || p.st.HasDst && !p.noRet && !b.noResults
+		b.retAdds = b.retAdds && p.add32() && p.st.HasDst && !p.noRet
+	}
 	if in.Static.Elems == 1 && p.size <= 8 {
 		b.sources(bi, in, p)
 	} // else a source per element, or a 128-bit one: bUni and cUni stay false

@@ -445,3 +445,59 @@ func TestScatteredAddsGetResults(t *testing.T) {
 		equalToReference(t, b.String(), []Option{WithWorkers(1)}, []Option{WithWorkers(2), WithShards(3)}, []Option{WithWorkers(3), WithBatchInsts(5)})
 	}
 }
+
+// TestBatchFlagsPerPlan: a batch's flags (wide, elems, notAdd, retAdds),
+// which add works out once a run of one plan's instructions (flagsOf),
+// are those of every instruction it holds: plans in runs and in turn,
+// across a reset, with and without per-lane rows.
+func TestBatchFlagsPerPlan(t *testing.T) {
+	texts := []string{
+		"atom.global.add.u32 d, [a], b",                // adds, returns to d
+		"atom.global.add.u32 _, [a], b",                // adds, returns nothing
+		"atom.global.cas.b32 d, [a], b, c",             // not an add
+		"atom.global.exch.b128 d, [a], b",              // 16 bytes
+		"atom.global.v2.f32.add {d0,d1}, [a], {h0,h1}", // two elements
+	}
+	var plans []*plan
+	for _, text := range texts {
+		st, err := trace.ParseStatic(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := newPlan(st, &trace.Header{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.id = uint32(len(plans)) // as planOf numbers them
+		plans = append(plans, p)
+	}
+	r := rand.New(rand.NewPCG(50, 11))
+	b := &batch{}
+	for round := range 200 {
+		b.reset(1, 1, 1)
+		b.noResults = round%2 == 0
+		var wide, elems, notAdd bool
+		retAdds := true
+		var last *plan
+		for range 1 + r.IntN(12) {
+			p := plans[r.IntN(len(plans))]
+			if r.IntN(3) == 0 && last != nil {
+				p = last // the plan before again: a run
+			}
+			last = p
+			vals := make([]trace.Vector, len(p.st.Inputs))
+			for j := range vals {
+				vals[j] = trace.Vector{Kind: trace.VecBroadcast, Base: 0x100 + uint64(j)}
+			}
+			b.add(&trace.Inst{Static: p.st, Mask: 1, Vals: vals}, p, 0, false)
+			wide = wide || p.size == 16
+			elems = elems || p.st.Elems > 1
+			notAdd = notAdd || !p.add32() || p.st.HasDst && !p.noRet && !b.noResults
+			retAdds = retAdds && p.add32() && p.st.HasDst && !p.noRet
+		}
+		if b.wide != wide || b.elems != elems || b.notAdd != notAdd || b.retAdds != retAdds {
+			t.Fatalf("round %d: flags wide %v elems %v notAdd %v retAdds %v, want %v %v %v %v",
+				round, b.wide, b.elems, b.notAdd, b.retAdds, wide, elems, notAdd, retAdds)
+		}
+	}
+}

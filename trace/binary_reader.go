@@ -209,6 +209,10 @@ type BinaryReader struct {
 	// on first use. noWarpRecs turns it off (tests).
 	warps      *warpRecs
 	noWarpRecs bool
+	// noFastVecs sends every vector through decodeVector, fastVecs
+	// counts those decodeInst decoded itself (tests).
+	noFastVecs bool
+	fastVecs   int
 }
 
 // staticInfo is what decoding needs of a Static, worked out once per
@@ -897,6 +901,36 @@ func (r *BinaryReader) decodeInst(lanes []uint64) error {
 		for j := range si.inputs {
 			if j < warpRecInputs {
 				starts[j] = int32(at)
+			}
+			// The two kinds of a histogram's and most scattered
+			// traces' inputs, a fixed-width list and a broadcast of
+			// one byte, without decodeVector's calls; anything else,
+			// and any error, takes decodeVector.
+			if len(p) > 1 && !si.inputs[j].wide && !r.noFastVecs {
+				switch p[0] {
+				case vecKindFixed:
+					if n := si.inputs[j].n; r.ver >= 2 && at+n <= len(lanes) {
+						lo := lanes[at : at+n : at+n]
+						if q, ok := readFixed(p[1:], lo, r.simd); ok {
+							v := &vals[j]
+							v.Kind, v.Base, v.Stride, v.BaseHi = VecList, 0, 0, 0
+							v.List = lo
+							if v.ListHi != nil {
+								v.ListHi = nil
+							}
+							p, at = q, at+n
+							r.fastVecs++
+							continue
+						}
+					}
+				case vecKindBroadcast:
+					if p[1] < 0x80 {
+						vals[j].setScalar(VecBroadcast, uint64(p[1]), 0)
+						p = p[2:]
+						r.fastVecs++
+						continue
+					}
+				}
 			}
 			var err error
 			if p, at, err = r.decodeVector(si, j, p, &vals[j], lanes, at); err != nil {
