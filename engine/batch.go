@@ -309,6 +309,9 @@ type batch struct {
 	// before by their VecID (addNamed) since the engine counted them
 	// (replayer.namedShares).
 	namedShares int
+	// The owned pipeline's (ownedRun): the batch's number in trace order,
+	// the worker whose batch it is, and how many owners have applied it.
+	no, home, ownersDone int
 	// noResults: the sink reads no per-lane rows; only faulting lanes'
 	// slots are filled (for --strict), and apply writes no values.
 	noResults bool

@@ -137,11 +137,17 @@
 //     counts the run's lanes from their result rows. Results land in per-lane slots fixed
 //     before the batch started, so no two workers write the same slot.
 //     With one worker nothing is routed: each instruction's records apply
-//     as soon as they are made, while they are in cache. With W > 1,
-//     W workers expand batch k+1 while W/2 apply batch k (W each with the
-//     addresses table under WithExplore): expanding reads no memory
-//     contents, only which pages exist, so the two stages overlap on
-//     different cores.
+//     as soon as they are made, while they are in cache. With two or
+//     three workers and no addresses table, the stages are not goroutines
+//     of their own but the workers' (the owned pipeline, owned.go): a
+//     worker reads a batch (the reading serialised, numbering the
+//     batches), expands it while its lists are in that core's cache, and
+//     worker 0 applies every batch in order, reading one of its own when
+//     none is ready; what crosses between cores is a batch's records and
+//     rows, not its lists. Otherwise, with W > 1, W workers expand batch
+//     k+1 while W/2 apply batch k (W each with the addresses table under
+//     WithExplore): expanding reads no memory contents, only which pages
+//     exist, so the two stages overlap on different cores.
 //     The addresses table is counted beside: the appliers copy each access
 //     into a list for the counter that owns its page (a hash of the page's
 //     reference; on the first 64 pages, of its word); with W > 1, W counter

@@ -81,7 +81,10 @@ type replayer struct {
 	// met their few-address entry by their vectors' place, not their list
 	// (fewWarps.find; tests).
 	namedShares, fewNamed int
-	ran                   bool
+	// ownedBatches counts the batches the owned pipeline applied
+	// (ownedRun).
+	ownedBatches int
+	ran          bool
 	// arenaHint and vecsHint are the most list storage and vectors a
 	// batch has needed so far.
 	arenaHint, vecsHint int
@@ -96,9 +99,13 @@ type replayer struct {
 	instsMade bool
 	// recsHint and segsHint are the most records and segments one
 	// expander's route has held in a batch so far (batch.expand sizes
-	// routes by them). Only expandBatch, one batch at a time, reads and
-	// writes them.
+	// routes by them). Only expandBatch reads and writes them, under
+	// statsMu.
 	recsHint, segsHint int
+	// statsMu guards the counts above (oneLoops to namedShares) and the
+	// hints, which the owned pipeline's workers update as each expands a
+	// batch of its own (ownedRun).
+	statsMu sync.Mutex
 	// The window of WithInterleave being filled: how many instructions it
 	// has, and where it starts in the batch.
 	winPos, winStart int
@@ -223,9 +230,16 @@ func (e *replayer) run(ctx context.Context, src trace.Source, sink Sink) (Summar
 		// returned: no owner applies any more.
 		defer e.addrs.release()
 	}
-	go pl.read(ctx, src)
+	var runErr error
 	go pl.emit(sink)
-	runErr := pl.compute()
+	if pl.ownedPipeline() {
+		pl.owned = newOwnedRun(pl)
+		runErr = pl.owned.run(ctx, src)
+		close(pl.readDone)
+	} else {
+		go pl.read(ctx, src)
+		runErr = pl.compute()
+	}
 	close(pl.toEmit)
 	<-pl.emitted
 	// No batch is in use now but the read stage's, which returns at once
@@ -279,6 +293,7 @@ type pipeline struct {
 	stopOnce            sync.Once
 	emitted             chan struct{}
 	readDone            chan struct{} // closed when read returns
+	owned               *ownedRun     // the owned pipeline's workers (ownedRun), or nil
 	sum                 Summary
 	emitErr             error
 }
@@ -337,13 +352,7 @@ func (pl *pipeline) read(ctx context.Context, src trace.Source) {
 		case <-pl.stop:
 			return
 		}
-		b.reset(pl.expanders, pl.appliers, e.mem.Shards())
-		b.noResults = pl.noResults
-		b.partitioned = e.opts.parts > 1
-		b.pt, b.part = &e.pt, e.opts.part
-		b.countsLanes = e.addrs != nil
-		b.order, b.seed = e.opts.order, e.opts.seed
-		b.avx512 = !e.opts.goLoops && hasConflictsAVX512()
+		pl.prepare(b, pl.expanders, pl.appliers)
 		if err := ctx.Err(); err != nil {
 			// The batch goes on empty, carrying the error: the compute
 			// stage stops the replay with it.
@@ -368,6 +377,19 @@ func (pl *pipeline) read(ctx context.Context, src trace.Source) {
 			return
 		}
 	}
+}
+
+// prepare empties b for the read stage to fill, for ranges expanders and
+// owners appliers, and sets what the replay's options say of it.
+func (pl *pipeline) prepare(b *batch, ranges, owners int) {
+	e := pl.e
+	b.reset(ranges, owners, e.mem.Shards())
+	b.noResults = pl.noResults
+	b.partitioned = e.opts.parts > 1
+	b.pt, b.part = &e.pt, e.opts.part
+	b.countsLanes = e.addrs != nil
+	b.order, b.seed = e.opts.order, e.opts.seed
+	b.avx512 = !e.opts.goLoops && hasConflictsAVX512()
 }
 
 // emit is stage 3, on a goroutine of its own: it hands each batch's rows
@@ -401,8 +423,17 @@ func (pl *pipeline) emit(sink Sink) {
 				pl.e.opts.progress(s)
 			}
 		}
-		pl.pool <- b
+		pl.recycle(b)
 	}
+}
+
+// recycle returns an emitted batch to the pool it came from.
+func (pl *pipeline) recycle(b *batch) {
+	if pl.owned != nil {
+		pl.owned.recycle(b)
+		return
+	}
+	pl.pool <- b
 }
 
 // compute is stage 2, here. With one worker: expand and apply fused. With
@@ -453,6 +484,13 @@ func (e *replayer) finishBatch(b *batch, fused bool) {
 	if b.err == nil {
 		e.applyBatch(b, fused)
 	}
+	e.settleBatch(b)
+}
+
+// settleBatch finishes a batch every owner has applied: it writes its
+// .inits, and checks the memory limit and, with WithStrict, for a fault,
+// setting b.err.
+func (e *replayer) settleBatch(b *batch) {
 	if err := e.applyInits(b); err != nil && b.err == nil {
 		b.err = err
 	}
@@ -812,11 +850,13 @@ func (e *replayer) expandBatch(b *batch, fuse bool) {
 	}
 	// A batch of additions only is applied each route in one loop
 	// (commute.go).
-	if b.oneLoop = b.commutes(); b.oneLoop {
-		e.oneLoops++
-	}
+	b.oneLoop = b.commutes()
+	e.statsMu.Lock()
 	b.recsHint, b.segsHint = e.recsHint, e.segsHint
+	e.statsMu.Unlock()
 	defer func() {
+		e.statsMu.Lock()
+		defer e.statsMu.Unlock()
 		for _, routes := range b.out {
 			if len(routes) == 1 {
 				e.recsHint = max(e.recsHint, len(routes[0].recs))
@@ -836,6 +876,10 @@ func (e *replayer) expandBatch(b *batch, fuse bool) {
 			}(r)
 		}
 		wg.Wait()
+	}
+	e.statsMu.Lock()
+	if b.oneLoop {
+		e.oneLoops++
 	}
 	for _, acc := range b.acc {
 		if acc != nil {
@@ -858,6 +902,7 @@ func (e *replayer) expandBatch(b *batch, fuse bool) {
 	}
 	e.namedShares += b.namedShares
 	b.namedShares = 0
+	e.statsMu.Unlock()
 	// The chunks of memory the batch's first touches made are faulted in
 	// here and on a goroutine of the memory's, both at once, before the
 	// batch is applied (shard.Memory.Populate).
