@@ -595,7 +595,7 @@ func TestAddressWindowWordOrder(t *testing.T) {
 		for uint32(tr.pages.len())>>shift > 1<<12 {
 			shift++
 		}
-		sorted := tr.sortWindow(0, tr.pages.len())
+		sorted := tr.sortWindow(0, tr.win[0], tr.pages.len())
 		bucket := func(it statItem) uint32 { return it.word >> (shard.PageShift - 2) >> shift }
 		for i := 1; i < len(sorted); i++ {
 			a, b := sorted[i-1], sorted[i]
@@ -662,5 +662,106 @@ func TestAddressHotPagesInCache(t *testing.T) {
 	tr.countWindow(0, tr.pages, tr.npages)
 	if tr.inCache(0, page(2)) {
 		t.Fatalf("%d pages: a hot page taken as in cache", 2*wordOrderPages)
+	}
+}
+
+// TestAddressWindowGatheredWhileCounted: a counter counting a window
+// takes the jobs handed to it meanwhile (poll, every yieldItems items):
+// it gathers a job's lists into its second window and gives them back at
+// once, and holds a job that asks for a count (or whose lists wait for
+// one: first) until the count under way ends, taking no other. The table
+// is the one one window of every item gives, and pending counts every
+// item handed and not yet counted. The counter's goroutine is left out:
+// the test takes its place, its jobs queued before the count.
+func TestAddressWindowGatheredWhileCounted(t *testing.T) {
+	const pages = 200
+	r := rand.New(rand.NewPCG(9, 10))
+	b := &batch{insts: make([]binst, 64)}
+	for i := range b.insts {
+		b.insts[i].Group, b.insts[i].Warp = int64(i/8), int64(i)
+	}
+	keys := batchKeys(nil, b)
+	list := func(n int) []statItem {
+		var l []statItem
+		for range n {
+			l = append(l, newStatItem(uint32(hotPages+r.IntN(pages-hotPages))<<(shard.PageShift-2)|uint32(r.IntN(shard.PageWords)),
+				uint32(r.IntN(len(b.insts))), 1, uint8(r.IntN(2))))
+		}
+		return l
+	}
+	refs := make([]shard.PageRef, pages)
+	for i := range refs {
+		refs[i] = shard.PageRef{Ref: uint32(i), Base: uint64(i) << shard.PageShift}
+	}
+	mk := []memKey{{space: trace.Global, group: -1}}
+	lists := [][]statItem{list(3 * yieldItems), list(1000), list(2000), list(3000), list(2 * yieldItems)}
+
+	ref := newAddrTracker(1, false, 1)
+	defer ref.release()
+	ref.grow(pages)
+	for _, l := range lists {
+		ref.gather(0, [][]statItem{l}, keys)
+	}
+	ref.finish()
+	want := ref.rows(nil, refs, mk, newSketchCounter(warpRegs), newSketchCounter(groupRegs))
+
+	for _, held := range []countJob{{count: true}, {first: true}, {count: true, reply: true}} {
+		tr := newAddrTracker(1, false, 1)
+		tr.grow(pages)
+		a := &asyncCount{jobs: []chan countJob{make(chan countJob, 1)}, scattered: []chan struct{}{make(chan struct{}, 1)},
+			counted: []chan struct{}{make(chan struct{}, 1)}, state: make([]counterState, 1)}
+		tr.async = a
+		tr.gather(0, lists[0:1], keys)
+		tr.winItems[0] = len(lists[0])
+		tr.hand(0)
+		a.jobs[0] <- countJob{lists: lists[1:2], keys: keys, pages: tr.pages, npages: tr.npages}
+		tr.countWindow(0, tr.pages, tr.npages)
+		// The job was taken and its lists gathered while the window was
+		// counted.
+		if len(a.jobs[0]) != 0 || len(a.scattered[0]) != 1 || len(tr.win[0]) != len(lists[1]) || a.state[0].holding {
+			t.Fatalf("job not gathered during the count: %d queued, %d scattered, window of %d items", len(a.jobs[0]), len(a.scattered[0]), len(tr.win[0]))
+		}
+		<-a.scattered[0]
+		if n := tr.pending(); n != 0 {
+			t.Fatalf("%d items pending after the count, want 0 (the second window's were not handed)", n)
+		}
+		// A second window of more than yieldItems items is counted while
+		// a job that asks for a count comes: its lists are gathered (but
+		// not with first), and it is held, with no job taken after.
+		tr.gather(0, lists[4:5], keys)
+		tr.winItems[0] = len(tr.win[0])
+		tr.hand(0)
+		j := held
+		j.lists, j.keys, j.pages, j.npages = lists[2:3], keys, tr.pages, tr.npages
+		a.jobs[0] <- j
+		tr.countWindow(0, tr.pages, tr.npages)
+		st := &a.state[0]
+		if !st.holding || st.held.count != held.count || st.held.first != held.first || st.held.reply != held.reply {
+			t.Fatalf("job %+v: not held (%v, %+v)", held, st.holding, st.held)
+		}
+		if gathered := len(a.scattered[0]) == 1; gathered == held.first || (st.held.lists != nil) != held.first {
+			t.Fatalf("job %+v: lists gathered %v while counting", held, gathered)
+		}
+		a.jobs[0] <- countJob{lists: lists[3:4], keys: keys, pages: tr.pages, npages: tr.npages}
+		// The counter's loop takes the held job, then the one queued.
+		for _, j := range []countJob{st.held, <-a.jobs[0]} {
+			st.holding = false
+			if j.first {
+				tr.countWindow(0, tr.pages, tr.npages)
+			}
+			if j.lists != nil {
+				tr.gather(0, j.lists, j.keys)
+			}
+			if j.count {
+				tr.countWindow(0, tr.pages, tr.npages)
+			}
+		}
+		tr.countWindow(0, tr.pages, tr.npages)
+		tr.async = nil
+		got := tr.rows(nil, refs, mk, newSketchCounter(warpRegs), newSketchCounter(groupRegs))
+		if !slices.Equal(got, want) {
+			t.Fatalf("job %+v: %d rows, want %d, or not the same", held, len(got), len(want))
+		}
+		tr.release()
 	}
 }
