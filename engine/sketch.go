@@ -51,11 +51,13 @@ type sketchKey struct {
 // newSketchKey is the key of hash h, its high 32 bits, for m registers.
 func newSketchKey(h uint64, m int) sketchKey { return keyOf(uint32(h>>32), m) }
 
-// keyOf is the sketch key of the 32 bits k stores exactly: the registers
-// see k's mix64, so a key the sketch held exactly lands where it would
-// have landed had it come in after the switch.
+// keyOf is the sketch key of the 32 bits k stores exactly, itself a hash
+// (newSketchKey's): the register and rank come from k's own bits (hllPlace),
+// so a key the sketch held exactly lands where it would have landed had
+// it come in after the switch, and turning a full sketch into registers
+// (toRegisters) costs no hashing.
 func keyOf(k uint32, m int) sketchKey {
-	bit, rank := hllPlace(mix64(uint64(k)), m)
+	bit, rank := hllPlace(k, m)
 	return sketchKey{key: k, bit: bit, rank: rank}
 }
 
@@ -160,13 +162,15 @@ func toRegisters(b []byte, held []uint32, m int, k sketchKey) {
 	hllMax(b, k.bit, k.rank)
 }
 
-// hllPlace is where hash h goes in m registers: the register from the
-// high 32 bits (a multiply-shift, so m need not be a power of two), given
-// as its first bit, and the rank (leading zeros plus one) from the low 31,
-// so that it fits 5 bits.
-func hllPlace(h uint64, m int) (bit uint16, rank uint8) {
-	reg := uint64(uint32(h>>32)) * uint64(m) >> 32
-	rank = uint8(bits.LeadingZeros32(uint32(h)|1)) + 1 // 1..32
+// hllPlace is where the 32-bit hash k goes in m registers: the register
+// from its high bits (a multiply-shift, so m need not be a power of two),
+// given as its first bit, and the rank from its low bits (trailing zeros
+// plus one, at most 31, so that it fits 5 bits). They are independent
+// enough: only keys of 26 trailing zeros and more (one in 2^26) fall on
+// fewer registers than m.
+func hllPlace(k uint32, m int) (bit uint16, rank uint8) {
+	reg := uint64(k) * uint64(m) >> 32
+	rank = uint8(bits.TrailingZeros32(k)) + 1 // 1..33
 	return uint16(regBits * reg), min(rank, 1<<regBits-1)
 }
 
