@@ -1368,8 +1368,12 @@ func (ps *pageStats) newDense(items []statItem, at int, so *slabOwner) {
 	for len(ps.entries)*slabChunk < shard.PageWords {
 		// Written before read, through the arena's pointer (no nil
 		// check's load): one fault a memory page, not two (findIndex).
+		// The arena's memory is zero already: a chunk's first and last
+		// bytes are written, not the whole chunk (a chunk is less than a
+		// memory page, so every page it spans holds one of them).
 		p := so.arena.Alloc(int(slabChunkBytes))
-		clear(unsafe.Slice((*byte)(p), slabChunkBytes))
+		*(*byte)(p) = 0
+		*(*byte)(unsafe.Add(p, slabChunkBytes-1)) = 0
 		ps.entries = append(ps.entries, (*[slabChunk]addrEntry)(p))
 		so.held.Add(uint64(slabChunkBytes) + 8)
 	}
