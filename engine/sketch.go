@@ -38,28 +38,18 @@ const (
 	regBits = 5 // a register holds a rank up to 31: no overflow below ~2^31 keys a register
 )
 
-// sketchKey is one key as a sketch of m registers takes it: the 32 bits
-// stored exactly, and the register (its first bit) and rank it sets once
-// the sketch estimates, worked out once per instruction rather than once
-// per access.
+// sketchKey is one key as a sketch takes it: the 32 bits it stores
+// exactly, themselves a hash, whose bits also give the register and rank
+// it sets once the sketch estimates (hllPlace), worked out where they are
+// needed. A window's keys, two an instruction, are met at random once
+// its items are sorted by page: at 4 bytes each, their lines are half as
+// many as they were with the register and rank beside them.
 type sketchKey struct {
-	key  uint32
-	bit  uint16
-	rank uint8
+	key uint32
 }
 
-// newSketchKey is the key of hash h, its high 32 bits, for m registers.
-func newSketchKey(h uint64, m int) sketchKey { return keyOf(uint32(h>>32), m) }
-
-// keyOf is the sketch key of the 32 bits k stores exactly, itself a hash
-// (newSketchKey's): the register and rank come from k's own bits (hllPlace),
-// so a key the sketch held exactly lands where it would have landed had
-// it come in after the switch, and turning a full sketch into registers
-// (toRegisters) costs no hashing.
-func keyOf(k uint32, m int) sketchKey {
-	bit, rank := hllPlace(k, m)
-	return sketchKey{key: k, bit: bit, rank: rank}
-}
+// newSketchKey is the key of hash h: its high 32 bits.
+func newSketchKey(h uint64) sketchKey { return sketchKey{key: uint32(h >> 32)} }
 
 // mix64 is SplitMix64's finalizer: a bijection that spreads every input bit
 // over the output.
@@ -85,7 +75,8 @@ func (e *addrEntry) addWarp(k sketchKey) bool {
 	b := &e.warps
 	n := e.wn
 	if n == sketchHLL {
-		hllRaise(b[:], k.bit, k.rank)
+		bit, rank := hllPlace(k.key, warpRegs)
+		hllRaise(b[:], bit, rank)
 		return true
 	}
 	x := k.key
@@ -110,7 +101,7 @@ func (e *addrEntry) addWarp(k sketchKey) bool {
 	for i := range held {
 		held[i] = le.Uint32(b[4*i:])
 	}
-	toRegisters(b[:], held[:], warpRegs, k)
+	toRegisters(b[:], held[:], warpRegs, k.key)
 	e.wn = sketchHLL
 	return true
 }
@@ -122,7 +113,8 @@ func (e *addrEntry) addGroup(k sketchKey) bool {
 	b := &e.groups
 	n := e.gn
 	if n == sketchHLL {
-		hllRaise(b[:], k.bit, k.rank)
+		bit, rank := hllPlace(k.key, groupRegs)
+		hllRaise(b[:], bit, rank)
 		return true
 	}
 	x := k.key
@@ -146,20 +138,22 @@ func (e *addrEntry) addGroup(k sketchKey) bool {
 	for i := range held {
 		held[i] = le.Uint32(b[4*i:])
 	}
-	toRegisters(b[:], held[:], groupRegs, k)
+	toRegisters(b[:], held[:], groupRegs, k.key)
 	e.gn = sketchHLL
 	return true
 }
 
 // toRegisters turns a full sketch's bytes b, whose keys were held, into m
-// registers holding them and k: nothing seen is lost.
-func toRegisters(b []byte, held []uint32, m int, k sketchKey) {
+// registers holding them and k: nothing seen is lost. A key held exactly
+// lands where it would have landed had it come in after the switch.
+func toRegisters(b []byte, held []uint32, m int, k uint32) {
 	clear(b)
 	for _, key := range held {
-		sk := keyOf(key, m)
-		hllMax(b, sk.bit, sk.rank)
+		bit, rank := hllPlace(key, m)
+		hllMax(b, bit, rank)
 	}
-	hllMax(b, k.bit, k.rank)
+	bit, rank := hllPlace(k, m)
+	hllMax(b, bit, rank)
 }
 
 // hllPlace is where the 32-bit hash k goes in m registers: the register
