@@ -256,8 +256,9 @@ const (
 
 // maxWindowInsts is the most instructions a window holds before it counts
 // (their keys are 8 bytes each, per counter) unless one batch has more;
-// with WithBatchInsts' at most 2^20, a window's instructions stay below
-// the 2^22 that statItem's inst holds.
+// with WithBatchInsts' at most 2^20, a counter's window, which may take
+// the batches of two (poll), stays below the 2^22 instructions that
+// statItem's inst holds.
 const maxWindowInsts = countWindow / 8
 
 // hotPages is how many of a replay's first pages (by reference: the order
@@ -302,6 +303,9 @@ type counterState struct {
 	holding  bool
 	counting bool // countWindow is counting a window: poll may take jobs
 	closed   bool // poll found the jobs channel closed
+	// again: a job poll took asked for the window it gathered into to
+	// be counted, which countWindows does once the count under way ends.
+	again bool
 }
 
 // countJob is one batch's accesses for one counter: its lists from every
@@ -440,25 +444,25 @@ func (t *addrTracker) counter(c int) {
 		case st.holding:
 			j, st.holding = st.held, false
 		case st.closed:
-			t.countWindow(c, st.pages, st.npages)
+			t.countWindows(c)
 			return
 		default:
 			var ok bool
 			if j, ok = <-t.async.jobs[c]; !ok {
-				t.countWindow(c, st.pages, st.npages)
+				t.countWindows(c)
 				return
 			}
 		}
 		st.pages, st.npages = j.pages, j.npages
 		if j.first {
-			t.countWindow(c, st.pages, st.npages)
+			t.countWindows(c)
 		}
 		if j.lists != nil {
 			t.gather(c, j.lists, j.keys)
 			t.async.scattered[c] <- struct{}{}
 		}
 		if j.count {
-			t.countWindow(c, st.pages, st.npages)
+			t.countWindows(c)
 		}
 		if j.reply {
 			t.async.counted[c] <- struct{}{}
@@ -466,14 +470,31 @@ func (t *addrTracker) counter(c int) {
 	}
 }
 
+// countWindows counts counter c's window (countWindow), and counts it
+// again while poll, meanwhile, took a job that asked for a count.
+func (t *addrTracker) countWindows(c int) {
+	st := &t.async.state[c]
+	for {
+		t.countWindow(c, st.pages, st.npages)
+		if !st.again {
+			return
+		}
+		st.again = false
+	}
+}
+
 // poll takes counter c's next job, if one is there, while the counter
 // counts a window (countSorted calls it every yieldItems items): it
 // gathers the job's lists into the next window and gives them back, so
 // that the compute stage goes on with the next batch rather than wait for
-// the count. A job that asks for a count (or whose lists must wait for
-// one: first) it holds for the counter's loop, and takes no other until
-// then: a window is counted at a time, and the compute stage waits
-// (await) once both are full.
+// the count. The first job that asks for a count it notes (again): the
+// next window then takes the batches of one more, so that a counter
+// whose count takes longer than the other's does not hold the compute
+// stage, and the other, back at once. A second one, one that asks for a
+// reply, or one whose lists must wait for a count (first: no room for
+// their instructions) it holds for the counter's loop, and takes no
+// other until then; the compute stage waits (await) once the counter
+// holds one and has not taken the two batches after it.
 func (t *addrTracker) poll(c int) {
 	st := &t.async.state[c]
 	for st.counting && !st.holding && !st.closed {
@@ -497,8 +518,11 @@ func (t *addrTracker) poll(c int) {
 			t.gather(c, j.lists, j.keys)
 			t.async.scattered[c] <- struct{}{}
 		}
-		if j.count || j.reply {
+		switch {
+		case j.reply || j.count && st.again:
 			st.held, st.holding = countJob{pages: j.pages, npages: j.npages, count: j.count, reply: j.reply}, true
+		case j.count:
+			st.again = true
 		}
 	}
 }

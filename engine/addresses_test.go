@@ -668,11 +668,14 @@ func TestAddressHotPagesInCache(t *testing.T) {
 // TestAddressWindowGatheredWhileCounted: a counter counting a window
 // takes the jobs handed to it meanwhile (poll, every yieldItems items):
 // it gathers a job's lists into its second window and gives them back at
-// once, and holds a job that asks for a count (or whose lists wait for
-// one: first) until the count under way ends, taking no other. The table
-// is the one one window of every item gives, and pending counts every
-// item handed and not yet counted. The counter's goroutine is left out:
-// the test takes its place, its jobs queued before the count.
+// once; the first job that asks for a count it notes, to count that
+// window once the count under way ends (again), and goes on gathering
+// into it; a second such job, one that asks for a reply, or one whose
+// lists wait for a count (first) it holds until the count under way ends,
+// taking no other. The table is the one one window of every item gives,
+// and pending counts every item handed and not yet counted. The test
+// stands in for the compute stage, the jobs queued before each count,
+// and then runs the counter's loop to the end.
 func TestAddressWindowGatheredWhileCounted(t *testing.T) {
 	const pages = 200
 	r := rand.New(rand.NewPCG(9, 10))
@@ -694,7 +697,7 @@ func TestAddressWindowGatheredWhileCounted(t *testing.T) {
 		refs[i] = shard.PageRef{Ref: uint32(i), Base: uint64(i) << shard.PageShift}
 	}
 	mk := []memKey{{space: trace.Global, group: -1}}
-	lists := [][]statItem{list(3 * yieldItems), list(1000), list(2000), list(3000), list(2 * yieldItems)}
+	lists := [][]statItem{list(3 * yieldItems), list(1000), list(2 * yieldItems), list(2000), list(3000), list(500)}
 
 	ref := newAddrTracker(1, false, 1)
 	defer ref.release()
@@ -705,12 +708,24 @@ func TestAddressWindowGatheredWhileCounted(t *testing.T) {
 	ref.finish()
 	want := ref.rows(nil, refs, mk, newSketchCounter(warpRegs), newSketchCounter(groupRegs))
 
-	for _, held := range []countJob{{count: true}, {first: true}, {count: true, reply: true}} {
+	for _, c := range []struct {
+		name                        string
+		jobs                        [2]countJob // with lists[3] and lists[4]
+		gathered                    int         // of them, while counting
+		again, held, first, replied bool
+	}{
+		{"count, then count", [2]countJob{{count: true}, {count: true}}, 2, true, true, false, false},
+		{"count, then gather", [2]countJob{{count: true}, {}}, 2, true, false, false, false},
+		{"first", [2]countJob{{first: true}, {}}, 0, false, true, true, false},
+		{"reply", [2]countJob{{count: true, reply: true}, {}}, 1, false, true, false, true},
+	} {
 		tr := newAddrTracker(1, false, 1)
 		tr.grow(pages)
-		a := &asyncCount{jobs: []chan countJob{make(chan countJob, 1)}, scattered: []chan struct{}{make(chan struct{}, 1)},
+		a := &asyncCount{jobs: []chan countJob{make(chan countJob, 2)}, scattered: []chan struct{}{make(chan struct{}, 8)},
 			counted: []chan struct{}{make(chan struct{}, 1)}, state: make([]counterState, 1)}
 		tr.async = a
+		st := &a.state[0]
+		st.pages, st.npages = tr.pages, tr.npages
 		tr.gather(0, lists[0:1], keys)
 		tr.winItems[0] = len(lists[0])
 		tr.hand(0)
@@ -718,50 +733,64 @@ func TestAddressWindowGatheredWhileCounted(t *testing.T) {
 		tr.countWindow(0, tr.pages, tr.npages)
 		// The job was taken and its lists gathered while the window was
 		// counted.
-		if len(a.jobs[0]) != 0 || len(a.scattered[0]) != 1 || len(tr.win[0]) != len(lists[1]) || a.state[0].holding {
-			t.Fatalf("job not gathered during the count: %d queued, %d scattered, window of %d items", len(a.jobs[0]), len(a.scattered[0]), len(tr.win[0]))
+		if len(a.jobs[0]) != 0 || len(a.scattered[0]) != 1 || len(tr.win[0]) != len(lists[1]) || st.holding || st.again {
+			t.Fatalf("%s: job not gathered during the count: %d queued, %d scattered, window of %d items", c.name, len(a.jobs[0]), len(a.scattered[0]), len(tr.win[0]))
 		}
 		<-a.scattered[0]
 		if n := tr.pending(); n != 0 {
-			t.Fatalf("%d items pending after the count, want 0 (the second window's were not handed)", n)
+			t.Fatalf("%s: %d items pending after the count, want 0 (the second window's were not handed)", c.name, n)
 		}
 		// A second window of more than yieldItems items is counted while
-		// a job that asks for a count comes: its lists are gathered (but
-		// not with first), and it is held, with no job taken after.
-		tr.gather(0, lists[4:5], keys)
+		// the case's jobs come.
+		tr.gather(0, lists[2:3], keys)
 		tr.winItems[0] = len(tr.win[0])
 		tr.hand(0)
-		j := held
-		j.lists, j.keys, j.pages, j.npages = lists[2:3], keys, tr.pages, tr.npages
-		a.jobs[0] <- j
-		tr.countWindow(0, tr.pages, tr.npages)
-		st := &a.state[0]
-		if !st.holding || st.held.count != held.count || st.held.first != held.first || st.held.reply != held.reply {
-			t.Fatalf("job %+v: not held (%v, %+v)", held, st.holding, st.held)
-		}
-		if gathered := len(a.scattered[0]) == 1; gathered == held.first || (st.held.lists != nil) != held.first {
-			t.Fatalf("job %+v: lists gathered %v while counting", held, gathered)
-		}
-		a.jobs[0] <- countJob{lists: lists[3:4], keys: keys, pages: tr.pages, npages: tr.npages}
-		// The counter's loop takes the held job, then the one queued.
-		for _, j := range []countJob{st.held, <-a.jobs[0]} {
-			st.holding = false
-			if j.first {
-				tr.countWindow(0, tr.pages, tr.npages)
+		for k, j := range c.jobs {
+			j.lists, j.keys, j.pages, j.npages = lists[3+k:4+k], keys, tr.pages, tr.npages
+			if j.first { // as plan does
+				tr.hand(0)
 			}
-			if j.lists != nil {
-				tr.gather(0, j.lists, j.keys)
-			}
+			tr.winItems[0] += len(lists[3+k])
 			if j.count {
-				tr.countWindow(0, tr.pages, tr.npages)
+				tr.hand(0)
 			}
+			a.jobs[0] <- j
 		}
 		tr.countWindow(0, tr.pages, tr.npages)
+		if n := len(a.scattered[0]); n != c.gathered || st.again != c.again || st.holding != c.held || c.held && (st.held.first != c.first || (st.held.lists != nil) != c.first) {
+			t.Fatalf("%s: %d lists gathered, again %v, held %v (%+v)", c.name, n, st.again, st.holding, st.held)
+		}
+		if len(a.jobs[0]) != 2-c.gathered-b2i(c.first) {
+			t.Fatalf("%s: %d jobs left queued", c.name, len(a.jobs[0]))
+		}
+		// The counter's loop: the window again if asked, the held job,
+		// those queued, a last one, and the end.
+		a.jobs[0] <- countJob{lists: lists[5:6], keys: keys, pages: tr.pages, npages: tr.npages}
+		tr.winItems[0] += len(lists[5])
+		close(a.jobs[0])
+		if st.again {
+			tr.countWindows(0)
+		}
+		a.done.Add(1)
+		tr.counter(0)
+		if len(a.counted[0]) != b2i(c.replied) {
+			t.Fatalf("%s: %d replies", c.name, len(a.counted[0]))
+		}
+		if n := tr.pending(); n != 0 {
+			t.Fatalf("%s: %d items pending at the end, want 0", c.name, n)
+		}
 		tr.async = nil
 		got := tr.rows(nil, refs, mk, newSketchCounter(warpRegs), newSketchCounter(groupRegs))
 		if !slices.Equal(got, want) {
-			t.Fatalf("job %+v: %d rows, want %d, or not the same", held, len(got), len(want))
+			t.Fatalf("%s: %d rows, want %d, or not the same", c.name, len(got), len(want))
 		}
 		tr.release()
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
