@@ -168,7 +168,9 @@ func (ps *pageStats) exploreAt(i int) *exploreEntry { return &ps.explore[i/slabC
 // worker owns the pages a hash of their reference gives it; the appliers
 // hand each the accesses of its pages, and it gathers them into a window
 // of many batches' and counts that while later batches are read,
-// expanded and applied. Counting is most of an addresses
+// expanded and applied: it has two windows, and gathers the batches that
+// come while it counts one into the other (poll), so that the compute
+// stage waits for it only once both are full. Counting is most of an addresses
 // replay's work (BenchmarkAddressCount); in the compute stage it waited
 // for the slower owner at every batch, a core often idle.
 // Either way an address is counted by one goroutine, and its counts do not
@@ -217,6 +219,15 @@ type addrTracker struct {
 	window, windowInsts int
 	win                 [][]statItem
 	winKeys             [][]sketchKey
+	// spare and spareKeys are counter c's second window's buffers
+	// (asynchronous): countWindow counts win[c] while the counter
+	// gathers the batches that follow into these (poll), which then
+	// become win[c]. Synchronous, they stay nil.
+	spare     [][]statItem
+	spareKeys [][]sketchKey
+	// handed[c] is how many items the compute stage has handed counter
+	// c to count (plan, flushWindows) that it has not counted yet.
+	handed []atomic.Int64
 	// winItems and winInsts are, in the compute stage, the items and
 	// instructions each counter's window holds (asynchronous: handed
 	// over, perhaps not yet gathered), which decides when it counts.
@@ -244,9 +255,10 @@ const (
 )
 
 // maxWindowInsts is the most instructions a window holds before it counts
-// (their keys are 16 bytes each, per counter) unless one batch has more;
-// with WithBatchInsts' at most 2^20, a window's instructions stay below
-// the 2^22 that statItem's inst holds.
+// (their keys are 8 bytes each, per counter) unless one batch has more;
+// with WithBatchInsts' at most 2^20, a counter's window, which may take
+// the batches of two (poll), stays below the 2^22 instructions that
+// statItem's inst holds.
 const maxWindowInsts = countWindow / 8
 
 // hotPages is how many of a replay's first pages (by reference: the order
@@ -260,16 +272,40 @@ const hotPages = 64
 
 // asyncCount is the counter goroutines and what goes between them and
 // the compute stage.
+//
+// Two batches may be handed over and not yet gathered: the appliers fill
+// one set of lists (the tracker's lists) while the counters gather the
+// other's, so that the compute stage goes on with a batch while a
+// counter, busy counting, has not yet taken the one before (poll does,
+// every yieldItems items).
 type asyncCount struct {
-	jobs      []chan countJob // per counter
-	scattered []chan struct{} // per counter: it has sorted its lists, which the appliers may fill again
-	batchKeys [2][]sketchKey  // by batch parity: a batch's sketch keys, which a counter reads while the next batch's are made
-	jobLists  [][][]statItem  // per counter: its lists of the batch handed over, from every applier
-	counted   []chan struct{} // per counter: it has counted its window, as a job with reply asked
+	jobs      []chan countJob   // per counter
+	scattered []chan struct{}   // per counter: it has gathered a batch's lists, which the appliers may fill again
+	listSets  [2][][]statItem   // by batch parity: the tracker's lists
+	batchKeys [2][]sketchKey    // by batch parity: a batch's sketch keys
+	jobLists  [2][][][]statItem // by batch parity, per counter: its lists of the batch, from every applier
+	counted   []chan struct{}   // per counter: it has counted its window, as a job with reply asked
+	state     []counterState    // per counter, its goroutine's alone
 	parity    int
-	pending   bool // a batch was handed over, and its lists may still be read
+	inflight  int // batches handed over whose lists a counter may still read: 0 to 2
 	closed    bool
 	done      sync.WaitGroup
+}
+
+// counterState is what a counter goroutine keeps between jobs: the page
+// table of the last job it took, and a job poll took while a window was
+// counted that asks for a count too (or for its lists to go into a window
+// with no room for them), which waits for that count to end.
+type counterState struct {
+	pages    pageTable
+	npages   int
+	held     countJob
+	holding  bool
+	counting bool // countWindow is counting a window: poll may take jobs
+	closed   bool // poll found the jobs channel closed
+	// again: a job poll took asked for the window it gathered into to
+	// be counted, which countWindows does once the count under way ends.
+	again bool
 }
 
 // countJob is one batch's accesses for one counter: its lists from every
@@ -337,6 +373,8 @@ func newAddrTracker(appliers int, explore bool, counters int) *addrTracker {
 		t.window, t.windowInsts = countWindow, maxWindowInsts
 	}
 	t.win, t.winKeys = make([][]statItem, counters), make([][]sketchKey, counters)
+	t.spare, t.spareKeys = make([][]statItem, counters), make([][]sketchKey, counters)
+	t.handed = make([]atomic.Int64, counters)
 	t.winItems, t.winInsts = make([]int, counters), make([]int, counters)
 	t.fewPages = make([]bool, counters)
 	t.owners = make([]slabOwner, counters)
@@ -351,11 +389,13 @@ func newAddrTracker(appliers int, explore bool, counters int) *addrTracker {
 		for c := range t.hot {
 			t.hot[c] = new([hotPages]pageStats)
 		}
-		a := &asyncCount{jobs: make([]chan countJob, counters), scattered: make([]chan struct{}, counters), jobLists: make([][][]statItem, counters),
-			counted: make([]chan struct{}, counters)}
+		a := &asyncCount{jobs: make([]chan countJob, counters), scattered: make([]chan struct{}, counters),
+			counted: make([]chan struct{}, counters), state: make([]counterState, counters)}
+		a.listSets = [2][][]statItem{t.lists, make([][]statItem, len(t.lists))}
+		a.jobLists = [2][][][]statItem{make([][][]statItem, counters), make([][][]statItem, counters)}
 		t.async = a
 		for c := range counters {
-			a.jobs[c], a.scattered[c], a.counted[c] = make(chan countJob, 1), make(chan struct{}, 1), make(chan struct{}, 1)
+			a.jobs[c], a.scattered[c], a.counted[c] = make(chan countJob, 2), make(chan struct{}, 2), make(chan struct{}, 1)
 			a.done.Add(1)
 			go t.counter(c)
 		}
@@ -397,25 +437,94 @@ func (t *addrTracker) stats(pages pageTable, c int, ref uint32) *pageStats {
 // when the job says so, and at the end.
 func (t *addrTracker) counter(c int) {
 	defer t.async.done.Done()
-	var pages pageTable
-	npages := 0
-	for j := range t.async.jobs[c] {
-		pages, npages = j.pages, j.npages
+	st := &t.async.state[c]
+	for {
+		var j countJob
+		switch {
+		case st.holding:
+			j, st.holding = st.held, false
+		case st.closed:
+			t.countWindows(c)
+			return
+		default:
+			var ok bool
+			if j, ok = <-t.async.jobs[c]; !ok {
+				t.countWindows(c)
+				return
+			}
+		}
+		st.pages, st.npages = j.pages, j.npages
 		if j.first {
-			t.countWindow(c, pages, npages)
+			t.countWindows(c)
 		}
 		if j.lists != nil {
 			t.gather(c, j.lists, j.keys)
 			t.async.scattered[c] <- struct{}{}
 		}
 		if j.count {
-			t.countWindow(c, pages, npages)
+			t.countWindows(c)
 		}
 		if j.reply {
 			t.async.counted[c] <- struct{}{}
 		}
 	}
-	t.countWindow(c, pages, npages)
+}
+
+// countWindows counts counter c's window (countWindow), and counts it
+// again while poll, meanwhile, took a job that asked for a count.
+func (t *addrTracker) countWindows(c int) {
+	st := &t.async.state[c]
+	for {
+		t.countWindow(c, st.pages, st.npages)
+		if !st.again {
+			return
+		}
+		st.again = false
+	}
+}
+
+// poll takes counter c's next job, if one is there, while the counter
+// counts a window (countSorted calls it every yieldItems items): it
+// gathers the job's lists into the next window and gives them back, so
+// that the compute stage goes on with the next batch rather than wait for
+// the count. The first job that asks for a count it notes (again): the
+// next window then takes the batches of one more, so that a counter
+// whose count takes longer than the other's does not hold the compute
+// stage, and the other, back at once. A second one, one that asks for a
+// reply, or one whose lists must wait for a count (first: no room for
+// their instructions) it holds for the counter's loop, and takes no
+// other until then; the compute stage waits (await) once the counter
+// holds one and has not taken the two batches after it.
+func (t *addrTracker) poll(c int) {
+	st := &t.async.state[c]
+	for st.counting && !st.holding && !st.closed {
+		var j countJob
+		select {
+		case jj, ok := <-t.async.jobs[c]:
+			if !ok {
+				st.closed = true
+				return
+			}
+			j = jj
+		default:
+			return
+		}
+		st.pages, st.npages = j.pages, j.npages
+		if j.first {
+			st.held, st.holding = j, true
+			return
+		}
+		if j.lists != nil {
+			t.gather(c, j.lists, j.keys)
+			t.async.scattered[c] <- struct{}{}
+		}
+		switch {
+		case j.reply || j.count && st.again:
+			st.held, st.holding = countJob{pages: j.pages, npages: j.npages, count: j.count, reply: j.reply}, true
+		case j.count:
+			st.again = true
+		}
+	}
 }
 
 // gather appends lists' items to counter c's window, their instructions'
@@ -450,18 +559,45 @@ func (t *addrTracker) gather(c int, lists [][]statItem, keys []sketchKey) {
 }
 
 // countWindow counts counter c's window, with pages the page table (of
-// npages pages), and empties it.
+// npages pages), and empties it: the spare buffers become the window,
+// which a counter goroutine fills meanwhile (poll), and the counted
+// window's become the spare ones.
 func (t *addrTracker) countWindow(c int, pages pageTable, npages int) {
 	t.fewPages[c] = npages/len(t.win) < wordOrderPages
-	switch {
-	case len(t.win[c]) == 0:
-	case !t.fewPages[c]:
-		t.countSorted(c, t.sortWindow(c, pages.len()), nil, t.winKeys[c], pages, nil)
-	default:
-		sorted, _ := t.sortItems(c, pages.len(), t.win[c:c+1], nil)
-		t.countSorted(c, sorted, nil, t.winKeys[c], pages, nil)
+	win, keys := t.win[c], t.winKeys[c]
+	if len(win) == 0 {
+		t.win[c], t.winKeys[c] = win[:0], keys[:0]
+		return
 	}
-	t.win[c], t.winKeys[c] = t.win[c][:0], t.winKeys[c][:0]
+	// The window counted, the next is gathered (poll) into the spare
+	// buffers meanwhile.
+	t.win[c], t.winKeys[c] = t.spare[c][:0], t.spareKeys[c][:0]
+	t.spare[c], t.spareKeys[c] = nil, nil
+	var st *counterState
+	if t.async != nil {
+		st = &t.async.state[c]
+		st.counting = true
+	}
+	free := win // the buffer no longer needed once counted
+	if !t.fewPages[c] {
+		sorted := t.sortWindow(c, win, pages.len())
+		free = sorted
+		t.countSorted(c, sorted, nil, keys, pages, nil)
+	} else {
+		sorted, _ := t.sortItems(c, pages.len(), [][]statItem{win}, nil)
+		t.countSorted(c, sorted, nil, keys, pages, nil)
+	}
+	if st != nil {
+		st.counting = false
+	}
+	t.handed[c].Add(-int64(len(win)))
+	// Synchronous, nothing was gathered meanwhile: the buffers go back
+	// to the window, and no second one is ever made.
+	if cap(t.win[c]) == 0 {
+		t.win[c], t.winKeys[c] = free[:0], keys[:0]
+	} else {
+		t.spare[c], t.spareKeys[c] = free[:0], keys[:0]
+	}
 }
 
 // plan decides, in the compute stage, when counter c counts its window
@@ -473,7 +609,7 @@ func (t *addrTracker) plan(c, items, insts int) (first, after bool) {
 	}
 	if t.winInsts[c] > 0 && t.winInsts[c]+insts > t.windowInsts {
 		first = true
-		t.winItems[c], t.winInsts[c] = 0, 0
+		t.hand(c)
 	}
 	t.winItems[c] += items
 	t.winInsts[c] += insts
@@ -483,17 +619,25 @@ func (t *addrTracker) plan(c, items, insts int) (first, after bool) {
 	limit := min(t.window, max(minWindow, t.npages/len(t.win)*windowPerPage))
 	if t.winItems[c] >= limit {
 		after = true
-		t.winItems[c], t.winInsts[c] = 0, 0
+		t.hand(c)
 	}
 	return first, after
 }
 
+// hand notes that counter c's window is to be counted now: its items
+// are handed, not counted yet, until countWindow has.
+func (t *addrTracker) hand(c int) {
+	t.handed[c].Add(int64(t.winItems[c]))
+	t.winItems[c], t.winInsts[c] = 0, 0
+}
+
 // pending is how many items the counters hold uncounted in their
-// windows: statistics the memory limit does not see yet.
+// windows, the one gathered and the one counted: statistics the memory
+// limit does not see yet.
 func (t *addrTracker) pending() int {
 	n := 0
-	for _, k := range t.winItems {
-		n += k
+	for c, k := range t.winItems {
+		n += k + int(t.handed[c].Load())
 	}
 	return n
 }
@@ -507,8 +651,8 @@ func (t *addrTracker) flushWindows() {
 			return
 		}
 		for c, ch := range a.jobs {
+			t.hand(c)
 			ch <- countJob{pages: t.pages, npages: t.npages, count: true, reply: true}
-			t.winItems[c], t.winInsts[c] = 0, 0
 		}
 		for _, ch := range a.counted {
 			<-ch
@@ -516,17 +660,17 @@ func (t *addrTracker) flushWindows() {
 		return
 	}
 	for c := range t.win {
+		t.hand(c)
 		t.countWindow(c, t.pages, t.npages)
-		t.winItems[c], t.winInsts[c] = 0, 0
 	}
 }
 
-// await waits until every counter has sorted the batch handed to it last,
-// so that the appliers may collect the next into its lists. It runs in the
-// compute stage, before the appliers.
+// await waits, when two batches are handed over, until every counter has
+// gathered the first of them, whose lists the appliers fill next. It runs
+// in the compute stage, before the appliers.
 func (t *addrTracker) await() {
 	a := t.async
-	if a == nil || !a.pending {
+	if a == nil || a.inflight < 2 {
 		return
 	}
 	for _, ch := range a.scattered {
@@ -535,23 +679,24 @@ func (t *addrTracker) await() {
 	for i := range t.lists {
 		t.lists[i] = t.lists[i][:0]
 	}
-	a.pending = false
+	a.inflight--
 }
 
 // submit hands batch b's collected accesses to the counters, with its
 // sketch keys. It runs in the compute stage, after the appliers.
 func (t *addrTracker) submit(b *batch) {
 	a := t.async
-	keys := batchKeys(a.batchKeys[a.parity], b)
-	a.batchKeys[a.parity] = keys
-	a.parity ^= 1
+	p := a.parity
+	keys := batchKeys(a.batchKeys[p], b)
+	a.batchKeys[p] = keys
 	for c, ch := range a.jobs {
-		// The counter is done with its lists of the batch before (await).
-		lists := a.jobLists[c][:0]
+		// The counters are done with the lists of this parity's batch
+		// before (await).
+		lists := a.jobLists[p][c][:0]
 		for i := c; i < len(t.lists); i += t.split {
 			lists = append(lists, t.lists[i])
 		}
-		a.jobLists[c] = lists
+		a.jobLists[p][c] = lists
 		items := 0
 		for _, l := range lists {
 			items += len(l)
@@ -559,7 +704,9 @@ func (t *addrTracker) submit(b *batch) {
 		first, after := t.plan(c, items, len(b.insts))
 		ch <- countJob{lists: lists, keys: keys, pages: t.pages, npages: t.npages, first: first, count: after}
 	}
-	a.pending = true
+	a.inflight++
+	a.parity ^= 1
+	t.lists = a.listSets[a.parity]
 }
 
 // finish waits for the counters to count everything handed to them, and
@@ -589,8 +736,8 @@ func batchKeys(keys []sketchKey, b *batch) []sketchKey {
 	keys = grow(keys, 2*len(b.insts))
 	for i := range b.insts {
 		bi := &b.insts[i]
-		keys[2*i] = newSketchKey(mix64(uint64(bi.Group)*0x9e3779b97f4a7c15^uint64(bi.Warp)), warpRegs)
-		keys[2*i+1] = newSketchKey(mix64(uint64(bi.Group)), groupRegs)
+		keys[2*i] = newSketchKey(mix64(uint64(bi.Group)*0x9e3779b97f4a7c15 ^ uint64(bi.Warp)))
+		keys[2*i+1] = newSketchKey(mix64(uint64(bi.Group)))
 	}
 	return keys
 }
@@ -865,13 +1012,14 @@ func (t *addrTracker) sortItems(c int, pages int, lists [][]statItem, extras []u
 // the entry the one before wrote (0.31 -> 0.38 s).
 const wordOrderPages = 64
 
-// sortWindow puts counter c's window in page order and, within a page, in
-// word order (two counting sorts, by word in the page, then stably by
-// page, through the sort's buffer and back), for pages below pages, and
-// returns it: a page's entries are then met in slab order once the page
-// is dense, each line's items one after another.
-func (t *addrTracker) sortWindow(c int, pages int) []statItem {
-	win := t.win[c]
+// sortWindow puts counter c's window win in page order and, within a
+// page, in word order (two counting sorts, by word in the page, then
+// stably by page, through the sort's buffer and back), for pages below
+// pages, and returns it: a page's entries are then met in slab order once
+// the page is dense, each line's items one after another. The sorted
+// items are in win's storage or the sort's buffer; the other is the sort's
+// buffer after.
+func (t *addrTracker) sortWindow(c int, win []statItem, pages int) []statItem {
 	n := len(win)
 	hist := t.hist[c][:0]
 	hist = append(hist, make([]uint32, shard.PageWords+1)...)
@@ -892,10 +1040,13 @@ func (t *addrTracker) sortWindow(c int, pages int) []statItem {
 		hist[w]++
 	}
 	t.hist[c] = hist[:0]
-	// Then stably by page: sortItems into its buffer, which is win's.
+	// Then stably by page: sortItems into its buffer, which is win's
+	// (or tmp itself, one bucket's).
 	t.sorted[c] = win[:0]
 	sorted, _ := t.sortItems(c, pages, [][]statItem{tmp}, nil)
-	t.win[c] = tmp[:0]
+	if unsafe.SliceData(sorted) != unsafe.SliceData(tmp) {
+		t.sorted[c] = tmp[:0]
+	}
 	return sorted
 }
 
@@ -945,6 +1096,7 @@ func (t *addrTracker) countSorted(c int, sorted []statItem, extras []uint64, key
 		t.update(sorted[lo0:lo1], ext, &found[j&1], keys, b)
 		since += lo1 - lo0
 		if t.async != nil && since >= yieldItems {
+			t.poll(c)
 			runtime.Gosched()
 			since = 0
 		}
@@ -956,11 +1108,12 @@ func (t *addrTracker) countSorted(c int, sorted []statItem, extras []uint64, key
 	t.toDense[c] = t.toDense[c][:0]
 }
 
-// yieldItems is how many items a counter goroutine counts before it lets
-// another goroutine run. Two counters keep both cores busy; without
-// yielding, the compute stage, the reader and the expanders waited for a
-// counter to finish its batch, and the counters then waited for the next
-// batch, the cores not both busy.
+// yieldItems is how many items a counter goroutine counts before it takes
+// the jobs handed to it meanwhile (poll) and lets another goroutine run.
+// Two counters keep both cores busy; without yielding, the compute stage,
+// the reader and the expanders waited for a counter to finish its batch,
+// and the counters then waited for the next batch, the cores not both
+// busy.
 const yieldItems = 4096
 
 // countRun is the most items of one page count handles at a step, and so
@@ -982,8 +1135,8 @@ func (t *addrTracker) prefetchIndexes(pages pageTable, c int, part []statItem, k
 	if len(part) == 0 || t.inCache(c, part[0].word) {
 		return
 	}
-	// The items' sketch keys too: a window's are 16 bytes an instruction
-	// (a MiB for 2^16 of them), met at random once sorted by page, and
+	// The items' sketch keys too: a window's are 8 bytes an instruction
+	// (512 KiB for 2^16 of them), met at random once sorted by page, and
 	// update waited on each (uniform-1Mi, lean + addresses: 18% of the
 	// samples on the keys' load; prefetched, 0.65 -> 0.62 s CPU).
 	for k := range part {
@@ -1239,8 +1392,12 @@ func (ps *pageStats) newDense(items []statItem, at int, so *slabOwner) {
 	for len(ps.entries)*slabChunk < shard.PageWords {
 		// Written before read, through the arena's pointer (no nil
 		// check's load): one fault a memory page, not two (findIndex).
+		// The arena's memory is zero already: a chunk's first and last
+		// bytes are written, not the whole chunk (a chunk is less than a
+		// memory page, so every page it spans holds one of them).
 		p := so.arena.Alloc(int(slabChunkBytes))
-		clear(unsafe.Slice((*byte)(p), slabChunkBytes))
+		*(*byte)(p) = 0
+		*(*byte)(unsafe.Add(p, slabChunkBytes-1)) = 0
 		ps.entries = append(ps.entries, (*[slabChunk]addrEntry)(p))
 		so.held.Add(uint64(slabChunkBytes) + 8)
 	}

@@ -595,7 +595,7 @@ func TestAddressWindowWordOrder(t *testing.T) {
 		for uint32(tr.pages.len())>>shift > 1<<12 {
 			shift++
 		}
-		sorted := tr.sortWindow(0, tr.pages.len())
+		sorted := tr.sortWindow(0, tr.win[0], tr.pages.len())
 		bucket := func(it statItem) uint32 { return it.word >> (shard.PageShift - 2) >> shift }
 		for i := 1; i < len(sorted); i++ {
 			a, b := sorted[i-1], sorted[i]
@@ -663,4 +663,134 @@ func TestAddressHotPagesInCache(t *testing.T) {
 	if tr.inCache(0, page(2)) {
 		t.Fatalf("%d pages: a hot page taken as in cache", 2*wordOrderPages)
 	}
+}
+
+// TestAddressWindowGatheredWhileCounted: a counter counting a window
+// takes the jobs handed to it meanwhile (poll, every yieldItems items):
+// it gathers a job's lists into its second window and gives them back at
+// once; the first job that asks for a count it notes, to count that
+// window once the count under way ends (again), and goes on gathering
+// into it; a second such job, one that asks for a reply, or one whose
+// lists wait for a count (first) it holds until the count under way ends,
+// taking no other. The table is the one one window of every item gives,
+// and pending counts every item handed and not yet counted. The test
+// stands in for the compute stage, the jobs queued before each count,
+// and then runs the counter's loop to the end.
+func TestAddressWindowGatheredWhileCounted(t *testing.T) {
+	const pages = 200
+	r := rand.New(rand.NewPCG(9, 10))
+	b := &batch{insts: make([]binst, 64)}
+	for i := range b.insts {
+		b.insts[i].Group, b.insts[i].Warp = int64(i/8), int64(i)
+	}
+	keys := batchKeys(nil, b)
+	list := func(n int) []statItem {
+		var l []statItem
+		for range n {
+			l = append(l, newStatItem(uint32(hotPages+r.IntN(pages-hotPages))<<(shard.PageShift-2)|uint32(r.IntN(shard.PageWords)),
+				uint32(r.IntN(len(b.insts))), 1, uint8(r.IntN(2))))
+		}
+		return l
+	}
+	refs := make([]shard.PageRef, pages)
+	for i := range refs {
+		refs[i] = shard.PageRef{Ref: uint32(i), Base: uint64(i) << shard.PageShift}
+	}
+	mk := []memKey{{space: trace.Global, group: -1}}
+	lists := [][]statItem{list(3 * yieldItems), list(1000), list(2 * yieldItems), list(2000), list(3000), list(500)}
+
+	ref := newAddrTracker(1, false, 1)
+	defer ref.release()
+	ref.grow(pages)
+	for _, l := range lists {
+		ref.gather(0, [][]statItem{l}, keys)
+	}
+	ref.finish()
+	want := ref.rows(nil, refs, mk, newSketchCounter(warpRegs), newSketchCounter(groupRegs))
+
+	for _, c := range []struct {
+		name                        string
+		jobs                        [2]countJob // with lists[3] and lists[4]
+		gathered                    int         // of them, while counting
+		again, held, first, replied bool
+	}{
+		{"count, then count", [2]countJob{{count: true}, {count: true}}, 2, true, true, false, false},
+		{"count, then gather", [2]countJob{{count: true}, {}}, 2, true, false, false, false},
+		{"first", [2]countJob{{first: true}, {}}, 0, false, true, true, false},
+		{"reply", [2]countJob{{count: true, reply: true}, {}}, 1, false, true, false, true},
+	} {
+		tr := newAddrTracker(1, false, 1)
+		tr.grow(pages)
+		a := &asyncCount{jobs: []chan countJob{make(chan countJob, 2)}, scattered: []chan struct{}{make(chan struct{}, 8)},
+			counted: []chan struct{}{make(chan struct{}, 1)}, state: make([]counterState, 1)}
+		tr.async = a
+		st := &a.state[0]
+		st.pages, st.npages = tr.pages, tr.npages
+		tr.gather(0, lists[0:1], keys)
+		tr.winItems[0] = len(lists[0])
+		tr.hand(0)
+		a.jobs[0] <- countJob{lists: lists[1:2], keys: keys, pages: tr.pages, npages: tr.npages}
+		tr.countWindow(0, tr.pages, tr.npages)
+		// The job was taken and its lists gathered while the window was
+		// counted.
+		if len(a.jobs[0]) != 0 || len(a.scattered[0]) != 1 || len(tr.win[0]) != len(lists[1]) || st.holding || st.again {
+			t.Fatalf("%s: job not gathered during the count: %d queued, %d scattered, window of %d items", c.name, len(a.jobs[0]), len(a.scattered[0]), len(tr.win[0]))
+		}
+		<-a.scattered[0]
+		if n := tr.pending(); n != 0 {
+			t.Fatalf("%s: %d items pending after the count, want 0 (the second window's were not handed)", c.name, n)
+		}
+		// A second window of more than yieldItems items is counted while
+		// the case's jobs come.
+		tr.gather(0, lists[2:3], keys)
+		tr.winItems[0] = len(tr.win[0])
+		tr.hand(0)
+		for k, j := range c.jobs {
+			j.lists, j.keys, j.pages, j.npages = lists[3+k:4+k], keys, tr.pages, tr.npages
+			if j.first { // as plan does
+				tr.hand(0)
+			}
+			tr.winItems[0] += len(lists[3+k])
+			if j.count {
+				tr.hand(0)
+			}
+			a.jobs[0] <- j
+		}
+		tr.countWindow(0, tr.pages, tr.npages)
+		if n := len(a.scattered[0]); n != c.gathered || st.again != c.again || st.holding != c.held || c.held && (st.held.first != c.first || (st.held.lists != nil) != c.first) {
+			t.Fatalf("%s: %d lists gathered, again %v, held %v (%+v)", c.name, n, st.again, st.holding, st.held)
+		}
+		if len(a.jobs[0]) != 2-c.gathered-b2i(c.first) {
+			t.Fatalf("%s: %d jobs left queued", c.name, len(a.jobs[0]))
+		}
+		// The counter's loop: the window again if asked, the held job,
+		// those queued, a last one, and the end.
+		a.jobs[0] <- countJob{lists: lists[5:6], keys: keys, pages: tr.pages, npages: tr.npages}
+		tr.winItems[0] += len(lists[5])
+		close(a.jobs[0])
+		if st.again {
+			tr.countWindows(0)
+		}
+		a.done.Add(1)
+		tr.counter(0)
+		if len(a.counted[0]) != b2i(c.replied) {
+			t.Fatalf("%s: %d replies", c.name, len(a.counted[0]))
+		}
+		if n := tr.pending(); n != 0 {
+			t.Fatalf("%s: %d items pending at the end, want 0", c.name, n)
+		}
+		tr.async = nil
+		got := tr.rows(nil, refs, mk, newSketchCounter(warpRegs), newSketchCounter(groupRegs))
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: %d rows, want %d, or not the same", c.name, len(got), len(want))
+		}
+		tr.release()
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

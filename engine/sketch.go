@@ -38,26 +38,18 @@ const (
 	regBits = 5 // a register holds a rank up to 31: no overflow below ~2^31 keys a register
 )
 
-// sketchKey is one key as a sketch of m registers takes it: the 32 bits
-// stored exactly, and the register (its first bit) and rank it sets once
-// the sketch estimates, worked out once per instruction rather than once
-// per access.
+// sketchKey is one key as a sketch takes it: the 32 bits it stores
+// exactly, themselves a hash, whose bits also give the register and rank
+// it sets once the sketch estimates (hllPlace), worked out where they are
+// needed. A window's keys, two an instruction, are met at random once
+// its items are sorted by page: at 4 bytes each, their lines are half as
+// many as they were with the register and rank beside them.
 type sketchKey struct {
-	key  uint32
-	bit  uint16
-	rank uint8
+	key uint32
 }
 
-// newSketchKey is the key of hash h, its high 32 bits, for m registers.
-func newSketchKey(h uint64, m int) sketchKey { return keyOf(uint32(h>>32), m) }
-
-// keyOf is the sketch key of the 32 bits k stores exactly: the registers
-// see k's mix64, so a key the sketch held exactly lands where it would
-// have landed had it come in after the switch.
-func keyOf(k uint32, m int) sketchKey {
-	bit, rank := hllPlace(mix64(uint64(k)), m)
-	return sketchKey{key: k, bit: bit, rank: rank}
-}
+// newSketchKey is the key of hash h: its high 32 bits.
+func newSketchKey(h uint64) sketchKey { return sketchKey{key: uint32(h >> 32)} }
 
 // mix64 is SplitMix64's finalizer: a bijection that spreads every input bit
 // over the output.
@@ -83,7 +75,8 @@ func (e *addrEntry) addWarp(k sketchKey) bool {
 	b := &e.warps
 	n := e.wn
 	if n == sketchHLL {
-		hllRaise(b[:], k.bit, k.rank)
+		bit, rank := hllPlace(k.key, warpRegs)
+		hllRaise(b[:], bit, rank)
 		return true
 	}
 	x := k.key
@@ -108,7 +101,7 @@ func (e *addrEntry) addWarp(k sketchKey) bool {
 	for i := range held {
 		held[i] = le.Uint32(b[4*i:])
 	}
-	toRegisters(b[:], held[:], warpRegs, k)
+	toRegisters(b[:], held[:], warpRegs, k.key)
 	e.wn = sketchHLL
 	return true
 }
@@ -120,7 +113,8 @@ func (e *addrEntry) addGroup(k sketchKey) bool {
 	b := &e.groups
 	n := e.gn
 	if n == sketchHLL {
-		hllRaise(b[:], k.bit, k.rank)
+		bit, rank := hllPlace(k.key, groupRegs)
+		hllRaise(b[:], bit, rank)
 		return true
 	}
 	x := k.key
@@ -144,29 +138,33 @@ func (e *addrEntry) addGroup(k sketchKey) bool {
 	for i := range held {
 		held[i] = le.Uint32(b[4*i:])
 	}
-	toRegisters(b[:], held[:], groupRegs, k)
+	toRegisters(b[:], held[:], groupRegs, k.key)
 	e.gn = sketchHLL
 	return true
 }
 
 // toRegisters turns a full sketch's bytes b, whose keys were held, into m
-// registers holding them and k: nothing seen is lost.
-func toRegisters(b []byte, held []uint32, m int, k sketchKey) {
+// registers holding them and k: nothing seen is lost. A key held exactly
+// lands where it would have landed had it come in after the switch.
+func toRegisters(b []byte, held []uint32, m int, k uint32) {
 	clear(b)
 	for _, key := range held {
-		sk := keyOf(key, m)
-		hllMax(b, sk.bit, sk.rank)
+		bit, rank := hllPlace(key, m)
+		hllMax(b, bit, rank)
 	}
-	hllMax(b, k.bit, k.rank)
+	bit, rank := hllPlace(k, m)
+	hllMax(b, bit, rank)
 }
 
-// hllPlace is where hash h goes in m registers: the register from the
-// high 32 bits (a multiply-shift, so m need not be a power of two), given
-// as its first bit, and the rank (leading zeros plus one) from the low 31,
-// so that it fits 5 bits.
-func hllPlace(h uint64, m int) (bit uint16, rank uint8) {
-	reg := uint64(uint32(h>>32)) * uint64(m) >> 32
-	rank = uint8(bits.LeadingZeros32(uint32(h)|1)) + 1 // 1..32
+// hllPlace is where the 32-bit hash k goes in m registers: the register
+// from its high bits (a multiply-shift, so m need not be a power of two),
+// given as its first bit, and the rank from its low bits (trailing zeros
+// plus one, at most 31, so that it fits 5 bits). They are independent
+// enough: only keys of 26 trailing zeros and more (one in 2^26) fall on
+// fewer registers than m.
+func hllPlace(k uint32, m int) (bit uint16, rank uint8) {
+	reg := uint64(k) * uint64(m) >> 32
+	rank = uint8(bits.TrailingZeros32(k)) + 1 // 1..33
 	return uint16(regBits * reg), min(rank, 1<<regBits-1)
 }
 

@@ -14,7 +14,7 @@ func TestSketchExactThenEstimate(t *testing.T) {
 	var e addrEntry
 	for i := 0; i < warpExact; i++ {
 		for j := range 3 { // repeats count once
-			if added := e.addWarp(newSketchKey(mix64(uint64(i)), warpRegs)); added != (j == 0) {
+			if added := e.addWarp(newSketchKey(mix64(uint64(i)))); added != (j == 0) {
 				t.Fatalf("key %d, time %d: added %v", i, j+1, added)
 			}
 		}
@@ -22,14 +22,14 @@ func TestSketchExactThenEstimate(t *testing.T) {
 			t.Fatalf("after %d keys: %d, exact %v", i+1, c, exact)
 		}
 	}
-	e.addWarp(newSketchKey(mix64(99), warpRegs))
+	e.addWarp(newSketchKey(mix64(99)))
 	if c, exact := newSketchCounter(warpRegs).count(e.wn, e.warps[:]); exact || c < 6 || c > 10 {
 		t.Errorf("after %d keys: %d, exact %v; want an estimate near %d", warpExact+1, c, exact, warpExact+1)
 	}
 	// Adding the first keys again changes nothing: they are in the registers.
 	before := e.warps
 	for i := 0; i < warpExact; i++ {
-		e.addWarp(newSketchKey(mix64(uint64(i)), warpRegs))
+		e.addWarp(newSketchKey(mix64(uint64(i))))
 	}
 	if e.warps != before {
 		t.Error("keys held exactly were lost when the sketch turned into registers")
@@ -72,11 +72,12 @@ func refSketchAdd(n *uint8, buf []byte, exact, m int, k sketchKey) bool {
 		clear(buf)
 		*n = sketchHLL
 		for _, key := range saved {
-			sk := keyOf(key, m)
-			refHLLAdd(buf, sk.bit, sk.rank)
+			bit, rank := hllPlace(key, m)
+			refHLLAdd(buf, bit, rank)
 		}
 	}
-	refHLLAdd(buf, k.bit, k.rank)
+	bit, rank := hllPlace(k.key, m)
+	refHLLAdd(buf, bit, rank)
 	return true
 }
 
@@ -102,7 +103,7 @@ func TestSketchAddMatchesReference(t *testing.T) {
 				var n uint8
 				buf := make([]byte, sk.bytes)
 				for step := range 60 {
-					k := newSketchKey(mix64(uint64(r.IntN(pool))), sk.m)
+					k := newSketchKey(mix64(uint64(r.IntN(pool))))
 					got, want := sk.add(&e, k), refSketchAdd(&n, buf, sk.ex, sk.m, k)
 					st, b := sk.state(&e)
 					same := st == n
@@ -141,7 +142,7 @@ func TestSketchAccuracy(t *testing.T) {
 			for range trials {
 				var en addrEntry
 				for range n {
-					sk.add(&en, newSketchKey(r.Uint64(), sk.m))
+					sk.add(&en, newSketchKey(r.Uint64()))
 				}
 				c, _ := newSketchCounter(sk.m).count(sk.state(&en))
 				e := float64(c)/float64(n) - 1
@@ -190,7 +191,7 @@ func TestSketchCountMatchesRegisterByRegister(t *testing.T) {
 		for _, n := range []int{8, 30, 200, 5000, 100000} {
 			var e addrEntry
 			for range n {
-				sk.add(&e, newSketchKey(r.Uint64(), sk.m))
+				sk.add(&e, newSketchKey(r.Uint64()))
 			}
 			st, buf := sk.state(&e)
 			got, ge := newSketchCounter(sk.m).count(st, buf)
@@ -275,8 +276,8 @@ func BenchmarkSketchAdd(b *testing.B) {
 	entries := make([]addrEntry, addrs)
 	keys := make([]sketchKey, 2*addrs*hits)
 	for i := range addrs * hits {
-		keys[2*i] = newSketchKey(mix64(uint64(i)*0x9e3779b97f4a7c15), warpRegs)
-		keys[2*i+1] = newSketchKey(mix64(uint64(i)), groupRegs)
+		keys[2*i] = newSketchKey(mix64(uint64(i) * 0x9e3779b97f4a7c15))
+		keys[2*i+1] = newSketchKey(mix64(uint64(i)))
 	}
 	for b.Loop() {
 		clear(entries)
