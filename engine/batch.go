@@ -310,8 +310,8 @@ type batch struct {
 	// (replayer.namedShares).
 	namedShares int
 	// The owned pipeline's (ownedRun): the batch's number in trace order,
-	// the worker whose batch it is, and how many owners have applied it.
-	no, home, ownersDone int
+	// and the worker whose batch it is.
+	no, home int
 	// noResults: the sink reads no per-lane rows; only faulting lanes'
 	// slots are filled (for --strict), and apply writes no values.
 	noResults bool
