@@ -1050,6 +1050,11 @@ func (w *Writer) putInstructions(t *table, st []engine.InstStat) (int, error) {
 	// (a hot counter's every row), then each column from the first that
 	// does not, as putStat takes them.
 	j := constCountRows(b, n, k, field(unsafe.Offsetof(engine.InstStat{}.Lanes)), size)
+	if j == k {
+		// Every row constant: no row j, whose address would point past
+		// the rows (checkptr, under -race, rightly refuses it).
+		return k, nil
+	}
 	from := func(off uintptr) unsafe.Pointer { return unsafe.Add(base, uintptr(j)*size+off) }
 	putStat[uint32](b, &b.cols[7], n+j, k-j, from(unsafe.Offsetof(engine.InstStat{}.Lanes)), size)
 	putStat[uint32](b, &b.cols[8], n+j, k-j, from(unsafe.Offsetof(engine.InstStat{}.Addresses)), size)
