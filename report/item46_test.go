@@ -230,7 +230,7 @@ func TestItem46_13_HeatMapRowsAtTicks(t *testing.T) {
 // the ns tried, the estimate exceeds n at least once, and is capped there.
 func TestItem46_14_EstimatesMarkedAndCapped(t *testing.T) {
 	capped := 0
-	for _, n := range []int{9, 12, 16, 24, 40, 64} {
+	for _, n := range []int{9, 12, 16, 24, 40, 64, 96, 128} {
 		var src strings.Builder
 		src.WriteString(".region global 0x1000 0x100\n")
 		for w := range n {

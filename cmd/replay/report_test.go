@@ -95,9 +95,9 @@ func TestReportInBrowser(t *testing.T) {
 	tmp := t.TempDir()
 	trace, out, page := filepath.Join(tmp, "spin.zst"), filepath.Join(tmp, "out"), filepath.Join(tmp, "report.html")
 	for _, args := range [][]string{
-		{"gen", "spinlock", "-lane-ops", "2e5", "-o", trace, "-q"},
+		{"gen", "spinlock", "-lane-ops", "4e5", "-o", trace, "-q"},
 		{"-q", "-explore", "-o", out, trace},
-		{"report", out, "-o", page, "-title", "spinlock, 2e5 lane-ops"},
+		{"report", out, "-o", page, "-title", "spinlock, 4e5 lane-ops"},
 	} {
 		if code, _, errOut := replayCmd(t, args...); code != exitOK {
 			t.Fatalf("replay %s: exit %d: %s", strings.Join(args, " "), code, errOut)
@@ -133,7 +133,7 @@ func TestReportInBrowser(t *testing.T) {
 	if got.SVGs != 6 {
 		t.Errorf("%d rendered <svg> elements, want 6", got.SVGs)
 	}
-	if got.Title != "spinlock, 2e5 lane-ops" {
+	if got.Title != "spinlock, 4e5 lane-ops" {
 		t.Errorf("title %q", got.Title)
 	}
 	want := []string{commaInt(d.Instructions.N), commaInt(d.Lanes.N), commaInt(d.LaneOps.N), "0", commaInt(d.Addresses.N), d.Hottest.Label()}
