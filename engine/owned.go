@@ -36,19 +36,19 @@ import (
 // workers the stage pipeline, whose appliers share the pages, goes
 // further (maxOwnedWorkers).
 type ownedRun struct {
-	pl      *pipeline
-	workers int
+	pl *pipeline
 
 	readMu sync.Mutex
-	nextNo int  // the next batch's number, under readMu
-	ended  bool // no batch after nextNo-1, under readMu
+	nextNo int // the next batch's number, under readMu
 
 	mu   sync.Mutex
 	cond sync.Cond
 	// Under mu: the batches read and expanded and not yet applied, by
-	// number modulo their ring's length, and how many batches there are
-	// once the trace has ended or a batch failed (-1 until then).
-	ring  []*batch
+	// number modulo their ring's length.
+	ring []*batch
+	// total is how many batches there are once the trace has ended or a
+	// batch failed (-1 until then). It is written under both readMu and
+	// mu (end), so either lock reads it.
 	total int
 	// errAt is the number of the first batch that failed to read or
 	// expand (math.MaxInt64 until one does): no batch after it is
@@ -80,7 +80,7 @@ const maxOwnedWorkers = 3
 
 func newOwnedRun(pl *pipeline) *ownedRun {
 	w := pl.workers
-	r := &ownedRun{pl: pl, workers: w, total: -1}
+	r := &ownedRun{pl: pl, total: -1}
 	r.cond.L = &r.mu
 	r.ring = make([]*batch, w*ownedBatches+1)
 	r.errAt.Store(1<<63 - 1)
@@ -101,7 +101,7 @@ func newOwnedRun(pl *pipeline) *ownedRun {
 // batch to its worker's pool (pipeline.recycle).
 func (r *ownedRun) run(ctx context.Context, src trace.Source) error {
 	var wg sync.WaitGroup
-	for w := 1; w < r.workers; w++ {
+	for w := 1; w < r.pl.workers; w++ {
 		wg.Go(func() { r.readers(ctx, src, w) })
 	}
 	r.applier(ctx, src)
@@ -141,7 +141,7 @@ func (r *ownedRun) applier(ctx context.Context, src trace.Source) {
 				b = c
 				break
 			}
-			if len(r.pools[0]) > 0 && !r.readEnded() {
+			if len(r.pools[0]) > 0 && r.total < 0 {
 				break
 			}
 			r.cond.Wait()
@@ -165,14 +165,10 @@ func (r *ownedRun) applier(ctx context.Context, src trace.Source) {
 	}
 }
 
-// readEnded reports whether the trace has been read to its end (or a
-// failure); mu is held, so it reads total.
-func (r *ownedRun) readEnded() bool { return r.total >= 0 }
-
 // stopReading records that no batch is read after those numbered.
 func (r *ownedRun) stopReading() {
 	r.readMu.Lock()
-	if !r.ended {
+	if r.total < 0 {
 		r.end(r.nextNo - 1)
 	}
 	r.readMu.Unlock()
@@ -184,7 +180,7 @@ func (r *ownedRun) stopReading() {
 func (r *ownedRun) readExpand(ctx context.Context, src trace.Source, b *batch) bool {
 	pl, e := r.pl, r.pl.e
 	r.readMu.Lock()
-	if r.ended {
+	if r.total >= 0 {
 		r.readMu.Unlock()
 		r.pools[b.home] <- b
 		r.mu.Lock()
@@ -219,7 +215,6 @@ func (r *ownedRun) readExpand(ctx context.Context, src trace.Source, b *batch) b
 
 // end records, under readMu, that batch no is the last.
 func (r *ownedRun) end(no int) {
-	r.ended = true
 	r.mu.Lock()
 	r.total = no + 1
 	r.cond.Broadcast()
