@@ -2,7 +2,6 @@ package trace
 
 import (
 	"bytes"
-	"io"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -66,23 +65,7 @@ func TestFastVectorsDecodeAlike(t *testing.T) {
 				t.Fatal(err)
 			}
 			rd.noFastVecs = off
-			var got []*Inst
-			var arena []uint64
-			for {
-				var in *Inst
-				if into {
-					in, arena, err = rd.NextInto(arena)
-				} else {
-					in, err = rd.Next()
-				}
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = append(got, cloneInst(in))
-			}
+			got := readRecords(t, rd, into).insts
 			if len(got) != len(want) {
 				t.Fatalf("into %v, fast path off %v: %d instructions, want %d", into, off, len(got), len(want))
 			}

@@ -183,6 +183,42 @@ func readTrace(data []byte, opts ...ReaderOption) (*Header, []*Inst, error) {
 	}
 }
 
+// readBack is what readRecords read: the instructions (cloned), each one's
+// VecID as the reader gave it, and, reading with NextInto, how much each
+// record grew the arena.
+type readBack struct {
+	insts []*Inst
+	ids   []uint64
+	grew  []int
+}
+
+// readRecords reads rd to its end, with NextInto when into is set and Next
+// otherwise.
+func readRecords(t *testing.T, rd *BinaryReader, into bool) readBack {
+	t.Helper()
+	var got readBack
+	var arena []uint64
+	for {
+		var in *Inst
+		var err error
+		if into {
+			n := len(arena)
+			in, arena, err = rd.NextInto(arena)
+			got.grew = append(got.grew, len(arena)-n)
+		} else {
+			in, err = rd.Next()
+		}
+		if err == io.EOF {
+			return got
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.insts = append(got.insts, cloneInst(in))
+		got.ids = append(got.ids, in.VecID)
+	}
+}
+
 // wantInsts is what reading back records gives: Seq from 0 counting
 // instructions only (a directive takes the next instruction's), Line 0,
 // and for a directive no group, warp or mask.

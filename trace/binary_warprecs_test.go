@@ -107,28 +107,8 @@ func TestRetriedRecordsDecodeAlike(t *testing.T) {
 						t.Fatal(err)
 					}
 					rd.noWarpRecs = off
-					var got []*Inst
-					var ids []uint64
-					var grew []int // NextInto's arena growth, by record
-					var arena []uint64
-					for {
-						var in *Inst
-						if into {
-							n := len(arena)
-							in, arena, err = rd.NextInto(arena)
-							grew = append(grew, len(arena)-n)
-						} else {
-							in, err = rd.Next()
-						}
-						if err == io.EOF {
-							break
-						}
-						if err != nil {
-							t.Fatal(err)
-						}
-						got = append(got, cloneInst(in))
-						ids = append(ids, in.VecID)
-					}
+					back := readRecords(t, rd, into)
+					got, ids, grew := back.insts, back.ids, back.grew
 					// A record of a nonzero VecID has the vectors of the
 					// first record of that id, and the same static.
 					byID, named := map[uint64]*Inst{}, 0
