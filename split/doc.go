@@ -39,8 +39,9 @@
 //     missing or repeated slice, or slices of different traces,
 //     partition counts or slice counts, before it replays anything.
 //  5. Blocks: a slice file holds its instructions in block records
-//     (docs/FORMAT.md, "Split files"; split format version 4, its rows
-//     alone, mask 0, without vectors; files of versions 2 and 3 are
+//     (docs/FORMAT.md, "Split files"; split format version 5, its rows
+//     alone, mask 0, without vectors; fold records of runs and fixed-width
+//     values; files of versions 2, 3 and 4 are
 //     refused by name), and [Source] declares
 //     trace.CapBlock: a replay that needs nothing per lane beyond memory
 //     and instruction rows (no results or addresses table, no -explore,

@@ -21,11 +21,12 @@ const dirKindBlock = 4
 
 // splitFormatVersion is the format version of a split file: version 2 with
 // block records in place of instruction records, whose instructions with
-// mask 0 (rows alone) have no vectors. A reader refuses split files of
-// version 2 (written by replay split before blocks) and 3 (whose rows
-// alone had vectors), naming the version, rather than replay them another
-// way.
-const splitFormatVersion = 4
+// mask 0 (rows alone) have no vectors, and fold records of runs and
+// fixed-width values. A reader refuses split files of version 2 (written
+// by replay split before blocks), 3 (whose rows alone had vectors) and 4
+// (whose fold records held a varint address delta and value a word),
+// naming the version, rather than replay them another way.
+const splitFormatVersion = 5
 
 // blockMaxInsts is the most instructions a writer puts in a block.
 const blockMaxInsts = 1024

@@ -455,6 +455,8 @@ func (w *worker) parseHeaderRecord(raw []byte) (*Header, uint16, *SplitHeader, e
 		return nil, 0, nil, fmt.Errorf("a split file of format version 2, written by an older replay split (this replay reads split files of version %d, whose instructions come in blocks): run replay split again", splitFormatVersion)
 	case split && v == 3:
 		return nil, 0, nil, fmt.Errorf("a split file of format version 3, written by an older replay split (this replay reads split files of version %d, whose instructions without a lane of the partition carry no vectors): run replay split again", splitFormatVersion)
+	case split && v == 4:
+		return nil, 0, nil, fmt.Errorf("a split file of format version 4, written by an older replay split (this replay reads split files of version %d, whose fold records hold runs of addresses and fixed-width values): run replay split again", splitFormatVersion)
 	case split && v == splitFormatVersion:
 	case v < formatVersionOldest || v > formatVersion:
 		return nil, 0, nil, fmt.Errorf("unsupported format version %d (this reader reads versions %d to %d, and split files of version %d)", v, formatVersionOldest, formatVersion, splitFormatVersion)

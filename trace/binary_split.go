@@ -565,9 +565,14 @@ type Fold struct {
 	Vals   []uint64
 }
 
-// appendFold appends fold record f's kind and entry: the static's index
-// in the chunk's table, the group, the word count, then each word's
-// address delta and value.
+// appendFold appends fold record f's kind and entry (docs/FORMAT.md,
+// "Combined split files"): the static's index in the chunk's table, the
+// group, the word count, the stride (the least step between two of its
+// addresses), the runs of addresses a stride apart (each its gap from the
+// run before and its length), then the values in the fewest bytes that
+// hold the largest, little-endian. A partition's words of a line are a
+// run, and a value's width is known before its bytes: a reader decodes a
+// record in two loops without a varint a word.
 func (w *BinaryWriter) appendFold(b []byte, f *Fold) ([]byte, error) {
 	switch {
 	case w.o.split == nil || !w.o.split.Combined:
@@ -577,99 +582,130 @@ func (w *BinaryWriter) appendFold(b []byte, f *Fold) ([]byte, error) {
 	case len(f.Addrs) != len(f.Vals) || len(f.Addrs) == 0 || len(f.Addrs) > maxFoldWords:
 		return b, fmt.Errorf("a fold record of %d addresses and %d values (1 to %d)", len(f.Addrs), len(f.Vals), maxFoldWords)
 	}
+	stride := uint64(1)
+	if len(f.Addrs) > 1 {
+		stride = ^uint64(0)
+	}
 	for i := 1; i < len(f.Addrs); i++ {
 		if f.Addrs[i] <= f.Addrs[i-1] {
 			return b, fmt.Errorf("a fold record's addresses do not ascend (0x%x after 0x%x)", f.Addrs[i], f.Addrs[i-1])
 		}
+		stride = min(stride, f.Addrs[i]-f.Addrs[i-1])
 	}
 	idx, err := w.staticIndex(f.Static)
 	if err != nil {
 		return b, err
 	}
+	runs := uint64(1)
+	var most uint64
+	for i, v := range f.Vals {
+		if i > 0 && f.Addrs[i]-f.Addrs[i-1] != stride {
+			runs++
+		}
+		most |= v
+	}
 	b = append(b, dirKindFold)
 	b = binary.AppendUvarint(b, idx)
 	b = binary.AppendUvarint(b, zigzag(f.Group))
 	b = binary.AppendUvarint(b, uint64(len(f.Addrs)))
-	prev := uint64(0)
-	for i, a := range f.Addrs {
-		b = binary.AppendUvarint(b, a-prev)
-		b = binary.AppendUvarint(b, f.Vals[i])
-		prev = a
+	b = binary.AppendUvarint(b, stride)
+	b = binary.AppendUvarint(b, runs)
+	last := uint64(0) // the last address of the run before
+	for i := 0; i < len(f.Addrs); {
+		j := i + 1
+		for j < len(f.Addrs) && f.Addrs[j]-f.Addrs[j-1] == stride {
+			j++
+		}
+		b = binary.AppendUvarint(b, f.Addrs[i]-last)
+		b = binary.AppendUvarint(b, uint64(j-i))
+		last, i = f.Addrs[j-1], j
+	}
+	width := (bits.Len64(most) + 7) / 8
+	b = append(b, byte(width))
+	var le [8]byte
+	for _, v := range f.Vals {
+		binary.LittleEndian.PutUint64(le[:], v)
+		b = append(b, le[:width]...)
 	}
 	return b, nil
 }
 
-// decodeFold decodes a fold record's entry at c into r.dfold.
+// decodeFold decodes a fold record's entry at c into r.dfold: its runs'
+// addresses in one loop, its values in another, each value one load
+// where 8 bytes are left.
 func (r *BinaryReader) decodeFold(c *cursor) error {
 	idx := c.uvarint("fold static")
 	g := unzigzag(c.uvarint("fold group"))
 	n := c.uvarint("fold words")
+	stride := c.uvarint("fold stride")
+	runs := c.uvarint("fold runs")
 	switch {
 	case c.err != nil:
 		return r.instErr("fold record: %v", c.err)
 	case idx >= uint64(len(r.statics)):
 		return r.instErr("fold record: static index %d out of range (the table has %d)", idx, len(r.statics))
-	case n == 0 || n > maxFoldWords || n > uint64(len(c.p))/2:
-		return r.instErr("fold record of %d words in %d bytes", n, len(c.p))
+	case n == 0 || n > maxFoldWords:
+		return r.instErr("fold record of %d words (1 to %d)", n, maxFoldWords)
+	case stride == 0:
+		return r.instErr("fold record: a stride of 0")
+	case runs == 0 || runs > n || runs > uint64(len(c.p))/2:
+		return r.instErr("fold record of %d words in %d runs, in %d bytes", n, runs, len(c.p))
 	}
 	f := &r.dfold
 	f.Static, f.Group = r.statics[idx].s, g
-	// The words into slices sized at once, in two loops over the
-	// record's bytes at offset o: the fast one while 16 bytes are left,
-	// a word's delta and value of up to 8 bytes each (most of a value's
-	// 5) in a load each (gather7), its state in registers; it stops at a
-	// longer varint, at the last 16 bytes or at a word it would refuse,
-	// and the slow one (readUvarint) reads that word, says what is wrong
-	// with it, and hands back to the fast one.
 	f.Addrs, f.Vals = slices.Grow(f.Addrs[:0], int(n))[:n], slices.Grow(f.Vals[:0], int(n))[:n]
 	addrs, vals := f.Addrs[:n:n], f.Vals[:n:n]
 	p := c.p
-	o := 0
-	var a uint64
-	const stops = 0x8080808080808080
-	for i := 0; i < len(addrs); {
-		for ; i < len(addrs) && o <= len(p)-16; i++ {
-			x := binary.LittleEndian.Uint64(p[o:])
-			y := ^x & stops
-			if y == 0 {
-				break
-			}
-			k := bits.TrailingZeros64(y)>>3 + 1
-			z := binary.LittleEndian.Uint64(p[o+k:])
-			w := ^z & stops
-			if w == 0 {
-				break
-			}
-			d := gather7(x, k)
-			if i > 0 && d == 0 || a+d < a {
-				break
-			}
-			m := bits.TrailingZeros64(w)>>3 + 1
-			a += d
-			addrs[i], vals[i] = a, gather7(z, m)
-			o += k + m
+	at := 0 // the next word
+	last := uint64(0)
+	for k := range runs {
+		gap, q, ok1 := readUvarint(p)
+		length, q, ok2 := readUvarint(q)
+		p = q
+		switch {
+		case !ok1 || !ok2:
+			return r.instErr("fold record: run %d of %d: bad varint", k, runs)
+		case length == 0 || length > uint64(len(addrs)-at):
+			return r.instErr("fold record: run %d of %d has %d words, of the %d left", k, runs, length, len(addrs)-at)
+		case k > 0 && (gap == 0 || last+gap < last):
+			return r.instErr("fold record: run %d of %d: addresses do not ascend", k, runs)
+		case (length - 1) > (^uint64(0)-(last+gap))/stride:
+			return r.instErr("fold record: run %d of %d: its %d words a stride of %d apart pass the last address", k, runs, length, stride)
 		}
-		if i == len(addrs) {
-			break
+		a := last + gap
+		for i := range addrs[at : at+int(length)] {
+			addrs[at+i] = a
+			a += stride
 		}
-		d, q, ok1 := readUvarint(p[o:])
-		v, q, ok2 := readUvarint(q)
-		if !ok1 || !ok2 {
-			what := "address"
-			if ok1 {
-				what = "value"
-			}
-			return r.instErr("fold record: word %d of %d: bad varint for fold %s", i, n, what)
-		}
-		if i > 0 && (d == 0 || a+d < a) {
-			return r.instErr("fold record: word %d of %d: addresses do not ascend", i, n)
-		}
-		a += d
-		addrs[i], vals[i] = a, v
-		o = len(p) - len(q)
-		i++
+		at += int(length)
+		last = a - stride
 	}
-	c.p = p[o:]
+	if at != len(addrs) {
+		return r.instErr("fold record: its runs hold %d words of %d", at, len(addrs))
+	}
+	if len(p) == 0 {
+		return r.instErr("fold record: %v: payload ends before the value width", errTruncated)
+	}
+	width := int(p[0])
+	p = p[1:]
+	if width > 8 || len(vals)*width > len(p) {
+		return r.instErr("fold record: %d values of %d bytes in %d", len(vals), width, len(p))
+	}
+	if width == 0 {
+		clear(vals)
+	} else {
+		mask := ^uint64(0) >> (64 - 8*width)
+		i := 0
+		for ; i < len(vals) && i*width+8 <= len(p); i++ {
+			vals[i] = binary.LittleEndian.Uint64(p[i*width:]) & mask
+		}
+		for ; i < len(vals); i++ {
+			var le [8]byte
+			copy(le[:], p[i*width:i*width+width])
+			vals[i] = binary.LittleEndian.Uint64(le[:])
+		}
+	}
+	c.p = p[len(vals)*width:]
 	return nil
 }
 

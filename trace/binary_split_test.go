@@ -1006,89 +1006,124 @@ func TestHeldWriterMemoryFlat(t *testing.T) {
 	}
 }
 
-// TestDecodeFoldLoops: decodeFold's two loops over a fold record's words
-// (the fast one of two 8-byte loads a word, the slow one of readUvarint)
-// read a record the same whichever takes a word: a value of 9 or 10
-// bytes or a delta of 9 in the middle (the fast loop stops there, the
-// slow one reads it and hands back), one-byte and 8-byte varints, the
-// last 16 bytes (the slow loop alone); and a record whose addresses stop
-// ascending, or whose varint ends early, in the fast loop's reach is
-// refused by the slow one, naming the word.
-func TestDecodeFoldLoops(t *testing.T) {
+// foldSpec encodes a fold record's entry as docs/FORMAT.md gives it,
+// apart from appendFold: static 0, the group, the words, the stride,
+// the runs (each its gap and length) and the values in width bytes.
+func foldSpec(group int64, words, stride uint64, runs [][2]uint64, width int, vals []uint64) []byte {
+	b := binary.AppendUvarint(nil, 0)
+	b = binary.AppendUvarint(b, zigzag(group))
+	b = binary.AppendUvarint(b, words)
+	b = binary.AppendUvarint(b, stride)
+	b = binary.AppendUvarint(b, uint64(len(runs)))
+	for _, r := range runs {
+		b = binary.AppendUvarint(b, r[0])
+		b = binary.AppendUvarint(b, r[1])
+	}
+	b = append(b, byte(width))
+	for _, v := range vals {
+		for k := range width {
+			b = append(b, byte(v>>(8*k)))
+		}
+	}
+	return b
+}
+
+// TestFoldRunsAndWidths: a fold record holds its addresses as runs a
+// stride apart (the least step between two of them) and its values in the
+// fewest bytes that hold the largest. appendFold writes each case's bytes
+// as the format gives them, and decodeFold reads them back, with or
+// without bytes after the record (its value loop loads 8 bytes where
+// they are there, and copies the last values byte by byte); a record that
+// breaks the format is refused, saying how.
+func TestFoldRunsAndWidths(t *testing.T) {
 	add, err := ParseStatic("atom.global.add.u32 d, [a], b")
 	if err != nil {
 		t.Fatal(err)
 	}
-	const n = 200
-	addrs, vals := make([]uint64, n), make([]uint64, n)
-	a := uint64(0)
-	for i := range addrs {
-		d := uint64(4 + 4*(i%3))
-		switch i {
-		case 0:
-			d = 0
-		case 60:
-			d = 1 << 60 // 9 bytes
-		case 120:
-			d = 1 << 55 // 8 bytes
+	line := func(base uint64, n int, stride uint64) []uint64 {
+		a := make([]uint64, n)
+		for i := range a {
+			a[i] = base + uint64(i)*stride
 		}
-		a += d
-		addrs[i] = a
-		vals[i] = uint64(i) * 1000003
-		switch i {
-		case 30:
-			vals[i] = 1 << 63 // 10 bytes
-		case 31:
-			vals[i] = 1<<56 - 1 // 8 bytes
-		case 90:
-			vals[i] = 1 << 56 // 9 bytes
-		case 91, 92:
-			vals[i] = 0
+		return a
+	}
+	small := func(n int, mul uint64) []uint64 {
+		v := make([]uint64, n)
+		for i := range v {
+			v[i] = uint64(i) * mul % 251
+		}
+		return v
+	}
+	top := ^uint64(0) - 7 // the last 8-byte word
+	cases := []struct {
+		name   string
+		addrs  []uint64
+		vals   []uint64
+		stride uint64
+		runs   [][2]uint64
+		width  int
+	}{
+		{"one word at 0, value 0", []uint64{0}, []uint64{0}, 1, [][2]uint64{{0, 1}}, 0},
+		{"a line of 32 words", line(0x1000, 32, 4), small(32, 7), 4, [][2]uint64{{0x1000, 32}}, 1},
+		{"two lines 8 lines apart", append(line(0x80, 32, 4), line(0x480, 32, 4)...), small(64, 13), 4,
+			[][2]uint64{{0x80, 32}, {0x480 - 0xfc, 32}}, 1},
+		{"8-byte words to the last", line(top-8*9, 10, 8), []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, ^uint64(0)}, 8,
+			[][2]uint64{{top - 72, 10}}, 8},
+		{"steps of 4 and 12", []uint64{4, 8, 20, 24, 28, 40}, []uint64{0x100, 0xffff, 1, 2, 3, 4}, 4,
+			[][2]uint64{{4, 2}, {12, 3}, {12, 1}}, 2},
+		{"3-byte values", line(64, 5, 4), []uint64{0xffffff, 1, 0x10000, 0, 7}, 4, [][2]uint64{{64, 5}}, 3},
+		{"4-byte values", line(64, 3, 4), []uint64{0xffffffff, 0, 0x1000000}, 4, [][2]uint64{{64, 3}}, 4},
+		{"7-byte values", []uint64{0, 1 << 40}, []uint64{1<<56 - 1, 2}, 1 << 40, [][2]uint64{{0, 2}}, 7},
+	}
+	for _, c := range cases {
+		want := foldSpec(5, uint64(len(c.addrs)), c.stride, c.runs, c.width, c.vals)
+		w := &BinaryWriter{o: writerOptions{split: &SplitHeader{Combined: true}}, last: add} // add is static 0
+		got, err := w.appendFold(nil, &Fold{Static: add, Group: 5, Addrs: c.addrs, Vals: c.vals})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got[0] != dirKindFold || !bytes.Equal(got[1:], want) {
+			t.Errorf("%s: appendFold wrote\n% x\nwant %02x % x", c.name, got, dirKindFold, want)
+		}
+		for _, after := range [][]byte{nil, {0xAA, 0xBB, 0xCC, 0xDD, 0xEE, 0xFF, 0x11, 0x22, 0x33}} {
+			r := &BinaryReader{statics: []*staticInfo{{s: add}}}
+			cur := &cursor{p: append(slices.Clone(want), after...)}
+			if err := r.decodeFold(cur); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			f := &r.dfold
+			if f.Static != add || f.Group != 5 || !slices.Equal(f.Addrs, c.addrs) || !slices.Equal(f.Vals, c.vals) {
+				t.Errorf("%s: decoded group %d\naddrs %x\nvals %x\nwant addrs %x\nvals %x", c.name, f.Group, f.Addrs, f.Vals, c.addrs, c.vals)
+			}
+			if !bytes.Equal(cur.p, after) {
+				t.Errorf("%s: after the record % x, want % x", c.name, cur.p, after)
+			}
 		}
 	}
-	rec := binary.AppendUvarint(nil, 0)
-	rec = binary.AppendUvarint(rec, zigzag(5))
-	rec = binary.AppendUvarint(rec, n)
-	word := make([]int, n+1) // where each word's bytes start
-	prev := uint64(0)
-	for i := range addrs {
-		word[i] = len(rec)
-		rec = binary.AppendUvarint(rec, addrs[i]-prev)
-		rec = binary.AppendUvarint(rec, vals[i])
-		prev = addrs[i]
+	// Records that break the format.
+	bad := []struct {
+		rec  []byte
+		want string
+	}{
+		{foldSpec(0, 2, 0, [][2]uint64{{8, 2}}, 1, []uint64{1, 2}), "a stride of 0"},
+		{foldSpec(0, 2, 4, nil, 1, []uint64{1, 2}), "2 words in 0 runs"},
+		{foldSpec(0, 1, 4, [][2]uint64{{8, 1}, {8, 1}}, 1, []uint64{1}), "1 words in 2 runs"},
+		{foldSpec(0, 3, 4, [][2]uint64{{8, 0}, {8, 3}}, 1, []uint64{1, 2, 3}), "run 0 of 2 has 0 words"},
+		{foldSpec(0, 3, 4, [][2]uint64{{8, 2}, {8, 2}}, 1, []uint64{1, 2, 3}), "run 1 of 2 has 2 words, of the 1 left"},
+		{foldSpec(0, 4, 4, [][2]uint64{{8, 2}, {8, 1}}, 1, []uint64{1, 2, 3, 4}), "its runs hold 3 words of 4"},
+		{foldSpec(0, 4, 4, [][2]uint64{{8, 2}, {0, 2}}, 1, []uint64{1, 2, 3, 4}), "run 1 of 2: addresses do not ascend"},
+		{foldSpec(0, 2, 8, [][2]uint64{{^uint64(0) - 7, 2}}, 1, []uint64{1, 2}), "pass the last address"},
+		{foldSpec(0, 2, 8, [][2]uint64{{8, 1}, {^uint64(0) - 5, 1}}, 1, []uint64{1, 2}), "run 1 of 2: addresses do not ascend"},
+		{foldSpec(0, 1, 4, [][2]uint64{{8, 1}}, 9, []uint64{1}), "1 values of 9 bytes"},
+		{foldSpec(0, 4, 4, [][2]uint64{{8, 4}}, 2, []uint64{1, 2, 3, 4})[:15], "4 values of 2 bytes in 7"},
+		{foldSpec(0, 4, 4, [][2]uint64{{8, 4}}, 2, nil)[:7], "payload ends before the value width"},
+		{foldSpec(0, 1<<16+1, 4, [][2]uint64{{8, 1}}, 1, []uint64{1}), "65537 words"},
 	}
-	word[n] = len(rec)
-	decode := func(p []byte) (*Fold, []byte, error) {
+	for _, c := range bad {
 		r := &BinaryReader{statics: []*staticInfo{{s: add}}}
-		c := &cursor{p: p}
-		err := r.decodeFold(c)
-		return &r.dfold, c.p, err
-	}
-	f, rest, err := decode(append(slices.Clone(rec), 0xAA, 0xBB))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.Static != add || f.Group != 5 || !slices.Equal(f.Addrs, addrs) || !slices.Equal(f.Vals, vals) {
-		t.Errorf("decoded fold: group %d\naddrs %v\nvals %v\nwant addrs %v\nvals %v", f.Group, f.Addrs, f.Vals, addrs, vals)
-	}
-	if !bytes.Equal(rest, []byte{0xAA, 0xBB}) {
-		t.Errorf("after the record: % x, want aa bb", rest)
-	}
-	// Word 40 with a delta of 0 (one byte: the record keeps its length).
-	bad := slices.Clone(rec)
-	bad[word[40]] = 0
-	if _, _, err := decode(bad); err == nil || !strings.Contains(err.Error(), "word 40 of 200: addresses do not ascend") {
-		t.Errorf("a delta of 0 at word 40: %v", err)
-	}
-	// Word 60's delta wraps the address around.
-	wrap := slices.Clone(rec[:word[60]])
-	wrap = binary.AppendUvarint(wrap, ^uint64(0)-addrs[59]+1)
-	wrap = append(wrap, rec[word[60]+9:]...) // its old delta: 9 bytes
-	if _, _, err := decode(wrap); err == nil || !strings.Contains(err.Error(), "word 60 of 200: addresses do not ascend") {
-		t.Errorf("a delta that wraps at word 60: %v", err)
-	}
-	// The record cut inside word 150's value.
-	if _, _, err := decode(rec[:word[151]-1]); err == nil || !strings.Contains(err.Error(), "word 150 of 200: bad varint for fold value") {
-		t.Errorf("a record cut in word 150's value: %v", err)
+		err := r.decodeFold(&cursor{p: c.rec})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("% x: %v, want an error saying %q", c.rec, err, c.want)
+		}
 	}
 }

@@ -639,13 +639,15 @@ func TestBinaryBadInput(t *testing.T) {
 		{"flipped payload bit in chunk 2", patched(3, func(r []byte) []byte { r[len(r)-3] ^= 4; return r }), 2, -1, "checksum mismatch"},
 		{"flipped header bit", patched(0, func(r []byte) []byte { r[30] ^= 1; return r }), BinaryChunkHeader, 0, "checksum mismatch"},
 		{"header magic", patched(0, func(r []byte) []byte { r[0] = 'X'; return r }), BinaryChunkHeader, 0, `bad magic "XPLTRACE"`},
-		{"version", patched(0, func(r []byte) []byte { r[8] = 5; return r }), BinaryChunkHeader, 0, "unsupported format version 5 (this reader reads versions 1 to 2, and split files of version 4)"},
+		{"version", patched(0, func(r []byte) []byte { r[8] = 6; return r }), BinaryChunkHeader, 0, "unsupported format version 6 (this reader reads versions 1 to 2, and split files of version 5)"},
+		{"version 5 of a trace", patched(0, func(r []byte) []byte { r[8] = 5; return r }), BinaryChunkHeader, 0, "unsupported format version 5"},
 		{"version 3 of a trace", patched(0, func(r []byte) []byte { r[8] = 3; return r }), BinaryChunkHeader, 0, "unsupported format version 3"},
 		{"version 4 of a trace", patched(0, func(r []byte) []byte { r[8] = 4; return r }), BinaryChunkHeader, 0, "unsupported format version 4"},
 		{"split file of version 2", patched(0, func(r []byte) []byte { r[10] = 2; return r }), BinaryChunkHeader, 0, "a split file of format version 2, written by an older replay split"},
 		{"split file of version 3", patched(0, func(r []byte) []byte { r[8], r[10] = 3, 2; return r }), BinaryChunkHeader, 0, "a split file of format version 3, written by an older replay split"},
+		{"split file of version 4", patched(0, func(r []byte) []byte { r[8], r[10] = 4, 2; return r }), BinaryChunkHeader, 0, "a split file of format version 4, written by an older replay split (this replay reads split files of version 5, whose fold records hold runs"},
 		{"header flags", patched(0, func(r []byte) []byte { r[10] = 4; return reseal(r) }), BinaryChunkHeader, 0, "unknown header flags 0x0004"},
-		{"split flag without its section", patched(0, func(r []byte) []byte { r[8], r[10] = 4, 2; return reseal(r) }), BinaryChunkHeader, 0, "split header: "},
+		{"split flag without its section", patched(0, func(r []byte) []byte { r[8], r[10] = 5, 2; return reseal(r) }), BinaryChunkHeader, 0, "split header: "},
 		{"header payload length", patched(0, func(r []byte) []byte { r[15] = 0x80; return reseal(r) }), BinaryChunkHeader, 0, "payload length 2147483"},
 		{"region count", patched(0, func(r []byte) []byte {
 			return reseal(fixLen(slices.Concat(r[:headerFixedLen], binary.AppendUvarint(nil, 1<<40), r[headerFixedLen+1:])))
