@@ -79,7 +79,12 @@ func main() {
 	flag.Float64Var(&c.longFactor, "long", 5, "the peak-memory replay's longer trace, in multiples of -lane-ops")
 	flag.Float64Var(&c.importMB, "import-mb", 40, "MB of the generated .traceg whose `replay import accelsim` is timed, and twice as many (0: none)")
 	flag.IntVar(&c.scalingN, "scaling-n", 1<<24, "work items of the machine's scaling ceiling")
+	machineOnly := flag.Bool("machine", false, "print only the machine's two-goroutine ceiling and cross-core round trip (as a pass does), then exit")
 	flag.Parse()
+	if *machineOnly {
+		(&harness{c: &c, w: os.Stdout}).machine()
+		return
+	}
 	c.families, c.dialects = split(fams), split(dias)
 	var err error
 	if c.defaultOn, err = regexp.Compile(defOn); err == nil {

@@ -24,8 +24,10 @@
 # and what the split tasks say of an uneven split: slice 0's partition over
 # 1.25 times the mean and its hottest words, and any word whose accesses
 # alone exceed 1.25 times the mean partition's load. Wall times on a shared machine are
-# noisy: it prints the load average before and after, and SCALE_REPEAT runs
-# each measurement that many times, keeping the fastest (CPU of that run).
+# noisy: it prints the load average before and after, and the machine's own
+# two-goroutine ceiling and cross-core round trip before and after (bench/e2e
+# -machine, as make bench prints them), and SCALE_REPEAT runs each
+# measurement that many times, keeping the fastest (CPU of that run).
 #
 # Environment:
 #   SCALE_DIR        where the traces and tables go (default /tmp/replay-bench-scale;
@@ -50,6 +52,7 @@ OUT=${SCALE_OUT:-}
 mkdir -p "$DIR"
 BIN=$DIR/replay
 $GO build -o "$BIN" ./cmd/replay
+$GO build -o "$DIR/e2e" ./bench/e2e
 TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "bench-scale: needs GNU time at $TIME (apt-get install time)" >&2; exit 2; }
 
@@ -74,6 +77,14 @@ timed() {
   echo "$best $bestcpu" >>"$log"
 }
 
+# machine prints the machine's two-goroutine ceiling (one goroutine's time
+# over two's, on the same work) and its cross-core round trip.
+machine() {
+  "$DIR/e2e" -machine | awk '
+    /goroutines=1 / { one = $3 } /goroutines=2 / { two = $3 } /handoff/ { ho = $3 }
+    END { printf "two-goroutine ceiling %.2fx (%.1f ms against %.1f ms), cross-core handoff %.0f ns", one / two, one / 1e6, two / 1e6, ho }'
+}
+
 gen() {
   local name=$1 path=$DIR/$1-$LANE_OPS.zst
   shift
@@ -83,6 +94,7 @@ gen() {
 
 report "bench-scale: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) before;" \
   "tables $TABLES, $LANE_OPS lane-ops a trace, M = N slices"
+report "bench-scale: machine before: $(machine)"
 report "$(printf '%-10s %3s %8s %8s %8s %8s %8s %7s %7s %7s' trace N single split replay merge speedup cpu max/mean min/mean)"
 for tr in $TRACES; do
   case $tr in
@@ -142,3 +154,4 @@ for tr in $TRACES; do
   report "$(printf '%-10s single replay: %s s wall, %s s CPU' "$tr" "$swall" "$scpu")"
 done
 report "bench-scale: load average $(cut -d' ' -f1-3 /proc/loadavg) after"
+report "bench-scale: machine after: $(machine)"
