@@ -43,7 +43,9 @@
 // alike; each pass also measures the machine: [MachineScaling] (the same
 // independent work on one goroutine and split over two: the ceiling of
 // two workers over one) and [HandoffNs] (a cache line's round trip
-// between the two cores). The report prints them beside the figures.
+// between the two cores). The report prints them beside the figures;
+// `e2e -machine` prints those two alone (bench/scale/run.sh prints them
+// before and after its runs).
 //
 // bench/e2e is a Go program that forks the commands, not hyperfine
 // (Debian's 1.15): hyperfine runs each command's runs back to back, where
