@@ -10,11 +10,12 @@
 // How far ahead addDense asks for a word: 64 additions. Its arrays are
 // a split's windows, 1 to 64 MiB of words, whose misses are mostly to the
 // last-level cache, shared with the other core's routing: in a split task
-// of uniform (a 4 MiB window) the loop took about half the cycles at 64
-// ahead that it took at 16 (96 and 128 about as few), and in random
-// additions alone into 16 and 64 MiB it was the fastest of 16, 32, 64,
-// 96 and 128 (1.7 and 1.2 times 16's speed), within a fifth of 16 at
-// 1 and 4 MiB, which stay in cache.
+// of uniform (a 4 MiB window) the loop took 55-60% of the cycles at 64
+// ahead that it took at 16 (96 and 128 about as few, 48 more). In
+// random additions alone (a microbenchmark), 64 ahead was the fastest of
+// 16, 32, 64, 96 and 128 into 64 MiB (1.2 times 16's speed), within a
+// tenth of the fastest (96) into 16 MiB (1.7 times 16's), and up to a
+// fifth slower than 16 into 1 and 4 MiB, which stay in cache there.
 #define DENSEAHEAD 64
 
 // ASK asks for (PREFETCHT0) the word the reference ref names, through the
