@@ -207,7 +207,7 @@ func TestAddDense(t *testing.T) {
 	newDense := func() *Dense {
 		return &Dense{Words: make([]uint32, n), Touched: make([]uint64, (n+63)/64), Lines: make([]uint32, (n+31)/32), Pages: make([]uint64, 1)}
 	}
-	for _, k := range []int{0, 1, 2, 15, 16, 17, 18, 33, 20000} {
+	for _, k := range []int{0, 1, 2, 15, 16, 17, 18, 33, 63, 64, 65, 66, 129, 20000} {
 		t.Run(fmt.Sprint(k), func(t *testing.T) {
 			adds := make([]WordAdd, k)
 			sum := make([]uint32, n)
@@ -282,6 +282,32 @@ func TestAddDense(t *testing.T) {
 	}()
 	if d.Words[7] != 5 || d.Words[8] != 0 {
 		t.Errorf("words 7 and 8 %d and %d after a panic at the addition between them, want 5 and 0", d.Words[7], d.Words[8])
+	}
+	// Beyond the array, far enough into a long list that the loop asks
+	// for it (or skips asking) before it reaches it: the additions before
+	// it made, none after.
+	long := make([]WordAdd, 300)
+	for i := range long {
+		long[i] = WordAdd{Word: uint32(i), Add: 1}
+	}
+	long[200].Word = n + 5
+	d = newDense()
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("AddDense of a word beyond the array, addition 200 of 300, did not panic")
+			}
+		}()
+		AddDense(d, long)
+	}()
+	for w := range 300 {
+		want := uint32(0)
+		if w < 200 {
+			want = 1
+		}
+		if d.Words[w] != want {
+			t.Fatalf("word %d = %d after a panic at addition 200, want %d", w, d.Words[w], want)
+		}
 	}
 	gen := newDense()
 	if k := addDenseGeneric(gen, []WordAdd{{Word: 7, Add: 5}, {Word: n, Add: 1}}); k != 1 || gen.Words[7] != 5 {
