@@ -34,7 +34,8 @@ import (
 //     (a k-way merge, reading each file once, in row groups), a partition's
 //     run of rows before every other's next row (a line's words) with one
 //     comparison a row (the memory table's: of the address alone, within
-//     a space and group, its rows copied a column at a time).
+//     a space and group, its rows copied a column at a time and handed
+//     to the writer so, space and group as runs of rows: memCols).
 //   - instructions: an instruction's row is in one or more partitions,
 //     each with the statistics of its own lanes (every partition, for
 //     replay TRACE -partition; for a split trace, the partition replay
@@ -1189,7 +1190,9 @@ func (c *memoryCursor) emit(b *rowBuffer) {
 		b.err = err
 		return
 	}
-	b.words = append(b.words, engine.Word{Space: sp, Group: g, Addr: a, Value: c.value.Value(c.row)})
+	b.mem.addr = append(b.mem.addr, a)
+	b.mem.value = append(b.mem.value, c.value.Value(c.row))
+	b.mem.key(sp, g, 1)
 }
 
 // ordersCursor reads the orders table: an address's rows are all in one
@@ -1321,30 +1324,60 @@ func (c *addressCursor) run(b *rowBuffer, next cursor, room int) int {
 }
 
 // run is the memory table's: the rows of a run are found by their keys
-// (span) and appended a column at a time.
+// (span) and appended a column at a time (memCols), their space and group
+// as runs of rows.
 func (c *memoryCursor) run(b *rowBuffer, next cursor, room int) int {
 	r0 := c.row
 	n := c.span(next, min(c.rows, r0+room))
-	group, addr := c.group.Int64Values()[r0:r0+n], c.addr.Uint64Values()[r0:r0+n]
-	value := c.value.Uint32Values()[r0 : r0+n]
-	o := len(b.words)
-	b.words = slices.Grow(b.words, n)[:o+n]
-	words := b.words[o:]
-	var sp trace.Space
-	key := int32(-1)
-	for i := range words {
-		if k := c.space.key(r0 + i); k != key || i == 0 {
-			var err error
-			if sp, err = c.memo.parse(c.t.path, &c.space, r0+i); err != nil {
-				b.words, b.err = b.words[:o+i], err
-				return max(i, 1)
-			}
-			key = k
+	group := c.group.Int64Values()[r0 : r0+n]
+	m := &b.mem
+	o := len(m.addr)
+	m.addr = append(m.addr, c.addr.Uint64Values()[r0:r0+n]...)
+	m.value = append(m.value, c.value.Uint32Values()[r0:r0+n]...)
+	for i := 0; i < n; {
+		k, g := c.space.key(r0+i), group[i]
+		j := i + 1
+		for j < n && c.space.key(r0+j) == k && group[j] == g {
+			j++
 		}
-		words[i] = engine.Word{Space: sp, Group: group[i], Addr: addr[i], Value: value[i]}
+		sp, err := c.memo.parse(c.t.path, &c.space, r0+i)
+		if err != nil {
+			m.addr, m.value, b.err = m.addr[:o+i], m.value[:o+i], err
+			return max(i, 1)
+		}
+		m.key(sp, g, j-i)
+		i = j
 	}
 	return n
 }
+
+// memCols is a chunk of the memory table's rows a column at a time: addr
+// and value a row each, space and group as runs of rows (keys), in
+// order.
+type memCols struct {
+	keys  []memKey
+	addr  []uint64
+	value []uint32
+}
+
+// memKey is a run of memCols' rows of one space and group.
+type memKey struct {
+	space trace.Space
+	group int64
+	rows  int
+}
+
+// key appends n rows of space sp and group g to m's runs: to its last,
+// when that is theirs.
+func (m *memCols) key(sp trace.Space, g int64, n int) {
+	if k := len(m.keys) - 1; k >= 0 && m.keys[k].space == sp && m.keys[k].group == g {
+		m.keys[k].rows += n
+		return
+	}
+	m.keys = append(m.keys, memKey{space: sp, group: g, rows: n})
+}
+
+func (m *memCols) truncate() { m.keys, m.addr, m.value = m.keys[:0], m.addr[:0], m.value[:0] }
 
 // span is the rows from the current one (which counts whatever its key)
 // up to row end that come before next's current row (nil next: all).
@@ -1384,7 +1417,7 @@ func wordLess(s1 *strCol, g1 *array.Int64, a1 *array.Uint64, r1 int, s2 *strCol,
 // rowBuffer collects merged rows of one table for the writer.
 type rowBuffer struct {
 	results []engine.Result
-	words   []engine.Word
+	mem     memCols
 	addrs   []engine.AddressStat
 	orders  []engine.OrderWitness
 	err     error
@@ -1395,15 +1428,17 @@ type rowBuffer struct {
 // the writer reads it.
 const mergeChunk = 8 << 10
 
-func (b *rowBuffer) len() int { return len(b.results) + len(b.words) + len(b.addrs) + len(b.orders) }
+func (b *rowBuffer) len() int {
+	return len(b.results) + len(b.mem.addr) + len(b.addrs) + len(b.orders)
+}
 
 // write writes b's rows to w.
 func (b *rowBuffer) write(w *Writer) error {
 	switch {
 	case len(b.results) > 0:
 		return w.Results(b.results)
-	case len(b.words) > 0:
-		return w.Memory(b.words)
+	case len(b.mem.addr) > 0:
+		return w.memoryCols(&b.mem)
 	case len(b.addrs) > 0:
 		return w.Addresses(b.addrs)
 	case len(b.orders) > 0:
@@ -1418,8 +1453,8 @@ func (b *rowBuffer) alloc(id tableID, chunk int, pool *wordPool) {
 	switch {
 	case id == tResults && b.results == nil:
 		b.results = make([]engine.Result, 0, chunk)
-	case id == tMemory && b.words == nil:
-		b.words = poolSlice[engine.Word](pool, chunk)
+	case id == tMemory && b.mem.addr == nil:
+		b.mem.addr, b.mem.value = poolSlice[uint64](pool, chunk), poolSlice[uint32](pool, chunk)
 	case id == tAddresses && b.addrs == nil:
 		b.addrs = make([]engine.AddressStat, 0, chunk)
 	case id == tOrders && b.orders == nil:
@@ -1428,7 +1463,8 @@ func (b *rowBuffer) alloc(id tableID, chunk int, pool *wordPool) {
 }
 
 func (b *rowBuffer) reset() {
-	b.results, b.words, b.addrs, b.orders = b.results[:0], b.words[:0], b.addrs[:0], b.orders[:0]
+	b.results, b.addrs, b.orders = b.results[:0], b.addrs[:0], b.orders[:0]
+	b.mem.truncate()
 }
 
 // sortedCols are the columns a merge reads of each sorted table.

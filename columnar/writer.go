@@ -1377,6 +1377,38 @@ func (w *Writer) MemoryPage(p *engine.WordPage) error {
 	return nil
 }
 
+// memoryCols appends a merge's chunk of memory rows (memCols): each run
+// of one space and group as MemoryPage puts a page's, those two columns
+// held constant (putConst) and addr and value copied, for the bytes
+// Memory gives of the same rows.
+func (w *Writer) memoryCols(m *memCols) error {
+	if err := w.pastTrace(); err != nil {
+		return err
+	}
+	t, err := w.open(tMemory)
+	if t == nil {
+		return err
+	}
+	o := 0
+	for _, key := range m.keys {
+		for left := key.rows; left > 0; {
+			k := w.chunk(t, left)
+			b, n := t.b, t.b.rows
+			sp := t.space(w, 0, key.space) // after chunk, as MemoryPage's
+			b.putConst(&b.cols[0], uint64(sp), n, k)
+			b.putConst(&b.cols[1], uint64(key.group), n, k)
+			copy(b.cols[2].u64()[n:n+k], m.addr[o:o+k])
+			copy(b.cols[3].u32()[n:n+k], m.value[o:o+k])
+			if err := w.added(t, k); err != nil {
+				return w.fail(err)
+			}
+			o += k
+			left -= k
+		}
+	}
+	return nil
+}
+
 // addRows appends rows to table id (nothing when it is not selected),
 // a batch's room at a time: put writes rows, given, at row n of batch b.
 func addRows[T any](w *Writer, id tableID, rows []T, put func(t *table, b *batch, n int, rows []T)) error {

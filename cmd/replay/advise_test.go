@@ -10,7 +10,8 @@ import (
 // TestReadsMuch: main advises the heap into huge pages (a collection and
 // a few hundred faults at start-up) only for a command that reads a large
 // input: a file of adviseFrom bytes or more, a directory whose files two
-// levels down hold as much (a merge's partitions, a split directory);
+// levels down hold as much (a split directory; a merge's partitions from
+// mergeAdviseFrom bytes);
 // not for help, a bad flag, a replay of a small trace, nor a merge of
 // small partitions or a replay of a small split directory.
 func TestReadsMuch(t *testing.T) {
@@ -48,6 +49,14 @@ func TestReadsMuch(t *testing.T) {
 	if err := os.Symlink(filepath.Join(bigParts, "part=1"), filepath.Join(linked, "part=1")); err != nil {
 		t.Fatal(err)
 	}
+	// midParts: a partition of mergeAdviseFrom bytes, below adviseFrom;
+	// mid: a trace as large.
+	midParts, mid := filepath.Join(dir, "midparts"), filepath.Join(dir, "mid.zst")
+	if err := os.MkdirAll(filepath.Join(midParts, "part=0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sparseFile(t, filepath.Join(midParts, "part=0", "memory.parquet"), mergeAdviseFrom)
+	sparseFile(t, mid, mergeAdviseFrom)
 	// many: more entries than readsMuch looks at, each small.
 	many := filepath.Join(dir, "many")
 	if err := os.MkdirAll(many, 0o755); err != nil {
@@ -80,6 +89,9 @@ func TestReadsMuch(t *testing.T) {
 		{[]string{"merge", "-o", filepath.Join(dir, "out"), bigParts}, true},
 		{[]string{"merge", "-o", filepath.Join(dir, "out"), filepath.Join(bigParts, "part=1")}, true},
 		{[]string{"merge", "-o", filepath.Join(dir, "out"), linked}, true},
+		{[]string{"merge", "-o", filepath.Join(dir, "out"), midParts}, true},
+		{[]string{mid}, false},
+		{[]string{"-partition", "0/1", midParts}, false},
 		{[]string{"-partition", "1/2", parts}, false},
 		{[]string{"-partition", "1/2", bigParts}, true},
 		{[]string{"-q", "-o", many, small}, true},
