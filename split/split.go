@@ -164,12 +164,22 @@ func Split(path string, o Options) (*Summary, error) {
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
-	if sum.Map, sum.SampleChunks, err = PartitionMap(x, o.Parts, o.Workers); err != nil {
-		return nil, err
-	}
-	pt, err := shard.NewPartitionerMap(o.Parts, sum.Map)
-	if err != nil {
-		return nil, err
+	// The partitions' directories and temporary files are made while the
+	// map is derived: their system calls take the time of a core that
+	// the map's workers leave idle.
+	var outs *outputs
+	opened := make(chan error, 1)
+	go func() {
+		var err error
+		outs, err = openOutputs(o)
+		opened <- err
+	}()
+	pt, err := splitMap(x, o, sum)
+	if oerr := <-opened; err != nil || oerr != nil {
+		if oerr == nil {
+			err = errors.Join(err, outs.abort())
+		}
+		return nil, errors.Join(err, oerr)
 	}
 	var lines []trace.SplitLine
 	for _, l := range sum.Map {
@@ -182,9 +192,8 @@ func Split(path string, o Options) (*Summary, error) {
 	sh := trace.SplitHeader{Parts: o.Parts, Slice: o.Slice, Slices: o.Slices,
 		TraceHash: hash, TraceSize: uint64(fi.Size()), FirstChunk: from, EndChunk: to, Chunks: x.NumChunks(),
 		Name: filepath.Base(path), Lines: lines, Combined: o.Combine}
-	outs, err := createOutputs(o, hdr, sh)
-	if err != nil {
-		return nil, err
+	if err := outs.writers(hdr, sh); err != nil {
+		return nil, errors.Join(err, outs.abort())
 	}
 	if err := routeParts(x, from, to, o, &pt, hdr, sh, outs, sum); err != nil {
 		return nil, errors.Join(err, outs.abort())
@@ -194,6 +203,16 @@ func Split(path string, o Options) (*Summary, error) {
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+// splitMap derives the partition map of the split (sum.Map,
+// sum.SampleChunks) and its Partitioner.
+func splitMap(x *trace.BinaryIndex, o Options, sum *Summary) (shard.Partitioner, error) {
+	var err error
+	if sum.Map, sum.SampleChunks, err = PartitionMap(x, o.Parts, o.Workers); err != nil {
+		return shard.Partitioner{}, err
+	}
+	return shard.NewPartitionerMap(o.Parts, sum.Map)
 }
 
 // subSlices is how many parts a combined slice of chunks is cut into,
@@ -532,9 +551,22 @@ type outputs struct {
 	heldName string
 }
 
-// createOutputs makes each partition's directory, removes the leftovers
-// of an earlier split of this slice, and opens its temporary file.
+// createOutputs is openOutputs and its writers.
 func createOutputs(o Options, hdr *trace.Header, sh trace.SplitHeader) (*outputs, error) {
+	outs, err := openOutputs(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := outs.writers(hdr, sh); err != nil {
+		return nil, errors.Join(err, outs.abort())
+	}
+	return outs, nil
+}
+
+// openOutputs makes each partition's directory, removes the leftovers
+// of an earlier split of this slice, and opens its temporary file; the
+// files have no writers yet (writers).
+func openOutputs(o Options) (*outputs, error) {
 	outs := &outputs{}
 	suffix := tmpSuffix()
 	for i := range o.Parts {
@@ -557,16 +589,24 @@ func createOutputs(o Options, hdr *trace.Header, sh trace.SplitHeader) (*outputs
 		outs.tmp = append(outs.tmp, tmp)
 		outs.final = append(outs.final, filepath.Join(dir, SliceName(o.Slice)))
 		outs.f = append(outs.f, f)
+	}
+	return outs, nil
+}
+
+// writers gives each file of openOutputs its writer, whose header it
+// writes (its split header sh, of partition i).
+func (o *outputs) writers(hdr *trace.Header, sh trace.SplitHeader) error {
+	for i, f := range o.f {
 		bw := bufio.NewWriterSize(writeback.New(f, 1<<20), 256<<10)
-		outs.bw = append(outs.bw, bw)
+		o.bw = append(o.bw, bw)
 		sh.Part = i
 		w, err := trace.NewBinaryWriter(bw, hdr, trace.WithSplit(sh), trace.WithUncompressed())
 		if err != nil {
-			return nil, errors.Join(err, outs.abort())
+			return err
 		}
-		outs.w = append(outs.w, w)
+		o.w = append(o.w, w)
 	}
-	return outs, nil
+	return nil
 }
 
 // heldOutputs are writers of a later part of the slice than outs's
