@@ -96,22 +96,23 @@ type window struct {
 func newWindow(lo, end uint64) *window {
 	n := int((end - lo) / 4)
 	w := &window{lo: lo, d: shard.Dense{Pages: make([]uint64, (n/shard.PageWords+63)/64)}}
-	size := n*4 + n/8 + n/8 // words, their bits, their lines' counts
-	var b []byte
-	if size >= offheap.HugeMin {
-		// Huge pages where granted: a window's words are updated at
-		// random, a miss in the TLB a lane in 4 KiB pages.
-		w.blk = offheap.NewBlock(size)
-		b = w.blk.Bytes()[:size]
+	// The words in huge pages where granted (a window's words are
+	// updated at random, a miss in the TLB a lane in 4 KiB pages); their
+	// bits and their lines' counts (n/4 bytes) in the Go heap, so that a
+	// window of whole huge pages of words takes no huge page more (one
+	// the kernel clears: 2 MiB for 256 KiB of them in a 4 MiB window).
+	if n*4 >= offheap.HugeMin {
+		w.blk = offheap.NewBlock(n * 4)
+		b := w.blk.Bytes()[:n*4]
 		for i := 0; i < len(b); i += 4096 {
 			b[i] = 0 // written before add reads them (offheap, 7)
 		}
+		w.d.Words = unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n)
 	} else {
-		b = make([]byte, size)
+		w.d.Words = make([]uint32, n)
 	}
-	w.d.Words = unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n)
-	w.d.Touched = unsafe.Slice((*uint64)(unsafe.Pointer(&b[n*4])), n/64)
-	w.d.Lines = unsafe.Slice((*uint32)(unsafe.Pointer(&b[n*4+n/8])), n/lineWords)
+	w.d.Touched = make([]uint64, n/64)
+	w.d.Lines = make([]uint32, n/lineWords)
 	w.queued = n >= queueWords
 	return w
 }

@@ -30,11 +30,11 @@ func TestSampleChunkPrefix(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := sampleChunkFrom(x, k, whole, 1<<30)
+		want, err := sampleChunkFrom(x, k, whole, 1<<30, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := sampleChunkFrom(x, k, prefix, 512) // too few: read again, from 2 KiB to 128 KiB
+		got, err := sampleChunkFrom(x, k, prefix, 512, nil) // too few: read again, from 2 KiB to 128 KiB
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,11 +2,13 @@ package split
 
 import (
 	"bufio"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -162,12 +164,22 @@ func Split(path string, o Options) (*Summary, error) {
 	if o.Workers <= 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
-	if sum.Map, sum.SampleChunks, err = PartitionMap(x, o.Parts, o.Workers); err != nil {
-		return nil, err
-	}
-	pt, err := shard.NewPartitionerMap(o.Parts, sum.Map)
-	if err != nil {
-		return nil, err
+	// The partitions' directories and temporary files are made while the
+	// map is derived: their system calls take the time of a core that
+	// the map's workers leave idle.
+	var outs *outputs
+	opened := make(chan error, 1)
+	go func() {
+		var err error
+		outs, err = openOutputs(o)
+		opened <- err
+	}()
+	pt, err := splitMap(x, o, sum)
+	if oerr := <-opened; err != nil || oerr != nil {
+		if oerr == nil {
+			err = errors.Join(err, outs.abort())
+		}
+		return nil, errors.Join(err, oerr)
 	}
 	var lines []trace.SplitLine
 	for _, l := range sum.Map {
@@ -180,9 +192,8 @@ func Split(path string, o Options) (*Summary, error) {
 	sh := trace.SplitHeader{Parts: o.Parts, Slice: o.Slice, Slices: o.Slices,
 		TraceHash: hash, TraceSize: uint64(fi.Size()), FirstChunk: from, EndChunk: to, Chunks: x.NumChunks(),
 		Name: filepath.Base(path), Lines: lines, Combined: o.Combine}
-	outs, err := createOutputs(o, hdr, sh)
-	if err != nil {
-		return nil, err
+	if err := outs.writers(hdr, sh); err != nil {
+		return nil, errors.Join(err, outs.abort())
 	}
 	if err := routeParts(x, from, to, o, &pt, hdr, sh, outs, sum); err != nil {
 		return nil, errors.Join(err, outs.abort())
@@ -192,6 +203,16 @@ func Split(path string, o Options) (*Summary, error) {
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+// splitMap derives the partition map of the split (sum.Map,
+// sum.SampleChunks) and its Partitioner.
+func splitMap(x *trace.BinaryIndex, o Options, sum *Summary) (shard.Partitioner, error) {
+	var err error
+	if sum.Map, sum.SampleChunks, err = PartitionMap(x, o.Parts, o.Workers); err != nil {
+		return shard.Partitioner{}, err
+	}
+	return shard.NewPartitionerMap(o.Parts, sum.Map)
 }
 
 // subSlices is how many parts a combined slice of chunks is cut into,
@@ -530,22 +551,34 @@ type outputs struct {
 	heldName string
 }
 
-// createOutputs makes each partition's directory, removes the leftovers
-// of an earlier split of this slice, and opens its temporary file.
+// createOutputs is openOutputs and its writers.
 func createOutputs(o Options, hdr *trace.Header, sh trace.SplitHeader) (*outputs, error) {
-	outs := &outputs{}
-	var rnd [8]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
+	outs, err := openOutputs(o)
+	if err != nil {
 		return nil, err
 	}
-	suffix := hex.EncodeToString(rnd[:])
+	if err := outs.writers(hdr, sh); err != nil {
+		return nil, errors.Join(err, outs.abort())
+	}
+	return outs, nil
+}
+
+// openOutputs makes each partition's directory, removes the leftovers
+// of an earlier split of this slice, and opens its temporary file; the
+// files have no writers yet (writers).
+func openOutputs(o Options) (*outputs, error) {
+	outs := &outputs{}
+	suffix := tmpSuffix()
 	for i := range o.Parts {
 		dir := PartDir(o.Out, i)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		made, err := makeDir(dir)
+		if err != nil {
 			return nil, errors.Join(err, outs.abort())
 		}
-		if err := removeLeftovers(dir, o.Slice); err != nil {
-			return nil, errors.Join(err, outs.abort())
+		if !made { // a directory just made holds no leftovers
+			if err := removeLeftovers(dir, o.Slice); err != nil {
+				return nil, errors.Join(err, outs.abort())
+			}
 		}
 		tmp := filepath.Join(dir, tmpPrefix(o.Slice)+suffix)
 		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -556,16 +589,24 @@ func createOutputs(o Options, hdr *trace.Header, sh trace.SplitHeader) (*outputs
 		outs.tmp = append(outs.tmp, tmp)
 		outs.final = append(outs.final, filepath.Join(dir, SliceName(o.Slice)))
 		outs.f = append(outs.f, f)
+	}
+	return outs, nil
+}
+
+// writers gives each file of openOutputs its writer, whose header it
+// writes (its split header sh, of partition i).
+func (o *outputs) writers(hdr *trace.Header, sh trace.SplitHeader) error {
+	for i, f := range o.f {
 		bw := bufio.NewWriterSize(writeback.New(f, 1<<20), 256<<10)
-		outs.bw = append(outs.bw, bw)
+		o.bw = append(o.bw, bw)
 		sh.Part = i
 		w, err := trace.NewBinaryWriter(bw, hdr, trace.WithSplit(sh), trace.WithUncompressed())
 		if err != nil {
-			return nil, errors.Join(err, outs.abort())
+			return err
 		}
-		outs.w = append(outs.w, w)
+		o.w = append(o.w, w)
 	}
-	return outs, nil
+	return nil
 }
 
 // heldOutputs are writers of a later part of the slice than outs's
@@ -577,11 +618,7 @@ func createOutputs(o Options, hdr *trace.Header, sh trace.SplitHeader) (*outputs
 // removeLeftovers.
 func heldOutputs(o Options, hdr *trace.Header, sh trace.SplitHeader, outs *outputs) (*outputs, error) {
 	h := &outputs{tmp: outs.tmp}
-	var rnd [8]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		return nil, err
-	}
-	name := filepath.Join(PartDir(o.Out, 0), tmpPrefix(o.Slice)+hex.EncodeToString(rnd[:]))
+	name := filepath.Join(PartDir(o.Out, 0), tmpPrefix(o.Slice)+tmpSuffix())
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, err
@@ -623,6 +660,38 @@ func (o *outputs) closeHeld() {
 	}
 }
 
+// tmpSuffix is the end of a temporary file's name: 16 random hex
+// digits, which O_EXCL keeps from being another's (math/rand/v2's
+// generator, seeded by the runtime: crypto/rand's first read took
+// 0.5 ms of a split task's CPU).
+func tmpSuffix() string {
+	var rnd [8]byte
+	binary.LittleEndian.PutUint64(rnd[:], rand.Uint64())
+	return hex.EncodeToString(rnd[:])
+}
+
+// makeDir makes directory dir and the directories above it that are
+// missing, and reports whether it made dir: one mkdir where only dir is
+// missing, not MkdirAll's stat of each.
+func makeDir(dir string) (made bool, err error) {
+	err = os.Mkdir(dir, 0o755)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+			return false, err
+		}
+		if err = os.Mkdir(dir, 0o755); err == nil {
+			return true, nil
+		}
+	}
+	if fi, serr := os.Stat(dir); serr == nil && fi.IsDir() {
+		return false, nil // there already
+	}
+	return false, err
+}
+
 // removeLeftovers removes the temporary files an earlier split of slice k
 // left in dir (it was killed): only names of that form.
 func removeLeftovers(dir string, k int) error {
@@ -648,18 +717,11 @@ func isHex(s string) bool {
 
 // commit closes and syncs every temporary file, syncFiles at once (their
 // syncs wait for the disk together), then renames each to its slice's
-// name and syncs the directories.
+// name and syncs the directories, syncFiles at once too.
 func (o *outputs) commit() error {
+	defer syncThreads(min(syncFiles, len(o.w)))()
 	errs := make([]error, len(o.w))
-	var wg sync.WaitGroup
-	for g := range min(syncFiles, len(o.w)) {
-		wg.Go(func() {
-			for i := g; i < len(o.w); i += syncFiles {
-				errs[i] = o.close(i)
-			}
-		})
-	}
-	wg.Wait()
+	each(len(o.w), func(i int) { errs[i] = o.close(i) })
 	for i, err := range errs {
 		if err != nil {
 			return fmt.Errorf("%s: %w", o.tmp[i], err)
@@ -671,15 +733,48 @@ func (o *outputs) commit() error {
 		}
 		o.tmp[i] = ""
 	}
-	for _, d := range o.dirs {
-		syncDir(d)
-	}
+	each(len(o.dirs), func(i int) { syncDir(o.dirs[i]) })
 	return nil
 }
 
-// syncFiles is how many files commit closes and syncs at once: each sync
-// holds a thread.
+// syncFiles is how many files or directories commit syncs at once: each
+// sync holds a thread.
 const syncFiles = 16
+
+// each calls f(i) for every i < n, on syncFiles goroutines at most.
+func each(n int, f func(int)) {
+	var wg sync.WaitGroup
+	for g := range min(syncFiles, n) {
+		wg.Go(func() {
+			for i := g; i < n; i += syncFiles {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// syncThreads raises GOMAXPROCS to n while commit's syncs run, and
+// returns what puts it back. A goroutine in a system call keeps its
+// processor until the runtime's monitor takes it back, which sleeps up
+// to 10 ms in a process that makes few calls: with GOMAXPROCS
+// processors (2 here), the syncs of 8 files waited for the disk two at a
+// time (~1.5 ms each), and the 8 directories' one after another. With
+// n, each waits on a thread of its own at once; they do little else.
+// Nothing runs beside commit then. A GOMAXPROCS set meanwhile by anything
+// else is its own.
+func syncThreads(n int) (restore func()) {
+	was := runtime.GOMAXPROCS(0)
+	if n <= was {
+		return func() {}
+	}
+	runtime.GOMAXPROCS(n)
+	return func() {
+		if runtime.GOMAXPROCS(0) == n {
+			runtime.GOMAXPROCS(was)
+		}
+	}
+}
 
 // close closes, flushes, syncs and closes temporary file i.
 func (o *outputs) close(i int) error {
