@@ -300,7 +300,7 @@ func (w *Writer) writeJournal(outs []*output) (err error) {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("columnar: writing the commit journal: %w", err)
 	}
-	syncDir(w.dir)
+	outdir.Sync(w.dir)
 	return nil
 }
 
@@ -353,7 +353,7 @@ func (w *Writer) publishAll(outs []*output) error {
 		}
 		published = append(published, o)
 	}
-	syncDir(w.dir)
+	outdir.Sync(w.dir)
 	// The new set is in place. What is left is tidying: a file that
 	// cannot be removed now is removed by the next writer (a backup as a
 	// leftover; a journal by completing a commit that is already done).
@@ -384,7 +384,7 @@ func (w *Writer) undo(cause error, backedUp []string, published, outs []*output)
 		}
 	}
 	if len(errs) == 0 {
-		syncDir(w.dir)
+		outdir.Sync(w.dir)
 		if err := w.remove(w.path(journalName)); err != nil {
 			errs = append(errs, err)
 		}
@@ -452,7 +452,7 @@ func (w *Writer) rollForward() (int, error) {
 			return 0, cannot(err)
 		}
 	}
-	syncDir(w.dir)
+	outdir.Sync(w.dir)
 	if err := w.remove(jpath); err != nil {
 		return 0, cannot(err)
 	}
@@ -464,21 +464,4 @@ func removeIfThere(path string) error {
 		return err
 	}
 	return nil
-}
-
-// syncDir makes renames and removals in dir durable where the platform
-// allows. It is best effort: some file systems cannot sync a directory,
-// and the commit protocol needs it only against power loss, not against a
-// killed process.
-func syncDir(dir string) {
-	if runtime.GOOS == "windows" {
-		// A directory cannot be opened for syncing on Windows
-		// (FlushFileBuffers needs a handle with write access); NTFS
-		// journals its metadata.
-		return
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
 }

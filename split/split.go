@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gpureplay/replay/engine"
+	"github.com/gpureplay/replay/internal/outdir"
 	"github.com/gpureplay/replay/internal/writeback"
 	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
@@ -733,7 +734,7 @@ func (o *outputs) commit() error {
 		}
 		o.tmp[i] = ""
 	}
-	each(len(o.dirs), func(i int) { syncDir(o.dirs[i]) })
+	each(len(o.dirs), func(i int) { outdir.Sync(o.dirs[i]) })
 	return nil
 }
 
@@ -806,12 +807,4 @@ func (o *outputs) abort() error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// syncDir syncs a directory's entries, best effort (not every system can).
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
 }

@@ -14,4 +14,6 @@
 //     anything (a file another writer put there, a journal a failed commit
 //     left) stays, and so do its parents. A directory that existed before
 //     Create is never removed.
+//  3. [Sync] syncs a directory's entries, best effort: it reports
+//     nothing, and does nothing where a directory cannot be synced.
 package outdir

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 )
 
 // Made lists the directories [Create] made, outermost first.
@@ -55,5 +56,22 @@ func (m Made) Remove() {
 		if os.Remove(m[i]) != nil {
 			return
 		}
+	}
+}
+
+// Sync makes the renames and removals in dir durable where the platform
+// allows. It is best effort: some file systems cannot sync a directory,
+// and a commit needs it only against power loss, not against a killed
+// process.
+func Sync(dir string) {
+	if runtime.GOOS == "windows" {
+		// A directory cannot be opened for syncing on Windows
+		// (FlushFileBuffers needs a handle with write access); NTFS
+		// journals its metadata.
+		return
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
 	}
 }
