@@ -99,8 +99,11 @@ func TestCombinerWindowEqualsPaged(t *testing.T) {
 			run := func(regions bool, flushWorkers int, dir string) ([]uint64, [2]uint64) {
 				op := opOf(regions)
 				o := Options{Parts: 3, Slice: 0, Slices: 1, Out: dir}
-				outs, err := createOutputs(o, &trace.Header{}, trace.SplitHeader{Parts: 3, Slices: 1, Combined: true})
+				outs, err := openOutputs(o)
 				if err != nil {
+					t.Fatal(err)
+				}
+				if err := outs.writers(&trace.Header{}, trace.SplitHeader{Parts: 3, Slices: 1, Combined: true}); err != nil {
 					t.Fatal(err)
 				}
 				pt, err := shard.NewPartitioner(3)

@@ -552,18 +552,6 @@ type outputs struct {
 	heldName string
 }
 
-// createOutputs is openOutputs and its writers.
-func createOutputs(o Options, hdr *trace.Header, sh trace.SplitHeader) (*outputs, error) {
-	outs, err := openOutputs(o)
-	if err != nil {
-		return nil, err
-	}
-	if err := outs.writers(hdr, sh); err != nil {
-		return nil, errors.Join(err, outs.abort())
-	}
-	return outs, nil
-}
-
 // openOutputs makes each partition's directory, removes the leftovers
 // of an earlier split of this slice, and opens its temporary file; the
 // files have no writers yet (writers).
