@@ -30,11 +30,14 @@
 //     a partition's rows are whole slices, so with M = n they are one
 //     contiguous range of seqs. Slice 0's files carry the trace's header.
 //  3. Whole or not at all: each file of slice K is written to a hidden
-//     temporary name in its partition's directory, synced, and renamed
-//     to slice=K.zst once every partition's is complete. A split that is
-//     killed leaves at most temporary files (which the next split of that
-//     slice removes) and files of slice K that a rerun replaces; never a
-//     partial file under a slice's name.
+//     temporary name in its partition's directory, synced when
+//     Options.Sync asks, and renamed to slice=K.zst once every
+//     partition's is complete. A split that is killed leaves at most
+//     temporary files (which the next split of that slice removes) and
+//     files of slice K that a rerun replaces; never a partial file under
+//     a slice's name. Only a power loss before the system writes an
+//     unsynced slice back can leave one short or empty, and the reduce
+//     refuses it, naming it (its seek table and checksums).
 //  4. The reduce refuses, naming the files, a partition directory with a
 //     missing or repeated slice, or slices of different traces,
 //     partition counts or slice counts, before it replays anything.

@@ -401,6 +401,9 @@ the partitions then apply, and whose replays write only those tables.
   -slices M         with -slice auto: the number of slices
   -workers N        goroutines routing a combined slice's two halves at once (an uncombined
                     slice is one), 0 = GOMAXPROCS (default 0); the files do not depend on it
+  -sync             sync each file before it appears and the directories after (fsync), so
+                    that the slice survives a power loss; without it a slice still appears whole
+                    or not at all, and a file left short by a power loss is refused by the replay
   -profile KIND     cpu, mem, allocs, block, mutex, trace or goroutine (github.com/pkg/profile)
   -profile-dir DIR  where the profile goes (default ./profiles)
   -q                print nothing on success

@@ -27,6 +27,7 @@ func cmdSplit(args []string, stdout, stderr io.Writer) error {
 	slicesFlag := fs.Int("slices", 0, "with -slice auto: M")
 	workers := fs.Int("workers", 0, "goroutines routing a combined slice's two parts at once, 0 = GOMAXPROCS; the files do not depend on it")
 	quiet := fs.Bool("q", false, "quiet")
+	syncFlag := fs.Bool("sync", false, "sync the slice's files before they appear")
 	tables := fs.String("tables", "", "the tables the partition replays write (replay's -tables); without a per-lane table (only memory, instructions, ops) the split combines")
 	prof := fs.String("profile", "", "cpu, mem, allocs, block, mutex, trace, goroutine")
 	profDir := fs.String("profile-dir", "profiles", "profile directory")
@@ -78,7 +79,7 @@ func cmdSplit(args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()
 	sum, err := split.Split(pos[0], split.Options{Parts: n, Slice: k, Slices: m, Out: *out, Combine: combine,
-		Workers: *workers, Interrupted: func() bool { return ctx.Err() != nil }})
+		Workers: *workers, Sync: *syncFlag, Interrupted: func() bool { return ctx.Err() != nil }})
 	if err != nil {
 		return fmt.Errorf("%w (slice %d of %d not written)", err, k, m)
 	}

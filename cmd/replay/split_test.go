@@ -200,6 +200,28 @@ func TestSplitRefuses(t *testing.T) {
 	if code, stderr := replayPart(oneValue, 0, 2); code != 0 {
 		t.Errorf("slices of one trace: exit %d, %q", code, stderr)
 	}
+	// A slice file left short or empty, as a power loss can leave an
+	// unsynced one: refused, naming it; -sync writes the same bytes.
+	short, synced := filepath.Join(root, "short"), filepath.Join(root, "synced")
+	split(short, tr, 2, 0, 2)
+	split(short, tr, 2, 1, 2)
+	if code, _, stderr := replayCmd(t, "split", tr, "-partitions", "2", "-slice", "1/2", "-sync", "-o", synced, "-q"); code != 0 {
+		t.Fatalf("split -sync: %s", stderr)
+	}
+	f := filepath.Join(short, "part=1", "slice=1.zst")
+	full, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(synced, "part=1", "slice=1.zst")); err != nil || !bytes.Equal(b, full) {
+		t.Errorf("split -sync: %d bytes (%v), without: %d; want the same", len(b), err, len(full))
+	}
+	for _, n := range []int{len(full) / 2, len(full) - 1, 0} {
+		os.WriteFile(f, full[:n], 0o644)
+		if code, stderr := replayPart(short, 1, 2); code != exitError || !strings.Contains(stderr, "slice=1.zst") || !strings.Contains(stderr, "seek table") {
+			t.Errorf("slice file of %d of its %d bytes: exit %d, %q", n, len(full), code, stderr)
+		}
+	}
 	// Slices of another partition count, and counts of slices.
 	counts := filepath.Join(root, "counts")
 	split(counts, tr, 3, 0, 2)
