@@ -62,27 +62,34 @@ func blockRecords(t *testing.T, src *split.Source) (string, int, int) {
 // split.WithDecodeAhead (its blocks and folds decoded on a goroutine of
 // their own, a few ahead, as replay -partition with more than one worker
 // reads them) hand out the same records, in the same order, with the
-// same values, as read on the caller's goroutine; for plain and combined
-// splits (fold records) of scattered adds and a histogram, 3 partitions
-// of 3 slices.
+// same values, as read on the caller's goroutine; for plain, combined
+// and mixed splits (fold records in slice 0 only) of scattered adds and a
+// histogram, 3 partitions of 3 slices. A source whose slices are all
+// combined decodes on the caller's goroutine, whatever the option.
 func TestSplitDecodeAheadSameRecords(t *testing.T) {
 	root := t.TempDir()
+	lean := []string{"-tables", "memory,instructions,ops"}
 	for _, c := range []struct {
 		workload string
 		tables   []string
+		mixed    bool // slice 0 combined (tables), slices 1 and 2 not
 	}{
-		{"uniform", nil},
-		{"uniform", []string{"-tables", "memory,instructions,ops"}},
-		{"histogram", []string{"-tables", "memory,instructions,ops"}},
+		{"uniform", nil, false},
+		{"uniform", lean, false},
+		{"histogram", lean, false},
+		{"uniform", lean, true},
 	} {
-		name := fmt.Sprintf("%s-%d", c.workload, len(c.tables))
+		name := fmt.Sprintf("%s-%d-%v", c.workload, len(c.tables), c.mixed)
 		tr := filepath.Join(root, name+".zst")
 		if code, _, stderr := replayCmd(t, "gen", c.workload, "-lane-ops", "2e5", "-chunk", "200", "-o", tr, "-q"); code != 0 {
 			t.Fatalf("gen: %s", stderr)
 		}
 		dir := filepath.Join(root, name)
 		for k := range 3 {
-			args := append([]string{"split", tr, "-partitions", "3", "-slice", fmt.Sprintf("%d/3", k), "-o", dir, "-q"}, c.tables...)
+			args := []string{"split", tr, "-partitions", "3", "-slice", fmt.Sprintf("%d/3", k), "-o", dir, "-q"}
+			if k == 0 || !c.mixed {
+				args = append(args, c.tables...)
+			}
 			if code, _, stderr := replayCmd(t, args...); code != 0 {
 				t.Fatalf("split: %s", stderr)
 			}
@@ -94,6 +101,9 @@ func TestSplitDecodeAheadSameRecords(t *testing.T) {
 				src, err := split.Open(dir, i, 3, split.WithDecodeAhead(ahead))
 				if err != nil {
 					t.Fatal(err)
+				}
+				if want := ahead && (c.tables == nil || c.mixed); src.DecodesAhead() != want {
+					t.Errorf("%s partition %d: WithDecodeAhead(%v): decodes ahead %v, want %v", name, i, ahead, src.DecodesAhead(), want)
 				}
 				got[j], blocks[j], folds[j] = blockRecords(t, src)
 				src.Close()

@@ -335,7 +335,8 @@ func (o *replayOptions) run(copts []columnar.Option, eopts []engine.Option, f co
 		// partition's files.
 		var ss *split.Source
 		// With more than one worker, the slices' blocks are decoded on a
-		// goroutine of their own, ahead of the engine applying them.
+		// goroutine of their own, ahead of the engine applying them,
+		// unless every slice is combined (split.WithDecodeAhead).
 		if ss, err = split.Open(o.pos[0], o.part, o.parts, split.WithDecodeAhead(o.workers != 1)); err != nil {
 			return err
 		}
