@@ -5,6 +5,7 @@
 // program rather than hyperfine).
 //
 //	e2e -replay bin/replay -hello bin/hello -textfloor bin/textfloor [flags]
+//	e2e -time-to FILE -- COMMAND [ARGS...]
 //
 // It generates the traces with `replay gen` into -dir, then runs -runs
 // passes; each pass measures the machine (its two-goroutine ceiling and a
@@ -21,6 +22,14 @@
 // generated .traceg (bench.WriteTraceg) whose import is timed, "skip: NAME/WHAT: why" for what could not be measured
 // (a workload or dialect `replay gen` does not have, a command that
 // failed), which the report shows as n/a.
+//
+// With -time-to FILE it runs COMMAND once, as a pass times a command (the
+// system's dirty pages written back first, untimed), its standard output
+// and error passed through, writes "WALL CPU" to FILE (seconds, to the
+// microsecond: the process's wall time and its user and system CPU time)
+// and exits with the command's status: bench/scale/run.sh times each task
+// of a split pipeline so, where GNU time's elapsed time has hundredths of
+// a second only (and drops the rest).
 package main
 
 import (
@@ -80,7 +89,11 @@ func main() {
 	flag.Float64Var(&c.importMB, "import-mb", 40, "MB of the generated .traceg whose `replay import accelsim` is timed, and twice as many (0: none)")
 	flag.IntVar(&c.scalingN, "scaling-n", 1<<24, "work items of the machine's scaling ceiling")
 	machineOnly := flag.Bool("machine", false, "print only the machine's two-goroutine ceiling and cross-core round trip (as a pass does), then exit")
+	timeTo := flag.String("time-to", "", "run the command after the flags once, as a pass times one, its output passed through; write its wall and CPU seconds to this file and exit with its status")
 	flag.Parse()
+	if *timeTo != "" {
+		os.Exit(timeCommand(*timeTo, flag.Args()))
+	}
 	if *machineOnly {
 		(&harness{c: &c, w: os.Stdout}).machine()
 		return
@@ -520,4 +533,31 @@ func selfHWM() (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// timeCommand is -time-to: it runs argv once, after settle, its output
+// passed through, and writes "WALL CPU" in seconds to file. It returns the
+// command's exit status (2 when it could not be run or timed).
+func timeCommand(file string, argv []string) int {
+	if len(argv) == 0 {
+		say("-time-to %s: no command", file)
+		return 2
+	}
+	settle()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	t := time.Now()
+	err := cmd.Run()
+	wall := time.Since(t)
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		say("%s: %v", argv[0], err)
+		return 2
+	}
+	cpu, _ := usage(cmd.ProcessState)
+	if werr := os.WriteFile(file, fmt.Appendf(nil, "%.6f %.6f\n", wall.Seconds(), cpu.Seconds()), 0o644); werr != nil {
+		say("-time-to: %v", werr)
+		return 2
+	}
+	return cmd.ProcessState.ExitCode()
 }

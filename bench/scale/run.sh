@@ -53,27 +53,27 @@ mkdir -p "$DIR"
 BIN=$DIR/replay
 $GO build -o "$BIN" ./cmd/replay
 $GO build -o "$DIR/e2e" ./bench/e2e
-TIME=/usr/bin/time
-[ -x "$TIME" ] || { echo "bench-scale: needs GNU time at $TIME (apt-get install time)" >&2; exit 2; }
 
 report() { echo "$*"; [ -z "$OUT" ] || echo "$*" >>"$OUT"; }
 [ -z "$OUT" ] || : >"$OUT"
 
 # timed LOG CMD... runs CMD, best of REPEAT, and appends "wall cpu" to LOG
-# (seconds); its standard output goes to LOG.out.
+# (seconds); its standard output goes to LOG.out. Each run is timed by
+# bench/e2e -time-to, as make bench times its commands: the system's dirty
+# pages written back first (untimed), then the process's wall time from
+# start to exit and its CPU time, to the microsecond.
 timed() {
-  local log=$1 best= bestcpu= r t
+  local log=$1 best= bestcpu= r t w c
   shift
+  t=$(mktemp)
   for r in $(seq "$REPEAT"); do
-    t=$(mktemp)
-    "$TIME" -f '%e %U %S' -o "$t" "$@" >"$log.out"
-    read -r w u s <"$t"
-    rm -f "$t"
+    "$DIR/e2e" -time-to "$t" -- "$@" >"$log.out"
+    read -r w c <"$t"
     if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-      best=$w
-      bestcpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.3f", u + s }')
+      best=$w bestcpu=$c
     fi
   done
+  rm -f "$t"
   echo "$best $bestcpu" >>"$log"
 }
 
@@ -142,7 +142,7 @@ for tr in $TRACES; do
         while ((getline line < lf) > 0) { np = split(line, a, " "); for (i = 1; i <= np; i++) per[i] += a[i] }
         for (i = 1; i <= n; i++) { x = per[i]; sum += x; k++; if (lo < 0 || x < lo) lo = x; if (x > hi) hi = x }
         mean = sum / k
-        printf "%-10s %3d %8.2f %8.2f %8.2f %8.2f %7.2fx %7.2fx %7.3f %7.3f", tr, n, swall, s, r, m, swall / (s + r + m), cpu / scpu, hi / mean, lo / mean
+        printf "%-10s %3d %8.3f %8.3f %8.3f %8.3f %7.2fx %7.2fx %7.3f %7.3f", tr, n, swall, s, r, m, swall / (s + r + m), cpu / scpu, hi / mean, lo / mean
       }')
     report "$line"
     report "$(awk -v tr="$tr" -v n="$n" -v sf="$work/split-$n.t" -v rf="$work/replay-$n.t" -v mf="$work/merge-$n.t" '
@@ -151,7 +151,7 @@ for tr in $TRACES; do
     sort -u "$work/hot-$n" | sed "s/^  hot word */hot word: /; s/^/$tr N=$n /" | while read -r l; do report "  $l"; done
     rm -rf "$split" "$parts" "$merged"
   done
-  report "$(printf '%-10s single replay: %s s wall, %s s CPU' "$tr" "$swall" "$scpu")"
+  report "$(printf '%-10s single replay: %.3f s wall, %.3f s CPU' "$tr" "$swall" "$scpu")"
 done
 report "bench-scale: load average $(cut -d' ' -f1-3 /proc/loadavg) after"
 report "bench-scale: machine after: $(machine)"
