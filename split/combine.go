@@ -903,21 +903,48 @@ func (c *combiner) flushWindow(outs *outputs, pt *shard.Partitioner, sum *Summar
 				pg.Written(&written, nil)
 				for j, s := range written { // lines 2j and 2j+1
 					s &= -uint64(mine>>(2*j)&1)&0xffffffff | -uint64(mine>>(2*j+1)&1)<<32
-					for ; s != 0; s &= s - 1 {
-						x := uint32(j*64 + bits.TrailingZeros64(s))
-						if wide && x&1 != 0 {
-							continue // the high half of the word before
+					for h := range 2 { // line l, then the next: each partition's words ascend
+						l := 2*j + h
+						ls := uint32(s >> (32 * h))
+						if ls == 0 {
+							continue
 						}
-						v := uint64(pg.Words[x])
-						if wide {
-							v |= uint64(pg.Words[x+1]) << 32
+						p := owner[l]
+						if !wide && ls == ^uint32(0) && len(c.addrs[p]) <= foldRecordWords-lineWords {
+							// Every 32-bit word of the line written (every
+							// line of a scattered trace's slice): its
+							// addresses a word apart, its values as they
+							// are, at once.
+							a0 := pg.Num<<shard.PageShift | uint64(l*lineWords)<<2
+							as, vs := c.addrs[p], c.vals[p]
+							n := len(as)
+							as, vs = slices.Grow(as, lineWords)[:n+lineWords], slices.Grow(vs, lineWords)[:n+lineWords]
+							for i, v := range pg.Words[l*lineWords : (l+1)*lineWords] {
+								as[n+i], vs[n+i] = a0+uint64(i)<<2, uint64(v)
+							}
+							c.addrs[p], c.vals[p] = as, vs
+							if len(as) == foldRecordWords {
+								if t.err = c.write(outs, int(p), m, sum, &t.words, &t.records); t.err != nil {
+									return
+								}
+							}
+							continue
 						}
-						p := owner[x/lineWords]
-						c.addrs[p] = append(c.addrs[p], pg.Num<<shard.PageShift|uint64(x)<<2)
-						c.vals[p] = append(c.vals[p], v)
-						if len(c.addrs[p]) == foldRecordWords {
-							if t.err = c.write(outs, int(p), m, sum, &t.words, &t.records); t.err != nil {
-								return
+						for ; ls != 0; ls &= ls - 1 {
+							x := uint32(l*lineWords + bits.TrailingZeros32(ls))
+							if wide && x&1 != 0 {
+								continue // the high half of the word before
+							}
+							v := uint64(pg.Words[x])
+							if wide {
+								v |= uint64(pg.Words[x+1]) << 32
+							}
+							c.addrs[p] = append(c.addrs[p], pg.Num<<shard.PageShift|uint64(x)<<2)
+							c.vals[p] = append(c.vals[p], v)
+							if len(c.addrs[p]) == foldRecordWords {
+								if t.err = c.write(outs, int(p), m, sum, &t.words, &t.records); t.err != nil {
+									return
+								}
 							}
 						}
 					}

@@ -1,10 +1,13 @@
 package split
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 
 	"github.com/gpureplay/replay/engine"
+	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
 )
 
@@ -51,6 +54,74 @@ func BenchmarkCombineScattered(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkFlushWindow flushes a window of 1 Mi words, every one of them
+// written (a slice of uniform), into the fold records of 8 partitions, on
+// one goroutine and on two (flushWindow): ns/op is a word's.
+func BenchmarkFlushWindow(b *testing.B) {
+	st, err := trace.ParseStatic("atom.global.add.u32 d, [a], b")
+	if err != nil {
+		b.Fatal(err)
+	}
+	const base, words = 0x10000000, 1 << 20
+	h := &trace.Header{Regions: []trace.Region{{Space: st.Space, Base: base, Size: words * 4}}}
+	rt, err := engine.NewRouter(h, 8)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt.SetFold(true)
+	routed, err := rt.Route(&trace.Inst{Static: st, Mask: 1, Vals: []trace.Vector{{Kind: trace.VecBroadcast, Base: base}, {Kind: trace.VecBroadcast, Base: 1}}})
+	if err != nil || !routed.Fold.Valid() {
+		b.Fatalf("%v %+v", err, routed)
+	}
+	op := routed.Fold
+	r := rand.New(rand.NewPCG(3, 4))
+	addrs, vals := make([]uint64, words), make([]uint64, words)
+	for i, k := range r.Perm(words) {
+		addrs[i], vals[i] = base+uint64(k)*4, 1+r.Uint64N(1<<20)
+	}
+	pt, err := shard.NewPartitioner(8)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, g := range []int{1, 2} {
+		b.Run(fmt.Sprintf("goroutines=%d", g), func(b *testing.B) {
+			c := newCombiner(8)
+			in := &trace.Inst{Static: st}
+			for i := 0; b.Loop(); i++ {
+				b.StopTimer()
+				o := Options{Parts: 8, Slice: 0, Slices: 1, Out: filepath.Join(b.TempDir(), fmt.Sprint(i))}
+				outs, err := openOutputs(o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := outs.writers(&trace.Header{}, trace.SplitHeader{Parts: 8, Slices: 1, Combined: true}); err != nil {
+					b.Fatal(err)
+				}
+				for k := 0; k < words; k += 32 {
+					if err := c.add(in, &op, addrs[k:k+32], vals[k:k+32]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				c.flushWorkers = g
+				sum := &Summary{Records: make([]uint64, 8)}
+				b.StartTimer()
+				if err := c.flush(outs, &pt, sum); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				if c.words != uint64(words)*uint64(i+1) {
+					b.Fatalf("%d words folded, want %d", c.words, words*(i+1))
+				}
+				if err := outs.abort(); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/words, "ns/word")
 		})
 	}
 }

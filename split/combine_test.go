@@ -30,15 +30,17 @@ func TestCombinerWindowEqualsPaged(t *testing.T) {
 		name, form string
 		span       uint64 // addresses in [base, base+span)
 		spill      bool
+		lines      int // warps: every other one writes a whole line (0: 600 warps, none)
 	}{
-		{"add32-large", "atom.global.add.u32 d, [a], b", size, false},
-		{"add32-large-spilled", "atom.global.add.u32 d, [a], b", size, true},
-		{"add32-small", "atom.global.add.u32 d, [a], b", 1 << 12, false},
-		{"min32", "atom.global.min.u32 d, [a], b", 1 << 16, false},
-		{"min32-large", "atom.global.min.u32 d, [a], b", size, false},
-		{"add64", "atom.global.add.u64 d, [a], b", 1 << 16, false},
-		{"add64-large", "atom.global.add.u64 d, [a], b", size, false},
-		{"shared-add32", "atom.shared.add.u32 d, [a], b", 1 << 12, false},
+		{"add32-large", "atom.global.add.u32 d, [a], b", size, false, 0},
+		{"add32-large-spilled", "atom.global.add.u32 d, [a], b", size, true, 0},
+		{"add32-large-lines", "atom.global.add.u32 d, [a], b", size, false, 4000},
+		{"add32-small", "atom.global.add.u32 d, [a], b", 1 << 12, false, 0},
+		{"min32", "atom.global.min.u32 d, [a], b", 1 << 16, false, 0},
+		{"min32-large", "atom.global.min.u32 d, [a], b", size, false, 0},
+		{"add64", "atom.global.add.u64 d, [a], b", 1 << 16, false, 0},
+		{"add64-large", "atom.global.add.u64 d, [a], b", size, false, 0},
+		{"shared-add32", "atom.shared.add.u32 d, [a], b", 1 << 12, false, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,14 +79,21 @@ func TestCombinerWindowEqualsPaged(t *testing.T) {
 			}
 			var warps []warp
 			sums := map[uint64]uint64{} // the part's: its own sums reach 0
-			for i := range 600 {
-				if i == 300 {
+			total := max(600, tc.lines)
+			for i := range total {
+				if i == total/2 {
 					sums = map[uint64]uint64{}
 				}
 				w := warp{group: int64(r.IntN(2))}
-				for range 32 {
+				// A whole 128-byte line's words, in turn: the lines a
+				// window's flush takes at once (flushWindow).
+				line := tc.lines > 0 && i%2 == 1
+				first := base + r.Uint64N(tc.span/128)*128
+				for k := range uint64(32) {
 					a := base + r.Uint64N(tc.span/width)*width
-					if r.IntN(3) == 0 {
+					if line {
+						a = first + k*width%128
+					} else if r.IntN(3) == 0 {
 						a = base + r.Uint64N(64)*width
 					}
 					v := r.Uint64N(1 << 20)
