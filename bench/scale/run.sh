@@ -26,8 +26,9 @@
 # alone exceed 1.25 times the mean partition's load. Wall times on a shared machine are
 # noisy: it prints the load average before and after, and the machine's own
 # two-goroutine ceiling and cross-core round trip before and after (bench/e2e
-# -machine, as make bench prints them), and SCALE_REPEAT runs each
-# measurement that many times, keeping the fastest (CPU of that run).
+# -machine, as make bench prints them), and it runs SCALE_REPEAT passes,
+# each of them every measurement once (the single replay, then every task
+# of every N, in order), keeping each one's fastest run (CPU of that run).
 #
 # Environment:
 #   SCALE_DIR        where the traces and tables go (default /tmp/replay-bench-scale;
@@ -36,7 +37,7 @@
 #   SCALE_LANE_OPS   lane-ops a trace (default 1e8)
 #   SCALE_TRACES     which of uniform histogram bfs (default all three)
 #   SCALE_TABLES     the tables written (default memory,instructions,ops)
-#   SCALE_REPEAT     runs of each measurement, the fastest kept (default 5, as
+#   SCALE_REPEAT     passes: runs of each measurement, the fastest kept (default 5, as
 #                    make bench keeps the best of 5)
 #   SCALE_OUT        also write the report to this file
 set -euo pipefail
@@ -57,25 +58,23 @@ $GO build -o "$DIR/e2e" ./bench/e2e
 report() { echo "$*"; [ -z "$OUT" ] || echo "$*" >>"$OUT"; }
 [ -z "$OUT" ] || : >"$OUT"
 
-# timed LOG CMD... runs CMD, best of REPEAT, and appends "wall cpu" to LOG
-# (seconds); its standard output goes to LOG.out. Each run is timed by
-# bench/e2e -time-to, as make bench times its commands: the system's dirty
-# pages written back first (untimed), then the process's wall time from
-# start to exit and its CPU time, to the microsecond.
-timed() {
-  local log=$1 best= bestcpu= r t w c
+# once LOG CMD... runs CMD once and appends "wall cpu" to LOG (seconds);
+# its standard output goes to LOG.out. It is timed by bench/e2e -time-to,
+# as make bench times its commands: the system's dirty pages written back
+# first (untimed), then the process's wall time from start to exit and its
+# CPU time, to the microsecond.
+once() {
+  local log=$1 t w c
   shift
   t=$(mktemp)
-  for r in $(seq "$REPEAT"); do
-    "$DIR/e2e" -time-to "$t" -- "$@" >"$log.out"
-    read -r w c <"$t"
-    if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-      best=$w bestcpu=$c
-    fi
-  done
+  "$DIR/e2e" -time-to "$t" -- "$@" >"$log.out"
+  read -r w c <"$t"
   rm -f "$t"
-  echo "$best $bestcpu" >>"$log"
+  echo "$w $c" >>"$log"
 }
+
+# best LOG prints LOG's fastest run, "wall cpu".
+best() { sort -g -k1,1 "$1" | head -n 1; }
 
 # machine prints the machine's two-goroutine ceiling (one goroutine's time
 # over two's, on the same work) and its cross-core round trip.
@@ -106,31 +105,45 @@ for tr in $TRACES; do
   work=$DIR/work-$tr
   rm -rf "$work"
   mkdir -p "$work"
-  timed "$work/single.t" "$BIN" "$trace" -tables "$TABLES" -o "$work/single" -q
-  read -r swall scpu <"$work/single.t"
+  # SCALE_REPEAT passes, each of them the single replay and then every
+  # task of every N once, as make bench's passes run every command once:
+  # a burst of other load, or a slow spell of the host (the single replay
+  # took 0.6 s in one pass and 1.1 s in another here), falls on a figure
+  # and its baseline alike. Each figure is a task's fastest run.
+  for pass in $(seq "$REPEAT"); do
+    once "$work/single.runs" "$BIN" "$trace" -tables "$TABLES" -o "$work/single" -q
+    for n in $NS; do
+      split=$work/split-$n parts=$work/parts-$n merged=$work/merged-$n
+      if [ "$pass" -eq 1 ]; then
+        : >"$work/hot-$n"
+        : >"$work/lanes-$n"
+      fi
+      for k in $(seq 0 $((n - 1))); do
+        once "$work/split-$n-$k.runs" "$BIN" split "$trace" -partitions "$n" -slice "$k/$n" -tables "$TABLES" -o "$split"
+        [ "$pass" -eq 1 ] || continue
+        # "  partition lane-ops L0 L1 ...": the slice's lane-ops a partition.
+        sed -n 's/^  partition lane-ops //p' "$work/split-$n-$k.runs.out" >>"$work/lanes-$n"
+        grep '^  hot word' "$work/split-$n-$k.runs.out" >>"$work/hot-$n" || true
+        if [ "$k" -eq 0 ]; then # slice 0's view of an uneven split: the partition, its hottest words
+          grep '^  imbalance' "$work/split-$n-$k.runs.out" | sed 's/^  imbalance */slice 0: /' >>"$work/hot-$n" || true
+        fi
+      done
+      for i in $(seq 0 $((n - 1))); do
+        once "$work/replay-$n-$i.runs" "$BIN" "$split" -partition "$i/$n" -tables "$TABLES" -o "$parts"
+      done
+      once "$work/merge-$n.runs" "$BIN" merge "$parts" -o "$merged" -q
+      for f in "$work/single"/*; do
+        cmp -s "$f" "$merged/$(basename "$f")" || { echo "bench-scale: $tr N=$n: merged $(basename "$f") differs from the single replay's" >&2; exit 1; }
+      done
+    done
+  done
+  read -r swall scpu < <(best "$work/single.runs")
   for n in $NS; do
     split=$work/split-$n parts=$work/parts-$n merged=$work/merged-$n
-    : >"$work/split-$n.t"
-    : >"$work/replay-$n.t"
-    : >"$work/merge-$n.t"
-    : >"$work/hot-$n"
-    : >"$work/lanes-$n"
-    for k in $(seq 0 $((n - 1))); do
-      timed "$work/split-$n.t" "$BIN" split "$trace" -partitions "$n" -slice "$k/$n" -tables "$TABLES" -o "$split"
-      # "  partition lane-ops L0 L1 ...": the slice's lane-ops a partition.
-      sed -n 's/^  partition lane-ops //p' "$work/split-$n.t.out" >>"$work/lanes-$n"
-      grep '^  hot word' "$work/split-$n.t.out" >>"$work/hot-$n" || true
-      if [ "$k" -eq 0 ]; then # slice 0's view of an uneven split: the partition, its hottest words
-        grep '^  imbalance' "$work/split-$n.t.out" | sed 's/^  imbalance */slice 0: /' >>"$work/hot-$n" || true
-      fi
-    done
-    for i in $(seq 0 $((n - 1))); do
-      timed "$work/replay-$n.t" "$BIN" "$split" -partition "$i/$n" -tables "$TABLES" -o "$parts"
-    done
-    timed "$work/merge-$n.t" "$BIN" merge "$parts" -o "$merged" -q
-    for f in "$work/single"/*; do
-      cmp -s "$f" "$merged/$(basename "$f")" || { echo "bench-scale: $tr N=$n: merged $(basename "$f") differs from the single replay's" >&2; exit 1; }
-    done
+    # split-N.t, replay-N.t: each task's fastest run, a line a task.
+    for k in $(seq 0 $((n - 1))); do best "$work/split-$n-$k.runs"; done >"$work/split-$n.t"
+    for i in $(seq 0 $((n - 1))); do best "$work/replay-$n-$i.runs"; done >"$work/replay-$n.t"
+    best "$work/merge-$n.runs" >"$work/merge-$n.t"
     line=$(awk -v n="$n" -v swall="$swall" -v scpu="$scpu" -v tr="$tr" \
       -v sf="$work/split-$n.t" -v rf="$work/replay-$n.t" -v mf="$work/merge-$n.t" -v lf="$work/lanes-$n" '
       function slowest(f,   w, c, m) { m = 0; while ((getline line < f) > 0) { split(line, a, " "); if (a[1] > m) m = a[1]; cpu += a[2] } close(f); return m }
