@@ -196,22 +196,34 @@ func checkSplit(t *testing.T, path, out string, n, m int, whole *engine.Collecto
 	}
 }
 
-// TestSplitRowOwnerIsSliceModN: every instruction of slice K has its row
-// in partition K mod n's file of slice K, once (with mask 0 where none of
-// its lanes falls there), and no other partition's file holds its row, so
-// with M = n a partition's rows are one contiguous range of seqs.
-func TestSplitRowOwnerIsSliceModN(t *testing.T) {
+// TestSplitRowOwnerIsWindowModN: every instruction has its row in the
+// file of the partition of its window, ⌊seq/RowWindow⌋ mod n
+// (split.RowPartition), once (with mask 0 where none of its lanes falls
+// there), whatever slice it is in, and no other partition's file holds
+// its row; a partition's rows ascend. The trace holds two windows and a
+// part of a third, and the slices' edges fall inside windows.
+func TestSplitRowOwnerIsWindowModN(t *testing.T) {
 	dir := t.TempDir()
-	path := writeBinary(t, dir, engine.RandomAdds(rand.New(rand.NewPCG(3, 9)), 200, "d"), 7)
+	var b strings.Builder
+	b.WriteString(".region global 0x100000 0x100000\n")
+	r := rand.New(rand.NewPCG(3, 9))
+	const insts = 2*split.RowWindow + 5000
+	for range insts {
+		// Two lanes a warp, on a line: most rows without lanes of
+		// their partition.
+		fmt.Fprintf(&b, "atom.global.add.u32 _, [a], b; | a=0x%x:4 b=1 mask=0x3\n", 0x100000+r.IntN(0x2000)*128)
+	}
+	path := writeBinary(t, dir, b.String(), 4096)
 	for _, c := range []struct{ n, m int }{{3, 3}, {3, 5}, {8, 8}, {4, 2}} {
 		out := filepath.Join(dir, fmt.Sprintf("s%d-%d", c.n, c.m))
+		var rows, empty uint64
+		seen := make([]bool, insts)
 		for k := range c.m {
 			sum, err := split.Split(path, split.Options{Parts: c.n, Slice: k, Slices: c.m, Out: out})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var rows, empty uint64
-			lastRow := -1
+			var sliceRows uint64
 			for i := range c.n {
 				f, err := os.Open(filepath.Join(split.PartDir(out, i), split.SliceName(k)))
 				if err != nil {
@@ -223,6 +235,7 @@ func TestSplitRowOwnerIsSliceModN(t *testing.T) {
 					t.Fatal(err)
 				}
 				r, _ := x.Reader(0, x.NumChunks())
+				lastRow := -1
 				for {
 					in, err := r.Next()
 					if err != nil {
@@ -231,14 +244,14 @@ func TestSplitRowOwnerIsSliceModN(t *testing.T) {
 					if in.Dir != nil || !in.Part.Row {
 						continue
 					}
-					if i != k%c.n {
-						t.Fatalf("n=%d M=%d: slice %d's instruction %d has its row in partition %d, not %d", c.n, c.m, k, in.Seq, i, k%c.n)
+					if want := int(in.Seq/split.RowWindow) % c.n; i != want || want != split.RowPartition(in.Seq, c.n) {
+						t.Fatalf("n=%d M=%d: instruction %d (slice %d) has its row in partition %d, not %d", c.n, c.m, in.Seq, k, i, want)
 					}
-					if int(in.Seq) <= lastRow {
-						t.Fatalf("n=%d M=%d: row of instruction %d after %d", c.n, c.m, in.Seq, lastRow)
+					if int(in.Seq) <= lastRow || seen[in.Seq] {
+						t.Fatalf("n=%d M=%d: row of instruction %d after %d, or twice", c.n, c.m, in.Seq, lastRow)
 					}
-					lastRow = int(in.Seq)
-					rows++
+					lastRow, seen[in.Seq] = int(in.Seq), true
+					sliceRows++
 					if in.Mask == 0 {
 						empty++
 					}
@@ -246,12 +259,13 @@ func TestSplitRowOwnerIsSliceModN(t *testing.T) {
 				r.Close()
 				f.Close()
 			}
-			if rows != sum.Instructions {
-				t.Errorf("n=%d M=%d slice %d: %d rows for %d instructions", c.n, c.m, k, rows, sum.Instructions)
+			if sliceRows != sum.Instructions {
+				t.Errorf("n=%d M=%d slice %d: %d rows for %d instructions", c.n, c.m, k, sliceRows, sum.Instructions)
 			}
-			if c.n == 8 && sum.Instructions > 0 && empty == 0 {
-				t.Errorf("n=8 M=8 slice %d: no row without lanes of its partition among %d (the test's adds are too few?)", k, rows)
-			}
+			rows += sliceRows
+		}
+		if rows != insts || empty == 0 {
+			t.Errorf("n=%d M=%d: %d rows for %d instructions, %d without lanes of their partition", c.n, c.m, rows, insts, empty)
 		}
 	}
 }

@@ -25,10 +25,12 @@
 //     element in i, or whose statistics row i writes, with its seq,
 //     .group and .warp, its lanes with an element in i, the lanes that
 //     ran in the trace, and its row's addresses, conflict and sectors (to
-//     one partition only). The rows of slice K's instructions are all
-//     partition K mod n's (with mask 0 where it has none of their lanes):
-//     a partition's rows are whole slices, so with M = n they are one
-//     contiguous range of seqs. Slice 0's files carry the trace's header.
+//     one partition only). The row of the instruction of seq q is
+//     partition ⌊q/RowWindow⌋ mod n's ([RowPartition]; with mask 0 where
+//     it has none of its lanes), whatever slice it is in: a partition's
+//     rows are whole windows of RowWindow seqs, each a row group of the
+//     merged instructions table, which replay merge copies as it is.
+//     Slice 0's files carry the trace's header.
 //  3. Whole or not at all: each file of slice K is written to a hidden
 //     temporary name in its partition's directory, synced when
 //     Options.Sync asks, and renamed to slice=K.zst once every

@@ -408,6 +408,21 @@ func routeParts(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partiti
 	return nil
 }
 
+// RowWindow is how many seqs a window of instructions rows holds: the
+// rows of window w, seqs [w·RowWindow, (w+1)·RowWindow), are one
+// partition's to write (RowPartition), whatever slices they are in. It is
+// a whole replay's instructions row group (columnar.DefaultBatchRows, in
+// which a partition replay of a split directory cuts its instructions
+// table: cmd/replay's TestRowWindowIsRowGroup), so that every row group of
+// the merged table is one partition's, which replay merge copies as it
+// is, byte for byte, rather than decoding its rows and encoding them
+// again.
+const RowWindow = 1 << 16
+
+// RowPartition is the partition of parts that writes the instructions row
+// of the instruction seq: its window's, ⌊seq/RowWindow⌋ mod parts.
+func RowPartition(seq uint64, parts int) int { return int(seq / RowWindow % uint64(parts)) }
+
 // errStopped is a part's error when another part's stopped the split.
 var errStopped = errors.New("split: stopped")
 
@@ -488,7 +503,7 @@ func route(x *trace.BinaryIndex, from, to int, o Options, pt *shard.Partitioner,
 		// cannot forward.
 		mask, inPart := in.Mask, in.Part
 		in.Part = &part
-		row := o.Slice % o.Parts // invariant 2: the slice's rows are one partition's
+		row := RowPartition(in.Seq, o.Parts) // invariant 2: a row window's rows are one partition's
 		if r.Fold.Valid() {
 			// Its lanes fold; the row alone goes out now.
 			if cb.pending() && !cb.op.SameOp(r.Fold) {

@@ -473,9 +473,9 @@ func (o *replayOptions) outputDir(name, id string, copts []columnar.Option) (str
 			columnar.MetaTrace:     sum,
 		}), columnar.WithBatchRows(partitionBatchRows))
 		if o.splitDir {
-			// Its instructions rows are whole slices': the row groups of
-			// their seqs' windows are the merged file's, which replay
-			// merge copies.
+			// Its instructions rows are whole windows of seqs
+			// (split.RowWindow): the row groups of those windows are the
+			// merged file's, which replay merge copies.
 			copts = append(copts, columnar.WithSeqRowGroups(columnar.DefaultBatchRows))
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gpureplay/replay/columnar"
 	"github.com/gpureplay/replay/internal/duckdbq"
+	"github.com/gpureplay/replay/split"
 	"github.com/gpureplay/replay/trace"
 )
 
@@ -126,6 +129,71 @@ func TestSplitPipelineEqualsOneReplay(t *testing.T) {
 		row := r.Rows[0]
 		if row[0] != "0" || row[1] != "0" || row[2] != row[3] || row[2] == "0" && !strings.HasSuffix(what[k], "addresses") {
 			t.Errorf("%s: %v rows of the single replay not in the merged table, %v of it not in the single replay's; %v rows and %v", what[k], row[0], row[1], row[2], row[3])
+		}
+	}
+}
+
+// TestRowWindowIsRowGroup: a split sends the rows of each window of
+// split.RowWindow seqs to one partition (split.RowPartition), and a
+// partition replay cuts its instructions table at the windows of a whole
+// replay's row groups (columnar.DefaultBatchRows): the two are one, so that
+// each row group of the merged table is one partition's, which the merge
+// copies. A lean pipeline of uniform over two windows and part of a
+// third, in 3 slices (their edges inside windows) and 3 partitions,
+// merges into the single replay's files, byte for byte.
+func TestRowWindowIsRowGroup(t *testing.T) {
+	if split.RowWindow != columnar.DefaultBatchRows {
+		t.Fatalf("split.RowWindow %d, columnar.DefaultBatchRows %d: a partition's row windows are not the merged table's row groups", split.RowWindow, columnar.DefaultBatchRows)
+	}
+	root := t.TempDir()
+	tr := filepath.Join(root, "u.zst")
+	laneOps := fmt.Sprint(32 * (2*split.RowWindow + 9000))
+	if code, _, stderr := replayCmd(t, "gen", "uniform", "-words", "64Ki", "-lane-ops", laneOps, "-o", tr, "-q"); code != 0 {
+		t.Fatalf("gen: %s", stderr)
+	}
+	lean := []string{"-tables", "memory,instructions,ops"}
+	whole := filepath.Join(root, "whole")
+	if code, _, stderr := replayCmd(t, append([]string{tr, "-o", whole, "-q"}, lean...)...); code != 0 {
+		t.Fatalf("replay: %s", stderr)
+	}
+	dir := filepath.Join(root, "split")
+	for k := range 3 {
+		if code, _, stderr := replayCmd(t, append([]string{"split", tr, "-partitions", "3", "-slice", fmt.Sprintf("%d/3", k), "-o", dir, "-q"}, lean...)...); code != 0 {
+			t.Fatalf("split %d/3: %s", k, stderr)
+		}
+	}
+	parts := filepath.Join(root, "parts")
+	for i := range 3 {
+		if code, _, stderr := replayCmd(t, append([]string{"-partition", fmt.Sprintf("%d/3", i), dir, "-o", parts, "-q"}, lean...)...); code != 0 {
+			t.Fatalf("partition %d/3: %s", i, stderr)
+		}
+	}
+	// Partition i's rows are window i's, whole: one row group.
+	for i := range 3 {
+		md, err := columnar.FileMetadata(filepath.Join(parts, fmt.Sprintf("part=%d", i), "instructions.parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rg struct{ Ops []json.RawMessage }
+		if err := json.Unmarshal([]byte(md[columnar.MetaRowGroups]), &rg); err != nil || len(rg.Ops) != 1 {
+			t.Errorf("partition %d: row groups %s (%v); want window %d's alone", i, md[columnar.MetaRowGroups], err, i)
+		}
+	}
+	merged := filepath.Join(root, "merged")
+	if code, _, stderr := replayCmd(t, "merge", parts, "-o", merged, "-q"); code != 0 {
+		t.Fatalf("merge: %s", stderr)
+	}
+	for _, name := range []string{"memory.parquet", "instructions.parquet", "ops.parquet"} {
+		a, err := os.ReadFile(filepath.Join(whole, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(merged, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("merged %s: %d bytes, the single replay's %d: not the same", name, len(b), len(a))
 		}
 	}
 }
