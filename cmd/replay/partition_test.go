@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -353,19 +352,7 @@ func TestPartitionRowGroupsSmaller(t *testing.T) {
 	if n, largest := groups(filepath.Join(merged, "instructions.parquet")); n != "2" || largest != fmt.Sprint(columnar.DefaultBatchRows) {
 		t.Errorf("merged instructions: %s row groups of at most %s rows, want 2 of at most %d", n, largest, columnar.DefaultBatchRows)
 	}
-	for _, name := range []string{"instructions.parquet", "memory.parquet", "ops.parquet"} {
-		a, err := os.ReadFile(filepath.Join(whole, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(filepath.Join(merged, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(a, b) {
-			t.Errorf("merged %s differs from the whole replay's", name)
-		}
-	}
+	sameFiles(t, whole, merged, "instructions.parquet", "memory.parquet", "ops.parquet")
 }
 
 // TestSplitPartitionRowGroupsOfSeqs: a partition of a split trace writes
@@ -435,17 +422,5 @@ func TestSplitPartitionRowGroupsOfSeqs(t *testing.T) {
 	if code, _, stderr := replayCmd(t, "merge", parts, "-o", merged, "-q"); code != 0 {
 		t.Fatal(stderr)
 	}
-	for _, name := range []string{"instructions.parquet", "memory.parquet", "ops.parquet"} {
-		a, err := os.ReadFile(filepath.Join(whole, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(filepath.Join(merged, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(a, b) {
-			t.Errorf("merged %s differs from the whole replay's", name)
-		}
-	}
+	sameFiles(t, whole, merged, "instructions.parquet", "memory.parquet", "ops.parquet")
 }

@@ -183,7 +183,14 @@ func TestRowWindowIsRowGroup(t *testing.T) {
 	if code, _, stderr := replayCmd(t, "merge", parts, "-o", merged, "-q"); code != 0 {
 		t.Fatalf("merge: %s", stderr)
 	}
-	for _, name := range []string{"memory.parquet", "instructions.parquet", "ops.parquet"} {
+	sameFiles(t, whole, merged, "memory.parquet", "instructions.parquet", "ops.parquet")
+}
+
+// sameFiles checks that the files names of the directories whole and
+// merged are the same, byte for byte.
+func sameFiles(t *testing.T, whole, merged string, names ...string) {
+	t.Helper()
+	for _, name := range names {
 		a, err := os.ReadFile(filepath.Join(whole, name))
 		if err != nil {
 			t.Fatal(err)
@@ -193,7 +200,7 @@ func TestRowWindowIsRowGroup(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(a, b) {
-			t.Errorf("merged %s: %d bytes, the single replay's %d: not the same", name, len(b), len(a))
+			t.Errorf("merged %s: %d bytes, the whole replay's %d: not the same", name, len(b), len(a))
 		}
 	}
 }
