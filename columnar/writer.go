@@ -1677,13 +1677,16 @@ func errAfterTrace(table string) error {
 	return fmt.Errorf("columnar: %s rows after the addresses or memory table: the engine.Sink order is the trace's tables, then addresses, then memory", table)
 }
 
-// finishAll finishes outs at once, each on a goroutine: each waits on its
-// file's fsync, and the file system takes them together rather than one
-// after another (a lean replay writes three, each fsync a wait on the
-// disk). It returns the first
+// finishAll finishes outs at once, each on a goroutine and a thread of
+// its own (outdir.SyncThreads: on two processors a replay's three
+// fsyncs ran one after another on one thread): each waits on its file's
+// fsync, and the file system takes them together rather than one after
+// another (a lean replay writes three, each fsync a wait on the disk).
+// It returns the first
 // error in outs' order; the outputs that failed are discarded with the
 // rest when the commit fails.
 func finishAll(outs []*output) error {
+	defer outdir.SyncThreads(len(outs))()
 	errs := make([]error, len(outs))
 	var wg sync.WaitGroup
 	for i, o := range outs {

@@ -737,7 +737,7 @@ func isHex(s string) bool {
 // after the renames, syncFiles at once too.
 func (o *outputs) commit(sync bool) error {
 	if sync {
-		defer syncThreads(min(syncFiles, len(o.w)))()
+		defer outdir.SyncThreads(min(syncFiles, len(o.w)))()
 	}
 	errs := make([]error, len(o.w))
 	each(len(o.w), func(i int) { errs[i] = o.close(i, sync) })
@@ -773,28 +773,6 @@ func each(n int, f func(int)) {
 		})
 	}
 	wg.Wait()
-}
-
-// syncThreads raises GOMAXPROCS to n while commit's syncs run, and
-// returns what puts it back. A goroutine in a system call keeps its
-// processor until the runtime's monitor takes it back, which sleeps up
-// to 10 ms in a process that makes few calls: with GOMAXPROCS
-// processors (2 here), the syncs of 8 files waited for the disk two at a
-// time (~1.5 ms each), and the 8 directories' one after another. With
-// n, each waits on a thread of its own at once; they do little else.
-// Nothing runs beside commit then. A GOMAXPROCS set meanwhile by anything
-// else is its own.
-func syncThreads(n int) (restore func()) {
-	was := runtime.GOMAXPROCS(0)
-	if n <= was {
-		return func() {}
-	}
-	runtime.GOMAXPROCS(n)
-	return func() {
-		if runtime.GOMAXPROCS(0) == n {
-			runtime.GOMAXPROCS(was)
-		}
-	}
 }
 
 // close closes temporary file i's writer, flushes it, syncs it (with

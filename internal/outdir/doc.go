@@ -16,4 +16,7 @@
 //     Create is never removed.
 //  3. [Sync] syncs a directory's entries, best effort: it reports
 //     nothing, and does nothing where a directory cannot be synced.
+//  4. [SyncThreads] only raises GOMAXPROCS, for the length of a commit's
+//     syncs, and puts back the value before unless another was set
+//     meanwhile.
 package outdir

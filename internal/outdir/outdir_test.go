@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -92,5 +93,34 @@ func TestCreateInTheWay(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(root); len(ents) != 1 {
 		t.Errorf("root holds %d entries after the failures, want 1 (f)", len(ents))
+	}
+}
+
+// TestSyncThreads: SyncThreads raises GOMAXPROCS to n, never lowers it,
+// and its restore puts back the value before, unless something else set
+// another meanwhile.
+func TestSyncThreads(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	for _, c := range []struct {
+		n, during, after int
+		other            int // set between SyncThreads and restore (0: none)
+	}{
+		{4, 4, 2, 0},
+		{2, 2, 2, 0},
+		{1, 2, 2, 0},
+		{3, 3, 5, 5},
+	} {
+		runtime.GOMAXPROCS(2)
+		restore := SyncThreads(c.n)
+		if got := runtime.GOMAXPROCS(0); got != c.during {
+			t.Errorf("SyncThreads(%d) from 2: GOMAXPROCS %d, want %d", c.n, got, c.during)
+		}
+		if c.other != 0 {
+			runtime.GOMAXPROCS(c.other)
+		}
+		restore()
+		if got := runtime.GOMAXPROCS(0); got != c.after {
+			t.Errorf("SyncThreads(%d) from 2, %d set meanwhile: GOMAXPROCS %d after, want %d", c.n, c.other, got, c.after)
+		}
 	}
 }
