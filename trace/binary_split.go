@@ -626,9 +626,8 @@ func (w *BinaryWriter) appendFold(b []byte, f *Fold) ([]byte, error) {
 		return b, nil
 	}
 	// Each value an 8-byte store, width bytes apart, into room for them
-	// and 8 bytes past the last (as appendMaskedFew's): an append of
-	// width bytes a value was a call to memmove each, most of a flush's
-	// time in the split of a scattered trace's 1 Mi words.
+	// and 8 bytes past the last (as appendMaskedFew's), not an append of
+	// width bytes, a call to memmove a value.
 	n := len(b)
 	b = slices.Grow(b, len(f.Vals)*width+8)
 	full := b[:cap(b)]
