@@ -107,7 +107,9 @@ func TestCombinerWindowEqualsPaged(t *testing.T) {
 			}
 			run := func(regions bool, flushWorkers int, dir string) ([]uint64, [2]uint64) {
 				op := opOf(regions)
-				o := Options{Parts: 3, Slice: 0, Slices: 1, Out: dir}
+				// The paged run commits with syncs, the windows' without:
+				// their files are compared below, byte for byte.
+				o := Options{Parts: 3, Slice: 0, Slices: 1, Out: dir, Sync: !regions}
 				outs, err := openOutputs(o)
 				if err != nil {
 					t.Fatal(err)
@@ -159,9 +161,7 @@ func TestCombinerWindowEqualsPaged(t *testing.T) {
 				if b.sharedWindows != want {
 					t.Errorf("regions %v, %d flush workers: %d windows merged or flushed by goroutines, want %d", regions, flushWorkers, b.sharedWindows, want)
 				}
-				// The paged run commits with syncs, the windows' without:
-				// their files are compared below, byte for byte.
-				if err := outs.commit(!regions); err != nil {
+				if err := outs.commit(); err != nil {
 					t.Fatal(err)
 				}
 				laneOps := make([]uint64, 3)

@@ -211,7 +211,7 @@ func Split(path string, o Options) (*Summary, error) {
 	if err := routeParts(x, from, to, o, &pt, hdr, sh, outs, sum); err != nil {
 		return nil, errors.Join(err, outs.abort())
 	}
-	if err := outs.commit(o.Sync); err != nil {
+	if err := outs.commit(); err != nil {
 		return nil, errors.Join(err, outs.abort())
 	}
 	sum.Elapsed = time.Since(start)
@@ -577,13 +577,16 @@ type outputs struct {
 	// (heldOutputs), its name until it is unlinked.
 	held     *os.File
 	heldName string
+	// sync is Options.Sync: the files synced at commit, their bytes
+	// handed to the disk as they are written (writeback) meanwhile.
+	sync bool
 }
 
 // openOutputs makes each partition's directory, removes the leftovers
 // of an earlier split of this slice, and opens its temporary file; the
 // files have no writers yet (writers).
 func openOutputs(o Options) (*outputs, error) {
-	outs := &outputs{}
+	outs := &outputs{sync: o.Sync}
 	suffix := tmpSuffix()
 	for i := range o.Parts {
 		dir := PartDir(o.Out, i)
@@ -613,7 +616,11 @@ func openOutputs(o Options) (*outputs, error) {
 // writes (its split header sh, of partition i).
 func (o *outputs) writers(hdr *trace.Header, sh trace.SplitHeader) error {
 	for i, f := range o.f {
-		bw := bufio.NewWriterSize(writeback.New(f, 1<<20), 256<<10)
+		var fw io.Writer = f
+		if o.sync { // written back early, so that the fsync finds little left
+			fw = writeback.New(f, 1<<20)
+		}
+		bw := bufio.NewWriterSize(fw, 256<<10)
 		o.bw = append(o.bw, bw)
 		sh.Part = i
 		w, err := trace.NewBinaryWriter(bw, hdr, trace.WithSplit(sh), trace.WithUncompressed())
@@ -735,12 +742,12 @@ func isHex(s string) bool {
 // name. With sync (Options.Sync) it syncs the files first, syncFiles at
 // once (their syncs wait for the disk together), and the directories
 // after the renames, syncFiles at once too.
-func (o *outputs) commit(sync bool) error {
-	if sync {
+func (o *outputs) commit() error {
+	if o.sync {
 		defer outdir.SyncThreads(min(syncFiles, len(o.w)))()
 	}
 	errs := make([]error, len(o.w))
-	each(len(o.w), func(i int) { errs[i] = o.close(i, sync) })
+	each(len(o.w), func(i int) { errs[i] = o.close(i) })
 	for i, err := range errs {
 		if err != nil {
 			return fmt.Errorf("%s: %w", o.tmp[i], err)
@@ -752,7 +759,7 @@ func (o *outputs) commit(sync bool) error {
 		}
 		o.tmp[i] = ""
 	}
-	if sync {
+	if o.sync {
 		each(len(o.dirs), func(i int) { outdir.Sync(o.dirs[i]) })
 	}
 	return nil
@@ -776,15 +783,15 @@ func each(n int, f func(int)) {
 }
 
 // close closes temporary file i's writer, flushes it, syncs it (with
-// sync) and closes the file.
-func (o *outputs) close(i int, sync bool) error {
+// Options.Sync) and closes the file.
+func (o *outputs) close(i int) error {
 	if err := o.w[i].Close(); err != nil {
 		return err
 	}
 	if err := o.bw[i].Flush(); err != nil {
 		return err
 	}
-	if sync {
+	if o.sync {
 		if err := o.f[i].Sync(); err != nil {
 			return err
 		}
