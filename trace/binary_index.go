@@ -23,6 +23,27 @@ type BinaryIndex struct {
 	offsets  []int64      // offset of each frame, and the seek table's last
 }
 
+// CountChunks returns how many chunks the seek table of the binary trace
+// ra (size bytes) lists, from its footer alone: one read of 9 bytes,
+// for a caller that sizes its work before it opens the trace (replay's
+// heap advice). It checks the footer's magic and nothing else: a file
+// that it counts may still be refused by OpenBinaryIndex, which checks
+// the table and the frames.
+func CountChunks(ra io.ReaderAt, size int64) (int, error) {
+	if size < 8+seekFooterLen {
+		return 0, fmt.Errorf("%w: a file of %d bytes has no seek table", errTruncated, size)
+	}
+	var foot [seekFooterLen]byte
+	if _, err := ra.ReadAt(foot[:], size-seekFooterLen); err != nil {
+		return 0, err
+	}
+	if m := binary.LittleEndian.Uint32(foot[5:]); m != seekableMagic {
+		return 0, fmt.Errorf("%w: no seek table (last 4 bytes 0x%08x)", errTruncated, m)
+	}
+	// Frames: the header's, then a chunk's each.
+	return max(int(binary.LittleEndian.Uint32(foot[:]))-1, 0), nil
+}
+
 // OpenBinaryIndex reads the seek table at the end of a binary trace of the
 // given size, then its header frame.
 func OpenBinaryIndex(ra io.ReaderAt, size int64, opts ...ReaderOption) (*BinaryIndex, error) {

@@ -287,7 +287,22 @@ func TestBinaryRoundTrip(t *testing.T) {
 			if x.NumChunks() != tc.chunks {
 				t.Errorf("%d chunks, want %d", x.NumChunks(), tc.chunks)
 			}
+			if n, err := CountChunks(bytes.NewReader(data), int64(len(data))); err != nil || n != tc.chunks {
+				t.Errorf("CountChunks = %d, %v; want %d", n, err, tc.chunks)
+			}
 		})
+	}
+}
+
+// TestCountChunksRefuses: a file that does not end in a seek table's
+// footer (cut short by a byte, or by its whole table, or too short for
+// one) has no count.
+func TestCountChunksRefuses(t *testing.T) {
+	data := writeTrace(t, testHeader, testInsts(), WithChunkInsts(3))
+	for _, n := range []int{len(data) - 1, len(data) - seekFooterLen, 12, 0} {
+		if c, err := CountChunks(bytes.NewReader(data[:n]), int64(n)); err == nil {
+			t.Errorf("CountChunks of the first %d of %d bytes = %d, want an error", n, len(data), c)
+		}
 	}
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,7 +13,8 @@ import (
 // a few hundred faults at start-up) only for a command that reads a large
 // input: a file of adviseFrom bytes or more, a directory whose files two
 // levels down hold as much (a split directory; a merge's partitions from
-// mergeAdviseFrom bytes);
+// mergeAdviseFrom bytes), or a binary trace of adviseChunks chunks or
+// more, however small its file;
 // not for help, a bad flag, a replay of a small trace, nor a merge of
 // small partitions or a replay of a small split directory.
 func TestReadsMuch(t *testing.T) {
@@ -67,6 +70,21 @@ func TestReadsMuch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// oneChunk, twoChunks: binary traces of two instructions, small
+	// files, in one chunk and in two (adviseChunks); tasm: their text.
+	tasm := filepath.Join(dir, "two.tasm")
+	oneChunk, twoChunks := filepath.Join(dir, "one.zst"), filepath.Join(dir, "two.zst")
+	text := "atom.global.add.u32 %r1, [%rd1], %r2; | %rd1=0x1000 %r2=1\n" +
+		"atom.global.add.u32 %r1, [%rd1], %r2; | %rd1=0x1004 %r2=1\n"
+	if err := os.WriteFile(tasm, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range [][]string{{"asm", tasm, "-o", oneChunk}, {"asm", "-chunk", "1", tasm, "-o", twoChunks}} {
+		var stderr bytes.Buffer
+		if code := run(a, io.Discard, &stderr); code != exitOK {
+			t.Fatalf("replay %q: exit %d: %s", a, code, stderr.String())
+		}
+	}
 	for _, c := range []struct {
 		args []string
 		want bool
@@ -96,6 +114,11 @@ func TestReadsMuch(t *testing.T) {
 		{[]string{"-partition", "1/2", bigParts}, true},
 		{[]string{"-q", "-o", many, small}, true},
 		{[]string{"gen", "uniform", "-o", dir}, false},
+		{[]string{oneChunk}, false},
+		{[]string{twoChunks}, true},
+		{[]string{"-tables", "memory", twoChunks}, true},
+		{[]string{"split", twoChunks, "-partitions", "2", "-o", filepath.Join(dir, "s")}, true},
+		{[]string{tasm}, false},
 	} {
 		if got := readsMuch(c.args); got != c.want {
 			t.Errorf("readsMuch(%q) = %v, want %v", c.args, got, c.want)

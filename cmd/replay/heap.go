@@ -45,15 +45,15 @@ func floorOf(args []string) int64 {
 // whether the floor is set.
 func startHeap(args []string) bool {
 	floor := os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == ""
-	if floor {
-		// Off before the advice: its 64 MiB allocation would otherwise
-		// start a collection of its own, before its forced one.
-		debug.SetGCPercent(-1)
-	}
+	// Off during the advice, whatever GOGC says: its 64 MiB allocation
+	// would otherwise start a collection of its own, before its forced
+	// one. Without the floor, the user's GOGC is back after it.
+	gogc := debug.SetGCPercent(-1)
 	if readsMuch(args) {
 		offheap.AdviseHeap(heapAdvised)
 	}
 	if !floor {
+		debug.SetGCPercent(gogc)
 		return false
 	}
 	// GOGC=off with a memory limit collects once the runtime's memory

@@ -32,13 +32,7 @@ func TestHotCounterReplayNeverCollects(t *testing.T) {
 	if err := rep.Run(); err != nil {
 		t.Fatalf("replay: %v\n%s", err, stderr.String())
 	}
-	var gcs []string
-	for _, line := range strings.Split(stderr.String(), "\n") {
-		if strings.HasPrefix(line, "gc ") {
-			gcs = append(gcs, line)
-		}
-	}
-	if len(gcs) > 0 {
+	if gcs := collections(stderr.String()); len(gcs) > 0 {
 		t.Errorf("the replay collected %d times, want none under a %d MiB heap floor:\n%s",
 			len(gcs), heapFloor>>20, strings.Join(gcs, "\n"))
 	}
