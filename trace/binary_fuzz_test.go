@@ -93,10 +93,16 @@ func FuzzBinaryReader(f *testing.F) {
 		} else {
 			checkFuzzErr(t, err)
 		}
+		c, cerr := CountChunks(bytes.NewReader(data), int64(len(data)))
 		x, err := OpenBinaryIndex(bytes.NewReader(data), int64(len(data)), WithStaticParser(fakeParse))
 		if err != nil {
 			checkFuzzErr(t, err)
 			return
+		}
+		// The footer's count, the seek table's (replay's heap advice
+		// takes the first for the second).
+		if cerr != nil || c != x.NumChunks() {
+			t.Errorf("CountChunks = %d, %v; the index has %d chunks", c, cerr, x.NumChunks())
 		}
 		// All chunks at once, several decompressed in parallel.
 		ar, err := x.Reader(0, x.NumChunks())
