@@ -30,18 +30,29 @@ type BinaryIndex struct {
 // that it counts may still be refused by OpenBinaryIndex, which checks
 // the table and the frames.
 func CountChunks(ra io.ReaderAt, size int64) (int, error) {
-	if size < 8+seekFooterLen {
-		return 0, fmt.Errorf("%w: a file of %d bytes has no seek table", errTruncated, size)
-	}
-	var foot [seekFooterLen]byte
-	if _, err := ra.ReadAt(foot[:], size-seekFooterLen); err != nil {
+	foot, _, err := readSeekFooter(ra, size)
+	if err != nil {
 		return 0, err
-	}
-	if m := binary.LittleEndian.Uint32(foot[5:]); m != seekableMagic {
-		return 0, fmt.Errorf("%w: no seek table (last 4 bytes 0x%08x)", errTruncated, m)
 	}
 	// Frames: the header's, then a chunk's each.
 	return max(int(binary.LittleEndian.Uint32(foot[:]))-1, 0), nil
+}
+
+// readSeekFooter reads the seek table's footer, the last seekFooterLen
+// bytes of ra (size bytes), and checks its magic. An error says what is
+// wrong, at the file offset it returns.
+func readSeekFooter(ra io.ReaderAt, size int64) (foot [seekFooterLen]byte, off int64, err error) {
+	if size < 8+seekFooterLen {
+		return foot, 0, fmt.Errorf("%w: a file of %d bytes has no seek table", errTruncated, size)
+	}
+	off = size - seekFooterLen
+	if _, err := ra.ReadAt(foot[:], off); err != nil {
+		return foot, off, fmt.Errorf("reading the footer: %v", err)
+	}
+	if m := binary.LittleEndian.Uint32(foot[5:]); m != seekableMagic {
+		return foot, off, fmt.Errorf("%w: no seek table (last 4 bytes 0x%08x, want the seekable magic 0x%08x)", errTruncated, m, seekableMagic)
+	}
+	return foot, off, nil
 }
 
 // OpenBinaryIndex reads the seek table at the end of a binary trace of the
@@ -54,15 +65,9 @@ func OpenBinaryIndex(ra io.ReaderAt, size int64, opts ...ReaderOption) (*BinaryI
 	fail := func(off int64, format string, args ...any) error {
 		return &BinaryError{Name: o.name, Chunk: BinaryChunkSeekTable, Offset: off, Err: fmt.Errorf(format, args...)}
 	}
-	if size < 8+seekFooterLen {
-		return nil, fail(0, "%w: a file of %d bytes has no seek table", errTruncated, size)
-	}
-	var foot [seekFooterLen]byte
-	if _, err := ra.ReadAt(foot[:], size-seekFooterLen); err != nil {
-		return nil, fail(size-seekFooterLen, "reading the footer: %v", err)
-	}
-	if m := binary.LittleEndian.Uint32(foot[5:]); m != seekableMagic {
-		return nil, fail(size-seekFooterLen, "%w: no seek table (last 4 bytes 0x%08x, want the seekable magic 0x%08x)", errTruncated, m, seekableMagic)
+	foot, off, err := readSeekFooter(ra, size)
+	if err != nil {
+		return nil, fail(off, "%w", err)
 	}
 	esize := int64(8)
 	if foot[4]&seekChecksumFlag != 0 {
