@@ -130,6 +130,7 @@ fuzz:
 	$(GO) test ./trace -run '^$$' -fuzz FuzzTextReader -fuzztime 60s
 	$(GO) test ./trace -run '^$$' -fuzz FuzzBinaryReader -fuzztime 60s
 	$(GO) test ./trace/accelsim -run '^$$' -fuzz FuzzAccelSimReader -fuzztime 60s
+	$(GO) test ./trace/accelsim -run '^$$' -fuzz FuzzMemTraceReader -fuzztime 60s
 
 clean:
 	rm -rf bin demo.tables

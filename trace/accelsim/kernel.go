@@ -141,10 +141,30 @@ func dims(s string) ([3]uint64, error) {
 		}
 		d[i] = v
 	}
-	if d[0]*d[1]*d[2] > 1<<40 {
+	if _, ok := gridBlocks(d); !ok {
 		return d, fmt.Errorf("%q: more than 2^40 blocks", s)
 	}
 	return d, nil
+}
+
+// maxGridBlocks is the most thread blocks a kernel's grid may have.
+const maxGridBlocks = 1 << 40
+
+// maxGroups is the most thread blocks all kernels of a trace may have
+// together: their groups' numbers, each kernel's after the earlier
+// kernels', stay within an int64 with room for one more grid.
+const maxGroups = 1 << 62
+
+// gridBlocks is the number of blocks of a grid of sizes d (each below
+// 2^32, as dims and triple read them), and whether it is at most
+// maxGridBlocks: the product formed so that it cannot wrap around (three
+// sizes near 2^32 wrap to any number, 2^31 for 2^32-1, 2^32-1 and 2^31).
+func gridBlocks(d [3]uint64) (uint64, bool) {
+	xy := d[0] * d[1] // below 2^64: each size is below 2^32
+	if xy > maxGridBlocks || d[2] != 0 && xy > maxGridBlocks/d[2] {
+		return 0, false
+	}
+	return xy * d[2], true
 }
 
 // triple reads "x,y,z".
@@ -202,7 +222,8 @@ func (p *parser) gridBlocks() int64 {
 	if !p.info.haveGrid {
 		return 0
 	}
-	return int64(p.info.grid[0] * p.info.grid[1] * p.info.grid[2])
+	n, _ := gridBlocks(p.info.grid) // dims refused a grid of more
+	return int64(n)
 }
 
 // inst parses one instruction line of the current warp. It returns the

@@ -125,12 +125,21 @@ func (r *MemTraceReader) lineOf(b []byte) (*trace.Inst, error) {
 		if j := bytes.Index(rest, mtSep); j >= 0 {
 			rest = rest[:j]
 		}
+		at := col + i + len("grid size ")
 		g, ok := triple(string(bytes.TrimSpace(rest)))
-		if !ok || g[0]*g[1]*g[2] == 0 || g[0]*g[1]*g[2] > 1<<40 {
-			return nil, r.p.errf(n, col+i, "grid size", "%q: want x,y,z", rest)
+		blocks, fits := gridBlocks(g)
+		switch {
+		case !ok || blocks == 0 && fits:
+			return nil, r.p.errf(n, at, "grid size", "%q: want x,y,z, each a positive number", rest)
+		case !fits:
+			return nil, r.p.errf(n, at, "grid size", "%q: more than 2^40 blocks", rest)
 		}
 		if r.haveGrd {
-			r.p.groupLo += int64(r.grid[0] * r.grid[1] * r.grid[2])
+			last, _ := gridBlocks(r.grid)
+			if r.p.groupLo > maxGroups-int64(last) {
+				return nil, r.p.errf(n, at, "grid size", "the launches so far have more than 2^62 blocks together: their groups' numbers would not fit")
+			}
+			r.p.groupLo += int64(last)
 		}
 		r.grid, r.haveGrd = g, true
 		r.p.info.grid, r.p.info.haveGrid = g, true

@@ -281,7 +281,14 @@ func (r *Reader) Next() (*trace.Inst, error) {
 		}
 		in, err := r.cur.next()
 		if err == io.EOF {
-			r.groupLo += r.curBlocks()
+			b := r.curBlocks()
+			if r.groupLo > maxGroups-b {
+				r.err = r.cur.parserOf().errf(0, 0, "grid dim", "the kernels so far have more than 2^62 blocks together: their groups' numbers would not fit")
+				r.cur.close()
+				r.cur = nil
+				return nil, r.err
+			}
+			r.groupLo += b
 			r.stats.Bytes += r.cur.parserOf().read
 			r.cur.close()
 			r.cur = nil

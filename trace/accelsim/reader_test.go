@@ -297,6 +297,9 @@ func TestBadInput(t *testing.T) {
 		{"outside grid", strings.Replace(line5("5", good), "thread block = 1,0,0", "thread block = 2,0,0", 1), "k.traceg:12:16: thread block: block 2,0,0 is outside the grid (2,1,1)"},
 		{"version", line5("7", good), "k.traceg:5:28: accelsim tracer version: version 7 is unknown: this reader reads the tracer's versions 1.2, 3, 4 and 5"},
 		{"cluster outside grid", strings.Replace(line5("5", good), "thread block = 1,0,0\n", "thread block = 1,0,0\ncluster id = 0,1,0\n", 1), "k.traceg:13:14: cluster id: cluster 0,1,0 is outside the grid (2,1,1)"},
+		{"grid of more than 2^40 blocks", strings.Replace(line5("5", good), "(2,1,1)", "(1048576,1048576,2)", 1), `k.traceg:2:13: grid dim: "(1048576,1048576,2)": more than 2^40 blocks`},
+		// 0xffffffff·0xffffffff·2^31 wraps to 2^31 modulo 2^64.
+		{"grid whose product wraps", strings.Replace(line5("5", good), "(2,1,1)", "(4294967295,4294967295,2147483648)", 1), "k.traceg:2:13: grid dim: \"(4294967295,4294967295,2147483648)\": more than 2^40 blocks"},
 		{"version 6", line5("6", good), "k.traceg:5:28: accelsim tracer version: version 6 is unknown: this reader reads the tracer's versions 1.2, 3, 4 and 5"},
 		{"foreign", "hello world\n", `k.traceg:1:1: "hello world" before the first #BEGIN_TB`},
 		{"empty", "", "k.traceg: no #BEGIN_TB: the file ends in the kernel header"},
