@@ -65,10 +65,10 @@
 // the `.group`: the linear block id x + y·gx + z·gx·gy from the kernel's
 // `-grid dim`, after the blocks of the kernels before it in the
 // kernelslist (so two kernels' blocks, and their shared memories, never
-// meet); `warp = n` becomes the `.warp`. A grid of more than 2^40 blocks,
-// or kernels of more than 2^62 blocks together, is refused (their groups'
-// numbers would wrap around), its product formed so that sizes near 2^32
-// cannot wrap it to a small one. A block's `cluster id = x,y,z`
+// meet); `warp = n` becomes the `.warp`. A grid of more than 2^40 blocks
+// is refused (its product formed so that sizes near 2^32 cannot wrap it
+// to a small one), and so is a kernel (a launch) that follows more than
+// 2^62 blocks of the ones before: its groups' numbers could wrap around. A block's `cluster id = x,y,z`
 // line (Hopper clusters) becomes a .cluster directive record
 // ([trace.Cluster]) of its group, numbered x + y·gx + z·gx·gy after the
 // earlier kernels' groups as the block is, so that the races table's

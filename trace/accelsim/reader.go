@@ -269,6 +269,13 @@ func (r *Reader) Next() (*trace.Inst, error) {
 				r.err = io.EOF
 				return nil, io.EOF
 			}
+			if r.groupLo > maxGroups {
+				// The next kernel's groups would follow more than 2^62
+				// blocks: numbers past them could wrap around.
+				r.err = &Error{File: r.files[0], Offset: -1, Field: "grid dim",
+					Msg: "the kernels before this one have more than 2^62 blocks together: their groups' numbers would not fit"}
+				return nil, r.err
+			}
 			k, err := r.open(r.files[0])
 			if err != nil {
 				r.err = err
@@ -281,14 +288,7 @@ func (r *Reader) Next() (*trace.Inst, error) {
 		}
 		in, err := r.cur.next()
 		if err == io.EOF {
-			b := r.curBlocks()
-			if r.groupLo > maxGroups-b {
-				r.err = r.cur.parserOf().errf(0, 0, "grid dim", "the kernels so far have more than 2^62 blocks together: their groups' numbers would not fit")
-				r.cur.close()
-				r.cur = nil
-				return nil, r.err
-			}
-			r.groupLo += b
+			r.groupLo += r.curBlocks() // at most 2^62 + 2^40: checked before the next kernel
 			r.stats.Bytes += r.cur.parserOf().read
 			r.cur.close()
 			r.cur = nil

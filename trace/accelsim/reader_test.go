@@ -356,3 +356,42 @@ func FuzzAccelSimReader(f *testing.F) {
 		}
 	})
 }
+
+// TestGroupsAcrossKernels: a kernel's groups follow the blocks of the
+// kernels before it up to 2^62 of them; a kernel after more is refused,
+// naming its file, rather than numbering groups that wrap around, and the
+// last kernel's blocks close nothing. The kernels before are stood for by
+// the reader's count of their blocks (2^22 kernels of 2^40 blocks).
+func TestGroupsAcrossKernels(t *testing.T) {
+	dir := t.TempDir()
+	huge := strings.Replace(line5("5", "0100 00000001 1 R5 ATOMG.E.ADD.STRONG.GPU 2 R2 R7 4 0 0x7f0000001000 0 \n"), "(2,1,1)", "(1048576,1048576,1)", 1)
+	huge = strings.Replace(huge, "thread block = 1,0,0", "thread block = 1048575,1048575,0", 1)
+	os.WriteFile(filepath.Join(dir, "kernel-1.traceg"), []byte(huge), 0o644)
+	os.WriteFile(filepath.Join(dir, "kernel-2.traceg"), []byte(line5("5", "0100 00000001 1 R5 ATOMG.E.ADD.STRONG.GPU 2 R2 R7 4 0 0x7f0000001000 0 \n")), 0o644)
+	for _, list := range []string{"kernel-1.traceg\n", "kernel-1.traceg\nkernel-2.traceg\n"} {
+		os.WriteFile(filepath.Join(dir, "kernelslist.g"), []byte(list), 0o644)
+		r, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.groupLo = maxGroups - 1<<40 + 1 // the kernels before
+		in, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.Group != maxGroups {
+			t.Errorf("the last block of a kernel of 2^40 blocks after 2^62-2^40+1: group %d, want %d", in.Group, int64(maxGroups))
+		}
+		_, err = r.Next()
+		if strings.Count(list, "\n") == 1 {
+			if err != io.EOF {
+				t.Errorf("the last kernel: %v, want io.EOF", err)
+			}
+			continue
+		}
+		var ae *Error
+		if !errors.As(err, &ae) || ae.File != filepath.Join(dir, "kernel-2.traceg") || !strings.Contains(err.Error(), "more than 2^62 blocks") {
+			t.Errorf("a kernel after 2^62 blocks: %v, want an error naming kernel-2.traceg", err)
+		}
+	}
+}
