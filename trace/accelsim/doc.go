@@ -68,14 +68,14 @@
 // meet); `warp = n` becomes the `.warp`. A grid of more than 2^40 blocks
 // is refused (its product formed so that sizes near 2^32 cannot wrap it
 // to a small one), and so is a kernel (a launch) that follows more than
-// 2^62 blocks of the ones before: its groups' numbers could wrap around. A block's `cluster id = x,y,z`
-// line (Hopper clusters) becomes a .cluster directive record
-// ([trace.Cluster]) of its group, numbered x + y·gx + z·gx·gy after the
-// earlier kernels' groups as the block is, so that the races table's
-// .cluster scope uses the trace's own clusters; `cluster cta` and
-// `cluster rank` are checked and not kept. A .tracez's index holds the
-// same cluster fields for every block, written whether or not the launch
-// had clusters; they are not read. ATOMS addresses are offsets in the
+// 2^62 blocks of the ones before: its groups' numbers could wrap around.
+// A block's `cluster id = x,y,z` line (Hopper clusters) becomes a
+// .cluster directive record ([trace.Cluster]) of its group, numbered
+// x + y·gx + z·gx·gy after the earlier kernels' groups as the block is,
+// so that the races table's .cluster scope uses the trace's own
+// clusters; `cluster cta` and `cluster rank` are checked and not kept. A
+// .tracez's index holds the same cluster fields for every block, written
+// whether or not the launch had clusters; they are not read. ATOMS addresses are offsets in the
 // block's shared memory: an address at or above the kernel's `-shmem
 // base_addr` (when given) is taken relative to it, and must then fit 32
 // bits. An atomic opcode the SASS parser does not take (ATOMS.POPC.INC,

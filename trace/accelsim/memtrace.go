@@ -127,9 +127,9 @@ func (r *MemTraceReader) lineOf(b []byte) (*trace.Inst, error) {
 		}
 		at := col + i + len("grid size ")
 		g, ok := triple(string(bytes.TrimSpace(rest)))
-		blocks, fits := gridBlocks(g)
+		_, fits := gridBlocks(g)
 		switch {
-		case !ok || blocks == 0 && fits:
+		case !ok || g[0] == 0 || g[1] == 0 || g[2] == 0:
 			return nil, r.p.errf(n, at, "grid size", "%q: want x,y,z, each a positive number", rest)
 		case !fits:
 			return nil, r.p.errf(n, at, "grid size", "%q: more than 2^40 blocks", rest)

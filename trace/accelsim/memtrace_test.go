@@ -180,6 +180,7 @@ func TestMemTraceErrors(t *testing.T) {
 		{"a grid size of no blocks", mtLaunch("2,0,1", false),
 			fmt.Sprintf(`mem.txt:1:%d: grid size: "2,0,1": want x,y,z, each a positive number`, col(mtLaunch("2,0,1", false), "2,0,1"))},
 		{"a grid size not x,y,z", mtLaunch("2,1", false), `grid size: "2,1": want x,y,z`},
+		{"a grid of no blocks but huge sizes", mtLaunch("4294967295,4294967295,0", false), `grid size: "4294967295,4294967295,0": want x,y,z, each a positive number`},
 		{"a grid of more than 2^40 blocks", mtLaunch("1048576,1048576,2", false), `grid size: "1048576,1048576,2": more than 2^40 blocks`},
 		// 0xffffffff·0xffffffff·2^31 is 2^31 modulo 2^64: a product that
 		// wraps around looks like a grid of 2^31 blocks.
