@@ -119,8 +119,7 @@ func Identity(path string) (id string, binary bool, err error) {
 	if err != nil {
 		return "", false, err
 	}
-	var head [4]byte
-	if n, _ := f.ReadAt(head[:], 0); !fi.Mode().IsRegular() || !trace.IsBinary(head[:n]) {
+	if !fi.Mode().IsRegular() || !trace.IsBinaryAt(f) {
 		return "", false, nil
 	}
 	x, err := trace.OpenBinaryIndex(f, fi.Size(), trace.WithName(filepath.Base(path)))
@@ -156,8 +155,7 @@ func Split(path string, o Options) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	var head [4]byte
-	if n, _ := f.ReadAt(head[:], 0); !fi.Mode().IsRegular() || !trace.IsBinary(head[:n]) {
+	if !fi.Mode().IsRegular() || !trace.IsBinaryAt(f) {
 		return nil, fmt.Errorf("%s: not a binary trace file (replay asm turns a .tasm into one): split reads it through its seek table", path)
 	}
 	x, err := trace.OpenBinaryIndex(f, fi.Size(), trace.WithName(filepath.Base(path)))

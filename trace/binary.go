@@ -13,6 +13,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -125,6 +126,15 @@ var errTruncated = errors.New("truncated")
 // trace rather than `.tasm` text: it starts with a zstd frame.
 func IsBinary(prefix []byte) bool {
 	return len(prefix) >= 4 && binary.LittleEndian.Uint32(prefix) == zstdFrameMagic
+}
+
+// IsBinaryAt reports whether the file ra starts as a binary trace does
+// (IsBinary of its first 4 bytes), for a caller that holds it open: a
+// file too short, or that cannot be read, is not one.
+func IsBinaryAt(ra io.ReaderAt) bool {
+	var head [4]byte
+	n, _ := ra.ReadAt(head[:], 0)
+	return IsBinary(head[:n])
 }
 
 // seekEntry is one Seek_Table_Entries row.

@@ -884,6 +884,10 @@ func TestIsBinary(t *testing.T) {
 		if got := IsBinary(tc.in); got != tc.want {
 			t.Errorf("IsBinary(%q) = %v", tc.in, got)
 		}
+		// IsBinaryAt reads the same 4 bytes from the file's start.
+		if got := IsBinaryAt(bytes.NewReader(tc.in)); got != tc.want {
+			t.Errorf("IsBinaryAt(%q) = %v", tc.in, got)
+		}
 	}
 }
 

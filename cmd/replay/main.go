@@ -115,11 +115,7 @@ func manyChunks(path string) bool {
 	}
 	defer f.Close()
 	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		return false
-	}
-	var head [4]byte
-	if n, _ := f.ReadAt(head[:], 0); !trace.IsBinary(head[:n]) {
+	if err != nil || !st.Mode().IsRegular() || !trace.IsBinaryAt(f) {
 		return false
 	}
 	c, err := trace.CountChunks(f, st.Size())
