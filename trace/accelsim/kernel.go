@@ -141,7 +141,7 @@ func dims(s string) ([3]uint64, error) {
 		}
 		d[i] = v
 	}
-	if _, ok := gridBlocks(d); !ok {
+	if _, ok := blocksOf(d); !ok {
 		return d, fmt.Errorf("%q: more than 2^40 blocks", s)
 	}
 	return d, nil
@@ -155,11 +155,11 @@ const maxGridBlocks = 1 << 40
 // kernels', stay within an int64 with room for one more grid.
 const maxGroups = 1 << 62
 
-// gridBlocks is the number of blocks of a grid of sizes d (each below
+// blocksOf is the number of blocks of a grid of sizes d (each below
 // 2^32, as dims and triple read them), and whether it is at most
 // maxGridBlocks: the product formed so that it cannot wrap around (three
 // sizes near 2^32 wrap to any number, 2^31 for 2^32-1, 2^32-1 and 2^31).
-func gridBlocks(d [3]uint64) (uint64, bool) {
+func blocksOf(d [3]uint64) (uint64, bool) {
 	xy := d[0] * d[1] // below 2^64: each size is below 2^32
 	if xy > maxGridBlocks || d[2] != 0 && xy > maxGridBlocks/d[2] {
 		return 0, false
@@ -222,7 +222,7 @@ func (p *parser) gridBlocks() int64 {
 	if !p.info.haveGrid {
 		return 0
 	}
-	n, _ := gridBlocks(p.info.grid) // dims refused a grid of more
+	n, _ := blocksOf(p.info.grid) // dims and triple's callers refused a grid of more
 	return int64(n)
 }
 

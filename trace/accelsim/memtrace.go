@@ -43,9 +43,7 @@ type MemTraceReader struct {
 	br           *bufio.Reader
 	line         int
 	hdr          trace.Header
-	decided      bool // whether the trace has values is known
-	grid         [3]uint64
-	haveGrd      bool
+	decided      bool  // whether the trace has values is known
 	launch       int64 // the current launch's grid_launch_id; -1 before any
 	seq          uint64
 	stats        Stats
@@ -127,21 +125,18 @@ func (r *MemTraceReader) lineOf(b []byte) (*trace.Inst, error) {
 		}
 		at := col + i + len("grid size ")
 		g, ok := triple(string(bytes.TrimSpace(rest)))
-		_, fits := gridBlocks(g)
+		_, fits := blocksOf(g)
 		switch {
 		case !ok || g[0] == 0 || g[1] == 0 || g[2] == 0:
 			return nil, r.p.errf(n, at, "grid size", "%q: want x,y,z, each a positive number", rest)
 		case !fits:
 			return nil, r.p.errf(n, at, "grid size", "%q: more than 2^40 blocks", rest)
 		}
-		if r.haveGrd {
-			last, _ := gridBlocks(r.grid)
-			if r.p.groupLo > maxGroups-int64(last) {
-				return nil, r.p.errf(n, at, "grid size", "the launches so far have more than 2^62 blocks together: their groups' numbers would not fit")
-			}
-			r.p.groupLo += int64(last)
+		last := r.p.gridBlocks() // the last launch's blocks, before this one's (0 before the first)
+		if r.p.groupLo > maxGroups-last {
+			return nil, r.p.errf(n, at, "grid size", "the launches so far have more than 2^62 blocks together: their groups' numbers would not fit")
 		}
-		r.grid, r.haveGrd = g, true
+		r.p.groupLo += last
 		r.p.info.grid, r.p.info.haveGrid = g, true
 		return nil, nil
 	}
@@ -179,7 +174,7 @@ func (r *MemTraceReader) lineOf(b []byte) (*trace.Inst, error) {
 		return nil, r.p.errf(n, at(k+1)+5, "warp", "%q is not a number", fields[k+1][5:])
 	}
 	opcode := fields[k+2]
-	if !r.haveGrd {
+	if !r.p.info.haveGrid {
 		return nil, r.p.errf(n, at(k), "CTA", "an access before any launch line (its grid size numbers the blocks)")
 	}
 	if err := r.p.block(cta, n, at(k)+4); err != nil {
