@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/gpureplay/replay/shard"
 	"github.com/gpureplay/replay/trace"
@@ -249,7 +250,7 @@ func TestAddressAccessesCarry(t *testing.T) {
 // shared, whose sketches turn into registers; and 96 pages that fill
 // (dense pages, past the first hotPages on any number of workers), also
 // with pages that turn dense at their first address and with pages that
-// never do.
+// never do; and with the counters' windows in off-heap blocks.
 func TestAddressesCountersSameTable(t *testing.T) {
 	for _, s := range []workload.Spec{
 		{Name: "uniform", Dialect: trace.DialectPTX, Seed: 7, LaneOps: 300_000, Words: 640 * shard.PageWords},
@@ -270,6 +271,9 @@ func TestAddressesCountersSameTable(t *testing.T) {
 			{WithWorkers(2), WithBatchInsts(100), withAddrWindow(5000, 1000)},
 			{WithWorkers(1), WithBatchInsts(64), withAddrWindow(1<<16, 200)},
 			{WithWorkers(3), WithShards(7), withAddrWindow(3000, 1<<16)},
+			// Their buffers in off-heap blocks (itemBuf).
+			{WithWorkers(2), WithBatchInsts(100), withAddrWindow(5000, 1000), withItemBlocks(1000)},
+			{WithWorkers(1), WithBatchInsts(64), withItemBlocks(2000)},
 		} {
 			gen, err := workload.New(s)
 			if err != nil {
@@ -365,18 +369,23 @@ func TestAddressesEmitStopsAtSinkError(t *testing.T) {
 // 0); in windows that count when full (4000 items: the first two
 // batches, then the last) or when the next batch's instructions do not
 // fit (100: each batch alone, counted as the next comes); and in one
-// window, counted by finish.
+// window, counted by finish. Each also with its windows and sort buffers
+// in off-heap blocks from 1000 items (itemBuf), as a large replay's are.
 func TestAddressCountRuns(t *testing.T) {
 	for _, w := range [][2]int{{0, 0}, {4000, maxWindowInsts}, {countWindow, 100}, {countWindow, maxWindowInsts}} {
-		t.Run(fmt.Sprintf("window%d-insts%d", w[0], w[1]), func(t *testing.T) { testAddressCountRuns(t, w[0], w[1]) })
+		for _, blockItems := range []int{itemBlockItems, 1000} {
+			t.Run(fmt.Sprintf("window%d-insts%d-blocks%d", w[0], w[1], blockItems), func(t *testing.T) {
+				testAddressCountRuns(t, w[0], w[1], blockItems)
+			})
+		}
 	}
 }
 
-func testAddressCountRuns(t *testing.T, window, windowInsts int) {
+func testAddressCountRuns(t *testing.T, window, windowInsts, blockItems int) {
 	const pages = 5000
 	tr := newAddrTracker(1, false, 1)
 	defer tr.release()
-	tr.window, tr.windowInsts = window, windowInsts
+	tr.window, tr.windowInsts, tr.blockItems = window, windowInsts, blockItems
 	tr.grow(pages)
 	r := rand.New(rand.NewPCG(5, 6))
 	type key struct {
@@ -417,6 +426,9 @@ func testAddressCountRuns(t *testing.T, window, windowInsts int) {
 		tr.count(0, b)
 	}
 	tr.finish()
+	if blocks := len(tr.itemBlocks[0]); window > 0 && blockItems < 2500 && blocks == 0 {
+		t.Errorf("no item buffer in a block, with blocks from %d items and batches of 2500", blockItems)
+	}
 	refs := make([]shard.PageRef, pages)
 	keys := []memKey{{space: trace.Global, group: -1}}
 	for i := range refs {
@@ -793,4 +805,41 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestItemBuf: a counter's item buffer is an ordinary make below
+// blockItems and an off-heap block from there, with room for what was
+// asked and at least two and a half windows; dropItems releases a
+// block's buffer and forgets it, and leaves a heap buffer, another
+// counter's blocks and a block it does not know alone.
+func TestItemBuf(t *testing.T) {
+	tr := newAddrTracker(2, false, 1)
+	defer tr.release()
+	tr.window, tr.blockItems = 4000, 1000
+	small := tr.itemBuf(0, 999)
+	if cap(small) != 999 || len(tr.itemBlocks[0]) != 0 {
+		t.Fatalf("999 items: cap %d, %d blocks; want a make of 999 and none", cap(small), len(tr.itemBlocks[0]))
+	}
+	a := tr.itemBuf(0, 1000)
+	b := tr.itemBuf(0, 50000)
+	c := tr.itemBuf(1, 1000)
+	if len(a) != 0 || cap(a) < 10000 || cap(b) < 50000 || len(tr.itemBlocks[0]) != 2 || len(tr.itemBlocks[1]) != 1 {
+		t.Fatalf("blocks: caps %d, %d (want >= 10000, 50000), %d and %d blocks (want 2 and 1)",
+			cap(a), cap(b), len(tr.itemBlocks[0]), len(tr.itemBlocks[1]))
+	}
+	for i := range cap(b) {
+		b = append(b, statItem{word: uint32(i)}) // written through: memory that is the buffer's
+	}
+	tr.dropItems(0, small)
+	tr.dropItems(0, c) // counter 1's: not 0's to drop
+	if len(tr.itemBlocks[0]) != 2 || len(tr.itemBlocks[1]) != 1 {
+		t.Fatalf("after dropping a heap buffer and another counter's: %d and %d blocks, want 2 and 1", len(tr.itemBlocks[0]), len(tr.itemBlocks[1]))
+	}
+	tr.dropItems(0, a)
+	if len(tr.itemBlocks[0]) != 1 || unsafe.SliceData(tr.itemBlocks[0][0].Bytes()) != (*byte)(unsafe.Pointer(unsafe.SliceData(b[:1]))) {
+		t.Fatalf("after dropping a: %d blocks, want b's alone", len(tr.itemBlocks[0]))
+	}
+	if b[len(b)-1].word != uint32(cap(b)-1) {
+		t.Errorf("b's last item %d after a was dropped, want %d", b[len(b)-1].word, cap(b)-1)
+	}
 }

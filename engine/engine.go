@@ -320,6 +320,9 @@ func (e *replayer) newPipeline(sink Sink) *pipeline {
 		if w := e.opts.addrWindow; w != 0 && e.addrs.window != 0 {
 			e.addrs.window, e.addrs.windowInsts = w, e.opts.addrWindowInsts
 		}
+		if n := e.opts.itemBlocks; n != 0 {
+			e.addrs.blockItems = n
+		}
 	}
 	// One batch reading, one expanding and applying (or one expanding, one
 	// applying), one emitting. Each gets its storage when first filled

@@ -36,6 +36,9 @@ type options struct {
 	// instructions a window of the addresses table's counters holds
 	// (addrTracker.window); tests lower them to count in many windows.
 	addrWindow, addrWindowInsts int
+	// itemBlocks, when not 0, is the size in items from which the
+	// counters' item buffers are off-heap blocks (addrTracker.blockItems).
+	itemBlocks int
 	// orders and firstSeed are ExploreOrders' random orders (WithOrders).
 	orders    int
 	firstSeed uint64
@@ -324,6 +327,16 @@ func withBatchListBytes(n int) Option {
 func withAddrWindow(items, insts int) Option {
 	return func(o *options) error {
 		o.addrWindow, o.addrWindowInsts = items, insts
+		return nil
+	}
+}
+
+// withItemBlocks makes the addresses table's counters keep item buffers
+// of n items or more in off-heap blocks (addrTracker.blockItems), so that
+// a small trace's windows are blocks as a large one's are.
+func withItemBlocks(n int) Option {
+	return func(o *options) error {
+		o.itemBlocks = n
 		return nil
 	}
 }
