@@ -73,8 +73,8 @@
 //     whose pages tests read back with arrow-go and DuckDB):
 //     DELTA_BINARY_PACKED for sequence numbers, addresses, values and
 //     counts, the instructions' group, warp, lanes and faults and the
-//     group of the tables sorted by address, PLAIN for small integers
-//     that repeat, RLE_DICTIONARY for strings; zstd level 1 from one
+//     group of the tables sorted by address and the results' lane,
+//     PLAIN for the booleans and small counts, RLE_DICTIONARY for strings; zstd level 1 from one
 //     encoder per Writer (a 512 KiB window, the largest page), a page
 //     that zstd does not shrink by a sixteenth stored in a frame of raw
 //     blocks (zstdframe.go; a page of 64 KiB or more judged on a 16 KiB
@@ -94,8 +94,9 @@
 //     a DELTA block is its few run starts, or the block before's bytes
 //     again); lane, when the engine leaves it out (full warps:
 //     engine.ResultColumns.IotaLanes), kept as runs of lanes counting up
-//     from the run's first and its PLAIN pages written from them (a page
-//     of the same runs as the one before, that page again); elem and
+//     from the run's first and its DELTA pages written from them (a page
+//     of the same runs as the one before, or as the last row group's,
+//     that page again); elem and
 //     value_hi stay constant 0 and fault constant "" until a row is not,
 //     the same bytes as from [Writer.Results].
 //     Where the CPU has AVX-512, a whole block's deltas are taken in

@@ -23,12 +23,20 @@ import (
 //   - DELTA_BINARY_PACKED (encDelta in schema.go) where PLAIN left zstd
 //     much to do: sequence numbers, addresses, values, the instructions'
 //     addresses, max_conflict, warp and group (a 1-D grid's groups), and
-//     the increasing seq and addr columns of the other tables.
-//   - PLAIN where the values repeat or cycle (results.lane, elem,
-//     value_hi): cheaper than DELTA, and than a dictionary, which hashes
-//     every value. instructions.lanes and faults are DELTA: a batch whose
-//     column keeps to a progression stores no rows (encodeAffine), and a
-//     constant PLAIN column would still write 4 bytes a row for zstd.
+//     the increasing seq and addr columns of the other tables. Also the
+//     results' lane: PLAIN's 4 bytes a lane of partial warps (an append
+//     queue's random masks, 9.6 M lanes) took zstd 170 ms of CPU, most of
+//     the results table's cost, for 7.6 MB of file; DELTA packs them 6
+//     bits a lane first (zstd 5x less to do): the default tables of
+//     appendqueue-ptx 254 -> 185 ms, the file 5.2 MB; a spinlock's lanes
+//     (4.9 -> 5.8 MB) and full warps' (a DELTA page of runs, below) take
+//     the same time as PLAIN.
+//   - PLAIN where the values repeat or cycle (booleans, the small counts
+//     of ops and races): cheaper than DELTA, and than a dictionary, which
+//     hashes every value. instructions.lanes and faults are DELTA: a batch
+//     whose column keeps to a progression stores no rows (encodeAffine),
+//     and a constant PLAIN column would still write 4 bytes a row for
+//     zstd.
 //   - RLE_DICTIONARY for the strings, from a dictionary the Writer builds
 //     per batch without hashing each row's string (writer.go): the column
 //     writer's own dictionary encoder hashed every value and allocated a
@@ -45,9 +53,11 @@ import (
 //     and compressing them was most of that column's cost
 //     (BenchmarkMemory). A page of sampledPageBytes or more is judged on
 //     a sample first (the results' addresses: pages of 190 KiB).
-//   - A PLAIN page equal to the page before it in its column chunk (the
-//     results' lanes, for full warps) repeats that page's compressed
-//     bytes and statistics (repeatPage), as zstd would make them again.
+//   - A PLAIN page equal to the page before it in its column chunk
+//     repeats that page's compressed bytes and statistics (repeatPage),
+//     as zstd would make them again; so does a lane page of full warps,
+//     one a row group, the row group's before it (encodeIotaRuns,
+//     colChunk.iota).
 //   - Pages of dataPage bytes for PLAIN integers (8 Ki rows of 8 bytes),
 //     of up to maxPageRows rows for the other encodings (pqpages.go).
 //   - One row group per batch (64 Ki rows by default), statistics on every

@@ -22,22 +22,27 @@ const maxPageRows = 64 << 10
 // column its dictionary page. Its buffers are reused from row group to
 // row group.
 type colChunk struct {
-	col   *pqColumn
-	out   []byte // the compressed data pages, back to back
-	pages []pageDesc
-	enc   []byte   // one page's encoded values
-	half  []byte   // the later half of a DELTA page's blocks (appendDeltaHalves)
-	zbuf  []byte   // one page compressed
-	idx   []int32  // a keyed column's indices for one page
-	runs  []seqRun // a column held as runs: one page's (encodeRuns)
+	col    *pqColumn
+	out    []byte // the compressed data pages, back to back
+	pages  []pageDesc
+	enc    []byte   // one page's encoded values
+	half   []byte   // the later half of a DELTA page's blocks (appendDeltaHalves)
+	rows32 []uint32 // a DELTA page's rows, made from iota runs (encodeIotaRuns)
+	zbuf   []byte   // one page compressed
+	idx    []int32  // a keyed column's indices for one page
+	runs   []seqRun // a column held as runs: one page's (encodeRuns)
 	// prevRuns: the page's before it, of a column held as iota runs
 	// (encodeIotaRuns).
 	prevRuns []seqRun
-	rank     []int32 // a string column's dictionary: each value's rank in byte order
-	order    []int32 // and its values by rank (the inverse of rank)
-	dict     []byte  // the dictionary page's values (PLAIN), when dictN > 0
-	dictN    int     // the dictionary's values; 0 when the chunk is PLAIN
-	stats    pqStats // the chunk's
+	// iota is the last full DELTA page encodeIotaRuns compressed, kept
+	// from row group to row group: a row group of full warps is one such
+	// page, the row group's before it again.
+	iota  iotaPage
+	rank  []int32 // a string column's dictionary: each value's rank in byte order
+	order []int32 // and its values by rank (the inverse of rank)
+	dict  []byte  // the dictionary page's values (PLAIN), when dictN > 0
+	dictN int     // the dictionary's values; 0 when the chunk is PLAIN
+	stats pqStats // the chunk's
 	// stored is how many more pages to store uncompressed (addPage); it
 	// carries over from row group to row group (parquetWriter.stored).
 	stored int
@@ -47,6 +52,15 @@ type colChunk struct {
 	again bool
 	// repeated counts the pages repeatPage added (the tests read it).
 	repeated int
+}
+
+// iotaPage is a compressed DELTA page of iota runs (encodeIotaRuns): its
+// runs, its bytes as compressed, and its description; ok once set.
+type iotaPage struct {
+	runs []seqRun
+	z    []byte
+	desc pageDesc
+	ok   bool
 }
 
 // pageDesc is one data page of a colChunk.
@@ -132,7 +146,7 @@ func (p *parquetWriter) encodeColumn(chunks []colChunk, b *batch, i int) error {
 	}
 	delta := p.encs[i] == encDelta
 	switch {
-	case c.inRuns && c.iota && c.typ == arrow.UINT32 && !delta:
+	case c.inRuns && c.iota && c.typ == arrow.UINT32 && delta:
 		encodeIotaRuns(p, ch, c.runs, n)
 		return nil
 	case c.inRuns && c.iota:

@@ -281,10 +281,10 @@ func TestResultColumnsIotaLanes(t *testing.T) {
 // the runs.
 func TestResultColumnsIotaLanesHeld(t *testing.T) {
 	var rs []engine.Result
-	for i := range 3 * dataPage / 4 {
+	for i := range 3 * maxPageRows { // three DELTA pages of the lane column
 		rs = append(rs, engine.Result{Seq: uint64(i / 32), Lane: uint32(i % 32), Addr: uint64(4 * (i % 256)), Value: uint64(i)})
 	}
-	w, err := New(t.TempDir(), WithTables("results"), WithBatchRows(1<<16))
+	w, err := New(t.TempDir(), WithTables("results"), WithBatchRows(1<<18))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestResultColumnsIotaLanesHeld(t *testing.T) {
 			c.inRuns, len(rs)-1, len(rs)+33, c.u32()[len(rs)-1], c.u32()[len(rs)+33])
 	}
 	// A new writer: pages of full warps, the second and third repeated.
-	w2, err := New(t.TempDir(), WithTables("results"), WithBatchRows(1<<16))
+	w2, err := New(t.TempDir(), WithTables("results"), WithBatchRows(1<<18))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ func TestResultColumnsIotaLanesHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	lo, hi := ch[1].stats.min, ch[1].stats.max
-	if len(ch[1].pages) != 3 || ch[1].repeated != 2 || !bytes.Equal(lo, []byte{0, 0, 0, 0}) || !bytes.Equal(hi, []byte{31, 0, 0, 0}) {
+	if len(ch[1].pages) != 3 || ch[1].repeated != 2 || ch[1].pages[0].enc != pqDelta || !bytes.Equal(lo, []byte{0, 0, 0, 0}) || !bytes.Equal(hi, []byte{31, 0, 0, 0}) {
 		t.Errorf("lane pages of full warps: %d pages, %d repeated, lanes %v to %v; want 3, 2 repeated, 0 to 31", len(ch[1].pages), ch[1].repeated, lo, hi)
 	}
 	w2.Abort()
@@ -426,5 +426,55 @@ func TestResultColumnsProgressions(t *testing.T) {
 				t.Fatalf("%s: row %d read back as addr %v value %v, want %d and %d", name, i, rb.rows[i][3], rb.rows[i][4], r.Addr, r.Value)
 			}
 		}
+	}
+}
+
+// TestIotaPageAcrossRowGroups: the lane pages of warps that run lanes 0
+// to n-1, a row group of them one DELTA page, are the last row group's
+// page again (colChunk.iota) when their runs are: the file is the one the
+// rows themselves give, byte for byte, with row groups of 32-lane warps
+// before and after row groups of 16-lane warps (lanes left out too, other
+// runs, which must not be taken for the page before) and row groups cut
+// mid-warp (lanes given).
+func TestIotaPageAcrossRowGroups(t *testing.T) {
+	var rs []engine.Result
+	seq := uint64(0)
+	warp := func(lanes int) {
+		for l := range lanes {
+			rs = append(rs, engine.Result{Seq: seq, Lane: uint32(l), Addr: uint64(4 * (len(rs) % 512)), Value: uint64(len(rs))})
+		}
+		seq++
+	}
+	for range 4 * maxPageRows / 32 {
+		warp(32)
+	}
+	for range 2 * maxPageRows / 16 {
+		warp(16)
+	}
+	for range 2 * maxPageRows / 32 {
+		warp(32)
+	}
+	warp(7) // the next row groups start mid-warp
+	for range 2 * maxPageRows / 32 {
+		warp(32)
+	}
+	opts := []Option{WithTables("results"), WithBatchRows(maxPageRows)}
+	var chunks int
+	cols := writeFiles(t, opts, func(w *Writer) {
+		for at := 0; at < len(rs); at += maxPageRows / 2 {
+			if err := w.ResultColumns(iotaColumns(rs[at:min(at+maxPageRows/2, len(rs))])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tb := w.tables[tResults]
+		p := tb.outs[0].w.(*parquetWriter)
+		chunks = len(p.rgs)
+	}, "results.parquet")
+	rows := resultRowFiles(t, opts, rs, 1000, "results.parquet")
+	if !bytes.Equal(cols[0], rows[0]) {
+		t.Errorf("full warps' lanes from runs: %d bytes, from rows %d; want the same file", len(cols[0]), len(rows[0]))
+	}
+	if chunks < 3 {
+		t.Errorf("%d row groups written before the commit, want at least 3 of full warps", chunks)
 	}
 }

@@ -85,13 +85,15 @@ func appendIotaRuns(c *colBuf, runs []uint32, run int, used uint32, k int) (int,
 	return run, used
 }
 
-// encodeIotaRuns is encodeInts of the n rows of a UINT32 PLAIN column
+// encodeIotaRuns is encodeInts of the n rows of a UINT32 DELTA column
 // held as iota runs (the results' lane), in the same bytes, from the runs
-// rather than from rows: a page whose runs are the page's before it (full
-// warps, page after page) is that page again (repeatPage) without a row
-// written or compared; any other page is written from its runs.
+// rather than from stored rows: a page whose runs are the page's before
+// it (full warps, page after page), or the last row group's page's
+// (ch.iota: a row group of full warps is one page), is that page again
+// without a row written or compared; any other page is written from its
+// runs.
 func encodeIotaRuns(p *parquetWriter, ch *colChunk, runs []seqRun, n int) {
-	const per = dataPage / 4
+	const per = maxPageRows
 	lo, hi := uint32(math.MaxUint32), uint32(0)
 	var prev []seqRun // the last page's runs, cut to it (ch.prevRuns)
 	ri, used := 0, 0  // the next page starts at row used of runs[ri]
@@ -113,15 +115,32 @@ func encodeIotaRuns(p *parquetWriter, ch *colChunk, runs []seqRun, n int) {
 		}
 		ch.runs = pr
 		lo, hi = min(lo, plo), max(hi, phi)
-		if ch.again && rows == per && slices.Equal(pr, prev) {
+		pg := &ch.iota
+		switch {
+		case ch.again && rows == per && slices.Equal(pr, prev):
 			ch.repeatPage()
-			continue
+		case pg.ok && rows == per && ch.stored == 0 && slices.Equal(pr, pg.runs):
+			// The last row group's page again: addPage would compress the
+			// same bytes to the same bytes (nothing to store raw, and the
+			// page was worth compressing then).
+			ch.out = append(ch.out, pg.z...)
+			d := pg.desc
+			d.end = len(ch.out)
+			ch.pages = append(ch.pages, d)
+			ch.again = true
+			ch.repeated++
+		default:
+			ch.rows32 = slices.Grow(ch.rows32[:0], rows)[:rows]
+			fillRunRows(ch.rows32, pr, true)
+			ch.enc, _, _ = appendDeltaHalves(ch.enc[:0], &ch.half, unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(ch.rows32))), rows), int32(unsignedTop[uint32]()))
+			at := len(ch.out)
+			p.addPage(ch, ch.enc, rows, pqDelta, intStats(p, ch, plo, phi))
+			if pg.ok = ch.again && rows == per; pg.ok {
+				pg.runs = append(pg.runs[:0], pr...)
+				pg.z = append(pg.z[:0], ch.out[at:]...)
+				pg.desc = ch.pages[len(ch.pages)-1]
+			}
 		}
-		enc := slices.Grow(ch.enc[:0], 4*rows)[:4*rows]
-		vs := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(enc))), rows)
-		fillRunRows(vs, pr, true)
-		ch.enc = enc
-		p.addPage(ch, enc, rows, pqPlain, intStats(p, ch, plo, phi))
 		ch.prevRuns = append(ch.prevRuns[:0], pr...)
 		prev = ch.prevRuns
 	}

@@ -54,9 +54,10 @@ type tableSpec struct {
 type encoding uint8
 
 const (
-	// encPlain: PLAIN, for small integers that repeat or cycle (lane;
-	// booleans): zstd removes the repetition for less than any encoding
-	// costs.
+	// encPlain: PLAIN, for booleans and small integers that repeat (the
+	// ops' and races' counts): zstd removes the repetition for less than
+	// any encoding costs. Not the results' lane: partial warps' lanes
+	// cost zstd more than packing their deltas (parquet.go).
 	encPlain encoding = iota
 	// encDelta: DELTA_BINARY_PACKED, for increasing columns (seq; addr and
 	// group in the tables sorted by address, where a group holds for
@@ -174,7 +175,7 @@ var specs = [numTables]tableSpec{
 	)),
 	tResults: newTableSpec("results",
 		col("seq", tU64, encDelta),
-		col("lane", tU32),
+		col("lane", tU32, encDelta),
 		zerosCol("elem", tU32),
 		progCol("addr", tU64),
 		progCol("value", tU64),
