@@ -550,7 +550,9 @@ func (t *addrTracker) gather(c int, lists [][]statItem, keys []sketchKey) {
 	w := t.win[c]
 	if len(w)+n > cap(w) {
 		// Doubling, but to no more than a window and a quarter unless
-		// a batch needs it: a window's buffer is the most it holds.
+		// a batch needs it: a window's buffer is the most it holds. From
+		// blockItems on, the buffer is a block with room for two and a
+		// half windows (itemBuf), which a window does not outgrow.
 		grown := append(t.itemBuf(c, max(min(2*cap(w), t.window+t.window/4), len(w)+n)), w...)
 		t.dropItems(c, w)
 		w = grown
