@@ -31,9 +31,6 @@ type colChunk struct {
 	zbuf   []byte   // one page compressed
 	idx    []int32  // a keyed column's indices for one page
 	runs   []seqRun // a column held as runs: one page's (encodeRuns)
-	// prevRuns: the page's before it, of a column held as iota runs
-	// (encodeIotaRuns).
-	prevRuns []seqRun
 	// iota is the last full DELTA page encodeIotaRuns compressed, kept
 	// from row group to row group: a row group of full warps is one such
 	// page, the row group's before it again.

@@ -87,16 +87,15 @@ func appendIotaRuns(c *colBuf, runs []uint32, run int, used uint32, k int) (int,
 
 // encodeIotaRuns is encodeInts of the n rows of a UINT32 DELTA column
 // held as iota runs (the results' lane), in the same bytes, from the runs
-// rather than from stored rows: a page whose runs are the page's before
-// it (full warps, page after page), or the last row group's page's
-// (ch.iota: a row group of full warps is one page), is that page again
-// without a row written or compared; any other page is written from its
-// runs.
+// rather than from stored rows: a full page whose runs are those of the
+// last full page compressed (ch.iota; full warps, page after page and row
+// group after row group: a row group of them is one page) is that page
+// again without a row written or compared; any other page is written
+// from its runs.
 func encodeIotaRuns(p *parquetWriter, ch *colChunk, runs []seqRun, n int) {
 	const per = maxPageRows
 	lo, hi := uint32(math.MaxUint32), uint32(0)
-	var prev []seqRun // the last page's runs, cut to it (ch.prevRuns)
-	ri, used := 0, 0  // the next page starts at row used of runs[ri]
+	ri, used := 0, 0 // the next page starts at row used of runs[ri]
 	for from := 0; from < n; from += per {
 		rows := min(per, n-from)
 		pr := ch.runs[:0]
@@ -117,12 +116,11 @@ func encodeIotaRuns(p *parquetWriter, ch *colChunk, runs []seqRun, n int) {
 		lo, hi = min(lo, plo), max(hi, phi)
 		pg := &ch.iota
 		switch {
-		case ch.again && rows == per && slices.Equal(pr, prev):
-			ch.repeatPage()
 		case pg.ok && rows == per && ch.stored == 0 && slices.Equal(pr, pg.runs):
-			// The last row group's page again: addPage would compress the
-			// same bytes to the same bytes (nothing to store raw, and the
-			// page was worth compressing then).
+			// That page again, of this row group or an earlier one:
+			// addPage would compress the same bytes to the same bytes
+			// (nothing to store raw, and the page was worth compressing
+			// then).
 			ch.out = append(ch.out, pg.z...)
 			d := pg.desc
 			d.end = len(ch.out)
@@ -141,8 +139,6 @@ func encodeIotaRuns(p *parquetWriter, ch *colChunk, runs []seqRun, n int) {
 				pg.desc = ch.pages[len(ch.pages)-1]
 			}
 		}
-		ch.prevRuns = append(ch.prevRuns[:0], pr...)
-		prev = ch.prevRuns
 	}
 	ch.stats = intStats(p, ch, lo, hi)
 }
